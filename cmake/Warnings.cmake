@@ -1,0 +1,30 @@
+# Warnings apply to our own targets only, through this interface target.
+add_library(ctxkit_warnings INTERFACE)
+target_compile_options(ctxkit_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wnon-virtual-dtor
+  -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference
+  -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+if(CTXKIT_WERROR)
+  target_compile_options(ctxkit_warnings INTERFACE -Werror)
+endif()
+
+add_library(ctxkit_sanitizers INTERFACE)
+set(_san "")
+if(CTXKIT_SANITIZE_ADDRESS)
+  list(APPEND _san address)
+endif()
+if(CTXKIT_SANITIZE_UNDEFINED)
+  list(APPEND _san undefined)
+endif()
+if(CTXKIT_SANITIZE_THREAD)
+  list(APPEND _san thread)
+endif()
+if(_san)
+  list(JOIN _san "," _san_list)
+  target_compile_options(ctxkit_sanitizers INTERFACE -fsanitize=${_san_list} -fno-omit-frame-pointer)
+  target_link_options(ctxkit_sanitizers INTERFACE -fsanitize=${_san_list})
+endif()
+if(CTXKIT_COVERAGE)
+  target_compile_options(ctxkit_sanitizers INTERFACE --coverage)
+  target_link_options(ctxkit_sanitizers INTERFACE --coverage)
+endif()

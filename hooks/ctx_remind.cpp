@@ -1,0 +1,5 @@
+#include "tools/remind_tool.hpp"
+
+int main(int argc, char** argv) {
+  return ctxkit::guarded_main("ctx-remind", argc, argv, 1, ctxkit::run_remind);
+}

@@ -1,0 +1,5 @@
+#include "tools/settings_tool.hpp"
+
+int main(int argc, char** argv) {
+  return ctxkit::guarded_main("ctx-settings", argc, argv, 1, ctxkit::run_settings);
+}

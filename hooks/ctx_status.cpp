@@ -1,0 +1,5 @@
+#include "tools/status_tool.hpp"
+
+int main(int argc, char** argv) {
+  return ctxkit::guarded_main("ctx-status", argc, argv, 1, ctxkit::run_status);
+}

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/env.hpp"
+#include "util/error.hpp"
+
+namespace ctxkit {
+
+// What a context percentage is a percentage of.
+enum class Basis {
+  Usable,  // the part of the window before auto-compaction (window - reserved_tokens)
+  Window,  // the whole window
+};
+
+// The [context] section of .work.toml.
+struct ContextConfig {
+  int warn_threshold = 60;
+  int recommend_threshold = 75;
+  int urgent_threshold = 85;
+  int check_interval_seconds = 60;
+  int trim_threshold_chars = 500;
+  std::vector<std::string> trim_target_tools{"Read", "Bash", "Grep", "Glob"};
+  int64_t window_tokens = 0;      // 0: decide from the model and the readings
+  int64_t reserved_tokens = 33000; // what the client keeps free before it compacts
+  Basis basis = Basis::Usable;
+  int transcript_wait_ms = 500;   // how long to wait for a lagging transcript
+  bool system_message = false;    // also show reminders to the human
+};
+
+// The [state] section: where and how state is kept.
+struct StateConfig {
+  std::string dir;                // empty: ${XDG_STATE_HOME:-~/.local/state}/ctxkit
+  int busy_timeout_ms = 1000;
+};
+
+// The effective configuration of one run, with where each value came from.
+struct Config {
+  ContextConfig context;
+  StateConfig state;
+  // "section.key" -> origin ("default", a file path, or an environment variable name).
+  std::map<std::string, std::string> origins;
+  // Problems that did not stop loading: unknown keys, wrong types (the key keeps its previous
+  // value), files that do not parse (the file is skipped). One line each.
+  std::vector<std::string> warnings;
+  std::vector<std::string> errors;
+  // The files that were read, in order.
+  std::vector<std::filesystem::path> files;
+
+  // The state directory after defaults are applied.
+  std::filesystem::path state_dir(const util::Env& env) const;
+};
+
+// Where to look for configuration.
+struct ConfigSources {
+  // The directory from which .work.toml is searched upward; nullopt: no project file.
+  std::optional<std::filesystem::path> project_start;
+};
+
+// Picks the directory to search for .work.toml: $CLAUDE_PROJECT_DIR, else `cwd` (the payload's),
+// else the process's working directory.
+std::filesystem::path project_start_dir(const util::Env& env, const std::string& cwd);
+
+// Loads built-in defaults < ${XDG_CONFIG_HOME:-~/.config}/ctxkit/config.toml < the nearest
+// .work.toml at or above `sources.project_start` < CTXKIT_<SECTION>_<KEY> environment variables.
+// Never fails: problems are collected in `warnings` and `errors` and the affected values keep
+// their lower-layer value.
+Config load_config(const util::Env& env, const ConfigSources& sources);
+
+// Parses one TOML document into `config` (as a layer named `origin`), for tests and tools.
+void apply_toml_text(Config& config, std::string_view text, const std::string& origin);
+
+// Renders every known key with its effective value and origin, one "section.key = value  # origin"
+// line each, followed by warnings and errors.
+std::string show_config(const Config& config);
+
+}  // namespace ctxkit

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ctxkit {
+
+// One hook ctxkit registers in Claude Code's settings.
+struct HookRegistration {
+  std::string event;    // e.g. "PostToolUse"
+  std::string matcher;  // "" for events without a matcher
+  std::string command;
+  int timeout = 10;
+};
+
+// Everything ctxkit registers.
+struct SettingsPlan {
+  std::vector<HookRegistration> hooks;
+  std::string status_command;  // empty: no status line
+};
+
+// The registrations for binaries installed in `bin_dir` (commands are shell-quoted if needed).
+SettingsPlan default_plan(const std::string& bin_dir);
+
+// What a merge or removal did, one line per entry, and the containers ("hooks",
+// "hooks.PostToolUse") it created or removed.
+struct SettingsReport {
+  std::vector<std::string> lines;
+  std::vector<std::string> created;
+  bool changed = false;
+};
+
+// Adds the plan's entries to `settings` unless an entry with the same command is already there
+// (so running it twice adds each once). Leaves every other key and hook as it is. A status line
+// of the user's is not replaced. Returns an error text if `settings` has an unexpected shape.
+std::string merge_settings(nlohmann::ordered_json& settings, const SettingsPlan& plan,
+                           SettingsReport& report);
+
+// Removes exactly the plan's entries (matched by command) and, of the containers left empty,
+// only those listed in `created` (what the install created).
+std::string remove_settings(nlohmann::ordered_json& settings, const SettingsPlan& plan,
+                            const std::vector<std::string>& created, SettingsReport& report);
+
+}  // namespace ctxkit

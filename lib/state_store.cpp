@@ -1,0 +1,287 @@
+#include "state_store.hpp"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/core.h>
+#include <thread>
+
+#include "util/time.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+
+namespace {
+
+Error::Kind kind_of(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Error::Kind::Corrupt;
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+      return Error::Kind::ReadOnly;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Error::Kind::Busy;
+    default:
+      return Error::Kind::Generic;
+  }
+}
+
+// A prepared statement that finalizes itself.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  int prepare_rc() const { return rc_; }
+  void bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
+  void bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
+  int step() { return sqlite3_step(s_); }
+  int64_t col_int(int i) { return sqlite3_column_int64(s_, i); }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+  int rc_ = SQLITE_OK;
+};
+
+// Each migration takes the schema from version i to i + 1.
+const char* const kMigrations[] = {
+    // 0 -> 1: reminders, status-line figures, per-session facts.
+    "CREATE TABLE IF NOT EXISTS reminders ("
+    "  session_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '',"
+    "  tier INTEGER NOT NULL, fired_at_ms INTEGER NOT NULL,"
+    "  PRIMARY KEY (session_id, agent_id)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS status_figures ("
+    "  session_id TEXT PRIMARY KEY, tokens INTEGER NOT NULL, window INTEGER NOT NULL,"
+    "  recorded_at_ms INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS window_facts ("
+    "  session_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '',"
+    "  large_window INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY (session_id, agent_id)) WITHOUT ROWID;",
+};
+static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
+
+}  // namespace
+
+uint64_t file_inode(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<uint64_t>(st.st_ino);
+}
+
+Result<fs::path> quarantine_database(const fs::path& path, uint64_t inode) {
+  if (inode == 0 || file_inode(path) != inode) return fs::path();  // already replaced
+  fs::path aside = path;
+  aside += fmt::format(".corrupt-{}", util::format_compact_utc(util::now_ms()));
+  if (::rename(path.c_str(), aside.c_str()) != 0) {
+    return fail(fmt::format("moving corrupt {} aside: {}", path.string(), std::strerror(errno)));
+  }
+  for (const char* suffix : {"-wal", "-shm"}) {
+    fs::path side = path;
+    side += suffix;
+    fs::path side_aside = aside;
+    side_aside += suffix;
+    ::rename(side.c_str(), side_aside.c_str());
+  }
+  return aside;
+}
+
+StateStore::StateStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+StateStore::StateStore(StateStore&& o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
+StateStore& StateStore::operator=(StateStore&& o) noexcept {
+  if (this != &o) {
+    if (db_) sqlite3_close_v2(db_);
+    db_ = o.db_;
+    path_ = std::move(o.path_);
+    o.db_ = nullptr;
+  }
+  return *this;
+}
+StateStore::~StateStore() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+Error StateStore::error(const std::string& what, int rc) const {
+  const char* msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+  return Error{fmt::format("state database {}: {}: {}", path_, what, msg), kind_of(rc)};
+}
+
+Result<void> StateStore::exec(const char* sql) {
+  char* msg = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &msg);
+  if (rc != SQLITE_OK) {
+    std::string m = msg ? msg : sqlite3_errstr(rc);
+    sqlite3_free(msg);
+    return std::unexpected(Error{fmt::format("state database {}: {}", path_, m), kind_of(rc)});
+  }
+  return {};
+}
+
+Result<int> StateStore::user_version() {
+  Stmt s(db_, "PRAGMA user_version");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading the schema version", s.prepare_rc()));
+  int rc = s.step();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading the schema version", rc));
+  return static_cast<int>(s.col_int(0));
+}
+
+Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
+  std::error_code ec;
+  fs::path dir = path.parent_path();
+  if (!dir.empty() && !fs::is_directory(dir, ec)) {
+    fs::create_directories(dir, ec);
+    if (ec) {
+      return fail(fmt::format("creating state directory {}: {}", dir.string(), ec.message()),
+                  ec == std::errc::read_only_file_system || ec == std::errc::permission_denied
+                      ? Error::Kind::ReadOnly : Error::Kind::Generic);
+    }
+    ::chmod(dir.c_str(), 0700);
+  }
+  // Create the file private before SQLite does (SQLite gives -wal/-shm the same mode).
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  StateStore store(raw, path.string());
+  if (rc != SQLITE_OK) return std::unexpected(store.error("opening", rc));
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
+  sqlite3_extended_result_codes(raw, 0);
+  if (sqlite3_db_readonly(raw, "main") == 1) {
+    return fail(fmt::format("state database {}: opened read-only", path.string()), Error::Kind::ReadOnly);
+  }
+  auto v = store.user_version();
+  if (!v) return std::unexpected(v.error());
+  if (*v > kSchemaVersion) {
+    return fail(fmt::format("state database {}: schema version {} is newer than this ctxkit ({})",
+                            path.string(), *v, kSchemaVersion), Error::Kind::Invalid);
+  }
+  if (*v < kSchemaVersion) {
+    // WAL must be set outside a transaction; it persists in the file. Concurrent creators may
+    // see SQLITE_BUSY here, so retry briefly.
+    for (int attempt = 0;; ++attempt) {
+      auto r = store.exec("PRAGMA journal_mode=WAL");
+      if (r) break;
+      if (r.error().kind != Error::Kind::Busy || attempt > 50) return std::unexpected(r.error());
+      std::this_thread::sleep_for(std::chrono::milliseconds(2 + attempt));
+    }
+    if (auto r = store.exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+    auto cur = store.user_version();
+    if (!cur) {
+      (void)store.exec("ROLLBACK");
+      return std::unexpected(cur.error());
+    }
+    for (int i = *cur; i < kSchemaVersion; ++i) {
+      if (auto r = store.exec(kMigrations[i]); !r) {
+        (void)store.exec("ROLLBACK");
+        return std::unexpected(r.error());
+      }
+    }
+    if (*cur < kSchemaVersion) {
+      auto set = store.exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
+      if (!set) {
+        (void)store.exec("ROLLBACK");
+        return std::unexpected(set.error());
+      }
+    }
+    if (auto r = store.exec("COMMIT"); !r) {
+      (void)store.exec("ROLLBACK");
+      return std::unexpected(r.error());
+    }
+  }
+  if (auto r = store.exec("PRAGMA synchronous=NORMAL"); !r) return std::unexpected(r.error());
+  return store;
+}
+
+Result<std::optional<ReminderState>> StateStore::reminder(const std::string& session, const std::string& agent) {
+  Stmt s(db_, "SELECT tier, fired_at_ms FROM reminders WHERE session_id=?1 AND agent_id=?2");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading reminders", s.prepare_rc()));
+  s.bind(1, session);
+  s.bind(2, agent);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<ReminderState>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading reminders", rc));
+  return std::optional<ReminderState>(ReminderState{static_cast<int>(s.col_int(0)), s.col_int(1)});
+}
+
+Result<std::optional<ReminderState>> StateStore::update_reminder(
+    const std::string& session, const std::string& agent,
+    const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>& decide) {
+  if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+  auto rollback = [&](Error e) -> Result<std::optional<ReminderState>> {
+    (void)exec("ROLLBACK");
+    return std::unexpected(std::move(e));
+  };
+  auto current = reminder(session, agent);
+  if (!current) return rollback(current.error());
+  std::optional<ReminderState> next = decide(*current);
+  if (next) {
+    Stmt s(db_,
+           "INSERT INTO reminders(session_id, agent_id, tier, fired_at_ms) VALUES(?1,?2,?3,?4) "
+           "ON CONFLICT(session_id, agent_id) DO UPDATE SET tier=excluded.tier, fired_at_ms=excluded.fired_at_ms");
+    if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing reminders", s.prepare_rc()));
+    s.bind(1, session);
+    s.bind(2, agent);
+    s.bind(3, static_cast<int64_t>(next->tier));
+    s.bind(4, next->fired_at_ms);
+    if (int rc = s.step(); rc != SQLITE_DONE) return rollback(error("writing reminders", rc));
+  }
+  if (auto r = exec("COMMIT"); !r) return rollback(r.error());
+  return next;
+}
+
+Result<void> StateStore::record_status(const std::string& session, const StatusFigure& f) {
+  Stmt s(db_,
+         "INSERT INTO status_figures(session_id, tokens, window, recorded_at_ms) VALUES(?1,?2,?3,?4) "
+         "ON CONFLICT(session_id) DO UPDATE SET tokens=excluded.tokens, window=excluded.window, "
+         "recorded_at_ms=excluded.recorded_at_ms "
+         "WHERE tokens IS NOT excluded.tokens OR window IS NOT excluded.window");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing the status figure", s.prepare_rc()));
+  s.bind(1, session);
+  s.bind(2, f.tokens);
+  s.bind(3, f.window);
+  s.bind(4, f.recorded_at_ms);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing the status figure", rc));
+  return {};
+}
+
+Result<std::optional<StatusFigure>> StateStore::status(const std::string& session) {
+  Stmt s(db_, "SELECT tokens, window, recorded_at_ms FROM status_figures WHERE session_id=?1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading the status figure", s.prepare_rc()));
+  s.bind(1, session);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<StatusFigure>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading the status figure", rc));
+  return std::optional<StatusFigure>(StatusFigure{s.col_int(0), s.col_int(1), s.col_int(2)});
+}
+
+Result<void> StateStore::mark_large_window(const std::string& session, const std::string& agent) {
+  Stmt s(db_,
+         "INSERT INTO window_facts(session_id, agent_id, large_window) VALUES(?1,?2,1) "
+         "ON CONFLICT(session_id, agent_id) DO UPDATE SET large_window=1 WHERE large_window=0");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing window facts", s.prepare_rc()));
+  s.bind(1, session);
+  s.bind(2, agent);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing window facts", rc));
+  return {};
+}
+
+Result<bool> StateStore::large_window(const std::string& session, const std::string& agent) {
+  Stmt s(db_, "SELECT large_window FROM window_facts WHERE session_id=?1 AND agent_id=?2");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading window facts", s.prepare_rc()));
+  s.bind(1, session);
+  s.bind(2, agent);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return false;
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading window facts", rc));
+  return s.col_int(0) != 0;
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "util/error.hpp"
+
+struct sqlite3;
+
+namespace ctxkit {
+
+// The last reminder given to one session (or one subagent of it).
+struct ReminderState {
+  int tier = 0;            // 0 none/re-armed, 1 warn, 2 recommend, 3 urgent
+  int64_t fired_at_ms = 0; // when the last reminder was given
+};
+
+// The exact figure the status line was last given for a session.
+struct StatusFigure {
+  int64_t tokens = 0;
+  int64_t window = 0;
+  int64_t recorded_at_ms = 0;
+};
+
+// ctxkit's state database (`state.db` in the state directory): WAL, a busy timeout,
+// `synchronous=NORMAL`, schema version in `PRAGMA user_version` with migrations. The file and its
+// directory are created private (0600/0700). Safe for many processes at once, a fresh database
+// included. Errors carry Kind::Corrupt, Kind::ReadOnly or Kind::Busy where that is the cause.
+class StateStore {
+ public:
+  // The schema version this build writes.
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (creating and migrating as needed) the database at `path`.
+  static Result<StateStore> open(const std::filesystem::path& path, int busy_timeout_ms);
+  StateStore(StateStore&& other) noexcept;
+  StateStore& operator=(StateStore&& other) noexcept;
+  StateStore(const StateStore&) = delete;
+  StateStore& operator=(const StateStore&) = delete;
+  ~StateStore();
+
+  // The reminder state of (session, agent); nullopt when none was recorded. Read-only.
+  Result<std::optional<ReminderState>> reminder(const std::string& session, const std::string& agent);
+
+  // Runs a read-decide-write on the reminder state of (session, agent) inside one
+  // BEGIN IMMEDIATE transaction: `decide` gets the current state and returns the state to store,
+  // or nullopt to store nothing. Returns what `decide` returned.
+  Result<std::optional<ReminderState>> update_reminder(
+      const std::string& session, const std::string& agent,
+      const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>& decide);
+
+  // Records the status line's figure for a session (only when it changed).
+  Result<void> record_status(const std::string& session, const StatusFigure& figure);
+  // The status line's last figure for a session, if any.
+  Result<std::optional<StatusFigure>> status(const std::string& session);
+
+  // Remembers that a reading of (session, agent) exceeded 200,000 tokens (a 1M window).
+  Result<void> mark_large_window(const std::string& session, const std::string& agent);
+  // Whether mark_large_window was called for (session, agent).
+  Result<bool> large_window(const std::string& session, const std::string& agent);
+
+  // The schema version found in the file (for diagnostics and tests).
+  Result<int> user_version();
+
+ private:
+  explicit StateStore(sqlite3* db, std::string path);
+  Result<void> exec(const char* sql);
+  Error error(const std::string& what, int rc) const;
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+// Moves a database that SQLite reports as corrupt (and its -wal/-shm files) aside to
+// "<name>.corrupt-<UTC stamp>", so a fresh one can be created without destroying evidence.
+// Only renames if `path` is still the same file (inode) that was found corrupt.
+Result<std::filesystem::path> quarantine_database(const std::filesystem::path& path, uint64_t inode);
+
+// The inode of `path`, or 0 if it does not exist.
+uint64_t file_inode(const std::filesystem::path& path);
+
+}  // namespace ctxkit
