@@ -1,1 +1,87 @@
+#include "e2e/e2e_support.hpp"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace ctxkit::test {
+
+namespace {
+std::map<std::string, std::string> to_map(const util::Env& env) {
+  std::map<std::string, std::string> m;
+  for (const auto& [k, v] : env.vars()) m[k] = v;
+  return m;
+}
+}  // namespace
+
+util::ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args,
+                             const std::string& stdin_data, const util::Env& env) {
+  util::ProcessSpec spec;
+  spec.argv.push_back(std::string(CTXKIT_BIN_DIR) + "/" + name);
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = to_map(env);
+  spec.stdin_data = stdin_data;
+  spec.timeout = std::chrono::seconds(60);
+  auto r = util::run_process(spec);
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : util::ProcessResult{};
+}
+
+util::ProcessResult run_tool_as_nobody(const std::string& name, const std::string& stdin_data,
+                                       const util::Env& env) {
+  util::ProcessSpec spec;
+  if (::geteuid() == 0) {
+    if (::access("/usr/bin/setpriv", X_OK) != 0) return util::ProcessResult{-1, "", "", false};
+    spec.argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  }
+  spec.argv.push_back(std::string(CTXKIT_BIN_DIR) + "/" + name);
+  spec.env = to_map(env);
+  spec.stdin_data = stdin_data;
+  spec.timeout = std::chrono::seconds(60);
+  auto r = util::run_process(spec);
+  EXPECT_TRUE(r);
+  return r ? *r : util::ProcessResult{};
+}
+
+size_t line_count(const std::string& text) {
+  size_t n = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    if (nl > start) ++n;
+    start = nl + 1;
+  }
+  return n;
+}
+
+std::vector<std::string> file_lines(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> out;
+  std::string l;
+  while (std::getline(in, l)) out.push_back(l);
+  return out;
+}
+
+std::string first_lines(const std::vector<std::string>& lines, size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n && i < lines.size(); ++i) s += lines[i] + "\n";
+  return s;
+}
+
+int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::string& id, size_t& index) {
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("\"id\":\"" + id + "\"") == std::string::npos) continue;
+    auto j = nlohmann::json::parse(lines[i]);
+    if (j["type"] != "assistant") continue;
+    auto u = j["message"]["usage"];
+    index = i;
+    return u["input_tokens"].get<int64_t>() + u["cache_creation_input_tokens"].get<int64_t>() +
+           u["cache_read_input_tokens"].get<int64_t>();
+  }
+  return -1;
+}
+
+}  // namespace ctxkit::test

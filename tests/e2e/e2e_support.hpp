@@ -1,0 +1,37 @@
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "unit/temp_dir.hpp"
+#include "util/process.hpp"
+
+namespace ctxkit::test {
+
+// Runs a built ctxkit program (by name) with `args`, `stdin_data` and exactly the environment
+// `env` (nothing inherited). Fails the test if it cannot be started.
+util::ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args,
+                             const std::string& stdin_data, const util::Env& env);
+
+// The same, as another user (uid/gid 65534) when running as root; used where root's
+// permission bypass would hide the case. Returns exit code -1 if that is not possible.
+util::ProcessResult run_tool_as_nobody(const std::string& name, const std::string& stdin_data,
+                                       const util::Env& env);
+
+// The number of non-empty lines of `text`.
+size_t line_count(const std::string& text);
+
+// The lines of a file.
+std::vector<std::string> file_lines(const std::filesystem::path& p);
+
+// The first `n` lines of `lines`, newline-terminated.
+std::string first_lines(const std::vector<std::string>& lines, size_t n);
+
+// context = input + cache creation + cache read of the assistant line with `tool_use_id`; its
+// index in `index`. -1 if absent.
+int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::string& tool_use_id,
+                          size_t& index);
+
+}  // namespace ctxkit::test
