@@ -105,6 +105,19 @@ int run_settings(const std::vector<std::string>& args, ToolContext& ctx) {
     ctx.out << settings->dump(2) << '\n';
     return 0;
   }
+  const bool file_existed = fs::exists(target, ec);
+  if (action == "uninstall" && manifest.value("created_file", false) && settings->empty() && file_existed) {
+    // The install created this file and nothing else is in it now: remove it.
+    fs::remove(target, ec);
+    if (ec) {
+      ctx.err << kTool << ": error: removing " << target.string() << ": " << ec.message() << '\n';
+      return 1;
+    }
+    for (const auto& line : report.lines) ctx.out << line << '\n';
+    ctx.out << "removed: " << target.string() << " (created by the install)\n";
+    fs::remove(manifest_path, ec);
+    return 0;
+  }
   if (report.changed) {
     unsigned mode = 0600;
     struct stat st {};
@@ -138,6 +151,7 @@ int run_settings(const std::vector<std::string>& args, ToolContext& ctx) {
         if (std::find(created.begin(), created.end(), c) == created.end()) created.push_back(c);
       manifest["settings"] = link.string();
       manifest["created"] = created;
+      if (!manifest.contains("created_file")) manifest["created_file"] = !file_existed;
       fs::create_directories(fs::path(manifest_path).parent_path(), ec);
       if (auto r = util::write_file_atomic(manifest_path, manifest.dump(2) + "\n", 0644); !r) {
         ctx.err << kTool << ": error: writing the manifest: " << r.error().message << '\n';

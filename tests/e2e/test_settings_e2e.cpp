@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
@@ -68,13 +69,30 @@ TEST(Settings, SymlinkedSettingsAreWrittenThroughTheLink) {
   EXPECT_EQ(backups(link.parent_path()).size(), 1u);
 }
 
-TEST(Settings, MissingFileIsCreated) {
+TEST(Settings, MissingFileIsCreatedAndRemovedAgainByUninstall) {
   TempDir tmp;
   fs::path s = tmp / "proj/.claude/settings.json";
-  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+  std::string manifest = (tmp / "m.json").string();
+  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest}, "", tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(ojson::parse(read_file(s)).contains("statusLine"));
   EXPECT_TRUE(backups(s.parent_path()).empty());
+  r = run_tool("ctx-settings", {"uninstall", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest}, "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(s));
+  EXPECT_TRUE(backups(s.parent_path()).empty());
+}
+
+TEST(Settings, UninstallKeepsAFileTheUserAddedTo) {
+  TempDir tmp;
+  fs::path s = tmp / "proj/.claude/settings.json";
+  std::string manifest = (tmp / "m.json").string();
+  ASSERT_EQ(run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest}, "", tmp.env()).exit_code, 0);
+  ojson j = ojson::parse(read_file(s));
+  j["permissions"] = {{"allow", {"Bash(ls)"}}};
+  std::ofstream(s) << j.dump(2);
+  ASSERT_EQ(run_tool("ctx-settings", {"uninstall", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest}, "", tmp.env()).exit_code, 0);
+  EXPECT_EQ(ojson::parse(read_file(s)), (ojson{{"permissions", {{"allow", {"Bash(ls)"}}}}}));
 }
 
 TEST(Settings, InvalidJsonIsRefusedAndNothingIsWritten) {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# install.sh round trip in a throw-away HOME: install registers the hook and status line once
+# (twice in a row changes nothing), keeps the user's entries, backs the file up, and
+# --uninstall restores the user's file and removes every installed file.
+# Usage: install_roundtrip.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+SRC=$1
+BUILD=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export HOME="$T/home"
+unset CLAUDE_CONFIG_DIR XDG_STATE_HOME XDG_CONFIG_HOME
+mkdir -p "$HOME/.claude"
+cat > "$HOME/.claude/settings.json" <<'JSON'
+{
+  "model": "opus",
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Edit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "prettier --write"
+          }
+        ]
+      }
+    ]
+  }
+}
+JSON
+cp "$HOME/.claude/settings.json" "$T/original.json"
+
+CTXKIT_BUILD_DIR="$BUILD" "$SRC/install.sh" --prefix "$T/prefix" > "$T/out1" || fail "install failed: $(cat "$T/out1")"
+S="$HOME/.claude/settings.json"
+[ "$(grep -c "\"command\": \"$T/prefix/bin/ctx-remind\"" "$S")" -eq 1 ] || fail "ctx-remind not registered once"
+grep -q "\"command\": \"$T/prefix/bin/ctx-status\"" "$S" || fail "status line not registered"
+grep -q '"command": "prettier --write"' "$S" || fail "the user's hook is gone"
+ls "$HOME/.claude/" | grep -q '^settings.json.ctxkit-backup-' || fail "no backup"
+cmp -s "$(ls "$HOME"/.claude/settings.json.ctxkit-backup-* | head -1)" "$T/original.json" || fail "backup differs from the original"
+for p in ctx-remind ctx-status ctx-settings; do [ -x "$T/prefix/bin/$p" ] || fail "$p not installed"; done
+"$T/prefix/bin/ctx-remind" --version | grep -q '^ctx-remind ' || fail "installed ctx-remind does not run"
+
+cp "$S" "$T/after1.json"
+CTXKIT_BUILD_DIR="$BUILD" "$SRC/install.sh" --prefix "$T/prefix" > "$T/out2" || fail "second install failed"
+cmp -s "$S" "$T/after1.json" || fail "a second install changed settings.json"
+
+"$T/prefix/bin/ctx-settings" uninstall --help >/dev/null
+"$SRC/install.sh" --prefix "$T/prefix" --uninstall > "$T/out3" || fail "uninstall failed: $(cat "$T/out3")"
+cmp -s "$S" "$T/original.json" || { diff "$S" "$T/original.json" >&2; fail "uninstall did not restore the user's settings"; }
+[ -z "$(find "$T/prefix" -type f)" ] || fail "files left behind: $(find "$T/prefix" -type f)"
+echo "install round trip: ok"
