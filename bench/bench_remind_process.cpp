@@ -1,0 +1,115 @@
+// Whole-process benchmark of ctx-remind: each run is a fresh process started with posix_spawn,
+// the payload on stdin, stdout and stderr to /dev/null, exactly like the floor program (a trivial
+// C program that reads stdin and exits). Transcripts of 1 MB, 100 MB and 1 GB are generated
+// (cached in $CTXKIT_BENCH_DIR, default /var/tmp/ctxkit-bench). Prints medians and ratios and
+// checks the targets: ctx-remind median <= 3x the floor; median on 1 GB within 25% of 1 MB.
+//
+//   bench_remind_process BIN_DIR FLOOR_BIN [RUNS]
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/core.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "transcript_gen.hpp"
+
+extern char** environ;
+
+namespace {
+namespace fs = std::filesystem;
+
+double run_once(const std::string& bin, const fs::path& payload, char** envp) {
+  int in = ::open(payload.c_str(), O_RDONLY);
+  int devnull = ::open("/dev/null", O_WRONLY);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in, 0);
+  posix_spawn_file_actions_adddup2(&fa, devnull, 1);
+  posix_spawn_file_actions_adddup2(&fa, devnull, 2);
+  char* argv[] = {const_cast<char*>(bin.c_str()), nullptr};
+  pid_t pid;
+  auto t0 = std::chrono::steady_clock::now();
+  if (::posix_spawn(&pid, bin.c_str(), &fa, nullptr, argv, envp) != 0) {
+    fmt::print(stderr, "cannot start {}\n", bin);
+    std::exit(1);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  auto t1 = std::chrono::steady_clock::now();
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(in);
+  ::close(devnull);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fmt::print(stderr, "{} exited with {}\n", bin, status);
+    std::exit(1);
+  }
+  return std::chrono::duration<double, std::micro>(t1 - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    fmt::print(stderr, "usage: bench_remind_process BIN_DIR FLOOR_BIN [RUNS]\n");
+    return 1;
+  }
+  std::string remind = std::string(argv[1]) + "/ctx-remind";
+  std::string floor_bin = argv[2];
+  int runs = argc > 3 ? std::atoi(argv[3]) : 300;
+  const char* d = std::getenv("CTXKIT_BENCH_DIR");
+  fs::path dir = d && *d ? d : "/var/tmp/ctxkit-bench";
+  fs::create_directories(dir);
+  fs::path home = dir / "home";
+  fs::remove_all(home);
+  fs::create_directories(home);
+  std::vector<std::string> env_store = {"HOME=" + home.string(), "PATH=/usr/bin:/bin",
+                                        "XDG_STATE_HOME=" + (home / "state").string(),
+                                        "XDG_CONFIG_HOME=" + (home / "config").string()};
+  std::vector<char*> envp;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+
+  fmt::print("{:>8} {:>12} {:>14} {:>8}   ({} runs each, interleaved)\n", "size", "floor µs", "ctx-remind µs", "ratio", runs);
+  std::map<uint64_t, double> medians;
+  bool ok = true;
+  for (uint64_t mb : {1ull, 100ull, 1024ull}) {
+    fs::path t = dir / ("transcript-" + std::to_string(mb) + "mb.jsonl");
+    auto info = ctxkit::bench::generate_transcript(t, mb << 20);
+    nlohmann::json p = {{"session_id", info.session_id}, {"transcript_path", t.string()}, {"cwd", home.string()},
+                        {"hook_event_name", "PostToolUse"}, {"tool_name", "Bash"},
+                        {"tool_input", {{"command", "make test"}}}, {"tool_response", {{"stdout", "ok"}}},
+                        {"tool_use_id", info.last_tool_use_id}, {"duration_ms", 12}};
+    fs::path payload = dir / ("payload-" + std::to_string(mb) + "mb.json");
+    std::ofstream(payload) << p.dump();
+    for (int i = 0; i < 20; ++i) {
+      run_once(floor_bin, payload, envp.data());
+      run_once(remind, payload, envp.data());
+    }
+    std::vector<double> f, r;
+    for (int i = 0; i < runs; ++i) {
+      f.push_back(run_once(floor_bin, payload, envp.data()));
+      r.push_back(run_once(remind, payload, envp.data()));
+    }
+    double mf = median(f), mr = median(r);
+    medians[mb] = mr;
+    fmt::print("{:>6}MB {:>12.0f} {:>14.0f} {:>7.2f}x\n", mb, mf, mr, mr / mf);
+    if (mr > 3 * mf) ok = false;
+  }
+  double growth = medians[1024] / medians[1];
+  fmt::print("ctx-remind median on 1 GB / on 1 MB: {:.3f} (target <= 1.25)\n", growth);
+  if (growth > 1.25) ok = false;
+  fmt::print("targets: {}\n", ok ? "met" : "MISSED");
+  return ok ? 0 : 1;
+}

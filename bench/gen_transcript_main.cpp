@@ -1,0 +1,19 @@
+// ctx-gen-transcript SIZE_MB OUT.jsonl [PERCENT]: writes a realistic transcript of about SIZE_MB
+// megabytes and prints {"session_id","tool_use_id","context_tokens","bytes"} for payloads.
+#include <cstdlib>
+#include <fmt/core.h>
+
+#include "transcript_gen.hpp"
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    fmt::print(stderr, "usage: ctx-gen-transcript SIZE_MB OUT.jsonl [PERCENT]\n");
+    return 1;
+  }
+  uint64_t mb = std::strtoull(argv[1], nullptr, 10);
+  int pct = argc > 3 ? std::atoi(argv[3]) : 78;
+  auto g = ctxkit::bench::generate_transcript(argv[2], mb << 20, pct);
+  fmt::print("{{\"session_id\":\"{}\",\"tool_use_id\":\"{}\",\"context_tokens\":{},\"bytes\":{}}}\n", g.session_id,
+             g.last_tool_use_id, g.last_context_tokens, g.bytes);
+  return 0;
+}

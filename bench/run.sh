@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds Release with benchmarks and runs them. Generated transcripts (up to 1 GB) are cached in
+# ${CTXKIT_BENCH_DIR:-/var/tmp/ctxkit-bench}.
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD="${CTXKIT_BENCH_BUILD_DIR:-$SRC/build-bench}"
+cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCTXKIT_BUILD_BENCHMARKS=ON -DCTXKIT_BUILD_TESTS=OFF >/dev/null
+cmake --build "$BUILD" -j"$(nproc)" >/dev/null
+"$BUILD/bench/bench_context_meter" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true "$@"
+"$BUILD/bench/bench_remind_process" "$BUILD/hooks" "$BUILD/bench/stdin_floor" "${CTXKIT_BENCH_RUNS:-300}"
