@@ -71,16 +71,24 @@ TEST_P(StoredCase, Runs) {
   auto r = run_tool(c.tool, args, input, env);
   SCOPED_TRACE("stdout: " + r.out + "\nstderr: " + r.err);
   EXPECT_EQ(r.exit_code, expect.value("exit", 0));
-  if (expect.contains("stdout")) EXPECT_EQ(r.out, replace_all(expect["stdout"].get<std::string>(), "@DIR@", dir));
-  if (expect.value("stdout_empty", false)) EXPECT_EQ(r.out, "");
+  if (expect.contains("stdout")) {
+    EXPECT_EQ(r.out, replace_all(expect["stdout"].get<std::string>(), "@DIR@", dir));
+  }
+  if (expect.value("stdout_empty", false)) {
+    EXPECT_EQ(r.out, "");
+  }
   for (const auto& s : expect.value("stdout_contains", json::array()))
     EXPECT_NE(r.out.find(replace_all(s.get<std::string>(), "@DIR@", dir)), std::string::npos) << s;
   for (const auto& s : expect.value("stdout_lacks", json::array()))
     EXPECT_EQ(r.out.find(s.get<std::string>()), std::string::npos) << s;
-  if (expect.contains("stderr")) EXPECT_EQ(r.err, replace_all(expect["stderr"].get<std::string>(), "@DIR@", dir));
+  if (expect.contains("stderr")) {
+    EXPECT_EQ(r.err, replace_all(expect["stderr"].get<std::string>(), "@DIR@", dir));
+  }
   for (const auto& s : expect.value("stderr_contains", json::array()))
     EXPECT_NE(r.err.find(replace_all(s.get<std::string>(), "@DIR@", dir)), std::string::npos) << s;
-  if (expect.contains("stderr_lines")) EXPECT_EQ(line_count(r.err), expect["stderr_lines"].get<size_t>());
+  if (expect.contains("stderr_lines")) {
+    EXPECT_EQ(line_count(r.err), expect["stderr_lines"].get<size_t>());
+  }
   EXPECT_NE(r.exit_code, 2) << "a hook must never exit 2 by accident";
   if (!r.out.empty() && c.tool == "ctx-remind" && args.empty()) {
     auto j = json::parse(r.out, nullptr, false);
@@ -89,7 +97,7 @@ TEST_P(StoredCase, Runs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, StoredCase, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name(); });
+                         [](const ::testing::TestParamInfo<Case>& param_info) { return param_info.param.name(); });
 
 }  // namespace
 }  // namespace ctxkit::test

@@ -252,16 +252,24 @@ TEST(ContextMeter, MissingTranscriptIsNotFound) {
   EXPECT_EQ(scan.error().kind, Error::Kind::NotFound);
 }
 
+WindowHints hints(int64_t status_window, bool over_200k, std::string model = "") {
+  WindowHints h;
+  h.status_line_window = status_window;
+  h.seen_over_200k = over_200k;
+  h.model = std::move(model);
+  return h;
+}
+
 TEST(ContextMeter, WindowRules) {
   ContextConfig c;
   EXPECT_EQ(window_size(c, {}, 150000), 200000);
   EXPECT_EQ(window_size(c, {}, 200001), 1000000);
-  EXPECT_EQ(window_size(c, {.status_line_window = 1000000}, 1000), 1000000);
-  EXPECT_EQ(window_size(c, {.status_line_window = 200000}, 1000), 200000);
-  EXPECT_EQ(window_size(c, {.seen_over_200k = true}, 1000), 1000000);
-  EXPECT_EQ(window_size(c, {.model = "claude-opus-4-8[1m]"}, 1000), 1000000);
+  EXPECT_EQ(window_size(c, hints(1000000, false), 1000), 1000000);
+  EXPECT_EQ(window_size(c, hints(200000, false), 1000), 200000);
+  EXPECT_EQ(window_size(c, hints(0, true), 1000), 1000000);
+  EXPECT_EQ(window_size(c, hints(0, false, "claude-opus-4-8[1m]"), 1000), 1000000);
   c.window_tokens = 500000;
-  EXPECT_EQ(window_size(c, {.seen_over_200k = true}, 900000), 500000);
+  EXPECT_EQ(window_size(c, hints(0, true), 900000), 500000);
 }
 
 TEST(ContextMeter, FigureOnUsableAndWholeWindowBasis) {
@@ -273,7 +281,7 @@ TEST(ContextMeter, FigureOnUsableAndWholeWindowBasis) {
   f = make_figure(c, {}, 127000);
   EXPECT_EQ(f.percent, 63);
   c.basis = Basis::Usable;
-  f = make_figure(c, {.status_line_window = 1000000}, 500000);
+  f = make_figure(c, hints(1000000, false), 500000);
   EXPECT_EQ(f.usable, 967000);
   EXPECT_EQ(f.percent, 51);
 }
