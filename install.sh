@@ -48,7 +48,7 @@ MANIFEST="$DATA/settings-manifest$(printf '%s' "$SETTINGS" | tr -c 'A-Za-z0-9' '
 FILES_LIST="$DATA/installed-files.txt"
 
 PACKAGES=(build-essential cmake pkg-config nlohmann-json3-dev libtomlplusplus-dev libsqlite3-dev
-          libfmt-dev libyaml-cpp-dev libcli11-dev libgtest-dev libbenchmark-dev)
+          libfmt-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev libgtest-dev libbenchmark-dev)
 
 install_packages() {
   local missing=()

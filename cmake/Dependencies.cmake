@@ -5,6 +5,22 @@ find_package(tomlplusplus REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(Threads REQUIRED)
+find_package(simdjson REQUIRED)
+
+# SIMD flags for the simdjson On-Demand scanner, if this machine runs them.
+include(CheckCXXSourceRuns)
+set(CMAKE_REQUIRED_FLAGS "-mavx2 -mbmi -mbmi2 -mpclmul -mlzcnt")
+check_cxx_source_runs("
+  #include <immintrin.h>
+  int main() {
+    if (!__builtin_cpu_supports(\"avx2\") || !__builtin_cpu_supports(\"bmi\") || !__builtin_cpu_supports(\"bmi2\") || !__builtin_cpu_supports(\"pclmul\")) return 1;
+    __m256i a = _mm256_set1_epi8(1);
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, a)) == -1 ? 0 : 1;
+  }" CTXKIT_HAVE_AVX2)
+unset(CMAKE_REQUIRED_FLAGS)
+if(CTXKIT_HAVE_AVX2 AND NOT CTXKIT_PORTABLE)
+  set(CTXKIT_SIMD_FLAGS -mavx2 -mbmi -mbmi2 -mpclmul -mlzcnt -mpopcnt)
+endif()
 
 # The hooks run on every tool call, so process start-up matters: link SQLite statically when the
 # distribution ships the archive, and use fmt and toml++ header-only (no shared C++ libraries to

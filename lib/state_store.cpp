@@ -44,6 +44,18 @@ class Stmt {
   int prepare_rc() const { return rc_; }
   void bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
   void bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
+  void bind(int i, const std::optional<int64_t>& v) {
+    if (v) sqlite3_bind_int64(s_, i, *v);
+    else sqlite3_bind_null(s_, i);
+  }
+  std::string col_text(int i) {
+    const unsigned char* t = sqlite3_column_text(s_, i);
+    return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
+  }
+  std::optional<int64_t> col_opt(int i) {
+    if (sqlite3_column_type(s_, i) == SQLITE_NULL) return std::nullopt;
+    return sqlite3_column_int64(s_, i);
+  }
   int step() { return sqlite3_step(s_); }
   int64_t col_int(int i) { return sqlite3_column_int64(s_, i); }
 
@@ -66,6 +78,13 @@ const char* const kMigrations[] = {
     "  session_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '',"
     "  large_window INTEGER NOT NULL DEFAULT 0,"
     "  PRIMARY KEY (session_id, agent_id)) WITHOUT ROWID;",
+    // 1 -> 2: session lineage.
+    "CREATE TABLE IF NOT EXISTS sessions ("
+    "  session_id TEXT PRIMARY KEY, parent_id TEXT, line_id TEXT NOT NULL, number INTEGER NOT NULL,"
+    "  project TEXT, transcript TEXT, cwd TEXT, started_at TEXT, ended_at TEXT, end_reason TEXT,"
+    "  context_at_end INTEGER, tokens_saved INTEGER, summary TEXT) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent_id);"
+    "CREATE INDEX IF NOT EXISTS sessions_line ON sessions(line_id);",
 };
 static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
 
@@ -282,6 +301,122 @@ Result<bool> StateStore::large_window(const std::string& session, const std::str
   if (rc == SQLITE_DONE) return false;
   if (rc != SQLITE_ROW) return std::unexpected(error("reading window facts", rc));
   return s.col_int(0) != 0;
+}
+
+}  // namespace ctxkit
+
+namespace ctxkit {
+
+namespace {
+const char* kSessionColumns =
+    "session_id, parent_id, line_id, number, project, transcript, cwd, started_at, ended_at, end_reason, "
+    "context_at_end, tokens_saved, summary";
+
+SessionRecord read_session(Stmt& s) {
+  SessionRecord r;
+  r.session_id = s.col_text(0);
+  r.parent_id = s.col_text(1);
+  r.line_id = s.col_text(2);
+  r.number = s.col_int(3);
+  r.project = s.col_text(4);
+  r.transcript = s.col_text(5);
+  r.cwd = s.col_text(6);
+  r.started_at = s.col_text(7);
+  r.ended_at = s.col_text(8);
+  r.end_reason = s.col_text(9);
+  r.context_at_end = s.col_opt(10);
+  r.tokens_saved = s.col_opt(11);
+  r.summary = s.col_text(12);
+  return r;
+}
+}  // namespace
+
+Result<std::optional<SessionRecord>> StateStore::session(const std::string& id) {
+  Stmt s(db_, fmt::format("SELECT {} FROM sessions WHERE session_id=?1", kSessionColumns).c_str());
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading sessions", s.prepare_rc()));
+  s.bind(1, id);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<SessionRecord>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading sessions", rc));
+  return std::optional<SessionRecord>(read_session(s));
+}
+
+Result<std::vector<SessionRecord>> StateStore::children(const std::string& id) {
+  Stmt s(db_, fmt::format("SELECT {} FROM sessions WHERE parent_id=?1 ORDER BY started_at, session_id", kSessionColumns).c_str());
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading sessions", s.prepare_rc()));
+  s.bind(1, id);
+  std::vector<SessionRecord> out;
+  while (true) {
+    int rc = s.step();
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return std::unexpected(error("reading sessions", rc));
+    out.push_back(read_session(s));
+  }
+  return out;
+}
+
+Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_in, const SessionRecord& child_in,
+                                                    const std::string& end_reason, std::optional<int64_t> context_at_end,
+                                                    std::optional<int64_t> tokens_saved, const std::string& ended_at) {
+  if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+  auto rollback = [&](Error e) -> Result<SessionRecord> {
+    (void)exec("ROLLBACK");
+    return std::unexpected(std::move(e));
+  };
+  auto existing = session(parent_in.session_id);
+  if (!existing) return rollback(existing.error());
+  SessionRecord parent = existing->value_or(parent_in);
+  if (parent.line_id.empty()) parent.line_id = parent.session_id;
+  if (parent.project.empty()) parent.project = parent_in.project;
+  if (parent.transcript.empty()) parent.transcript = parent_in.transcript;
+  if (parent.cwd.empty()) parent.cwd = parent_in.cwd;
+  {
+    Stmt s(db_,
+           "INSERT INTO sessions(session_id, parent_id, line_id, number, project, transcript, cwd, started_at, ended_at, "
+           "end_reason, context_at_end, tokens_saved, summary) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13) "
+           "ON CONFLICT(session_id) DO UPDATE SET ended_at=excluded.ended_at, end_reason=excluded.end_reason, "
+           "context_at_end=excluded.context_at_end, tokens_saved=excluded.tokens_saved, "
+           "project=coalesce(sessions.project, excluded.project), transcript=coalesce(sessions.transcript, excluded.transcript), "
+           "cwd=coalesce(sessions.cwd, excluded.cwd)");
+    if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing sessions", s.prepare_rc()));
+    s.bind(1, parent.session_id);
+    s.bind(2, parent.parent_id);
+    s.bind(3, parent.line_id);
+    s.bind(4, parent.number);
+    s.bind(5, parent.project);
+    s.bind(6, parent.transcript);
+    s.bind(7, parent.cwd);
+    s.bind(8, parent.started_at);
+    s.bind(9, ended_at);
+    s.bind(10, end_reason);
+    s.bind(11, context_at_end);
+    s.bind(12, tokens_saved);
+    s.bind(13, parent.summary);
+    if (int rc = s.step(); rc != SQLITE_DONE) return rollback(error("writing sessions", rc));
+  }
+  SessionRecord child = child_in;
+  child.parent_id = parent.session_id;
+  child.line_id = parent.line_id;
+  child.number = parent.number + 1;
+  {
+    Stmt s(db_,
+           "INSERT INTO sessions(session_id, parent_id, line_id, number, project, transcript, cwd, started_at, summary) "
+           "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9) ON CONFLICT(session_id) DO UPDATE SET parent_id=excluded.parent_id, "
+           "line_id=excluded.line_id, number=excluded.number, summary=excluded.summary");
+    if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing sessions", s.prepare_rc()));
+    s.bind(1, child.session_id);
+    s.bind(2, child.parent_id);
+    s.bind(3, child.line_id);
+    s.bind(4, child.number);
+    s.bind(5, child.project);
+    s.bind(6, child.transcript);
+    s.bind(7, child.cwd);
+    s.bind(8, child.started_at);
+    s.bind(9, child.summary);
+    if (int rc = s.step(); rc != SQLITE_DONE) return rollback(error("writing sessions", rc));
+  }
+  if (auto r = exec("COMMIT"); !r) return rollback(r.error());
+  return child;
 }
 
 }  // namespace ctxkit

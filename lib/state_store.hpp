@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "util/error.hpp"
 
@@ -25,6 +26,21 @@ struct StatusFigure {
   int64_t recorded_at_ms = 0;
 };
 
+// One session in a line of work (trim and rollover derive new sessions from old ones).
+struct SessionRecord {
+  std::string session_id;
+  std::string parent_id;       // empty for the first session of a line
+  std::string line_id;         // the first session of the line of work
+  int64_t number = 1;          // 1, 2, 3, ... within the line
+  std::string project;         // the project folder name under ~/.claude/projects
+  std::string transcript;      // the transcript path
+  std::string cwd;
+  std::string started_at, ended_at, end_reason;  // end_reason: trim, rollover, completed
+  std::optional<int64_t> context_at_end;          // percent when it ended
+  std::optional<int64_t> tokens_saved;            // trim only
+  std::string summary;                            // rollover only
+};
+
 // ctxkit's state database (`state.db` in the state directory): WAL, a busy timeout,
 // `synchronous=NORMAL`, schema version in `PRAGMA user_version` with migrations. The file and its
 // directory are created private (0600/0700). Safe for many processes at once, a fresh database
@@ -32,7 +48,7 @@ struct StatusFigure {
 class StateStore {
  public:
   // The schema version this build writes.
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens (creating and migrating as needed) the database at `path`.
   static Result<StateStore> open(const std::filesystem::path& path, int busy_timeout_ms);
@@ -61,6 +77,18 @@ class StateStore {
   Result<void> mark_large_window(const std::string& session, const std::string& agent);
   // Whether mark_large_window was called for (session, agent).
   Result<bool> large_window(const std::string& session, const std::string& agent);
+
+  // A session's record, if any.
+  Result<std::optional<SessionRecord>> session(const std::string& session_id);
+  // Records that `child` was derived from `parent` in one transaction: the parent is added if it
+  // is not known yet (as the first of its line) and marked ended with `end_reason`,
+  // `context_at_end` and `tokens_saved`; the child is added to the parent's line with the next
+  // number. Returns the child as stored.
+  Result<SessionRecord> record_derivation(const SessionRecord& parent, const SessionRecord& child,
+                                          const std::string& end_reason, std::optional<int64_t> context_at_end,
+                                          std::optional<int64_t> tokens_saved, const std::string& ended_at);
+  // The sessions whose parent is `session_id`.
+  Result<std::vector<SessionRecord>> children(const std::string& session_id);
 
   // The schema version found in the file (for diagnostics and tests).
   Result<int> user_version();

@@ -50,6 +50,7 @@ AtomicFile::AtomicFile(AtomicFile&& other) noexcept
       temp_(std::move(other.temp_)),
       fd_(other.fd_),
       buffer_(std::move(other.buffer_)),
+      written_(other.written_),
       write_errno_(other.write_errno_),
       committed_(other.committed_) {
   other.fd_ = -1;
@@ -85,15 +86,34 @@ void AtomicFile::flush_buffer() {
     buffer_.clear();
     return;
   }
-  write_all(fd_, buffer_.data(), buffer_.size(), write_errno_);
+  if (write_all(fd_, buffer_.data(), buffer_.size(), write_errno_)) written_ += buffer_.size();
   buffer_.clear();
+}
+
+void AtomicFile::overwrite(uint64_t offset, std::string_view data) {
+  flush_buffer();
+  if (write_errno_ != 0) return;
+  if (offset + data.size() > written_) {
+    write_errno_ = EINVAL;
+    return;
+  }
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t w = ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      write_errno_ = errno;
+      return;
+    }
+    done += static_cast<size_t>(w);
+  }
 }
 
 void AtomicFile::write(std::string_view data) {
   if (write_errno_ != 0) return;
   if (data.size() >= kBufferSize) {
     flush_buffer();
-    write_all(fd_, data.data(), data.size(), write_errno_);
+    if (write_errno_ == 0 && write_all(fd_, data.data(), data.size(), write_errno_)) written_ += data.size();
     return;
   }
   buffer_.append(data);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string_view>
 
@@ -32,6 +33,11 @@ class AtomicFile {
 
   // Appends bytes; errors are remembered and reported by commit().
   void write(std::string_view data);
+  // Bytes written so far (what the file will hold once flushed).
+  uint64_t size() const { return written_ + buffer_.size(); }
+  // Overwrites bytes already written at `offset` (flushing first); for a header whose content
+  // is known only at the end. Errors are remembered and reported by commit().
+  void overwrite(uint64_t offset, std::string_view data);
   // Flushes, fsyncs (file and directory when asked) and renames into place.
   Result<void> commit(Durability durability = Durability::Fsync);
   // The temporary file's path (for diagnostics and tests).
@@ -44,6 +50,7 @@ class AtomicFile {
   std::filesystem::path temp_;
   int fd_ = -1;
   std::string buffer_;
+  uint64_t written_ = 0;
   int write_errno_ = 0;
   bool committed_ = false;
 };

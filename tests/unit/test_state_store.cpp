@@ -94,7 +94,8 @@ TEST(StateStore, NewerSchemaIsRefusedNotDamaged) {
   std::string before = test::read_file(db);
   auto s = StateStore::open(db, 100);
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().message, "state database " + db.string() + ": schema version 99 is newer than this ctxkit (1)");
+  EXPECT_EQ(s.error().message, "state database " + db.string() + ": schema version 99 is newer than this ctxkit (" +
+                                     std::to_string(StateStore::kSchemaVersion) + ")");
   EXPECT_EQ(test::read_file(db), before);
 }
 
@@ -122,6 +123,70 @@ TEST(StateStore, ManyProcessesCreatingAFreshDatabaseAtOnce) {
   auto s = StateStore::open(db, 1000);
   ASSERT_TRUE(s);
   for (int i = 0; i < 16; ++i) EXPECT_TRUE(s->reminder("S", std::to_string(i)).value().has_value());
+}
+
+}  // namespace
+}  // namespace ctxkit
+
+namespace ctxkit {
+namespace {
+
+TEST(StateStore, DerivationsFormALineOfWork) {
+  test::TempDir tmp;
+  auto s = StateStore::open(tmp / "state.db", 1000);
+  ASSERT_TRUE(s);
+  SessionRecord a, b, c;
+  a.session_id = "A";
+  a.project = "-p";
+  a.transcript = "/p/A.jsonl";
+  a.cwd = "/p";
+  b.session_id = "B";
+  b.transcript = "/p/B.jsonl";
+  b.started_at = "t1";
+  c.session_id = "C";
+  c.started_at = "t2";
+  auto child = s->record_derivation(a, b, "trim", 71, 4000, "t1");
+  ASSERT_TRUE(child) << child.error().message;
+  EXPECT_EQ(child->parent_id, "A");
+  EXPECT_EQ(child->line_id, "A");
+  EXPECT_EQ(child->number, 2);
+  auto grandchild = s->record_derivation(*child, c, "rollover", 88, std::nullopt, "t2");
+  ASSERT_TRUE(grandchild);
+  EXPECT_EQ(grandchild->number, 3);
+  EXPECT_EQ(grandchild->line_id, "A");
+  auto pa = s->session("A");
+  ASSERT_TRUE(pa && *pa);
+  EXPECT_EQ((*pa)->end_reason, "trim");
+  EXPECT_EQ((*pa)->context_at_end, 71);
+  EXPECT_EQ((*pa)->tokens_saved, 4000);
+  EXPECT_EQ((*pa)->number, 1);
+  auto pb = s->session("B");
+  EXPECT_EQ((*pb)->end_reason, "rollover");
+  EXPECT_FALSE((*pb)->tokens_saved);
+  EXPECT_EQ(s->children("A")->size(), 1u);
+}
+
+TEST(StateStore, VersionOneDatabaseIsMigrated) {
+  test::TempDir tmp;
+  auto db = tmp / "state.db";
+  {
+    auto s = StateStore::open(db, 1000);
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->update_reminder("S", "", [](const auto&) { return std::optional<ReminderState>(ReminderState{2, 5}); }));
+  }
+  // Set the version back to 1 (offset 60 of the header) and drop what version 2 added, as a
+  // version-1 file would be.
+  {
+    std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(60);
+    const char v[4] = {0, 0, 0, 1};
+    f.write(v, 4);
+  }
+  auto s = StateStore::open(db, 1000);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(*s->user_version(), StateStore::kSchemaVersion);
+  EXPECT_EQ((*s->reminder("S", ""))->tier, 2);  // data kept
+  EXPECT_TRUE(s->session("nobody"));           // sessions table usable
 }
 
 }  // namespace

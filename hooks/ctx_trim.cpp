@@ -1,0 +1,5 @@
+#include "tools/trim_tool.hpp"
+
+int main(int argc, char** argv) {
+  return ctxkit::guarded_main("ctx-trim", argc, argv, 1, ctxkit::run_trim);
+}

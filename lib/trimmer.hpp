@@ -1,0 +1,85 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace ctxkit {
+
+// What to trim.
+struct TrimOptions {
+  size_t threshold = 500;                 // characters kept of a long tool result or input string
+  std::set<std::string> tools;            // target tools
+  std::string old_session_id;             // replaced by new_session_id on every line that has it
+  std::string new_session_id;             // empty: keep sessionId (dry run)
+  std::string notice_file;                // the file the notices point at (same line numbers)
+  std::unordered_set<std::string> protected_tool_use_ids;  // results/inputs left untouched (--keep-recent)
+};
+
+// Per-tool figures: every result seen, and what trimming them saves.
+struct ToolTrimStats {
+  uint64_t results = 0;          // tool results of this tool
+  uint64_t result_chars = 0;     // their characters
+  uint64_t trimmed = 0;          // results trimmed
+  uint64_t chars_saved = 0;      // characters saved on this tool's results and inputs
+  uint64_t inputs_trimmed = 0;   // tool_use input strings shortened
+};
+
+// Totals of a trim.
+struct TrimStats {
+  std::map<std::string, ToolTrimStats> per_tool;
+  uint64_t results_trimmed = 0;
+  uint64_t inputs_trimmed = 0;
+  uint64_t images_replaced = 0;
+  uint64_t chars_saved = 0;
+  uint64_t lines = 0;
+  uint64_t lines_changed = 0;
+  uint64_t lines_unparsed = 0;   // passed through unchanged (not JSON, not UTF-8)
+  uint64_t usage_zeroed = 0;
+  uint64_t error_markers = 0;
+  // The convention of claude-code-tools: four characters a token.
+  uint64_t tokens_saved() const { return chars_saved / 4; }
+};
+
+// Rewrites transcript lines. Feed every line in order: a tool_use must be seen before its result
+// to know the tool's name. Each line is edited in place: only the sessionId value, the trimmed
+// contents, usage numbers and error markers change; every other byte is copied as it was.
+class Trimmer {
+ public:
+  explicit Trimmer(TrimOptions options);
+  ~Trimmer();
+  Trimmer(const Trimmer&) = delete;
+  Trimmer& operator=(const Trimmer&) = delete;
+
+  // Processes one line (without its '\n'). `capacity` bytes are readable from line.data()
+  // (at least line.size() + 64). Appends the line's new text to `out` (when given) and returns
+  // whether it changed. Lines that are not JSON objects or not UTF-8 are kept unchanged.
+  bool process(std::string_view line, size_t capacity, uint64_t line_number, std::string* out);
+
+  // Only records tool names and response ids (the first pass of --keep-recent).
+  void prescan(std::string_view line, size_t capacity);
+
+  // The tool_use ids of the last `n` main-chain assistant responses seen by prescan().
+  std::unordered_set<std::string> tool_use_ids_of_last_responses(size_t n) const;
+  // Every tool name seen in a tool_use block.
+  std::set<std::string> tool_names_seen() const;
+
+  const TrimStats& stats() const { return stats_; }
+  // The notice appended to a cut string (exact format of claude-code-tools).
+  static std::string notice(uint64_t original_chars, uint64_t kept_chars, uint64_t line, const std::string& file);
+  // The marker that identifies content trimmed before (left alone by a second trim).
+  static constexpr std::string_view kNoticeMarker = "[...truncated - original content was ";
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  TrimStats stats_;
+};
+
+}  // namespace ctxkit

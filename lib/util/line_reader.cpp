@@ -1,0 +1,95 @@
+#include "util/line_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/core.h>
+
+namespace ctxkit::util {
+
+LineReader::LineReader(int fd, uint64_t limit, size_t chunk, std::string path)
+    : fd_(fd), limit_(limit), chunk_(chunk), path_(std::move(path)) {
+  buf_.resize(chunk_ + kPadding);
+}
+
+LineReader::LineReader(LineReader&& o) noexcept
+    : fd_(o.fd_), limit_(o.limit_), file_pos_(o.file_pos_), buf_(std::move(o.buf_)), begin_(o.begin_),
+      end_(o.end_), chunk_(o.chunk_), number_(o.number_), consumed_(o.consumed_), fragment_(o.fragment_),
+      path_(std::move(o.path_)) {
+  o.fd_ = -1;
+}
+
+LineReader::~LineReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<LineReader> LineReader::open(const std::filesystem::path& path, std::optional<uint64_t> limit, size_t chunk) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    return fail(fmt::format("opening {}: {}", path.string(), std::strerror(e)),
+                e == ENOENT ? Error::Kind::NotFound : Error::Kind::Generic);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail(fmt::format("reading {}: not a regular file", path.string()));
+  }
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  uint64_t size = static_cast<uint64_t>(st.st_size);
+  return LineReader(fd, limit ? std::min(*limit, size) : size, chunk, path.string());
+}
+
+Result<std::optional<LineReader::Line>> LineReader::next() {
+  while (true) {
+    if (begin_ < end_) {
+      const char* start = buf_.data() + begin_;
+      const void* nl = std::memchr(start, '\n', end_ - begin_);
+      if (nl != nullptr) {
+        size_t len = static_cast<size_t>(static_cast<const char*>(nl) - start);
+        Line line;
+        line.text = std::string_view(start, len);
+        line.capacity = buf_.size() - begin_;
+        line.number = ++number_;
+        line.offset = consumed_;
+        begin_ += len + 1;
+        consumed_ += len + 1;
+        return line;
+      }
+    }
+    if (file_pos_ >= limit_) {
+      fragment_ = end_ - begin_;
+      return std::nullopt;
+    }
+    // Move the partial line to the front; grow when a line does not fit.
+    size_t pending = end_ - begin_;
+    if (begin_ > 0) {
+      std::memmove(buf_.data(), buf_.data() + begin_, pending);
+      begin_ = 0;
+      end_ = pending;
+    }
+    size_t capacity = buf_.size() - kPadding;
+    if (end_ == capacity) {
+      buf_.resize(capacity * 2 + kPadding);
+      capacity = buf_.size() - kPadding;
+    }
+    size_t want = static_cast<size_t>(std::min<uint64_t>(capacity - end_, limit_ - file_pos_));
+    ssize_t got = ::pread(fd_, buf_.data() + end_, want, static_cast<off_t>(file_pos_));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return fail(fmt::format("reading {}: {}", path_, std::strerror(errno)));
+    }
+    if (got == 0) {
+      limit_ = file_pos_;  // the file shrank: stop at what exists
+      continue;
+    }
+    file_pos_ += static_cast<uint64_t>(got);
+    end_ += static_cast<size_t>(got);
+    std::memset(buf_.data() + end_, 0, std::min(kPadding, buf_.size() - end_));
+  }
+}
+
+}  // namespace ctxkit::util

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "util/error.hpp"
+
+namespace ctxkit::util {
+
+// Reads a file's lines from the start, up to a byte limit fixed when it is opened (a snapshot of
+// a file that may still be growing: only complete lines, ending in '\n' before the limit, are
+// returned). Every returned line has at least kPadding readable bytes after it, as SIMD JSON
+// parsers require. Memory: one chunk plus the longest line.
+class LineReader {
+ public:
+  static constexpr size_t kPadding = 64;
+
+  struct Line {
+    std::string_view text;   // without the '\n'
+    size_t capacity = 0;     // readable bytes from text.data() (>= text.size() + kPadding)
+    uint64_t number = 0;     // 1-based
+    uint64_t offset = 0;     // of the first byte in the file
+  };
+
+  // Opens `path`; `limit` bytes are read at most (nullopt: the size now).
+  static Result<LineReader> open(const std::filesystem::path& path, std::optional<uint64_t> limit = {},
+                                 size_t chunk = 8 << 20);
+  LineReader(LineReader&& other) noexcept;
+  LineReader& operator=(LineReader&&) = delete;
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+  ~LineReader();
+
+  // The next complete line, nullopt at the end. A final fragment without '\n' is not returned
+  // (see trailing_fragment()).
+  Result<std::optional<Line>> next();
+  // The snapshot's size.
+  uint64_t limit() const { return limit_; }
+  // Bytes after the last complete line (a line still being written).
+  uint64_t trailing_fragment() const { return fragment_; }
+  // End offset of the last complete line returned.
+  uint64_t consumed() const { return consumed_; }
+
+ private:
+  LineReader(int fd, uint64_t limit, size_t chunk, std::string path);
+  int fd_ = -1;
+  uint64_t limit_ = 0;
+  uint64_t file_pos_ = 0;   // next byte to read from the file
+  std::string buf_;         // buffer (size = capacity + kPadding)
+  size_t begin_ = 0, end_ = 0;  // unconsumed bytes buf_[begin_, end_)
+  size_t chunk_ = 0;
+  uint64_t number_ = 0;
+  uint64_t consumed_ = 0;
+  uint64_t fragment_ = 0;
+  std::string path_;
+};
+
+}  // namespace ctxkit::util
