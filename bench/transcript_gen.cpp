@@ -9,7 +9,7 @@
 namespace ctxkit::bench {
 
 namespace {
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 std::string uuid(std::mt19937_64& rng) {
   uint64_t a = rng(), b = rng();
@@ -41,18 +41,25 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
   std::string parent;
   int64_t context = 20000;
   int turn = 0;
-  auto common = [&](json& j) {
+  // The fields every message line ends with, in the client's order.
+  auto head = [&](json& j, bool with_prompt = false) {
     j["parentUuid"] = parent.empty() ? json(nullptr) : json(parent);
     j["isSidechain"] = false;
-    j["userType"] = "external";
-    j["cwd"] = cwd;
-    j["sessionId"] = g.session_id;
-    j["version"] = "2.1.197";
-    j["gitBranch"] = "main";
+    if (with_prompt) j["promptId"] = "prompt-0001";
+  };
+  auto tail = [&](json& j) {
     std::string id = uuid(rng);
     j["uuid"] = id;
     j["timestamp"] = fmt::format("2026-11-21T{:02}:{:02}:{:02}.{:03}Z", (turn / 3600) % 24, (turn / 60) % 60, turn % 60, turn % 1000);
     parent = id;
+  };
+  auto env_fields = [&](json& j) {
+    j["userType"] = "external";
+    j["entrypoint"] = "cli";
+    j["cwd"] = cwd;
+    j["sessionId"] = g.session_id;
+    j["version"] = "2.1.197";
+    j["gitBranch"] = "main";
   };
   auto write = [&](const json& j) {
     std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -64,21 +71,20 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
     json usage = {{"input_tokens", 5}, {"cache_creation_input_tokens", 1200}, {"cache_read_input_tokens", ctx_tokens - 1205},
                   {"output_tokens", 180}, {"server_tool_use", {{"web_search_requests", 0}, {"web_fetch_requests", 0}}},
                   {"service_tier", "standard"}};
-    json a;
-    common(a);
-    a["message"] = {{"id", msg_id}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"},
-                    {"content", json::array({{{"type", "text"}, {"text", text}}})}, {"stop_reason", "tool_use"}, {"usage", usage}};
-    a["requestId"] = "req_" + msg_id.substr(4);
-    a["type"] = "assistant";
-    write(a);
-    json t;
-    common(t);
-    t["message"] = {{"id", msg_id}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"},
-                    {"content", json::array({{{"type", "tool_use"}, {"id", tool_id}, {"name", "Bash"},
-                                              {"input", {{"command", "make test"}, {"description", "run the tests"}}}}})},
-                    {"stop_reason", "tool_use"}, {"usage", usage}};
-    t["type"] = "assistant";
-    write(t);
+    auto line = [&](const json& block) {
+      json a;
+      head(a);
+      a["message"] = {{"id", msg_id}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"},
+                      {"content", json::array({block})}, {"stop_reason", "tool_use"}, {"stop_sequence", nullptr}, {"usage", usage}};
+      a["requestId"] = "req_" + msg_id.substr(4);
+      a["type"] = "assistant";
+      tail(a);
+      env_fields(a);
+      write(a);
+    };
+    line(json{{"type", "text"}, {"text", text}});
+    line(json{{"type", "tool_use"}, {"id", tool_id}, {"name", "Bash"},
+              {"input", {{"command", "make test"}, {"description", "run the tests"}}}});
   };
   std::uniform_real_distribution<double> u01(0, 1);
   const int64_t usable = 167000;
@@ -89,43 +95,55 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
                 {"sessionId", g.session_id}, {"content", filler(rng, 80)}};
       write(q);
       json up;
-      common(up);
+      head(up, true);
       up["type"] = "user";
       up["message"] = {{"role", "user"}, {"content", filler(rng, 200 + rng() % 800)}};
+      tail(up);
+      env_fields(up);
       write(up);
     }
     std::string tool_id = fmt::format("toolu_{:024x}", rng() & 0xffffffffffffffULL);
     context += 800 + static_cast<int64_t>(rng() % 3000);
     if (context > usable - 2000) {
       json b;
-      common(b);
       b["parentUuid"] = nullptr;
+      b["logicalParentUuid"] = parent;
+      b["isSidechain"] = false;
       b["type"] = "system";
       b["subtype"] = "compact_boundary";
       b["content"] = "Conversation compacted";
+      tail(b);
       b["compactMetadata"] = {{"trigger", "auto"}, {"preTokens", context}, {"postTokens", 9000}};
+      env_fields(b);
       write(b);
-      json s;
-      common(s);
-      s["type"] = "user";
-      s["isCompactSummary"] = true;
-      s["message"] = {{"role", "user"}, {"content", "This session is being continued from a previous conversation. " + filler(rng, 3000)}};
-      write(s);
+      json sm;
+      head(sm, true);
+      sm["type"] = "user";
+      sm["message"] = {{"role", "user"}, {"content", "This session is being continued from a previous conversation. " + filler(rng, 3000)}};
+      sm["isVisibleInTranscriptOnly"] = true;
+      sm["isCompactSummary"] = true;
+      tail(sm);
+      env_fields(sm);
+      write(sm);
       context = 20000;
     }
     assistant_response(context, tool_id, filler(rng, 60 + rng() % 300));
     if (u01(rng) < 0.3) {
       json p;
-      common(p);
+      head(p);
       p["type"] = "progress";
       p["data"] = {{"type", "bash_progress"}, {"output", filler(rng, 200 + rng() % 2000)}};
+      p["toolUseID"] = tool_id;
+      tail(p);
+      env_fields(p);
       write(p);
     }
     double r = u01(rng);
     size_t size = r < 0.70 ? 100 + rng() % 1900 : r < 0.95 ? 2000 + rng() % 18000 : 50000 + rng() % 450000;
     std::string output = filler(rng, size);
+    std::string assistant_uuid = parent;
     json res;
-    common(res);
+    head(res, true);
     res["type"] = "user";
     if (u01(rng) < 0.8) {
       res["message"] = {{"role", "user"}, {"content", json::array({{{"tool_use_id", tool_id}, {"type", "tool_result"}, {"content", output}, {"is_error", false}}})}};
@@ -133,13 +151,18 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
       res["message"] = {{"role", "user"}, {"content", json::array({{{"tool_use_id", tool_id}, {"type", "tool_result"},
                                                                     {"content", json::array({{{"type", "text"}, {"text", output}}})}}})}};
     }
-    res["toolUseResult"] = {{"stdout", output}, {"stderr", ""}, {"interrupted", false}, {"isImage", false}};
+    tail(res);
+    res["toolUseResult"] = {{"stdout", output}, {"stderr", ""}, {"interrupted", false}, {"isImage", false}, {"noOutputExpected", false}};
+    res["sourceToolAssistantUUID"] = assistant_uuid;
+    env_fields(res);
     write(res);
     if (u01(rng) < 0.2) {
       json at;
-      common(at);
-      at["type"] = "attachment";
+      head(at);
       at["attachment"] = {{"type", "hook_success"}, {"content", ""}, {"stdout", filler(rng, 100)}, {"exitCode", 0}};
+      at["type"] = "attachment";
+      tail(at);
+      env_fields(at);
       write(at);
     }
   }

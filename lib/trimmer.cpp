@@ -62,6 +62,8 @@ size_t utf8_chars(std::string_view s) {
 
 // Whether a string was cut before: the notice ends the text, so only its tail is searched.
 bool already_trimmed(std::string_view escaped) {
+  // Notices end with "for full content]" (claude-code-tools' and ours); test that first.
+  if (!escaped.ends_with("for full content]")) return false;
   constexpr size_t kTail = 8192;
   if (escaped.size() > kTail) escaped = escaped.substr(escaped.size() - kTail);
   return contains(escaped, "[...truncated - original content was ");
@@ -409,7 +411,7 @@ struct Trimmer::Impl {
           }
           decide(b, stats);
         }
-      } else if (key == "usage" && !prescan) {
+      } else if (key == "usage" && !prescan && !analysis_only) {
         od::json_type t;
         if (v.type().get(t)) return false;
         if (t != od::json_type::object) continue;
@@ -501,7 +503,7 @@ bool Trimmer::process(std::string_view line, size_t capacity, uint64_t line_numb
   impl_->analysis_only = out == nullptr;
   if (!out) {
     // Analysis only: a line without tool blocks changes no figure.
-    if (!contains(line, "\"tool_result\"") && !contains(line, "\"tool_use\"")) return false;
+    if (!contains(line, "\"tool_")) return false;
   }
   TrimStats before = stats_;
   if (!impl_->walk(line, capacity, stats_)) {

@@ -41,6 +41,11 @@ ls "$HOME/.claude/" | grep -q '^settings.json.ctxkit-backup-' || fail "no backup
 cmp -s "$(ls "$HOME"/.claude/settings.json.ctxkit-backup-* | head -1)" "$T/original.json" || fail "backup differs from the original"
 for p in ctx-remind ctx-status ctx-settings; do [ -x "$T/prefix/bin/$p" ] || fail "$p not installed"; done
 "$T/prefix/bin/ctx-remind" --version | grep -q '^ctx-remind ' || fail "installed ctx-remind does not run"
+SK="$HOME/.claude/skills/trim/SKILL.md"
+[ -f "$SK" ] || fail "the /trim skill was not installed"
+grep -q "$T/prefix/bin/ctx-trim" "$SK" || fail "the skill does not name the installed ctx-trim"
+grep -q '@CTXKIT_BIN@' "$SK" && fail "the skill still has a placeholder"
+"$T/prefix/bin/ctx-trim" --version | grep -q '^ctx-trim ' || fail "installed ctx-trim does not run"
 
 cp "$S" "$T/after1.json"
 CTXKIT_BUILD_DIR="$BUILD" "$SRC/install.sh" --prefix "$T/prefix" > "$T/out2" || fail "second install failed"
@@ -50,4 +55,5 @@ cmp -s "$S" "$T/after1.json" || fail "a second install changed settings.json"
 "$SRC/install.sh" --prefix "$T/prefix" --uninstall > "$T/out3" || fail "uninstall failed: $(cat "$T/out3")"
 cmp -s "$S" "$T/original.json" || { diff "$S" "$T/original.json" >&2; fail "uninstall did not restore the user's settings"; }
 [ -z "$(find "$T/prefix" -type f)" ] || fail "files left behind: $(find "$T/prefix" -type f)"
+[ ! -e "$HOME/.claude/skills/trim" ] || fail "the skill was left behind"
 echo "install round trip: ok"

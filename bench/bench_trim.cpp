@@ -1,0 +1,115 @@
+// ctx-trim against its floors, on generated transcripts of 100 MB and 1 GB (cached in
+// $CTXKIT_BENCH_DIR, default /var/tmp/ctxkit-bench), each measure the median of several runs:
+//   scan:  ctx-trim --dry-run        vs  wc -l on the same file      (target: >= 25% of its throughput)
+//   trim:  ctx-trim (archive + copy) vs  dd conv=fsync twice          (target: <= 2x its time)
+//          peak RSS of ctx-trim                                       (target: <= 64 MB)
+//
+//   bench_trim BIN_DIR [RUNS]
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/core.h>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "transcript_gen.hpp"
+#include "util/process.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+
+struct Run {
+  double seconds;
+  long max_rss_kb;
+};
+
+Run run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<std::string> env_store;
+    std::vector<char*> envp, args;
+    for (const auto& [k, v] : env) env_store.push_back(k + "=" + v);
+    for (auto& e : env_store) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    std::FILE* null = std::fopen("/dev/null", "w");
+    ::dup2(fileno(null), 1);
+    ::execve(args[0], args.data(), envp.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  ::wait4(pid, &status, 0, &ru);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fmt::print(stderr, "{} failed ({})\n", argv[0], status);
+    std::exit(1);
+  }
+  return {s, ru.ru_maxrss};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fmt::print(stderr, "usage: bench_trim BIN_DIR [RUNS]\n");
+    return 1;
+  }
+  std::string trim = std::string(argv[1]) + "/ctx-trim";
+  int runs = argc > 2 ? std::atoi(argv[2]) : 5;
+  const char* d = std::getenv("CTXKIT_BENCH_DIR");
+  fs::path dir = d && *d ? d : "/var/tmp/ctxkit-bench";
+  bool ok = true;
+  fmt::print("{:>7} {:>9} {:>9} {:>7} {:>10} {:>10} {:>7} {:>9}\n", "size", "wc -l s", "scan s", "scan %", "dd x2 s",
+             "trim s", "ratio", "peak RSS");
+  for (uint64_t mb : {100ull, 1024ull}) {
+    fs::path home = dir / ("trim-home-" + std::to_string(mb));
+    fs::remove_all(home);
+    fs::path proj = home / ".claude/projects/-bench";
+    fs::create_directories(proj);
+    fs::path src = dir / ("transcript-" + std::to_string(mb) + "mb.jsonl");
+    auto info = ctxkit::bench::generate_transcript(src, mb << 20);
+    fs::path t = proj / (info.session_id + ".jsonl");
+    fs::copy_file(src, t, fs::copy_options::overwrite_existing);
+    std::map<std::string, std::string> env = {{"HOME", home.string()}, {"PATH", "/usr/bin:/bin"},
+                                              {"XDG_STATE_HOME", (home / "state").string()}};
+    std::vector<double> wc, scan, dd, full;
+    long rss = 0;
+    for (int i = 0; i < runs; ++i) {
+      wc.push_back(run({"/usr/bin/wc", "-l", t.string()}, env).seconds);
+      scan.push_back(run({trim, info.session_id, "--dry-run"}, env).seconds);
+      fs::path d1 = dir / "dd-copy-1", d2 = dir / "dd-copy-2";
+      double a = run({"/usr/bin/dd", "if=" + t.string(), "of=" + d1.string(), "bs=4M", "conv=fsync", "status=none"}, env).seconds;
+      double b = run({"/usr/bin/dd", "if=" + t.string(), "of=" + d2.string(), "bs=4M", "conv=fsync", "status=none"}, env).seconds;
+      fs::remove(d1);
+      fs::remove(d2);
+      dd.push_back(a + b);
+      fs::remove_all(home / "state");  // archive written afresh each run
+      for (const auto& e : fs::directory_iterator(proj))
+        if (e.path() != t) fs::remove_all(e.path());
+      Run r = run({trim, info.session_id}, env);
+      full.push_back(r.seconds);
+      rss = std::max(rss, r.max_rss_kb);
+    }
+    double mw = median(wc), ms = median(scan), md = median(dd), mf = median(full);
+    double scan_pct = 100.0 * mw / ms;
+    fmt::print("{:>5}MB {:>9.3f} {:>9.3f} {:>6.0f}% {:>10.3f} {:>10.3f} {:>6.2f}x {:>6} MB\n", mb, mw, ms, scan_pct, md, mf,
+               mf / md, rss / 1024);
+    if (scan_pct < 25 || mf > 2 * md || rss > 64 * 1024) ok = false;
+    fs::remove_all(home);
+  }
+  fmt::print("targets: {}\n", ok ? "met" : "MISSED");
+  return ok ? 0 : 1;
+}
