@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
@@ -193,6 +194,33 @@ TEST(Trim, AHalfWrittenLastLineIsNotCopied) {
   auto copy = file_lines(s.dir / (new_id_from(r.out) + ".jsonl"));
   EXPECT_EQ(copy.size(), file_lines(s.transcript).size() - 1);
   for (const auto& l : copy) EXPECT_EQ(l.find("msg_partial"), std::string::npos);
+}
+
+TEST(Trim, TheArchiveIsCopiedAgainOnlyWhenTheSessionGrew) {
+  Session s;
+  ASSERT_EQ(run_tool("ctx-trim", {kSid}, "", s.env).exit_code, 0);
+  fs::path archived = s.state() / "archive/-proj" / (kSid + ".jsonl");
+  auto first = fs::last_write_time(archived);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(run_tool("ctx-trim", {kSid}, "", s.env).exit_code, 0);
+  EXPECT_EQ(fs::last_write_time(archived), first);  // unchanged source: not copied again
+  std::ofstream(s.transcript, std::ios::app) << R"({"type":"progress","sessionId":")" << kSid << "\"}\n";
+  ASSERT_EQ(run_tool("ctx-trim", {kSid}, "", s.env).exit_code, 0);
+  EXPECT_EQ(read_file(archived), read_file(s.transcript));  // grown: the archive follows
+}
+
+TEST(Trim, UnreadableTranscriptIsOneLineAndExitOne) {
+  Session s;
+  fs::permissions(s.tmp.path(), fs::perms::all, fs::perm_options::add);
+  for (fs::path p = s.dir; p != s.tmp.path(); p = p.parent_path()) fs::permissions(p, fs::perms::all, fs::perm_options::add);
+  fs::permissions(s.transcript, fs::perms::owner_read | fs::perms::owner_write);
+  s.env.set("CLAUDE_CODE_SESSION_ID", kSid);
+  s.env.set("XDG_STATE_HOME", (s.tmp / "nobody-state").string());
+  auto r = run_tool_as_nobody("ctx-trim", "", s.env);
+  if (r.exit_code == -1) GTEST_SKIP() << "cannot run as another user here";
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
 }
 
 TEST(Trim, BadInputIsOneLineAndExitOne) {
