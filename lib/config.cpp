@@ -189,13 +189,36 @@ const std::vector<KeyDef>& known_keys() {
         "state", "busy_timeout_ms", 0, 60000,
         [](const Config& c) { return static_cast<int64_t>(c.state.busy_timeout_ms); },
         [](Config& c, int64_t v) { c.state.busy_timeout_ms = static_cast<int>(v); }));
+    k.push_back(make_string_list(
+        "archive", "exclude_projects", [](const Config& c) { return c.archive.exclude_projects; },
+        [](Config& c, std::vector<std::string> v) { c.archive.exclude_projects = std::move(v); }));
+    k.push_back(make_string(
+        "archive", "exclude_marker", {}, [](const Config& c) { return c.archive.exclude_marker; },
+        [](Config& c, const std::string& v) { c.archive.exclude_marker = v; }));
+    k.push_back(make_bool(
+        "archive", "episodic_memory_sync", [](const Config& c) { return c.archive.episodic_memory_sync; },
+        [](Config& c, bool v) { c.archive.episodic_memory_sync = v; }));
+    k.push_back(make_string(
+        "rollover", "claude_bin", {}, [](const Config& c) { return c.rollover.claude_bin; },
+        [](Config& c, const std::string& v) { c.rollover.claude_bin = v; }));
+    k.push_back(make_string_list(
+        "rollover", "claude_args", [](const Config& c) { return c.rollover.claude_args; },
+        [](Config& c, std::vector<std::string> v) { c.rollover.claude_args = std::move(v); }));
+    k.push_back(make_bool(
+        "rollover", "print", [](const Config& c) { return c.rollover.print; },
+        [](Config& c, bool v) { c.rollover.print = v; }));
+    k.push_back(make_int(
+        "rollover", "grace_seconds", 0, 600, [](const Config& c) { return static_cast<int64_t>(c.rollover.grace_seconds); },
+        [](Config& c, int64_t v) { c.rollover.grace_seconds = static_cast<int>(v); }));
     return k;
   }();
   return keys;
 }
 
 // The sections ctxkit owns; keys of other sections belong to other tools sharing .work.toml.
-bool owned_section(std::string_view s) { return s == "context" || s == "state"; }
+bool owned_section(std::string_view s) {
+  return s == "context" || s == "state" || s == "archive" || s == "rollover";
+}
 
 std::string location(const std::string& origin, const toml::source_region& r) {
   return fmt::format("{}:{}:{}", origin, r.begin.line, r.begin.column);

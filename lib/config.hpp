@@ -39,10 +39,27 @@ struct StateConfig {
   int busy_timeout_ms = 1000;
 };
 
+// The [archive] section: what the searchable archive keeps out.
+struct ArchiveConfig {
+  std::vector<std::string> exclude_projects;     // project folder names (or their cwd) not indexed
+  std::string exclude_marker = "ctxkit:no-index"; // a session containing this text is not indexed
+  bool episodic_memory_sync = false;              // also run `episodic-memory sync` when present
+};
+
+// The [rollover] section: how a fresh session is started.
+struct RolloverConfig {
+  std::string claude_bin = "claude";
+  std::vector<std::string> claude_args;  // extra arguments before the prompt
+  bool print = false;                    // headless: claude -p
+  int grace_seconds = 5;                 // supervisor: SIGTERM, then SIGKILL after this
+};
+
 // The effective configuration of one run, with where each value came from.
 struct Config {
   ContextConfig context;
   StateConfig state;
+  ArchiveConfig archive;
+  RolloverConfig rollover;
   // "section.key" -> origin ("default", a file path, or an environment variable name).
   std::map<std::string, std::string> origins;
   // Problems that did not stop loading: unknown keys, wrong types (the key keeps its previous

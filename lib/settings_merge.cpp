@@ -36,6 +36,10 @@ SettingsPlan default_plan(const std::string& bin_dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   SettingsPlan plan;
   plan.hooks.push_back({"PostToolUse", "*", shell_quote(dir + "/ctx-remind"), 10});
+  // Records sessions, hands prepared rollovers to the supervisor, archives ended sessions
+  // (detached, so the client is not held).
+  for (const char* event : {"SessionStart", "Stop", "SessionEnd"})
+    plan.hooks.push_back({event, "", shell_quote(dir + "/ctx-session-hook"), 10});
   plan.status_command = shell_quote(dir + "/ctx-status");
   return plan;
 }

@@ -85,6 +85,11 @@ const char* const kMigrations[] = {
     "  context_at_end INTEGER, tokens_saved INTEGER, summary TEXT) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent_id);"
     "CREATE INDEX IF NOT EXISTS sessions_line ON sessions(line_id);",
+    // 2 -> 3: rollovers waiting for a supervisor.
+    "CREATE TABLE IF NOT EXISTS pending_rollovers ("
+    "  supervisor TEXT PRIMARY KEY, session_id TEXT NOT NULL, new_session_id TEXT NOT NULL,"
+    "  prompt_path TEXT NOT NULL, cwd TEXT NOT NULL, ready INTEGER NOT NULL DEFAULT 0, created_at_ms INTEGER NOT NULL)"
+    "  WITHOUT ROWID;",
 };
 static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
 
@@ -417,6 +422,69 @@ Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_
   }
   if (auto r = exec("COMMIT"); !r) return rollback(r.error());
   return child;
+}
+
+}  // namespace ctxkit
+
+namespace ctxkit {
+
+Result<void> StateStore::record_session_seen(const SessionRecord& r) {
+  Stmt s(db_,
+         "INSERT INTO sessions(session_id, line_id, number, project, transcript, cwd, started_at) "
+         "VALUES(?1,?1,1,?2,?3,?4,?5) ON CONFLICT(session_id) DO NOTHING");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing sessions", s.prepare_rc()));
+  s.bind(1, r.session_id);
+  s.bind(2, r.project);
+  s.bind(3, r.transcript);
+  s.bind(4, r.cwd);
+  s.bind(5, r.started_at);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing sessions", rc));
+  return {};
+}
+
+Result<void> StateStore::put_pending_rollover(const PendingRollover& p) {
+  Stmt s(db_,
+         "INSERT INTO pending_rollovers(supervisor, session_id, new_session_id, prompt_path, cwd, ready, created_at_ms) "
+         "VALUES(?1,?2,?3,?4,?5,0,?6) ON CONFLICT(supervisor) DO UPDATE SET session_id=excluded.session_id, "
+         "new_session_id=excluded.new_session_id, prompt_path=excluded.prompt_path, cwd=excluded.cwd, ready=0, "
+         "created_at_ms=excluded.created_at_ms");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
+  s.bind(1, p.supervisor);
+  s.bind(2, p.session_id);
+  s.bind(3, p.new_session_id);
+  s.bind(4, p.prompt_path);
+  s.bind(5, p.cwd);
+  s.bind(6, util::now_ms());
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
+  return {};
+}
+
+Result<std::optional<PendingRollover>> StateStore::pending_rollover(const std::string& supervisor) {
+  Stmt s(db_, "SELECT supervisor, session_id, new_session_id, prompt_path, cwd, ready FROM pending_rollovers WHERE supervisor=?1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading pending rollovers", s.prepare_rc()));
+  s.bind(1, supervisor);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<PendingRollover>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading pending rollovers", rc));
+  return std::optional<PendingRollover>(
+      PendingRollover{s.col_text(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4), s.col_int(5) != 0});
+}
+
+Result<bool> StateStore::mark_rollover_ready(const std::string& supervisor, const std::string& session_id) {
+  Stmt s(db_, "UPDATE pending_rollovers SET ready=1 WHERE supervisor=?1 AND session_id=?2");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
+  s.bind(1, supervisor);
+  s.bind(2, session_id);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
+  return sqlite3_changes(db_) > 0;
+}
+
+Result<void> StateStore::clear_pending_rollover(const std::string& supervisor) {
+  Stmt s(db_, "DELETE FROM pending_rollovers WHERE supervisor=?1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
+  s.bind(1, supervisor);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
+  return {};
 }
 
 }  // namespace ctxkit

@@ -41,6 +41,16 @@ struct SessionRecord {
   std::string summary;                            // rollover only
 };
 
+// A rollover prepared inside a supervised session, carried out when the turn ends.
+struct PendingRollover {
+  std::string supervisor;      // the supervisor's token (CTXKIT_SUPERVISOR)
+  std::string session_id;      // the session that rolls over
+  std::string new_session_id;
+  std::string prompt_path;     // the rendered continuation prompt
+  std::string cwd;             // where the new session starts
+  bool ready = false;          // the Stop hook saw the turn end
+};
+
 // ctxkit's state database (`state.db` in the state directory): WAL, a busy timeout,
 // `synchronous=NORMAL`, schema version in `PRAGMA user_version` with migrations. The file and its
 // directory are created private (0600/0700). Safe for many processes at once, a fresh database
@@ -48,7 +58,7 @@ struct SessionRecord {
 class StateStore {
  public:
   // The schema version this build writes.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens (creating and migrating as needed) the database at `path`.
   static Result<StateStore> open(const std::filesystem::path& path, int busy_timeout_ms);
@@ -87,6 +97,18 @@ class StateStore {
   Result<SessionRecord> record_derivation(const SessionRecord& parent, const SessionRecord& child,
                                           const std::string& end_reason, std::optional<int64_t> context_at_end,
                                           std::optional<int64_t> tokens_saved, const std::string& ended_at);
+  // Records a session the first time any hook sees it (nothing if it is known).
+  Result<void> record_session_seen(const SessionRecord& session);
+
+  // Stores a pending rollover for a supervisor (replacing an older one).
+  Result<void> put_pending_rollover(const PendingRollover& p);
+  // The pending rollover of a supervisor, if any.
+  Result<std::optional<PendingRollover>> pending_rollover(const std::string& supervisor);
+  // Marks the pending rollover of (supervisor, session) ready; returns whether there was one.
+  Result<bool> mark_rollover_ready(const std::string& supervisor, const std::string& session_id);
+  // Removes the pending rollover of a supervisor (carried out).
+  Result<void> clear_pending_rollover(const std::string& supervisor);
+
   // The sessions whose parent is `session_id`.
   Result<std::vector<SessionRecord>> children(const std::string& session_id);
 

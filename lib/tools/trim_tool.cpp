@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "archive.hpp"
+#include "session_archiver.hpp"
 #include "config.hpp"
 #include "context_meter.hpp"
 #include "session_locator.hpp"
@@ -149,6 +150,11 @@ int run_trim(const std::vector<std::string>& args, ToolContext& ctx) {
   if (!outcome) return error(outcome.error().message);
   const TrimOutcome& o = *outcome;
   const TrimStats& s = o.stats;
+  std::string index_note;
+  if (!dry_run) {
+    // Whatever is archived is searchable.
+    if (auto r = index_archived(where, project, parent_id, state_dir, cfg.archive, nullptr); !r) index_note = r.error().message;
+  }
 
   // Record lineage (trim only when something was written).
   std::string state_note;
@@ -242,6 +248,7 @@ int run_trim(const std::vector<std::string>& args, ToolContext& ctx) {
     ctx.out << fmt::format("Note: {} lines were added to the session after the snapshot; they are not in the trimmed copy.\n", o.late_lines);
   ctx.out << "Continue in the trimmed session with:\n  " << resume << '\n';
   if (!state_note.empty()) ctx.err << kTool << ": " << state_note << '\n';
+  else if (!index_note.empty()) ctx.err << kTool << ": " << index_note << '\n';
   return 0;
 }
 

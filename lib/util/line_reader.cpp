@@ -26,7 +26,8 @@ LineReader::~LineReader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<LineReader> LineReader::open(const std::filesystem::path& path, std::optional<uint64_t> limit, size_t chunk) {
+Result<LineReader> LineReader::open(const std::filesystem::path& path, std::optional<uint64_t> limit, size_t chunk,
+                                   uint64_t start, uint64_t first_line) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
@@ -40,7 +41,11 @@ Result<LineReader> LineReader::open(const std::filesystem::path& path, std::opti
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   uint64_t size = static_cast<uint64_t>(st.st_size);
-  return LineReader(fd, limit ? std::min(*limit, size) : size, chunk, path.string());
+  LineReader reader(fd, limit ? std::min(*limit, size) : size, chunk, path.string());
+  reader.file_pos_ = std::min(start, reader.limit_);
+  reader.consumed_ = reader.file_pos_;
+  reader.number_ = first_line > 0 ? first_line - 1 : 0;
+  return reader;
 }
 
 Result<std::optional<LineReader::Line>> LineReader::next() {

@@ -25,9 +25,10 @@ class LineReader {
     uint64_t offset = 0;     // of the first byte in the file
   };
 
-  // Opens `path`; `limit` bytes are read at most (nullopt: the size now).
+  // Opens `path`; `limit` bytes are read at most (nullopt: the size now). Reading starts at
+  // `start` (a line boundary), whose line is numbered `first_line`.
   static Result<LineReader> open(const std::filesystem::path& path, std::optional<uint64_t> limit = {},
-                                 size_t chunk = 8 << 20);
+                                 size_t chunk = 8 << 20, uint64_t start = 0, uint64_t first_line = 1);
   LineReader(LineReader&& other) noexcept;
   LineReader& operator=(LineReader&&) = delete;
   LineReader(const LineReader&) = delete;

@@ -36,6 +36,7 @@ CTXKIT_BUILD_DIR="$BUILD" "$SRC/install.sh" --prefix "$T/prefix" > "$T/out1" || 
 S="$HOME/.claude/settings.json"
 [ "$(grep -c "\"command\": \"$T/prefix/bin/ctx-remind\"" "$S")" -eq 1 ] || fail "ctx-remind not registered once"
 grep -q "\"command\": \"$T/prefix/bin/ctx-status\"" "$S" || fail "status line not registered"
+[ "$(grep -c "\"command\": \"$T/prefix/bin/ctx-session-hook\"" "$S")" -eq 3 ] || fail "session hooks not registered"
 grep -q '"command": "prettier --write"' "$S" || fail "the user's hook is gone"
 ls "$HOME/.claude/" | grep -q '^settings.json.ctxkit-backup-' || fail "no backup"
 cmp -s "$(ls "$HOME"/.claude/settings.json.ctxkit-backup-* | head -1)" "$T/original.json" || fail "backup differs from the original"
@@ -56,4 +57,5 @@ cmp -s "$S" "$T/after1.json" || fail "a second install changed settings.json"
 cmp -s "$S" "$T/original.json" || { diff "$S" "$T/original.json" >&2; fail "uninstall did not restore the user's settings"; }
 [ -z "$(find "$T/prefix" -type f)" ] || fail "files left behind: $(find "$T/prefix" -type f)"
 [ ! -e "$HOME/.claude/skills/trim" ] || fail "the skill was left behind"
+[ ! -e "$HOME/.claude/skills/rollover" ] || fail "the rollover skill was left behind"
 echo "install round trip: ok"

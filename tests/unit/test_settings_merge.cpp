@@ -19,7 +19,7 @@ TEST(SettingsMerge, AddsHookAndStatusLineKeepingUserEntries) {
   EXPECT_EQ(s["statusLine"]["command"], "/opt/ctx/bin/ctx-status");
   // Key order of the user's file survives.
   EXPECT_EQ(s.begin().key(), "model");
-  EXPECT_TRUE(r.created.empty());
+  EXPECT_EQ(r.created, (std::vector<std::string>{"hooks.SessionStart", "hooks.Stop", "hooks.SessionEnd"}));
 }
 
 TEST(SettingsMerge, RunningTwiceRegistersOnce) {
@@ -30,7 +30,10 @@ TEST(SettingsMerge, RunningTwiceRegistersOnce) {
   merge_settings(s, default_plan("/b"), r2);
   EXPECT_FALSE(r2.changed);
   EXPECT_EQ(s, once);
-  EXPECT_EQ(r1.created, (std::vector<std::string>{"hooks", "hooks.PostToolUse"}));
+  EXPECT_EQ(r1.created, (std::vector<std::string>{"hooks", "hooks.PostToolUse", "hooks.SessionStart", "hooks.Stop",
+                                                  "hooks.SessionEnd"}));
+  EXPECT_EQ(s["hooks"]["SessionEnd"][0]["hooks"][0]["command"], "/b/ctx-session-hook");
+  EXPECT_FALSE(s["hooks"]["SessionEnd"][0].contains("matcher"));
 }
 
 TEST(SettingsMerge, UsersOwnStatusLineIsKept) {
@@ -54,7 +57,7 @@ TEST(SettingsMerge, UninstallRemovesExactlyWhatWasAdded) {
   EXPECT_FALSE(s.contains("statusLine"));
   s["hooks"]["PostToolUse"][0]["hooks"].clear();
   s["hooks"].erase("PostToolUse");
-  EXPECT_EQ(s, original);
+  EXPECT_EQ(s, original);  // the user's Stop hook stays, ours is gone
 }
 
 TEST(SettingsMerge, UninstallDropsContainersItCreated) {

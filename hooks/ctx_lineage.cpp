@@ -1,0 +1,5 @@
+#include "tools/lineage_tool.hpp"
+
+int main(int argc, char** argv) {
+  return ctxkit::guarded_main("ctx-lineage", argc, argv, 1, ctxkit::run_lineage);
+}

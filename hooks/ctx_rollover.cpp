@@ -1,0 +1,5 @@
+#include "tools/rollover_tool.hpp"
+
+int main(int argc, char** argv) {
+  return ctxkit::guarded_main("ctx-rollover", argc, argv, 1, ctxkit::run_rollover);
+}

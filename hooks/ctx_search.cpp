@@ -1,0 +1,5 @@
+#include "tools/search_tool.hpp"
+
+int main(int argc, char** argv) {
+  return ctxkit::guarded_main("ctx-search", argc, argv, 1, ctxkit::run_search);
+}

@@ -1,0 +1,5 @@
+#include "tools/session_hook_tool.hpp"
+
+int main(int argc, char** argv) {
+  return ctxkit::guarded_main("ctx-session-hook", argc, argv, 1, ctxkit::run_session_hook);
+}
