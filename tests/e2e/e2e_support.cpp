@@ -17,8 +17,9 @@ std::map<std::string, std::string> to_map(const util::Env& env) {
 }  // namespace
 
 util::ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args,
-                             const std::string& stdin_data, const util::Env& env) {
+                             const std::string& stdin_data, const util::Env& env, const std::filesystem::path& cwd) {
   util::ProcessSpec spec;
+  if (!cwd.empty()) spec.cwd = cwd;
   spec.argv.push_back(std::string(CTXKIT_BIN_DIR) + "/" + name);
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.env = to_map(env);
@@ -43,6 +44,31 @@ util::ProcessResult run_tool_as_nobody(const std::string& name, const std::strin
   auto r = util::run_process(spec);
   EXPECT_TRUE(r);
   return r ? *r : util::ProcessResult{};
+}
+
+RecordedSession::RecordedSession(size_t output_chars) {
+  namespace fs = std::filesystem;
+  fs::path src = fixtures() / "claude-sonnet-4-5/basic/transcripts";
+  dir = tmp / "home/.claude/projects/-proj";
+  fs::create_directories(dir);
+  transcript = dir / (std::string(kId) + ".jsonl");
+  std::string out;
+  for (const auto& line : file_lines(src / (std::string(kId) + ".jsonl"))) {
+    if (line.find("\"tool_result\"") != std::string::npos && output_chars > 0) {
+      auto j = nlohmann::ordered_json::parse(line);
+      auto& block = j["message"]["content"][0];
+      std::string text;
+      for (size_t i = 0; text.size() < output_chars; ++i) text += "output line " + std::to_string(i) + " of a long command\n";
+      block["content"] = text;
+      out += j.dump() + "\n";
+    } else {
+      out += line + "\n";
+    }
+  }
+  std::ofstream(transcript) << out;
+  original = out;
+  fs::copy(src / kId, dir / kId, fs::copy_options::recursive);
+  env = tmp.env();
 }
 
 size_t line_count(const std::string& text) {

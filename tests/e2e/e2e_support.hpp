@@ -13,7 +13,20 @@ namespace ctxkit::test {
 // Runs a built ctxkit program (by name) with `args`, `stdin_data` and exactly the environment
 // `env` (nothing inherited). Fails the test if it cannot be started.
 util::ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args,
-                             const std::string& stdin_data, const util::Env& env);
+                             const std::string& stdin_data, const util::Env& env,
+                             const std::filesystem::path& cwd = {});
+
+// A recorded session (with its subagent file) under HOME/.claude/projects/-proj in a temp dir,
+// its tool outputs enlarged to `output_chars` (as a long session's would be; 0 keeps them).
+struct RecordedSession {
+  static constexpr const char* kId = "e276539b-fd98-4786-afff-185c4144940f";
+  TempDir tmp;
+  std::filesystem::path dir, transcript;
+  std::string original;
+  util::Env env;
+  explicit RecordedSession(size_t output_chars = 20000);
+  std::filesystem::path state() const { return tmp / "home/.local/state/ctxkit"; }
+};
 
 // The same, as another user (uid/gid 65534) when running as root; used where root's
 // permission bypass would hide the case. Returns exit code -1 if that is not possible.

@@ -16,38 +16,7 @@ using ojson = nlohmann::ordered_json;
 
 const std::string kSid = "e276539b-fd98-4786-afff-185c4144940f";
 
-// A recorded session (with its subagent file) placed under HOME/.claude/projects/-proj, its
-// Bash outputs enlarged to `output_chars` (as a long session's would be).
-struct Session {
-  TempDir tmp;
-  fs::path dir, transcript;
-  std::string original;
-  util::Env env;
-  explicit Session(size_t output_chars = 20000) {
-    fs::path src = fixtures() / "claude-sonnet-4-5/basic/transcripts";
-    dir = tmp / "home/.claude/projects/-proj";
-    fs::create_directories(dir);
-    transcript = dir / (kSid + ".jsonl");
-    std::string out;
-    for (const auto& line : file_lines(src / (kSid + ".jsonl"))) {
-      if (line.find("\"tool_result\"") != std::string::npos && output_chars > 0) {
-        ojson j = ojson::parse(line);
-        auto& block = j["message"]["content"][0];
-        std::string text;
-        for (size_t i = 0; text.size() < output_chars; ++i) text += "output line " + std::to_string(i) + " of a long command\n";
-        block["content"] = text;
-        out += j.dump() + "\n";
-      } else {
-        out += line + "\n";
-      }
-    }
-    std::ofstream(transcript) << out;
-    original = out;
-    fs::copy(src / kSid, dir / kSid, fs::copy_options::recursive);
-    env = tmp.env();
-  }
-  fs::path state() const { return tmp / "home/.local/state/ctxkit"; }
-};
+using Session = RecordedSession;
 
 std::string new_id_from(const std::string& out) {
   auto pos = out.find("claude --resume ");

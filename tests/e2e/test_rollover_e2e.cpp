@@ -1,0 +1,262 @@
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "e2e/e2e_support.hpp"
+#include "state_store.hpp"
+
+namespace ctxkit::test {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const std::string kSid = RecordedSession::kId;
+
+// A session, a summary, and a stand-in `claude` on PATH that records its argv and cwd.
+struct Rig : RecordedSession {
+  fs::path bin, log, summary, caller;
+  explicit Rig(size_t output_chars = 20000) : RecordedSession(output_chars) {
+    bin = tmp / "bin";
+    fs::create_directories(bin);
+    log = tmp / "standin.log";
+    std::ofstream(bin / "claude") << "#!/bin/sh\n{ printf 'cwd=%s\\n' \"$(pwd)\"; for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done; } >> \"$STANDIN_LOG\"\nexit 0\n";
+    fs::permissions(bin / "claude", fs::perms::owner_all);
+    summary = tmp.write("summary.md", "### Current Task\nWire the flux-capacitor.\n\n### Immediate Next Steps\n1. Run the tests.\n");
+    caller = tmp / "caller";
+    fs::create_directories(caller);
+    env.set("PATH", bin.string() + ":/usr/bin:/bin");
+    env.set("STANDIN_LOG", log.string());
+  }
+  std::string standin() const { return fs::exists(log) ? read_file(log) : std::string(); }
+  std::string arg_after(const std::string& flag) const {
+    std::string l = standin();
+    auto p = l.find("arg=" + flag + "\narg=");
+    if (p == std::string::npos) return "";
+    auto start = p + flag.size() + 9;
+    return l.substr(start, l.find('\n', start) - start);
+  }
+};
+
+TEST(Rollover, OutsideClaudeCodeStartsTheNewSessionInTheCallersDirectory) {
+  Rig r;
+  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "", r.env, r.caller);
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  std::string log = r.standin();
+  EXPECT_NE(log.find("cwd=" + r.caller.string() + "\n"), std::string::npos) << log;
+  std::string id = r.arg_after("--session-id");
+  ASSERT_EQ(id.size(), 36u) << log;
+  EXPECT_NE(log.find("arg=## Session Continuation"), std::string::npos);
+  EXPECT_NE(log.find("This is session #2 in this line of work. The previous session rolled over at 90% context"), std::string::npos) << log;
+  EXPECT_NE(log.find("Wire the flux-capacitor."), std::string::npos);
+  EXPECT_NE(log.find("/ctx-search \"what you need to find\""), std::string::npos);
+  EXPECT_NE(log.find("Parent session: " + kSid), std::string::npos);
+  EXPECT_EQ(log.find("arg=-p\n"), std::string::npos);
+  // The lineage is recorded; the transcript Claude Code owns is untouched.
+  auto lineage = json::parse(run_tool("ctx-lineage", {id, "--json"}, "", r.env).out);
+  ASSERT_EQ(lineage.size(), 2u);
+  EXPECT_EQ(lineage[0]["session_id"], kSid);
+  EXPECT_EQ(lineage[0]["end_reason"], "rollover");
+  EXPECT_EQ(lineage[0]["context_at_end"], 90);
+  EXPECT_EQ(lineage[1]["session_id"], id);
+  EXPECT_EQ(lineage[1]["parent_id"], kSid);
+  EXPECT_EQ(read_file(r.transcript), r.original);
+}
+
+TEST(Rollover, PrintModeBinaryAndExtraArguments) {
+  Rig r;
+  fs::copy_file(r.bin / "claude", r.bin / "other-claude");
+  r.env.set("CTXKIT_ROLLOVER_CLAUDE_ARGS", "--model,opus");
+  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid, "--print", "--claude-bin", "other-claude"},
+                      "", r.env, r.caller);
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  std::string log = r.standin();
+  EXPECT_NE(log.find("arg=--model\narg=opus\narg=-p\narg=--session-id\n"), std::string::npos) << log;
+}
+
+TEST(Rollover, InsideClaudeCodeItPreparesAndPrintsTheOneCommand) {
+  Rig r;
+  r.env.set("CLAUDECODE", "1");
+  r.env.set("CLAUDE_CODE_SESSION_ID", kSid);
+  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string()}, "", r.env, r.caller);
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(r.standin(), "");  // no second client under the agent
+  const std::string prefix = "  cd " + r.caller.string() + " && claude --session-id ";
+  auto pos = res.out.find(prefix);
+  ASSERT_NE(pos, std::string::npos) << res.out;
+  std::string id = res.out.substr(pos + prefix.size(), 36);
+  fs::path prompt = r.state() / "rollovers" / (id + ".md");
+  EXPECT_NE(res.out.find("\"$(cat " + prompt.string() + ")\""), std::string::npos) << res.out;
+  EXPECT_NE(read_file(prompt).find("Wire the flux-capacitor."), std::string::npos);
+  struct stat st {};
+  ASSERT_EQ(::stat(prompt.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST(Rollover, SupervisorEndsTheClientAfterTheTurnAndStartsTheNewSession) {
+  Rig r;
+  // The first client does what the agent and the client do: the skill runs ctx-rollover, then
+  // the turn ends (Stop hook), then it waits to be ended. The second records its arguments.
+  std::string script = "#!/bin/sh\n"
+                       "case \" $* \" in *\" --session-id \"*)\n"
+                       "  { printf 'second cwd=%s\\n' \"$(pwd)\"; for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done; } >> \"$STANDIN_LOG\"; exit 7 ;;\n"
+                       "esac\n"
+                       "printf 'first %s\\n' \"$*\" >> \"$STANDIN_LOG\"\n"
+                       "CLAUDECODE=1 CLAUDE_CODE_SESSION_ID=" + kSid + " " CTXKIT_BIN_DIR "/ctx-rollover --summary-file " + r.summary.string() + " >/dev/null\n"
+                       "printf '{\"session_id\":\"" + kSid + "\",\"transcript_path\":\"" + r.transcript.string() + "\",\"cwd\":\"/\",\"hook_event_name\":\"Stop\"}' | " CTXKIT_BIN_DIR "/ctx-session-hook Stop\n"
+                       "trap 'kill $! 2>/dev/null; echo \"first got TERM\" >> \"$STANDIN_LOG\"; exit 143' TERM\n"
+                       "sleep 30 & wait\n";
+  std::ofstream(r.bin / "claude") << script;
+  auto start = std::chrono::steady_clock::now();
+  auto res = run_tool("ctx-rollover", {"--supervise", "--", "claude", "--model", "opus", "first prompt"}, "", r.env, r.caller);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(res.exit_code, 7) << res.err;  // the last child's status
+  EXPECT_LT(took, std::chrono::seconds(20));
+  std::string log = r.standin();
+  EXPECT_NE(log.find("first --model opus first prompt\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("first got TERM\n"), std::string::npos) << log;
+  // The new session starts in the session's directory (the recorded one does not exist on this
+  // machine, so where the client ran).
+  EXPECT_NE(log.find("second cwd=" + r.caller.string() + "\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("arg=--model\narg=opus\narg=--session-id\narg="), std::string::npos) << log;
+  EXPECT_EQ(log.find("arg=first prompt"), std::string::npos);
+  EXPECT_NE(log.find("arg=## Session Continuation"), std::string::npos);
+}
+
+TEST(Rollover, SupervisorForwardsAnInterruptAndExitsWithTheChildsStatus) {
+  Rig r;
+  std::ofstream(r.bin / "claude") << "#!/bin/sh\ntrap 'kill $! 2>/dev/null; echo got INT >> \"$STANDIN_LOG\"; exit 130' INT\nsleep 30 & wait\n";
+  r.env.set("PATH", r.bin.string() + ":/usr/bin:/bin");
+  util::ProcessSpec spec;
+  spec.argv = {"/usr/bin/timeout", "--preserve-status", "-s", "INT", "1", CTXKIT_BIN_DIR "/ctx-rollover", "--supervise", "--", "claude"};
+  spec.env = std::map<std::string, std::string>(r.env.vars().begin(), r.env.vars().end());
+  spec.timeout = std::chrono::seconds(30);
+  auto res = util::run_process(spec);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->exit_code, 130) << res->err;
+  EXPECT_EQ(r.standin(), "got INT\n");
+}
+
+TEST(Rollover, LineageAcrossTrimRolloverRollover) {
+  Rig r;
+  auto t = json::parse(run_tool("ctx-trim", {kSid, "--json"}, "", r.env).out);
+  std::string trimmed = t["session_id"];
+  auto first = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", trimmed}, "", r.env, r.caller);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::string second_id = r.arg_after("--session-id");
+  // The client would now write the new session's transcript.
+  fs::copy_file(r.dir / (trimmed + ".jsonl"), r.dir / (second_id + ".jsonl"));
+  fs::remove(r.log);
+  auto second = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", second_id}, "", r.env, r.caller);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  std::string third_id = r.arg_after("--session-id");
+  EXPECT_NE(r.standin().find("This is session #4 in this line of work."), std::string::npos);
+  auto chain = json::parse(run_tool("ctx-lineage", {second_id, "--json"}, "", r.env).out);
+  ASSERT_EQ(chain.size(), 4u) << chain.dump();
+  EXPECT_EQ(chain[0]["session_id"], kSid);
+  EXPECT_EQ(chain[0]["end_reason"], "trim");
+  EXPECT_EQ(chain[1]["session_id"], trimmed);
+  EXPECT_EQ(chain[1]["end_reason"], "rollover");
+  EXPECT_EQ(chain[2]["session_id"], second_id);
+  EXPECT_EQ(chain[2]["end_reason"], "rollover");
+  EXPECT_TRUE(chain[2]["current"].get<bool>());
+  EXPECT_EQ(chain[3]["session_id"], third_id);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(chain[i]["number"], i + 1);
+  auto text = run_tool("ctx-lineage", {second_id}, "", r.env);
+  EXPECT_NE(text.out.find("* #3 " + second_id), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("#1 " + kSid), std::string::npos);
+}
+
+TEST(Search, FindsWhatOnlyAToolOutputSaidAndShowsTheUntrimmedOriginal) {
+  Rig r;
+  auto t = run_tool("ctx-trim", {kSid}, "", r.env);  // archives and indexes the original
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  ASSERT_EQ(t.err, "");
+  ASSERT_TRUE(fs::exists(r.state() / "archive/index.db")) << t.out;
+  auto hits = json::parse(run_tool("ctx-search", {"output line 500 of", "--json"}, "", r.env).out);
+  ASSERT_FALSE(hits.empty());
+  EXPECT_EQ(hits[0]["session_id"], kSid);
+  EXPECT_EQ(hits[0]["role"], "tool_result");
+  std::string where = kSid + ":" + std::to_string(hits[0]["line"].get<int>());
+  auto show = run_tool("ctx-search", {"--show", where}, "", r.env);
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("output line 500 of a long command"), std::string::npos);
+  EXPECT_EQ(show.out.find("[...truncated"), std::string::npos);
+  auto text = run_tool("ctx-search", {"flux-capacitor"}, "", r.env);
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_EQ(text.out, "No matches.\n");
+  auto odd = run_tool("ctx-search", {"engine.c:42", "AND", "(", "\"", "*"}, "", r.env);
+  EXPECT_EQ(odd.exit_code, 0) << odd.err;  // FTS5 syntax is never the user's syntax
+}
+
+TEST(Search, ProjectsAndSessionsCanBeExcluded) {
+  Rig r;
+  r.env.set("CTXKIT_ARCHIVE_EXCLUDE_PROJECTS", "-proj");
+  ASSERT_EQ(run_tool("ctx-trim", {kSid}, "", r.env).exit_code, 0);
+  EXPECT_TRUE(fs::exists(r.state() / "archive/-proj" / (kSid + ".jsonl")));  // archived
+  auto found = run_tool("ctx-search", {"output line 500"}, "", r.env);  // not indexed
+  EXPECT_EQ(found.exit_code, 0);
+  EXPECT_EQ(found.out.find(kSid), std::string::npos) << found.out;
+}
+
+TEST(SessionHook, SessionEndArchivesInTheBackgroundAndStartRecordsTheSession) {
+  Rig r(0);
+  json start = {{"session_id", kSid}, {"transcript_path", r.transcript.string()}, {"cwd", "/"}, {"hook_event_name", "SessionStart"}, {"source", "startup"}};
+  auto s = run_tool("ctx-session-hook", {"SessionStart"}, start.dump(), r.env);
+  EXPECT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_EQ(s.out, "");
+  auto lineage = json::parse(run_tool("ctx-lineage", {kSid, "--json"}, "", r.env).out);
+  EXPECT_EQ(lineage[0]["number"], 1);
+  json end = {{"session_id", kSid}, {"transcript_path", r.transcript.string()}, {"cwd", "/"}, {"hook_event_name", "SessionEnd"}, {"reason", "other"}};
+  auto e = run_tool("ctx-session-hook", {"SessionEnd"}, end.dump(), r.env);
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_EQ(e.out, "");
+  bool found = false;
+  for (int i = 0; i < 200 && !found; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto hits = run_tool("ctx-search", {"kitchen-sink", "--json"}, "", r.env);
+    found = hits.exit_code == 0 && hits.out.starts_with("[{");
+  }
+  EXPECT_TRUE(found) << "the ended session was not archived and indexed";
+  EXPECT_EQ(read_file(r.state() / "archive/-proj" / (kSid + ".jsonl")), r.original);
+}
+
+TEST(Rollover, BadInputIsOneLineAndRecordsNothing) {
+  Rig r;
+  auto expect_nothing_recorded = [&] {
+    EXPECT_EQ(r.standin(), "");
+    auto l = run_tool("ctx-lineage", {kSid}, "", r.env);
+    EXPECT_EQ(l.exit_code, 1);
+    EXPECT_FALSE(fs::exists(r.state() / "rollovers") && !fs::is_empty(r.state() / "rollovers"));
+  };
+  fs::path empty = r.tmp.write("empty.md", "\n \n");
+  auto res = run_tool("ctx-rollover", {"--summary-file", empty.string(), "--session", kSid}, "", r.env, r.caller);
+  EXPECT_EQ(res.exit_code, 1);
+  EXPECT_EQ(res.err, "ctx-rollover: error: summary file " + empty.string() + " is empty\n");
+  res = run_tool("ctx-rollover", {"--summary-file", (r.tmp / "none.md").string(), "--session", kSid}, "", r.env, r.caller);
+  EXPECT_EQ(res.err, "ctx-rollover: error: summary file " + (r.tmp / "none.md").string() + " does not exist\n");
+  res = run_tool("ctx-rollover", {"--session", kSid}, "", r.env, r.caller);
+  EXPECT_EQ(res.err, "ctx-rollover: error: --summary-file is required (write the handoff summary to a file first)\n");
+  res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", "01234567-89ab-cdef-0123-456789abcdef"}, "", r.env, r.caller);
+  EXPECT_EQ(res.exit_code, 1);
+  EXPECT_EQ(line_count(res.err), 1u);
+  res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid, "--claude-bin", "no-such-claude"}, "", r.env, r.caller);
+  EXPECT_EQ(res.exit_code, 1);
+  EXPECT_EQ(res.err, "ctx-rollover: error: no-such-claude not found in PATH (set rollover.claude_bin or pass --claude-bin)\n");
+  util::Env blocked = r.env;
+  r.tmp.write("blocker", "a file where the state directory should be");
+  blocked.set("CTXKIT_STATE_DIR", (r.tmp / "blocker/ctxkit").string());
+  res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "", blocked, r.caller);
+  EXPECT_EQ(res.exit_code, 1);
+  EXPECT_EQ(line_count(res.err), 1u) << res.err;
+  EXPECT_TRUE(res.err.starts_with("ctx-rollover: error: creating state directory ")) << res.err;
+  expect_nothing_recorded();
+  auto s = run_tool("ctx-search", {}, "", r.env);
+  EXPECT_EQ(s.exit_code, 0);  // nothing archived yet is not an error
+}
+
+}  // namespace
+}  // namespace ctxkit::test
