@@ -142,6 +142,13 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
       archive->write(line.text);
       archive->write("\n");
     }
+    if (out.first_timestamp.empty()) {
+      auto pos = line.text.find("\"timestamp\":\"");
+      if (pos != std::string_view::npos) {
+        auto end = line.text.find('"', pos + 13);
+        if (end != std::string_view::npos) out.first_timestamp = std::string(line.text.substr(pos + 13, end - pos - 13));
+      }
+    }
     if (out.cwd.empty()) {
       auto pos = line.text.find("\"cwd\":\"");
       if (pos != std::string_view::npos) {

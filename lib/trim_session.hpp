@@ -33,6 +33,7 @@ struct TrimOutcome {
   TrimStats stats;
   std::string session_id;                 // the original's id (file name stem)
   std::string cwd;                        // from the transcript, for the resume command
+  std::string first_timestamp;            // when the session started (its first timestamp)
   std::filesystem::path output;           // the new transcript ("" when nothing was written)
   bool written = false;
   bool archived = false;                  // the archive copy was written now

@@ -262,15 +262,17 @@ int run_rollover(const std::vector<std::string>& args_in, ToolContext& ctx) {
   const std::string parent_id = path.stem().string();
   const std::string project = path.parent_path().filename().string();
   std::optional<int> pct;
-  std::string cwd;
+  std::string cwd, first_timestamp;
   if (auto scan = scan_transcript_tail(path, ""); scan && scan->reading) pct = make_figure(cfg.context, {}, scan->reading->tokens).percent;
   {
     // The session's working directory, for the new session and the printed command.
     std::ifstream in(path);
     std::string line;
-    for (int i = 0; i < 200 && std::getline(in, line) && cwd.empty(); ++i) {
+    for (int i = 0; i < 200 && std::getline(in, line) && (cwd.empty() || first_timestamp.empty()); ++i) {
       auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_object() && j.contains("cwd") && j["cwd"].is_string()) cwd = j["cwd"].get<std::string>();
+      if (!j.is_object()) continue;
+      if (cwd.empty() && j.contains("cwd") && j["cwd"].is_string()) cwd = j["cwd"].get<std::string>();
+      if (first_timestamp.empty() && j.contains("timestamp") && j["timestamp"].is_string()) first_timestamp = j["timestamp"].get<std::string>();
     }
   }
   // Outside Claude Code the new session starts where the caller is; otherwise in the session's
@@ -304,6 +306,7 @@ int run_rollover(const std::vector<std::string>& args_in, ToolContext& ctx) {
   parent.project = project;
   parent.transcript = path.string();
   parent.cwd = cwd;
+  parent.started_at = first_timestamp;
   child.session_id = new_id;
   child.project = project;
   child.transcript = (path.parent_path() / (new_id + ".jsonl")).string();

@@ -170,6 +170,7 @@ int run_trim(const std::vector<std::string>& args, ToolContext& ctx) {
       parent.project = project;
       parent.transcript = path.string();
       parent.cwd = o.cwd;
+      parent.started_at = o.first_timestamp;
       child.session_id = req.new_session_id;
       child.project = project;
       child.transcript = o.output.string();

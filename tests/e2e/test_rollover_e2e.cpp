@@ -61,6 +61,7 @@ TEST(Rollover, OutsideClaudeCodeStartsTheNewSessionInTheCallersDirectory) {
   EXPECT_EQ(lineage[0]["session_id"], kSid);
   EXPECT_EQ(lineage[0]["end_reason"], "rollover");
   EXPECT_EQ(lineage[0]["context_at_end"], 90);
+  EXPECT_EQ(lineage[0]["started_at"], "2026-11-21T12:55:27.282Z");  // from the transcript
   EXPECT_EQ(lineage[1]["session_id"], id);
   EXPECT_EQ(lineage[1]["parent_id"], kSid);
   EXPECT_EQ(read_file(r.transcript), r.original);
