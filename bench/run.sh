@@ -9,3 +9,4 @@ cmake --build "$BUILD" -j"$(nproc)" >/dev/null
 "$BUILD/bench/bench_context_meter" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true "$@"
 "$BUILD/bench/bench_remind_process" "$BUILD/hooks" "$BUILD/bench/stdin_floor" "${CTXKIT_BENCH_RUNS:-300}"
 "$BUILD/bench/bench_trim" "$BUILD/hooks" "${CTXKIT_BENCH_TRIM_RUNS:-5}"
+"$BUILD/bench/bench_search" "$BUILD/hooks" "${CTXKIT_BENCH_SEARCH_RUNS:-21}"

@@ -141,6 +141,12 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
     double r = u01(rng);
     size_t size = r < 0.70 ? 100 + rng() % 1900 : r < 0.95 ? 2000 + rng() % 18000 : 50000 + rng() % 450000;
     std::string output = filler(rng, size);
+    if (u01(rng) < 0.02) {
+      // A rare identifier, as in a real error message.
+      std::string sym = fmt::format("sym_{:012x}", rng() & 0xffffffffffffULL);
+      output += fmt::format("\nld: undefined reference to `{}'", sym);
+      if (g.rare_tokens.size() < 50) g.rare_tokens.push_back(sym);
+    }
     std::string assistant_uuid = parent;
     json res;
     head(res, true);

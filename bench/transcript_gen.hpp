@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace ctxkit::bench {
 
@@ -12,6 +13,7 @@ struct GeneratedTranscript {
   std::string last_tool_use_id;
   int64_t last_context_tokens = 0;
   uint64_t bytes = 0;
+  std::vector<std::string> rare_tokens;  // identifiers that occur once (for selective searches)
 };
 
 // Writes a transcript shaped like the client's (queue operations, user prompts, attachments,

@@ -1,0 +1,149 @@
+// The searchable archive on a generated archive of >= 1 GB (12 sessions of ~90 MB, cached in
+// $CTXKIT_BENCH_DIR, default /var/tmp/ctxkit-bench):
+//   indexing throughput (MB/s of transcript),
+//   ctx-search latency (whole process, median of runs) for selective queries (identifiers that
+//   occur once, error strings) and for common words (target: selective median <= 50 ms),
+//   indexing an appended 1 MB in a small archive and in the 1 GB one (target: the same cost).
+//
+//   bench_search BIN_DIR [RUNS]
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/core.h>
+#include <fstream>
+#include <map>
+
+#include "search_index.hpp"
+#include "transcript_gen.hpp"
+#include "util/process.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+using clk = std::chrono::steady_clock;
+
+double ms_since(clk::time_point t) { return std::chrono::duration<double, std::milli>(clk::now() - t).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Appends ~`bytes` of realistic lines (another generated transcript's) to `to`.
+void append_mb(const fs::path& to, const fs::path& scratch, uint64_t bytes, uint32_t seed) {
+  ctxkit::bench::generate_transcript(scratch, bytes, 50, seed);
+  std::ifstream in(scratch, std::ios::binary);
+  std::ofstream out(to, std::ios::binary | std::ios::app);
+  out << in.rdbuf();
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fmt::print(stderr, "usage: bench_search BIN_DIR [RUNS]\n");
+    return 1;
+  }
+  std::string search_bin = std::string(argv[1]) + "/ctx-search";
+  int runs = argc > 2 ? std::atoi(argv[2]) : 21;
+  const char* d = std::getenv("CTXKIT_BENCH_DIR");
+  fs::path dir = fs::path(d && *d ? d : "/var/tmp/ctxkit-bench") / "search";
+  fs::path state = dir / "state/ctxkit";
+  fs::path archive = state / "archive/-bench";
+  fs::create_directories(archive);
+  fs::path db = state / "archive/index.db";
+  fs::remove(db);
+  fs::remove(fs::path(db.string() + "-wal"));
+  fs::remove(fs::path(db.string() + "-shm"));
+
+  // 1. The archive and its index.
+  std::vector<std::string> rare;
+  uint64_t total = 0;
+  std::vector<std::pair<fs::path, std::string>> files;
+  for (uint32_t i = 0; i < 12; ++i) {
+    fs::path f = archive / fmt::format("session-{:02}.jsonl", i);
+    auto g = ctxkit::bench::generate_transcript(f, 90ull << 20, 60, 1000 + i);
+    total += g.bytes;
+    for (size_t k = 0; k < 3 && k < g.rare_tokens.size(); ++k) rare.push_back(g.rare_tokens[k]);
+    files.emplace_back(f, g.session_id);
+  }
+  auto index = ctxkit::SearchIndex::open(db);
+  if (!index) {
+    fmt::print(stderr, "{}\n", index.error().message);
+    return 1;
+  }
+  auto t0 = clk::now();
+  uint64_t rows = 0;
+  for (const auto& [f, sid] : files) {
+    auto r = index->index_file(f, sid, "-bench", "ctxkit:no-index");
+    if (!r) {
+      fmt::print(stderr, "{}\n", r.error().message);
+      return 1;
+    }
+    rows += r->rows_added;
+  }
+  double index_s = ms_since(t0) / 1000;
+  fmt::print("archive: {:.2f} GB in {} sessions, {} messages indexed in {:.1f} s ({:.1f} MB/s); index {:.0f} MB\n",
+             static_cast<double>(total) / (1 << 30), files.size(), rows, index_s,
+             static_cast<double>(total) / (1 << 20) / index_s, static_cast<double>(fs::file_size(db)) / (1 << 20));
+
+  // 2. Search latency, whole process.
+  std::map<std::string, std::string> env = {{"HOME", dir.string()}, {"PATH", "/usr/bin:/bin"},
+                                            {"XDG_STATE_HOME", (dir / "state").string()}};
+  auto latency = [&](const std::string& query) {
+    std::vector<double> t;
+    size_t hits = 0;
+    for (int i = 0; i < runs; ++i) {
+      ctxkit::util::ProcessSpec spec;
+      spec.argv = {search_bin, query, "--limit", "20"};
+      spec.env = env;
+      auto s = clk::now();
+      auto r = ctxkit::util::run_process(spec);
+      t.push_back(ms_since(s));
+      if (r) hits = static_cast<size_t>(std::count(r->out.begin(), r->out.end(), '\n')) / 2;
+    }
+    return std::make_pair(median(t), hits);
+  };
+  std::vector<std::pair<std::string, std::string>> queries;
+  for (size_t i = 0; i < rare.size() && i < 6; ++i) queries.emplace_back("identifier", rare[i]);
+  queries.emplace_back("error string", "undefined reference to `" + rare.front() + "'");
+  queries.emplace_back("file:line", "src/engine.c:42 " + rare.back());
+  queries.emplace_back("common word", "function");
+  queries.emplace_back("common words", "delta gamma return");
+  bool ok = true;
+  std::vector<double> selective;
+  fmt::print("{:<14} {:>10} {:>6}  query\n", "kind", "median ms", "hits");
+  for (const auto& [kind, q] : queries) {
+    auto [ms, hits] = latency(q);
+    fmt::print("{:<14} {:>10.1f} {:>6}  {}\n", kind, ms, hits, q);
+    if (kind.find("common") == std::string::npos) selective.push_back(ms);
+  }
+  double sel = median(selective);
+  fmt::print("selective queries: median {:.1f} ms (target <= 50 ms)\n", sel);
+  if (sel > 50) ok = false;
+
+  // 3. Appending 1 MB to a session in a small archive and in the 1 GB one.
+  fs::path small_state = dir / "small/ctxkit";
+  fs::create_directories(small_state / "archive/-bench");
+  fs::path small_file = small_state / "archive/-bench/session-small.jsonl";
+  auto sg = ctxkit::bench::generate_transcript(small_file, 10ull << 20, 60, 7);
+  fs::remove(small_state / "archive/index.db");
+  auto small_index = ctxkit::SearchIndex::open(small_state / "archive/index.db");
+  (void)small_index->index_file(small_file, sg.session_id, "-bench", "ctxkit:no-index");
+  std::vector<double> small_t, big_t;
+  for (uint32_t i = 0; i < 5; ++i) {
+    append_mb(small_file, dir / "append.jsonl", 1 << 20, 500 + i);
+    auto s = clk::now();
+    (void)small_index->index_file(small_file, sg.session_id, "-bench", "ctxkit:no-index");
+    small_t.push_back(ms_since(s));
+    append_mb(files.front().first, dir / "append.jsonl", 1 << 20, 600 + i);
+    s = clk::now();
+    (void)index->index_file(files.front().first, files.front().second, "-bench", "ctxkit:no-index");
+    big_t.push_back(ms_since(s));
+  }
+  double ms_small = median(small_t), ms_big = median(big_t);
+  fmt::print("indexing an appended 1 MB: {:.0f} ms in a 10 MB archive, {:.0f} ms in the {:.2f} GB one ({:.2f}x)\n", ms_small,
+             ms_big, static_cast<double>(total) / (1 << 30), ms_big / ms_small);
+  if (ms_big > 2 * ms_small + 20) ok = false;
+  fmt::print("targets: {}\n", ok ? "met" : "MISSED");
+  return ok ? 0 : 1;
+}
