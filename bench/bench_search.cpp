@@ -7,6 +7,7 @@
 //
 //   bench_search BIN_DIR [RUNS]
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "usage: bench_search BIN_DIR [RUNS]\n");
     return 1;
   }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::string search_bin = std::string(argv[1]) + "/ctx-search";
   int runs = argc > 2 ? std::atoi(argv[2]) : 21;
   const char* d = std::getenv("CTXKIT_BENCH_DIR");

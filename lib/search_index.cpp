@@ -264,13 +264,30 @@ std::string SearchIndex::fts_query(const std::string& words) {
   return out;
 }
 
-Result<std::vector<SearchHit>> SearchIndex::search(const SearchQuery& q) {
+Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
   std::string match = fts_query(q.words);
   if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
+  SearchResult result;
+  // Where the newest kMaxRanked matches begin (walking matches by rowid is cheap; ranking is not).
+  int64_t floor_rowid = 0;
+  {
+    Stmt c(db_, "SELECT rowid FROM messages WHERE messages MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2");
+    if (c.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", c.prepare_rc()));
+    c.bind(1, match);
+    c.bind(2, kMaxRanked);
+    int rc = c.step();
+    if (rc == SQLITE_ROW) {
+      floor_rowid = c.col_int(0) + 1;
+      result.capped = true;
+    } else if (rc != SQLITE_DONE) {
+      return std::unexpected(error("searching", rc));
+    }
+  }
   std::string sql =
       "SELECT session_id, project, line, timestamp, role, snippet(messages, 0, '[', ']', '…', 16), bm25(messages) "
       "FROM messages WHERE messages MATCH ?1";
   int n = 2;
+  if (floor_rowid > 0) sql += fmt::format(" AND rowid >= ?{}", n++);
   if (!q.project.empty()) sql += fmt::format(" AND project = ?{}", n++);
   if (!q.session.empty()) sql += fmt::format(" AND session_id = ?{}", n++);
   if (!q.since.empty()) sql += fmt::format(" AND timestamp >= ?{}", n++);
@@ -279,18 +296,18 @@ Result<std::vector<SearchHit>> SearchIndex::search(const SearchQuery& q) {
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
   int k = 1;
   s.bind(k++, match);
+  if (floor_rowid > 0) s.bind(k++, floor_rowid);
   if (!q.project.empty()) s.bind(k++, q.project);
   if (!q.session.empty()) s.bind(k++, q.session);
   if (!q.since.empty()) s.bind(k++, q.since);
   s.bind(k, static_cast<int64_t>(q.limit));
-  std::vector<SearchHit> hits;
   while (true) {
     int rc = s.step();
     if (rc == SQLITE_DONE) break;
     if (rc != SQLITE_ROW) return std::unexpected(error("searching", rc));
-    hits.push_back({s.col_text(0), s.col_text(1), s.col_int(2), s.col_text(3), s.col_text(4), s.col_text(5), s.col_double(6)});
+    result.hits.push_back({s.col_text(0), s.col_text(1), s.col_int(2), s.col_text(3), s.col_text(4), s.col_text(5), s.col_double(6)});
   }
-  return hits;
+  return result;
 }
 
 Result<std::optional<fs::path>> SearchIndex::file_of(const std::string& session_id) {

@@ -40,6 +40,12 @@ struct SearchQuery {
   int limit = 20;
 };
 
+// Ranked hits, and whether ranking was limited to the newest matches.
+struct SearchResult {
+  std::vector<SearchHit> hits;
+  bool capped = false;       // more than kMaxRanked messages matched: only the newest were ranked
+};
+
 // The full-text index of the archive: SQLite FTS5 (bm25) in its own database file, one row per
 // message (user prompt, assistant text, tool input, tool output) with session, line, time and
 // project. Indexing is incremental: only lines added since the last run are read.
@@ -61,8 +67,12 @@ class SearchIndex {
   Result<IndexReport> index_file(const std::filesystem::path& transcript, const std::string& session_id,
                                  const std::string& project, const std::string& exclude_marker);
 
-  // Ranked hits for the user's words (each word quoted: FTS5 syntax is not the user's syntax).
-  Result<std::vector<SearchHit>> search(const SearchQuery& query);
+  // At most this many matching messages (the newest) are ranked, so that a query of common words
+  // costs the same whatever the archive's size.
+  static constexpr int64_t kMaxRanked = 20000;
+
+  // Ranked hits (bm25) for the user's words (each word quoted: FTS5 syntax is not the user's).
+  Result<SearchResult> search(const SearchQuery& query);
 
   // The archived file of a session, if it was indexed.
   Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id);

@@ -94,8 +94,9 @@ int run_search(const std::vector<std::string>& args, ToolContext& ctx) {
   q.session = session;
   q.since = since;
   q.limit = limit;
-  auto hits = index->search(q);
-  if (!hits) return error(hits.error().message);
+  auto found = index->search(q);
+  if (!found) return error(found.error().message);
+  const std::vector<SearchHit>* hits = &found->hits;
   if (json_out) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& h : *hits)
@@ -114,6 +115,9 @@ int run_search(const std::vector<std::string>& args, ToolContext& ctx) {
       if (c == '\n' || c == '\r' || c == '\t') c = ' ';
     ctx.out << fmt::format("{}:{}  {}  {}  {}\n    {}\n", h.session_id, h.line, h.timestamp, h.role, h.project, snippet);
   }
+  if (found->capped)
+    ctx.out << fmt::format("(more than {} messages match; the newest {} were ranked: add words or --session/--project/--since to narrow)\n",
+                           SearchIndex::kMaxRanked, SearchIndex::kMaxRanked);
   ctx.out << fmt::format("{} hit{}; print one in full with: ctx-search --show SESSION:LINE\n", hits->size(), hits->size() == 1 ? "" : "s");
   return 0;
 }

@@ -43,16 +43,17 @@ TEST(SearchIndex, IndexesIncrementallyAndFindsIdentifiers) {
   auto r2 = idx->index_file(f, "S1", "-p", "ctxkit:no-index");
   ASSERT_TRUE(r2);
   EXPECT_EQ(r2->lines_read, 1u);  // only the new line is read
-  auto hits = idx->search({"engine.c:42", "", "", "", 10});
-  ASSERT_TRUE(hits) << hits.error().message;
+  auto found = idx->search({"engine.c:42", "", "", "", 10});
+  ASSERT_TRUE(found) << found.error().message;
+  auto* hits = &found->hits;
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].session_id, "S1");
   EXPECT_EQ((*hits)[0].line, 2);
   EXPECT_EQ((*hits)[0].role, "tool_result");
   EXPECT_EQ((*hits)[0].snippet, "error at [engine.c:42]: null pointer");
-  EXPECT_EQ(idx->search({"flux-capacitor", "", "", "", 10})->size(), 1u);
-  EXPECT_EQ(idx->search({"capacitor", "", "", "", 10})->size(), 2u);
-  EXPECT_EQ((*idx->search({"wired", "", "", "", 10}))[0].line, 3);
+  EXPECT_EQ(idx->search({"flux-capacitor", "", "", "", 10})->hits.size(), 1u);
+  EXPECT_EQ(idx->search({"capacitor", "", "", "", 10})->hits.size(), 2u);
+  EXPECT_EQ(idx->search({"wired", "", "", "", 10})->hits[0].line, 3);
 }
 
 TEST(SearchIndex, RanksByRelevanceAndFilters) {
@@ -63,14 +64,32 @@ TEST(SearchIndex, RanksByRelevanceAndFilters) {
   fs::path b = tmp.write("p2/B.jsonl", user("a long note that mentions a deadlock once among many other words here", "2026-11-19T00:00:00Z"));
   ASSERT_TRUE(idx->index_file(a, "A", "p1", ""));
   ASSERT_TRUE(idx->index_file(b, "B", "p2", ""));
-  auto hits = idx->search({"deadlock", "", "", "", 10});
+  auto found = idx->search({"deadlock", "", "", "", 10});
+  auto* hits = &found->hits;
   ASSERT_EQ(hits->size(), 2u);
   EXPECT_EQ((*hits)[0].session_id, "A");
   EXPECT_LT((*hits)[0].rank, (*hits)[1].rank);
-  EXPECT_EQ(idx->search({"deadlock", "p2", "", "", 10})->size(), 1u);
-  EXPECT_EQ(idx->search({"deadlock", "", "A", "", 10})->size(), 1u);
-  EXPECT_EQ((*idx->search({"deadlock", "", "", "2026-11-10", 10}))[0].session_id, "B");
-  EXPECT_EQ(idx->search({"deadlock", "", "", "", 1})->size(), 1u);
+  EXPECT_EQ(idx->search({"deadlock", "p2", "", "", 10})->hits.size(), 1u);
+  EXPECT_EQ(idx->search({"deadlock", "", "A", "", 10})->hits.size(), 1u);
+  EXPECT_EQ(idx->search({"deadlock", "", "", "2026-11-10", 10})->hits[0].session_id, "B");
+  EXPECT_EQ(idx->search({"deadlock", "", "", "", 1})->hits.size(), 1u);
+}
+
+TEST(SearchIndex, CommonWordsRankOnlyTheNewestMatches) {
+  test::TempDir tmp;
+  auto idx = SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx);
+  std::string lines;
+  for (int i = 0; i < SearchIndex::kMaxRanked + 50; ++i) lines += user("common word " + std::to_string(i));
+  fs::path f = tmp.write("p/S.jsonl", lines);
+  ASSERT_TRUE(idx->index_file(f, "S", "p", ""));
+  auto found = idx->search({"common", "", "", "", 5});
+  ASSERT_TRUE(found);
+  EXPECT_TRUE(found->capped);
+  ASSERT_EQ(found->hits.size(), 5u);
+  for (const auto& h : found->hits) EXPECT_GT(h.line, 50);  // the 50 oldest were not ranked
+  auto rare = idx->search({"word 7", "", "", "", 5});
+  EXPECT_FALSE(rare->capped);
 }
 
 TEST(SearchIndex, ExclusionMarkerRemovesTheSession) {
@@ -79,15 +98,15 @@ TEST(SearchIndex, ExclusionMarkerRemovesTheSession) {
   ASSERT_TRUE(idx);
   fs::path f = tmp.write("p/S.jsonl", user("secret plans for the flux-capacitor"));
   ASSERT_TRUE(idx->index_file(f, "S", "p", "ctxkit:no-index"));
-  EXPECT_EQ(idx->search({"secret", "", "", "", 10})->size(), 1u);
+  EXPECT_EQ(idx->search({"secret", "", "", "", 10})->hits.size(), 1u);
   std::ofstream(f, std::ios::app) << user("ctxkit:no-index please");
   auto r = idx->index_file(f, "S", "p", "ctxkit:no-index");
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->excluded);
-  EXPECT_EQ(idx->search({"secret", "", "", "", 10})->size(), 0u);
+  EXPECT_EQ(idx->search({"secret", "", "", "", 10})->hits.size(), 0u);
   std::ofstream(f, std::ios::app) << user("more secret text");
   EXPECT_TRUE(idx->index_file(f, "S", "p", "ctxkit:no-index")->excluded);
-  EXPECT_EQ(idx->search({"secret", "", "", "", 10})->size(), 0u);
+  EXPECT_EQ(idx->search({"secret", "", "", "", 10})->hits.size(), 0u);
 }
 
 TEST(SearchIndex, MessageTextOfEachKind) {
