@@ -246,6 +246,72 @@ Result<IndexReport> SearchIndex::index_file(const fs::path& transcript, const st
   return report;
 }
 
+namespace {
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Moves `pos` back to the start of a UTF-8 sequence.
+size_t char_start(const std::string& s, size_t pos) {
+  while (pos > 0 && pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) --pos;
+  return pos;
+}
+}  // namespace
+
+std::string make_snippet(const std::string& text, const std::string& words) {
+  constexpr size_t kBefore = 60, kAfter = 140;
+  std::vector<std::string> terms;
+  size_t i = 0;
+  while (i < words.size()) {
+    while (i < words.size() && std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+    size_t start = i;
+    while (i < words.size() && !std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+    if (i > start) terms.push_back(lower(words.substr(start, i - start)));
+  }
+  const std::string low = lower(text);
+  // Center on the rarest word that occurs (the identifier, not the common word beside it).
+  size_t first = std::string::npos, fewest = std::string::npos;
+  for (const auto& t : terms) {
+    if (t.empty()) continue;
+    size_t at = low.find(t);
+    if (at == std::string::npos) continue;
+    size_t count = 0;
+    for (size_t p = at; p != std::string::npos && count < fewest; p = low.find(t, p + t.size())) ++count;
+    if (count < fewest) {
+      fewest = count;
+      first = at;
+    }
+  }
+  if (first == std::string::npos) first = 0;
+  size_t from = char_start(text, first > kBefore ? first - kBefore : 0);
+  size_t to = char_start(text, std::min(text.size(), first + kAfter));
+  if (to < text.size() && to <= from) to = text.size();
+  // Mark every term in the window.
+  std::string out = from > 0 ? "…" : "";
+  size_t pos = from;
+  while (pos < to) {
+    size_t best = std::string::npos, len = 0;
+    for (const auto& t : terms) {
+      size_t at = t.empty() ? std::string::npos : low.find(t, pos);
+      if (at < best && at + t.size() <= to) {
+        best = at;
+        len = t.size();
+      }
+    }
+    if (best == std::string::npos) break;
+    out.append(text, pos, best - pos);
+    out += '[';
+    out.append(text, best, len);
+    out += ']';
+    pos = best + len;
+  }
+  out.append(text, pos, to - pos);
+  if (to < text.size()) out += "…";
+  return out;
+}
+
 std::string SearchIndex::fts_query(const std::string& words) {
   std::string out;
   size_t i = 0;
@@ -283,15 +349,18 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
       return std::unexpected(error("searching", rc));
     }
   }
-  std::string sql =
-      "SELECT session_id, project, line, timestamp, role, snippet(messages, 0, '[', ']', '…', 16), bm25(messages) "
-      "FROM messages WHERE messages MATCH ?1";
+  // Rank in a subquery that returns only the best rowids: SQLite computes every result column
+  // before sorting, so snippets (which read the whole message) are made for the hits only.
+  std::string inner = "SELECT rowid FROM messages WHERE messages MATCH ?1";
   int n = 2;
-  if (floor_rowid > 0) sql += fmt::format(" AND rowid >= ?{}", n++);
-  if (!q.project.empty()) sql += fmt::format(" AND project = ?{}", n++);
-  if (!q.session.empty()) sql += fmt::format(" AND session_id = ?{}", n++);
-  if (!q.since.empty()) sql += fmt::format(" AND timestamp >= ?{}", n++);
-  sql += fmt::format(" ORDER BY bm25(messages) LIMIT ?{}", n);
+  if (floor_rowid > 0) inner += fmt::format(" AND rowid >= ?{}", n++);
+  if (!q.project.empty()) inner += fmt::format(" AND project = ?{}", n++);
+  if (!q.session.empty()) inner += fmt::format(" AND session_id = ?{}", n++);
+  if (!q.since.empty()) inner += fmt::format(" AND timestamp >= ?{}", n++);
+  inner += fmt::format(" ORDER BY bm25(messages) LIMIT ?{}", n);
+  std::string sql =
+      "SELECT session_id, project, line, timestamp, role, text, bm25(messages) "
+      "FROM messages WHERE messages MATCH ?1 AND rowid IN (" + inner + ") ORDER BY bm25(messages)";
   Stmt s(db_, sql);
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
   int k = 1;
@@ -305,7 +374,8 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
     int rc = s.step();
     if (rc == SQLITE_DONE) break;
     if (rc != SQLITE_ROW) return std::unexpected(error("searching", rc));
-    result.hits.push_back({s.col_text(0), s.col_text(1), s.col_int(2), s.col_text(3), s.col_text(4), s.col_text(5), s.col_double(6)});
+    result.hits.push_back({s.col_text(0), s.col_text(1), s.col_int(2), s.col_text(3), s.col_text(4),
+                           make_snippet(s.col_text(5), q.words), s.col_double(6)});
   }
   return result;
 }

@@ -96,4 +96,9 @@ struct MessageText {
 };
 MessageText message_text(std::string_view line);
 
+// A window of `text` around the first occurrence of one of the user's words (case-insensitive),
+// every occurrence in it marked with [ ]; "…" where text was left out. Its cost is bounded by
+// the window, not by the text.
+std::string make_snippet(const std::string& text, const std::string& words);
+
 }  // namespace ctxkit

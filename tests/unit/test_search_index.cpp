@@ -120,3 +120,19 @@ TEST(SearchIndex, MessageTextOfEachKind) {
 
 }  // namespace
 }  // namespace ctxkit
+
+namespace ctxkit {
+namespace {
+
+TEST(SearchIndex, SnippetCentersOnTheRarestWordAndMarksEachWord) {
+  std::string text = std::string(300, 'x') + " error: common common common ... and then sym_42abc appears " + std::string(300, 'y');
+  std::string s = make_snippet(text, "common sym_42abc");
+  EXPECT_NE(s.find("[sym_42abc]"), std::string::npos) << s;
+  EXPECT_TRUE(s.starts_with("…"));
+  EXPECT_TRUE(s.ends_with("…"));
+  EXPECT_LT(s.size(), 260u);
+  EXPECT_EQ(make_snippet("short ERROR text", "error"), "short [ERROR] text");
+}
+
+}  // namespace
+}  // namespace ctxkit
