@@ -124,12 +124,4 @@ Result<std::string> find_program(const std::string& bin, const util::Env& env) {
   return fail(fmt::format("{} not found in PATH (set rollover.claude_bin or pass --claude-bin)", bin), Error::Kind::NotFound);
 }
 
-std::string shell_quote(const std::string& s) {
-  bool plain = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:=@%,") == std::string::npos;
-  if (plain) return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 }  // namespace ctxkit

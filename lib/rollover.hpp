@@ -54,7 +54,4 @@ std::vector<std::string> relaunch_args(const std::vector<std::string>& args);
 // The full path of `bin` (searched in $PATH unless it contains '/'), or an error naming it.
 Result<std::string> find_program(const std::string& bin, const util::Env& env);
 
-// `text` quoted for a POSIX shell when it needs it.
-std::string shell_quote(const std::string& text);
-
 }  // namespace ctxkit

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+
+#include "sqlite_stmt.hpp"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,31 +23,7 @@ using json = nlohmann::json;
 
 namespace {
 
-class Stmt {
- public:
-  Stmt(sqlite3* db, const std::string& sql) { rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr); }
-  ~Stmt() { sqlite3_finalize(s_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  int prepare_rc() const { return rc_; }
-  void bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
-  void bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
-  int step() { return sqlite3_step(s_); }
-  void reset() {
-    sqlite3_reset(s_);
-    sqlite3_clear_bindings(s_);
-  }
-  int64_t col_int(int i) { return sqlite3_column_int64(s_, i); }
-  double col_double(int i) { return sqlite3_column_double(s_, i); }
-  std::string col_text(int i) {
-    const unsigned char* t = sqlite3_column_text(s_, i);
-    return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
-  }
-
- private:
-  sqlite3_stmt* s_ = nullptr;
-  int rc_ = SQLITE_OK;
-};
+using sqlite::Stmt;
 
 const char* kSchema =
     "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, session_id TEXT NOT NULL, project TEXT NOT NULL,"

@@ -3,23 +3,13 @@
 #include <algorithm>
 #include <fmt/core.h>
 
+#include "util/shell.hpp"
+
 namespace ctxkit {
 
 using ojson = nlohmann::ordered_json;
 
 namespace {
-std::string shell_quote(const std::string& s) {
-  bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._-+:=@%,").find(c) != std::string_view::npos;
-  });
-  if (plain && !s.empty()) return s;
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
 
 bool group_has_command(const ojson& group, const std::string& command) {
   if (!group.is_object()) return false;
@@ -35,12 +25,12 @@ SettingsPlan default_plan(const std::string& bin_dir) {
   std::string dir = bin_dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   SettingsPlan plan;
-  plan.hooks.push_back({"PostToolUse", "*", shell_quote(dir + "/ctx-remind"), 10});
+  plan.hooks.push_back({"PostToolUse", "*", util::shell_quote(dir + "/ctx-remind"), 10});
   // Records sessions, hands prepared rollovers to the supervisor, archives ended sessions
   // (detached, so the client is not held).
   for (const char* event : {"SessionStart", "Stop", "SessionEnd"})
-    plan.hooks.push_back({event, "", shell_quote(dir + "/ctx-session-hook"), 10});
-  plan.status_command = shell_quote(dir + "/ctx-status");
+    plan.hooks.push_back({event, "", util::shell_quote(dir + "/ctx-session-hook"), 10});
+  plan.status_command = util::shell_quote(dir + "/ctx-status");
   return plan;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+
+#include "sqlite_stmt.hpp"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,35 +36,7 @@ Error::Kind kind_of(int rc) {
   }
 }
 
-// A prepared statement that finalizes itself.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
-  ~Stmt() { sqlite3_finalize(s_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  int prepare_rc() const { return rc_; }
-  void bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
-  void bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
-  void bind(int i, const std::optional<int64_t>& v) {
-    if (v) sqlite3_bind_int64(s_, i, *v);
-    else sqlite3_bind_null(s_, i);
-  }
-  std::string col_text(int i) {
-    const unsigned char* t = sqlite3_column_text(s_, i);
-    return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
-  }
-  std::optional<int64_t> col_opt(int i) {
-    if (sqlite3_column_type(s_, i) == SQLITE_NULL) return std::nullopt;
-    return sqlite3_column_int64(s_, i);
-  }
-  int step() { return sqlite3_step(s_); }
-  int64_t col_int(int i) { return sqlite3_column_int64(s_, i); }
-
- private:
-  sqlite3_stmt* s_ = nullptr;
-  int rc_ = SQLITE_OK;
-};
+using sqlite::Stmt;
 
 // Each migration takes the schema from version i to i + 1.
 const char* const kMigrations[] = {

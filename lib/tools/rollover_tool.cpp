@@ -27,6 +27,7 @@
 #include "util/atomic_file.hpp"
 #include "util/paths.hpp"
 #include "util/time.hpp"
+#include "util/shell.hpp"
 #include "util/uuid.hpp"
 
 extern char** environ;
@@ -327,8 +328,8 @@ int run_rollover(const std::vector<std::string>& args_in, ToolContext& ctx) {
   if (summary->too_long())
     ctx.err << kTool << ": warning: the summary has " << summary->words << " words; about 500 is the aim\n";
 
-  const std::string command_line = fmt::format("cd {} && {} --session-id {} \"$(cat {})\"", shell_quote(cwd), shell_quote(bin),
-                                               new_id, shell_quote(prompt_file.string()));
+  const std::string command_line = fmt::format("cd {} && {} --session-id {} \"$(cat {})\"", util::shell_quote(cwd), util::shell_quote(bin),
+                                               new_id, util::shell_quote(prompt_file.string()));
   if (json_out) {
     nlohmann::ordered_json j = {{"session_id", new_id}, {"parent_session_id", parent_id}, {"number", number},
                                 {"context_percent", pct ? nlohmann::ordered_json(*pct) : nlohmann::ordered_json(nullptr)},

@@ -17,6 +17,7 @@
 #include "tools/state_access.hpp"
 #include "trim_session.hpp"
 #include "util/time.hpp"
+#include "util/shell.hpp"
 #include "util/uuid.hpp"
 
 namespace ctxkit {
@@ -52,13 +53,6 @@ Result<bool> file_contains(const fs::path& p, const std::string& needle) {
   return found;
 }
 
-std::string shell_quote(const std::string& s) {
-  bool plain = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:=@%,") == std::string::npos;
-  if (plain) return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 std::string thousands(uint64_t n) {
   std::string s = std::to_string(n);
@@ -182,7 +176,7 @@ int run_trim(const std::vector<std::string>& args, ToolContext& ctx) {
   }
 
   const std::string resume = o.cwd.empty() ? fmt::format("claude --resume {}", req.new_session_id)
-                                           : fmt::format("cd {} && claude --resume {}", shell_quote(o.cwd), req.new_session_id);
+                                           : fmt::format("cd {} && claude --resume {}", util::shell_quote(o.cwd), req.new_session_id);
   if (json_out) {
     ojson j;
     j["dry_run"] = dry_run;

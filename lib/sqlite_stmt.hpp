@@ -1,0 +1,49 @@
+#pragma once
+
+// A prepared SQLite statement that finalizes itself; shared by the two store modules
+// (state_store.cpp, search_index.cpp), the only ones that include sqlite3.h.
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ctxkit::sqlite {
+
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const std::string& sql) { rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr); }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  // The result of preparing; the other calls are only valid when it is SQLITE_OK.
+  int prepare_rc() const { return rc_; }
+  void bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
+  void bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
+  void bind(int i, const std::optional<int64_t>& v) {
+    if (v) sqlite3_bind_int64(s_, i, *v);
+    else sqlite3_bind_null(s_, i);
+  }
+  int step() { return sqlite3_step(s_); }
+  void reset() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+  }
+  int64_t col_int(int i) { return sqlite3_column_int64(s_, i); }
+  double col_double(int i) { return sqlite3_column_double(s_, i); }
+  std::string col_text(int i) {
+    const unsigned char* t = sqlite3_column_text(s_, i);
+    return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
+  }
+  std::optional<int64_t> col_opt(int i) {
+    if (sqlite3_column_type(s_, i) == SQLITE_NULL) return std::nullopt;
+    return sqlite3_column_int64(s_, i);
+  }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+  int rc_ = SQLITE_OK;
+};
+
+}  // namespace ctxkit::sqlite
