@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Live check of ctx-status in the real interactive Claude Code (under tmux), driven by a fake-API
+harness. The status line only runs in interactive mode.
+
+Usage: check_status_live.py HARNESS_DIR BIN_DIR [--model M] [--work DIR]
+
+Checks: the status line shows ctx-status's figure (percent of the usable window, tokens, window)
+for the client's own context figure, and ctx-status recorded that exact figure in the state
+database for ctx-remind.
+"""
+import argparse
+import json
+import os
+import shlex
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("harness")
+    ap.add_argument("bin_dir")
+    ap.add_argument("--model", action="append")
+    ap.add_argument("--work", default=None)
+    a = ap.parse_args()
+    sys.path.insert(0, a.harness)
+    from harness import Harness  # noqa: E402
+
+    work = a.work or tempfile.mkdtemp(prefix="ctxkit-status-live-")
+    bin_dir = os.path.abspath(a.bin_dir)
+    ok = True
+    for model in a.model or ["claude-sonnet-4-5", "claude-opus-4-8"]:
+        h = Harness(os.path.join(work, model))
+        h.write_settings(events=["PostToolUse"], hook_command=os.path.join(bin_dir, "ctx-remind") + " {event}", record=False,
+                         extra={"statusLine": {"type": "command", "command": os.path.join(bin_dir, "ctx-status")}})
+        h.start_server({"context_window": 200000, "turns": [
+            {"text": "Running.", "tool": "Bash", "input": {"command": "echo hi", "description": "say hi"}, "fill_pct": 60},
+            {"text": "Done interactive.", "fill_pct": 75}]})
+        key = h.env()["ANTHROPIC_API_KEY"]
+        with open(os.path.join(h.home, ".claude.json"), "w") as f:
+            json.dump({"hasCompletedOnboarding": True, "theme": "dark", "numStartups": 5,
+                       "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
+                       "bypassPermissionsModeAccepted": True,
+                       "projects": {h.proj: {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True,
+                                             "allowedTools": []}}}, f)
+        state = os.path.join(h.root, "state")
+        env = h.env({"TERM": "xterm-256color", "XDG_STATE_HOME": state})
+        envs = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env.items())
+        sess = "ctxkit-status-%d" % os.getpid()
+        cmd = "cd %s && env -i %s %s --dangerously-skip-permissions --model %s" % (
+            shlex.quote(h.proj), envs, shlex.quote(h.claude_bin), shlex.quote(model))
+        subprocess.run(["tmux", "new-session", "-d", "-s", sess, "-x", "160", "-y", "45", cmd], check=True)
+
+        def screen():
+            return subprocess.run(["tmux", "capture-pane", "-p", "-t", sess], capture_output=True, text=True).stdout
+        try:
+            time.sleep(6)
+            before = screen()
+            subprocess.run(["tmux", "send-keys", "-t", sess, "do the thing"])
+            time.sleep(1)
+            subprocess.run(["tmux", "send-keys", "-t", sess, "Enter"])
+            after = ""
+            for _ in range(30):
+                time.sleep(1)
+                after = screen()
+                if "Context 89%" in after:
+                    break
+            subprocess.run(["tmux", "send-keys", "-t", sess, "/exit", "Enter"])
+            time.sleep(2)
+        finally:
+            subprocess.run(["tmux", "kill-session", "-t", sess], capture_output=True)
+            h.stop_server()
+        line = next((l.strip() for l in after.splitlines() if "Context " in l and "usable" in l), "")
+        if "Context –" in before:
+            print(f"ok   {model}: before the first response the status line shows 'Context –'")
+        else:
+            print(f"FAIL {model}: no placeholder before the first response:\n{before[-600:]}")
+            ok = False
+        if "Context 89% · 150k of 167k usable · 200k window" in after:
+            print(f"ok   {model}: the status line shows: {line}")
+        else:
+            print(f"FAIL {model}: status line not as expected:\n{after[-900:]}")
+            ok = False
+        db = os.path.join(state, "ctxkit", "state.db")
+        rows = sqlite3.connect(db).execute("SELECT tokens, window FROM status_figures").fetchall() if os.path.exists(db) else []
+        if rows and rows[-1][0] == 150000 and rows[-1][1] == 200000:
+            print(f"ok   {model}: ctx-status recorded the client's exact figure (150000 of 200000) for ctx-remind")
+        else:
+            print(f"FAIL {model}: recorded status figures: {rows}")
+            ok = False
+    print("status live check passed" if ok else "status live check FAILED")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
