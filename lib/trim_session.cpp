@@ -91,7 +91,6 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   TrimOptions opt;
   opt.threshold = req.threshold;
   opt.tools = req.tools;
-  opt.old_session_id = out.session_id;
   opt.new_session_id = req.dry_run ? std::string() : req.new_session_id;
   opt.notice_file = req.archive_transcript.empty() ? req.transcript.string() : req.archive_transcript.string();
 

@@ -66,7 +66,7 @@ bool already_trimmed(std::string_view escaped) {
   if (!escaped.ends_with("for full content]")) return false;
   constexpr size_t kTail = 8192;
   if (escaped.size() > kTail) escaped = escaped.substr(escaped.size() - kTail);
-  return contains(escaped, "[...truncated - original content was ");
+  return contains(escaped, Trimmer::kNoticeMarker);
 }
 
 }  // namespace
@@ -174,7 +174,6 @@ struct Trimmer::Impl {
       StringSpan text;
       bool has_text = false;
       ImageSpan img;
-      bool is_image = false;
       for (auto fr : o) {
         od::field f;
         if (std::move(fr).get(f)) return false;
@@ -183,10 +182,6 @@ struct Trimmer::Impl {
         od::value v = f.value();
         if (key == "type") {
           if (!read_string(v, type)) return false;
-          if (type == "image") {
-            // Keep walking this object through walk_image's logic below.
-            is_image = true;
-          }
         } else if (key == "text") {
           if (!string_span(v, text)) return false;
           has_text = true;
@@ -209,7 +204,7 @@ struct Trimmer::Impl {
         }
       }
       if (type == "text" && has_text) b.texts.push_back(text);
-      if (is_image || type == "image") {
+      if (type == "image") {
         const char* end = nullptr;
         if (doc.current_location().get(end)) return false;
         img.offset = off(el_start);
@@ -379,7 +374,7 @@ struct Trimmer::Impl {
     }
   }
 
-  bool walk_message(od::object m, od::document& doc, TrimStats& stats, std::string& msg_id, bool& has_tool_use,
+  bool walk_message(od::object m, od::document& doc, TrimStats& stats, std::string& msg_id,
                     std::vector<std::string>& tool_uses) {
     for (auto fr : m) {
       od::field f;
@@ -405,10 +400,7 @@ struct Trimmer::Impl {
           if (el.get_object().get(o)) return false;
           Block b;
           if (!walk_block(o, doc, b)) return false;
-          if (b.type == "tool_use") {
-            has_tool_use = true;
-            tool_uses.push_back(b.id);
-          }
+          if (b.type == "tool_use") tool_uses.push_back(b.id);
           decide(b, stats);
         }
       } else if (key == "usage" && !prescan && !analysis_only) {
@@ -433,7 +425,7 @@ struct Trimmer::Impl {
     od::object obj;
     if (doc.get_object().get(obj)) return false;
     std::string type, msg_id;
-    bool sidechain = false, has_tool_use = false;
+    bool sidechain = false;
     std::vector<std::string> tool_uses;
     for (auto fr : obj) {
       od::field f;
@@ -473,7 +465,7 @@ struct Trimmer::Impl {
         if (t != od::json_type::object) continue;
         od::object m;
         if (v.get_object().get(m)) return false;
-        if (!walk_message(m, doc, stats, msg_id, has_tool_use, tool_uses)) return false;
+        if (!walk_message(m, doc, stats, msg_id, tool_uses)) return false;
       }
     }
     if (prescan && type == "assistant" && !sidechain) {

@@ -16,8 +16,7 @@ namespace ctxkit {
 struct TrimOptions {
   size_t threshold = 500;                 // characters kept of a long tool result or input string
   std::set<std::string> tools;            // target tools
-  std::string old_session_id;             // replaced by new_session_id on every line that has it
-  std::string new_session_id;             // empty: keep sessionId (dry run)
+  std::string new_session_id;             // replaces every line's sessionId; empty: kept (dry run)
   std::string notice_file;                // the file the notices point at (same line numbers)
   std::unordered_set<std::string> protected_tool_use_ids;  // results/inputs left untouched (--keep-recent)
 };

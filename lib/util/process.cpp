@@ -29,17 +29,6 @@ struct Pipe {
 };
 }  // namespace
 
-std::map<std::string, std::string> current_environment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string_view kv(*e);
-    auto eq = kv.find('=');
-    if (eq == std::string_view::npos) continue;
-    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
-  }
-  return env;
-}
-
 Result<ProcessResult> run_process(const ProcessSpec& spec) {
   if (spec.argv.empty()) return fail("starting a process: empty argv");
   Pipe in, out, err;

@@ -32,7 +32,4 @@ struct ProcessSpec {
 // cannot be started is an error; a child that fails is a result with its exit code.
 Result<ProcessResult> run_process(const ProcessSpec& spec);
 
-// Returns the environment of this process as a map.
-std::map<std::string, std::string> current_environment();
-
 }  // namespace ctxkit::util

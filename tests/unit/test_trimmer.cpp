@@ -16,7 +16,6 @@ TrimOptions options(size_t threshold = 500) {
   TrimOptions o;
   o.threshold = threshold;
   o.tools = {"Read", "Bash", "Grep", "Glob"};
-  o.old_session_id = kOld;
   o.new_session_id = kNew;
   o.notice_file = "/archive/p.jsonl";
   return o;
@@ -130,7 +129,6 @@ TEST(Trimmer, RetrimmingChangesNothingMore) {
   auto lines = std::vector<std::string>{tool_use("toolu_1", "Bash"), tool_result("toolu_1", big(5000))};
   auto once = run(first, lines);
   TrimOptions again = options();
-  again.old_session_id = kNew;
   again.new_session_id = kNew;
   Trimmer second(again);
   auto twice = run(second, once);
