@@ -97,6 +97,12 @@ ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints,
   return f;
 }
 
+std::optional<int> transcript_percent(const fs::path& transcript, const ContextConfig& config) {
+  auto scan = scan_transcript_tail(transcript, "");
+  if (!scan || !scan->reading) return std::nullopt;
+  return make_figure(config, {}, scan->reading->tokens).percent;
+}
+
 std::string short_tokens(int64_t n) {
   if (n >= 1'000'000 && n % 1'000'000 == 0) return fmt::format("{}M", n / 1'000'000);
   if (n >= 10'000) return fmt::format("{}k", (n + 500) / 1000);

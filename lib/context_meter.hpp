@@ -74,6 +74,10 @@ int64_t window_size(const ContextConfig& config, const WindowHints& hints, int64
 // Turns a token count into a figure on the configured basis.
 ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints, int64_t tokens);
 
+// The percentage a transcript's newest reading stands at (no waiting, no window hints beyond the
+// reading itself), or nullopt when it has none: how full a session was when it ended.
+std::optional<int> transcript_percent(const std::filesystem::path& transcript, const ContextConfig& config);
+
 // "127k", "1.2k", "850", "1M": a short token count for messages.
 std::string short_tokens(int64_t tokens);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fmt/core.h>
 
+#include "session_locator.hpp"
 #include "util/atomic_file.hpp"
 #include "util/line_reader.hpp"
 
@@ -16,9 +17,7 @@ fs::path index_path(const fs::path& state_dir) { return state_dir / "archive" / 
 namespace {
 bool project_is_excluded(const std::string& project, const ArchiveConfig& config) {
   for (const auto& p : config.exclude_projects) {
-    std::string folder;
-    for (char c : p) folder += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
-    if (p == project || folder == project) return true;
+    if (p == project || project_folder_name(p) == project) return true;
   }
   return false;
 }

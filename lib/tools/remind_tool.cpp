@@ -4,7 +4,7 @@
 
 #include "config.hpp"
 #include "context_meter.hpp"
-#include "hook_payload.hpp"
+#include "tools/hook_input.hpp"
 #include "reminder.hpp"
 #include "tools/cli.hpp"
 #include "tools/state_access.hpp"
@@ -46,16 +46,8 @@ int run_remind(const std::vector<std::string>& args, ToolContext& ctx) {
     return 0;
   }
 
-  auto input = ctx.read_stdin();
-  if (!input) {
-    ctx.err << kTool << ": error: " << input.error().message << '\n';
-    return 1;
-  }
-  auto payload = parse_hook_payload(*input);
-  if (!payload) {
-    ctx.err << kTool << ": error: " << payload.error().message << '\n';
-    return 1;
-  }
+  auto payload = read_hook_payload(ctx, kTool);
+  if (!payload) return 1;
   Note note;
   if (payload->hook_event_name != "PostToolUse") {
     note.add(fmt::format("note: ignoring a '{}' payload (this hook handles PostToolUse)",

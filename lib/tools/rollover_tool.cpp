@@ -264,7 +264,7 @@ int run_rollover(const std::vector<std::string>& args_in, ToolContext& ctx) {
   const std::string project = path.parent_path().filename().string();
   std::optional<int> pct;
   std::string cwd, first_timestamp;
-  if (auto scan = scan_transcript_tail(path, ""); scan && scan->reading) pct = make_figure(cfg.context, {}, scan->reading->tokens).percent;
+  pct = transcript_percent(path, cfg.context);
   {
     // The session's working directory, for the new session and the printed command.
     std::ifstream in(path);

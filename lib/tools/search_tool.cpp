@@ -5,6 +5,7 @@
 
 #include "config.hpp"
 #include "search_index.hpp"
+#include "session_locator.hpp"
 #include "session_archiver.hpp"
 #include "tools/cli.hpp"
 #include "util/line_reader.hpp"
@@ -87,10 +88,7 @@ int run_search(const std::vector<std::string>& args, ToolContext& ctx) {
     return error(fmt::format("--since '{}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)", since));
   SearchQuery q;
   q.words = query;
-  if (!project.empty() && project.find('/') != std::string::npos) {
-    for (auto& c : project) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
-  }
-  q.project = project;
+  q.project = project.find('/') != std::string::npos ? project_folder_name(project) : project;
   q.session = session;
   q.since = since;
   q.limit = limit;

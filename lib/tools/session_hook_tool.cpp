@@ -8,7 +8,7 @@
 #include <fmt/core.h>
 
 #include "config.hpp"
-#include "hook_payload.hpp"
+#include "tools/hook_input.hpp"
 #include "rollover.hpp"
 #include "session_archiver.hpp"
 #include "state_store.hpp"
@@ -63,16 +63,8 @@ int run_session_hook(const std::vector<std::string>& args, ToolContext& ctx) {
     ctx.out << kTool << ' ' << version() << '\n';
     return 0;
   }
-  auto input = ctx.read_stdin();
-  if (!input) {
-    ctx.err << kTool << ": error: " << input.error().message << '\n';
-    return 1;
-  }
-  auto payload = parse_hook_payload(*input);
-  if (!payload) {
-    ctx.err << kTool << ": error: " << payload.error().message << '\n';
-    return 1;
-  }
+  auto payload = read_hook_payload(ctx, kTool);
+  if (!payload) return 1;
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
   const std::string& ev = payload->hook_event_name;
   const fs::path transcript(payload->transcript_path);

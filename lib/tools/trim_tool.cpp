@@ -153,9 +153,7 @@ int run_trim(const std::vector<std::string>& args, ToolContext& ctx) {
   // Record lineage (trim only when something was written).
   std::string state_note;
   std::optional<int64_t> pct;
-  if (auto scan = scan_transcript_tail(path, ""); scan && scan->reading) {
-    pct = make_figure(cfg.context, {}, scan->reading->tokens).percent;
-  }
+  if (auto p = transcript_percent(path, cfg.context)) pct = *p;
   if (o.written) {
     std::optional<StateStore> store = open_state(cfg, ctx.env, state_note);
     if (store) {

@@ -1,5 +1,7 @@
 #include "util/line_reader.hpp"
 
+#include "util/regular_file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,20 +30,10 @@ LineReader::~LineReader() {
 
 Result<LineReader> LineReader::open(const std::filesystem::path& path, std::optional<uint64_t> limit, size_t chunk,
                                    uint64_t start, uint64_t first_line) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    return fail(fmt::format("opening {}: {}", path.string(), std::strerror(e)),
-                e == ENOENT ? Error::Kind::NotFound : Error::Kind::Generic);
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail(fmt::format("reading {}: not a regular file", path.string()));
-  }
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  uint64_t size = static_cast<uint64_t>(st.st_size);
-  LineReader reader(fd, limit ? std::min(*limit, size) : size, chunk, path.string());
+  auto file = open_regular_file(path);
+  if (!file) return std::unexpected(file.error());
+  ::posix_fadvise(file->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  LineReader reader(file->fd, limit ? std::min(*limit, file->size) : file->size, chunk, path.string());
   reader.file_pos_ = std::min(start, reader.limit_);
   reader.consumed_ = reader.file_pos_;
   reader.number_ = first_line > 0 ? first_line - 1 : 0;

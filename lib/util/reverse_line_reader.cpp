@@ -1,5 +1,7 @@
 #include "util/reverse_line_reader.hpp"
 
+#include "util/regular_file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,18 +34,9 @@ ReverseLineReader::~ReverseLineReader() {
 
 Result<ReverseLineReader> ReverseLineReader::open(const std::filesystem::path& path,
                                                   uint64_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    return fail(fmt::format("opening {}: {}", path.string(), std::strerror(e)),
-                e == ENOENT ? Error::Kind::NotFound : Error::Kind::Generic);
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail(fmt::format("reading {}: not a regular file", path.string()));
-  }
-  return ReverseLineReader(fd, static_cast<uint64_t>(st.st_size), max_bytes, path.string());
+  auto file = open_regular_file(path);
+  if (!file) return std::unexpected(file.error());
+  return ReverseLineReader(file->fd, file->size, max_bytes, path.string());
 }
 
 // Reads an earlier chunk in front of the buffered bytes. Returns false when nothing more may be

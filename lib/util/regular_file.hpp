@@ -1,0 +1,20 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+
+#include "util/error.hpp"
+
+namespace ctxkit::util {
+
+// An open file descriptor (the caller closes it) and the file's size when it was opened.
+struct OpenedFile {
+  int fd = -1;
+  uint64_t size = 0;
+};
+
+// Opens `path` read-only. A missing file is an error of kind NotFound ("opening P: …"); anything
+// that is not a regular file is an error "reading P: not a regular file".
+Result<OpenedFile> open_regular_file(const std::filesystem::path& path);
+
+}  // namespace ctxkit::util
