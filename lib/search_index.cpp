@@ -74,27 +74,13 @@ MessageText message_text(std::string_view line) {
 }
 
 SearchIndex::SearchIndex(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
-SearchIndex::SearchIndex(SearchIndex&& o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
-SearchIndex& SearchIndex::operator=(SearchIndex&& o) noexcept {
-  if (this != &o) {
-    if (db_) sqlite3_close_v2(db_);
-    db_ = o.db_;
-    path_ = std::move(o.path_);
-    o.db_ = nullptr;
-  }
-  return *this;
-}
-SearchIndex::~SearchIndex() {
-  if (db_) sqlite3_close_v2(db_);
-}
-
 Error SearchIndex::error(const std::string& what, int rc) const {
-  return Error{fmt::format("search index {}: {}: {}", path_, what, db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc))};
+  return Error{fmt::format("search index {}: {}: {}", path_, what, db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc))};
 }
 
 Result<void> SearchIndex::exec(const char* sql) {
   char* msg = nullptr;
-  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &msg);
+  int rc = sqlite3_exec(db_.get(), sql, nullptr, nullptr, &msg);
   if (rc != SQLITE_OK) {
     std::string m = msg ? msg : sqlite3_errstr(rc);
     sqlite3_free(msg);
@@ -145,7 +131,7 @@ Result<IndexReport> SearchIndex::index_file(const fs::path& transcript, const st
   uint64_t from = 0, lines_before = 0;
   bool excluded = false;
   {
-    Stmt s(db_, "SELECT indexed_bytes, indexed_lines, excluded FROM files WHERE path=?1");
+    Stmt s(db_.get(), "SELECT indexed_bytes, indexed_lines, excluded FROM files WHERE path=?1");
     s.bind(1, path);
     int rc = s.step();
     if (rc == SQLITE_ROW) {
@@ -160,7 +146,7 @@ Result<IndexReport> SearchIndex::index_file(const fs::path& transcript, const st
   if (::stat(transcript.c_str(), &st) != 0) return rollback(Error{fmt::format("reading {}: {}", path, std::strerror(errno))});
   if (static_cast<uint64_t>(st.st_size) < from) {
     // The file was replaced by a shorter one: start over for it.
-    Stmt d(db_, "DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE session_id=?1 AND project=?2)");
+    Stmt d(db_.get(), "DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE session_id=?1 AND project=?2)");
     d.bind(1, session_id);
     d.bind(2, project);
     d.step();
@@ -173,7 +159,7 @@ Result<IndexReport> SearchIndex::index_file(const fs::path& transcript, const st
     // Only what was added since the last run is read.
     auto reader = util::LineReader::open(transcript, static_cast<uint64_t>(st.st_size), 4 << 20, from, lines_before + 1);
     if (!reader) return rollback(reader.error());
-    Stmt ins(db_, "INSERT INTO messages(text, session_id, project, line, timestamp, role) VALUES(?1,?2,?3,?4,?5,?6)");
+    Stmt ins(db_.get(), "INSERT INTO messages(text, session_id, project, line, timestamp, role) VALUES(?1,?2,?3,?4,?5,?6)");
     if (ins.prepare_rc() != SQLITE_OK) return rollback(error("preparing insert", ins.prepare_rc()));
     uint64_t line_no = lines_before;
     while (true) {
@@ -203,12 +189,12 @@ Result<IndexReport> SearchIndex::index_file(const fs::path& transcript, const st
     }
     report.indexed_bytes = excluded ? static_cast<uint64_t>(st.st_size) : reader->consumed();
     if (excluded) {
-      Stmt d(db_, "DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE session_id=?1)");
+      Stmt d(db_.get(), "DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE session_id=?1)");
       d.bind(1, session_id);
       if (int rc = d.step(); rc != SQLITE_DONE) return rollback(error("removing an excluded session", rc));
       report.rows_added = 0;
     }
-    Stmt up(db_,
+    Stmt up(db_.get(),
             "INSERT INTO files(path, session_id, project, indexed_bytes, indexed_lines, excluded) VALUES(?1,?2,?3,?4,?5,?6) "
             "ON CONFLICT(path) DO UPDATE SET indexed_bytes=excluded.indexed_bytes, indexed_lines=excluded.indexed_lines, "
             "excluded=excluded.excluded");
@@ -315,7 +301,7 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
   // Where the newest kMaxRanked matches begin (walking matches by rowid is cheap; ranking is not).
   int64_t floor_rowid = 0;
   {
-    Stmt c(db_, "SELECT rowid FROM messages WHERE messages MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2");
+    Stmt c(db_.get(), "SELECT rowid FROM messages WHERE messages MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2");
     if (c.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", c.prepare_rc()));
     c.bind(1, match);
     c.bind(2, kMaxRanked);
@@ -339,7 +325,7 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
   std::string sql =
       "SELECT session_id, project, line, timestamp, role, text, bm25(messages) "
       "FROM messages WHERE messages MATCH ?1 AND rowid IN (" + inner + ") ORDER BY bm25(messages)";
-  Stmt s(db_, sql);
+  Stmt s(db_.get(), sql);
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
   int k = 1;
   s.bind(k++, match);
@@ -359,7 +345,7 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
 }
 
 Result<std::optional<fs::path>> SearchIndex::file_of(const std::string& session_id) {
-  Stmt s(db_, "SELECT path FROM files WHERE session_id=?1 ORDER BY indexed_bytes DESC LIMIT 1");
+  Stmt s(db_.get(), "SELECT path FROM files WHERE session_id=?1 ORDER BY indexed_bytes DESC LIMIT 1");
   s.bind(1, session_id);
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<fs::path>();

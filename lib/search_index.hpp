@@ -8,7 +8,7 @@
 
 #include "util/error.hpp"
 
-struct sqlite3;
+#include "sqlite_handle.hpp"
 
 namespace ctxkit {
 
@@ -55,11 +55,11 @@ class SearchIndex {
 
   // Opens or creates the index at `path` (0600, WAL, busy timeout).
   static Result<SearchIndex> open(const std::filesystem::path& path, int busy_timeout_ms = 5000);
-  SearchIndex(SearchIndex&& other) noexcept;
-  SearchIndex& operator=(SearchIndex&& other) noexcept;
+  SearchIndex(SearchIndex&& other) noexcept = default;
+  SearchIndex& operator=(SearchIndex&& other) noexcept = default;
   SearchIndex(const SearchIndex&) = delete;
   SearchIndex& operator=(const SearchIndex&) = delete;
-  ~SearchIndex();
+  ~SearchIndex() = default;
 
   // Indexes the lines of `transcript` (an archived copy) added since the last call for it.
   // A session whose text contains `exclude_marker` is removed from the index and skipped from
@@ -84,7 +84,7 @@ class SearchIndex {
   SearchIndex(sqlite3* db, std::string path);
   Result<void> exec(const char* sql);
   Error error(const std::string& what, int rc) const;
-  sqlite3* db_ = nullptr;
+  sqlite::Handle db_;
   std::string path_;
 };
 

@@ -93,28 +93,14 @@ Result<fs::path> quarantine_database(const fs::path& path, uint64_t inode) {
 }
 
 StateStore::StateStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
-StateStore::StateStore(StateStore&& o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
-StateStore& StateStore::operator=(StateStore&& o) noexcept {
-  if (this != &o) {
-    if (db_) sqlite3_close_v2(db_);
-    db_ = o.db_;
-    path_ = std::move(o.path_);
-    o.db_ = nullptr;
-  }
-  return *this;
-}
-StateStore::~StateStore() {
-  if (db_) sqlite3_close_v2(db_);
-}
-
 Error StateStore::error(const std::string& what, int rc) const {
-  const char* msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+  const char* msg = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
   return Error{fmt::format("state database {}: {}: {}", path_, what, msg), kind_of(rc)};
 }
 
 Result<void> StateStore::exec(const char* sql) {
   char* msg = nullptr;
-  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &msg);
+  int rc = sqlite3_exec(db_.get(), sql, nullptr, nullptr, &msg);
   if (rc != SQLITE_OK) {
     std::string m = msg ? msg : sqlite3_errstr(rc);
     sqlite3_free(msg);
@@ -124,7 +110,7 @@ Result<void> StateStore::exec(const char* sql) {
 }
 
 Result<int> StateStore::user_version() {
-  Stmt s(db_, "PRAGMA user_version");
+  Stmt s(db_.get(), "PRAGMA user_version");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading the schema version", s.prepare_rc()));
   int rc = s.step();
   if (rc != SQLITE_ROW) return std::unexpected(error("reading the schema version", rc));
@@ -199,7 +185,7 @@ Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
 }
 
 Result<std::optional<ReminderState>> StateStore::reminder(const std::string& session, const std::string& agent) {
-  Stmt s(db_, "SELECT tier, fired_at_ms FROM reminders WHERE session_id=?1 AND agent_id=?2");
+  Stmt s(db_.get(), "SELECT tier, fired_at_ms FROM reminders WHERE session_id=?1 AND agent_id=?2");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading reminders", s.prepare_rc()));
   s.bind(1, session);
   s.bind(2, agent);
@@ -221,7 +207,7 @@ Result<std::optional<ReminderState>> StateStore::update_reminder(
   if (!current) return rollback(current.error());
   std::optional<ReminderState> next = decide(*current);
   if (next) {
-    Stmt s(db_,
+    Stmt s(db_.get(),
            "INSERT INTO reminders(session_id, agent_id, tier, fired_at_ms) VALUES(?1,?2,?3,?4) "
            "ON CONFLICT(session_id, agent_id) DO UPDATE SET tier=excluded.tier, fired_at_ms=excluded.fired_at_ms");
     if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing reminders", s.prepare_rc()));
@@ -236,7 +222,7 @@ Result<std::optional<ReminderState>> StateStore::update_reminder(
 }
 
 Result<void> StateStore::record_status(const std::string& session, const StatusFigure& f) {
-  Stmt s(db_,
+  Stmt s(db_.get(),
          "INSERT INTO status_figures(session_id, tokens, window, recorded_at_ms) VALUES(?1,?2,?3,?4) "
          "ON CONFLICT(session_id) DO UPDATE SET tokens=excluded.tokens, window=excluded.window, "
          "recorded_at_ms=excluded.recorded_at_ms "
@@ -251,7 +237,7 @@ Result<void> StateStore::record_status(const std::string& session, const StatusF
 }
 
 Result<std::optional<StatusFigure>> StateStore::status(const std::string& session) {
-  Stmt s(db_, "SELECT tokens, window, recorded_at_ms FROM status_figures WHERE session_id=?1");
+  Stmt s(db_.get(), "SELECT tokens, window, recorded_at_ms FROM status_figures WHERE session_id=?1");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading the status figure", s.prepare_rc()));
   s.bind(1, session);
   int rc = s.step();
@@ -261,7 +247,7 @@ Result<std::optional<StatusFigure>> StateStore::status(const std::string& sessio
 }
 
 Result<void> StateStore::mark_large_window(const std::string& session, const std::string& agent) {
-  Stmt s(db_,
+  Stmt s(db_.get(),
          "INSERT INTO window_facts(session_id, agent_id, large_window) VALUES(?1,?2,1) "
          "ON CONFLICT(session_id, agent_id) DO UPDATE SET large_window=1 WHERE large_window=0");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing window facts", s.prepare_rc()));
@@ -272,7 +258,7 @@ Result<void> StateStore::mark_large_window(const std::string& session, const std
 }
 
 Result<bool> StateStore::large_window(const std::string& session, const std::string& agent) {
-  Stmt s(db_, "SELECT large_window FROM window_facts WHERE session_id=?1 AND agent_id=?2");
+  Stmt s(db_.get(), "SELECT large_window FROM window_facts WHERE session_id=?1 AND agent_id=?2");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading window facts", s.prepare_rc()));
   s.bind(1, session);
   s.bind(2, agent);
@@ -311,7 +297,7 @@ SessionRecord read_session(Stmt& s) {
 }  // namespace
 
 Result<std::optional<SessionRecord>> StateStore::session(const std::string& id) {
-  Stmt s(db_, fmt::format("SELECT {} FROM sessions WHERE session_id=?1", kSessionColumns).c_str());
+  Stmt s(db_.get(), fmt::format("SELECT {} FROM sessions WHERE session_id=?1", kSessionColumns).c_str());
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading sessions", s.prepare_rc()));
   s.bind(1, id);
   int rc = s.step();
@@ -321,7 +307,7 @@ Result<std::optional<SessionRecord>> StateStore::session(const std::string& id) 
 }
 
 Result<std::vector<SessionRecord>> StateStore::children(const std::string& id) {
-  Stmt s(db_, fmt::format("SELECT {} FROM sessions WHERE parent_id=?1 ORDER BY started_at, session_id", kSessionColumns).c_str());
+  Stmt s(db_.get(), fmt::format("SELECT {} FROM sessions WHERE parent_id=?1 ORDER BY started_at, session_id", kSessionColumns).c_str());
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading sessions", s.prepare_rc()));
   s.bind(1, id);
   std::vector<SessionRecord> out;
@@ -350,7 +336,7 @@ Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_
   if (parent.transcript.empty()) parent.transcript = parent_in.transcript;
   if (parent.cwd.empty()) parent.cwd = parent_in.cwd;
   {
-    Stmt s(db_,
+    Stmt s(db_.get(),
            "INSERT INTO sessions(session_id, parent_id, line_id, number, project, transcript, cwd, started_at, ended_at, "
            "end_reason, context_at_end, tokens_saved, summary) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13) "
            "ON CONFLICT(session_id) DO UPDATE SET ended_at=excluded.ended_at, end_reason=excluded.end_reason, "
@@ -378,7 +364,7 @@ Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_
   child.line_id = parent.line_id;
   child.number = parent.number + 1;
   {
-    Stmt s(db_,
+    Stmt s(db_.get(),
            "INSERT INTO sessions(session_id, parent_id, line_id, number, project, transcript, cwd, started_at, summary) "
            "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9) ON CONFLICT(session_id) DO UPDATE SET parent_id=excluded.parent_id, "
            "line_id=excluded.line_id, number=excluded.number, summary=excluded.summary");
@@ -403,7 +389,7 @@ Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_
 namespace ctxkit {
 
 Result<void> StateStore::record_session_seen(const SessionRecord& r) {
-  Stmt s(db_,
+  Stmt s(db_.get(),
          "INSERT INTO sessions(session_id, line_id, number, project, transcript, cwd, started_at) "
          "VALUES(?1,?1,1,?2,?3,?4,?5) ON CONFLICT(session_id) DO NOTHING");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing sessions", s.prepare_rc()));
@@ -417,7 +403,7 @@ Result<void> StateStore::record_session_seen(const SessionRecord& r) {
 }
 
 Result<void> StateStore::put_pending_rollover(const PendingRollover& p) {
-  Stmt s(db_,
+  Stmt s(db_.get(),
          "INSERT INTO pending_rollovers(supervisor, session_id, new_session_id, prompt_path, cwd, ready, created_at_ms) "
          "VALUES(?1,?2,?3,?4,?5,0,?6) ON CONFLICT(supervisor) DO UPDATE SET session_id=excluded.session_id, "
          "new_session_id=excluded.new_session_id, prompt_path=excluded.prompt_path, cwd=excluded.cwd, ready=0, "
@@ -434,7 +420,7 @@ Result<void> StateStore::put_pending_rollover(const PendingRollover& p) {
 }
 
 Result<std::optional<PendingRollover>> StateStore::pending_rollover(const std::string& supervisor) {
-  Stmt s(db_, "SELECT supervisor, session_id, new_session_id, prompt_path, cwd, ready FROM pending_rollovers WHERE supervisor=?1");
+  Stmt s(db_.get(), "SELECT supervisor, session_id, new_session_id, prompt_path, cwd, ready FROM pending_rollovers WHERE supervisor=?1");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading pending rollovers", s.prepare_rc()));
   s.bind(1, supervisor);
   int rc = s.step();
@@ -445,16 +431,16 @@ Result<std::optional<PendingRollover>> StateStore::pending_rollover(const std::s
 }
 
 Result<bool> StateStore::mark_rollover_ready(const std::string& supervisor, const std::string& session_id) {
-  Stmt s(db_, "UPDATE pending_rollovers SET ready=1 WHERE supervisor=?1 AND session_id=?2");
+  Stmt s(db_.get(), "UPDATE pending_rollovers SET ready=1 WHERE supervisor=?1 AND session_id=?2");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
   s.bind(1, supervisor);
   s.bind(2, session_id);
   if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
-  return sqlite3_changes(db_) > 0;
+  return sqlite3_changes(db_.get()) > 0;
 }
 
 Result<void> StateStore::clear_pending_rollover(const std::string& supervisor) {
-  Stmt s(db_, "DELETE FROM pending_rollovers WHERE supervisor=?1");
+  Stmt s(db_.get(), "DELETE FROM pending_rollovers WHERE supervisor=?1");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
   s.bind(1, supervisor);
   if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));

@@ -9,7 +9,7 @@
 
 #include "util/error.hpp"
 
-struct sqlite3;
+#include "sqlite_handle.hpp"
 
 namespace ctxkit {
 
@@ -62,11 +62,11 @@ class StateStore {
 
   // Opens (creating and migrating as needed) the database at `path`.
   static Result<StateStore> open(const std::filesystem::path& path, int busy_timeout_ms);
-  StateStore(StateStore&& other) noexcept;
-  StateStore& operator=(StateStore&& other) noexcept;
+  StateStore(StateStore&& other) noexcept = default;
+  StateStore& operator=(StateStore&& other) noexcept = default;
   StateStore(const StateStore&) = delete;
   StateStore& operator=(const StateStore&) = delete;
-  ~StateStore();
+  ~StateStore() = default;
 
   // The reminder state of (session, agent); nullopt when none was recorded. Read-only.
   Result<std::optional<ReminderState>> reminder(const std::string& session, const std::string& agent);
@@ -119,7 +119,7 @@ class StateStore {
   explicit StateStore(sqlite3* db, std::string path);
   Result<void> exec(const char* sql);
   Error error(const std::string& what, int rc) const;
-  sqlite3* db_ = nullptr;
+  sqlite::Handle db_;
   std::string path_;
 };
 
