@@ -105,11 +105,11 @@ TEST(Rollover, SupervisorEndsTheClientAfterTheTurnAndStartsTheNewSession) {
                        "case \" $* \" in *\" --session-id \"*)\n"
                        "  { printf 'second cwd=%s\\n' \"$(pwd)\"; for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done; } >> \"$STANDIN_LOG\"; exit 7 ;;\n"
                        "esac\n"
+                       "trap 'echo \"first got TERM\" >> \"$STANDIN_LOG\"; exit 143' TERM\n"
                        "printf 'first %s\\n' \"$*\" >> \"$STANDIN_LOG\"\n"
                        "CLAUDECODE=1 CLAUDE_CODE_SESSION_ID=" + kSid + " " CTXKIT_BIN_DIR "/ctx-rollover --summary-file " + r.summary.string() + " >/dev/null\n"
                        "printf '{\"session_id\":\"" + kSid + "\",\"transcript_path\":\"" + r.transcript.string() + "\",\"cwd\":\"/\",\"hook_event_name\":\"Stop\"}' | " CTXKIT_BIN_DIR "/ctx-session-hook Stop\n"
-                       "trap 'kill $! 2>/dev/null; echo \"first got TERM\" >> \"$STANDIN_LOG\"; exit 143' TERM\n"
-                       "sleep 30 & wait\n";
+                       "while :; do sleep 0.1; done\n";  // waits in the foreground: nothing outlives it
   std::ofstream(r.bin / "claude") << script;
   auto start = std::chrono::steady_clock::now();
   auto res = run_tool("ctx-rollover", {"--supervise", "--", "claude", "--model", "opus", "first prompt"}, "", r.env, r.caller);
@@ -129,7 +129,7 @@ TEST(Rollover, SupervisorEndsTheClientAfterTheTurnAndStartsTheNewSession) {
 
 TEST(Rollover, SupervisorForwardsAnInterruptAndExitsWithTheChildsStatus) {
   Rig r;
-  std::ofstream(r.bin / "claude") << "#!/bin/sh\ntrap 'kill $! 2>/dev/null; echo got INT >> \"$STANDIN_LOG\"; exit 130' INT\nsleep 30 & wait\n";
+  std::ofstream(r.bin / "claude") << "#!/bin/sh\ntrap 'echo got INT >> \"$STANDIN_LOG\"; exit 130' INT\nwhile :; do sleep 0.1; done\n";
   r.env.set("PATH", r.bin.string() + ":/usr/bin:/bin");
   util::ProcessSpec spec;
   spec.argv = {"/usr/bin/timeout", "--preserve-status", "-s", "INT", "1", CTXKIT_BIN_DIR "/ctx-rollover", "--supervise", "--", "claude"};
