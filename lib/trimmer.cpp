@@ -49,6 +49,23 @@ std::string_view rtrim(std::string_view s) {
   return s;
 }
 
+// Calls fn(key, value) for each field of `obj`, in order. False when the object cannot be read or
+// fn returns false (the line is then left as it is).
+template <class Fn>
+bool for_each_field(od::object obj, Fn&& fn) {
+  for (auto fr : obj) {
+    od::field f;
+    if (std::move(fr).get(f)) return false;
+    std::string_view key;
+    if (f.unescaped_key().get(key)) return false;
+    if (!fn(key, f.value())) return false;
+  }
+  return true;
+}
+
+// A scalar value's text in the line, without trailing white space.
+std::string_view token(od::value& v) { return rtrim(v.raw_json_token()); }
+
 bool contains(std::string_view hay, std::string_view needle) {
   return ::memmem(hay.data(), hay.size(), needle.data(), needle.size()) != nullptr;
 }
@@ -87,9 +104,7 @@ struct Trimmer::Impl {
   size_t off(const char* p) const { return static_cast<size_t>(p - base); }
 
   bool string_span(od::value& v, StringSpan& out) {
-    std::string_view tok;
-    tok = v.raw_json_token();
-    tok = rtrim(tok);
+    std::string_view tok = token(v);
     if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
     out.offset = off(tok.data());
     out.length = tok.size();
@@ -105,9 +120,7 @@ struct Trimmer::Impl {
       od::json_type t;
       if (v.type().get(t)) return false;
       if (t == od::json_type::number) {
-        std::string_view tok;
-        tok = v.raw_json_token();
-        tok = rtrim(tok);
+        std::string_view tok = token(v);
         if (tok != "0") {
           edits.push_back({off(tok.data()), tok.size(), "0"});
           usage_zeroed = true;
@@ -165,44 +178,33 @@ struct Trimmer::Impl {
       od::json_type t;
       if (el.type().get(t)) return false;
       if (t != od::json_type::object) continue;
-      std::string_view first;
-      first = el.raw_json_token();
-      const char* el_start = first.data();
+      const char* el_start = el.raw_json_token().data();
       od::object o;
       if (el.get_object().get(o)) return false;
       std::string type;
       StringSpan text;
       bool has_text = false;
       ImageSpan img;
-      for (auto fr : o) {
-        od::field f;
-        if (std::move(fr).get(f)) return false;
-        std::string_view key;
-        if (f.unescaped_key().get(key)) return false;
-        od::value v = f.value();
-        if (key == "type") {
-          if (!read_string(v, type)) return false;
-        } else if (key == "text") {
+      bool read = for_each_field(o, [&](std::string_view key, od::value& v) {
+        if (key == "type") return read_string(v, type);
+        if (key == "text") {
           if (!string_span(v, text)) return false;
           has_text = true;
-        } else if (key == "source") {
-          od::object src;
-          if (v.get_object().get(src)) continue;
-          for (auto sr : src) {
-            od::field sf;
-            if (std::move(sr).get(sf)) return false;
-            std::string_view sk;
-            if (sf.unescaped_key().get(sk)) return false;
-            if (sk == "media_type") {
-              if (!read_string(sf.value(), img.media_type)) return false;
-            } else if (sk == "data") {
-              StringSpan d;
-              od::value dv = sf.value();
-              if (string_span(dv, d)) img.data_chars = d.inner.size();
-            }
-          }
+          return true;
         }
-      }
+        if (key != "source") return true;
+        od::object src;
+        if (v.get_object().get(src)) return true;
+        return for_each_field(src, [&](std::string_view sk, od::value& sv) {
+          if (sk == "media_type") return read_string(sv, img.media_type);
+          if (sk == "data") {
+            StringSpan d;
+            if (string_span(sv, d)) img.data_chars = d.inner.size();
+          }
+          return true;
+        });
+      });
+      if (!read) return false;
       if (type == "text" && has_text) b.texts.push_back(text);
       if (type == "image") {
         const char* end = nullptr;
@@ -220,39 +222,27 @@ struct Trimmer::Impl {
   }
 
   bool walk_block(od::object o, od::document& doc, Block& b) {
-    for (auto fr : o) {
-      od::field f;
-      if (std::move(fr).get(f)) return false;
-      std::string_view key;
-      if (f.unescaped_key().get(key)) return false;
-      od::value v = f.value();
-      if (key == "type") {
-        if (!read_string(v, b.type)) return false;
-      } else if (key == "id") {
-        if (!read_string(v, b.id)) return false;
-      } else if (key == "name") {
-        if (!read_string(v, b.name)) return false;
-      } else if (key == "tool_use_id") {
-        if (!read_string(v, b.tool_use_id)) return false;
-      } else if (key == "input") {
-        if (!prescan && !collect_long_strings(v, b.long_inputs)) return false;
-      } else if (key == "content" && !prescan) {
-        od::json_type t;
-        if (v.type().get(t)) return false;
-        if (t == od::json_type::string) {
-          if (!string_span(v, b.content_string)) return false;
-          b.content_is_string = true;
-        } else if (t == od::json_type::array) {
-          std::string_view first;
-          first = v.raw_json_token();
-          od::array arr;
-          if (v.get_array().get(arr)) return false;
-          if (!walk_content_array(arr, doc, b, first.data())) return false;
-          b.content_is_array = true;
-        }
+    return for_each_field(o, [&](std::string_view key, od::value& v) {
+      if (key == "type") return read_string(v, b.type);
+      if (key == "id") return read_string(v, b.id);
+      if (key == "name") return read_string(v, b.name);
+      if (key == "tool_use_id") return read_string(v, b.tool_use_id);
+      if (key == "input") return prescan || collect_long_strings(v, b.long_inputs);
+      if (key != "content" || prescan) return true;
+      od::json_type t;
+      if (v.type().get(t)) return false;
+      if (t == od::json_type::string) {
+        if (!string_span(v, b.content_string)) return false;
+        b.content_is_string = true;
+      } else if (t == od::json_type::array) {
+        const char* start = v.raw_json_token().data();
+        od::array arr;
+        if (v.get_array().get(arr)) return false;
+        if (!walk_content_array(arr, doc, b, start)) return false;
+        b.content_is_array = true;
       }
-    }
-    return true;
+      return true;
+    });
   }
 
   bool targeted(const std::string& tool, const std::string& tool_use_id) const {
@@ -376,18 +366,12 @@ struct Trimmer::Impl {
 
   bool walk_message(od::object m, od::document& doc, TrimStats& stats, std::string& msg_id,
                     std::vector<std::string>& tool_uses) {
-    for (auto fr : m) {
-      od::field f;
-      if (std::move(fr).get(f)) return false;
-      std::string_view key;
-      if (f.unescaped_key().get(key)) return false;
-      od::value v = f.value();
-      if (key == "id") {
-        if (!read_string(v, msg_id)) return false;
-      } else if (key == "content") {
+    return for_each_field(m, [&](std::string_view key, od::value& v) {
+      if (key == "id") return read_string(v, msg_id);
+      if (key == "content") {
         od::json_type t;
         if (v.type().get(t)) return false;
-        if (t != od::json_type::array) continue;
+        if (t != od::json_type::array) return true;
         od::array arr;
         if (v.get_array().get(arr)) return false;
         for (auto er : arr) {
@@ -403,15 +387,15 @@ struct Trimmer::Impl {
           if (b.type == "tool_use") tool_uses.push_back(b.id);
           decide(b, stats);
         }
-      } else if (key == "usage" && !prescan && !analysis_only) {
-        od::json_type t;
-        if (v.type().get(t)) return false;
-        if (t != od::json_type::object) continue;
-        od::object u;
-        if (v.get_object().get(u) || !zero_numbers(u)) return false;
+        return true;
       }
-    }
-    return true;
+      if (key != "usage" || prescan || analysis_only) return true;
+      od::json_type t;
+      if (v.type().get(t)) return false;
+      if (t != od::json_type::object) return true;
+      od::object u;
+      return !v.get_object().get(u) && zero_numbers(u);
+    });
   }
 
   // Walks one line. Returns false when the line cannot be used (not JSON, not UTF-8, ...).
@@ -427,47 +411,43 @@ struct Trimmer::Impl {
     std::string type, msg_id;
     bool sidechain = false;
     std::vector<std::string> tool_uses;
-    for (auto fr : obj) {
-      od::field f;
-      if (std::move(fr).get(f)) return false;
-      std::string_view key;
-      if (f.unescaped_key().get(key)) return false;
-      od::value v = f.value();
+    bool read = for_each_field(obj, [&](std::string_view key, od::value& v) {
       if (key == "sessionId") {
-        if (prescan || opt.new_session_id.empty()) continue;
         StringSpan s;
-        if (!string_span(v, s)) continue;
-        edits.push_back({s.offset, s.length, "\"" + opt.new_session_id + "\""});
-      } else if (key == "type") {
-        if (!read_string(v, type)) return false;
-      } else if (key == "isSidechain") {
+        if (!prescan && !opt.new_session_id.empty() && string_span(v, s))
+          edits.push_back({s.offset, s.length, "\"" + opt.new_session_id + "\""});
+        return true;
+      }
+      if (key == "type") return read_string(v, type);
+      if (key == "isSidechain") {
         bool b = false;
         if (!v.get_bool().get(b)) sidechain = b;
-      } else if (key == "isApiErrorMessage" && !prescan) {
-        std::string_view tok;
-        tok = v.raw_json_token();
-        tok = rtrim(tok);
+        return true;
+      }
+      if (key == "isApiErrorMessage" && !prescan) {
+        std::string_view tok = token(v);
         if (tok == "true") {
           edits.push_back({off(tok.data()), tok.size(), "false"});
           stats.error_markers++;
         }
-      } else if (key == "error" && !prescan) {
-        std::string_view tok;
-        tok = v.raw_json_token();
-        tok = rtrim(tok);
+        return true;
+      }
+      if (key == "error" && !prescan) {
+        std::string_view tok = token(v);
         if (tok == "\"invalid_request\"") {
           edits.push_back({off(tok.data()), tok.size(), "null"});
           stats.error_markers++;
         }
-      } else if (key == "message") {
-        od::json_type t;
-        if (v.type().get(t)) return false;
-        if (t != od::json_type::object) continue;
-        od::object m;
-        if (v.get_object().get(m)) return false;
-        if (!walk_message(m, doc, stats, msg_id, tool_uses)) return false;
+        return true;
       }
-    }
+      if (key != "message") return true;
+      od::json_type t;
+      if (v.type().get(t)) return false;
+      if (t != od::json_type::object) return true;
+      od::object m;
+      return !v.get_object().get(m) && walk_message(m, doc, stats, msg_id, tool_uses);
+    });
+    if (!read) return false;
     if (prescan && type == "assistant" && !sidechain) {
       if (responses.empty() || msg_id != last_response_id || msg_id.empty()) {
         responses.emplace_back();
