@@ -83,31 +83,4 @@ size_t line_count(const std::string& text) {
   return n;
 }
 
-std::vector<std::string> file_lines(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::vector<std::string> out;
-  std::string l;
-  while (std::getline(in, l)) out.push_back(l);
-  return out;
-}
-
-std::string first_lines(const std::vector<std::string>& lines, size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n && i < lines.size(); ++i) s += lines[i] + "\n";
-  return s;
-}
-
-int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::string& id, size_t& index) {
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find("\"id\":\"" + id + "\"") == std::string::npos) continue;
-    auto j = nlohmann::json::parse(lines[i]);
-    if (j["type"] != "assistant") continue;
-    auto u = j["message"]["usage"];
-    index = i;
-    return u["input_tokens"].get<int64_t>() + u["cache_creation_input_tokens"].get<int64_t>() +
-           u["cache_read_input_tokens"].get<int64_t>();
-  }
-  return -1;
-}
-
 }  // namespace ctxkit::test

@@ -36,15 +36,5 @@ util::ProcessResult run_tool_as_nobody(const std::string& name, const std::strin
 // The number of non-empty lines of `text`.
 size_t line_count(const std::string& text);
 
-// The lines of a file.
-std::vector<std::string> file_lines(const std::filesystem::path& p);
-
-// The first `n` lines of `lines`, newline-terminated.
-std::string first_lines(const std::vector<std::string>& lines, size_t n);
-
-// context = input + cache creation + cache read of the assistant line with `tool_use_id`; its
-// index in `index`. -1 if absent.
-int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::string& tool_use_id,
-                          size_t& index);
 
 }  // namespace ctxkit::test

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <filesystem>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "util/env.hpp"
 
@@ -31,5 +33,15 @@ std::string read_file(const std::filesystem::path& path);
 
 // The recorded fixtures directory (tests/fixtures/claude-code-2.1.197).
 std::filesystem::path fixtures();
+
+// The lines of a file.
+std::vector<std::string> file_lines(const std::filesystem::path& p);
+
+// The first `n` lines of `lines`, newline-terminated.
+std::string first_lines(const std::vector<std::string>& lines, size_t n);
+
+// context = input + cache creation + cache read of the assistant line with `tool_use_id`; its
+// index in `index`. -1 if absent.
+int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::string& tool_use_id, size_t& index);
 
 }  // namespace ctxkit::test

@@ -14,20 +14,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::vector<std::string> lines_of(const fs::path& p) {
-  std::ifstream in(p);
-  std::vector<std::string> out;
-  std::string l;
-  while (std::getline(in, l)) out.push_back(l);
-  return out;
-}
-
-std::string join(const std::vector<std::string>& v, size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n && i < v.size(); ++i) s += v[i] + "\n";
-  return s;
-}
-
 std::string assistant(const std::string& msg_id, int64_t cache_read, const std::string& tool_id = "",
                       bool sidechain = false, const std::string& model = "claude-sonnet-4-5") {
   json j;
@@ -43,19 +29,6 @@ std::string assistant(const std::string& msg_id, int64_t cache_read, const std::
   return j.dump();
 }
 
-// The usage of the assistant line carrying `tool_use_id` in a recorded transcript.
-int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::string& tool_use_id, size_t& index) {
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find("\"id\":\"" + tool_use_id + "\"") == std::string::npos) continue;
-    json j = json::parse(lines[i]);
-    if (j["type"] != "assistant") continue;
-    auto u = j["message"]["usage"];
-    index = i;
-    return u["input_tokens"].get<int64_t>() + u["cache_creation_input_tokens"].get<int64_t>() +
-           u["cache_read_input_tokens"].get<int64_t>();
-  }
-  return -1;
-}
 
 class RecordedSession : public ::testing::TestWithParam<std::string> {};
 
@@ -75,12 +48,12 @@ TEST_P(RecordedSession, ReadingAtEachToolCallEqualsThatResponsesUsage) {
     fs::path transcript = base / "transcripts" / (sid + ".jsonl");
     if (p.contains("agent_id"))
       transcript = base / "transcripts" / sid / "subagents" / ("agent-" + p["agent_id"].get<std::string>() + ".jsonl");
-    auto lines = lines_of(transcript);
+    auto lines = test::file_lines(transcript);
     size_t idx = 0;
-    int64_t expected = usage_of_tool_use(lines, p["tool_use_id"], idx);
+    int64_t expected = test::usage_of_tool_use(lines, p["tool_use_id"], idx);
     ASSERT_GT(expected, 0) << p["tool_use_id"];
     // Cut after the tool_use line plus any sibling lines of the same response.
-    fs::path cut = tmp.write("cut.jsonl", join(lines, idx + 1));
+    fs::path cut = tmp.write("cut.jsonl", test::first_lines(lines, idx + 1));
     auto scan = scan_transcript_tail(cut, p["tool_use_id"], p.contains("agent_id") ? Chain::Subagent : Chain::Main);
     ASSERT_TRUE(scan) << scan.error().message;
     ASSERT_TRUE(scan->reading);
@@ -156,7 +129,7 @@ TEST(ContextMeter, RecordedCompactionsResetTheReading) {
       fs::path dir = test::fixtures() / model / "d_compact" / kind / "transcripts";
       for (const auto& e : fs::directory_iterator(dir)) {
         if (e.path().extension() != ".jsonl") continue;
-        auto lines = lines_of(e.path());
+        auto lines = test::file_lines(e.path());
         size_t boundary = 0;
         int64_t after = -1;
         for (size_t i = 0; i < lines.size(); ++i) {
@@ -175,7 +148,7 @@ TEST(ContextMeter, RecordedCompactionsResetTheReading) {
         EXPECT_LT(scan->reading->tokens, 50000) << e.path();
         // Cut right after the boundary: the estimate is compactMetadata.postTokens.
         test::TempDir tmp;
-        auto cut = tmp.write("cut.jsonl", join(lines, boundary + 2));
+        auto cut = tmp.write("cut.jsonl", test::first_lines(lines, boundary + 2));
         auto scan2 = scan_transcript_tail(cut, "");
         ASSERT_TRUE(scan2 && scan2->reading);
         EXPECT_TRUE(scan2->reading->after_compaction) << e.path();

@@ -25,13 +25,19 @@ std::string session_lines(int results) {
   return out;
 }
 
-TEST(TrimSession, LinesArrivingAfterTheSnapshotAreLeftOutAndCounted) {
-  test::TempDir tmp;
-  fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", session_lines(4));
+// A request that trims Bash results of `t` into the session 2222….
+TrimRequest bash_request(const fs::path& t) {
   TrimRequest req;
   req.transcript = t;
   req.new_session_id = "22222222-2222-4222-8222-222222222222";
   req.tools = {"Bash"};
+  return req;
+}
+
+TEST(TrimSession, LinesArrivingAfterTheSnapshotAreLeftOutAndCounted) {
+  test::TempDir tmp;
+  fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", session_lines(4));
+  TrimRequest req = bash_request(t);
   req.after_snapshot = [&] {
     std::ofstream out(t, std::ios::app);
     for (int i = 0; i < 3; ++i) out << R"({"type":"progress","late":true})" << "\n";
@@ -53,12 +59,8 @@ TEST(TrimSession, LinesArrivingAfterTheSnapshotAreLeftOutAndCounted) {
 TEST(TrimSession, TempFilesAreNotNamedAsSessions) {
   test::TempDir tmp;
   fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", session_lines(4));
-  TrimRequest req;
-  req.transcript = t;
-  req.new_session_id = "22222222-2222-4222-8222-222222222222";
-  req.tools = {"Bash"};
+  TrimRequest req = bash_request(t);
   std::vector<std::string> seen;
-  req.after_snapshot = [&] {};
   auto o = trim_session(req);
   ASSERT_TRUE(o);
   for (const auto& e : fs::directory_iterator(t.parent_path())) seen.push_back(e.path().filename().string());
@@ -69,10 +71,7 @@ TEST(TrimSession, TempFilesAreNotNamedAsSessions) {
 TEST(TrimSession, MetadataSlotIsValidJsonOnTheFirstLine) {
   test::TempDir tmp;
   fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", session_lines(2));
-  TrimRequest req;
-  req.transcript = t;
-  req.new_session_id = "22222222-2222-4222-8222-222222222222";
-  req.tools = {"Bash"};
+  TrimRequest req = bash_request(t);
   req.trimmed_at = "2026-11-21T00:00:00.000Z";
   auto o = trim_session(req);
   ASSERT_TRUE(o && o->written);
