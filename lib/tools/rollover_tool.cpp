@@ -106,6 +106,22 @@ int supervise(const std::vector<std::string>& command, const Config& cfg, ToolCo
   sigemptyset(&su.sa_mask);
   ::sigaction(SIGUSR1, &su, nullptr);
 
+  // One connection for the whole run, opened when first needed (and again if it could not be).
+  std::optional<StateStore> store;
+  auto state = [&]() -> StateStore* {
+    std::string note;
+    if (!store) store = open_state(cfg, ctx.env, note);
+    return store ? &*store : nullptr;
+  };
+  // The rollover prepared in the supervised session, once its turn has ended.
+  auto ready_rollover = [&]() -> std::optional<PendingRollover> {
+    StateStore* s = state();
+    if (!s) return std::nullopt;
+    auto p = s->pending_rollover(token);
+    if (p && *p && (*p)->ready) return **p;
+    return std::nullopt;
+  };
+
   std::vector<std::string> argv = command;
   std::string cwd;
   int last_status = 0;
@@ -131,14 +147,8 @@ int supervise(const std::vector<std::string>& command, const Config& cfg, ToolCo
       if (g_wake || now - last_poll > std::chrono::milliseconds(500)) {
         g_wake = 0;
         last_poll = now;
-        std::string note;
-        if (auto store = open_state(cfg, ctx.env, note)) {
-          auto p = store->pending_rollover(token);
-          if (p && *p && (*p)->ready) {
-            ready = **p;
-            break;
-          }
-        }
+        ready = ready_rollover();
+        if (ready) break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -162,14 +172,8 @@ int supervise(const std::vector<std::string>& command, const Config& cfg, ToolCo
       ::tcsetattr(0, TCSANOW, &saved);
       if (::isatty(1)) ctx.out << "\x1b[?25h" << std::flush;  // show the cursor again
     }
-    if (!ready) {
-      // The child ended by itself: a rollover that became ready at the very end still counts.
-      std::string note;
-      if (auto store = open_state(cfg, ctx.env, note)) {
-        auto p = store->pending_rollover(token);
-        if (p && *p && (*p)->ready) ready = **p;
-      }
-    }
+    // The child ended by itself: a rollover that became ready at the very end still counts.
+    if (!ready) ready = ready_rollover();
     if (!ready || g_stop) return last_status;
     std::string prompt;
     {
@@ -178,8 +182,7 @@ int supervise(const std::vector<std::string>& command, const Config& cfg, ToolCo
       ss << in.rdbuf();
       prompt = ss.str();
     }
-    std::string note;
-    if (auto store = open_state(cfg, ctx.env, note)) (void)store->clear_pending_rollover(token);
+    if (StateStore* s = state()) (void)s->clear_pending_rollover(token);
     if (prompt.empty()) {
       ctx.err << kTool << ": error: the continuation prompt " << ready->prompt_path << " is missing\n";
       return last_status ? last_status : 1;
