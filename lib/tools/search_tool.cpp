@@ -38,6 +38,26 @@ int run_search(const std::vector<std::string>& args, ToolContext& ctx) {
     ctx.err << "ctx-search: error: " << what << '\n';
     return 1;
   };
+  // The input is checked before the archive is looked at.
+  std::string sid;
+  int64_t line = 0;
+  std::string query;
+  if (!show.empty()) {
+    auto colon = show.rfind(':');
+    if (colon == std::string::npos) return error("--show takes SESSION:LINE");
+    sid = show.substr(0, colon);
+    try {
+      line = std::stoll(show.substr(colon + 1));
+    } catch (...) {
+      return error("--show takes SESSION:LINE");
+    }
+    if (line < 1) return error("--show takes SESSION:LINE with a line from 1");
+  } else {
+    for (const auto& w : words) query += (query.empty() ? "" : " ") + w;
+    if (query.find_first_not_of(" \t") == std::string::npos) return error("nothing to search for (give some words, or --show SESSION:LINE)");
+    if (!since.empty() && !util::parse_iso8601_ms(since.size() == 10 ? since + "T00:00:00Z" : since))
+      return error(fmt::format("--since '{}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)", since));
+  }
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
   fs::path db = index_path(cfg.state_dir(ctx.env));
   std::error_code ec;
@@ -50,16 +70,6 @@ int run_search(const std::vector<std::string>& args, ToolContext& ctx) {
   if (!index) return error(index.error().message);
 
   if (!show.empty()) {
-    auto colon = show.rfind(':');
-    if (colon == std::string::npos) return error("--show takes SESSION:LINE");
-    std::string sid = show.substr(0, colon);
-    int64_t line = 0;
-    try {
-      line = std::stoll(show.substr(colon + 1));
-    } catch (...) {
-      return error("--show takes SESSION:LINE");
-    }
-    if (line < 1) return error("--show takes SESSION:LINE with a line from 1");
     auto file = index->file_of(sid);
     if (!file) return error(file.error().message);
     if (!*file) return error(fmt::format("session {} is not in the archive", sid));
@@ -81,11 +91,6 @@ int run_search(const std::vector<std::string>& args, ToolContext& ctx) {
     return error(fmt::format("session {} has no line {}", sid, line));
   }
 
-  std::string query;
-  for (const auto& w : words) query += (query.empty() ? "" : " ") + w;
-  if (query.find_first_not_of(" \t") == std::string::npos) return error("nothing to search for (give some words, or --show SESSION:LINE)");
-  if (!since.empty() && !util::parse_iso8601_ms(since.size() == 10 ? since + "T00:00:00Z" : since))
-    return error(fmt::format("--since '{}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)", since));
   SearchQuery q;
   q.words = query;
   q.project = project.find('/') != std::string::npos ? project_folder_name(project) : project;

@@ -255,8 +255,18 @@ TEST(Rollover, BadInputIsOneLineAndRecordsNothing) {
   EXPECT_EQ(line_count(res.err), 1u) << res.err;
   EXPECT_TRUE(res.err.starts_with("ctx-rollover: error: creating state directory ")) << res.err;
   expect_nothing_recorded();
-  auto s = run_tool("ctx-search", {}, "", r.env);
+  auto s = run_tool("ctx-search", {"anything"}, "", r.env);
   EXPECT_EQ(s.exit_code, 0);  // nothing archived yet is not an error
+  EXPECT_EQ(s.out, "Nothing is archived yet.\n");
+  // Bad input is reported as such, archive or not.
+  s = run_tool("ctx-search", {}, "", r.env);
+  EXPECT_EQ(s.exit_code, 1);
+  EXPECT_EQ(s.err, "ctx-search: error: nothing to search for (give some words, or --show SESSION:LINE)\n");
+  s = run_tool("ctx-search", {"x", "--since", "yesterday"}, "", r.env);
+  EXPECT_EQ(s.exit_code, 1);
+  EXPECT_EQ(s.err, "ctx-search: error: --since 'yesterday' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)\n");
+  s = run_tool("ctx-search", {"--show", "nope"}, "", r.env);
+  EXPECT_EQ(s.err, "ctx-search: error: --show takes SESSION:LINE\n");
 }
 
 }  // namespace
