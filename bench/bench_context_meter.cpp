@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "context_meter.hpp"
+#include "context/context_meter.hpp"
 #include "transcript_gen.hpp"
-#include "transcript_line.hpp"
+#include "claude/transcript_line.hpp"
 
 namespace {
 namespace fs = std::filesystem;

@@ -15,7 +15,7 @@
 #include <fstream>
 #include <map>
 
-#include "search_index.hpp"
+#include "store/search_index.hpp"
 #include "transcript_gen.hpp"
 #include "util/process.hpp"
 

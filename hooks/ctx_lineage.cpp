@@ -1,4 +1,4 @@
-#include "tools/lineage_tool.hpp"
+#include "apps/lineage_app.hpp"
 
 int main(int argc, char** argv) {
   return ctxkit::guarded_main("ctx-lineage", argc, argv, 1, ctxkit::run_lineage);

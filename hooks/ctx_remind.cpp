@@ -1,4 +1,4 @@
-#include "tools/remind_tool.hpp"
+#include "apps/remind_app.hpp"
 
 int main(int argc, char** argv) {
   return ctxkit::guarded_main("ctx-remind", argc, argv, 1, ctxkit::run_remind);

@@ -1,4 +1,4 @@
-#include "tools/rollover_tool.hpp"
+#include "apps/rollover_app.hpp"
 
 int main(int argc, char** argv) {
   return ctxkit::guarded_main("ctx-rollover", argc, argv, 1, ctxkit::run_rollover);

@@ -1,4 +1,4 @@
-#include "tools/search_tool.hpp"
+#include "apps/search_app.hpp"
 
 int main(int argc, char** argv) {
   return ctxkit::guarded_main("ctx-search", argc, argv, 1, ctxkit::run_search);

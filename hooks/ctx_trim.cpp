@@ -1,4 +1,4 @@
-#include "tools/trim_tool.hpp"
+#include "apps/trim_app.hpp"
 
 int main(int argc, char** argv) {
   return ctxkit::guarded_main("ctx-trim", argc, argv, 1, ctxkit::run_trim);

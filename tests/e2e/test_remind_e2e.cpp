@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "e2e/e2e_support.hpp"
-#include "state_store.hpp"
+#include "store/state_store.hpp"
 
 namespace ctxkit::test {
 namespace {

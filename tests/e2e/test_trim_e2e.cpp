@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
-#include "state_store.hpp"
+#include "store/state_store.hpp"
 
 namespace ctxkit::test {
 namespace {

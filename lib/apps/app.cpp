@@ -1,0 +1,51 @@
+#include "apps/app.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/core.h>
+#include <iostream>
+
+namespace ctxkit {
+
+const char* version() { return "0.1.0"; }
+
+Result<std::string> read_process_stdin() {
+  if (::isatty(0)) return fail("expected a JSON payload on stdin (stdin is a terminal)", Error::Kind::Invalid);
+  std::string data;
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(0, buf, sizeof buf);
+    if (n > 0) {
+      data.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n == 0) break;
+    if (errno == EINTR) continue;
+    return fail(fmt::format("reading stdin: {}", std::strerror(errno)));
+  }
+  return data;
+}
+
+AppContext process_context() {
+  return AppContext{util::Env::from_process(), read_process_stdin, std::cout, std::cerr};
+}
+
+int guarded_main(const char* tool, int argc, char** argv, int failure_code,
+                 const std::function<int(const std::vector<std::string>&, AppContext&)>& run) {
+  try {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    AppContext ctx = process_context();
+    int rc = run(args, ctx);
+    std::cout.flush();
+    return rc;
+  } catch (const std::exception& e) {
+    std::cerr << tool << ": error: " << e.what() << '\n';
+  } catch (...) {
+    std::cerr << tool << ": error: unexpected failure\n";
+  }
+  return failure_code;
+}
+
+}  // namespace ctxkit

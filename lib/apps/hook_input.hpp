@@ -1,0 +1,14 @@
+#pragma once
+
+#include <optional>
+
+#include "claude/hook_payload.hpp"
+#include "apps/app.hpp"
+
+namespace ctxkit {
+
+// Reads the hook payload from stdin and parses it. On failure prints the one stderr line
+// "<tool>: error: <why>" and returns nullopt (the caller exits 1).
+std::optional<HookPayload> read_hook_payload(AppContext& ctx, const char* tool);
+
+}  // namespace ctxkit

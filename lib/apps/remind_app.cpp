@@ -1,0 +1,147 @@
+#include "apps/remind_app.hpp"
+
+#include <fmt/core.h>
+
+#include "core/config.hpp"
+#include "context/context_meter.hpp"
+#include "apps/hook_input.hpp"
+#include "context/reminder.hpp"
+#include "apps/cli.hpp"
+#include "store/state_access.hpp"
+#include "util/time.hpp"
+
+namespace ctxkit {
+
+namespace {
+constexpr const char* kTool = "ctx-remind";
+
+// The single stderr line a hook may print: the first problem noted wins.
+struct Note {
+  std::string text;
+  void add(const std::string& t) {
+    if (text.empty() && !t.empty()) text = t;
+  }
+  void print(AppContext& ctx) const {
+    if (!text.empty()) ctx.err << kTool << ": " << text << '\n';
+  }
+};
+}  // namespace
+
+int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
+  CLI::App app{"PostToolUse hook: tells the model how full its context is (60/75/85% by default)."};
+  app.name(kTool);
+  bool show = false, show_version = false;
+  std::string event;
+  app.add_flag("--show-config", show, "print the effective configuration and where each value came from");
+  app.add_flag("--version", show_version, "print the version");
+  app.add_option("event", event, "hook event name (informational; the payload's own name is used)");
+  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+  if (show_version) {
+    ctx.out << kTool << ' ' << version() << '\n';
+    return 0;
+  }
+  if (show) {
+    Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
+    ctx.out << show_config(cfg);
+    return 0;
+  }
+
+  auto payload = read_hook_payload(ctx, kTool);
+  if (!payload) return 1;
+  Note note;
+  if (payload->hook_event_name != "PostToolUse") {
+    note.add(fmt::format("note: ignoring a '{}' payload (this hook handles PostToolUse)",
+                         payload->hook_event_name.empty() ? "unnamed" : payload->hook_event_name));
+    note.print(ctx);
+    return 0;
+  }
+
+  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
+  if (!cfg.errors.empty()) note.add("config error: " + cfg.errors.front());
+  else if (!cfg.warnings.empty()) note.add("config warning: " + cfg.warnings.front());
+
+  const bool subagent = !payload->agent_id.empty();
+  auto scan = measure_transcript(payload->context_transcript(), payload->tool_use_id,
+                                 std::chrono::milliseconds(cfg.context.transcript_wait_ms),
+                                 subagent ? Chain::Subagent : Chain::Main);
+
+  std::string state_problem;
+  std::optional<StateStore> store = open_state(cfg, ctx.env, state_problem);
+  note.add(state_problem);
+
+  // The status line's exact figure (main session only) wins when it is newer than the reading.
+  std::optional<StatusFigure> status;
+  if (store && !subagent) {
+    if (auto s = store->status(payload->session_id)) status = *s;
+    else note.add(s.error().message);
+  }
+  std::optional<int64_t> tokens;
+  std::string model;
+  if (scan && scan->reading) {
+    tokens = scan->reading->tokens;
+    model = scan->reading->model;
+  }
+  if (status && !(scan && scan->found_tool_use && scan->reading)) {
+    auto reading_ms = scan && scan->reading ? util::parse_iso8601_ms(scan->reading->timestamp) : std::nullopt;
+    if (!tokens || (reading_ms && status->recorded_at_ms > *reading_ms)) tokens = status->tokens;
+  }
+  if (!tokens) {
+    if (!scan) note.add(fmt::format("no context reading: {}", scan.error().message));
+    note.print(ctx);
+    return 0;
+  }
+
+  WindowHints hints;
+  hints.model = model;
+  if (status) hints.status_line_window = status->window;
+  if (store) {
+    if (auto large = store->large_window(payload->session_id, payload->agent_id)) hints.seen_over_200k = *large;
+    if (*tokens > 200'000 && !hints.seen_over_200k && cfg.context.window_tokens == 0) {
+      if (auto r = store->mark_large_window(payload->session_id, payload->agent_id); !r) note.add(r.error().message);
+    }
+  }
+  ContextFigure figure = make_figure(cfg.context, hints, *tokens);
+  Tier tier = tier_for(figure.percent, cfg.context);
+  const int64_t now = util::now_ms();
+  const int64_t interval = int64_t{cfg.context.check_interval_seconds} * 1000;
+
+  bool fire = false;
+  if (!store) {
+    fire = tier != Tier::None;  // without state there is no rate limit; the note says why
+  } else {
+    auto prev = store->reminder(payload->session_id, payload->agent_id);
+    if (!prev) {
+      note.add(prev.error().message);
+      fire = tier != Tier::None;
+    } else {
+      ReminderDecision quick = decide_reminder(*prev, tier, now, interval);
+      if (quick.store) {
+        // Decide again under the write lock: another hook of the same session may have won.
+        auto r = store->update_reminder(
+            payload->session_id, payload->agent_id,
+            [&](const std::optional<ReminderState>& current) {
+              ReminderDecision d = decide_reminder(current, tier, now, interval);
+              fire = d.fire;
+              return d.store;
+            });
+        if (!r) {
+          note.add(r.error().message);
+          // Locked: another hook holds the lock (it is reminding), so stay quiet. Otherwise the
+          // state is unusable and the reminder goes out without a rate limit.
+          fire = r.error().kind != Error::Kind::Busy && tier != Tier::None;
+        }
+      }
+    }
+  }
+  if (fire) {
+    std::string text = reminder_text(tier, figure, cfg.context, subagent);
+    std::string human;
+    if (cfg.context.system_message) human = "ctxkit: " + text;
+    if (!store && !state_problem.empty()) human = fmt::format("ctxkit: {} (reminders are not rate-limited)", state_problem);
+    ctx.out << hook_output_json(text, human) << '\n';
+  }
+  note.print(ctx);
+  return 0;
+}
+
+}  // namespace ctxkit

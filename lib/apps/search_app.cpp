@@ -1,0 +1,128 @@
+#include "apps/search_app.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "core/config.hpp"
+#include "store/search_index.hpp"
+#include "claude/session_locator.hpp"
+#include "archive/session_archiver.hpp"
+#include "apps/cli.hpp"
+#include "util/line_reader.hpp"
+#include "util/time.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+
+int run_search(const std::vector<std::string>& args, AppContext& ctx) {
+  CLI::App app{"Searches the archived Claude Code sessions (user prompts, assistant text, tool inputs and outputs)."};
+  app.name("ctx-search");
+  std::vector<std::string> words;
+  std::string project, session, since, show;
+  int limit = 20;
+  bool json_out = false, show_version = false;
+  app.add_option("query", words, "the words to find, taken literally (engine.c:42 and flux-capacitor work)");
+  app.add_option("--project", project, "only this project (folder name under ~/.claude/projects, or its path)");
+  app.add_option("--session", session, "only this session id");
+  app.add_option("--since", since, "only messages at or after this date or time (YYYY-MM-DD[THH:MM])");
+  app.add_option("--limit", limit, "at most this many hits")->check(CLI::Range(1, 10000));
+  app.add_option("--show", show, "print message SESSION:LINE in full");
+  app.add_flag("--json", json_out, "print the hits as JSON");
+  app.add_flag("--version", show_version, "print the version");
+  if (auto rc = parse_cli(app, args, ctx, "ctx-search")) return *rc;
+  if (show_version) {
+    ctx.out << "ctx-search " << version() << '\n';
+    return 0;
+  }
+  auto error = [&](const std::string& what) {
+    ctx.err << "ctx-search: error: " << what << '\n';
+    return 1;
+  };
+  // The input is checked before the archive is looked at.
+  std::string sid;
+  int64_t line = 0;
+  std::string query;
+  if (!show.empty()) {
+    auto colon = show.rfind(':');
+    if (colon == std::string::npos) return error("--show takes SESSION:LINE");
+    sid = show.substr(0, colon);
+    try {
+      line = std::stoll(show.substr(colon + 1));
+    } catch (...) {
+      return error("--show takes SESSION:LINE");
+    }
+    if (line < 1) return error("--show takes SESSION:LINE with a line from 1");
+  } else {
+    for (const auto& w : words) query += (query.empty() ? "" : " ") + w;
+    if (query.find_first_not_of(" \t") == std::string::npos) return error("nothing to search for (give some words, or --show SESSION:LINE)");
+    if (!since.empty() && !util::parse_iso8601_ms(since.size() == 10 ? since + "T00:00:00Z" : since))
+      return error(fmt::format("--since '{}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)", since));
+  }
+  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
+  fs::path db = index_path(cfg.state_dir(ctx.env));
+  std::error_code ec;
+  if (!fs::exists(db, ec)) {
+    if (!show.empty()) return error("nothing is archived yet");
+    ctx.out << "Nothing is archived yet.\n";
+    return 0;
+  }
+  auto index = SearchIndex::open(db);
+  if (!index) return error(index.error().message);
+
+  if (!show.empty()) {
+    auto file = index->file_of(sid);
+    if (!file) return error(file.error().message);
+    if (!*file) return error(fmt::format("session {} is not in the archive", sid));
+    auto reader = util::LineReader::open(**file, {}, 4 << 20);
+    if (!reader) return error(reader.error().message);
+    while (true) {
+      auto l = reader->next();
+      if (!l) return error(l.error().message);
+      if (!*l) break;
+      if (static_cast<int64_t>((*l)->number) != line) continue;
+      MessageText m = message_text((*l)->text);
+      if (json_out) {
+        ctx.out << nlohmann::json({{"session_id", sid}, {"line", line}, {"role", m.role}, {"timestamp", m.timestamp}, {"text", m.text}}).dump() << '\n';
+      } else {
+        ctx.out << fmt::format("{}:{}  {}  {}\n\n{}\n", sid, line, m.timestamp, m.role.empty() ? "(no message text)" : m.role, m.text);
+      }
+      return 0;
+    }
+    return error(fmt::format("session {} has no line {}", sid, line));
+  }
+
+  SearchQuery q;
+  q.words = query;
+  q.project = project.find('/') != std::string::npos ? project_folder_name(project) : project;
+  q.session = session;
+  q.since = since;
+  q.limit = limit;
+  auto found = index->search(q);
+  if (!found) return error(found.error().message);
+  const std::vector<SearchHit>* hits = &found->hits;
+  if (json_out) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& h : *hits)
+      arr.push_back({{"session_id", h.session_id}, {"project", h.project}, {"line", h.line}, {"timestamp", h.timestamp},
+                     {"role", h.role}, {"snippet", h.snippet}, {"rank", h.rank}});
+    ctx.out << arr.dump() << '\n';
+    return 0;
+  }
+  if (hits->empty()) {
+    ctx.out << "No matches.\n";
+    return 0;
+  }
+  for (const auto& h : *hits) {
+    std::string snippet = h.snippet;
+    for (auto& c : snippet)
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    ctx.out << fmt::format("{}:{}  {}  {}  {}\n    {}\n", h.session_id, h.line, h.timestamp, h.role, h.project, snippet);
+  }
+  if (found->capped)
+    ctx.out << fmt::format("(more than {} messages match; the newest {} were ranked: add words or --session/--project/--since to narrow)\n",
+                           SearchIndex::kMaxRanked, SearchIndex::kMaxRanked);
+  ctx.out << fmt::format("{} hit{}; print one in full with: ctx-search --show SESSION:LINE\n", hits->size(), hits->size() == 1 ? "" : "s");
+  return 0;
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,133 @@
+#include "apps/session_hook_app.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include "core/config.hpp"
+#include "apps/hook_input.hpp"
+#include "rollover/rollover.hpp"
+#include "archive/session_archiver.hpp"
+#include "store/state_store.hpp"
+#include "apps/cli.hpp"
+#include "store/state_access.hpp"
+#include "util/process.hpp"
+#include "util/time.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kTool = "ctx-session-hook";
+
+// Runs `work` in a grandchild detached from the client (new session, no inherited output pipes)
+// and returns at once.
+void detach(const std::function<void()>& work) {
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    work();
+    return;
+  }
+  if (pid > 0) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return;
+  }
+  ::setsid();
+  if (::fork() != 0) ::_exit(0);
+  int null = ::open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    if (null > 2) ::close(null);
+  }
+  work();
+  ::_exit(0);
+}
+}  // namespace
+
+int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
+  CLI::App app{"SessionStart/Stop/SessionEnd hook: records sessions, hands rollovers to the supervisor, archives ended sessions."};
+  app.name(kTool);
+  std::string event;
+  bool foreground = false, show_version = false;
+  app.add_option("event", event, "hook event name (informational)");
+  app.add_flag("--foreground", foreground, "archive in this process instead of a detached one");
+  app.add_flag("--version", show_version, "print the version");
+  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+  if (show_version) {
+    ctx.out << kTool << ' ' << version() << '\n';
+    return 0;
+  }
+  auto payload = read_hook_payload(ctx, kTool);
+  if (!payload) return 1;
+  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
+  const std::string& ev = payload->hook_event_name;
+  const fs::path transcript(payload->transcript_path);
+  std::string note;
+
+  if (ev == "SessionStart") {
+    if (auto store = open_state(cfg, ctx.env, note)) {
+      SessionRecord r;
+      r.session_id = payload->session_id;
+      r.project = transcript.parent_path().filename().string();
+      r.transcript = transcript.string();
+      r.cwd = payload->cwd;
+      r.started_at = util::format_iso8601_ms(util::now_ms());
+      if (auto w = store->record_session_seen(r); !w) note = w.error().message;
+    }
+  } else if (ev == "Stop") {
+    auto supervisor = ctx.env.get_nonempty("CTXKIT_SUPERVISOR");
+    auto pid = ctx.env.get_nonempty("CTXKIT_SUPERVISOR_PID");
+    if (supervisor) {
+      if (auto store = open_state(cfg, ctx.env, note)) {
+        auto ready = store->mark_rollover_ready(*supervisor, payload->session_id);
+        if (!ready) note = ready.error().message;
+        else if (*ready && pid) ::kill(static_cast<pid_t>(std::stol(*pid)), SIGUSR1);
+      }
+    }
+  } else if (ev == "SessionEnd") {
+    std::error_code ec;
+    if (!fs::exists(transcript, ec)) {
+      note = fmt::format("nothing to archive: {} does not exist", transcript.string());
+    } else {
+      const fs::path state_dir = cfg.state_dir(ctx.env);
+      const ArchiveConfig archive_cfg = cfg.archive;
+      const util::Env env = ctx.env;
+      auto work = [transcript, state_dir, archive_cfg, env] {
+        auto r = archive_session(transcript, state_dir, archive_cfg);
+        if (!r) {
+          // Detached: leave the reason where the user can find it.
+          std::error_code e2;
+          fs::create_directories(state_dir, e2);
+          std::FILE* log = std::fopen((state_dir / "archive.log").c_str(), "a");
+          if (log) {
+            std::fprintf(log, "%s archiving %s: %s\n", util::format_iso8601_ms(util::now_ms()).c_str(), transcript.c_str(),
+                         r.error().message.c_str());
+            std::fclose(log);
+          }
+        }
+        if (archive_cfg.episodic_memory_sync) {
+          if (auto prog = find_program("episodic-memory", env)) {
+            util::ProcessSpec spec;
+            spec.argv = {*prog, "sync"};
+            spec.timeout = std::chrono::minutes(10);
+            (void)util::run_process(spec);
+          }
+        }
+      };
+      if (foreground) work();
+      else detach(work);
+    }
+  } else {
+    note = fmt::format("note: ignoring a '{}' payload (this hook handles SessionStart, Stop and SessionEnd)", ev.empty() ? "unnamed" : ev);
+  }
+  if (!note.empty()) ctx.err << kTool << ": " << note << '\n';
+  return 0;
+}
+
+}  // namespace ctxkit

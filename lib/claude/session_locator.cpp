@@ -1,0 +1,63 @@
+#include "claude/session_locator.hpp"
+
+#include <fmt/core.h>
+
+#include "util/paths.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+
+fs::path claude_config_dir(const util::Env& env) {
+  if (auto d = env.get_nonempty("CLAUDE_CONFIG_DIR")) return *d;
+  return util::home_dir(env) / ".claude";
+}
+
+fs::path claude_projects_dir(const util::Env& env) { return claude_config_dir(env) / "projects"; }
+
+std::string project_folder_name(std::string_view cwd) {
+  std::string out(cwd);
+  for (auto& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
+  return out;
+}
+
+bool looks_like_session_id(std::string_view s) {
+  if (s.size() < 8 || s.size() > 64) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') return false;
+  return true;
+}
+
+Result<fs::path> locate_session(const std::string& what_in, const util::Env& env) {
+  std::string what = what_in;
+  if (what.empty()) {
+    auto id = env.get_nonempty("CLAUDE_CODE_SESSION_ID");
+    if (!id) return fail("no session given and $CLAUDE_CODE_SESSION_ID is not set (pass a session id or a transcript path)", Error::Kind::Invalid);
+    what = *id;
+  }
+  std::error_code ec;
+  if (what.find('/') != std::string::npos || what.ends_with(".jsonl")) {
+    fs::path p(what);
+    if (!fs::exists(p, ec)) return fail(fmt::format("no transcript at {}", p.string()), Error::Kind::NotFound);
+    if (!fs::is_regular_file(p, ec)) return fail(fmt::format("{} is not a file", p.string()), Error::Kind::Invalid);
+    return fs::absolute(p, ec);
+  }
+  if (!looks_like_session_id(what)) return fail(fmt::format("'{}' is neither a session id nor a transcript path", what), Error::Kind::Invalid);
+  fs::path projects = claude_projects_dir(env);
+  fs::path best;
+  fs::file_time_type best_time{};
+  for (auto it = fs::directory_iterator(projects, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (!it->is_directory(ec)) continue;
+    fs::path candidate = it->path() / (what + ".jsonl");
+    if (!fs::is_regular_file(candidate, ec)) continue;
+    auto t = fs::last_write_time(candidate, ec);
+    if (best.empty() || t > best_time) {
+      best = candidate;
+      best_time = t;
+    }
+  }
+  if (best.empty()) return fail(fmt::format("no session {} in {}", what, projects.string()), Error::Kind::NotFound);
+  return best;
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,113 @@
+#include "context/context_meter.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fmt/core.h>
+#include <thread>
+
+#include "claude/transcript_line.hpp"
+#include "util/reverse_line_reader.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+
+Result<TailScan> scan_transcript_tail(const fs::path& transcript, const std::string& want,
+                                      Chain chain, uint64_t max_bytes) {
+  auto reader = util::ReverseLineReader::open(transcript, max_bytes);
+  if (!reader) return std::unexpected(reader.error());
+  TailScan scan;
+  scan.file_size = reader->size();
+  scan.found_tool_use = want.empty();
+  std::string reading_message_id;
+  while (true) {
+    auto line = reader->prev();
+    if (!line) return std::unexpected(line.error());
+    if (!*line) break;
+    std::string_view text = (*line)->text;
+    if (!may_matter_for_meter(text)) continue;
+    auto parsed = parse_transcript_line(text);
+    if (!parsed) continue;  // half-written or foreign line
+    const TranscriptLine& t = *parsed;
+    if (t.is_compact_boundary()) {
+      if (!scan.reading && t.compact_post_tokens) {
+        scan.reading = ContextReading{*t.compact_post_tokens, t.timestamp, "", true};
+      }
+      break;  // everything before the boundary predates compaction
+    }
+    if (!t.is_reading(chain == Chain::Subagent)) continue;
+    if (!scan.reading) {
+      scan.reading = ContextReading{t.usage->context_tokens(), t.timestamp, t.model, false};
+      reading_message_id = t.message_id;
+    } else if (t.message_id != reading_message_id || t.message_id.empty()) {
+      break;  // an older response: the wanted tool_use is not in the newest one
+    }
+    if (!want.empty() && std::find(t.tool_use_ids.begin(), t.tool_use_ids.end(), want) != t.tool_use_ids.end())
+      scan.found_tool_use = true;
+    if (scan.found_tool_use) break;
+  }
+  scan.budget_exhausted = reader->budget_exhausted() && !scan.reading;
+  return scan;
+}
+
+Result<TailScan> measure_transcript(const fs::path& transcript, const std::string& want,
+                                    std::chrono::milliseconds wait, Chain chain) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + wait;
+  std::chrono::milliseconds step(2);
+  Result<TailScan> last = fail(fmt::format("reading {}: not scanned", transcript.string()));
+  uint64_t last_size = UINT64_MAX;
+  while (true) {
+    struct stat st {};
+    bool exists = ::stat(transcript.c_str(), &st) == 0;
+    uint64_t size = exists ? static_cast<uint64_t>(st.st_size) : 0;
+    if (exists && (size != last_size || !last)) {
+      last = scan_transcript_tail(transcript, want, chain);
+      last_size = size;
+      if (last && last->found_tool_use) return last;
+      if (!last && last.error().kind != Error::Kind::NotFound) return last;
+    } else if (!exists) {
+      last = fail(fmt::format("reading {}: no such file", transcript.string()), Error::Kind::NotFound);
+    }
+    auto now = clock::now();
+    if (now >= deadline) return last;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    std::this_thread::sleep_for(std::max(std::min(step, left), std::chrono::milliseconds(1)));
+    step = std::min(step * 2, std::chrono::milliseconds(16));
+  }
+}
+
+int64_t window_size(const ContextConfig& config, const WindowHints& hints, int64_t tokens) {
+  if (config.window_tokens > 0) return config.window_tokens;
+  if (hints.status_line_window >= 1'000'000 || hints.seen_over_200k || tokens > 200'000 ||
+      hints.model.find("[1m]") != std::string::npos) {
+    return 1'000'000;
+  }
+  return 200'000;
+}
+
+ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints, int64_t tokens) {
+  ContextFigure f;
+  f.tokens = std::max<int64_t>(tokens, 0);
+  f.window = window_size(config, hints, f.tokens);
+  f.usable = std::max<int64_t>(f.window - config.reserved_tokens, 1);
+  f.basis = config.basis;
+  f.denominator = config.basis == Basis::Usable ? f.usable : f.window;
+  f.percent = static_cast<int>(f.tokens * 100 / f.denominator);
+  return f;
+}
+
+std::optional<int> transcript_percent(const fs::path& transcript, const ContextConfig& config) {
+  auto scan = scan_transcript_tail(transcript, "");
+  if (!scan || !scan->reading) return std::nullopt;
+  return make_figure(config, {}, scan->reading->tokens).percent;
+}
+
+std::string short_tokens(int64_t n) {
+  if (n >= 1'000'000 && n % 1'000'000 == 0) return fmt::format("{}M", n / 1'000'000);
+  if (n >= 10'000) return fmt::format("{}k", (n + 500) / 1000);
+  if (n >= 1'000) return fmt::format("{:.1f}k", static_cast<double>(n) / 1000.0);
+  return fmt::format("{}", n);
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/config.hpp"
+#include "util/error.hpp"
+
+namespace ctxkit {
+
+// The newest context reading of a transcript.
+struct ContextReading {
+  int64_t tokens = 0;          // input + cache creation + cache read of the newest main-chain response
+  std::string timestamp;       // the line's timestamp (ISO 8601), empty for a compaction estimate
+  std::string model;
+  bool after_compaction = false;  // taken from compactMetadata.postTokens (no response since)
+};
+
+// What one scan of a transcript's tail found.
+struct TailScan {
+  std::optional<ContextReading> reading;
+  bool found_tool_use = false;  // the wanted tool_use_id is on disk (or none was wanted)
+  uint64_t file_size = 0;
+  bool budget_exhausted = false;  // stopped at the byte budget without a reading
+};
+
+// The default byte budget of a tail scan.
+inline constexpr uint64_t kDefaultScanBytes = 256ull << 20;
+
+// Scans `transcript` from the end: the newest main-chain assistant reading (sidechains, API
+// errors and "<synthetic>" responses skipped), reset by a later compact_boundary (its
+// postTokens), and whether an assistant line carrying `want_tool_use_id` exists. Reads at most
+// `max_bytes` from the end. A missing file is an error of kind NotFound.
+// A subagent's own file (`Chain::Subagent`) marks every line as a sidechain; there those lines
+// are the chain that counts.
+enum class Chain { Main, Subagent };
+Result<TailScan> scan_transcript_tail(const std::filesystem::path& transcript,
+                                      const std::string& want_tool_use_id,
+                                      Chain chain = Chain::Main,
+                                      uint64_t max_bytes = kDefaultScanBytes);
+
+// Like scan_transcript_tail, but when `want_tool_use_id` is not on disk yet (the client writes the
+// transcript after the hook starts), polls until it appears or `wait` passes, then returns the
+// newest reading it has (a missing file counts as not there yet).
+Result<TailScan> measure_transcript(const std::filesystem::path& transcript,
+                                    const std::string& want_tool_use_id,
+                                    std::chrono::milliseconds wait, Chain chain = Chain::Main);
+
+// A context figure on the configured basis.
+struct ContextFigure {
+  int64_t tokens = 0;
+  int64_t window = 0;       // the whole window
+  int64_t usable = 0;       // window - reserved
+  int64_t denominator = 0;  // usable or window, by basis
+  int percent = 0;          // floor(tokens * 100 / denominator)
+  Basis basis = Basis::Usable;
+};
+
+// Facts about a session that decide its window size.
+struct WindowHints {
+  int64_t status_line_window = 0;  // context_window_size the status line reported, 0 if none
+  bool seen_over_200k = false;     // some reading of the session exceeded 200,000 tokens
+  std::string model;               // a model id; a "[1m]" suffix means a 1M window
+};
+
+// The window: the configured size if set; else 1,000,000 if the status line reported it, a
+// reading exceeded 200,000 or the model id says [1m]; else 200,000.
+int64_t window_size(const ContextConfig& config, const WindowHints& hints, int64_t tokens);
+
+// Turns a token count into a figure on the configured basis.
+ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints, int64_t tokens);
+
+// The percentage a transcript's newest reading stands at (no waiting, no window hints beyond the
+// reading itself), or nullopt when it has none: how full a session was when it ended.
+std::optional<int> transcript_percent(const std::filesystem::path& transcript, const ContextConfig& config);
+
+// "127k", "1.2k", "850", "1M": a short token count for messages.
+std::string short_tokens(int64_t tokens);
+
+}  // namespace ctxkit

@@ -1,0 +1,81 @@
+#include "context/reminder.hpp"
+
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+namespace ctxkit {
+
+Tier tier_for(int percent, const ContextConfig& c) {
+  if (percent >= c.urgent_threshold) return Tier::Urgent;
+  if (percent >= c.recommend_threshold) return Tier::Recommend;
+  if (percent >= c.warn_threshold) return Tier::Warn;
+  return Tier::None;
+}
+
+ReminderDecision decide_reminder(const std::optional<ReminderState>& prev, Tier tier, int64_t now_ms,
+                                 int64_t interval_ms) {
+  int t = static_cast<int>(tier);
+  ReminderDecision d;
+  if (tier == Tier::None) {
+    if (prev && prev->tier > 0) d.store = ReminderState{0, prev->fired_at_ms};
+    return d;
+  }
+  bool fire = !prev || prev->tier != t || now_ms - prev->fired_at_ms >= interval_ms;
+  if (fire) {
+    d.fire = true;
+    d.store = ReminderState{t, now_ms};
+  }
+  return d;
+}
+
+std::string reminder_text(Tier tier, const ContextFigure& f, const ContextConfig&, bool subagent) {
+  std::string figure =
+      f.basis == Basis::Usable
+          ? fmt::format("Context at {}% ({} of {} usable tokens)", f.percent, short_tokens(f.tokens),
+                        short_tokens(f.usable))
+          : fmt::format("Context at {}% ({} of {} tokens)", f.percent, short_tokens(f.tokens),
+                        short_tokens(f.window));
+  const std::string& head = figure;
+  if (subagent) {
+    switch (tier) {
+      case Tier::Warn:
+        return head + " in this subagent. Keep further tool output small.";
+      case Tier::Recommend:
+        return head + " in this subagent. Plan to finish the task and return a concise result soon.";
+      case Tier::Urgent:
+        return head + " in this subagent. Finish now and return a concise result before the window fills.";
+      case Tier::None:
+        break;
+    }
+    return head + ".";
+  }
+  std::string compaction =
+      f.basis == Basis::Usable
+          ? std::string("auto-compaction (lossy) starts when the usable part is full")
+          : fmt::format("auto-compaction (lossy) starts at about {}% of the window",
+                        f.usable * 100 / std::max<int64_t>(f.window, 1));
+  switch (tier) {
+    case Tier::Warn:
+      return head + ". Response quality can start to degrade at this level. /trim cuts large old "
+                    "tool outputs and stays in this session; consider it if responses feel degraded.";
+    case Tier::Recommend:
+      return head + ". /trim is recommended now; /rollover (a fresh session with a handoff summary "
+                    "and a searchable archive) if trimming does not free enough.";
+    case Tier::Urgent:
+      return head + fmt::format(". Close to the limit: {}. Use /trim or /rollover now.", compaction);
+    case Tier::None:
+      break;
+  }
+  return head + ".";
+}
+
+std::string hook_output_json(const std::string& additional_context, const std::string& system_message) {
+  nlohmann::ordered_json j;
+  j["hookSpecificOutput"]["hookEventName"] = "PostToolUse";
+  j["hookSpecificOutput"]["additionalContext"] = additional_context;
+  if (!system_message.empty()) j["systemMessage"] = system_message;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace ctxkit

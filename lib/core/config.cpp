@@ -1,0 +1,370 @@
+#include "core/config.hpp"
+
+#include "util/paths.hpp"
+
+#define TOML_HEADER_ONLY 1
+#define TOML_EXCEPTIONS 1
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <functional>
+#include <toml++/toml.h>
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+
+namespace {
+
+// One known key: how to read it from TOML and from the environment, and how to show it.
+struct KeyDef {
+  std::string section;
+  std::string name;
+  std::string type;  // for messages: "integer", "boolean", "string", "array of strings"
+  std::function<std::optional<std::string>(Config&, const toml::node&)> from_toml;
+  std::function<std::optional<std::string>(Config&, std::string_view)> from_env;
+  std::function<std::string(const Config&)> show;
+  std::string full() const { return section + "." + name; }
+};
+
+std::optional<std::string> check_range(int64_t v, int64_t lo, int64_t hi) {
+  if (v < lo || v > hi) return fmt::format("must be between {} and {}, got {}", lo, hi, v);
+  return std::nullopt;
+}
+
+KeyDef make_int(std::string section, std::string name, int64_t lo, int64_t hi,
+                std::function<int64_t(const Config&)> get, std::function<void(Config&, int64_t)> set) {
+  KeyDef k;
+  k.section = std::move(section);
+  k.name = std::move(name);
+  k.type = "integer";
+  k.from_toml = [lo, hi, set](Config& c, const toml::node& n) -> std::optional<std::string> {
+    auto v = n.value_exact<int64_t>();
+    if (!v) return std::string("expected an integer");
+    if (auto e = check_range(*v, lo, hi)) return e;
+    set(c, *v);
+    return std::nullopt;
+  };
+  k.from_env = [lo, hi, set](Config& c, std::string_view s) -> std::optional<std::string> {
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size()) return fmt::format("expected an integer, got '{}'", s);
+    if (auto e = check_range(v, lo, hi)) return e;
+    set(c, v);
+    return std::nullopt;
+  };
+  k.show = [get](const Config& c) { return fmt::format("{}", get(c)); };
+  return k;
+}
+
+KeyDef make_bool(std::string section, std::string name, std::function<bool(const Config&)> get,
+                 std::function<void(Config&, bool)> set) {
+  KeyDef k;
+  k.section = std::move(section);
+  k.name = std::move(name);
+  k.type = "boolean";
+  k.from_toml = [set](Config& c, const toml::node& n) -> std::optional<std::string> {
+    auto v = n.value_exact<bool>();
+    if (!v) return std::string("expected true or false");
+    set(c, *v);
+    return std::nullopt;
+  };
+  k.from_env = [set](Config& c, std::string_view s) -> std::optional<std::string> {
+    if (s == "1" || s == "true" || s == "yes" || s == "on") set(c, true);
+    else if (s == "0" || s == "false" || s == "no" || s == "off") set(c, false);
+    else return fmt::format("expected true or false, got '{}'", s);
+    return std::nullopt;
+  };
+  k.show = [get](const Config& c) { return get(c) ? std::string("true") : std::string("false"); };
+  return k;
+}
+
+KeyDef make_string(std::string section, std::string name, std::vector<std::string> allowed,
+                   std::function<std::string(const Config&)> get,
+                   std::function<void(Config&, const std::string&)> set) {
+  KeyDef k;
+  k.section = std::move(section);
+  k.name = std::move(name);
+  k.type = "string";
+  auto check = [allowed](const std::string& v) -> std::optional<std::string> {
+    if (allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end())
+      return std::nullopt;
+    return fmt::format("must be one of {}, got '{}'", fmt::join(allowed, ", "), v);
+  };
+  k.from_toml = [set, check](Config& c, const toml::node& n) -> std::optional<std::string> {
+    auto v = n.value_exact<std::string>();
+    if (!v) return std::string("expected a string");
+    if (auto e = check(*v)) return e;
+    set(c, *v);
+    return std::nullopt;
+  };
+  k.from_env = [set, check](Config& c, std::string_view s) -> std::optional<std::string> {
+    std::string v(s);
+    if (auto e = check(v)) return e;
+    set(c, v);
+    return std::nullopt;
+  };
+  k.show = [get](const Config& c) { return fmt::format("\"{}\"", get(c)); };
+  return k;
+}
+
+KeyDef make_string_list(std::string section, std::string name,
+                        std::function<std::vector<std::string>(const Config&)> get,
+                        std::function<void(Config&, std::vector<std::string>)> set) {
+  KeyDef k;
+  k.section = std::move(section);
+  k.name = std::move(name);
+  k.type = "array of strings";
+  k.from_toml = [set](Config& c, const toml::node& n) -> std::optional<std::string> {
+    const auto* arr = n.as_array();
+    if (!arr) return std::string("expected an array of strings");
+    std::vector<std::string> out;
+    for (const auto& el : *arr) {
+      auto v = el.value_exact<std::string>();
+      if (!v || v->empty()) return std::string("expected an array of non-empty strings");
+      out.push_back(*v);
+    }
+    set(c, std::move(out));
+    return std::nullopt;
+  };
+  k.from_env = [set](Config& c, std::string_view s) -> std::optional<std::string> {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= s.size()) {
+      size_t comma = s.find(',', start);
+      auto item = s.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+      if (!item.empty()) out.emplace_back(item);
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+    set(c, std::move(out));
+    return std::nullopt;
+  };
+  k.show = [get](const Config& c) {
+    std::vector<std::string> q;
+    for (const auto& s : get(c)) q.push_back(fmt::format("\"{}\"", s));
+    return fmt::format("[{}]", fmt::join(q, ", "));
+  };
+  return k;
+}
+
+const std::vector<KeyDef>& known_keys() {
+  static const std::vector<KeyDef> keys = [] {
+    std::vector<KeyDef> k;
+    auto ctx_int = [&](const char* name, int64_t lo, int64_t hi, int ContextConfig::*m) {
+      k.push_back(make_int(
+          "context", name, lo, hi, [m](const Config& c) { return static_cast<int64_t>(c.context.*m); },
+          [m](Config& c, int64_t v) { c.context.*m = static_cast<int>(v); }));
+    };
+    ctx_int("warn_threshold", 1, 100, &ContextConfig::warn_threshold);
+    ctx_int("recommend_threshold", 1, 100, &ContextConfig::recommend_threshold);
+    ctx_int("urgent_threshold", 1, 100, &ContextConfig::urgent_threshold);
+    ctx_int("check_interval_seconds", 0, 86400, &ContextConfig::check_interval_seconds);
+    ctx_int("trim_threshold_chars", 1, 100000000, &ContextConfig::trim_threshold_chars);
+    k.push_back(make_string_list(
+        "context", "trim_target_tools", [](const Config& c) { return c.context.trim_target_tools; },
+        [](Config& c, std::vector<std::string> v) { c.context.trim_target_tools = std::move(v); }));
+    k.push_back(make_int(
+        "context", "window_tokens", 0, 100000000, [](const Config& c) { return c.context.window_tokens; },
+        [](Config& c, int64_t v) { c.context.window_tokens = v; }));
+    k.push_back(make_int(
+        "context", "reserved_tokens", 0, 10000000,
+        [](const Config& c) { return c.context.reserved_tokens; },
+        [](Config& c, int64_t v) { c.context.reserved_tokens = v; }));
+    k.push_back(make_string(
+        "context", "basis", {"usable", "window"},
+        [](const Config& c) { return std::string(c.context.basis == Basis::Usable ? "usable" : "window"); },
+        [](Config& c, const std::string& v) { c.context.basis = v == "window" ? Basis::Window : Basis::Usable; }));
+    ctx_int("transcript_wait_ms", 0, 10000, &ContextConfig::transcript_wait_ms);
+    k.push_back(make_bool(
+        "context", "system_message", [](const Config& c) { return c.context.system_message; },
+        [](Config& c, bool v) { c.context.system_message = v; }));
+    k.push_back(make_string(
+        "state", "dir", {}, [](const Config& c) { return c.state.dir; },
+        [](Config& c, const std::string& v) { c.state.dir = v; }));
+    k.push_back(make_int(
+        "state", "busy_timeout_ms", 0, 60000,
+        [](const Config& c) { return static_cast<int64_t>(c.state.busy_timeout_ms); },
+        [](Config& c, int64_t v) { c.state.busy_timeout_ms = static_cast<int>(v); }));
+    k.push_back(make_string_list(
+        "archive", "exclude_projects", [](const Config& c) { return c.archive.exclude_projects; },
+        [](Config& c, std::vector<std::string> v) { c.archive.exclude_projects = std::move(v); }));
+    k.push_back(make_string(
+        "archive", "exclude_marker", {}, [](const Config& c) { return c.archive.exclude_marker; },
+        [](Config& c, const std::string& v) { c.archive.exclude_marker = v; }));
+    k.push_back(make_bool(
+        "archive", "episodic_memory_sync", [](const Config& c) { return c.archive.episodic_memory_sync; },
+        [](Config& c, bool v) { c.archive.episodic_memory_sync = v; }));
+    k.push_back(make_string(
+        "rollover", "claude_bin", {}, [](const Config& c) { return c.rollover.claude_bin; },
+        [](Config& c, const std::string& v) { c.rollover.claude_bin = v; }));
+    k.push_back(make_string_list(
+        "rollover", "claude_args", [](const Config& c) { return c.rollover.claude_args; },
+        [](Config& c, std::vector<std::string> v) { c.rollover.claude_args = std::move(v); }));
+    k.push_back(make_bool(
+        "rollover", "print", [](const Config& c) { return c.rollover.print; },
+        [](Config& c, bool v) { c.rollover.print = v; }));
+    k.push_back(make_int(
+        "rollover", "grace_seconds", 0, 600, [](const Config& c) { return static_cast<int64_t>(c.rollover.grace_seconds); },
+        [](Config& c, int64_t v) { c.rollover.grace_seconds = static_cast<int>(v); }));
+    return k;
+  }();
+  return keys;
+}
+
+// The sections ctxkit owns; keys of other sections belong to other tools sharing .work.toml.
+bool owned_section(std::string_view s) {
+  return s == "context" || s == "state" || s == "archive" || s == "rollover";
+}
+
+std::string location(const std::string& origin, const toml::source_region& r) {
+  return fmt::format("{}:{}:{}", origin, r.begin.line, r.begin.column);
+}
+
+void apply_table(Config& config, const toml::table& root, const std::string& origin) {
+  for (const auto& [sect_key, sect_node] : root) {
+    std::string sect(sect_key.str());
+    if (!owned_section(sect)) continue;
+    const auto* table = sect_node.as_table();
+    if (!table) {
+      config.errors.push_back(fmt::format("{}: [{}] must be a table", location(origin, sect_node.source()), sect));
+      continue;
+    }
+    for (const auto& [key, node] : *table) {
+      std::string name(key.str());
+      auto def = std::find_if(known_keys().begin(), known_keys().end(),
+                              [&](const KeyDef& d) { return d.section == sect && d.name == name; });
+      if (def == known_keys().end()) {
+        config.warnings.push_back(
+            fmt::format("{}: unknown key '{}.{}' (ignored)", location(origin, key.source()), sect, name));
+        continue;
+      }
+      if (auto err = def->from_toml(config, node)) {
+        config.errors.push_back(fmt::format("{}: {}.{}: {}", location(origin, node.source()), sect, name, *err));
+        continue;
+      }
+      config.origins[def->full()] = origin;
+    }
+  }
+}
+
+void validate_thresholds(Config& config, const Config& before) {
+  auto& c = config.context;
+  if (c.warn_threshold < c.recommend_threshold && c.recommend_threshold < c.urgent_threshold) return;
+  config.errors.push_back(fmt::format(
+      "context thresholds must increase (warn {} < recommend {} < urgent {}); keeping {}/{}/{}",
+      c.warn_threshold, c.recommend_threshold, c.urgent_threshold, before.context.warn_threshold,
+      before.context.recommend_threshold, before.context.urgent_threshold));
+  for (const char* k : {"context.warn_threshold", "context.recommend_threshold", "context.urgent_threshold"})
+    config.origins[k] = before.origins.at(k);
+  c.warn_threshold = before.context.warn_threshold;
+  c.recommend_threshold = before.context.recommend_threshold;
+  c.urgent_threshold = before.context.urgent_threshold;
+}
+
+void apply_file(Config& config, const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return;
+  Config before = config;
+  config.files.push_back(path);
+  try {
+    toml::table t = toml::parse_file(path.string());
+    apply_table(config, t, path.string());
+  } catch (const toml::parse_error& e) {
+    config.errors.push_back(fmt::format("{}: {} (file ignored)", location(path.string(), e.source()), e.description()));
+    return;
+  } catch (const std::exception& e) {
+    config.errors.push_back(fmt::format("{}: {} (file ignored)", path.string(), e.what()));
+    return;
+  }
+  validate_thresholds(config, before);
+}
+
+std::string upper(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
+  return s;
+}
+
+}  // namespace
+
+fs::path Config::state_dir(const util::Env& env) const {
+  if (!state.dir.empty()) {
+    if (state.dir.starts_with("~/")) return util::home_dir(env) / state.dir.substr(2);
+    return state.dir;
+  }
+  return util::xdg_state_home(env) / "ctxkit";
+}
+
+fs::path project_start_dir(const util::Env& env, const std::string& cwd) {
+  if (auto p = env.get_nonempty("CLAUDE_PROJECT_DIR")) return *p;
+  if (!cwd.empty()) return cwd;
+  std::error_code ec;
+  auto here = fs::current_path(ec);
+  return ec ? fs::path("/") : here;
+}
+
+void apply_toml_text(Config& config, std::string_view text, const std::string& origin) {
+  Config before = config;
+  try {
+    toml::table t = toml::parse(text, origin);
+    apply_table(config, t, origin);
+  } catch (const toml::parse_error& e) {
+    config.errors.push_back(fmt::format("{}: {} (file ignored)", location(origin, e.source()), e.description()));
+    return;
+  }
+  validate_thresholds(config, before);
+}
+
+Config load_config(const util::Env& env, const ConfigSources& sources) {
+  Config config;
+  for (const auto& k : known_keys()) config.origins[k.full()] = "default";
+  apply_file(config, util::xdg_config_home(env) / "ctxkit" / "config.toml");
+  if (sources.project_start) {
+    std::error_code ec;
+    fs::path dir = fs::absolute(*sources.project_start, ec);
+    if (ec) dir = *sources.project_start;
+    for (int depth = 0; depth < 64; ++depth) {
+      fs::path candidate = dir / ".work.toml";
+      if (fs::is_regular_file(candidate, ec)) {
+        apply_file(config, candidate);
+        break;
+      }
+      if (!dir.has_parent_path() || dir.parent_path() == dir) break;
+      dir = dir.parent_path();
+    }
+  }
+  Config before = config;
+  bool any_env = false;
+  for (const auto& k : known_keys()) {
+    std::string var = fmt::format("CTXKIT_{}_{}", upper(k.section), upper(k.name));
+    auto v = env.get(var);
+    if (!v) continue;
+    any_env = true;
+    if (auto err = k.from_env(config, *v)) {
+      config.errors.push_back(fmt::format("{}: {}", var, *err));
+      continue;
+    }
+    config.origins[k.full()] = var;
+  }
+  if (any_env) validate_thresholds(config, before);
+  return config;
+}
+
+std::string show_config(const Config& config) {
+  std::string out;
+  size_t width = 0;
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto& k : known_keys()) {
+    rows.emplace_back(fmt::format("{} = {}", k.full(), k.show(config)), config.origins.at(k.full()));
+    width = std::max(width, rows.back().first.size());
+  }
+  for (const auto& [line, origin] : rows) out += fmt::format("{:<{}}  # {}\n", line, width, origin);
+  for (const auto& w : config.warnings) out += fmt::format("warning: {}\n", w);
+  for (const auto& e : config.errors) out += fmt::format("error: {}\n", e);
+  return out;
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,450 @@
+#include "store/state_store.hpp"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+
+#include "store/sqlite_stmt.hpp"
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/core.h>
+#include <thread>
+
+#include "util/time.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+
+namespace {
+
+Error::Kind kind_of(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Error::Kind::Corrupt;
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+      return Error::Kind::ReadOnly;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Error::Kind::Busy;
+    default:
+      return Error::Kind::Generic;
+  }
+}
+
+using sqlite::Stmt;
+
+// Each migration takes the schema from version i to i + 1.
+const char* const kMigrations[] = {
+    // 0 -> 1: reminders, status-line figures, per-session facts.
+    "CREATE TABLE IF NOT EXISTS reminders ("
+    "  session_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '',"
+    "  tier INTEGER NOT NULL, fired_at_ms INTEGER NOT NULL,"
+    "  PRIMARY KEY (session_id, agent_id)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS status_figures ("
+    "  session_id TEXT PRIMARY KEY, tokens INTEGER NOT NULL, window INTEGER NOT NULL,"
+    "  recorded_at_ms INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS window_facts ("
+    "  session_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '',"
+    "  large_window INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY (session_id, agent_id)) WITHOUT ROWID;",
+    // 1 -> 2: session lineage.
+    "CREATE TABLE IF NOT EXISTS sessions ("
+    "  session_id TEXT PRIMARY KEY, parent_id TEXT, line_id TEXT NOT NULL, number INTEGER NOT NULL,"
+    "  project TEXT, transcript TEXT, cwd TEXT, started_at TEXT, ended_at TEXT, end_reason TEXT,"
+    "  context_at_end INTEGER, tokens_saved INTEGER, summary TEXT) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent_id);"
+    "CREATE INDEX IF NOT EXISTS sessions_line ON sessions(line_id);",
+    // 2 -> 3: rollovers waiting for a supervisor.
+    "CREATE TABLE IF NOT EXISTS pending_rollovers ("
+    "  supervisor TEXT PRIMARY KEY, session_id TEXT NOT NULL, new_session_id TEXT NOT NULL,"
+    "  prompt_path TEXT NOT NULL, cwd TEXT NOT NULL, ready INTEGER NOT NULL DEFAULT 0, created_at_ms INTEGER NOT NULL)"
+    "  WITHOUT ROWID;",
+};
+static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
+
+}  // namespace
+
+uint64_t file_inode(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<uint64_t>(st.st_ino);
+}
+
+Result<fs::path> quarantine_database(const fs::path& path, uint64_t inode) {
+  if (inode == 0 || file_inode(path) != inode) return fs::path();  // already replaced
+  fs::path aside = path;
+  aside += fmt::format(".corrupt-{}", util::format_compact_utc(util::now_ms()));
+  if (::rename(path.c_str(), aside.c_str()) != 0) {
+    return fail(fmt::format("moving corrupt {} aside: {}", path.string(), std::strerror(errno)));
+  }
+  for (const char* suffix : {"-wal", "-shm"}) {
+    fs::path side = path;
+    side += suffix;
+    fs::path side_aside = aside;
+    side_aside += suffix;
+    ::rename(side.c_str(), side_aside.c_str());
+  }
+  return aside;
+}
+
+StateStore::StateStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+Error StateStore::error(const std::string& what, int rc) const {
+  const char* msg = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
+  return Error{fmt::format("state database {}: {}: {}", path_, what, msg), kind_of(rc)};
+}
+
+Result<void> StateStore::exec(const char* sql) {
+  char* msg = nullptr;
+  int rc = sqlite3_exec(db_.get(), sql, nullptr, nullptr, &msg);
+  if (rc != SQLITE_OK) {
+    std::string m = msg ? msg : sqlite3_errstr(rc);
+    sqlite3_free(msg);
+    return std::unexpected(Error{fmt::format("state database {}: {}", path_, m), kind_of(rc)});
+  }
+  return {};
+}
+
+Result<int> StateStore::user_version() {
+  Stmt s(db_.get(), "PRAGMA user_version");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading the schema version", s.prepare_rc()));
+  int rc = s.step();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading the schema version", rc));
+  return static_cast<int>(s.col_int(0));
+}
+
+Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
+  std::error_code ec;
+  fs::path dir = path.parent_path();
+  if (!dir.empty() && !fs::is_directory(dir, ec)) {
+    fs::create_directories(dir, ec);
+    if (ec) {
+      return fail(fmt::format("creating state directory {}: {}", dir.string(), ec.message()),
+                  ec == std::errc::read_only_file_system || ec == std::errc::permission_denied
+                      ? Error::Kind::ReadOnly : Error::Kind::Generic);
+    }
+    ::chmod(dir.c_str(), 0700);
+  }
+  // Create the file private before SQLite does (SQLite gives -wal/-shm the same mode).
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  StateStore store(raw, path.string());
+  if (rc != SQLITE_OK) return std::unexpected(store.error("opening", rc));
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
+  sqlite3_extended_result_codes(raw, 0);
+  if (sqlite3_db_readonly(raw, "main") == 1) {
+    return fail(fmt::format("state database {}: opened read-only", path.string()), Error::Kind::ReadOnly);
+  }
+  auto v = store.user_version();
+  if (!v) return std::unexpected(v.error());
+  if (*v > kSchemaVersion) {
+    return fail(fmt::format("state database {}: schema version {} is newer than this ctxkit ({})",
+                            path.string(), *v, kSchemaVersion), Error::Kind::Invalid);
+  }
+  if (*v < kSchemaVersion) {
+    // WAL must be set outside a transaction; it persists in the file. Concurrent creators may
+    // see SQLITE_BUSY here, so retry briefly.
+    for (int attempt = 0;; ++attempt) {
+      auto r = store.exec("PRAGMA journal_mode=WAL");
+      if (r) break;
+      if (r.error().kind != Error::Kind::Busy || attempt > 50) return std::unexpected(r.error());
+      std::this_thread::sleep_for(std::chrono::milliseconds(2 + attempt));
+    }
+    if (auto r = store.exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+    auto cur = store.user_version();
+    if (!cur) {
+      (void)store.exec("ROLLBACK");
+      return std::unexpected(cur.error());
+    }
+    for (int i = *cur; i < kSchemaVersion; ++i) {
+      if (auto r = store.exec(kMigrations[i]); !r) {
+        (void)store.exec("ROLLBACK");
+        return std::unexpected(r.error());
+      }
+    }
+    if (*cur < kSchemaVersion) {
+      auto set = store.exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
+      if (!set) {
+        (void)store.exec("ROLLBACK");
+        return std::unexpected(set.error());
+      }
+    }
+    if (auto r = store.exec("COMMIT"); !r) {
+      (void)store.exec("ROLLBACK");
+      return std::unexpected(r.error());
+    }
+  }
+  if (auto r = store.exec("PRAGMA synchronous=NORMAL"); !r) return std::unexpected(r.error());
+  return store;
+}
+
+Result<std::optional<ReminderState>> StateStore::reminder(const std::string& session, const std::string& agent) {
+  Stmt s(db_.get(), "SELECT tier, fired_at_ms FROM reminders WHERE session_id=?1 AND agent_id=?2");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading reminders", s.prepare_rc()));
+  s.bind(1, session);
+  s.bind(2, agent);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<ReminderState>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading reminders", rc));
+  return std::optional<ReminderState>(ReminderState{static_cast<int>(s.col_int(0)), s.col_int(1)});
+}
+
+Result<std::optional<ReminderState>> StateStore::update_reminder(
+    const std::string& session, const std::string& agent,
+    const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>& decide) {
+  if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+  auto rollback = [&](Error e) -> Result<std::optional<ReminderState>> {
+    (void)exec("ROLLBACK");
+    return std::unexpected(std::move(e));
+  };
+  auto current = reminder(session, agent);
+  if (!current) return rollback(current.error());
+  std::optional<ReminderState> next = decide(*current);
+  if (next) {
+    Stmt s(db_.get(),
+           "INSERT INTO reminders(session_id, agent_id, tier, fired_at_ms) VALUES(?1,?2,?3,?4) "
+           "ON CONFLICT(session_id, agent_id) DO UPDATE SET tier=excluded.tier, fired_at_ms=excluded.fired_at_ms");
+    if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing reminders", s.prepare_rc()));
+    s.bind(1, session);
+    s.bind(2, agent);
+    s.bind(3, static_cast<int64_t>(next->tier));
+    s.bind(4, next->fired_at_ms);
+    if (int rc = s.step(); rc != SQLITE_DONE) return rollback(error("writing reminders", rc));
+  }
+  if (auto r = exec("COMMIT"); !r) return rollback(r.error());
+  return next;
+}
+
+Result<void> StateStore::record_status(const std::string& session, const StatusFigure& f) {
+  Stmt s(db_.get(),
+         "INSERT INTO status_figures(session_id, tokens, window, recorded_at_ms) VALUES(?1,?2,?3,?4) "
+         "ON CONFLICT(session_id) DO UPDATE SET tokens=excluded.tokens, window=excluded.window, "
+         "recorded_at_ms=excluded.recorded_at_ms "
+         "WHERE tokens IS NOT excluded.tokens OR window IS NOT excluded.window");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing the status figure", s.prepare_rc()));
+  s.bind(1, session);
+  s.bind(2, f.tokens);
+  s.bind(3, f.window);
+  s.bind(4, f.recorded_at_ms);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing the status figure", rc));
+  return {};
+}
+
+Result<std::optional<StatusFigure>> StateStore::status(const std::string& session) {
+  Stmt s(db_.get(), "SELECT tokens, window, recorded_at_ms FROM status_figures WHERE session_id=?1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading the status figure", s.prepare_rc()));
+  s.bind(1, session);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<StatusFigure>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading the status figure", rc));
+  return std::optional<StatusFigure>(StatusFigure{s.col_int(0), s.col_int(1), s.col_int(2)});
+}
+
+Result<void> StateStore::mark_large_window(const std::string& session, const std::string& agent) {
+  Stmt s(db_.get(),
+         "INSERT INTO window_facts(session_id, agent_id, large_window) VALUES(?1,?2,1) "
+         "ON CONFLICT(session_id, agent_id) DO UPDATE SET large_window=1 WHERE large_window=0");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing window facts", s.prepare_rc()));
+  s.bind(1, session);
+  s.bind(2, agent);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing window facts", rc));
+  return {};
+}
+
+Result<bool> StateStore::large_window(const std::string& session, const std::string& agent) {
+  Stmt s(db_.get(), "SELECT large_window FROM window_facts WHERE session_id=?1 AND agent_id=?2");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading window facts", s.prepare_rc()));
+  s.bind(1, session);
+  s.bind(2, agent);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return false;
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading window facts", rc));
+  return s.col_int(0) != 0;
+}
+
+}  // namespace ctxkit
+
+namespace ctxkit {
+
+namespace {
+const char* kSessionColumns =
+    "session_id, parent_id, line_id, number, project, transcript, cwd, started_at, ended_at, end_reason, "
+    "context_at_end, tokens_saved, summary";
+
+SessionRecord read_session(Stmt& s) {
+  SessionRecord r;
+  r.session_id = s.col_text(0);
+  r.parent_id = s.col_text(1);
+  r.line_id = s.col_text(2);
+  r.number = s.col_int(3);
+  r.project = s.col_text(4);
+  r.transcript = s.col_text(5);
+  r.cwd = s.col_text(6);
+  r.started_at = s.col_text(7);
+  r.ended_at = s.col_text(8);
+  r.end_reason = s.col_text(9);
+  r.context_at_end = s.col_opt(10);
+  r.tokens_saved = s.col_opt(11);
+  r.summary = s.col_text(12);
+  return r;
+}
+}  // namespace
+
+Result<std::optional<SessionRecord>> StateStore::session(const std::string& id) {
+  Stmt s(db_.get(), fmt::format("SELECT {} FROM sessions WHERE session_id=?1", kSessionColumns).c_str());
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading sessions", s.prepare_rc()));
+  s.bind(1, id);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<SessionRecord>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading sessions", rc));
+  return std::optional<SessionRecord>(read_session(s));
+}
+
+Result<std::vector<SessionRecord>> StateStore::children(const std::string& id) {
+  Stmt s(db_.get(), fmt::format("SELECT {} FROM sessions WHERE parent_id=?1 ORDER BY started_at, session_id", kSessionColumns).c_str());
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading sessions", s.prepare_rc()));
+  s.bind(1, id);
+  std::vector<SessionRecord> out;
+  while (true) {
+    int rc = s.step();
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return std::unexpected(error("reading sessions", rc));
+    out.push_back(read_session(s));
+  }
+  return out;
+}
+
+Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_in, const SessionRecord& child_in,
+                                                    const std::string& end_reason, std::optional<int64_t> context_at_end,
+                                                    std::optional<int64_t> tokens_saved, const std::string& ended_at) {
+  if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+  auto rollback = [&](Error e) -> Result<SessionRecord> {
+    (void)exec("ROLLBACK");
+    return std::unexpected(std::move(e));
+  };
+  auto existing = session(parent_in.session_id);
+  if (!existing) return rollback(existing.error());
+  SessionRecord parent = existing->value_or(parent_in);
+  if (parent.line_id.empty()) parent.line_id = parent.session_id;
+  if (parent.project.empty()) parent.project = parent_in.project;
+  if (parent.transcript.empty()) parent.transcript = parent_in.transcript;
+  if (parent.cwd.empty()) parent.cwd = parent_in.cwd;
+  {
+    Stmt s(db_.get(),
+           "INSERT INTO sessions(session_id, parent_id, line_id, number, project, transcript, cwd, started_at, ended_at, "
+           "end_reason, context_at_end, tokens_saved, summary) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13) "
+           "ON CONFLICT(session_id) DO UPDATE SET ended_at=excluded.ended_at, end_reason=excluded.end_reason, "
+           "context_at_end=excluded.context_at_end, tokens_saved=excluded.tokens_saved, "
+           "project=coalesce(sessions.project, excluded.project), transcript=coalesce(sessions.transcript, excluded.transcript), "
+           "cwd=coalesce(sessions.cwd, excluded.cwd)");
+    if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing sessions", s.prepare_rc()));
+    s.bind(1, parent.session_id);
+    s.bind(2, parent.parent_id);
+    s.bind(3, parent.line_id);
+    s.bind(4, parent.number);
+    s.bind(5, parent.project);
+    s.bind(6, parent.transcript);
+    s.bind(7, parent.cwd);
+    s.bind(8, parent.started_at);
+    s.bind(9, ended_at);
+    s.bind(10, end_reason);
+    s.bind(11, context_at_end);
+    s.bind(12, tokens_saved);
+    s.bind(13, parent.summary);
+    if (int rc = s.step(); rc != SQLITE_DONE) return rollback(error("writing sessions", rc));
+  }
+  SessionRecord child = child_in;
+  child.parent_id = parent.session_id;
+  child.line_id = parent.line_id;
+  child.number = parent.number + 1;
+  {
+    Stmt s(db_.get(),
+           "INSERT INTO sessions(session_id, parent_id, line_id, number, project, transcript, cwd, started_at, summary) "
+           "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9) ON CONFLICT(session_id) DO UPDATE SET parent_id=excluded.parent_id, "
+           "line_id=excluded.line_id, number=excluded.number, summary=excluded.summary");
+    if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing sessions", s.prepare_rc()));
+    s.bind(1, child.session_id);
+    s.bind(2, child.parent_id);
+    s.bind(3, child.line_id);
+    s.bind(4, child.number);
+    s.bind(5, child.project);
+    s.bind(6, child.transcript);
+    s.bind(7, child.cwd);
+    s.bind(8, child.started_at);
+    s.bind(9, child.summary);
+    if (int rc = s.step(); rc != SQLITE_DONE) return rollback(error("writing sessions", rc));
+  }
+  if (auto r = exec("COMMIT"); !r) return rollback(r.error());
+  return child;
+}
+
+}  // namespace ctxkit
+
+namespace ctxkit {
+
+Result<void> StateStore::record_session_seen(const SessionRecord& r) {
+  Stmt s(db_.get(),
+         "INSERT INTO sessions(session_id, line_id, number, project, transcript, cwd, started_at) "
+         "VALUES(?1,?1,1,?2,?3,?4,?5) ON CONFLICT(session_id) DO NOTHING");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing sessions", s.prepare_rc()));
+  s.bind(1, r.session_id);
+  s.bind(2, r.project);
+  s.bind(3, r.transcript);
+  s.bind(4, r.cwd);
+  s.bind(5, r.started_at);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing sessions", rc));
+  return {};
+}
+
+Result<void> StateStore::put_pending_rollover(const PendingRollover& p) {
+  Stmt s(db_.get(),
+         "INSERT INTO pending_rollovers(supervisor, session_id, new_session_id, prompt_path, cwd, ready, created_at_ms) "
+         "VALUES(?1,?2,?3,?4,?5,0,?6) ON CONFLICT(supervisor) DO UPDATE SET session_id=excluded.session_id, "
+         "new_session_id=excluded.new_session_id, prompt_path=excluded.prompt_path, cwd=excluded.cwd, ready=0, "
+         "created_at_ms=excluded.created_at_ms");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
+  s.bind(1, p.supervisor);
+  s.bind(2, p.session_id);
+  s.bind(3, p.new_session_id);
+  s.bind(4, p.prompt_path);
+  s.bind(5, p.cwd);
+  s.bind(6, util::now_ms());
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
+  return {};
+}
+
+Result<std::optional<PendingRollover>> StateStore::pending_rollover(const std::string& supervisor) {
+  Stmt s(db_.get(), "SELECT supervisor, session_id, new_session_id, prompt_path, cwd, ready FROM pending_rollovers WHERE supervisor=?1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading pending rollovers", s.prepare_rc()));
+  s.bind(1, supervisor);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<PendingRollover>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading pending rollovers", rc));
+  return std::optional<PendingRollover>(
+      PendingRollover{s.col_text(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4), s.col_int(5) != 0});
+}
+
+Result<bool> StateStore::mark_rollover_ready(const std::string& supervisor, const std::string& session_id) {
+  Stmt s(db_.get(), "UPDATE pending_rollovers SET ready=1 WHERE supervisor=?1 AND session_id=?2");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
+  s.bind(1, supervisor);
+  s.bind(2, session_id);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
+  return sqlite3_changes(db_.get()) > 0;
+}
+
+Result<void> StateStore::clear_pending_rollover(const std::string& supervisor) {
+  Stmt s(db_.get(), "DELETE FROM pending_rollovers WHERE supervisor=?1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
+  s.bind(1, supervisor);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
+  return {};
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,130 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/error.hpp"
+
+#include "core/reminder_state.hpp"
+
+#include "store/sqlite_handle.hpp"
+
+namespace ctxkit {
+
+// The exact figure the status line was last given for a session.
+struct StatusFigure {
+  int64_t tokens = 0;
+  int64_t window = 0;
+  int64_t recorded_at_ms = 0;
+};
+
+// One session in a line of work (trim and rollover derive new sessions from old ones).
+struct SessionRecord {
+  std::string session_id;
+  std::string parent_id;       // empty for the first session of a line
+  std::string line_id;         // the first session of the line of work
+  int64_t number = 1;          // 1, 2, 3, ... within the line
+  std::string project;         // the project folder name under ~/.claude/projects
+  std::string transcript;      // the transcript path
+  std::string cwd;
+  std::string started_at, ended_at, end_reason;  // end_reason: trim, rollover, completed
+  std::optional<int64_t> context_at_end;          // percent when it ended
+  std::optional<int64_t> tokens_saved;            // trim only
+  std::string summary;                            // rollover only
+};
+
+// A rollover prepared inside a supervised session, carried out when the turn ends.
+struct PendingRollover {
+  std::string supervisor;      // the supervisor's token (CTXKIT_SUPERVISOR)
+  std::string session_id;      // the session that rolls over
+  std::string new_session_id;
+  std::string prompt_path;     // the rendered continuation prompt
+  std::string cwd;             // where the new session starts
+  bool ready = false;          // the Stop hook saw the turn end
+};
+
+// ctxkit's state database (`state.db` in the state directory): WAL, a busy timeout,
+// `synchronous=NORMAL`, schema version in `PRAGMA user_version` with migrations. The file and its
+// directory are created private (0600/0700). Safe for many processes at once, a fresh database
+// included. Errors carry Kind::Corrupt, Kind::ReadOnly or Kind::Busy where that is the cause.
+class StateStore {
+ public:
+  // The schema version this build writes.
+  static constexpr int kSchemaVersion = 3;
+
+  // Opens (creating and migrating as needed) the database at `path`.
+  static Result<StateStore> open(const std::filesystem::path& path, int busy_timeout_ms);
+  StateStore(StateStore&& other) noexcept = default;
+  StateStore& operator=(StateStore&& other) noexcept = default;
+  StateStore(const StateStore&) = delete;
+  StateStore& operator=(const StateStore&) = delete;
+  ~StateStore() = default;
+
+  // The reminder state of (session, agent); nullopt when none was recorded. Read-only.
+  Result<std::optional<ReminderState>> reminder(const std::string& session, const std::string& agent);
+
+  // Runs a read-decide-write on the reminder state of (session, agent) inside one
+  // BEGIN IMMEDIATE transaction: `decide` gets the current state and returns the state to store,
+  // or nullopt to store nothing. Returns what `decide` returned.
+  Result<std::optional<ReminderState>> update_reminder(
+      const std::string& session, const std::string& agent,
+      const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>& decide);
+
+  // Records the status line's figure for a session (only when it changed).
+  Result<void> record_status(const std::string& session, const StatusFigure& figure);
+  // The status line's last figure for a session, if any.
+  Result<std::optional<StatusFigure>> status(const std::string& session);
+
+  // Remembers that a reading of (session, agent) exceeded 200,000 tokens (a 1M window).
+  Result<void> mark_large_window(const std::string& session, const std::string& agent);
+  // Whether mark_large_window was called for (session, agent).
+  Result<bool> large_window(const std::string& session, const std::string& agent);
+
+  // A session's record, if any.
+  Result<std::optional<SessionRecord>> session(const std::string& session_id);
+  // Records that `child` was derived from `parent` in one transaction: the parent is added if it
+  // is not known yet (as the first of its line) and marked ended with `end_reason`,
+  // `context_at_end` and `tokens_saved`; the child is added to the parent's line with the next
+  // number. Returns the child as stored.
+  Result<SessionRecord> record_derivation(const SessionRecord& parent, const SessionRecord& child,
+                                          const std::string& end_reason, std::optional<int64_t> context_at_end,
+                                          std::optional<int64_t> tokens_saved, const std::string& ended_at);
+  // Records a session the first time any hook sees it (nothing if it is known).
+  Result<void> record_session_seen(const SessionRecord& session);
+
+  // Stores a pending rollover for a supervisor (replacing an older one).
+  Result<void> put_pending_rollover(const PendingRollover& p);
+  // The pending rollover of a supervisor, if any.
+  Result<std::optional<PendingRollover>> pending_rollover(const std::string& supervisor);
+  // Marks the pending rollover of (supervisor, session) ready; returns whether there was one.
+  Result<bool> mark_rollover_ready(const std::string& supervisor, const std::string& session_id);
+  // Removes the pending rollover of a supervisor (carried out).
+  Result<void> clear_pending_rollover(const std::string& supervisor);
+
+  // The sessions whose parent is `session_id`.
+  Result<std::vector<SessionRecord>> children(const std::string& session_id);
+
+  // The schema version found in the file (for diagnostics and tests).
+  Result<int> user_version();
+
+ private:
+  explicit StateStore(sqlite3* db, std::string path);
+  Result<void> exec(const char* sql);
+  Error error(const std::string& what, int rc) const;
+  sqlite::Handle db_;
+  std::string path_;
+};
+
+// Moves a database that SQLite reports as corrupt (and its -wal/-shm files) aside to
+// "<name>.corrupt-<UTC stamp>", so a fresh one can be created without destroying evidence.
+// Only renames if `path` is still the same file (inode) that was found corrupt.
+Result<std::filesystem::path> quarantine_database(const std::filesystem::path& path, uint64_t inode);
+
+// The inode of `path`, or 0 if it does not exist.
+uint64_t file_inode(const std::filesystem::path& path);
+
+}  // namespace ctxkit

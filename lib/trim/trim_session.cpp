@@ -1,0 +1,213 @@
+#include "trim/trim_session.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include "archive/archive.hpp"
+#include "util/atomic_file.hpp"
+#include "util/line_reader.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+// The first line gets a fixed-size slot for trim_metadata, filled in once the totals are known.
+constexpr size_t kMetadataSlot = 4096;
+
+std::string render_metadata(const TrimRequest& req, const TrimOutcome& out, size_t width) {
+  ojson m;
+  m["parent_file"] = req.transcript.string();
+  m["parent_session_id"] = out.session_id;
+  if (!req.archive_transcript.empty()) m["archive_file"] = req.archive_transcript.string();
+  m["trimmed_at"] = req.trimmed_at;
+  m["trim_params"] = {{"threshold", req.threshold}, {"target_tools", req.tools}, {"keep_recent", req.keep_recent}};
+  const TrimStats& s = out.stats;
+  m["stats"] = {{"results_trimmed", s.results_trimmed}, {"inputs_trimmed", s.inputs_trimmed},
+                {"images_replaced", s.images_replaced}, {"chars_saved", s.chars_saved},
+                {"tokens_saved", s.tokens_saved()}, {"lines", s.lines}, {"lines_changed", s.lines_changed}};
+  m["tool"] = req.tool_version;
+  std::string text = m.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() > width) {
+    m.erase("archive_file");
+    m.erase("trim_params");
+    text = m.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  if (text.size() > width) text = "{}";
+  // Pad inside the object with spaces (valid JSON whitespace) to exactly `width` bytes.
+  text.insert(text.size() - 1, std::string(width - text.size(), ' '));
+  return text;
+}
+
+uint64_t count_newlines(const fs::path& p, uint64_t from, uint64_t to) {
+  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  uint64_t n = 0;
+  std::string buf(1 << 20, '\0');
+  for (uint64_t pos = from; pos < to;) {
+    ssize_t r = ::pread(fd, buf.data(), std::min<uint64_t>(buf.size(), to - pos), static_cast<off_t>(pos));
+    if (r <= 0) break;
+    for (ssize_t i = 0; i < r; ++i) n += buf[static_cast<size_t>(i)] == '\n';
+    pos += static_cast<uint64_t>(r);
+  }
+  ::close(fd);
+  return n;
+}
+}  // namespace
+
+Result<void> check_is_transcript(const fs::path& transcript) {
+  auto reader = util::LineReader::open(transcript, {}, 1 << 20);
+  if (!reader) return std::unexpected(reader.error());
+  int looked = 0;
+  while (looked < 50) {
+    auto line = reader->next();
+    if (!line) return std::unexpected(line.error());
+    if (!*line) break;
+    ++looked;
+    auto j = nlohmann::json::parse((*line)->text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    if (j.contains("sessionId") || (j.contains("type") && j["type"].is_string() && j.contains("uuid"))) return {};
+  }
+  return fail(fmt::format("{} is not a Claude Code transcript (no session lines in its first {} lines)",
+                          transcript.string(), looked), Error::Kind::Invalid);
+}
+
+Result<TrimOutcome> trim_session(const TrimRequest& req) {
+  if (auto r = check_is_transcript(req.transcript); !r) return std::unexpected(r.error());
+  TrimOutcome out;
+  out.session_id = req.transcript.stem().string();
+  struct stat st {};
+  if (::stat(req.transcript.c_str(), &st) != 0) return fail(fmt::format("reading {}: {}", req.transcript.string(), std::strerror(errno)));
+  const uint64_t snapshot = static_cast<uint64_t>(st.st_size);
+  if (req.after_snapshot) req.after_snapshot();
+
+  TrimOptions opt;
+  opt.threshold = req.threshold;
+  opt.tools = req.tools;
+  opt.new_session_id = req.dry_run ? std::string() : req.new_session_id;
+  opt.notice_file = req.archive_transcript.empty() ? req.transcript.string() : req.archive_transcript.string();
+
+  if (req.keep_recent > 0) {
+    Trimmer scan(opt);
+    auto reader = util::LineReader::open(req.transcript, snapshot);
+    if (!reader) return std::unexpected(reader.error());
+    while (true) {
+      auto line = reader->next();
+      if (!line) return std::unexpected(line.error());
+      if (!*line) break;
+      scan.prescan((*line)->text, (*line)->capacity);
+    }
+    opt.protected_tool_use_ids = scan.tool_use_ids_of_last_responses(req.keep_recent);
+  }
+
+  Trimmer trimmer(opt);
+  auto reader = util::LineReader::open(req.transcript, snapshot);
+  if (!reader) return std::unexpected(reader.error());
+
+  const bool write_archive = !req.dry_run && !req.archive_transcript.empty() &&
+                             archive_needs_update({req.archive_transcript, req.archive_side_dir}, snapshot);
+  std::optional<util::AtomicFile> archive, output;
+  if (write_archive) {
+    std::error_code ec;
+    fs::create_directories(req.archive_transcript.parent_path(), ec);
+    ::chmod(req.archive_transcript.parent_path().c_str(), 0700);
+    auto a = util::AtomicFile::create(req.archive_transcript, 0600);
+    if (!a) return std::unexpected(a.error());
+    archive.emplace(std::move(*a));
+  }
+  fs::path output_path = req.transcript.parent_path() / (req.new_session_id + ".jsonl");
+  if (!req.dry_run) {
+    auto o = util::AtomicFile::create(output_path, 0600);
+    if (!o) return std::unexpected(o.error());
+    output.emplace(std::move(*o));
+  }
+
+  std::string line_out;
+  uint64_t metadata_offset = 0;
+  bool metadata_placed = false;
+  while (true) {
+    auto next = reader->next();
+    if (!next) return std::unexpected(next.error());
+    if (!*next) break;
+    const auto& line = **next;
+    if (archive) {
+      archive->write(line.text);
+      archive->write("\n");
+    }
+    if (out.first_timestamp.empty()) {
+      auto pos = line.text.find("\"timestamp\":\"");
+      if (pos != std::string_view::npos) {
+        auto end = line.text.find('"', pos + 13);
+        if (end != std::string_view::npos) out.first_timestamp = std::string(line.text.substr(pos + 13, end - pos - 13));
+      }
+    }
+    if (out.cwd.empty()) {
+      auto pos = line.text.find("\"cwd\":\"");
+      if (pos != std::string_view::npos) {
+        auto end = line.text.find('"', pos + 7);
+        if (end != std::string_view::npos) out.cwd = std::string(line.text.substr(pos + 7, end - pos - 7));
+      }
+    }
+    if (!output) {
+      trimmer.process(line.text, line.capacity, line.number, nullptr);
+      continue;
+    }
+    line_out.clear();
+    trimmer.process(line.text, line.capacity, line.number, &line_out);
+    if (line.number == 1) {
+      // trim_metadata goes first in the first line; a line that is not an object gets its own.
+      std::string slot = "{\"trim_metadata\":";
+      if (!line_out.empty() && line_out.front() == '{') {
+        output->write(slot);
+        metadata_offset = output->size();
+        output->write(std::string(kMetadataSlot, ' '));
+        output->write(line_out.size() > 1 && line_out[1] == '}' ? "" : ",");
+        output->write(std::string_view(line_out).substr(1));
+      } else {
+        output->write(slot);
+        metadata_offset = output->size();
+        output->write(std::string(kMetadataSlot, ' '));
+        output->write("}\n");
+        output->write(line_out);
+      }
+      metadata_placed = true;
+    } else {
+      output->write(line_out);
+    }
+    output->write("\n");
+  }
+  out.snapshot_bytes = reader->consumed();
+  out.stats = trimmer.stats();
+  out.tools_seen = trimmer.tool_names_seen();
+  if (archive) {
+    if (auto r = archive->commit(util::Durability::Fsync); !r) return std::unexpected(r.error());
+    out.archived = true;
+  }
+  if (!req.dry_run && !req.archive_side_dir.empty()) {
+    if (auto r = copy_side_folder(req.transcript.parent_path() / out.session_id, req.archive_side_dir); !r)
+      return std::unexpected(r.error());
+  }
+  if (output && out.stats.tokens_saved() >= req.min_tokens_saved && metadata_placed) {
+    output->overwrite(metadata_offset, render_metadata(req, out, kMetadataSlot));
+    if (auto r = output->commit(util::Durability::Fsync); !r) return std::unexpected(r.error());
+    out.written = true;
+    out.output = output_path;
+    if (auto r = copy_side_folder(req.transcript.parent_path() / out.session_id,
+                                  req.transcript.parent_path() / req.new_session_id); !r)
+      return std::unexpected(r.error());
+  }
+  if (::stat(req.transcript.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_size) > out.snapshot_bytes) {
+    out.late_bytes = static_cast<uint64_t>(st.st_size) - out.snapshot_bytes;
+    out.late_lines = count_newlines(req.transcript, out.snapshot_bytes, static_cast<uint64_t>(st.st_size));
+  }
+  return out;
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,529 @@
+#include "trim/trimmer.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <simdjson.h>
+
+#include "trim/json_text.hpp"
+
+namespace ctxkit {
+
+namespace od = simdjson::ondemand;
+
+namespace {
+
+struct Edit {
+  size_t offset;
+  size_t length;
+  std::string text;
+};
+
+// A string value located in the line: its token (with quotes) and decoded length.
+struct StringSpan {
+  size_t offset = 0;       // of the opening quote
+  size_t length = 0;       // token length, quotes included
+  std::string_view inner;  // the escaped text between the quotes
+};
+
+struct ImageSpan {
+  size_t offset = 0;
+  size_t length = 0;
+  std::string media_type;
+  size_t data_chars = 0;
+};
+
+struct Block {
+  std::string type, id, name, tool_use_id;
+  bool content_is_string = false, content_is_array = false;
+  StringSpan content_string;
+  size_t array_offset = 0, array_length = 0;
+  std::vector<StringSpan> texts;      // text blocks of an array content
+  std::vector<ImageSpan> images;      // image blocks of an array content
+  std::vector<StringSpan> long_inputs;  // long strings in tool_use.input
+};
+
+std::string_view rtrim(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+// Calls fn(key, value) for each field of `obj`, in order. False when the object cannot be read or
+// fn returns false (the line is then left as it is).
+template <class Fn>
+bool for_each_field(od::object obj, Fn&& fn) {
+  for (auto fr : obj) {
+    od::field f;
+    if (std::move(fr).get(f)) return false;
+    std::string_view key;
+    if (f.unescaped_key().get(key)) return false;
+    if (!fn(key, f.value())) return false;
+  }
+  return true;
+}
+
+// A scalar value's text in the line, without trailing white space.
+std::string_view token(od::value& v) { return rtrim(v.raw_json_token()); }
+
+bool contains(std::string_view hay, std::string_view needle) {
+  return ::memmem(hay.data(), hay.size(), needle.data(), needle.size()) != nullptr;
+}
+
+// Code points of UTF-8 text.
+size_t utf8_chars(std::string_view s) {
+  size_t n = 0;
+  for (char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  return n;
+}
+
+// Whether a string was cut before: the notice ends the text, so only its tail is searched.
+bool already_trimmed(std::string_view escaped) {
+  // Notices end with "for full content]" (claude-code-tools' and ours); test that first.
+  if (!escaped.ends_with("for full content]")) return false;
+  constexpr size_t kTail = 8192;
+  if (escaped.size() > kTail) escaped = escaped.substr(escaped.size() - kTail);
+  return contains(escaped, Trimmer::kNoticeMarker);
+}
+
+}  // namespace
+
+struct Trimmer::Impl {
+  TrimOptions opt;
+  od::parser parser;
+  std::unordered_map<std::string, std::string> tool_names;
+  std::vector<std::vector<std::string>> responses;  // tool_use ids per main-chain response (prescan)
+  std::string last_response_id;
+  std::vector<Edit> edits;
+  const char* base = nullptr;
+  uint64_t line_number = 0;
+  bool usage_zeroed = false;
+  bool prescan = false;
+  bool analysis_only = false;  // dry run: figures only, no edits kept
+
+  size_t off(const char* p) const { return static_cast<size_t>(p - base); }
+
+  bool string_span(od::value& v, StringSpan& out) {
+    std::string_view tok = token(v);
+    if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
+    out.offset = off(tok.data());
+    out.length = tok.size();
+    out.inner = tok.substr(1, tok.size() - 2);
+    return true;
+  }
+
+  bool zero_numbers(od::object obj) {
+    for (auto fr : obj) {
+      od::field f;
+      if (std::move(fr).get(f)) return false;
+      od::value v = f.value();
+      od::json_type t;
+      if (v.type().get(t)) return false;
+      if (t == od::json_type::number) {
+        std::string_view tok = token(v);
+        if (tok != "0") {
+          edits.push_back({off(tok.data()), tok.size(), "0"});
+          usage_zeroed = true;
+        }
+      } else if (t == od::json_type::object) {
+        od::object inner;
+        if (v.get_object().get(inner) || !zero_numbers(inner)) return false;
+      }
+    }
+    return true;
+  }
+
+  // Collects string values longer than the threshold anywhere in a tool_use input.
+  bool collect_long_strings(od::value v, std::vector<StringSpan>& out) {
+    od::json_type t;
+    if (v.type().get(t)) return false;
+    if (t == od::json_type::string) {
+      StringSpan s;
+      if (!string_span(v, s)) return false;
+      if (s.inner.size() > opt.threshold) out.push_back(s);
+      return true;
+    }
+    if (t == od::json_type::object) {
+      od::object o;
+      if (v.get_object().get(o)) return false;
+      for (auto fr : o) {
+        od::field f;
+        if (std::move(fr).get(f)) return false;
+        if (!collect_long_strings(f.value(), out)) return false;
+      }
+      return true;
+    }
+    if (t == od::json_type::array) {
+      od::array a;
+      if (v.get_array().get(a)) return false;
+      for (auto er : a) {
+        od::value e;
+        if (std::move(er).get(e) || !collect_long_strings(e, out)) return false;
+      }
+    }
+    return true;
+  }
+
+  bool read_string(od::value v, std::string& out) {
+    std::string_view s;
+    if (v.get_string().get(s)) return false;
+    out.assign(s);
+    return true;
+  }
+
+  bool walk_content_array(od::array arr, od::document& doc, Block& b, const char* array_start) {
+    for (auto er : arr) {
+      od::value el;
+      if (std::move(er).get(el)) return false;
+      od::json_type t;
+      if (el.type().get(t)) return false;
+      if (t != od::json_type::object) continue;
+      const char* el_start = el.raw_json_token().data();
+      od::object o;
+      if (el.get_object().get(o)) return false;
+      std::string type;
+      StringSpan text;
+      bool has_text = false;
+      ImageSpan img;
+      bool read = for_each_field(o, [&](std::string_view key, od::value& v) {
+        if (key == "type") return read_string(v, type);
+        if (key == "text") {
+          if (!string_span(v, text)) return false;
+          has_text = true;
+          return true;
+        }
+        if (key != "source") return true;
+        od::object src;
+        if (v.get_object().get(src)) return true;
+        return for_each_field(src, [&](std::string_view sk, od::value& sv) {
+          if (sk == "media_type") return read_string(sv, img.media_type);
+          if (sk == "data") {
+            StringSpan d;
+            if (string_span(sv, d)) img.data_chars = d.inner.size();
+          }
+          return true;
+        });
+      });
+      if (!read) return false;
+      if (type == "text" && has_text) b.texts.push_back(text);
+      if (type == "image") {
+        const char* end = nullptr;
+        if (doc.current_location().get(end)) return false;
+        img.offset = off(el_start);
+        img.length = rtrim(std::string_view(el_start, static_cast<size_t>(end - el_start))).size();
+        b.images.push_back(img);
+      }
+    }
+    const char* end = nullptr;
+    if (doc.current_location().get(end)) return false;
+    b.array_offset = off(array_start);
+    b.array_length = rtrim(std::string_view(array_start, static_cast<size_t>(end - array_start))).size();
+    return true;
+  }
+
+  bool walk_block(od::object o, od::document& doc, Block& b) {
+    return for_each_field(o, [&](std::string_view key, od::value& v) {
+      if (key == "type") return read_string(v, b.type);
+      if (key == "id") return read_string(v, b.id);
+      if (key == "name") return read_string(v, b.name);
+      if (key == "tool_use_id") return read_string(v, b.tool_use_id);
+      if (key == "input") return prescan || collect_long_strings(v, b.long_inputs);
+      if (key != "content" || prescan) return true;
+      od::json_type t;
+      if (v.type().get(t)) return false;
+      if (t == od::json_type::string) {
+        if (!string_span(v, b.content_string)) return false;
+        b.content_is_string = true;
+      } else if (t == od::json_type::array) {
+        const char* start = v.raw_json_token().data();
+        od::array arr;
+        if (v.get_array().get(arr)) return false;
+        if (!walk_content_array(arr, doc, b, start)) return false;
+        b.content_is_array = true;
+      }
+      return true;
+    });
+  }
+
+  bool targeted(const std::string& tool, const std::string& tool_use_id) const {
+    return opt.tools.count(tool) && !opt.protected_tool_use_ids.count(tool_use_id);
+  }
+
+  // Cuts one string value to the threshold plus the notice; returns the characters saved (0 if
+  // nothing would be saved or it was cut before).
+  uint64_t cut_string(const StringSpan& s) {
+    if (s.inner.size() <= opt.threshold) return 0;
+    if (already_trimmed(s.inner)) return 0;
+    size_t chars = json_string_length(s.inner);
+    if (chars <= opt.threshold) return 0;
+    std::string note = "\n" + Trimmer::notice(chars, opt.threshold, line_number, opt.notice_file);
+    size_t new_chars = opt.threshold + utf8_chars(note);
+    if (new_chars >= chars) return 0;
+    if (analysis_only) return chars - new_chars;
+    size_t keep = json_string_prefix(s.inner, opt.threshold);
+    std::string text;
+    text.reserve(keep + note.size() + 2);
+    text += '"';
+    text.append(s.inner.substr(0, keep));
+    text += json_escape(note);
+    text += '"';
+    edits.push_back({s.offset, s.length, std::move(text)});
+    return chars - new_chars;
+  }
+
+  std::string image_placeholder(const ImageSpan& img) const {
+    std::string text = fmt::format("[image removed by ctx-trim: {}, {} base64 characters. See line {} of {} for the original]",
+                                   img.media_type.empty() ? "image" : img.media_type, img.data_chars, line_number,
+                                   opt.notice_file);
+    return fmt::format("{{\"type\":\"text\",\"text\":\"{}\"}}", json_escape(text));
+  }
+
+  void decide(const Block& b, TrimStats& stats) {
+    if (b.type == "tool_use") {
+      if (!b.id.empty()) tool_names[b.id] = b.name;
+      if (prescan || b.long_inputs.empty() || !targeted(b.name, b.id)) return;
+      for (const auto& s : b.long_inputs) {
+        uint64_t saved = cut_string(s);
+        if (!saved) continue;
+        auto& t = stats.per_tool[b.name];
+        t.inputs_trimmed++;
+        t.chars_saved += saved;
+        stats.inputs_trimmed++;
+        stats.chars_saved += saved;
+      }
+      return;
+    }
+    if (b.type != "tool_result" || prescan) return;
+    auto it = tool_names.find(b.tool_use_id);
+    const std::string tool = it != tool_names.end() ? it->second : std::string("(unknown)");
+    auto& t = stats.per_tool[tool];
+    t.results++;
+    uint64_t chars = 0;
+    if (b.content_is_string) chars = json_string_length(b.content_string.inner);
+    for (const auto& s : b.texts) chars += json_string_length(s.inner);
+    for (const auto& i : b.images) chars += i.data_chars;
+    t.result_chars += chars;
+    if (!targeted(tool, b.tool_use_id)) return;
+    uint64_t saved = 0;
+    if (b.content_is_string) {
+      saved = cut_string(b.content_string);
+    } else if (b.content_is_array) {
+      bool already = false;
+      uint64_t text_chars = 0;
+      for (const auto& s : b.texts) {
+        already = already || already_trimmed(s.inner);
+        text_chars += json_string_length(s.inner);
+      }
+      if (!already && text_chars > opt.threshold) {
+        // Rebuild the array: the first `threshold` characters of the text blocks (joined by
+        // newlines) with the notice, then a placeholder per image.
+        std::string joined;
+        size_t budget = opt.threshold;
+        for (const auto& s : b.texts) {
+          if (budget == 0) break;
+          if (!joined.empty()) {
+            joined += "\\n";
+            --budget;
+            if (budget == 0) break;
+          }
+          size_t n = json_string_length(s.inner);
+          size_t take = std::min(n, budget);
+          joined.append(s.inner.substr(0, json_string_prefix(s.inner, take)));
+          budget -= take;
+        }
+        std::string note = "\n" + Trimmer::notice(text_chars, opt.threshold, line_number, opt.notice_file);
+        std::string arr = "[{\"type\":\"text\",\"text\":\"" + joined + json_escape(note) + "\"}";
+        uint64_t new_chars = json_string_length(joined) + utf8_chars(note);
+        for (const auto& img : b.images) {
+          arr += ',';
+          arr += image_placeholder(img);
+        }
+        arr += ']';
+        uint64_t image_chars = 0;
+        for (const auto& img : b.images) image_chars += img.data_chars;
+        if (new_chars < text_chars || !b.images.empty()) {
+          saved = text_chars > new_chars ? text_chars - new_chars : 0;
+          saved += image_chars;
+          edits.push_back({b.array_offset, b.array_length, std::move(arr)});
+          stats.images_replaced += b.images.size();
+        }
+      } else if (!b.images.empty()) {
+        for (const auto& img : b.images) {
+          std::string ph = image_placeholder(img);
+          edits.push_back({img.offset, img.length, ph});
+          saved += img.data_chars;
+          stats.images_replaced++;
+        }
+      }
+    }
+    if (saved > 0) {
+      t.trimmed++;
+      t.chars_saved += saved;
+      stats.results_trimmed++;
+      stats.chars_saved += saved;
+    }
+  }
+
+  bool walk_message(od::object m, od::document& doc, TrimStats& stats, std::string& msg_id,
+                    std::vector<std::string>& tool_uses) {
+    return for_each_field(m, [&](std::string_view key, od::value& v) {
+      if (key == "id") return read_string(v, msg_id);
+      if (key == "content") {
+        od::json_type t;
+        if (v.type().get(t)) return false;
+        if (t != od::json_type::array) return true;
+        od::array arr;
+        if (v.get_array().get(arr)) return false;
+        for (auto er : arr) {
+          od::value el;
+          if (std::move(er).get(el)) return false;
+          od::json_type et;
+          if (el.type().get(et)) return false;
+          if (et != od::json_type::object) continue;
+          od::object o;
+          if (el.get_object().get(o)) return false;
+          Block b;
+          if (!walk_block(o, doc, b)) return false;
+          if (b.type == "tool_use") tool_uses.push_back(b.id);
+          decide(b, stats);
+        }
+        return true;
+      }
+      if (key != "usage" || prescan || analysis_only) return true;
+      od::json_type t;
+      if (v.type().get(t)) return false;
+      if (t != od::json_type::object) return true;
+      od::object u;
+      return !v.get_object().get(u) && zero_numbers(u);
+    });
+  }
+
+  // Walks one line. Returns false when the line cannot be used (not JSON, not UTF-8, ...).
+  bool walk(std::string_view line, size_t capacity, TrimStats& stats) {
+    base = line.data();
+    edits.clear();
+    usage_zeroed = false;
+    simdjson::padded_string_view view(line.data(), line.size(), capacity);
+    od::document doc;
+    if (parser.iterate(view).get(doc)) return false;
+    od::object obj;
+    if (doc.get_object().get(obj)) return false;
+    std::string type, msg_id;
+    bool sidechain = false;
+    std::vector<std::string> tool_uses;
+    bool read = for_each_field(obj, [&](std::string_view key, od::value& v) {
+      if (key == "sessionId") {
+        StringSpan s;
+        if (!prescan && !opt.new_session_id.empty() && string_span(v, s))
+          edits.push_back({s.offset, s.length, "\"" + opt.new_session_id + "\""});
+        return true;
+      }
+      if (key == "type") return read_string(v, type);
+      if (key == "isSidechain") {
+        bool b = false;
+        if (!v.get_bool().get(b)) sidechain = b;
+        return true;
+      }
+      if (key == "isApiErrorMessage" && !prescan) {
+        std::string_view tok = token(v);
+        if (tok == "true") {
+          edits.push_back({off(tok.data()), tok.size(), "false"});
+          stats.error_markers++;
+        }
+        return true;
+      }
+      if (key == "error" && !prescan) {
+        std::string_view tok = token(v);
+        if (tok == "\"invalid_request\"") {
+          edits.push_back({off(tok.data()), tok.size(), "null"});
+          stats.error_markers++;
+        }
+        return true;
+      }
+      if (key != "message") return true;
+      od::json_type t;
+      if (v.type().get(t)) return false;
+      if (t != od::json_type::object) return true;
+      od::object m;
+      return !v.get_object().get(m) && walk_message(m, doc, stats, msg_id, tool_uses);
+    });
+    if (!read) return false;
+    if (prescan && type == "assistant" && !sidechain) {
+      if (responses.empty() || msg_id != last_response_id || msg_id.empty()) {
+        responses.emplace_back();
+        last_response_id = msg_id;
+      }
+      for (auto& id : tool_uses) responses.back().push_back(id);
+    }
+    if (usage_zeroed) stats.usage_zeroed++;
+    return true;
+  }
+};
+
+Trimmer::Trimmer(TrimOptions options) : impl_(std::make_unique<Impl>()) { impl_->opt = std::move(options); }
+Trimmer::~Trimmer() = default;
+
+std::string Trimmer::notice(uint64_t original, uint64_t kept, uint64_t line, const std::string& file) {
+  return fmt::format("[...truncated - original content was {} characters, showing first {}. See line {} of {} for full content]",
+                     original, kept, line, file);
+}
+
+bool Trimmer::process(std::string_view line, size_t capacity, uint64_t line_number, std::string* out) {
+  stats_.lines++;
+  impl_->line_number = line_number;
+  impl_->prescan = false;
+  impl_->analysis_only = out == nullptr;
+  if (!out) {
+    // Analysis only: a line without tool blocks changes no figure.
+    if (!contains(line, "\"tool_")) return false;
+  }
+  TrimStats before = stats_;
+  if (!impl_->walk(line, capacity, stats_)) {
+    // Not usable: undo the line's figures and keep it as it is.
+    stats_ = before;
+    stats_.lines_unparsed++;
+    if (out) out->append(line);
+    return false;
+  }
+  auto& edits = impl_->edits;
+  if (edits.empty()) {
+    if (out) out->append(line);
+    return false;
+  }
+  stats_.lines_changed++;
+  if (!out) return true;
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.offset < b.offset; });
+  size_t pos = 0;
+  for (const auto& e : edits) {
+    if (e.offset < pos) continue;  // overlapping (nested) edit: the outer one already applies
+    out->append(line.substr(pos, e.offset - pos));
+    out->append(e.text);
+    pos = e.offset + e.length;
+  }
+  out->append(line.substr(pos));
+  return true;
+}
+
+void Trimmer::prescan(std::string_view line, size_t capacity) {
+  if (!contains(line, "\"assistant\"")) return;
+  impl_->prescan = true;
+  TrimStats scratch;
+  impl_->walk(line, capacity, scratch);
+  impl_->prescan = false;
+}
+
+std::unordered_set<std::string> Trimmer::tool_use_ids_of_last_responses(size_t n) const {
+  std::unordered_set<std::string> out;
+  const auto& r = impl_->responses;
+  for (size_t i = r.size() > n ? r.size() - n : 0; i < r.size(); ++i)
+    for (const auto& id : r[i]) out.insert(id);
+  return out;
+}
+
+std::set<std::string> Trimmer::tool_names_seen() const {
+  std::set<std::string> out;
+  for (const auto& [id, name] : impl_->tool_names) out.insert(name);
+  return out;
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Fails when a file under lib/ includes a folder its own folder may not, or when sqlite3.h,
+# toml++ or yaml-cpp is included outside the one folder that owns it. The rule (ARCHITECTURE.md):
+#
+#   hooks -> apps -> {runner, mcp} -> {workflow, rollover, trim, archive, context}
+#         -> {store, claude} -> core -> util
+#
+# with these peers allowed: trim -> archive (a trim archives the original first), rollover ->
+# archive and context (a rollover archives the old session and reads its figure), runner ->
+# mcp is not allowed (both are clients of workflow). Pure modules (context/reminder,
+# trim/trimmer, workflow state and gate, the claude/ parsers) include neither store/ nor
+# util/process.
+set -euo pipefail
+LIB="${1:-$(cd "$(dirname "$0")/../lib" && pwd)}"
+
+allowed() {  # folder -> folders it may include (besides itself)
+  case "$1" in
+    util)     echo "" ;;
+    core)     echo "util" ;;
+    claude)   echo "core util" ;;
+    store)    echo "core util" ;;
+    context)  echo "claude store core util" ;;
+    archive)  echo "claude store core util" ;;
+    trim)     echo "archive claude store core util" ;;
+    workflow) echo "context claude store core util" ;;
+    rollover) echo "archive context claude store core util" ;;
+    mcp)      echo "workflow context claude store core util" ;;
+    runner)   echo "workflow rollover trim archive context claude store core util" ;;
+    apps)     echo "runner mcp workflow rollover trim archive context claude store core util" ;;
+    *)        echo "?" ;;
+  esac
+}
+# Files that must stay pure: no store/, no util/process.
+PURE='^(context/reminder|trim/trimmer|trim/json_text|workflow/workflow_state|workflow/step_gate|workflow/workflow_template|claude/[a-z_]+)\.(hpp|cpp)$'
+
+status=0
+while IFS= read -r -d '' file; do
+  rel="${file#"$LIB"/}"
+  folder="${rel%%/*}"
+  [ "$folder" = "$rel" ] && { echo "layering: $rel: a source file directly in lib/ (put it in a folder)"; status=1; continue; }
+  ok=" $(allowed "$folder") $folder "
+  [ "$ok" = " ? $folder " ] && { echo "layering: $rel: folder '$folder' has no rule in tests/layering.sh"; status=1; continue; }
+  lineno=0
+  while IFS= read -r line; do
+    lineno=$((lineno + 1))
+    case "$line" in
+      \#include*) ;;
+      *) continue ;;
+    esac
+    if [[ "$line" =~ ^#include\ \"([a-z_]+)/ ]]; then
+      dep="${BASH_REMATCH[1]}"
+      if [[ "$ok" != *" $dep "* ]]; then
+        echo "layering: $rel:$lineno: '$folder' may not include '$dep/' ($line)"; status=1
+      fi
+      if [[ "$rel" =~ $PURE ]] && { [ "$dep" = store ] || [[ "$line" == *'"util/process.hpp"'* ]]; }; then
+        echo "layering: $rel:$lineno: a pure module may not include $dep/ ($line)"; status=1
+      fi
+    fi
+    if [[ "$line" =~ \<sqlite3\.h\> ]] && [ "$folder" != store ]; then
+      echo "layering: $rel:$lineno: only store/ includes sqlite3.h"; status=1
+    fi
+    if [[ "$line" =~ \<toml\+\+/ ]] && [ "$rel" != core/config.cpp ]; then
+      echo "layering: $rel:$lineno: only core/config.cpp includes toml++"; status=1
+    fi
+    if [[ "$line" =~ \<yaml-cpp/ ]] && [ "$folder" != workflow ]; then
+      echo "layering: $rel:$lineno: only workflow/ includes yaml-cpp"; status=1
+    fi
+  done < "$file"
+done < <(find "$LIB" -name '*.[ch]pp' -print0)
+# Programs in hooks/ are thin mains: they include apps/ and nothing else of ours.
+HOOKS="$(dirname "$LIB")/hooks"
+if [ -d "$HOOKS" ]; then
+  while IFS= read -r -d '' file; do
+    while IFS= read -r line; do
+      if [[ "$line" =~ ^#include\ \"([a-z_]+)/ ]] && [ "${BASH_REMATCH[1]}" != apps ]; then
+        echo "layering: hooks/$(basename "$file"): a program includes only apps/ ($line)"; status=1
+      fi
+    done < "$file"
+  done < <(find "$HOOKS" -name '*.cpp' -print0)
+fi
+[ $status -eq 0 ] && echo "layering: ok ($(find "$LIB" -name '*.[ch]pp' | wc -l) files)"
+exit $status

@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include "claude/settings_merge.hpp"
+
+namespace ctxkit {
+namespace {
+using ojson = nlohmann::ordered_json;
+
+TEST(SettingsMerge, AddsHookAndStatusLineKeepingUserEntries) {
+  ojson s = ojson::parse(R"({"model":"opus","hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine"}]}]},"env":{"A":"1"}})");
+  SettingsReport r;
+  ASSERT_EQ(merge_settings(s, default_plan("/opt/ctx/bin/"), r), "");
+  EXPECT_TRUE(r.changed);
+  ASSERT_EQ(s["hooks"]["PostToolUse"].size(), 2u);
+  EXPECT_EQ(s["hooks"]["PostToolUse"][0]["hooks"][0]["command"], "mine");
+  EXPECT_EQ(s["hooks"]["PostToolUse"][1]["matcher"], "*");
+  EXPECT_EQ(s["hooks"]["PostToolUse"][1]["hooks"][0]["command"], "/opt/ctx/bin/ctx-remind");
+  EXPECT_EQ(s["hooks"]["PostToolUse"][1]["hooks"][0]["timeout"], 10);
+  EXPECT_EQ(s["statusLine"]["command"], "/opt/ctx/bin/ctx-status");
+  // Key order of the user's file survives.
+  EXPECT_EQ(s.begin().key(), "model");
+  EXPECT_EQ(r.created, (std::vector<std::string>{"hooks.SessionStart", "hooks.Stop", "hooks.SessionEnd"}));
+}
+
+TEST(SettingsMerge, RunningTwiceRegistersOnce) {
+  ojson s = ojson::object();
+  SettingsReport r1, r2;
+  merge_settings(s, default_plan("/b"), r1);
+  ojson once = s;
+  merge_settings(s, default_plan("/b"), r2);
+  EXPECT_FALSE(r2.changed);
+  EXPECT_EQ(s, once);
+  EXPECT_EQ(r1.created, (std::vector<std::string>{"hooks", "hooks.PostToolUse", "hooks.SessionStart", "hooks.Stop",
+                                                  "hooks.SessionEnd"}));
+  EXPECT_EQ(s["hooks"]["SessionEnd"][0]["hooks"][0]["command"], "/b/ctx-session-hook");
+  EXPECT_FALSE(s["hooks"]["SessionEnd"][0].contains("matcher"));
+}
+
+TEST(SettingsMerge, UsersOwnStatusLineIsKept) {
+  ojson s = ojson::parse(R"({"statusLine":{"type":"command","command":"my-line"}})");
+  SettingsReport r;
+  merge_settings(s, default_plan("/b"), r);
+  EXPECT_EQ(s["statusLine"]["command"], "my-line");
+}
+
+TEST(SettingsMerge, UninstallRemovesExactlyWhatWasAdded) {
+  ojson original = ojson::parse(R"({"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}})");
+  ojson s = original;
+  SettingsReport r;
+  merge_settings(s, default_plan("/b"), r);
+  // The user adds a hook of their own to our group in between.
+  s["hooks"]["PostToolUse"][0]["hooks"].push_back({{"type", "command"}, {"command", "theirs"}});
+  SettingsReport u;
+  ASSERT_EQ(remove_settings(s, default_plan("/b"), r.created, u), "");
+  EXPECT_EQ(s["hooks"]["PostToolUse"].size(), 1u);
+  EXPECT_EQ(s["hooks"]["PostToolUse"][0]["hooks"][0]["command"], "theirs");
+  EXPECT_FALSE(s.contains("statusLine"));
+  s["hooks"]["PostToolUse"][0]["hooks"].clear();
+  s["hooks"].erase("PostToolUse");
+  EXPECT_EQ(s, original);  // the user's Stop hook stays, ours is gone
+}
+
+TEST(SettingsMerge, UninstallDropsContainersItCreated) {
+  ojson s = ojson::object();
+  SettingsReport r, u;
+  merge_settings(s, default_plan("/b"), r);
+  remove_settings(s, default_plan("/b"), r.created, u);
+  EXPECT_EQ(s, ojson::object());
+}
+
+TEST(SettingsMerge, PathsWithSpacesAreQuoted) {
+  auto plan = default_plan("/opt/my tools/bin");
+  EXPECT_EQ(plan.hooks[0].command, "'/opt/my tools/bin/ctx-remind'");
+}
+
+TEST(SettingsMerge, UnexpectedShapeIsAnError) {
+  ojson s = ojson::parse(R"({"hooks":[]})");
+  SettingsReport r;
+  EXPECT_EQ(merge_settings(s, default_plan("/b"), r), "\"hooks\" is not an object");
+}
+
+}  // namespace
+}  // namespace ctxkit

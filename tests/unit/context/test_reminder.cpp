@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "context/reminder.hpp"
+
+namespace ctxkit {
+namespace {
+
+TEST(Reminder, TierBoundaries) {
+  ContextConfig c;
+  EXPECT_EQ(tier_for(59, c), Tier::None);
+  EXPECT_EQ(tier_for(60, c), Tier::Warn);
+  EXPECT_EQ(tier_for(74, c), Tier::Warn);
+  EXPECT_EQ(tier_for(75, c), Tier::Recommend);
+  EXPECT_EQ(tier_for(85, c), Tier::Urgent);
+  EXPECT_EQ(tier_for(130, c), Tier::Urgent);
+}
+
+TEST(Reminder, FirstCrossingFires) {
+  auto d = decide_reminder(std::nullopt, Tier::Warn, 1000, 60000);
+  EXPECT_TRUE(d.fire);
+  ASSERT_TRUE(d.store);
+  EXPECT_EQ(d.store->tier, 1);
+  EXPECT_EQ(d.store->fired_at_ms, 1000);
+}
+
+TEST(Reminder, RemindOncePerTierWithinInterval) {
+  ReminderState prev{1, 1000};
+  auto d = decide_reminder(prev, Tier::Warn, 1000 + 59999, 60000);
+  EXPECT_FALSE(d.fire);
+  EXPECT_FALSE(d.store);
+  d = decide_reminder(prev, Tier::Warn, 1000 + 60000, 60000);
+  EXPECT_TRUE(d.fire);
+}
+
+TEST(Reminder, HigherTierFiresAtOnce) {
+  auto d = decide_reminder(ReminderState{1, 1000}, Tier::Recommend, 1001, 60000);
+  EXPECT_TRUE(d.fire);
+  EXPECT_EQ(d.store->tier, 2);
+}
+
+TEST(Reminder, DropBelowWarnRearms) {
+  auto d = decide_reminder(ReminderState{3, 1000}, Tier::None, 2000, 60000);
+  EXPECT_FALSE(d.fire);
+  ASSERT_TRUE(d.store);
+  EXPECT_EQ(d.store->tier, 0);
+  auto again = decide_reminder(d.store, Tier::Warn, 2001, 60000);
+  EXPECT_TRUE(again.fire);
+}
+
+TEST(Reminder, DropToALowerTierFiresAndRearms) {
+  auto d = decide_reminder(ReminderState{3, 1000}, Tier::Warn, 1001, 60000);
+  EXPECT_TRUE(d.fire);
+  EXPECT_EQ(d.store->tier, 1);
+}
+
+TEST(Reminder, BelowThresholdWithNothingStoredWritesNothing) {
+  auto d = decide_reminder(std::nullopt, Tier::None, 1, 60000);
+  EXPECT_FALSE(d.fire);
+  EXPECT_FALSE(d.store);
+}
+
+TEST(Reminder, TextsBeginWithContextAtAndNameTheSkills) {
+  ContextConfig c;
+  auto f = make_figure(c, {}, 127000);
+  std::string warn = reminder_text(Tier::Warn, f, c, false);
+  std::string rec = reminder_text(Tier::Recommend, f, c, false);
+  std::string urg = reminder_text(Tier::Urgent, f, c, false);
+  for (const auto& t : {warn, rec, urg}) {
+    EXPECT_TRUE(t.starts_with("Context at 76% (127k of 167k usable tokens). ")) << t;
+    EXPECT_NE(t.find("/trim"), std::string::npos) << t;
+    EXPECT_LT(t.size(), 400u);
+  }
+  EXPECT_NE(rec.find("/rollover"), std::string::npos);
+  EXPECT_NE(urg.find("/rollover"), std::string::npos);
+}
+
+TEST(Reminder, WholeWindowBasisStatesTheWindow) {
+  ContextConfig c;
+  c.basis = Basis::Window;
+  auto f = make_figure(c, {}, 170000);
+  std::string t = reminder_text(Tier::Urgent, f, c, false);
+  EXPECT_TRUE(t.starts_with("Context at 85% (170k of 200k tokens). ")) << t;
+  EXPECT_NE(t.find("about 83% of the window"), std::string::npos) << t;
+}
+
+TEST(Reminder, SubagentTextDoesNotOfferSessionSkills) {
+  ContextConfig c;
+  auto f = make_figure(c, {}, 150000);
+  std::string t = reminder_text(Tier::Urgent, f, c, true);
+  EXPECT_TRUE(t.starts_with("Context at 89% (150k of 167k usable tokens) in this subagent.")) << t;
+  EXPECT_EQ(t.find("/rollover"), std::string::npos);
+}
+
+TEST(Reminder, HookOutputShape) {
+  auto j = nlohmann::json::parse(hook_output_json("Context at 61% \"quoted\"", ""));
+  EXPECT_EQ(j["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+  EXPECT_EQ(j["hookSpecificOutput"]["additionalContext"], "Context at 61% \"quoted\"");
+  EXPECT_FALSE(j.contains("systemMessage"));
+  auto both = nlohmann::json::parse(hook_output_json("a", "b"));
+  EXPECT_EQ(both["systemMessage"], "b");
+}
+
+}  // namespace
+}  // namespace ctxkit

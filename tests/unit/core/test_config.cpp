@@ -1,0 +1,120 @@
+#include <gtest/gtest.h>
+
+#include "core/config.hpp"
+#include "unit/temp_dir.hpp"
+
+namespace ctxkit {
+namespace {
+
+TEST(Config, DefaultsMatchTheDesign) {
+  test::TempDir tmp;
+  Config c = load_config(tmp.env(), {});
+  EXPECT_EQ(c.context.warn_threshold, 60);
+  EXPECT_EQ(c.context.recommend_threshold, 75);
+  EXPECT_EQ(c.context.urgent_threshold, 85);
+  EXPECT_EQ(c.context.check_interval_seconds, 60);
+  EXPECT_EQ(c.context.trim_threshold_chars, 500);
+  EXPECT_EQ(c.context.trim_target_tools, (std::vector<std::string>{"Read", "Bash", "Grep", "Glob"}));
+  EXPECT_EQ(c.context.basis, Basis::Usable);
+  EXPECT_EQ(c.context.reserved_tokens, 33000);
+  EXPECT_LE(c.context.transcript_wait_ms, 500);
+  EXPECT_TRUE(c.errors.empty());
+  EXPECT_EQ(c.origins.at("context.warn_threshold"), "default");
+}
+
+TEST(Config, LayersUserFileProjectFileEnvironment) {
+  test::TempDir tmp;
+  tmp.write("home/.config/ctxkit/config.toml", "[context]\nwarn_threshold = 50\ncheck_interval_seconds = 30\n");
+  tmp.write("proj/.work.toml", "[context]\ncheck_interval_seconds = 10\nbasis = \"window\"\n");
+  auto env = tmp.env();
+  env.set("CTXKIT_CONTEXT_URGENT_THRESHOLD", "90");
+  Config c = load_config(env, {tmp / "proj" / "sub" / "deeper"});
+  EXPECT_EQ(c.context.warn_threshold, 50);
+  EXPECT_EQ(c.context.check_interval_seconds, 10);
+  EXPECT_EQ(c.context.basis, Basis::Window);
+  EXPECT_EQ(c.context.urgent_threshold, 90);
+  EXPECT_EQ(c.origins.at("context.warn_threshold"), (tmp / "home/.config/ctxkit/config.toml").string());
+  EXPECT_EQ(c.origins.at("context.check_interval_seconds"), (tmp / "proj/.work.toml").string());
+  EXPECT_EQ(c.origins.at("context.urgent_threshold"), "CTXKIT_CONTEXT_URGENT_THRESHOLD");
+  EXPECT_TRUE(c.errors.empty()) << c.errors.front();
+}
+
+TEST(Config, WrongTypeIsAnErrorWithLocationAndKeepsTheDefault) {
+  Config c;
+  c.origins["context.warn_threshold"] = "default";
+  apply_toml_text(c, "[context]\nrecommend_threshold = 70\nwarn_threshold = \"sixty\"\n", "/p/.work.toml");
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_EQ(c.errors[0], "/p/.work.toml:3:18: context.warn_threshold: expected an integer");
+  EXPECT_EQ(c.context.warn_threshold, 60);
+  EXPECT_EQ(c.context.recommend_threshold, 70);
+}
+
+TEST(Config, OutOfRangeValueIsAnError) {
+  Config c;
+  apply_toml_text(c, "[context]\nurgent_threshold = 150\n", "f.toml");
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_EQ(c.errors[0], "f.toml:2:20: context.urgent_threshold: must be between 1 and 100, got 150");
+}
+
+TEST(Config, UnknownKeyIsAWarning) {
+  Config c;
+  apply_toml_text(c, "[context]\nwarn_treshold = 50\n[workflow]\nanything = 1\n", "f.toml");
+  EXPECT_TRUE(c.errors.empty());
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0], "f.toml:2:1: unknown key 'context.warn_treshold' (ignored)");
+}
+
+TEST(Config, SyntaxErrorSkipsTheFileWithLocation) {
+  test::TempDir tmp;
+  tmp.write("proj/.work.toml", "[context]\nwarn_threshold = = 5\n");
+  Config c = load_config(tmp.env(), {tmp / "proj"});
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_TRUE(c.errors[0].starts_with((tmp / "proj/.work.toml").string() + ":2:")) << c.errors[0];
+  EXPECT_NE(c.errors[0].find("(file ignored)"), std::string::npos);
+  EXPECT_EQ(c.context.warn_threshold, 60);
+}
+
+TEST(Config, ThresholdsMustIncrease) {
+  Config c;
+  for (const char* k : {"context.warn_threshold", "context.recommend_threshold", "context.urgent_threshold"}) c.origins[k] = "default";
+  apply_toml_text(c, "[context]\nwarn_threshold = 80\n", "f.toml");
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_EQ(c.context.warn_threshold, 60);
+}
+
+TEST(Config, BadEnvironmentValueIsAnError) {
+  test::TempDir tmp;
+  auto env = tmp.env();
+  env.set("CTXKIT_CONTEXT_CHECK_INTERVAL_SECONDS", "soon");
+  Config c = load_config(env, {});
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_EQ(c.errors[0], "CTXKIT_CONTEXT_CHECK_INTERVAL_SECONDS: expected an integer, got 'soon'");
+  EXPECT_EQ(c.context.check_interval_seconds, 60);
+}
+
+TEST(Config, ShowConfigNamesEveryKeyAndOrigin) {
+  test::TempDir tmp;
+  auto env = tmp.env();
+  env.set("CTXKIT_CONTEXT_TRIM_TARGET_TOOLS", "Read, Bash");
+  Config c = load_config(env, {});
+  std::string shown = show_config(c);
+  EXPECT_NE(shown.find("context.trim_target_tools = [\"Read\", \"Bash\"]"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("# CTXKIT_CONTEXT_TRIM_TARGET_TOOLS"), std::string::npos);
+  EXPECT_NE(shown.find("context.warn_threshold = 60"), std::string::npos);
+}
+
+TEST(Config, ProjectDirFromEnvironmentWinsOverPayloadCwd) {
+  util::Env env;
+  env.set("CLAUDE_PROJECT_DIR", "/proj");
+  EXPECT_EQ(project_start_dir(env, "/elsewhere"), "/proj");
+  EXPECT_EQ(project_start_dir(util::Env{}, "/elsewhere"), "/elsewhere");
+}
+
+TEST(Config, StateDirFollowsXdgStateHome) {
+  test::TempDir tmp;
+  Config c;
+  EXPECT_EQ(c.state_dir(tmp.env()), tmp / "home/.local/state/ctxkit");
+}
+
+}  // namespace
+}  // namespace ctxkit

@@ -1,0 +1,193 @@
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "store/state_store.hpp"
+#include "unit/temp_dir.hpp"
+
+namespace ctxkit {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(StateStore, CreatesPrivateFileWithSchemaVersionAndWal) {
+  test::TempDir tmp;
+  auto db = tmp / "state/ctxkit/state.db";
+  auto s = StateStore::open(db, 1000);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(*s->user_version(), StateStore::kSchemaVersion);
+  struct stat st {};
+  ASSERT_EQ(::stat(db.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat(db.parent_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  // WAL is recorded in the header (bytes 18/19 = 2).
+  std::ifstream in(db, std::ios::binary);
+  char header[20];
+  in.read(header, 20);
+  EXPECT_EQ(header[18], 2);
+  EXPECT_EQ(header[19], 2);
+}
+
+TEST(StateStore, ReminderReadDecideWrite) {
+  test::TempDir tmp;
+  auto s = StateStore::open(tmp / "state.db", 1000);
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->reminder("S", "").value().has_value());
+  auto r = s->update_reminder("S", "", [](const auto& cur) {
+    EXPECT_FALSE(cur);
+    return std::optional<ReminderState>(ReminderState{2, 42});
+  });
+  ASSERT_TRUE(r);
+  auto back = s->reminder("S", "");
+  ASSERT_TRUE(back && *back);
+  EXPECT_EQ((*back)->tier, 2);
+  EXPECT_EQ((*back)->fired_at_ms, 42);
+  EXPECT_FALSE(s->reminder("S", "agent1").value().has_value());  // keyed by agent too
+}
+
+TEST(StateStore, StatusFigureAndWindowFacts) {
+  test::TempDir tmp;
+  auto s = StateStore::open(tmp / "state.db", 1000);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->record_status("S", {120000, 200000, 5}));
+  ASSERT_TRUE(s->record_status("S", {120000, 200000, 9}));  // unchanged figure keeps its time
+  auto f = s->status("S");
+  ASSERT_TRUE(f && *f);
+  EXPECT_EQ((*f)->tokens, 120000);
+  EXPECT_EQ((*f)->recorded_at_ms, 5);
+  EXPECT_FALSE(*s->large_window("S", ""));
+  ASSERT_TRUE(s->mark_large_window("S", ""));
+  EXPECT_TRUE(*s->large_window("S", ""));
+}
+
+TEST(StateStore, GarbageFileIsReportedCorruptAndQuarantined) {
+  test::TempDir tmp;
+  auto db = tmp.write("state.db", std::string(4096, 'z'));
+  uint64_t inode = file_inode(db);
+  auto s = StateStore::open(db, 100);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().kind, Error::Kind::Corrupt);
+  auto aside = quarantine_database(db, inode);
+  ASSERT_TRUE(aside);
+  EXPECT_TRUE(fs::exists(*aside));
+  EXPECT_EQ(test::read_file(*aside), std::string(4096, 'z'));
+  EXPECT_TRUE(StateStore::open(db, 100));
+}
+
+TEST(StateStore, NewerSchemaIsRefusedNotDamaged) {
+  test::TempDir tmp;
+  auto db = tmp / "state.db";
+  {
+    auto s = StateStore::open(db, 100);
+    ASSERT_TRUE(s);
+  }
+  // Pretend a newer ctxkit wrote it: user_version lives at offset 60 of the header.
+  {
+    std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(60);
+    const char v[4] = {0, 0, 0, 99};
+    f.write(v, 4);
+  }
+  std::string before = test::read_file(db);
+  auto s = StateStore::open(db, 100);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "state database " + db.string() + ": schema version 99 is newer than this ctxkit (" +
+                                     std::to_string(StateStore::kSchemaVersion) + ")");
+  EXPECT_EQ(test::read_file(db), before);
+}
+
+TEST(StateStore, ManyProcessesCreatingAFreshDatabaseAtOnce) {
+  test::TempDir tmp;
+  auto db = tmp / "fresh/state.db";
+  std::vector<pid_t> kids;
+  for (int i = 0; i < 16; ++i) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      auto s = StateStore::open(db, 5000);
+      if (!s) ::_exit(1);
+      auto r = s->update_reminder("S", std::to_string(i), [](const auto&) {
+        return std::optional<ReminderState>(ReminderState{1, 1});
+      });
+      ::_exit(r ? 0 : 2);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t k : kids) {
+    int status = 0;
+    ::waitpid(k, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  auto s = StateStore::open(db, 1000);
+  ASSERT_TRUE(s);
+  for (int i = 0; i < 16; ++i) EXPECT_TRUE(s->reminder("S", std::to_string(i)).value().has_value());
+}
+
+}  // namespace
+}  // namespace ctxkit
+
+namespace ctxkit {
+namespace {
+
+TEST(StateStore, DerivationsFormALineOfWork) {
+  test::TempDir tmp;
+  auto s = StateStore::open(tmp / "state.db", 1000);
+  ASSERT_TRUE(s);
+  SessionRecord a, b, c;
+  a.session_id = "A";
+  a.project = "-p";
+  a.transcript = "/p/A.jsonl";
+  a.cwd = "/p";
+  b.session_id = "B";
+  b.transcript = "/p/B.jsonl";
+  b.started_at = "t1";
+  c.session_id = "C";
+  c.started_at = "t2";
+  auto child = s->record_derivation(a, b, "trim", 71, 4000, "t1");
+  ASSERT_TRUE(child) << child.error().message;
+  EXPECT_EQ(child->parent_id, "A");
+  EXPECT_EQ(child->line_id, "A");
+  EXPECT_EQ(child->number, 2);
+  auto grandchild = s->record_derivation(*child, c, "rollover", 88, std::nullopt, "t2");
+  ASSERT_TRUE(grandchild);
+  EXPECT_EQ(grandchild->number, 3);
+  EXPECT_EQ(grandchild->line_id, "A");
+  auto pa = s->session("A");
+  ASSERT_TRUE(pa && *pa);
+  EXPECT_EQ((*pa)->end_reason, "trim");
+  EXPECT_EQ((*pa)->context_at_end, 71);
+  EXPECT_EQ((*pa)->tokens_saved, 4000);
+  EXPECT_EQ((*pa)->number, 1);
+  auto pb = s->session("B");
+  EXPECT_EQ((*pb)->end_reason, "rollover");
+  EXPECT_FALSE((*pb)->tokens_saved);
+  EXPECT_EQ(s->children("A")->size(), 1u);
+}
+
+TEST(StateStore, VersionOneDatabaseIsMigrated) {
+  test::TempDir tmp;
+  auto db = tmp / "state.db";
+  {
+    auto s = StateStore::open(db, 1000);
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->update_reminder("S", "", [](const auto&) { return std::optional<ReminderState>(ReminderState{2, 5}); }));
+  }
+  // Set the version back to 1 (offset 60 of the header) and drop what version 2 added, as a
+  // version-1 file would be.
+  {
+    std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(60);
+    const char v[4] = {0, 0, 0, 1};
+    f.write(v, 4);
+  }
+  auto s = StateStore::open(db, 1000);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(*s->user_version(), StateStore::kSchemaVersion);
+  EXPECT_EQ((*s->reminder("S", ""))->tier, 2);  // data kept
+  EXPECT_TRUE(s->session("nobody"));           // sessions table usable
+}
+
+}  // namespace
+}  // namespace ctxkit

@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "trim/trim_session.hpp"
+#include "unit/temp_dir.hpp"
+
+namespace ctxkit {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string session_lines(int results) {
+  std::string out;
+  for (int i = 0; i < results; ++i) {
+    std::string id = "toolu_" + std::to_string(i);
+    json u = {{"type", "assistant"}, {"uuid", "a" + std::to_string(i)}, {"sessionId", "11111111-1111-4111-8111-111111111111"},
+              {"message", {{"id", "m" + std::to_string(i)}, {"role", "assistant"},
+                           {"content", json::array({{{"type", "tool_use"}, {"id", id}, {"name", "Bash"}, {"input", {{"command", "seq 5000"}}}}})}}}};
+    json r = {{"type", "user"}, {"uuid", "r" + std::to_string(i)}, {"sessionId", "11111111-1111-4111-8111-111111111111"},
+              {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", id}, {"content", std::string(6000, 'z')}}})}}}};
+    out += u.dump() + "\n" + r.dump() + "\n";
+  }
+  return out;
+}
+
+// A request that trims Bash results of `t` into the session 2222….
+TrimRequest bash_request(const fs::path& t) {
+  TrimRequest req;
+  req.transcript = t;
+  req.new_session_id = "22222222-2222-4222-8222-222222222222";
+  req.tools = {"Bash"};
+  return req;
+}
+
+TEST(TrimSession, LinesArrivingAfterTheSnapshotAreLeftOutAndCounted) {
+  test::TempDir tmp;
+  fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", session_lines(4));
+  TrimRequest req = bash_request(t);
+  req.after_snapshot = [&] {
+    std::ofstream out(t, std::ios::app);
+    for (int i = 0; i < 3; ++i) out << R"({"type":"progress","late":true})" << "\n";
+  };
+  auto o = trim_session(req);
+  ASSERT_TRUE(o) << o.error().message;
+  EXPECT_TRUE(o->written);
+  EXPECT_EQ(o->late_lines, 3u);
+  std::ifstream in(o->output);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    EXPECT_EQ(line.find("\"late\""), std::string::npos);
+  }
+  EXPECT_EQ(lines, 8);
+}
+
+TEST(TrimSession, TempFilesAreNotNamedAsSessions) {
+  test::TempDir tmp;
+  fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", session_lines(4));
+  TrimRequest req = bash_request(t);
+  std::vector<std::string> seen;
+  auto o = trim_session(req);
+  ASSERT_TRUE(o);
+  for (const auto& e : fs::directory_iterator(t.parent_path())) seen.push_back(e.path().filename().string());
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<std::string>{"11111111-1111-4111-8111-111111111111.jsonl", "22222222-2222-4222-8222-222222222222.jsonl"}));
+}
+
+TEST(TrimSession, MetadataSlotIsValidJsonOnTheFirstLine) {
+  test::TempDir tmp;
+  fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", session_lines(2));
+  TrimRequest req = bash_request(t);
+  req.trimmed_at = "2026-11-21T00:00:00.000Z";
+  auto o = trim_session(req);
+  ASSERT_TRUE(o && o->written);
+  std::ifstream in(o->output);
+  std::string first;
+  std::getline(in, first);
+  json j = json::parse(first);
+  EXPECT_EQ(j["trim_metadata"]["trimmed_at"], "2026-11-21T00:00:00.000Z");
+  EXPECT_EQ(j["trim_metadata"]["trim_params"]["threshold"], 500);
+  EXPECT_EQ(j["trim_metadata"]["stats"]["results_trimmed"], 2);
+  EXPECT_EQ(j["type"], "assistant");
+  EXPECT_EQ(j["sessionId"], "22222222-2222-4222-8222-222222222222");
+}
+
+}  // namespace
+}  // namespace ctxkit

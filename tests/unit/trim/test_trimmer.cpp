@@ -1,0 +1,248 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "trim/trimmer.hpp"
+
+namespace ctxkit {
+namespace {
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+const std::string kOld = "aaaaaaaa-1111-4111-8111-111111111111";
+const std::string kNew = "bbbbbbbb-2222-4222-8222-222222222222";
+
+TrimOptions options(size_t threshold = 500) {
+  TrimOptions o;
+  o.threshold = threshold;
+  o.tools = {"Read", "Bash", "Grep", "Glob"};
+  o.new_session_id = kNew;
+  o.notice_file = "/archive/p.jsonl";
+  return o;
+}
+
+// Runs lines through a trimmer (each padded as the reader pads them); returns the new lines.
+std::vector<std::string> run(Trimmer& t, const std::vector<std::string>& lines) {
+  std::vector<std::string> out;
+  uint64_t n = 0;
+  for (const auto& l : lines) {
+    std::string padded = l + std::string(64, '\0');
+    std::string o;
+    t.process(std::string_view(padded.data(), l.size()), padded.size(), ++n, &o);
+    out.push_back(o);
+  }
+  return out;
+}
+
+std::string tool_use(const std::string& id, const std::string& name, const std::string& input_value = "ls",
+                     const std::string& msg_id = "msg_1") {
+  ojson j;
+  j["parentUuid"] = "p0";
+  j["isSidechain"] = false;
+  j["message"] = {{"id", msg_id}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"},
+                  {"content", ojson::array({{{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", {{"command", input_value}}}}})},
+                  {"usage", {{"input_tokens", 5}, {"cache_creation_input_tokens", 7}, {"cache_read_input_tokens", 19995},
+                             {"output_tokens", 20}, {"cache_creation", {{"ephemeral_5m_input_tokens", 3}}}, {"service_tier", "standard"}}}};
+  j["type"] = "assistant";
+  j["uuid"] = "u-" + id;
+  j["sessionId"] = kOld;
+  return j.dump();
+}
+
+std::string tool_result(const std::string& id, const ojson& content, bool sidechain = false) {
+  ojson j;
+  j["parentUuid"] = "u-" + id;
+  j["isSidechain"] = sidechain;
+  j["type"] = "user";
+  j["message"] = {{"role", "user"}, {"content", ojson::array({{{"tool_use_id", id}, {"type", "tool_result"}, {"content", content}, {"is_error", false}}})}};
+  j["uuid"] = "r-" + id;
+  j["timestamp"] = "2026-11-21T12:00:00.000Z";
+  j["toolUseResult"] = {{"stdout", content.is_string() ? content.get<std::string>() : std::string("blocks")}};
+  j["sessionId"] = kOld;
+  return j.dump();
+}
+
+std::string replace_session(std::string s) {
+  auto pos = s.find("\"sessionId\":\"" + kOld + "\"");
+  if (pos != std::string::npos) s.replace(pos + 13, kOld.size(), kNew);
+  return s;
+}
+
+std::string big(size_t n, char c = 'x') {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += (i % 50 == 49) ? '\n' : c;
+  return s;
+}
+
+TEST(Trimmer, LineWithoutToolsChangesOnlyItsSessionId) {
+  std::string line = R"({"type":"user","message":{"role":"user","content":"hello"},"uuid":"x","parentUuid":null,"sessionId":")" + kOld +
+                     R"(","cwd":"/p","weird":  [1, 2 , {"k" : "v"}]})";
+  Trimmer t(options());
+  auto out = run(t, {line});
+  EXPECT_EQ(out[0], replace_session(line));
+}
+
+TEST(Trimmer, LongResultOfTargetToolIsCutWithNotice) {
+  std::string output = big(5000);
+  Trimmer t(options());
+  auto lines = std::vector<std::string>{tool_use("toolu_1", "Bash"), tool_result("toolu_1", output)};
+  auto out = run(t, lines);
+  json r = json::parse(out[1]);
+  std::string content = r["message"]["content"][0]["content"];
+  std::string expected_notice = "\n[...truncated - original content was 5000 characters, showing first 500. See line 2 of /archive/p.jsonl for full content]";
+  EXPECT_EQ(content, output.substr(0, 500) + expected_notice);
+  // Every byte outside the content value is as it was (bar the sessionId).
+  std::string before = replace_session(lines[1]);
+  std::string escaped_original = json(output).dump();
+  auto pos = before.find(escaped_original);
+  ASSERT_NE(pos, std::string::npos);
+  std::string expected_line = before;
+  expected_line.replace(pos, escaped_original.size(), json(content).dump());
+  EXPECT_EQ(out[1], expected_line);
+  EXPECT_EQ(r["toolUseResult"]["stdout"], output);  // UI data is kept
+  EXPECT_EQ(r["uuid"], "r-toolu_1");
+  EXPECT_EQ(t.stats().results_trimmed, 1u);
+  EXPECT_EQ(t.stats().chars_saved, 5000u - 500u - (expected_notice.size()));
+  EXPECT_EQ(t.stats().per_tool.at("Bash").trimmed, 1u);
+}
+
+TEST(Trimmer, OtherToolsAndShortResultsAreLeftAlone) {
+  Trimmer t(options());
+  auto lines = std::vector<std::string>{tool_use("toolu_w", "Write"), tool_result("toolu_w", big(5000)),
+                                        tool_use("toolu_s", "Bash"), tool_result("toolu_s", big(500))};
+  auto out = run(t, lines);
+  EXPECT_EQ(out[1], replace_session(lines[1]));
+  EXPECT_EQ(out[3], replace_session(lines[3]));
+  EXPECT_EQ(t.stats().results_trimmed, 0u);
+  EXPECT_EQ(t.stats().per_tool.at("Write").results, 1u);
+}
+
+TEST(Trimmer, ACutThatSavesNothingIsNotMade) {
+  Trimmer t(options());
+  auto lines = std::vector<std::string>{tool_use("toolu_1", "Bash"), tool_result("toolu_1", big(560))};
+  auto out = run(t, lines);
+  EXPECT_EQ(out[1], replace_session(lines[1]));
+}
+
+TEST(Trimmer, RetrimmingChangesNothingMore) {
+  Trimmer first(options());
+  auto lines = std::vector<std::string>{tool_use("toolu_1", "Bash"), tool_result("toolu_1", big(5000))};
+  auto once = run(first, lines);
+  TrimOptions again = options();
+  again.new_session_id = kNew;
+  Trimmer second(again);
+  auto twice = run(second, once);
+  EXPECT_EQ(twice, once);
+  EXPECT_EQ(second.stats().chars_saved, 0u);
+}
+
+TEST(Trimmer, UsageNumbersAreZeroedEverywhereInUsage) {
+  Trimmer t(options());
+  auto out = run(t, {tool_use("toolu_1", "Bash")});
+  json j = json::parse(out[0]);
+  auto u = j["message"]["usage"];
+  EXPECT_EQ(u["input_tokens"], 0);
+  EXPECT_EQ(u["cache_creation_input_tokens"], 0);
+  EXPECT_EQ(u["cache_read_input_tokens"], 0);
+  EXPECT_EQ(u["output_tokens"], 0);
+  EXPECT_EQ(u["cache_creation"]["ephemeral_5m_input_tokens"], 0);
+  EXPECT_EQ(u["service_tier"], "standard");
+}
+
+TEST(Trimmer, ContextFullMarkersAreNeutralized) {
+  std::string line = R"({"type":"assistant","isApiErrorMessage":true,"error":"invalid_request","message":{"model":"<synthetic>","content":[{"type":"text","text":"Prompt is too long"}],"usage":{"input_tokens":0}},"sessionId":")" + kOld + "\"}";
+  Trimmer t(options());
+  json j = json::parse(run(t, {line})[0]);
+  EXPECT_EQ(j["isApiErrorMessage"], false);
+  EXPECT_TRUE(j["error"].is_null());
+}
+
+TEST(Trimmer, LongInputStringsOfTargetToolsAreShortened) {
+  Trimmer t(options());
+  std::string cmd = big(3000, 'c');
+  auto out = run(t, {tool_use("toolu_1", "Bash", cmd), tool_use("toolu_2", "Write", cmd, "msg_2")});
+  json a = json::parse(out[0]);
+  std::string shortened = a["message"]["content"][0]["input"]["command"];
+  EXPECT_TRUE(shortened.starts_with(cmd.substr(0, 500) + "\n[...truncated - original content was 3000 characters")) << shortened.substr(0, 600);
+  json b = json::parse(out[1]);
+  EXPECT_EQ(b["message"]["content"][0]["input"]["command"], cmd);  // Write is not a target tool
+  EXPECT_EQ(t.stats().inputs_trimmed, 1u);
+}
+
+TEST(Trimmer, ArrayContentIsCutAndImagesBecomePlaceholders) {
+  ojson blocks = ojson::array({{{"type", "text"}, {"text", big(400, 'a')}},
+                               {{"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/png"}, {"data", std::string(20000, 'Q')}}}},
+                               {{"type", "text"}, {"text", big(400, 'b')}}});
+  Trimmer t(options());
+  auto out = run(t, {tool_use("toolu_1", "Read"), tool_result("toolu_1", blocks)});
+  json c = json::parse(out[1])["message"]["content"][0]["content"];
+  ASSERT_TRUE(c.is_array());
+  ASSERT_EQ(c.size(), 2u);
+  std::string text = c[0]["text"];
+  EXPECT_TRUE(text.starts_with(big(400, 'a') + "\n" + big(400, 'b').substr(0, 99) + "\n[...truncated - original content was 800 characters, showing first 500.")) << text;
+  EXPECT_EQ(c[1]["type"], "text");
+  EXPECT_EQ(c[1]["text"], "[image removed by ctx-trim: image/png, 20000 base64 characters. See line 2 of /archive/p.jsonl for the original]");
+  EXPECT_EQ(t.stats().images_replaced, 1u);
+}
+
+TEST(Trimmer, ImagesAloneAreReplacedInPlace) {
+  ojson blocks = ojson::array({{{"type", "text"}, {"text", "small"}},
+                               {{"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/jpeg"}, {"data", std::string(9000, 'Q')}}}}});
+  Trimmer t(options());
+  auto out = run(t, {tool_use("toolu_1", "Read"), tool_result("toolu_1", blocks)});
+  json c = json::parse(out[1])["message"]["content"][0]["content"];
+  EXPECT_EQ(c[0]["text"], "small");
+  EXPECT_EQ(c[1]["type"], "text");
+}
+
+TEST(Trimmer, InlineSidechainLinesAreTrimmedToo) {
+  Trimmer t(options());
+  auto out = run(t, {tool_use("toolu_1", "Grep"), tool_result("toolu_1", big(4000), /*sidechain=*/true)});
+  EXPECT_EQ(t.stats().results_trimmed, 1u);
+  EXPECT_TRUE(json::parse(out[1])["isSidechain"].get<bool>());
+}
+
+TEST(Trimmer, NotJsonOrNotUtf8PassesThroughUnchanged) {
+  Trimmer t(options());
+  std::string broken = R"({"type":"user","sessionId":")" + kOld + R"(","message":)";
+  std::string bad_utf8 = "{\"type\":\"user\",\"sessionId\":\"" + kOld + "\",\"x\":\"\xff\xfe\"}";
+  auto out = run(t, {broken, bad_utf8, "plain text"});
+  EXPECT_EQ(out[0], broken);
+  EXPECT_EQ(out[1], bad_utf8);
+  EXPECT_EQ(out[2], "plain text");
+  EXPECT_EQ(t.stats().lines_unparsed, 3u);
+}
+
+TEST(Trimmer, KeepRecentProtectsTheLastResponses) {
+  std::vector<std::string> lines = {tool_use("toolu_1", "Bash", "ls", "msg_1"), tool_result("toolu_1", big(3000)),
+                                    tool_use("toolu_2", "Bash", "ls", "msg_2"), tool_result("toolu_2", big(3000))};
+  Trimmer scan(options());
+  for (const auto& l : lines) {
+    std::string padded = l + std::string(64, '\0');
+    scan.prescan(std::string_view(padded.data(), l.size()), padded.size());
+  }
+  TrimOptions o = options();
+  o.protected_tool_use_ids = scan.tool_use_ids_of_last_responses(1);
+  EXPECT_EQ(o.protected_tool_use_ids, (std::unordered_set<std::string>{"toolu_2"}));
+  Trimmer t(o);
+  auto out = run(t, lines);
+  EXPECT_NE(out[1], replace_session(lines[1]));
+  EXPECT_EQ(out[3], replace_session(lines[3]));
+}
+
+TEST(Trimmer, AnalysisOnlyGivesTheSameFigures) {
+  std::vector<std::string> lines = {tool_use("toolu_1", "Bash"), tool_result("toolu_1", big(3000)),
+                                    tool_use("toolu_2", "Read", "x", "m2"), tool_result("toolu_2", big(9000))};
+  Trimmer writing(options()), analysing(options());
+  run(writing, lines);
+  uint64_t n = 0;
+  for (const auto& l : lines) {
+    std::string padded = l + std::string(64, '\0');
+    analysing.process(std::string_view(padded.data(), l.size()), padded.size(), ++n, nullptr);
+  }
+  EXPECT_EQ(analysing.stats().chars_saved, writing.stats().chars_saved);
+  EXPECT_EQ(analysing.stats().results_trimmed, writing.stats().results_trimmed);
+}
+
+}  // namespace
+}  // namespace ctxkit
