@@ -1,9 +1,6 @@
 #include "apps/session_hook_app.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fmt/core.h>
 
@@ -23,31 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 constexpr const char* kTool = "ctx-session-hook";
 
-// Runs `work` in a grandchild detached from the client (new session, no inherited output pipes)
-// and returns at once.
-void detach(const std::function<void()>& work) {
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    work();
-    return;
-  }
-  if (pid > 0) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return;
-  }
-  ::setsid();
-  if (::fork() != 0) ::_exit(0);
-  int null = ::open("/dev/null", O_RDWR);
-  if (null >= 0) {
-    ::dup2(null, 0);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    if (null > 2) ::close(null);
-  }
-  work();
-  ::_exit(0);
-}
 }  // namespace
 
 int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
@@ -121,7 +93,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
         }
       };
       if (foreground) work();
-      else detach(work);
+      else util::detach(work);
     }
   } else {
     note = fmt::format("note: ignoring a '{}' payload (this hook handles SessionStart, Stop and SessionEnd)", ev.empty() ? "unnamed" : ev);

@@ -137,4 +137,28 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   return result;
 }
 
+void detach(const std::function<void()>& work) {
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    work();
+    return;
+  }
+  if (pid > 0) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return;
+  }
+  ::setsid();
+  if (::fork() != 0) ::_exit(0);
+  int null = ::open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    if (null > 2) ::close(null);
+  }
+  work();
+  ::_exit(0);
+}
+
 }  // namespace ctxkit::util

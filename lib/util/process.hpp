@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,5 +32,11 @@ struct ProcessSpec {
 // Runs a child to completion, feeding stdin and collecting both output streams. A child that
 // cannot be started is an error; a child that fails is a result with its exit code.
 Result<ProcessResult> run_process(const ProcessSpec& spec);
+
+// Runs `work` in a grandchild detached from the caller (new session, stdin/stdout/stderr on
+// /dev/null, so no pipe of the caller is held open) and returns as soon as the intermediate
+// child has exited. When fork fails, `work` runs in this process instead: the work is done
+// either way, only later.
+void detach(const std::function<void()>& work);
 
 }  // namespace ctxkit::util
