@@ -24,7 +24,7 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("query", words, "the words to find, taken literally (engine.c:42 and flux-capacitor work)");
   app.add_option("--project", project, "only this project (folder name under ~/.claude/projects, or its path)");
   app.add_option("--session", session, "only this session id");
-  app.add_option("--since", since, "only messages at or after this date or time (YYYY-MM-DD[THH:MM])");
+  app.add_option("--since", since, "only messages at or after this date or time: YYYY-MM-DD[THH:MM[:SS]], UTC unless it ends in Z or +HH:MM/-HH:MM");
   app.add_option("--limit", limit, "at most this many hits")->check(CLI::Range(1, 10000));
   app.add_option("--show", show, "print message SESSION:LINE in full");
   app.add_flag("--json", json_out, "print the hits as JSON");
@@ -55,8 +55,11 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   } else {
     for (const auto& w : words) query += (query.empty() ? "" : " ") + w;
     if (query.find_first_not_of(" \t") == std::string::npos) return error("nothing to search for (give some words, or --show SESSION:LINE)");
-    if (!since.empty() && !util::parse_iso8601_ms(since.size() == 10 ? since + "T00:00:00Z" : since))
-      return error(fmt::format("--since '{}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)", since));
+    if (!since.empty()) {
+      auto ms = util::parse_iso8601_ms(since);
+      if (!ms) return error(fmt::format("--since '{}' is not a date or time (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])", since));
+      since = util::format_iso8601_ms(*ms);  // the index holds the client's UTC form
+    }
   }
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
   fs::path db = index_path(cfg.state_dir(ctx.env));

@@ -193,6 +193,25 @@ TEST(Search, FindsWhatOnlyAToolOutputSaidAndShowsTheUntrimmedOriginal) {
   EXPECT_EQ(odd.exit_code, 0) << odd.err;  // FTS5 syntax is never the user's syntax
 }
 
+TEST(Search, SinceTakesEveryFormItsHelpPromises) {
+  Rig r;
+  ASSERT_EQ(run_tool("ctx-trim", {kSid}, "", r.env).exit_code, 0);
+  // The session's tool results were written between 12:55:27 and 12:55:29 UTC.
+  auto count = [&](const std::string& since) {
+    auto s = run_tool("ctx-search", {"output line 500 of", "--json", "--since", since}, "", r.env);
+    EXPECT_EQ(s.exit_code, 0) << since << ": " << s.err;
+    return s.exit_code == 0 ? json::parse(s.out).size() : size_t{999};
+  };
+  EXPECT_GT(count("2026-11-21"), 0u);
+  EXPECT_GT(count("2026-11-21T12:55"), 0u);
+  EXPECT_GT(count("2026-11-21T13:55+01:00"), 0u);
+  EXPECT_EQ(count("2026-11-21T12:56"), 0u);
+  EXPECT_EQ(count("2026-11-21 12:56:00Z"), 0u);
+  auto bad = run_tool("ctx-search", {"x", "--since", "2026-11-21T12:55junk"}, "", r.env);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, "ctx-search: error: --since '2026-11-21T12:55junk' is not a date or time (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])\n");
+}
+
 TEST(Search, ProjectsAndSessionsCanBeExcluded) {
   Rig r;
   r.env.set("CTXKIT_ARCHIVE_EXCLUDE_PROJECTS", "-proj");
@@ -264,7 +283,7 @@ TEST(Rollover, BadInputIsOneLineAndRecordsNothing) {
   EXPECT_EQ(s.err, "ctx-search: error: nothing to search for (give some words, or --show SESSION:LINE)\n");
   s = run_tool("ctx-search", {"x", "--since", "yesterday"}, "", r.env);
   EXPECT_EQ(s.exit_code, 1);
-  EXPECT_EQ(s.err, "ctx-search: error: --since 'yesterday' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)\n");
+  EXPECT_EQ(s.err, "ctx-search: error: --since 'yesterday' is not a date or time (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])\n");
   s = run_tool("ctx-search", {"--show", "nope"}, "", r.env);
   EXPECT_EQ(s.err, "ctx-search: error: --show takes SESSION:LINE\n");
 }
