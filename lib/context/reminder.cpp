@@ -57,8 +57,9 @@ std::string reminder_text(Tier tier, const ContextFigure& f, const ContextConfig
                         f.usable * 100 / std::max<int64_t>(f.window, 1));
   switch (tier) {
     case Tier::Warn:
-      return head + ". Response quality can start to degrade at this level. /trim cuts large old "
-                    "tool outputs and stays in this session; consider it if responses feel degraded.";
+      return head + ". Response quality can start to degrade at this level. /trim writes a copy of this "
+                    "session with large old tool outputs cut, to resume in place of this one; "
+                    "consider it if responses feel degraded.";
     case Tier::Recommend:
       return head + ". /trim is recommended now; /rollover (a fresh session with a handoff summary "
                     "and a searchable archive) if trimming does not free enough.";

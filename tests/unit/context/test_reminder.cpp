@@ -93,6 +93,42 @@ TEST(Reminder, SubagentTextDoesNotOfferSessionSkills) {
   EXPECT_EQ(t.find("/rollover"), std::string::npos);
 }
 
+// Every text a reminder can say, pinned: a change of wording is a deliberate change of this test.
+TEST(Reminder, EveryTextIsPinned) {
+  ContextConfig c;
+  auto f = make_figure(c, {}, 127000);
+  const std::string head = "Context at 76% (127k of 167k usable tokens)";
+  EXPECT_EQ(reminder_text(Tier::Warn, f, c, false),
+            head + ". Response quality can start to degrade at this level. /trim writes a copy of this "
+                   "session with large old tool outputs cut, to resume in place of this one; consider it "
+                   "if responses feel degraded.");
+  EXPECT_EQ(reminder_text(Tier::Recommend, f, c, false),
+            head + ". /trim is recommended now; /rollover (a fresh session with a handoff summary and a "
+                   "searchable archive) if trimming does not free enough.");
+  EXPECT_EQ(reminder_text(Tier::Urgent, f, c, false),
+            head + ". Close to the limit: auto-compaction (lossy) starts when the usable part is full. "
+                   "Use /trim or /rollover now.");
+  EXPECT_EQ(reminder_text(Tier::Warn, f, c, true), head + " in this subagent. Keep further tool output small.");
+  EXPECT_EQ(reminder_text(Tier::Recommend, f, c, true),
+            head + " in this subagent. Plan to finish the task and return a concise result soon.");
+  EXPECT_EQ(reminder_text(Tier::Urgent, f, c, true),
+            head + " in this subagent. Finish now and return a concise result before the window fills.");
+  ContextConfig whole;
+  whole.basis = Basis::Window;
+  auto w = make_figure(whole, {}, 170000);
+  EXPECT_EQ(reminder_text(Tier::Urgent, w, whole, false),
+            "Context at 85% (170k of 200k tokens). Close to the limit: auto-compaction (lossy) starts at "
+            "about 83% of the window. Use /trim or /rollover now.");
+}
+
+TEST(Reminder, NoTextClaimsTrimStaysInThisSession) {
+  ContextConfig c;
+  auto f = make_figure(c, {}, 127000);
+  for (Tier t : {Tier::Warn, Tier::Recommend, Tier::Urgent}) {
+    EXPECT_EQ(reminder_text(t, f, c, false).find("stays in this session"), std::string::npos);
+  }
+}
+
 TEST(Reminder, HookOutputShape) {
   auto j = nlohmann::json::parse(hook_output_json("Context at 61% \"quoted\"", ""));
   EXPECT_EQ(j["hookSpecificOutput"]["hookEventName"], "PostToolUse");
