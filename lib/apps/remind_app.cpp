@@ -87,6 +87,8 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   }
   if (!tokens) {
     if (!scan) note.add(fmt::format("no context reading: {}", scan.error().message));
+    else note.add(fmt::format("no context reading: {} holds no reply with token usage yet",
+                              payload->context_transcript().string()));
     note.print(ctx);
     return 0;
   }

@@ -106,5 +106,19 @@ TEST(Settings, InvalidJsonIsRefusedAndNothingIsWritten) {
   EXPECT_TRUE(backups(tmp.path()).empty());
 }
 
+// README, "When things go wrong": a settings file of an unexpected shape is refused whole.
+TEST(Settings, UnexpectedShapeIsRefusedAndNothingIsWritten) {
+  for (const char* text : {"[]\n", "{\"hooks\": []}\n", "{\"hooks\": {\"PostToolUse\": {}}}\n"}) {
+    TempDir tmp;
+    fs::path s = tmp.write("settings.json", text);
+    auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+    EXPECT_EQ(r.exit_code, 1) << text << r.out;
+    EXPECT_EQ(line_count(r.err), 1u) << text << r.err;
+    EXPECT_TRUE(r.err.starts_with("ctx-settings: error: ")) << r.err;
+    EXPECT_EQ(read_file(s), text);
+    EXPECT_TRUE(backups(tmp.path()).empty()) << text;
+  }
+}
+
 }  // namespace
 }  // namespace ctxkit::test
