@@ -6,6 +6,7 @@ find_package(CLI11 REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(simdjson REQUIRED)
+find_package(yaml-cpp REQUIRED)
 
 # SIMD flags for the simdjson On-Demand scanner, if this machine runs them.
 include(CheckCXXSourceRuns)
@@ -32,4 +33,18 @@ if(CTXKIT_SQLITE3_STATIC AND NOT CTXKIT_SANITIZE_THREAD)
   target_include_directories(ctxkit_sqlite INTERFACE ${SQLite3_INCLUDE_DIRS})
 else()
   target_link_libraries(ctxkit_sqlite INTERFACE SQLite3::SQLite3)
+endif()
+
+# yaml-cpp (workflow templates): the static archive when the distribution ships it, so that the
+# programs that read templates do not load one more shared C++ library.
+find_library(CTXKIT_YAML_CPP_STATIC NAMES libyaml-cpp.a)
+add_library(ctxkit_yaml INTERFACE)
+if(CTXKIT_YAML_CPP_STATIC)
+  get_target_property(_yaml_inc yaml-cpp INTERFACE_INCLUDE_DIRECTORIES)
+  target_link_libraries(ctxkit_yaml INTERFACE ${CTXKIT_YAML_CPP_STATIC})
+  if(_yaml_inc)
+    target_include_directories(ctxkit_yaml SYSTEM INTERFACE ${_yaml_inc})
+  endif()
+else()
+  target_link_libraries(ctxkit_yaml INTERFACE yaml-cpp)
 endif()

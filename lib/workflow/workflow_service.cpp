@@ -1,0 +1,383 @@
+#include "workflow/workflow_service.hpp"
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "claude/session_locator.hpp"
+#include "context/context_meter.hpp"
+#include "core/config.hpp"
+#include "util/atomic_file.hpp"
+#include "util/paths.hpp"
+#include "workflow/js_compat.hpp"
+#include "workflow/step_gate.hpp"
+#include "workflow/workflow_catalog.hpp"
+#include "workflow/workflow_state.hpp"
+
+namespace ctxkit::workflow {
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+using json = nlohmann::json;
+
+namespace {
+constexpr const char* kNotStarted = "Workflow not started. Call workflow_start first.";
+
+ToolOutcome error_outcome(const std::string& message) {
+  ojson body = ojson::object();
+  body["error"] = message;
+  return {js::stringify(body, 0), true};
+}
+
+ToolOutcome pretty(const ojson& body) { return {js::stringify(body, 2), false}; }
+
+ojson with_reminder(ojson status) {
+  if (status["status"] == "running") status["instructions"] = status["instructions"].get<std::string>() + kAdvanceReminder;
+  return status;
+}
+
+ojson action_answer(ContextAction action, const WorkflowMachine& m) {
+  const std::string command = command_of(action);
+  ojson body = ojson::object();
+  body["contextAction"] = command;
+  body["message"] = fmt::format("Please run `{}` first, then call workflow_status again.", command);
+  // ctxkit extension: a focus the template asked for (templates without compact_focus get the
+  // reference implementation's answer unchanged).
+  if (action == ContextAction::Compact) {
+    const auto* sub = m.current_loop_step();
+    if ((sub && sub->compact_focus) || m.current_step().compact_focus) body["focus"] = compact_focus(m);
+  }
+  return body;
+}
+
+// The outcome of loading the state file: no file, a machine, or an error.
+struct Loaded {
+  std::optional<WorkflowMachine> machine;
+  std::optional<std::string> error;
+};
+}  // namespace
+
+fs::path state_path(const fs::path& worktree) { return worktree / "workflow-state.json"; }
+
+WorkflowEvent event_for(const WorkflowMachine& m, const GateDecision& d, std::string by) {
+  WorkflowEvent e;
+  e.kind = d.action != ContextAction::None ? "handed_out" : "skipped";
+  e.action = to_string(d.action != ContextAction::None ? d.action : d.skipped);
+  e.workflow = m.workflow().name;
+  e.step = m.step_id();
+  if (const auto* sub = m.current_loop_step()) e.sub_step = sub->id;
+  const auto task = m.task();
+  if (task.is_object()) e.task_id = task["id"].get<std::string>();
+  e.iteration = m.ralph_iteration().value_or(0);
+  e.percent = d.percent;
+  e.min_percent = d.min_percent;
+  e.by = std::move(by);
+  return e;
+}
+
+std::vector<fs::path> default_search_dirs(const util::Env& env, const fs::path& project) {
+  std::vector<fs::path> dirs;
+  if (auto share = env.get_nonempty("CTXKIT_SHARE_DIR")) dirs.push_back(fs::path(*share) / "workflows");
+  else if (auto exe = util::executable_dir()) dirs.push_back(exe->parent_path() / "share" / "ctxkit" / "workflows");
+  dirs.push_back(util::xdg_config_home(env) / "ctxkit" / "workflows");
+  if (!project.empty()) {
+    dirs.push_back(project / ".lanes" / "workflows");
+    dirs.push_back(project / ".ctxkit" / "workflows");
+  }
+  return dirs;
+}
+
+WorkflowService::WorkflowService(ServiceOptions options) : opts_(std::move(options)) {
+  if (opts_.repo_root.empty()) opts_.repo_root = opts_.worktree;
+  if (opts_.search_dirs.empty()) opts_.search_dirs = default_search_dirs(opts_.env, opts_.repo_root);
+  if (!opts_.context_percent) {
+    const util::Env env = opts_.env;
+    const fs::path project = opts_.repo_root;
+    opts_.context_percent = [env, project]() -> std::optional<double> {
+      auto session = env.get_nonempty("CLAUDE_CODE_SESSION_ID");
+      if (!session) return std::nullopt;
+      auto transcript = locate_session(*session, env);
+      if (!transcript) return std::nullopt;
+      const Config cfg = load_config(env, {project});
+      auto p = transcript_percent(*transcript, cfg.context);
+      if (!p) return std::nullopt;
+      return static_cast<double>(*p);
+    };
+  }
+}
+
+namespace {
+
+class Call {
+ public:
+  explicit Call(const ServiceOptions& o) : o_(o) {}
+
+  Loaded load() const {
+    Loaded out;
+    const fs::path p = state_path(o_.worktree);
+    std::error_code ec;
+    if (!fs::exists(p, ec)) return out;
+    std::ifstream in(p, std::ios::binary);
+    if (!in) {
+      out.error = fmt::format("{}: cannot read the workflow state", p.string());
+      return out;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    auto m = WorkflowMachine::from_state_text(text, nullptr);
+    if (!m) {
+      // A state without its own workflow_definition (older files) resumes with the configured template.
+      if (!o_.workflow.empty()) {
+        if (auto t = template_for(o_.workflow)) {
+          auto m2 = WorkflowMachine::from_state_text(text, &*t);
+          if (m2) {
+            out.machine.emplace(std::move(*m2));
+            return out;
+          }
+        }
+      }
+      out.error = fmt::format("{}: {}", p.string(), m.error().message);
+      return out;
+    }
+    out.machine.emplace(std::move(*m));
+    return out;
+  }
+
+  Result<WorkflowTemplate> template_for(const std::string& spec) const {
+    auto path = resolve_workflow(spec, o_.search_dirs);
+    if (!path) return std::unexpected(path.error());
+    return load_workflow_file(*path);
+  }
+
+  std::optional<std::string> save(const WorkflowMachine& m) const {
+    auto w = util::write_file_atomic(state_path(o_.worktree), m.serialize(), 0644, util::Durability::Flush);
+    if (!w) return w.error().message;
+    return std::nullopt;
+  }
+
+  // Hands out the pending action of the current position (marking and saving it in the same
+  // call), or records a skip (marked, saved, no answer). `saved` tells whether it saved.
+  std::optional<ToolOutcome> gate(WorkflowMachine& m, bool& saved, const char* by) const {
+    saved = false;
+    if (m.pending_action() == ContextAction::None) return std::nullopt;
+    const auto d = decide_gate(m, needs_meter(m) ? o_.context_percent() : std::nullopt);
+    if (d.action == ContextAction::None && d.skipped == ContextAction::None) return std::nullopt;
+    m.mark_action_executed();
+    if (auto e = save(m)) return error_outcome(*e);
+    saved = true;
+    if (o_.on_event) o_.on_event(event_for(m, d, by));
+    if (d.skipped != ContextAction::None) return std::nullopt;
+    return pretty(action_answer(d.action, m));
+  }
+
+  static bool needs_meter(const WorkflowMachine& m) {
+    const auto* sub = m.current_loop_step();
+    return (sub && sub->context_min_percent) || m.current_step().context_min_percent;
+  }
+
+  ToolOutcome start(const json& args) const {
+    auto loaded = load();
+    std::string explicit_spec;
+    if (args.contains("workflow")) {
+      if (!args["workflow"].is_string()) return error_outcome("workflow must be a string");
+      explicit_spec = args["workflow"].get<std::string>();
+    }
+    if (loaded.error && explicit_spec.empty()) return error_outcome(*loaded.error);
+    bool dirty = false;
+    std::optional<WorkflowMachine> m;
+    if (loaded.machine && !(!explicit_spec.empty() && loaded.machine->state_status() != "running")) {
+      m = std::move(loaded.machine);
+    } else {
+      const std::string spec = explicit_spec.empty() ? o_.workflow : explicit_spec;
+      if (spec.empty())
+        return error_outcome("No workflow to start: pass `workflow` (a name from workflow_list or a path to a template)");
+      auto t = template_for(spec);
+      if (!t) return error_outcome(t.error().message);
+      m.emplace(WorkflowMachine::start(std::move(*t)));
+      if (args.contains("summary") && args["summary"].is_string())
+        if (auto s = start_summary(args["summary"].get<std::string>())) m->set_summary(*s);
+      dirty = true;
+    }
+    bool saved = false;
+    if (auto answer = gate(*m, saved, "workflow_start")) return *answer;
+    if (dirty && !saved)
+      if (auto e = save(*m)) return error_outcome(*e);
+    return pretty(with_reminder(m->status()));
+  }
+
+  ToolOutcome set_tasks(const json& args) const {
+    auto loaded = load();
+    if (loaded.error) return error_outcome(*loaded.error);
+    if (!loaded.machine) return error_outcome(kNotStarted);
+    if (!args.contains("loop_id") || !args["loop_id"].is_string() || args["loop_id"].get<std::string>().empty())
+      return error_outcome("loop_id must be a non-empty string");
+    if (!args.contains("tasks") || !args["tasks"].is_array()) return error_outcome("tasks must be an array");
+    std::vector<TaskInput> tasks;
+    for (const auto& t : args["tasks"]) {
+      if (!t.is_object() && !t.is_array()) return error_outcome("Each task must be an object");
+      if (!t.is_object() || !t.contains("id") || !t["id"].is_string() || t["id"].get<std::string>().empty())
+        return error_outcome("Each task must have a non-empty id string");
+      if (!t.contains("title") || !t["title"].is_string() || t["title"].get<std::string>().empty())
+        return error_outcome("Each task must have a non-empty title string");
+      TaskInput in{t["id"].get<std::string>(), t["title"].get<std::string>(), std::nullopt};
+      if (t.contains("description") && t["description"].is_string()) in.description = t["description"].get<std::string>();
+      tasks.push_back(std::move(in));
+    }
+    auto& m = *loaded.machine;
+    if (auto r = m.set_tasks(args["loop_id"].get<std::string>(), tasks); !r) return error_outcome(r.error().message);
+    if (auto e = save(m)) return error_outcome(*e);
+    ojson body = ojson::object();
+    body["success"] = true;
+    body["tasksSet"] = tasks.size();
+    return {js::stringify(body, 0), false};
+  }
+
+  ToolOutcome status() const {
+    auto loaded = load();
+    if (loaded.error) return error_outcome(*loaded.error);
+    if (!loaded.machine) return error_outcome(kNotStarted);
+    auto& m = *loaded.machine;
+    if (m.pending_action() != ContextAction::None) {
+      const auto d = decide_gate(m, needs_meter(m) ? o_.context_percent() : std::nullopt);
+      if (d.action != ContextAction::None) return pretty(action_answer(d.action, m));
+    }
+    return pretty(with_reminder(m.status()));
+  }
+
+  ToolOutcome advance(const json& args) const {
+    auto loaded = load();
+    if (loaded.error) return error_outcome(*loaded.error);
+    if (!loaded.machine) return error_outcome(kNotStarted);
+    if (args.contains("output") && !args["output"].is_string()) return error_outcome("output must be a string");
+    const std::string output = args.contains("output") ? args["output"].get<std::string>() : std::string();
+    auto& m = *loaded.machine;
+    m.advance(output);
+    if (auto e = save(m)) return error_outcome(*e);
+    bool saved = false;
+    if (auto answer = gate(m, saved, "workflow_advance")) return *answer;
+    return pretty(with_reminder(m.status()));
+  }
+
+  ToolOutcome context() const {
+    auto loaded = load();
+    if (loaded.error) return error_outcome(*loaded.error);
+    if (!loaded.machine) return error_outcome(kNotStarted);
+    return pretty(loaded.machine->context());
+  }
+
+  ToolOutcome list() const {
+    ojson arr = ojson::array();
+    for (const auto& e : list_workflows(o_.search_dirs)) {
+      ojson item = ojson::object();
+      item["name"] = e.name;
+      item["description"] = e.description;
+      item["path"] = e.path.string();
+      if (!e.error.empty()) item["error"] = e.error;
+      arr.push_back(std::move(item));
+    }
+    ojson body = ojson::object();
+    body["workflows"] = std::move(arr);
+    ojson dirs = ojson::array();
+    for (const auto& d : o_.search_dirs) dirs.push_back(d.string());
+    body["searchPath"] = std::move(dirs);
+    return pretty(body);
+  }
+
+ private:
+  const ServiceOptions& o_;
+};
+}  // namespace
+
+ToolOutcome WorkflowService::call(std::string_view tool, const json& arguments) {
+  static const json kEmpty = json::object();
+  const json& args = arguments.is_object() ? arguments : kEmpty;
+  if (!arguments.is_null() && !arguments.is_object()) return error_outcome("arguments must be an object");
+  try {
+    Call c(opts_);
+    if (tool == "workflow_start") return c.start(args);
+    if (tool == "workflow_set_tasks") return c.set_tasks(args);
+    if (tool == "workflow_status") return c.status();
+    if (tool == "workflow_advance") return c.advance(args);
+    if (tool == "workflow_context") return c.context();
+    if (tool == "workflow_list") return c.list();
+    return error_outcome(fmt::format("Unknown tool: {}", tool));
+  } catch (const std::exception& e) {
+    return error_outcome(e.what());
+  }
+}
+
+std::string WorkflowService::instructions() {
+  return "This server drives a step-by-step workflow. Call workflow_start (with a short summary; with `workflow` naming a "
+         "template from workflow_list when none is configured), do what the returned instructions say, then call "
+         "workflow_advance with a summary of what you did, until the status is complete. In a loop step, first call "
+         "workflow_set_tasks with the tasks. When an answer carries contextAction (/compact or /clear), that command must "
+         "be run before the step; then call workflow_status to get the step's instructions. workflow_context returns the "
+         "outputs of earlier steps.";
+}
+
+json WorkflowService::tools() {
+  auto object_schema = [](json properties, json required) {
+    return json{{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
+  };
+  json list = json::array();
+  list.push_back({{"name", "workflow_start"},
+                  {"description",
+                   "Initialize the workflow and return the first step instructions. If the workflow was previously started, "
+                   "returns the current status."},
+                  {"inputSchema",
+                   object_schema({{"summary",
+                                   {{"type", "string"},
+                                    {"description", "Brief summary of the user's request (max 10 words)."}}},
+                                  {"workflow",
+                                   {{"type", "string"},
+                                    {"description",
+                                     "Workflow template to start: a name from workflow_list or a path to a YAML file. Needed "
+                                     "only when the server was started without one."}}}},
+                                 json::array())}});
+  list.push_back(
+      {{"name", "workflow_set_tasks"},
+       {"description", "Associate tasks with a loop step. Each task will be iterated through the loop sub-steps."},
+       {"inputSchema",
+        object_schema(
+            {{"loop_id", {{"type", "string"}, {"description", "The loop ID to associate tasks with (must match a loop step id)"}}},
+             {"tasks",
+              {{"type", "array"},
+               {"description", "Array of tasks to iterate over in the loop"},
+               {"items",
+                {{"type", "object"},
+                 {"properties",
+                  {{"id", {{"type", "string"}, {"description", "Unique task identifier"}}},
+                   {"title", {{"type", "string"}, {"description", "Human-readable task title"}}},
+                   {"description", {{"type", "string"}, {"description", "Optional detailed description"}}}}},
+                 {"required", {"id", "title"}}}}}}},
+            {"loop_id", "tasks"})}});
+  list.push_back({{"name", "workflow_status"},
+                  {"description",
+                   "Get current workflow position with full context. Returns step, sub-step (if in loop), agent, instructions, "
+                   "and progress. For ralph steps, includes ralphIteration and ralphTotal fields indicating which iteration "
+                   "(1-N) you are on."},
+                  {"inputSchema", object_schema(json::object(), json::array())}});
+  list.push_back({{"name", "workflow_advance"},
+                  {"description",
+                   "Complete the current step/sub-step and advance to the next. Provide output summarizing what was "
+                   "accomplished. For ralph steps (iterative refinement), advancing may return the SAME step again with "
+                   "incremented iteration number - this is intentional and you should work on it again to improve quality."},
+                  {"inputSchema",
+                   object_schema({{"output", {{"type", "string"}, {"description", "Output/summary from the completed step"}}}},
+                                 {"output"})}});
+  list.push_back({{"name", "workflow_context"},
+                  {"description",
+                   "Get outputs from previous steps. Returns a record keyed by step path (e.g., \"plan\" or "
+                   "\"implement.task-1.code\")."},
+                  {"inputSchema", object_schema(json::object(), json::array())}});
+  list.push_back({{"name", "workflow_list"},
+                  {"description",
+                   "List the workflow templates that workflow_start can start (name, description, file), from the template "
+                   "search path."},
+                  {"inputSchema", object_schema(json::object(), json::array())}});
+  return list;
+}
+
+}  // namespace ctxkit::workflow

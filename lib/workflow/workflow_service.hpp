@@ -1,0 +1,96 @@
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/env.hpp"
+
+namespace ctxkit::workflow {
+
+// The answer to one tool call: the text content (JSON text shaped as the reference
+// implementation shapes it: pretty-printed status/context answers, compact set_tasks and error
+// answers) and whether it is an error (MCP `isError`).
+struct ToolOutcome {
+  std::string text;
+  bool is_error = false;
+};
+
+// Something that happened to a step's context action, for the event log.
+struct WorkflowEvent {
+  std::string kind;    // "handed_out", "skipped", "confirmed"
+  std::string action;  // "compact", "clear"
+  std::string workflow, step, sub_step, task_id;
+  long iteration = 0;  // ralph iteration, 0 outside ralph steps
+  std::optional<double> percent;      // the context figure used by context_min_percent
+  std::optional<double> min_percent;  // the threshold that applied
+  std::string by;      // who: "workflow_start", "workflow_advance", "ctx-gate", "session-start"
+};
+
+// Where a service finds its state and its workflow.
+struct ServiceOptions {
+  // The worktree whose `workflow-state.json` the service reads and writes.
+  std::filesystem::path worktree;
+  // The workflow to start: a name from the search path or a file path. Empty: none, and then
+  // workflow_start must name one (its `workflow` argument) unless a state already exists.
+  std::string workflow;
+  // The project root searched for `.lanes/workflows` and `.ctxkit/workflows` (default: the
+  // worktree).
+  std::filesystem::path repo_root;
+  // The template search path, lowest precedence first. Empty: default_search_dirs().
+  std::vector<std::filesystem::path> search_dirs;
+  // The environment (HOME, XDG_CONFIG_HOME, CLAUDE_CODE_SESSION_ID, ...).
+  util::Env env;
+  // The session's context use in percent of the usable window, for `context_min_percent`;
+  // nullopt when unknown. Unset: ctxkit's meter on the session named by
+  // CLAUDE_CODE_SESSION_ID.
+  std::function<std::optional<double>()> context_percent;
+  // Called for each action handed out or skipped (optional; errors are the callee's).
+  std::function<void(const WorkflowEvent&)> on_event;
+};
+
+// The workflow tools of the reference implementation's `lanes-workflow` MCP server
+// (workflow_start, workflow_set_tasks, workflow_status, workflow_advance, workflow_context),
+// plus workflow_list and the optional `workflow` argument of workflow_start. Each call reloads
+// the state file, so several processes (the MCP server, ctx-workflow, ctx-gate) can share one
+// worktree, and a restart loses nothing. A pending context action is answered as
+// {"contextAction":"/compact"|"/clear","message":…} and saved as handed out in the same
+// call. Bad arguments, calls out of order and unreadable files give `is_error` with one clear
+// text; nothing throws.
+class WorkflowService {
+ public:
+  explicit WorkflowService(ServiceOptions options);
+
+  // Runs tool `tool` with `arguments` (a JSON object; null counts as {}).
+  ToolOutcome call(std::string_view tool, const nlohmann::json& arguments);
+
+  // The MCP tools/list entries: [{name, description, inputSchema}, ...].
+  static nlohmann::json tools();
+
+  // The short text for the MCP initialize result's `instructions`.
+  static std::string instructions();
+
+  const ServiceOptions& options() const { return opts_; }
+
+ private:
+  ServiceOptions opts_;
+};
+
+// The default template search path, lowest precedence first: <prefix>/share/ctxkit/workflows
+// (beside the running program), ~/.config/ctxkit/workflows, <project>/.lanes/workflows,
+// <project>/.ctxkit/workflows.
+std::vector<std::filesystem::path> default_search_dirs(const util::Env& env, const std::filesystem::path& project);
+
+class WorkflowMachine;
+struct GateDecision;
+// The event describing a gate decision (handed out or skipped) at `machine`'s position.
+WorkflowEvent event_for(const WorkflowMachine& machine, const GateDecision& decision, std::string by);
+
+// The state file of a worktree: <worktree>/workflow-state.json.
+std::filesystem::path state_path(const std::filesystem::path& worktree);
+
+}  // namespace ctxkit::workflow
