@@ -1,0 +1,150 @@
+#include "apps/mcp_config_app.hpp"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fmt/core.h>
+#include <fstream>
+#include <sstream>
+
+#include "apps/cli.hpp"
+#include "claude/mcp_config.hpp"
+#include "util/atomic_file.hpp"
+#include "util/paths.hpp"
+#include "util/time.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+constexpr const char* kTool = "ctx-workflow-mcp";
+
+Result<std::string> read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return fail(fmt::format("reading {}: cannot open", p.string()));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The document, null when the file is missing or blank.
+Result<ojson> read_json(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return ojson();
+  auto text = read_text(p);
+  if (!text) return std::unexpected(text.error());
+  if (text->find_first_not_of(" \t\r\n") == std::string::npos) return ojson();
+  try {
+    return ojson::parse(*text);
+  } catch (const ojson::parse_error& e) {
+    std::string what = e.what();
+    auto pos = what.find("parse error");
+    return fail(fmt::format("{} is not valid JSON: {}", p.string(), pos == std::string::npos ? what : what.substr(pos)));
+  }
+}
+
+int error(AppContext& ctx, const std::string& message) {
+  ctx.err << kTool << ": error: " << message << '\n';
+  return 1;
+}
+}  // namespace
+
+int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
+  CLI::App app{"Registers the workflow MCP server in a Claude Code MCP configuration (~/.claude.json or a "
+               "project's .mcp.json), or removes it."};
+  app.name(std::string(kTool) + " register|unregister");
+  std::string action, config_path, manifest_path, name = "ctxkit-workflow", command;
+  std::vector<std::string> server_args;
+  bool replace = false, dry_run = false;
+  app.add_option("action", action, "register | unregister")->required()->check(CLI::IsMember({"register", "unregister"}));
+  app.add_option("--config", config_path, "the file to edit: ~/.claude.json (user) or <project>/.mcp.json")->required();
+  app.add_option("--name", name, "the server's name (tools are mcp__<name>__<tool>)");
+  app.add_option("--command", command, "the program to run (default: this program)");
+  app.add_option("--arg", server_args, "an argument for the server (repeatable)");
+  app.add_option("--manifest", manifest_path, "where to record (register) or read (unregister) what was created");
+  app.add_flag("--replace", replace, "take the name over from a server that runs another command");
+  app.add_flag("--dry-run", dry_run, "print the resulting file instead of writing it");
+  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+
+  if (command.empty()) {
+    auto dir = util::executable_dir();
+    if (!dir) return error(ctx, "cannot find this program's path; give --command");
+    command = (*dir / "ctx-workflow-mcp").string();
+  }
+  McpServerEntry entry{name, command, server_args, {}};
+
+  fs::path link(config_path);
+  std::error_code ec;
+  fs::path target = link;
+  if (fs::is_symlink(link, ec)) {
+    target = fs::weakly_canonical(link, ec);
+    if (ec) return error(ctx, fmt::format("resolving {}: {}", link.string(), ec.message()));
+  }
+  auto doc = read_json(target);
+  if (!doc) return error(ctx, doc.error().message);
+  const bool file_existed = fs::exists(target, ec);
+  // Keep the file's own ending (the client writes ~/.claude.json without a final newline).
+  bool final_newline = true;
+  if (file_existed) {
+    auto text = read_text(target);
+    if (text && !text->empty()) final_newline = text->back() == '\n';
+  }
+
+  ojson manifest = ojson::object();
+  if (!manifest_path.empty()) {
+    auto m = read_json(manifest_path);
+    if (m && m->is_object()) manifest = *m;
+  }
+  McpConfigReport report;
+  std::string problem = action == "register"
+                            ? merge_mcp_server(*doc, entry, replace, report)
+                            : remove_mcp_server(*doc, entry, manifest.value("created_container", false), report);
+  if (!problem.empty()) return error(ctx, fmt::format("{}: {} (nothing written)", target.string(), problem));
+  if (dry_run) {
+    ctx.out << (doc->is_null() ? ojson::object() : *doc).dump(2) << '\n';
+    return 0;
+  }
+  if (action == "unregister" && manifest.value("created_file", false) && file_existed && doc->is_object() &&
+      doc->empty()) {
+    fs::remove(target, ec);
+    if (ec) return error(ctx, fmt::format("removing {}: {}", target.string(), ec.message()));
+    for (const auto& line : report.lines) ctx.out << line << '\n';
+    ctx.out << "removed: " << target.string() << " (created by the install)\n";
+    if (!manifest_path.empty()) fs::remove(manifest_path, ec);
+    return 0;
+  }
+  if (report.changed) {
+    unsigned mode = 0600;
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0) {
+      mode = st.st_mode & 07777;
+      auto original = read_text(target);
+      if (!original) return error(ctx, original.error().message);
+      fs::path backup = link;
+      backup += fmt::format(".ctxkit-backup-{}", util::format_compact_utc(util::now_ms()));
+      if (auto r = util::write_file_atomic(backup, *original, mode); !r)
+        return error(ctx, fmt::format("saving a backup: {} (nothing written)", r.error().message));
+      ctx.out << "backup: " << backup.string() << '\n';
+    } else {
+      fs::create_directories(target.parent_path(), ec);
+    }
+    if (auto r = util::write_file_atomic(target, doc->dump(2) + (final_newline ? "\n" : ""), mode); !r) return error(ctx, r.error().message);
+  }
+  for (const auto& line : report.lines) ctx.out << line << '\n';
+  if (!manifest_path.empty()) {
+    if (action == "register") {
+      manifest["config"] = link.string();
+      if (!manifest.contains("created_file")) manifest["created_file"] = !file_existed;
+      if (!manifest.value("created_container", false)) manifest["created_container"] = report.created_container;
+      fs::create_directories(fs::path(manifest_path).parent_path(), ec);
+      if (auto r = util::write_file_atomic(manifest_path, manifest.dump(2) + "\n", 0644); !r)
+        return error(ctx, fmt::format("writing the manifest: {}", r.error().message));
+    } else {
+      fs::remove(manifest_path, ec);
+    }
+  }
+  return 0;
+}
+
+}  // namespace ctxkit

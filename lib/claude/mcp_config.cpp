@@ -1,0 +1,101 @@
+#include "claude/mcp_config.hpp"
+
+#include <fmt/core.h>
+
+namespace ctxkit {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+constexpr const char* kContainer = "mcpServers";
+
+bool runs_command(const ojson& server, const std::string& command) {
+  if (!server.is_object()) return false;
+  auto it = server.find("command");
+  return it != server.end() && it->is_string() && *it == command;
+}
+
+std::string command_of(const ojson& server) {
+  if (server.is_object())
+    if (auto it = server.find("command"); it != server.end() && it->is_string()) return it->get<std::string>();
+  return "(no command)";
+}
+}  // namespace
+
+ojson mcp_server_json(const McpServerEntry& entry) {
+  ojson server = ojson::object();
+  server["type"] = "stdio";
+  server["command"] = entry.command;
+  server["args"] = entry.args;
+  ojson env = ojson::object();
+  for (const auto& [k, v] : entry.env) env[k] = v;
+  server["env"] = std::move(env);
+  return server;
+}
+
+std::string merge_mcp_server(ojson& doc, const McpServerEntry& entry, bool replace, McpConfigReport& report) {
+  if (doc.is_null()) doc = ojson::object();
+  if (!doc.is_object()) return "the file is not a JSON object";
+  auto it = doc.find(kContainer);
+  if (it != doc.end() && !it->is_object()) return fmt::format("\"{}\" is not an object", kContainer);
+  const ojson wanted = mcp_server_json(entry);
+  if (it == doc.end()) {
+    doc[kContainer] = ojson::object();
+    report.created_container = true;
+    it = doc.find(kContainer);
+  }
+  ojson& servers = *it;
+  auto existing = servers.find(entry.name);
+  if (existing == servers.end()) {
+    servers[entry.name] = wanted;
+    report.lines.push_back(fmt::format("registered: MCP server {} ({})", entry.name, entry.command));
+    report.changed = true;
+    return {};
+  }
+  if (*existing == wanted) {
+    report.lines.push_back(fmt::format("already registered: MCP server {}", entry.name));
+    return {};
+  }
+  if (runs_command(*existing, entry.command)) {
+    report.lines.push_back(fmt::format("kept your MCP server {}: it runs {} with your arguments", entry.name,
+                                       entry.command));
+    return {};
+  }
+  if (!replace) {
+    report.lines.push_back(fmt::format(
+        "kept your MCP server {}: it runs {}, not {} (run again with --replace to take the name over)",
+        entry.name, command_of(*existing), entry.command));
+    return {};
+  }
+  report.lines.push_back(fmt::format("replaced: MCP server {} (was {})", entry.name, command_of(*existing)));
+  *existing = wanted;
+  report.changed = true;
+  return {};
+}
+
+std::string remove_mcp_server(ojson& doc, const McpServerEntry& entry, bool remove_empty_container,
+                              McpConfigReport& report) {
+  if (doc.is_null()) return {};
+  if (!doc.is_object()) return "the file is not a JSON object";
+  auto it = doc.find(kContainer);
+  if (it == doc.end() || !it->is_object()) return {};
+  ojson& servers = *it;
+  auto existing = servers.find(entry.name);
+  if (existing != servers.end()) {
+    if (runs_command(*existing, entry.command)) {
+      servers.erase(existing);
+      report.lines.push_back(fmt::format("removed: MCP server {}", entry.name));
+      report.changed = true;
+    } else {
+      report.lines.push_back(fmt::format("kept MCP server {}: it runs {}, not {}", entry.name,
+                                         command_of(*existing), entry.command));
+    }
+  }
+  if (servers.empty() && remove_empty_container) {
+    doc.erase(it);
+    report.changed = true;
+  }
+  return {};
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ctxkit {
+
+// One stdio MCP server entry, as `claude mcp add --scope user|project` writes it:
+// {"type":"stdio","command":…,"args":[…],"env":{…}} under the name, in the top-level
+// "mcpServers" of ~/.claude.json (user scope) or of <project>/.mcp.json (project scope).
+struct McpServerEntry {
+  std::string name;
+  std::string command;
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+// The entry's JSON value (without its name).
+nlohmann::ordered_json mcp_server_json(const McpServerEntry& entry);
+
+// What a merge or removal did, one line per action.
+struct McpConfigReport {
+  std::vector<std::string> lines;
+  bool changed = false;
+  bool created_container = false;  // "mcpServers" did not exist and was added
+};
+
+// Adds `entry` to `doc["mcpServers"]`, keeping every other key and server in place and in
+// order. An entry of the same name is left alone when it is already ours (same command: the
+// user may have added arguments or environment) or, unless `replace`, when it runs another
+// command (then a line says how to take the name over). Returns an error text, with nothing
+// changed, when `doc` or its "mcpServers" has an unexpected shape.
+std::string merge_mcp_server(nlohmann::ordered_json& doc, const McpServerEntry& entry, bool replace,
+                             McpConfigReport& report);
+
+// Removes the entry named `entry.name` when its command is `entry.command` (ours, whatever
+// arguments it has now), nothing else; then "mcpServers" itself if it is empty and
+// `remove_empty_container`. Returns an error text when `doc` is not an object.
+std::string remove_mcp_server(nlohmann::ordered_json& doc, const McpServerEntry& entry,
+                              bool remove_empty_container, McpConfigReport& report);
+
+}  // namespace ctxkit

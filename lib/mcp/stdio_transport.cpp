@@ -1,0 +1,156 @@
+#include "mcp/stdio_transport.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fmt/core.h>
+#include <string>
+
+namespace ctxkit::mcp {
+
+namespace {
+
+std::atomic<int> g_signal_write_fd{-1};
+struct sigaction g_old_int {}, g_old_term {}, g_old_pipe {};
+
+extern "C" void on_stop_signal(int) {
+  int saved = errno;
+  int fd = g_signal_write_fd.load();
+  if (fd >= 0) {
+    char byte = 1;
+    [[maybe_unused]] auto n = ::write(fd, &byte, 1);
+  }
+  errno = saved;
+}
+
+bool stop_pending(int stop_fd) {
+  if (stop_fd < 0) return false;
+  pollfd p{stop_fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP)) != 0;
+}
+
+// Writes all of `data`; false when the reader is gone (or another write error).
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n > 0) {
+      data.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, -1);
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd, const StdioOptions& options) {
+  std::string pending;       // bytes of the message being read
+  bool discarding = false;   // inside a message that exceeded the limit
+  std::string chunk(1 << 16, '\0');
+
+  auto answer = [&](std::string_view line) -> bool {
+    if (auto out = server.handle_line(line)) return write_all(out_fd, *out);
+    return true;
+  };
+
+  while (true) {
+    pollfd fds[2] = {{in_fd, POLLIN, 0}, {options.stop_fd, POLLIN, 0}};
+    int nfds = options.stop_fd >= 0 ? 2 : 1;
+    int ready = ::poll(fds, static_cast<nfds_t>(nfds), -1);
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      return fail(fmt::format("waiting for input: {}", std::strerror(errno)));
+    }
+    if (nfds == 2 && (fds[1].revents & (POLLIN | POLLHUP))) return StopReason::Signal;
+    ssize_t n = ::read(in_fd, chunk.data(), chunk.size());
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return fail(fmt::format("reading stdin: {}", std::strerror(errno)));
+    }
+    if (n == 0) {
+      if (!discarding && !pending.empty() && !answer(pending)) return StopReason::OutputClosed;
+      return StopReason::EndOfInput;
+    }
+    std::string_view data(chunk.data(), static_cast<size_t>(n));
+    while (!data.empty()) {
+      auto nl = data.find('\n');
+      if (discarding) {
+        if (nl == std::string_view::npos) break;
+        discarding = false;
+        data.remove_prefix(nl + 1);
+        continue;
+      }
+      if (nl == std::string_view::npos) {
+        pending.append(data);
+        if (pending.size() > options.max_message_bytes) {
+          pending.clear();
+          discarding = true;
+          if (!write_all(out_fd, server.oversized_message_error(options.max_message_bytes)))
+            return StopReason::OutputClosed;
+        }
+        break;
+      }
+      std::string_view line = data.substr(0, nl);
+      data.remove_prefix(nl + 1);
+      bool ok;
+      if (pending.size() + line.size() > options.max_message_bytes) {
+        pending.clear();
+        ok = write_all(out_fd, server.oversized_message_error(options.max_message_bytes));
+      } else if (!pending.empty()) {
+        pending.append(line);
+        ok = answer(pending);
+        pending.clear();
+      } else {
+        ok = answer(line);
+      }
+      if (!ok) return StopReason::OutputClosed;
+      if (stop_pending(options.stop_fd)) return StopReason::Signal;
+    }
+  }
+}
+
+Result<StopSignals> StopSignals::install() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
+    return fail(fmt::format("creating the signal pipe: {}", std::strerror(errno)));
+  g_signal_write_fd.store(fds[1]);
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &sa, &g_old_int);
+  ::sigaction(SIGTERM, &sa, &g_old_term);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGPIPE, &ignore, &g_old_pipe);
+  return StopSignals(fds[0], fds[1]);
+}
+
+StopSignals::StopSignals(StopSignals&& other) noexcept : read_fd_(other.read_fd_), write_fd_(other.write_fd_) {
+  other.read_fd_ = other.write_fd_ = -1;
+}
+
+StopSignals::~StopSignals() {
+  if (write_fd_ < 0) return;
+  ::sigaction(SIGINT, &g_old_int, nullptr);
+  ::sigaction(SIGTERM, &g_old_term, nullptr);
+  ::sigaction(SIGPIPE, &g_old_pipe, nullptr);
+  g_signal_write_fd.store(-1);
+  ::close(write_fd_);
+  ::close(read_fd_);
+}
+
+}  // namespace ctxkit::mcp
