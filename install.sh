@@ -2,11 +2,13 @@
 # Installs ctxkit: missing Debian packages, a Release build, the programs, data and skills, and
 # the hooks and status line in Claude Code's settings (merged, with a backup).
 #
-#   ./install.sh [--prefix DIR] [--project DIR] [--uninstall] [--deps-only]
+#   ./install.sh [--prefix DIR] [--project DIR] [--from-build DIR] [--uninstall] [--deps-only]
 #
 #   --prefix DIR   where to install (default ~/.local: programs in DIR/bin)
 #   --project DIR  register in DIR/.claude/settings.json and install skills in DIR/.claude/skills
 #                  instead of the user's ~/.claude
+#   --from-build DIR  install what an existing CMake build directory holds (brought up to date,
+#                  not reconfigured) instead of making a Release build of its own
 #   --uninstall    remove exactly what an earlier install added (settings entries, files)
 #   --deps-only    only install the missing Debian packages (used by the test script)
 set -euo pipefail
@@ -16,6 +18,7 @@ PREFIX="${HOME}/.local"
 PROJECT=""
 UNINSTALL=0
 DEPS_ONLY=0
+FROM_BUILD=""
 
 die() { echo "install.sh: error: $*" >&2; exit 1; }
 
@@ -25,9 +28,11 @@ while [ $# -gt 0 ]; do
     --prefix=*) PREFIX="${1#*=}"; shift ;;
     --project) [ $# -ge 2 ] || die "--project needs a directory"; PROJECT="$2"; shift 2 ;;
     --project=*) PROJECT="${1#*=}"; shift ;;
+    --from-build) [ $# -ge 2 ] || die "--from-build needs a directory"; FROM_BUILD="$2"; shift 2 ;;
+    --from-build=*) FROM_BUILD="${1#*=}"; shift ;;
     --uninstall) UNINSTALL=1; shift ;;
     --deps-only) DEPS_ONLY=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -98,8 +103,13 @@ fi
 install_packages
 [ "$DEPS_ONLY" -eq 1 ] && exit 0
 
-BUILD="${CTXKIT_BUILD_DIR:-$SRC/build-release}"
-cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCTXKIT_BUILD_TESTS=OFF >/dev/null
+if [ -n "$FROM_BUILD" ]; then
+  [ -f "$FROM_BUILD/CMakeCache.txt" ] || die "$FROM_BUILD is not a CMake build directory"
+  BUILD=$(cd "$FROM_BUILD" && pwd)
+else
+  BUILD="${CTXKIT_BUILD_DIR:-$SRC/build-release}"
+  cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCTXKIT_BUILD_TESTS=OFF >/dev/null
+fi
 cmake --build "$BUILD" -j"$(nproc)" >/dev/null
 cmake --install "$BUILD" --prefix "$PREFIX" --strip >/dev/null
 { cat "$BUILD/install_manifest.txt"; echo; echo "$FILES_LIST"; } | grep -v '^$' > "$FILES_LIST.new"

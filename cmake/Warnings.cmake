@@ -21,10 +21,26 @@ if(CTXKIT_SANITIZE_THREAD)
 endif()
 if(_san)
   list(JOIN _san "," _san_list)
-  target_compile_options(ctxkit_sanitizers INTERFACE -fsanitize=${_san_list} -fno-omit-frame-pointer)
-  target_link_options(ctxkit_sanitizers INTERFACE -fsanitize=${_san_list})
+  # A sanitizer report fails the test that triggered it instead of scrolling past.
+  target_compile_options(ctxkit_sanitizers INTERFACE -fsanitize=${_san_list} -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(ctxkit_sanitizers INTERFACE -fsanitize=${_san_list} -fno-sanitize-recover=all)
 endif()
 if(CTXKIT_COVERAGE)
   target_compile_options(ctxkit_sanitizers INTERFACE --coverage)
   target_link_options(ctxkit_sanitizers INTERFACE --coverage)
+endif()
+
+# libFuzzer targets (tests/fuzz/): the whole library is instrumented for coverage and built with
+# ASan+UBSan; only clang has libFuzzer. libstdc++ 12 enables <expected> only for a compiler that
+# announces C++20 concepts in full, which clang 16 implements without announcing them.
+if(CTXKIT_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang" OR CMAKE_CXX_COMPILER_VERSION VERSION_LESS 16)
+    message(FATAL_ERROR "CTXKIT_FUZZ needs clang 16 or later (CC=clang-16 CXX=clang++-16)")
+  endif()
+  target_compile_options(ctxkit_sanitizers INTERFACE
+    -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(ctxkit_sanitizers INTERFACE -fsanitize=address,undefined)
+  if(CMAKE_CXX_COMPILER_VERSION VERSION_LESS 19)
+    add_compile_options(-D__cpp_concepts=202002L -Wno-macro-redefined)
+  endif()
 endif()

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -27,9 +29,24 @@ struct HookPayload {
   std::filesystem::path context_transcript() const;
 };
 
-// Parses a hook payload. Errors (empty input, not JSON, not an object, transcript_path or
-// session_id missing) carry a one-line message. Large values such as tool_response are skipped
-// without building them; ill-formed UTF-8 is tolerated.
+// Fills `buf` with up to `cap` bytes of input and returns how many; 0 means the end of input.
+using ByteSource = std::function<Result<size_t>(char* buf, size_t cap)>;
+
+// The longest value kept for one of HookPayload's string fields.
+inline constexpr size_t kMaxHookFieldBytes = 64 * 1024;
+// The deepest nesting accepted inside a skipped value.
+inline constexpr size_t kMaxHookPayloadDepth = 1 << 20;
+
+// Scans a hook payload read in chunks from `source`. Only the top-level fields HookPayload
+// holds are kept; every other value (tool_input, tool_response, ...) is checked as strict JSON
+// and skipped without being built, without recursion, so memory stays flat whatever the size.
+// Errors (empty input, not JSON, not an object, transcript_path or session_id missing, a kept
+// field over kMaxHookFieldBytes, a read error) carry a one-line message. Ill-formed UTF-8 is
+// kept as bytes and an escaped lone UTF-16 surrogate becomes U+FFFD; duplicate keys: the last
+// one wins; a kept field of another type than string reads as empty.
+Result<HookPayload> scan_hook_payload(const ByteSource& source);
+
+// scan_hook_payload over a string held in memory.
 Result<HookPayload> parse_hook_payload(std::string_view text);
 
 }  // namespace ctxkit

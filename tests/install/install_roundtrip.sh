@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install.sh round trip in a throw-away HOME: install registers the hook and status line once
 # (twice in a row changes nothing), keeps the user's entries, backs the file up, and
-# --uninstall restores the user's file and removes every installed file.
+# --uninstall restores the user's file and removes every installed file. It installs from the
+# test build (--from-build), so it costs no Release build of its own.
 # Usage: install_roundtrip.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 SRC=$1
@@ -32,7 +33,7 @@ cat > "$HOME/.claude/settings.json" <<'JSON'
 JSON
 cp "$HOME/.claude/settings.json" "$T/original.json"
 
-CTXKIT_BUILD_DIR="$BUILD" "$SRC/install.sh" --prefix "$T/prefix" > "$T/out1" || fail "install failed: $(cat "$T/out1")"
+"$SRC/install.sh" --prefix "$T/prefix" --from-build "$BUILD" > "$T/out1" || fail "install failed: $(cat "$T/out1")"
 S="$HOME/.claude/settings.json"
 [ "$(grep -c "\"command\": \"$T/prefix/bin/ctx-remind\"" "$S")" -eq 1 ] || fail "ctx-remind not registered once"
 grep -q "\"command\": \"$T/prefix/bin/ctx-status\"" "$S" || fail "status line not registered"
@@ -49,7 +50,7 @@ grep -q '@CTXKIT_BIN@' "$SK" && fail "the skill still has a placeholder"
 "$T/prefix/bin/ctx-trim" --version | grep -q '^ctx-trim ' || fail "installed ctx-trim does not run"
 
 cp "$S" "$T/after1.json"
-CTXKIT_BUILD_DIR="$BUILD" "$SRC/install.sh" --prefix "$T/prefix" > "$T/out2" || fail "second install failed"
+"$SRC/install.sh" --prefix "$T/prefix" --from-build "$BUILD" > "$T/out2" || fail "second install failed"
 cmp -s "$S" "$T/after1.json" || fail "a second install changed settings.json"
 
 "$T/prefix/bin/ctx-settings" uninstall --help >/dev/null
@@ -58,4 +59,6 @@ cmp -s "$S" "$T/original.json" || { diff "$S" "$T/original.json" >&2; fail "unin
 [ -z "$(find "$T/prefix" -type f)" ] || fail "files left behind: $(find "$T/prefix" -type f)"
 [ ! -e "$HOME/.claude/skills/trim" ] || fail "the skill was left behind"
 [ ! -e "$HOME/.claude/skills/rollover" ] || fail "the rollover skill was left behind"
+"$SRC/install.sh" --prefix "$T/prefix" --from-build "$T/nowhere" > "$T/out4" 2>&1 && fail "--from-build accepted a missing build"
+grep -q "^install.sh: error: $T/nowhere is not a CMake build directory$" "$T/out4" || fail "unexpected error: $(cat "$T/out4")"
 echo "install round trip: ok"

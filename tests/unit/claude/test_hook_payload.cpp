@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "claude/hook_payload.hpp"
@@ -37,9 +41,7 @@ TEST(HookPayload, ErrorsAreOneLine) {
   EXPECT_EQ(parse_hook_payload(R"({"session_id":"S"})").error().message, "payload has no transcript_path");
   auto bad = parse_hook_payload("{nope");
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().message,
-            "payload is not valid JSON: parse error at line 1, column 3: syntax error while parsing "
-            "object key - invalid literal; last read: '{no'; expected string literal");
+  EXPECT_EQ(bad.error().message, "payload is not valid JSON: parse error at line 1, column 2: expected a string key");
   EXPECT_EQ(bad.error().message.find('\n'), std::string::npos);
   EXPECT_EQ(parse_hook_payload(R"({"session_id":"S","transcript_path":"/t","agent_id":"../x"})").error().message,
             "payload has an invalid agent_id '../x'");
@@ -57,6 +59,174 @@ TEST(HookPayload, UnknownFieldsAreIgnored) {
   auto p = parse_hook_payload(R"({"session_id":"S","transcript_path":"/t","future_field":{"x":[1,2,{"y":null}]},"hook_event_name":"PostToolUse"})");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->hook_event_name, "PostToolUse");
+}
+
+// Serves `text` in chunks of `chunk` bytes, so that every token can straddle a boundary.
+ByteSource chunks_of(const std::string& text, size_t chunk) {
+  auto at = std::make_shared<size_t>(0);
+  return [&text, chunk, at](char* buf, size_t cap) -> Result<size_t> {
+    size_t n = std::min({chunk, cap, text.size() - *at});
+    std::copy_n(text.data() + *at, n, buf);
+    *at += n;
+    return n;
+  };
+}
+
+std::string error_of(std::string_view text) {
+  auto p = parse_hook_payload(text);
+  return p ? std::string("accepted") : p.error().message;
+}
+
+constexpr std::string_view kHead = R"({"session_id":"S","transcript_path":"/t.jsonl",)";
+
+TEST(HookPayloadScan, SameResultWhateverTheChunkSize) {
+  std::string text = std::string(kHead) +
+                     R"("tool_input":{"a":[1,-2.5e+3,true,false,null,{"k\"ey":"v\\al"}],"b":"x\u00e9y"},)"
+                     R"("cwd":"/p/\u00e9\ud83d\ude00","hook_event_name":"PostToolUse","tool_use_id":"toolu_9"})";
+  for (size_t chunk : {size_t{1}, size_t{2}, size_t{3}, size_t{7}, size_t{64}, size_t{1} << 20}) {
+    auto p = scan_hook_payload(chunks_of(text, chunk));
+    ASSERT_TRUE(p) << chunk << ": " << p.error().message;
+    EXPECT_EQ(p->cwd, "/p/\xc3\xa9\xf0\x9f\x98\x80") << chunk;
+    EXPECT_EQ(p->tool_use_id, "toolu_9");
+    EXPECT_EQ(p->hook_event_name, "PostToolUse");
+  }
+}
+
+TEST(HookPayloadScan, EscapesInKeysAndValuesAreDecoded) {
+  auto p = parse_hook_payload(R"({"session\u005fid":"a\"b\\c\/d\b\f\n\r\t","transcript_path":"/t","c\u0077d":"x"})");
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->session_id, "a\"b\\c/d\b\f\n\r\t");
+  EXPECT_EQ(p->cwd, "x");
+}
+
+TEST(HookPayloadScan, SurrogatePairsCombineAndLoneHalvesBecomeReplacementCharacters) {
+  auto p = parse_hook_payload(std::string(kHead) +
+                              R"("cwd":"\uD83D\uDE00|\ud800|\udc00|\ud800\ud83d\ude00|\ud800x|\ud800\n"})");
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->cwd,
+            "\xf0\x9f\x98\x80|\xef\xbf\xbd|\xef\xbf\xbd|\xef\xbf\xbd\xf0\x9f\x98\x80|\xef\xbf\xbdx|\xef\xbf\xbd\n");
+  // A lone surrogate at the very end of a kept string.
+  auto q = parse_hook_payload(std::string(kHead) + R"("cwd":"a\ud83d"})");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->cwd, "a\xef\xbf\xbd");
+}
+
+TEST(HookPayloadScan, DuplicateKeysTheLastOneWins) {
+  auto p = parse_hook_payload(std::string(kHead) + R"("cwd":"/first","cwd":"/second","tool_name":"X","tool_name":7,)"
+                                                   R"("stop_hook_active":true,"stop_hook_active":false})");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->cwd, "/second");
+  EXPECT_EQ(p->tool_name, "");
+  EXPECT_FALSE(p->stop_hook_active);
+  auto q = parse_hook_payload(std::string(kHead) + R"("stop_hook_active":true})");
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(q->stop_hook_active);
+}
+
+TEST(HookPayloadScan, DeepNestingInASkippedValueIsSkippedWithoutRecursion) {
+  std::string deep = std::string(kHead) + R"("tool_input":)";
+  for (int i = 0; i < 200000; ++i) deep += i % 2 ? R"({"k":)" : "[";
+  deep += "0";
+  for (int i = 200000 - 1; i >= 0; --i) deep += i % 2 ? "}" : "]";
+  deep += R"(,"cwd":"/p"})";
+  auto p = parse_hook_payload(deep);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->cwd, "/p");
+  // Unbalanced at depth: an error, not a crash.
+  std::string open(500000, '[');
+  EXPECT_EQ(error_of(std::string(kHead) + R"("x":)" + open + "}").substr(0, 47),
+            "payload is not valid JSON: parse error at line ");
+}
+
+TEST(HookPayloadScan, NestingBeyondTheBoundIsRefused) {
+  std::string text = std::string(kHead) + R"("x":)" + std::string(kMaxHookPayloadDepth + 1, '[') + "0";
+  // The error points at the value that would open one level too many.
+  EXPECT_EQ(error_of(text), fmt::format("payload is not valid JSON: parse error at line 1, column {}: nesting too deep",
+                                        kHead.size() + 4 + kMaxHookPayloadDepth + 2));
+}
+
+TEST(HookPayloadScan, TruncatedInputIsAnErrorAtItsEnd) {
+  std::string whole = std::string(kHead) + R"("tool_input":{"a":[1,"two\u00e9",{"b":null}]},"cwd":"/p"})";
+  for (size_t n = 1; n < whole.size(); ++n) {
+    std::string cut = whole.substr(0, n);
+    auto p = parse_hook_payload(cut);
+    ASSERT_FALSE(p) << cut;
+    EXPECT_NE(p.error().message.find("unexpected end of input"), std::string::npos) << cut << " -> " << p.error().message;
+  }
+}
+
+TEST(HookPayloadScan, StrictAboutWhatItAccepts) {
+  std::string h(kHead);
+  EXPECT_EQ(error_of(h + "\"x\":01}"), "payload is not valid JSON: parse error at line 1, column 53: expected ',' or '}' after a value");
+  EXPECT_EQ(error_of(h + "\"x\":1.}"), "payload is not valid JSON: parse error at line 1, column 54: invalid number: expected a digit after '.'");
+  EXPECT_EQ(error_of(h + "\"x\":tru}"), "payload is not valid JSON: parse error at line 1, column 55: invalid literal");
+  EXPECT_EQ(error_of(h + "\"x\":\"\\x\"}"), "payload is not valid JSON: parse error at line 1, column 54: invalid escape in a string");
+  EXPECT_EQ(error_of(h + "\"x\":\"\\u12g4\"}"), "payload is not valid JSON: parse error at line 1, column 57: invalid \\u escape: expected four hex digits");
+  EXPECT_EQ(error_of(h + "\"x\":[1,]}"), "payload is not valid JSON: parse error at line 1, column 55: expected a value");
+  EXPECT_EQ(error_of(h + "\"x\":{\"a\":1,}}"), "payload is not valid JSON: parse error at line 1, column 59: expected a string key");
+  EXPECT_EQ(error_of(h + "\"x\":1,}"), "payload is not valid JSON: parse error at line 1, column 54: expected a string key");
+  EXPECT_EQ(error_of(h + "\"x\" 1}"), "payload is not valid JSON: parse error at line 1, column 52: expected ':' after a key");
+  EXPECT_EQ(error_of(h + "\"x\":1} {}"), "payload is not valid JSON: parse error at line 1, column 55: unexpected data after the payload");
+  EXPECT_EQ(error_of("{\n  \"a\":\n  @}"), "payload is not valid JSON: parse error at line 3, column 3: expected a value");
+}
+
+TEST(HookPayloadScan, NulBytesAndRawControlCharactersAreRefused) {
+  std::string h(kHead);
+  EXPECT_EQ(error_of(h + std::string("\"x\":\"a\0b\"}", 10)),
+            "payload is not valid JSON: parse error at line 1, column 54: control character in a string (must be escaped)");
+  EXPECT_EQ(error_of(h + std::string("\"x\":1\0}", 7)),
+            "payload is not valid JSON: parse error at line 1, column 53: expected ',' or '}' after a value");
+  EXPECT_EQ(error_of(h + "\"cwd\":\"a\tb\"}"),
+            "payload is not valid JSON: parse error at line 1, column 56: control character in a string (must be escaped)");
+  EXPECT_EQ(error_of(std::string("\0{}", 3)), "payload is not valid JSON: parse error at line 1, column 1: expected a value");
+}
+
+TEST(HookPayloadScan, TopLevelThatIsNotAnObject) {
+  for (std::string_view text : {"[1,2]", "\"s\"", "12", "true", "null", " [ {\"session_id\":\"S\"} ] "})
+    EXPECT_EQ(error_of(text), "payload is not a JSON object") << text;
+  EXPECT_EQ(error_of("[1,2"), "payload is not valid JSON: parse error at line 1, column 5: unexpected end of input");
+  EXPECT_EQ(error_of("this is not json"), "payload is not valid JSON: parse error at line 1, column 2: invalid literal");
+  EXPECT_EQ(error_of("{}"), "payload has no transcript_path");
+}
+
+TEST(HookPayloadScan, AKeptFieldHasABoundedLength) {
+  std::string h(kHead);
+  auto fits = parse_hook_payload(h + "\"cwd\":\"" + std::string(kMaxHookFieldBytes, 'a') + "\"}");
+  ASSERT_TRUE(fits);
+  EXPECT_EQ(fits->cwd.size(), kMaxHookFieldBytes);
+  EXPECT_EQ(error_of(h + "\"cwd\":\"" + std::string(kMaxHookFieldBytes + 1, 'a') + "\"}"),
+            fmt::format("payload field 'cwd' is longer than {} bytes", kMaxHookFieldBytes));
+  // A long key is none of ours and is skipped.
+  auto p = parse_hook_payload(h + "\"" + std::string(100000, 'k') + "\":\"v\"}");
+  EXPECT_TRUE(p);
+}
+
+TEST(HookPayloadScan, AReadErrorIsReportedAsItself) {
+  int calls = 0;
+  ByteSource broken = [&](char* buf, size_t) -> Result<size_t> {
+    if (calls++ == 0) {
+      buf[0] = '{';
+      return size_t{1};
+    }
+    return fail("reading stdin: Input/output error");
+  };
+  auto p = scan_hook_payload(broken);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().message, "reading stdin: Input/output error");
+}
+
+TEST(HookPayloadScan, LongStringsAroundEveryBoundaryKeepTheirContent) {
+  // Escapes and quotes placed at every offset of 16-byte blocks and of chunk boundaries.
+  for (size_t pad = 0; pad < 40; ++pad) {
+    std::string value = std::string(pad, 'x') + "\\\"" + std::string(pad, 'y') + "\\u00e9";
+    std::string text = std::string(kHead) + "\"tool_response\":\"" + value + "\",\"cwd\":\"" + value + "\"}";
+    std::string expect = std::string(pad, 'x') + "\"" + std::string(pad, 'y') + "\xc3\xa9";
+    for (size_t chunk : {size_t{5}, size_t{16}, size_t{17}}) {
+      auto p = scan_hook_payload(chunks_of(text, chunk));
+      ASSERT_TRUE(p) << p.error().message;
+      EXPECT_EQ(p->cwd, expect);
+    }
+  }
 }
 
 }  // namespace
