@@ -1,7 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include "context/reminder.hpp"
 
 namespace ctxkit {
@@ -91,15 +89,6 @@ TEST(Reminder, SubagentTextDoesNotOfferSessionSkills) {
   std::string t = reminder_text(Tier::Urgent, f, c, true);
   EXPECT_TRUE(t.starts_with("Context at 89% (150k of 167k usable tokens) in this subagent.")) << t;
   EXPECT_EQ(t.find("/rollover"), std::string::npos);
-}
-
-TEST(Reminder, HookOutputShape) {
-  auto j = nlohmann::json::parse(hook_output_json("Context at 61% \"quoted\"", ""));
-  EXPECT_EQ(j["hookSpecificOutput"]["hookEventName"], "PostToolUse");
-  EXPECT_EQ(j["hookSpecificOutput"]["additionalContext"], "Context at 61% \"quoted\"");
-  EXPECT_FALSE(j.contains("systemMessage"));
-  auto both = nlohmann::json::parse(hook_output_json("a", "b"));
-  EXPECT_EQ(both["systemMessage"], "b");
 }
 
 }  // namespace
