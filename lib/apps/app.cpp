@@ -1,5 +1,7 @@
 #include "apps/app.hpp"
 
+#include "util/one_line.hpp"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,7 +34,15 @@ AppContext process_context() {
   return AppContext{util::Env::from_process(), read_process_stdin, std::cout, std::cerr};
 }
 
-int guarded_main(const char* tool, int argc, char** argv, int failure_code,
+void print_error(std::ostream& err, std::string_view tool, std::string_view message) {
+  err << tool << ": error: " << util::one_line(message) << '\n';
+}
+
+void print_note(std::ostream& err, std::string_view tool, std::string_view text) {
+  err << tool << ": " << util::one_line(text) << '\n';
+}
+
+int guarded_main(const char* tool, int argc, char** argv, ExitCode failure_code,
                  const std::function<int(const std::vector<std::string>&, AppContext&)>& run) {
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -41,11 +51,11 @@ int guarded_main(const char* tool, int argc, char** argv, int failure_code,
     std::cout.flush();
     return rc;
   } catch (const std::exception& e) {
-    std::cerr << tool << ": error: " << e.what() << '\n';
+    print_error(std::cerr, tool, e.what());
   } catch (...) {
-    std::cerr << tool << ": error: unexpected failure\n";
+    print_error(std::cerr, tool, "unexpected failure");
   }
-  return failure_code;
+  return exit_code(failure_code);
 }
 
 }  // namespace ctxkit

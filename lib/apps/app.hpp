@@ -3,10 +3,12 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/env.hpp"
 #include "util/error.hpp"
+#include "util/exit_code.hpp"
 
 namespace ctxkit {
 
@@ -27,8 +29,15 @@ AppContext process_context();
 
 // Runs a tool main with one top-level catch: an escaping exception becomes one stderr line
 // "<tool>: error: <what>" and `failure_code`.
-int guarded_main(const char* tool, int argc, char** argv, int failure_code,
+int guarded_main(const char* tool, int argc, char** argv, ExitCode failure_code,
                  const std::function<int(const std::vector<std::string>&, AppContext&)>& run);
+
+// The one stderr line of a program: "<tool>: error: <message>". The message (which may carry
+// paths, ids and event names from the input) is made one line: control characters escaped,
+// length capped (util::one_line).
+void print_error(std::ostream& err, std::string_view tool, std::string_view message);
+// "<tool>: <text>" for notes and warnings, made one line the same way.
+void print_note(std::ostream& err, std::string_view tool, std::string_view text);
 
 // The ctxkit version string.
 const char* version();

@@ -11,10 +11,10 @@ std::optional<int> parse_cli(CLI::App& app, const std::vector<std::string>& args
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
     ctx.out << app.help();
-    return 0;
+    return exit_code(ExitCode::ok);
   } catch (const CLI::ParseError& e) {
-    ctx.err << tool << ": error: " << e.what() << " (see --help)\n";
-    return 1;
+    print_error(ctx.err, tool, std::string(e.what()) + " (see --help)");
+    return exit_code(ExitCode::failure);
   }
   return std::nullopt;
 }

@@ -33,13 +33,13 @@ std::optional<HookPayload> read_hook_payload(AppContext& ctx, const char* tool) 
   } else {
     auto input = ctx.read_stdin();
     if (!input) {
-      ctx.err << tool << ": error: " << input.error().message << '\n';
+      print_error(ctx.err, tool, input.error().message);
       return std::nullopt;
     }
     payload = parse_hook_payload(*input);
   }
   if (!payload) {
-    ctx.err << tool << ": error: " << payload.error().message << '\n';
+    print_error(ctx.err, tool, payload.error().message);
     return std::nullopt;
   }
   return std::move(*payload);

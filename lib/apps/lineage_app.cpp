@@ -26,7 +26,7 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
     return 0;
   }
   auto error = [&](const std::string& what) {
-    ctx.err << "ctx-lineage: error: " << what << '\n';
+    print_error(ctx.err, "ctx-lineage", what);
     return 1;
   };
   if (session.empty()) {

@@ -5,6 +5,7 @@
 #include "core/config.hpp"
 #include "context/context_meter.hpp"
 #include "apps/hook_input.hpp"
+#include "claude/hook_response.hpp"
 #include "context/reminder.hpp"
 #include "apps/cli.hpp"
 #include "store/state_access.hpp"
@@ -22,7 +23,7 @@ struct Note {
     if (text.empty() && !t.empty()) text = t;
   }
   void print(AppContext& ctx) const {
-    if (!text.empty()) ctx.err << kTool << ": " << text << '\n';
+    if (!text.empty()) print_note(ctx.err, kTool, text);
   }
 };
 }  // namespace
@@ -38,22 +39,22 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
   if (show_version) {
     ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
+    return exit_code(ExitCode::ok);
   }
   if (show) {
     Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
     ctx.out << show_config(cfg);
-    return 0;
+    return exit_code(ExitCode::ok);
   }
 
   auto payload = read_hook_payload(ctx, kTool);
-  if (!payload) return 1;
+  if (!payload) return exit_code(ExitCode::failure);
   Note note;
   if (payload->hook_event_name != "PostToolUse") {
     note.add(fmt::format("note: ignoring a '{}' payload (this hook handles PostToolUse)",
                          payload->hook_event_name.empty() ? "unnamed" : payload->hook_event_name));
     note.print(ctx);
-    return 0;
+    return exit_code(ExitCode::ok);
   }
 
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
@@ -66,8 +67,12 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
                                  subagent ? Chain::Subagent : Chain::Main);
 
   std::string state_problem;
-  std::optional<StateStore> store = open_state(cfg, ctx.env, state_problem);
+  Error::Kind state_kind = Error::Kind::Generic;
+  std::optional<StateStore> store = open_state(cfg, ctx.env, state_problem, &state_kind);
   note.add(state_problem);
+  // Locked (even before its first migration): another hook holds it, so the rate limit is
+  // held elsewhere; stay quiet rather than remind without one.
+  const bool state_locked = !store && state_kind == Error::Kind::Busy;
 
   // The status line's exact figure (main session only) wins when it is newer than the reading.
   std::optional<StatusFigure> status;
@@ -90,7 +95,7 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
     else note.add(fmt::format("no context reading: {} holds no reply with token usage yet",
                               payload->context_transcript().string()));
     note.print(ctx);
-    return 0;
+    return exit_code(ExitCode::ok);
   }
 
   WindowHints hints;
@@ -108,7 +113,9 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   const int64_t interval = int64_t{cfg.context.check_interval_seconds} * 1000;
 
   bool fire = false;
-  if (!store) {
+  if (state_locked) {
+    fire = false;
+  } else if (!store) {
     fire = tier != Tier::None;  // without state there is no rate limit; the note says why
   } else {
     auto prev = store->reminder(payload->session_id, payload->agent_id);
@@ -140,10 +147,10 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
     std::string human;
     if (cfg.context.system_message) human = "ctxkit: " + text;
     if (!store && !state_problem.empty()) human = fmt::format("ctxkit: {} (reminders are not rate-limited)", state_problem);
-    ctx.out << hook_output_json(text, human) << '\n';
+    ctx.out << post_tool_use_response(text, human) << '\n';
   }
   note.print(ctx);
-  return 0;
+  return exit_code(ExitCode::ok);
 }
 
 }  // namespace ctxkit

@@ -35,7 +35,7 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
     return 0;
   }
   auto error = [&](const std::string& what) {
-    ctx.err << "ctx-search: error: " << what << '\n';
+    print_error(ctx.err, "ctx-search", what);
     return 1;
   };
   // The input is checked before the archive is looked at.

@@ -11,6 +11,8 @@
 #include "store/state_store.hpp"
 #include "apps/cli.hpp"
 #include "store/state_access.hpp"
+#include "util/fs.hpp"
+#include "util/one_line.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
 
@@ -73,14 +75,12 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       auto work = [transcript, state_dir, archive_cfg, env] {
         auto r = archive_session(transcript, state_dir, archive_cfg);
         if (!r) {
-          // Detached: leave the reason where the user can find it.
-          std::error_code e2;
-          fs::create_directories(state_dir, e2);
-          std::FILE* log = std::fopen((state_dir / "archive.log").c_str(), "a");
-          if (log) {
-            std::fprintf(log, "%s archiving %s: %s\n", util::format_iso8601_ms(util::now_ms()).c_str(), transcript.c_str(),
-                         r.error().message.c_str());
-            std::fclose(log);
+          // Detached: leave the reason where the user can find it (private folder, no links).
+          if (util::make_private_dirs(state_dir)) {
+            (void)util::append_private_line(
+                state_dir / "archive.log",
+                fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
+                            util::one_line(transcript.string()), util::one_line(r.error().message)));
           }
         }
         if (archive_cfg.episodic_memory_sync) {
@@ -98,7 +98,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   } else {
     note = fmt::format("note: ignoring a '{}' payload (this hook handles SessionStart, Stop and SessionEnd)", ev.empty() ? "unnamed" : ev);
   }
-  if (!note.empty()) ctx.err << kTool << ": " << note << '\n';
+  if (!note.empty()) print_note(ctx.err, kTool, note);
   return 0;
 }
 

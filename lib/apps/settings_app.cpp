@@ -4,12 +4,11 @@
 
 #include <filesystem>
 #include <fmt/core.h>
-#include <fstream>
-#include <sstream>
 
 #include "claude/settings_merge.hpp"
 #include "apps/cli.hpp"
 #include "util/atomic_file.hpp"
+#include "util/fs.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit {
@@ -19,13 +18,12 @@ using ojson = nlohmann::ordered_json;
 namespace {
 constexpr const char* kTool = "ctx-settings";
 
-Result<std::string> read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return fail(fmt::format("reading {}: cannot open", p.string()));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// Settings files are small; anything deeper than this is not a settings file (and would
+// overflow the stack of the recursive dump).
+constexpr int kMaxDepth = 256;
+constexpr uint64_t kMaxSettingsBytes = 16ull << 20;
+
+Result<std::string> read_text(const fs::path& p) { return util::read_file(p, {kMaxSettingsBytes}); }
 
 Result<ojson> read_json(const fs::path& p, bool missing_ok) {
   std::error_code ec;
@@ -36,8 +34,15 @@ Result<ojson> read_json(const fs::path& p, bool missing_ok) {
   auto text = read_text(p);
   if (!text) return std::unexpected(text.error());
   if (text->find_first_not_of(" \t\r\n") == std::string::npos) return ojson();
+  bool too_deep = false;
+  ojson::parser_callback_t limit = [&](int depth, nlohmann::detail::parse_event_t, ojson&) {
+    if (depth > kMaxDepth) too_deep = true;
+    return !too_deep;
+  };
   try {
-    return ojson::parse(*text);
+    ojson j = ojson::parse(*text, limit);
+    if (too_deep) return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth), Error::Kind::Invalid);
+    return j;
   } catch (const ojson::parse_error& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");
@@ -64,11 +69,11 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
     SettingsReport report;
     merge_settings(s, plan, report);
     ctx.out << s.dump(2) << '\n';
-    return 0;
+    return exit_code(ExitCode::ok);
   }
   if (settings_path.empty()) {
-    ctx.err << kTool << ": error: --settings is required for " << action << '\n';
-    return 1;
+    print_error(ctx.err, kTool, "--settings is required for " + action);
+    return exit_code(ExitCode::failure);
   }
   fs::path link(settings_path);
   std::error_code ec;
@@ -76,14 +81,14 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
   if (fs::is_symlink(link, ec)) {
     target = fs::weakly_canonical(link, ec);
     if (ec) {
-      ctx.err << kTool << ": error: resolving " << link.string() << ": " << ec.message() << '\n';
-      return 1;
+      print_error(ctx.err, kTool, "resolving " + link.string() + ": " + ec.message());
+      return exit_code(ExitCode::failure);
     }
   }
   auto settings = read_json(target, /*missing_ok=*/true);
   if (!settings) {
-    ctx.err << kTool << ": error: " << settings.error().message << '\n';
-    return 1;
+    print_error(ctx.err, kTool, settings.error().message + " (nothing written)");
+    return exit_code(ExitCode::failure);
   }
   ojson manifest = ojson::object();
   if (!manifest_path.empty()) {
@@ -98,25 +103,25 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
   std::string problem = action == "install" ? merge_settings(*settings, plan, report)
                                             : remove_settings(*settings, plan, created, report);
   if (!problem.empty()) {
-    ctx.err << kTool << ": error: " << target.string() << ": " << problem << " (nothing written)\n";
-    return 1;
+    print_error(ctx.err, kTool, target.string() + ": " + problem + " (nothing written)");
+    return exit_code(ExitCode::failure);
   }
   if (dry_run) {
     ctx.out << settings->dump(2) << '\n';
-    return 0;
+    return exit_code(ExitCode::ok);
   }
   const bool file_existed = fs::exists(target, ec);
   if (action == "uninstall" && manifest.value("created_file", false) && settings->empty() && file_existed) {
     // The install created this file and nothing else is in it now: remove it.
     fs::remove(target, ec);
     if (ec) {
-      ctx.err << kTool << ": error: removing " << target.string() << ": " << ec.message() << '\n';
-      return 1;
+      print_error(ctx.err, kTool, "removing " + target.string() + ": " + ec.message());
+      return exit_code(ExitCode::failure);
     }
     for (const auto& line : report.lines) ctx.out << line << '\n';
     ctx.out << "removed: " << target.string() << " (created by the install)\n";
     fs::remove(manifest_path, ec);
-    return 0;
+    return exit_code(ExitCode::ok);
   }
   if (report.changed) {
     unsigned mode = 0600;
@@ -128,20 +133,20 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
       backup += fmt::format(".ctxkit-backup-{}", util::format_compact_utc(util::now_ms()));
       auto original = read_text(target);
       if (!original) {
-        ctx.err << kTool << ": error: " << original.error().message << '\n';
-        return 1;
+        print_error(ctx.err, kTool, original.error().message + " (nothing written)");
+        return exit_code(ExitCode::failure);
       }
       if (auto r = util::write_file_atomic(backup, *original, mode); !r) {
-        ctx.err << kTool << ": error: saving a backup: " << r.error().message << " (nothing written)\n";
-        return 1;
+        print_error(ctx.err, kTool, "saving a backup: " + r.error().message + " (nothing written)");
+        return exit_code(ExitCode::failure);
       }
       ctx.out << "backup: " << backup.string() << '\n';
     } else {
       fs::create_directories(target.parent_path(), ec);
     }
     if (auto r = util::write_file_atomic(target, settings->dump(2) + "\n", mode); !r) {
-      ctx.err << kTool << ": error: " << r.error().message << '\n';
-      return 1;
+      print_error(ctx.err, kTool, r.error().message);
+      return exit_code(ExitCode::failure);
     }
   }
   for (const auto& line : report.lines) ctx.out << line << '\n';
@@ -154,14 +159,14 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
       if (!manifest.contains("created_file")) manifest["created_file"] = !file_existed;
       fs::create_directories(fs::path(manifest_path).parent_path(), ec);
       if (auto r = util::write_file_atomic(manifest_path, manifest.dump(2) + "\n", 0644); !r) {
-        ctx.err << kTool << ": error: writing the manifest: " << r.error().message << '\n';
-        return 1;
+        print_error(ctx.err, kTool, "writing the manifest: " + r.error().message);
+        return exit_code(ExitCode::failure);
       }
     } else {
       fs::remove(manifest_path, ec);
     }
   }
-  return 0;
+  return exit_code(ExitCode::ok);
 }
 
 }  // namespace ctxkit

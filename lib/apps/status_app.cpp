@@ -9,6 +9,7 @@
 #include "context/reminder.hpp"
 #include "apps/cli.hpp"
 #include "store/state_access.hpp"
+#include "util/saturate.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
 
@@ -18,10 +19,14 @@ namespace {
 constexpr const char* kTool = "ctx-status";
 using json = nlohmann::json;
 
+// A count from the status-line input: non-negative, held at INT64_MAX (never an overflow).
 int64_t int_at(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number()) return 0;
-  return it->is_number_float() ? static_cast<int64_t>(it->get<double>()) : it->get<int64_t>();
+  int64_t v = it->is_number_float()      ? util::sat_from_double(it->get<double>())
+              : it->is_number_unsigned() ? util::sat_from_unsigned(it->get<uint64_t>())
+                                         : it->get<int64_t>();
+  return std::max<int64_t>(v, 0);
 }
 std::string str_at(const json& j, const char* key) {
   auto it = j.find(key);
@@ -49,24 +54,24 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
   if (show_version) {
     ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
+    return exit_code(ExitCode::ok);
   }
   if (show) {
     ctx.out << show_config(load_config(ctx.env, {project_start_dir(ctx.env, "")}));
-    return 0;
+    return exit_code(ExitCode::ok);
   }
   if (ctx.env.get_nonempty("NO_COLOR")) no_colour = true;
 
   auto input = ctx.read_stdin();
   if (!input) {
-    ctx.err << kTool << ": error: " << input.error().message << '\n';
-    return 1;
+    print_error(ctx.err, kTool, input.error().message);
+    return exit_code(ExitCode::failure);
   }
   json j = json::parse(*input, nullptr, false);
   if (j.is_discarded()) j = json::parse(util::sanitize_json_text(*input), nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
-    ctx.err << kTool << ": error: status-line input is not a JSON object\n";
-    return 1;
+    print_error(ctx.err, kTool, "status-line input is not a JSON object");
+    return exit_code(ExitCode::failure);
   }
   std::string session = str_at(j, "session_id");
   std::string transcript = str_at(j, "transcript_path");
@@ -81,8 +86,8 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto cw = j.find("context_window"); cw != j.end() && cw->is_object()) {
     hints.status_line_window = int_at(*cw, "context_window_size");
     if (auto cu = cw->find("current_usage"); cu != cw->end() && cu->is_object()) {
-      tokens = int_at(*cu, "input_tokens") + int_at(*cu, "cache_creation_input_tokens") +
-               int_at(*cu, "cache_read_input_tokens");
+      tokens = util::sat_add(util::sat_add(int_at(*cu, "input_tokens"), int_at(*cu, "cache_creation_input_tokens")),
+                             int_at(*cu, "cache_read_input_tokens"));
     }
   }
   std::string problem;
@@ -101,10 +106,10 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
       if (hints.model.empty()) hints.model = scan->reading->model;
     }
   }
-  if (!problem.empty()) ctx.err << kTool << ": " << problem << '\n';
+  if (!problem.empty()) print_note(ctx.err, kTool, problem);
   if (!tokens) {
     ctx.out << "Context –\n";
-    return 0;
+    return exit_code(ExitCode::ok);
   }
   ContextFigure f = make_figure(cfg.context, hints, *tokens);
   Tier tier = tier_for(f.percent, cfg.context);
@@ -115,7 +120,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
           : fmt::format("{} of {} window", short_tokens(f.tokens), short_tokens(f.window));
   if (no_colour) ctx.out << fmt::format("Context {}% · {}\n", f.percent, figure);
   else ctx.out << fmt::format("{}Context {}%\x1b[0m · {}\n", colour_of(tier), f.percent, figure);
-  return 0;
+  return exit_code(ExitCode::ok);
 }
 
 }  // namespace ctxkit

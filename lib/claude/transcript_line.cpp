@@ -1,5 +1,6 @@
 #include "claude/transcript_line.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -42,11 +43,12 @@ Result<json> parse_filtered(std::string_view line) {
   return j;
 }
 
+// A token count: a non-negative integer, held at INT64_MAX; anything else counts 0.
 int64_t int_of(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end()) return 0;
-  if (it->is_number_integer()) return it->get<int64_t>();
-  if (it->is_number_unsigned()) return static_cast<int64_t>(it->get<uint64_t>());
+  if (it->is_number_unsigned()) return util::sat_from_unsigned(it->get<uint64_t>());
+  if (it->is_number_integer()) return std::max<int64_t>(it->get<int64_t>(), 0);
   return 0;
 }
 

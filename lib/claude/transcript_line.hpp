@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "util/saturate.hpp"
 #include "util/error.hpp"
 
 namespace ctxkit {
@@ -15,9 +16,9 @@ struct Usage {
   int64_t input_tokens = 0;
   int64_t cache_creation_input_tokens = 0;
   int64_t cache_read_input_tokens = 0;
-  // The context the request used: input + cache creation + cache read.
+  // The context the request used: input + cache creation + cache read (held at INT64_MAX).
   int64_t context_tokens() const {
-    return input_tokens + cache_creation_input_tokens + cache_read_input_tokens;
+    return util::sat_add(util::sat_add(input_tokens, cache_creation_input_tokens), cache_read_input_tokens);
   }
 };
 

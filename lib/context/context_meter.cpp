@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <fmt/core.h>
+#include <limits>
 #include <thread>
 
 #include "claude/transcript_line.hpp"
 #include "util/reverse_line_reader.hpp"
+#include "util/saturate.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -93,7 +95,11 @@ ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints,
   f.usable = std::max<int64_t>(f.window - config.reserved_tokens, 1);
   f.basis = config.basis;
   f.denominator = config.basis == Basis::Usable ? f.usable : f.window;
-  f.percent = static_cast<int>(f.tokens * 100 / f.denominator);
+  // floor(tokens * 100 / denominator) without overflow for a count near INT64_MAX (hostile input):
+  // the remainder is below the denominator, so its product stays small.
+  const int64_t whole = util::sat_mul(f.tokens / f.denominator, 100);
+  const int64_t part = (f.tokens % f.denominator) * 100 / f.denominator;
+  f.percent = static_cast<int>(std::min<int64_t>(util::sat_add(whole, part), std::numeric_limits<int>::max()));
   return f;
 }
 
@@ -105,7 +111,7 @@ std::optional<int> transcript_percent(const fs::path& transcript, const ContextC
 
 std::string short_tokens(int64_t n) {
   if (n >= 1'000'000 && n % 1'000'000 == 0) return fmt::format("{}M", n / 1'000'000);
-  if (n >= 10'000) return fmt::format("{}k", (n + 500) / 1000);
+  if (n >= 10'000) return fmt::format("{}k", n / 1000 + (n % 1000 >= 500 ? 1 : 0));
   if (n >= 1'000) return fmt::format("{:.1f}k", static_cast<double>(n) / 1000.0);
   return fmt::format("{}", n);
 }

@@ -2,8 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <nlohmann/json.hpp>
-
 namespace ctxkit {
 
 Tier tier_for(int percent, const ContextConfig& c) {
@@ -69,14 +67,6 @@ std::string reminder_text(Tier tier, const ContextFigure& f, const ContextConfig
       break;
   }
   return head + ".";
-}
-
-std::string hook_output_json(const std::string& additional_context, const std::string& system_message) {
-  nlohmann::ordered_json j;
-  j["hookSpecificOutput"]["hookEventName"] = "PostToolUse";
-  j["hookSpecificOutput"]["additionalContext"] = additional_context;
-  if (!system_message.empty()) j["systemMessage"] = system_message;
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace ctxkit

@@ -34,8 +34,4 @@ ReminderDecision decide_reminder(const std::optional<ReminderState>& previous, T
 std::string reminder_text(Tier tier, const ContextFigure& figure, const ContextConfig& config,
                           bool subagent);
 
-// The hook output: {"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":…}}
-// plus "systemMessage" when `system_message` is non-empty.
-std::string hook_output_json(const std::string& additional_context, const std::string& system_message);
-
 }  // namespace ctxkit

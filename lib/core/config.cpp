@@ -1,5 +1,6 @@
 #include "core/config.hpp"
 
+#include "util/fs.hpp"
 #include "util/paths.hpp"
 
 #define TOML_HEADER_ONLY 1
@@ -25,6 +26,7 @@ struct KeyDef {
   std::function<std::optional<std::string>(Config&, const toml::node&)> from_toml;
   std::function<std::optional<std::string>(Config&, std::string_view)> from_env;
   std::function<std::string(const Config&)> show;
+  bool user_only = false;  // chooses where private data goes or what runs: not from a project file
   std::string full() const { return section + "." + name; }
 };
 
@@ -185,6 +187,7 @@ const std::vector<KeyDef>& known_keys() {
     k.push_back(make_string(
         "state", "dir", {}, [](const Config& c) { return c.state.dir; },
         [](Config& c, const std::string& v) { c.state.dir = v; }));
+    k.back().user_only = true;
     k.push_back(make_int(
         "state", "busy_timeout_ms", 0, 60000,
         [](const Config& c) { return static_cast<int64_t>(c.state.busy_timeout_ms); },
@@ -201,6 +204,7 @@ const std::vector<KeyDef>& known_keys() {
     k.push_back(make_string(
         "rollover", "claude_bin", {}, [](const Config& c) { return c.rollover.claude_bin; },
         [](Config& c, const std::string& v) { c.rollover.claude_bin = v; }));
+    k.back().user_only = true;
     k.push_back(make_string_list(
         "rollover", "claude_args", [](const Config& c) { return c.rollover.claude_args; },
         [](Config& c, std::vector<std::string> v) { c.rollover.claude_args = std::move(v); }));
@@ -215,6 +219,11 @@ const std::vector<KeyDef>& known_keys() {
   return keys;
 }
 
+std::string upper(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
+  return s;
+}
+
 // The sections ctxkit owns; keys of other sections belong to other tools sharing .work.toml.
 bool owned_section(std::string_view s) {
   return s == "context" || s == "state" || s == "archive" || s == "rollover";
@@ -224,7 +233,7 @@ std::string location(const std::string& origin, const toml::source_region& r) {
   return fmt::format("{}:{}:{}", origin, r.begin.line, r.begin.column);
 }
 
-void apply_table(Config& config, const toml::table& root, const std::string& origin) {
+void apply_table(Config& config, const toml::table& root, const std::string& origin, ConfigLayer layer) {
   for (const auto& [sect_key, sect_node] : root) {
     std::string sect(sect_key.str());
     if (!owned_section(sect)) continue;
@@ -240,6 +249,12 @@ void apply_table(Config& config, const toml::table& root, const std::string& ori
       if (def == known_keys().end()) {
         config.warnings.push_back(
             fmt::format("{}: unknown key '{}.{}' (ignored)", location(origin, key.source()), sect, name));
+        continue;
+      }
+      if (def->user_only && layer == ConfigLayer::Project) {
+        config.warnings.push_back(fmt::format(
+            "{}: '{}.{}' is ignored in a project file (set it in the user's config.toml or as CTXKIT_{}_{})",
+            location(origin, key.source()), sect, name, upper(sect), upper(name)));
         continue;
       }
       if (auto err = def->from_toml(config, node)) {
@@ -265,14 +280,20 @@ void validate_thresholds(Config& config, const Config& before) {
   c.urgent_threshold = before.context.urgent_threshold;
 }
 
-void apply_file(Config& config, const fs::path& path) {
+void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return;
   Config before = config;
   config.files.push_back(path);
+  // Read with the shared reader: never blocks on a FIFO swapped in after the check, size capped.
+  auto text = util::read_file(path, {1 << 20});
+  if (!text) {
+    config.errors.push_back(fmt::format("{} (file ignored)", text.error().message));
+    return;
+  }
   try {
-    toml::table t = toml::parse_file(path.string());
-    apply_table(config, t, path.string());
+    toml::table t = toml::parse(*text, path.string());
+    apply_table(config, t, path.string(), layer);
   } catch (const toml::parse_error& e) {
     config.errors.push_back(fmt::format("{}: {} (file ignored)", location(path.string(), e.source()), e.description()));
     return;
@@ -281,11 +302,6 @@ void apply_file(Config& config, const fs::path& path) {
     return;
   }
   validate_thresholds(config, before);
-}
-
-std::string upper(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
-  return s;
 }
 
 }  // namespace
@@ -306,11 +322,11 @@ fs::path project_start_dir(const util::Env& env, const std::string& cwd) {
   return ec ? fs::path("/") : here;
 }
 
-void apply_toml_text(Config& config, std::string_view text, const std::string& origin) {
+void apply_toml_text(Config& config, std::string_view text, const std::string& origin, ConfigLayer layer) {
   Config before = config;
   try {
     toml::table t = toml::parse(text, origin);
-    apply_table(config, t, origin);
+    apply_table(config, t, origin, layer);
   } catch (const toml::parse_error& e) {
     config.errors.push_back(fmt::format("{}: {} (file ignored)", location(origin, e.source()), e.description()));
     return;
@@ -321,7 +337,7 @@ void apply_toml_text(Config& config, std::string_view text, const std::string& o
 Config load_config(const util::Env& env, const ConfigSources& sources) {
   Config config;
   for (const auto& k : known_keys()) config.origins[k.full()] = "default";
-  apply_file(config, util::xdg_config_home(env) / "ctxkit" / "config.toml");
+  apply_file(config, util::xdg_config_home(env) / "ctxkit" / "config.toml", ConfigLayer::User);
   if (sources.project_start) {
     std::error_code ec;
     fs::path dir = fs::absolute(*sources.project_start, ec);
@@ -329,7 +345,7 @@ Config load_config(const util::Env& env, const ConfigSources& sources) {
     for (int depth = 0; depth < 64; ++depth) {
       fs::path candidate = dir / ".work.toml";
       if (fs::is_regular_file(candidate, ec)) {
-        apply_file(config, candidate);
+        apply_file(config, candidate, ConfigLayer::Project);
         break;
       }
       if (!dir.has_parent_path() || dir.parent_path() == dir) break;

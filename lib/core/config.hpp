@@ -84,13 +84,21 @@ struct ConfigSources {
 std::filesystem::path project_start_dir(const util::Env& env, const std::string& cwd);
 
 // Loads built-in defaults < ${XDG_CONFIG_HOME:-~/.config}/ctxkit/config.toml < the nearest
-// .work.toml at or above `sources.project_start` < CTXKIT_<SECTION>_<KEY> environment variables.
+// .work.toml at or above `sources.project_start` (without the user-only keys, see ConfigLayer)
+// < CTXKIT_<SECTION>_<KEY> environment variables.
 // Never fails: problems are collected in `warnings` and `errors` and the affected values keep
 // their lower-layer value.
 Config load_config(const util::Env& env, const ConfigSources& sources);
 
+// Which file a layer comes from. A project's .work.toml is part of a repository someone else may
+// have written: keys that choose where private data goes or what program runs (`state.dir`,
+// `rollover.claude_bin`) are taken only from the user's file and the environment; in a project
+// file they are a warning and ignored.
+enum class ConfigLayer { User, Project };
+
 // Parses one TOML document into `config` (as a layer named `origin`), for tests and tools.
-void apply_toml_text(Config& config, std::string_view text, const std::string& origin);
+void apply_toml_text(Config& config, std::string_view text, const std::string& origin,
+                     ConfigLayer layer = ConfigLayer::User);
 
 // Renders every known key with its effective value and origin, one "section.key = value  # origin"
 // line each, followed by warnings and errors.

@@ -4,19 +4,22 @@
 
 namespace ctxkit {
 
-std::optional<StateStore> open_state(const Config& config, const util::Env& env, std::string& problem) {
+std::optional<StateStore> open_state(const Config& config, const util::Env& env, std::string& problem,
+                                     Error::Kind* problem_kind) {
   auto path = config.state_dir(env) / "state.db";
   uint64_t inode = file_inode(path);
   auto store = StateStore::open(path, config.state.busy_timeout_ms);
   if (store) return std::move(*store);
   if (store.error().kind != Error::Kind::Corrupt) {
     problem = store.error().message;
+    if (problem_kind) *problem_kind = store.error().kind;
     return std::nullopt;
   }
   auto aside = quarantine_database(path, inode);
   auto fresh = StateStore::open(path, config.state.busy_timeout_ms);
   if (!fresh) {
     problem = fresh.error().message;
+    if (problem_kind) *problem_kind = fresh.error().kind;
     return std::nullopt;
   }
   if (aside && !aside->empty()) {

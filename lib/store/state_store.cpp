@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 #include <thread>
 
+#include "util/fs.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit {
@@ -118,22 +119,22 @@ Result<int> StateStore::user_version() {
 }
 
 Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
-  std::error_code ec;
   fs::path dir = path.parent_path();
-  if (!dir.empty() && !fs::is_directory(dir, ec)) {
-    fs::create_directories(dir, ec);
-    if (ec) {
-      return fail(fmt::format("creating state directory {}: {}", dir.string(), ec.message()),
-                  ec == std::errc::read_only_file_system || ec == std::errc::permission_denied
-                      ? Error::Kind::ReadOnly : Error::Kind::Generic);
+  if (!dir.empty()) {
+    // The state directory: 0700, ours, tightened when too open (util::make_private_dirs).
+    if (auto r = util::make_private_dirs(dir); !r) {
+      return fail(fmt::format("state directory: {}", r.error().message),
+                  r.error().kind == Error::Kind::ReadOnly ? Error::Kind::ReadOnly : Error::Kind::Generic);
     }
-    ::chmod(dir.c_str(), 0700);
   }
-  // Create the file private before SQLite does (SQLite gives -wal/-shm the same mode).
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd >= 0) ::close(fd);
+  // Create the file private before SQLite does (SQLite gives -wal/-shm the same mode); a link, a
+  // FIFO or another user's file in its place is refused, and SQLite is told not to follow links.
+  auto fd = util::open_private_file(path, O_RDWR);
+  if (!fd) return fail(fmt::format("state database: {}", fd.error().message), fd.error().kind);
+  ::close(*fd);
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &raw,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
   StateStore store(raw, path.string());
   if (rc != SQLITE_OK) return std::unexpected(store.error("opening", rc));
   sqlite3_busy_timeout(raw, busy_timeout_ms);

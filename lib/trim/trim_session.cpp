@@ -12,6 +12,7 @@
 
 #include "archive/archive.hpp"
 #include "util/atomic_file.hpp"
+#include "util/fs.hpp"
 #include "util/line_reader.hpp"
 
 namespace ctxkit {
@@ -115,9 +116,9 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
                              archive_needs_update({req.archive_transcript, req.archive_side_dir}, snapshot);
   std::optional<util::AtomicFile> archive, output;
   if (write_archive) {
-    std::error_code ec;
-    fs::create_directories(req.archive_transcript.parent_path(), ec);
-    ::chmod(req.archive_transcript.parent_path().c_str(), 0700);
+    // archive/<project>/: private, tightened when too open, never through a link.
+    const fs::path folder = req.archive_transcript.parent_path();
+    if (auto r = util::make_private_dirs(folder, folder.parent_path()); !r) return std::unexpected(r.error());
     auto a = util::AtomicFile::create(req.archive_transcript, 0600);
     if (!a) return std::unexpected(a.error());
     archive.emplace(std::move(*a));

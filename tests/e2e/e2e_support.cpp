@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -16,11 +17,18 @@ std::map<std::string, std::string> to_map(const util::Env& env) {
 }
 }  // namespace
 
+std::string bin_dir() {
+  // CTXKIT_E2E_BIN_DIR runs the same cases against other builds (e.g. to see a case fail on the
+  // build before a fix).
+  if (const char* d = std::getenv("CTXKIT_E2E_BIN_DIR"); d && *d) return d;
+  return CTXKIT_BIN_DIR;
+}
+
 util::ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args,
                              const std::string& stdin_data, const util::Env& env, const std::filesystem::path& cwd) {
   util::ProcessSpec spec;
   if (!cwd.empty()) spec.cwd = cwd;
-  spec.argv.push_back(std::string(CTXKIT_BIN_DIR) + "/" + name);
+  spec.argv.push_back(bin_dir() + "/" + name);
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.env = to_map(env);
   spec.stdin_data = stdin_data;
@@ -37,7 +45,7 @@ util::ProcessResult run_tool_as_nobody(const std::string& name, const std::strin
     if (::access("/usr/bin/setpriv", X_OK) != 0) return util::ProcessResult{-1, "", "", false};
     spec.argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
   }
-  spec.argv.push_back(std::string(CTXKIT_BIN_DIR) + "/" + name);
+  spec.argv.push_back(bin_dir() + "/" + name);
   spec.env = to_map(env);
   spec.stdin_data = stdin_data;
   spec.timeout = std::chrono::seconds(60);

@@ -10,6 +10,9 @@
 
 namespace ctxkit::test {
 
+// Where the programs under test are: $CTXKIT_E2E_BIN_DIR, else this build's.
+std::string bin_dir();
+
 // Runs a built ctxkit program (by name) with `args`, `stdin_data` and exactly the environment
 // `env` (nothing inherited). Fails the test if it cannot be started.
 util::ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args,

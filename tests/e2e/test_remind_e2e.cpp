@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <future>
@@ -304,7 +305,8 @@ TEST(Remind, UnreadableTranscriptIsOneLineAndExitZero) {
   env.set("CTXKIT_STATE_DIR", (tmp / "nobody-state").string());
   env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "10");
   fs::create_directories(tmp / "nobody-state");
-  fs::permissions(tmp / "nobody-state", fs::perms::all);
+  // The state directory is the other user's own (a shared, world-writable one would be refused).
+  if (::geteuid() == 0) ASSERT_EQ(::chown((tmp / "nobody-state").c_str(), 65534, 65534), 0);
   auto r = run_tool_as_nobody("ctx-remind", payload(t, "toolu_1"), env);
   if (r.exit_code == -1) GTEST_SKIP() << "cannot run as another user here";
   EXPECT_EQ(r.exit_code, 0);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <fstream>
 #include <string>
 
@@ -48,6 +50,24 @@ TEST(TranscriptLine, CompactBoundaryCarriesPostTokens) {
   EXPECT_TRUE(t->is_compact_boundary());
   ASSERT_TRUE(t->compact_post_tokens);
   EXPECT_EQ(*t->compact_post_tokens, 707);
+}
+
+TEST(TranscriptLine, CountsNearInt64MaxSaturateAndNegativeOnesCountZero) {
+  auto t = parse_transcript_line(
+      R"({"type":"assistant","message":{"model":"m","usage":{"input_tokens":9223372036854775807,)"
+      R"("cache_creation_input_tokens":9223372036854775807,"cache_read_input_tokens":18446744073709551615}}})");
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_TRUE(t->usage);
+  EXPECT_EQ(t->usage->cache_read_input_tokens, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(t->usage->context_tokens(), std::numeric_limits<int64_t>::max());
+  auto neg = parse_transcript_line(
+      R"({"type":"assistant","message":{"model":"m","usage":{"input_tokens":-5,"cache_read_input_tokens":7}}})");
+  ASSERT_TRUE(neg && neg->usage);
+  EXPECT_EQ(neg->usage->context_tokens(), 7);
+  auto post = parse_transcript_line(
+      R"({"type":"system","subtype":"compact_boundary","compactMetadata":{"postTokens":18446744073709551615}})");
+  ASSERT_TRUE(post && post->compact_post_tokens);
+  EXPECT_EQ(*post->compact_post_tokens, std::numeric_limits<int64_t>::max());
 }
 
 TEST(TranscriptLine, InvalidUtf8InsideTextIsTolerated) {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -257,6 +259,20 @@ TEST(ContextMeter, FigureOnUsableAndWholeWindowBasis) {
   f = make_figure(c, hints(1000000, false), 500000);
   EXPECT_EQ(f.usable, 967000);
   EXPECT_EQ(f.percent, 51);
+}
+
+TEST(ContextMeter, FigureOfACountNearInt64MaxSaturates) {
+  ContextConfig c;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  auto f = make_figure(c, {}, kMax);
+  EXPECT_EQ(f.tokens, kMax);
+  EXPECT_EQ(f.window, 1000000);
+  EXPECT_EQ(f.percent, std::numeric_limits<int>::max());
+  f = make_figure(c, {}, kMax / 100 + 1);  // tokens * 100 alone would overflow
+  EXPECT_EQ(f.percent, std::numeric_limits<int>::max());
+  f = make_figure(c, {}, 2'000'000);
+  EXPECT_EQ(f.percent, 206);  // 2,000,000 * 100 / 967,000
+  EXPECT_EQ(short_tokens(kMax), "9223372036854776k");
 }
 
 TEST(ContextMeter, ShortTokens) {

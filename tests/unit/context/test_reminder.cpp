@@ -1,7 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include "context/reminder.hpp"
 
 namespace ctxkit {
@@ -127,15 +125,6 @@ TEST(Reminder, NoTextClaimsTrimStaysInThisSession) {
   for (Tier t : {Tier::Warn, Tier::Recommend, Tier::Urgent}) {
     EXPECT_EQ(reminder_text(t, f, c, false).find("stays in this session"), std::string::npos);
   }
-}
-
-TEST(Reminder, HookOutputShape) {
-  auto j = nlohmann::json::parse(hook_output_json("Context at 61% \"quoted\"", ""));
-  EXPECT_EQ(j["hookSpecificOutput"]["hookEventName"], "PostToolUse");
-  EXPECT_EQ(j["hookSpecificOutput"]["additionalContext"], "Context at 61% \"quoted\"");
-  EXPECT_FALSE(j.contains("systemMessage"));
-  auto both = nlohmann::json::parse(hook_output_json("a", "b"));
-  EXPECT_EQ(both["systemMessage"], "b");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include "core/config.hpp"
 #include "unit/temp_dir.hpp"
 
@@ -37,6 +39,45 @@ TEST(Config, LayersUserFileProjectFileEnvironment) {
   EXPECT_EQ(c.origins.at("context.check_interval_seconds"), (tmp / "proj/.work.toml").string());
   EXPECT_EQ(c.origins.at("context.urgent_threshold"), "CTXKIT_CONTEXT_URGENT_THRESHOLD");
   EXPECT_TRUE(c.errors.empty()) << c.errors.front();
+}
+
+TEST(Config, ProjectFileMayNotChooseTheStateDirOrTheClaudeProgram) {
+  test::TempDir tmp;
+  tmp.write("home/.config/ctxkit/config.toml", "[state]\ndir = \"~/mine\"\n");
+  tmp.write("proj/.work.toml",
+            "[state]\ndir = \"leak\"\nbusy_timeout_ms = 2000\n[rollover]\nclaude_bin = \"./evil\"\nprint = true\n");
+  Config c = load_config(tmp.env(), {tmp / "proj"});
+  const std::string f = (tmp / "proj/.work.toml").string();
+  EXPECT_EQ(c.state.dir, "~/mine");
+  EXPECT_EQ(c.origins.at("state.dir"), (tmp / "home/.config/ctxkit/config.toml").string());
+  EXPECT_EQ(c.rollover.claude_bin, "claude");
+  EXPECT_EQ(c.origins.at("rollover.claude_bin"), "default");
+  // Other keys of the same sections still apply.
+  EXPECT_EQ(c.state.busy_timeout_ms, 2000);
+  EXPECT_TRUE(c.rollover.print);
+  ASSERT_EQ(c.warnings.size(), 2u);  // in the order toml++ lists the tables (by name)
+  EXPECT_EQ(c.warnings[0], f + ":5:1: 'rollover.claude_bin' is ignored in a project file (set it in the user's config.toml or as CTXKIT_ROLLOVER_CLAUDE_BIN)");
+  EXPECT_EQ(c.warnings[1], f + ":2:1: 'state.dir' is ignored in a project file (set it in the user's config.toml or as CTXKIT_STATE_DIR)");
+  EXPECT_TRUE(c.errors.empty());
+}
+
+TEST(Config, UserFileAndEnvironmentMayChooseTheStateDirAndTheClaudeProgram) {
+  test::TempDir tmp;
+  tmp.write("home/.config/ctxkit/config.toml", "[rollover]\nclaude_bin = \"/opt/claude\"\n");
+  auto env = tmp.env();
+  env.set("CTXKIT_STATE_DIR", "/var/tmp/s");
+  Config c = load_config(env, {tmp / "proj"});
+  EXPECT_EQ(c.rollover.claude_bin, "/opt/claude");
+  EXPECT_EQ(c.state.dir, "/var/tmp/s");
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(Config, AFifoAsConfigFileDoesNotBlock) {
+  test::TempDir tmp;
+  std::filesystem::create_directories(tmp / "proj");
+  ASSERT_EQ(::mkfifo((tmp / "proj/.work.toml").c_str(), 0600), 0);
+  Config c = load_config(tmp.env(), {tmp / "proj"});  // skipped: not a regular file
+  EXPECT_TRUE(c.errors.empty());
 }
 
 TEST(Config, WrongTypeIsAnErrorWithLocationAndKeepsTheDefault) {

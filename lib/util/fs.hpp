@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "util/error.hpp"
+
+namespace ctxkit::util {
+
+// Makes `dir` and its missing parents with mode 0700, and checks the folders ctxkit owns: `base`
+// (an ancestor of `dir`, or `dir` itself when empty) and every folder below it down to `dir`.
+// Each of them must be a directory owned by this user; one that is group- or world-accessible is
+// tightened to 0700; one owned by another user, or a shared one with the sticky bit (/tmp), is
+// refused. Below `base` a symbolic link is refused
+// (never followed); `base` itself may be a link the user made to a folder of their own.
+// Folders above `base` are created 0700 when missing and otherwise left as they are.
+Result<void> make_private_dirs(const std::filesystem::path& dir, const std::filesystem::path& base = {});
+
+// Options of read_file.
+struct ReadLimits {
+  uint64_t max_bytes = 64ull << 20;  // a larger file is an error (kind Invalid)
+  bool follow_links = true;          // false: a symbolic link at `path` is refused
+};
+
+// Reads a whole regular file. Never blocks on a FIFO or a device (the file is opened non-blocking
+// and checked before reading); a missing file is an error of kind NotFound ("opening P: …"), a
+// directory or other non-regular file "reading P: not a regular file", a file over the limit
+// "reading P: larger than N bytes".
+Result<std::string> read_file(const std::filesystem::path& path, const ReadLimits& limits = {});
+
+// Opens `path` for appending/writing with O_NOFOLLOW (a link at `path` is refused), creating it
+// with `mode` when missing; refuses anything but a regular file owned by this user. Returns the
+// descriptor (the caller closes it).
+Result<int> open_private_file(const std::filesystem::path& path, int flags, unsigned mode = 0600);
+
+// Appends `line` (a newline is added) to `path`, opened with open_private_file.
+Result<void> append_private_line(const std::filesystem::path& path, const std::string& line);
+
+}  // namespace ctxkit::util

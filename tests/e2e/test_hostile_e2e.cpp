@@ -1,0 +1,319 @@
+// Hostile and broken input against the built programs: FIFOs, links, loose permissions, a locked
+// database, deep JSON, control characters, numbers at the int64 limit. Each program must answer
+// with one line and a defined exit code, never hang, never crash, never follow a link out of the
+// state directory.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "e2e/e2e_support.hpp"
+#include "store/state_store.hpp"
+
+namespace ctxkit::test {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+unsigned mode_of(const fs::path& p) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(p.c_str(), &st), 0) << p;
+  return st.st_mode & 07777;
+}
+
+std::string assistant(int64_t cache_read, const std::string& tool_id) {
+  json j;
+  j["isSidechain"] = false;
+  j["message"] = {{"id", "msg_1"}, {"model", "claude-sonnet-4-5"}, {"role", "assistant"},
+                  {"content", json::array({{{"type", "tool_use"}, {"id", tool_id}, {"name", "Bash"}, {"input", {{"command", "ls"}}}}})},
+                  {"usage", {{"input_tokens", 5}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", cache_read}}}};
+  j["type"] = "assistant";
+  j["timestamp"] = "2026-11-21T12:00:00.000Z";
+  return j.dump();
+}
+
+json post_tool_use(const fs::path& transcript, const std::string& tool_use_id, const std::string& session = "sess-1") {
+  return {{"session_id", session}, {"transcript_path", transcript.string()}, {"cwd", transcript.parent_path().string()},
+          {"hook_event_name", "PostToolUse"}, {"tool_name", "Bash"}, {"tool_input", {{"command", "ls"}}},
+          {"tool_response", {{"stdout", "x"}}}, {"tool_use_id", tool_use_id}};
+}
+
+// The programs run under this umask in the tests that check permissions.
+struct Umask {
+  mode_t old;
+  explicit Umask(mode_t m) : old(::umask(m)) {}
+  ~Umask() { ::umask(old); }
+};
+
+// --- FIFOs -------------------------------------------------------------------------------------
+
+TEST(Hostile, FifoTranscriptDoesNotBlockRemind) {
+  TempDir tmp;
+  ASSERT_EQ(::mkfifo((tmp / "t.jsonl").c_str(), 0600), 0);
+  util::Env env = tmp.env();
+  env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "0");
+  auto r = run_tool("ctx-remind", {}, post_tool_use(tmp / "t.jsonl", "toolu_1").dump(), env);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "ctx-remind: no context reading: reading " + (tmp / "t.jsonl").string() + ": not a regular file\n");
+}
+
+TEST(Hostile, FifoTranscriptDoesNotBlockStatus) {
+  TempDir tmp;
+  ASSERT_EQ(::mkfifo((tmp / "t.jsonl").c_str(), 0600), 0);
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  json p = {{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()}};
+  auto r = run_tool("ctx-status", {}, p.dump(), env);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Context –\n");
+}
+
+TEST(Hostile, FifoTranscriptDoesNotBlockTheSessionEndArchiver) {
+  TempDir tmp;
+  fs::create_directories(tmp / "home/.claude/projects/-proj");
+  fs::path t = tmp / "home/.claude/projects/-proj/sess-1.jsonl";
+  ASSERT_EQ(::mkfifo(t.c_str(), 0600), 0);
+  json p = {{"session_id", "sess-1"}, {"transcript_path", t.string()}, {"cwd", "/proj"},
+            {"hook_event_name", "SessionEnd"}, {"reason", "exit"}};
+  auto r = run_tool("ctx-session-hook", {"--foreground"}, p.dump(), tmp.env());
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string log = read_file(tmp / "home/.local/state/ctxkit/archive.log");
+  EXPECT_NE(log.find("archiving " + t.string() + ": "), std::string::npos) << log;
+  EXPECT_NE(log.find("not a regular file"), std::string::npos) << log;
+}
+
+// --- one stderr line ---------------------------------------------------------------------------
+
+TEST(Hostile, ATranscriptPathWithANulByteIsNotTruncated) {
+  TempDir tmp;
+  std::ofstream(tmp / "t") << assistant(130000, "toolu_1") << "\n";  // what the truncated path names
+  json p = post_tool_use(tmp / "t", "toolu_1");
+  p["transcript_path"] = (tmp / "t").string() + std::string("\0x.jsonl", 8);
+  util::Env env = tmp.env();
+  env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "0");
+  auto r = run_tool("ctx-remind", {}, p.dump(), env);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "") << "a reading from another file";
+  EXPECT_EQ(r.err, "ctx-remind: no context reading: opening " + (tmp / "t").string() +
+                       "\\x00x.jsonl: the path contains a NUL byte\n");
+}
+
+TEST(Hostile, ControlCharactersFromTheInputAreEscapedInTheOneErrorLine) {
+  TempDir tmp;
+  json p = post_tool_use(tmp / "t.jsonl", "toolu_1");
+  p["hook_event_name"] = "Evil\n\x1b[2Jctx-remind: error: forged";
+  auto r = run_tool("ctx-remind", {}, p.dump(), tmp.env());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err,
+            "ctx-remind: note: ignoring a 'Evil\\n\\x1b[2Jctx-remind: error: forged' payload (this hook handles PostToolUse)\n");
+}
+
+TEST(Hostile, ALongEventNameIsCutInTheOneErrorLine) {
+  TempDir tmp;
+  json p = post_tool_use(tmp / "t.jsonl", "toolu_1");
+  p["hook_event_name"] = std::string(5000, 'x') + "\nsecond line";
+  auto r = run_tool("ctx-remind", {}, p.dump(), tmp.env());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_LT(r.err.size(), 2100u);
+  EXPECT_TRUE(r.err.ends_with("…\n")) << r.err.substr(r.err.size() - 20);
+}
+
+TEST(Hostile, SettingsPathWithANewlineStaysOnOneLine) {
+  TempDir tmp;
+  fs::create_directories(tmp / "d\nx");
+  auto r = run_tool("ctx-settings", {"install", "--settings", (tmp / "d\nx").string(), "--bin-dir", "/b"}, "", tmp.env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "ctx-settings: error: reading " + tmp.path().string() + "/d\\nx: not a regular file (nothing written)\n");
+}
+
+// --- permissions and links in the state directory ----------------------------------------------
+
+TEST(Hostile, StateDirectoryIsPrivateUnderUmask000) {
+  TempDir tmp;
+  fs::path t = tmp / "t.jsonl";
+  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  Umask u(0);  // inherited by the program
+  auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(mode_of(tmp / "home/.local/state"), 0700u);  // a missing parent is made private too
+  EXPECT_EQ(mode_of(tmp / "home/.local/state/ctxkit"), 0700u);
+  EXPECT_EQ(mode_of(tmp / "home/.local/state/ctxkit/state.db"), 0600u);
+}
+
+TEST(Hostile, AGroupWritableStateDirectoryOfOursIsTightened) {
+  TempDir tmp;
+  fs::path state = tmp / "home/.local/state/ctxkit";
+  fs::create_directories(state);
+  ::chmod(state.c_str(), 0777);
+  fs::path t = tmp / "t.jsonl";
+  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(mode_of(state), 0700u);
+}
+
+TEST(Hostile, AStateDirectoryOfAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a folder to another user";
+  TempDir tmp;
+  fs::path state = tmp / "home/.local/state/ctxkit";
+  fs::create_directories(state);
+  ASSERT_EQ(::chown(state.c_str(), 65534, 65534), 0);
+  ::chmod(state.c_str(), 0777);
+  fs::path t = tmp / "t.jsonl";
+  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_FALSE(fs::exists(state / "state.db"));
+  EXPECT_EQ(line_count(r.err), 1u);
+  EXPECT_NE(r.err.find("belongs to another user (uid 65534)"), std::string::npos) << r.err;
+}
+
+TEST(Hostile, AStateDatabaseLinkIsNotFollowed) {
+  TempDir tmp;
+  fs::path state = tmp / "home/.local/state/ctxkit";
+  fs::create_directories(state);
+  fs::path victim = tmp.write("victim", "");  // an empty file SQLite would happily fill
+  fs::create_symlink(victim, state / "state.db");
+  fs::path t = tmp / "t.jsonl";
+  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(read_file(victim), "");
+  EXPECT_TRUE(fs::is_symlink(state / "state.db"));
+  EXPECT_NE(r.err.find("a symbolic link (refused)"), std::string::npos) << r.err;
+}
+
+TEST(Hostile, AnArchiveLogLinkIsNotFollowed) {
+  TempDir tmp;
+  fs::path state = tmp / "home/.local/state/ctxkit";
+  fs::create_directories(state);
+  fs::path victim = tmp.write("victim", "do not touch\n");
+  fs::create_symlink(victim, state / "archive.log");
+  fs::create_directories(tmp / "home/.claude/projects/-proj");
+  fs::path t = tmp / "home/.claude/projects/-proj/sess-1.jsonl";
+  ASSERT_EQ(::mkfifo(t.c_str(), 0600), 0);  // archiving fails, so the archiver writes its log
+  json p = {{"session_id", "sess-1"}, {"transcript_path", t.string()}, {"cwd", "/proj"},
+            {"hook_event_name", "SessionEnd"}, {"reason", "exit"}};
+  auto r = run_tool("ctx-session-hook", {"--foreground"}, p.dump(), tmp.env());
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(read_file(victim), "do not touch\n");
+}
+
+// --- a locked database that is not migrated yet ------------------------------------------------
+
+TEST(Hostile, LockedUnmigratedStateDatabaseGivesSilence) {
+  TempDir tmp;
+  fs::path state = tmp / "home/.local/state/ctxkit";
+  fs::create_directories(state);
+  fs::path db = state / "state.db";
+  fs::path t = tmp / "t.jsonl";
+  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  if (::access("/usr/bin/sqlite3", X_OK) != 0) GTEST_SKIP() << "needs the sqlite3 shell";
+  // Another process holds an exclusive transaction on a fresh (version 0) database.
+  std::string script = "sqlite3 '" + db.string() + "' 'BEGIN EXCLUSIVE; CREATE TABLE x(a); SELECT 1;' '.shell sleep 3' 'COMMIT;' >/dev/null 2>&1 &";
+  ASSERT_EQ(std::system(script.c_str()), 0);
+  for (int i = 0; i < 100 && !fs::exists(state / "state.db-journal"); ++i) ::usleep(20000);
+  ASSERT_TRUE(fs::exists(state / "state.db-journal"));
+  util::Env env = tmp.env();
+  env.set("CTXKIT_STATE_BUSY_TIMEOUT_MS", "50");
+  auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), env);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "") << "a locked database must give silence, not an unlimited reminder";
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("locked"), std::string::npos) << r.err;
+  for (int i = 0; i < 250 && fs::exists(state / "state.db-journal"); ++i) ::usleep(20000);
+}
+
+// --- ctx-settings ------------------------------------------------------------------------------
+
+TEST(Hostile, SettingsThatIsADirectoryLeavesNoBackup) {
+  TempDir tmp;
+  fs::create_directories(tmp / "home/.claude/settings.json");
+  auto r = run_tool("ctx-settings", {"install", "--settings", (tmp / "home/.claude/settings.json").string(), "--bin-dir", "/b"},
+                    "", tmp.env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "ctx-settings: error: reading " + (tmp / "home/.claude/settings.json").string() +
+                       ": not a regular file (nothing written)\n");
+  for (const auto& e : fs::directory_iterator(tmp / "home/.claude"))
+    EXPECT_EQ(e.path().filename(), "settings.json") << "left behind: " << e.path();
+}
+
+TEST(Hostile, SettingsThatIsAFifoDoesNotHang) {
+  TempDir tmp;
+  fs::create_directories(tmp / "home/.claude");
+  fs::path s = tmp / "home/.claude/settings.json";
+  ASSERT_EQ(::mkfifo(s.c_str(), 0600), 0);
+  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "ctx-settings: error: reading " + s.string() + ": not a regular file (nothing written)\n");
+}
+
+TEST(Hostile, DeeplyNestedSettingsAreRefusedNotACrash) {
+  TempDir tmp;
+  std::string deep = "{\"a\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  fs::path s = tmp.write("home/.claude/settings.json", deep);
+  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "ctx-settings: error: " + s.string() + ": nested deeper than 256 levels (nothing written)\n");
+  EXPECT_EQ(read_file(s), deep);
+}
+
+// --- numbers at the int64 limit ----------------------------------------------------------------
+
+TEST(Hostile, StatusLineCountsNearInt64MaxSaturate) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  json p = json::parse(R"({"session_id":"S","context_window":{"context_window_size":200000,"current_usage":)"
+                       R"({"input_tokens":9223372036854775807,"cache_creation_input_tokens":9223372036854775807,)"
+                       R"("cache_read_input_tokens":1e300}}})");
+  p["transcript_path"] = (tmp / "t.jsonl").string();
+  auto r = run_tool("ctx-status", {}, p.dump(), env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Context 2147483647% · 9223372036854776k of 967k usable · 1M window\n");
+  auto store = StateStore::open(tmp / "home/.local/state/ctxkit/state.db", 1000);
+  ASSERT_TRUE(store);
+  auto fig = store->status("S");
+  ASSERT_TRUE(fig && *fig);
+  EXPECT_EQ((*fig)->tokens, std::numeric_limits<int64_t>::max());
+}
+
+TEST(Hostile, NegativeStatusLineCountsCountZero) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  auto r = run_tool("ctx-status", {},
+                    R"({"session_id":"S","context_window":{"context_window_size":-5,"current_usage":)"
+                    R"({"input_tokens":-9223372036854775808,"cache_creation_input_tokens":0,"cache_read_input_tokens":-1}}})",
+                    env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Context 0% · 0 of 167k usable · 200k window\n");
+}
+
+TEST(Hostile, TranscriptUsageNearInt64MaxSaturatesInRemind) {
+  TempDir tmp;
+  fs::path t = tmp / "t.jsonl";
+  std::string line = assistant(1, "toolu_1");
+  auto pos = line.find("\"cache_read_input_tokens\":1");
+  line.replace(pos, std::string("\"cache_read_input_tokens\":1").size(), "\"cache_read_input_tokens\":18446744073709551615");
+  std::ofstream(t) << line << "\n";
+  auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  std::string text = j["hookSpecificOutput"]["additionalContext"];
+  EXPECT_TRUE(text.starts_with("Context at 2147483647% (9223372036854776k of 967k usable tokens)")) << text;
+}
+
+}  // namespace
+}  // namespace ctxkit::test
