@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "unit/temp_dir.hpp"
 #include "workflow/workflow_template.hpp"
 
 namespace ctxkit::workflow {
@@ -221,6 +225,47 @@ TEST(WorkflowTemplate, FromJsonValidatesTheSnapshot) {
   auto bad = template_from_json(nlohmann::ordered_json::parse(R"({"name":"n","description":"d","steps":[{"id":"a","type":"x"}]})"));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message, "workflow_definition: Step 'a' must have a 'type' of 'action', 'loop', or 'ralph'");
+}
+
+TEST(WorkflowTemplate, DuplicateKeysAreAYamlError) {
+  EXPECT_EQ(error_of("name: n\ndescription: d\nname: again\n"), "w.yaml:3:1: Invalid YAML syntax: Map keys must be unique");
+}
+
+// Every template the reference server was given, with the message it answered: ours is the same
+// after the "file:line:col: " prefix, except where ctxkit differs on purpose.
+TEST(WorkflowTemplate, SameMessagesAsTheReferenceForEveryRecordedTemplate) {
+  const auto cases = nlohmann::json::parse(test::read_file(test::fixtures().parent_path() / "lanes" / "validation.json"));
+  const std::map<std::string, std::string> differs = {
+      // The design's wording for sub-steps (the reference says "Loop 'l' step 'a' ...").
+      {"22-loop-step-context-number", "Loop step 'a' context must be a string"},
+      {"23-loop-step-context-bad", "Loop step 'a' context must be either 'compact' or 'clear', got: reset"},
+      {"24-loop-step-context-null", "Loop step 'a' context must be a string"},
+      // Duplicate step ids are rejected (the reference loads them and cannot leave the first).
+      {"60-ok-duplicate-step-ids", "Step 's' is defined more than once"}};
+  int checked = 0;
+  for (const auto& c : cases) {
+    if (!c.contains("yaml")) continue;
+    const std::string name = c["template"];
+    auto r = parse_template(c["yaml"].get<std::string>(), "t.yaml");
+    std::string got;
+    if (!r) {
+      got = r.error().message.substr(std::string("t.yaml:").size());  // "L:C: msg" or " msg"
+      got = got[0] == ' ' ? got.substr(1) : got.substr(got.find(": ") + 2);
+    }
+    std::string want;
+    if (c["start"]["isError"].get<bool>()) want = nlohmann::json::parse(c["start"]["text"].get<std::string>())["error"];
+    if (differs.count(name)) want = differs.at(name);
+    if (want.rfind("Invalid YAML syntax: ", 0) == 0 && want.find("Map keys must be unique") == std::string::npos) {
+      // The parsers' own texts differ; both say it is a syntax error.
+      EXPECT_EQ(got.rfind("Invalid YAML syntax: ", 0), 0u) << name << ": " << got;
+    } else if (want.rfind("Invalid YAML syntax: Map keys must be unique", 0) == 0) {
+      EXPECT_EQ(got, "Invalid YAML syntax: Map keys must be unique") << name;
+    } else {
+      EXPECT_EQ(got, want) << name;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 60);
 }
 
 }  // namespace
