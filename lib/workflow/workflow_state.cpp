@@ -23,6 +23,27 @@ bool truthy(const ojson& v) {
   return true;
 }
 
+// The reference server keeps one state object in memory for its whole life, so a key set back
+// to undefined keeps its place and reappears there. A state read from a file has lost those
+// places; this puts the known keys back in the order that object has (undefined ones as
+// placeholders), then any other keys in file order. `first_is_ralph`: the initial state of a
+// workflow starting with a ralph step creates ralphIteration before the summary.
+ojson canonical_order(ojson state, bool first_is_ralph) {
+  std::vector<const char*> order = {"status", "step", "stepType", "tasks", "outputs", "artefacts", "currentStepArtefacts",
+                                    "contextActionExecuted", "workflow_definition"};
+  if (first_is_ralph) order.push_back("ralphIteration");
+  for (const char* k : {"summary", "task", "subStep"}) order.push_back(k);
+  if (!first_is_ralph) order.push_back("ralphIteration");
+  ojson out = ojson::object();
+  for (const char* k : order) {
+    auto it = state.find(k);
+    out[k] = it != state.end() ? *it : ojson(ojson::value_t::discarded);
+  }
+  for (auto it = state.begin(); it != state.end(); ++it)
+    if (!out.contains(it.key())) out[it.key()] = it.value();
+  return out;
+}
+
 long as_long(const ojson& v, long fallback) {
   if (!v.is_number()) return fallback;
   const double d = v.get<double>();
@@ -99,13 +120,14 @@ Result<WorkflowMachine> WorkflowMachine::from_state(ojson state, const WorkflowT
   } else {
     return fail("workflow state: no workflow_definition and no workflow template to resume it with", Error::Kind::Corrupt);
   }
+  const bool first_is_ralph = tmpl.steps.front().type == StepType::Ralph;
   const std::string step = state["step"].get<std::string>();
   if (!tmpl.find_step(step)) return fail(fmt::format("Step '{}' not found in template", step), Error::Kind::Corrupt);
   if (type == "loop" && !tmpl.loop(step)) {
     if (tmpl.loops.empty()) return fail("No loops defined in template", Error::Kind::Corrupt);
     return fail(fmt::format("Loop '{}' not found in template", step), Error::Kind::Corrupt);
   }
-  return WorkflowMachine(std::move(tmpl), std::move(state));
+  return WorkflowMachine(std::move(tmpl), canonical_order(std::move(state), first_is_ralph));
 }
 
 Result<WorkflowMachine> WorkflowMachine::from_state_text(std::string_view text, const WorkflowTemplate* fallback) {

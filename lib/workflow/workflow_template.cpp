@@ -16,6 +16,11 @@ struct Mark {
   int line = 0;
   int column = 0;
 };
+
+// A mapping with the same key twice (the reference's parser rejects it).
+struct DuplicateKey {
+  YAML::Mark mark;
+};
 using Marks = std::map<std::string, Mark>;
 
 std::string escape_pointer(const std::string& key) {
@@ -83,6 +88,7 @@ ojson to_json(const YAML::Node& node, const std::string& path, Marks& marks) {
       ojson obj = ojson::object();
       for (const auto& kv : node) {
         std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+        if (obj.contains(key)) throw DuplicateKey{kv.first.Mark()};
         obj[key] = to_json(kv.second, path + "/" + escape_pointer(key), marks);
         const auto km = kv.first.Mark();
         if (!km.is_null() && !marks.count(path + "/" + escape_pointer(key)))
@@ -350,6 +356,8 @@ Result<WorkflowTemplate> parse_template(std::string_view yaml_text, std::string_
     else doc = nullptr;
   } catch (const YAML::Exception& e) {
     return fail(located(e.mark.line + 1, e.mark.column + 1, "Invalid YAML syntax: " + e.msg), Error::Kind::Invalid);
+  } catch (const DuplicateKey& d) {
+    return fail(located(d.mark.line + 1, d.mark.column + 1, "Invalid YAML syntax: Map keys must be unique"), Error::Kind::Invalid);
   }
   return Validator(&marks, source).run(doc);
 }

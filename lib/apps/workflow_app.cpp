@@ -1,0 +1,199 @@
+#include "apps/workflow_app.hpp"
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "apps/cli.hpp"
+#include "core/config.hpp"
+#include "util/paths.hpp"
+#include "workflow/workflow_catalog.hpp"
+#include "workflow/workflow_events.hpp"
+#include "workflow/workflow_service.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+constexpr const char* kTool = "ctx-workflow";
+
+std::optional<std::string> read_text(const std::string& path, AppContext& ctx) {
+  if (path == "-") {
+    auto in = ctx.read_stdin();
+    if (!in) return std::nullopt;
+    return *in;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Human-readable form of a status answer.
+void print_status(const ojson& s, std::ostream& out) {
+  if (s.contains("contextAction")) {
+    out << fmt::format("Before this step: run {}{}\n", s["contextAction"].get<std::string>(),
+                       s.contains("focus") ? " " + s["focus"].get<std::string>() : std::string());
+    out << "Then run `ctx-workflow status` for the step's instructions.\n";
+    return;
+  }
+  const auto& p = s["progress"];
+  std::string where = fmt::format("step {} ({} of {}, {})", s["step"].get<std::string>(), p["currentStep"].get<long>(),
+                                  p["totalSteps"].get<long>(), s["stepType"].get<std::string>());
+  if (s.contains("subStep"))
+    where += fmt::format(", sub-step {} ({} of {})", s["subStep"].get<std::string>(), s["subStepIndex"].get<long>() + 1,
+                         s["totalSubSteps"].get<long>());
+  if (s.contains("task"))
+    where += fmt::format(", task {}: {} ({} of {})", s["task"]["id"].get<std::string>(), s["task"]["title"].get<std::string>(),
+                         s["task"]["index"].get<long>() + 1, s["task"]["total"].get<long>());
+  if (s.contains("ralphIteration"))
+    where += fmt::format(", iteration {} of {}", s["ralphIteration"].get<long>(), s["ralphTotal"].get<long>());
+  out << fmt::format("Workflow {}: {}\n", s["status"].get<std::string>(), where);
+  if (s["status"] == "running") out << '\n' << s["instructions"].get<std::string>() << '\n';
+}
+}  // namespace
+
+int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
+  CLI::App app{"Drives a workflow (Lanes-compatible templates) from the command line; the same state as the MCP server."};
+  app.name(kTool);
+  app.require_subcommand(0, 1);
+  std::string worktree, summary, output, output_file, loop_id, tasks_file, spec;
+  std::vector<std::string> files, dirs;
+  bool json_out = false, show_version = false;
+  app.add_option("--worktree", worktree, "the worktree holding workflow-state.json (default: $CLAUDE_PROJECT_DIR, else .)");
+  app.add_option("--dir", dirs, "an extra template directory (searched last, so it wins)");
+  app.add_flag("--json", json_out, "print the JSON answer");
+  app.add_flag("--version", show_version, "print the version");
+  auto* list = app.add_subcommand("list", "list the workflow templates on the search path");
+  auto* validate = app.add_subcommand("validate", "check template files");
+  validate->add_option("files", files, "template files")->required();
+  auto* start = app.add_subcommand("start", "start a workflow (or resume the one in progress)");
+  start->add_option("workflow", spec, "a template name or file")->required();
+  start->add_option("--summary", summary, "a short summary of the request");
+  auto* status = app.add_subcommand("status", "show the current step and its instructions");
+  auto* set_tasks = app.add_subcommand("set-tasks", "give a loop step its tasks");
+  set_tasks->add_option("loop", loop_id, "the loop step's id")->required();
+  set_tasks->add_option("file", tasks_file, "a JSON array of {id, title, description?} (or - for stdin)")->required();
+  auto* advance = app.add_subcommand("advance", "finish the current step and move on");
+  auto* out_opt = advance->add_option("--output", output, "what the step produced");
+  advance->add_option("--output-file", output_file, "read the output from a file (- for stdin)")->excludes(out_opt);
+  auto* context = app.add_subcommand("context", "show the outputs of earlier steps");
+  for (auto* sub : {list, validate, start, status, set_tasks, advance, context}) sub->add_flag("--json", json_out, "print the JSON answer");
+  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+  if (show_version) {
+    ctx.out << kTool << ' ' << version() << '\n';
+    return 0;
+  }
+  auto error = [&](const std::string& what) {
+    ctx.err << kTool << ": error: " << what << '\n';
+    return 1;
+  };
+
+  if (validate->parsed()) {
+    int rc = 0;
+    for (const auto& f : files) {
+      auto t = workflow::load_workflow_file(f);
+      if (!t) {
+        ctx.err << kTool << ": error: " << t.error().message << '\n';
+        rc = 1;
+      } else if (!json_out) {
+        ctx.out << fmt::format("{}: ok ({}, {} steps)\n", f, t->name, t->steps.size());
+      }
+    }
+    if (json_out && rc == 0) ctx.out << "{\"valid\":true}\n";
+    return rc;
+  }
+
+  workflow::ServiceOptions o;
+  o.env = ctx.env;
+  if (worktree.empty()) worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
+  o.worktree = fs::absolute(worktree);
+  o.repo_root = o.worktree;
+  o.search_dirs = workflow::default_search_dirs(ctx.env, o.repo_root);
+  for (const auto& d : dirs) o.search_dirs.push_back(fs::absolute(d));
+  const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, o.worktree.string())});
+  const fs::path log = workflow::events_path(cfg.state_dir(ctx.env));
+  const fs::path wt = o.worktree;
+  o.on_event = [log, wt, &ctx](const workflow::WorkflowEvent& e) {
+    if (auto r = workflow::append_event(log, wt, e); !r) ctx.err << kTool << ": note: " << r.error().message << '\n';
+  };
+  if (start->parsed()) o.workflow = spec;
+  workflow::WorkflowService service(std::move(o));
+
+  std::string tool;
+  json call_args = json::object();
+  if (list->parsed()) {
+    tool = "workflow_list";
+  } else if (start->parsed()) {
+    tool = "workflow_start";
+    call_args["workflow"] = spec;
+    if (!summary.empty()) call_args["summary"] = summary;
+  } else if (set_tasks->parsed()) {
+    tool = "workflow_set_tasks";
+    auto text = read_text(tasks_file, ctx);
+    if (!text) return error(fmt::format("{}: cannot read the tasks", tasks_file));
+    auto tasks = json::parse(*text, nullptr, false);
+    if (tasks.is_discarded()) return error(fmt::format("{}: not valid JSON", tasks_file));
+    if (tasks.is_object() && tasks.contains("tasks")) tasks = tasks["tasks"];
+    call_args = {{"loop_id", loop_id}, {"tasks", tasks}};
+  } else if (advance->parsed()) {
+    tool = "workflow_advance";
+    if (!output_file.empty()) {
+      auto text = read_text(output_file, ctx);
+      if (!text) return error(fmt::format("{}: cannot read the output", output_file));
+      output = *text;
+    }
+    call_args["output"] = output;
+  } else if (context->parsed()) {
+    tool = "workflow_context";
+  } else {
+    tool = "workflow_status";
+    (void)status;
+  }
+
+  const auto outcome = service.call(tool, call_args);
+  if (outcome.is_error) {
+    auto e = json::parse(outcome.text, nullptr, false);
+    return error(!e.is_discarded() && e.contains("error") ? e["error"].get<std::string>() : outcome.text);
+  }
+  if (json_out) {
+    ctx.out << outcome.text << '\n';
+    return 0;
+  }
+  const ojson body = ojson::parse(outcome.text);
+  if (tool == "workflow_list") {
+    for (const auto& w : body["workflows"])
+      ctx.out << fmt::format("{:<20} {}{}\n    {}\n", w["name"].get<std::string>(), w["description"].get<std::string>(),
+                             w.contains("error") ? " (does not load: " + w["error"].get<std::string>() + ")" : std::string(),
+                             w["path"].get<std::string>());
+    if (body["workflows"].empty()) ctx.out << "no workflow templates found\n";
+  } else if (tool == "workflow_set_tasks") {
+    ctx.out << fmt::format("{} tasks set for {}\n", body["tasksSet"].get<long>(), loop_id);
+  } else if (tool == "workflow_context") {
+    for (auto it = body.begin(); it != body.end(); ++it) ctx.out << fmt::format("{}:\n{}\n\n", it.key(), it.value().get<std::string>());
+  } else {
+    print_status(body, ctx.out);
+    if (tool == "workflow_status" && !body.contains("contextAction")) {
+      // The fate of this position's context action, from the event log.
+      const auto events = workflow::read_events(log, wt);
+      if (!events.empty() && body.contains("step")) {
+        const auto& last = events.back();
+        if (last.event.step == body["step"].get<std::string>())
+        {
+          std::string kind = last.event.kind;
+          for (auto& c : kind)
+            if (c == '_') c = ' ';
+          ctx.out << fmt::format("\nContext action ({}): {} at {} by {}\n", last.event.action, kind, last.at, last.event.by);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace ctxkit

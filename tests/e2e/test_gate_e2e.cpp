@@ -1,0 +1,176 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "e2e/e2e_support.hpp"
+
+namespace ctxkit::test {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// The SessionStart payloads Claude Code 2.1.197 sent (one per source), as recorded.
+std::map<std::string, std::string> recorded_session_start_payloads() {
+  std::map<std::string, std::string> by_source;
+  for (const char* model : {"claude-sonnet-4-5", "claude-opus-4-8"}) {
+    std::ifstream in(fixtures() / model / "b_sessionstart" / "additionalContext" / "hooks.jsonl");
+    std::string line;
+    while (std::getline(in, line)) {
+      auto rec = json::parse(line, nullptr, false);
+      if (rec.is_discarded() || rec.value("event", "") != "SessionStart") continue;
+      const std::string raw = rec.value("stdin_raw", "");
+      auto payload = json::parse(raw, nullptr, false);
+      if (payload.is_discarded()) continue;
+      by_source.emplace(payload.value("source", ""), raw);
+    }
+  }
+  return by_source;
+}
+
+const char* kTemplate = R"(
+name: gate-demo
+description: Gate end to end
+steps:
+  - id: plan
+    type: action
+    instructions: Plan the work.
+  - id: build
+    type: loop
+    context: compact
+loops:
+  build:
+    - id: code
+      instructions: |
+        Write {task.title}.
+        Keep it small.
+    - id: review
+      context: clear
+      instructions: Review {task.id}.
+)";
+
+struct GateBench {
+  TempDir tmp;
+  fs::path wt;
+  util::Env env;
+  GateBench() : wt(tmp.path() / "wt"), env(tmp.env()) {
+    fs::create_directories(wt);
+    env.set("CLAUDE_PROJECT_DIR", wt.string());
+    tmp.write("gate-demo.yaml", kTemplate);
+  }
+  util::ProcessResult wf(std::vector<std::string> args, const std::string& in = "") {
+    args.insert(args.begin(), {"--worktree", wt.string()});
+    return run_tool("ctx-workflow", args, in, env);
+  }
+  util::ProcessResult gate(std::vector<std::string> args, const std::string& in = "") { return run_tool("ctx-gate", args, in, env); }
+};
+
+TEST(GateE2E, RecordedPayloadsForEverySourceArePresent) {
+  const auto p = recorded_session_start_payloads();
+  for (const char* s : {"startup", "resume", "clear", "compact"}) EXPECT_TRUE(p.count(s)) << s;
+}
+
+TEST(GateE2E, CommandAnswersNothingThenCompactWithFocusThenNothingAgain) {
+  GateBench b;
+  ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string()}).exit_code, 0);
+  auto none = b.gate({"--json"});
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_EQ(json::parse(none.out)["action"], "none");
+  ASSERT_EQ(b.wf({"advance", "--output", "planned"}).exit_code, 0);  // at the loop without tasks: compact handed out by advance
+  ASSERT_EQ(b.wf({"set-tasks", "build", "-"}, R"([{"id":"t1","title":"Login form"}])").exit_code, 0);
+  // Tasks set at the loop: the first sub-step's compact is pending; the gate hands it out once.
+  auto first = b.gate({});
+  EXPECT_EQ(first.exit_code, 0);
+  EXPECT_EQ(first.out, "/compact Next workflow step: build / code (task t1: Login form) - Write Login form.\n");
+  auto again = b.gate({"--json"});
+  EXPECT_EQ(json::parse(again.out)["action"], "none");
+  // The state file carries the flag, in the reference format.
+  EXPECT_NE(read_file(b.wt / "workflow-state.json").find("\"contextActionExecuted\": true"), std::string::npos);
+  ASSERT_EQ(b.wf({"advance", "--output", "coded"}).exit_code, 0);  // review: clear handed out by advance
+  EXPECT_EQ(json::parse(b.gate({"--json"}).out)["action"], "none");
+}
+
+TEST(GateE2E, HookAnswersOnlyForClearAndCompact) {
+  GateBench b;
+  const auto payloads = recorded_session_start_payloads();
+  ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string(), "--summary", "gate demo"}).exit_code, 0);
+  for (const char* source : {"startup", "resume"}) {
+    auto r = b.gate({"--hook"}, payloads.at(source));
+    EXPECT_EQ(r.exit_code, 0) << source;
+    EXPECT_EQ(r.out, "") << source;
+  }
+  for (const char* source : {"clear", "compact"}) {
+    auto r = b.gate({"--hook"}, payloads.at(source));
+    EXPECT_EQ(r.exit_code, 0) << source << r.err;
+    auto out = json::parse(r.out);
+    EXPECT_EQ(out["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    const std::string text = out["hookSpecificOutput"]["additionalContext"];
+    EXPECT_NE(text.find("Workflow \"gate-demo\" is in progress"), std::string::npos) << text;
+    EXPECT_NE(text.find("Request: gate demo"), std::string::npos);
+    EXPECT_NE(text.find("Current step: plan (1 of 2)"), std::string::npos);
+    EXPECT_NE(text.find("Plan the work."), std::string::npos);
+  }
+}
+
+TEST(GateE2E, HookConfirmsTheActionAndReanchorsTheSubStep) {
+  GateBench b;
+  const auto payloads = recorded_session_start_payloads();
+  ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string()}).exit_code, 0);
+  ASSERT_EQ(b.wf({"set-tasks", "build", "-"}, R"([{"id":"t1","title":"Login form"},{"id":"t2","title":"Logout"}])").exit_code, 0);
+  ASSERT_EQ(b.wf({"advance", "--output", "plan: two tasks"}).exit_code, 0);  // compact handed out for build/code
+  auto r = b.gate({"--hook"}, payloads.at("compact"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = json::parse(r.out)["hookSpecificOutput"]["additionalContext"];
+  EXPECT_NE(text.find("sub-step code (1 of 2), task t1: Login form (1 of 2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Write Login form.\nKeep it small."), std::string::npos) << text;
+  EXPECT_NE(text.find("Latest handoff (plan):\nplan: two tasks"), std::string::npos) << text;
+  // The confirmation is in the event log and shown by ctx-workflow status.
+  auto st = b.wf({"status"});
+  EXPECT_NE(st.out.find("Context action (compact): confirmed"), std::string::npos) << st.out;
+}
+
+TEST(GateE2E, HookMarksAnActionDoneBeforeAnyoneAskedForIt) {
+  GateBench b;
+  const auto payloads = recorded_session_start_payloads();
+  ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string()}).exit_code, 0);
+  ASSERT_EQ(b.wf({"advance", "--output", "p"}).exit_code, 0);
+  ASSERT_EQ(b.wf({"set-tasks", "build", "-"}, R"([{"id":"t1","title":"A"}])").exit_code, 0);  // compact pending, not handed out
+  ASSERT_EQ(b.gate({"--hook"}, payloads.at("compact")).exit_code, 0);
+  EXPECT_EQ(json::parse(b.gate({"--json"}).out)["action"], "none");  // the compact already happened
+}
+
+TEST(GateE2E, HookFailsOpenOnBadInputAndMissingState) {
+  GateBench b;
+  const auto payloads = recorded_session_start_payloads();
+  auto no_state = b.gate({"--hook"}, payloads.at("clear"));
+  EXPECT_EQ(no_state.exit_code, 0);
+  EXPECT_EQ(no_state.out, "");
+  auto garbage = b.gate({"--hook"}, "not json");
+  EXPECT_EQ(garbage.exit_code, 0);
+  EXPECT_EQ(garbage.out, "");
+  b.tmp.write("wt/workflow-state.json", "{broken");
+  auto broken = b.gate({"--hook"}, payloads.at("compact"));
+  EXPECT_EQ(broken.exit_code, 0);
+  EXPECT_EQ(broken.out, "");
+  EXPECT_NE(broken.err.find("ctx-gate: note: "), std::string::npos);
+}
+
+TEST(GateE2E, ReanchorIsBounded) {
+  GateBench b;
+  const auto payloads = recorded_session_start_payloads();
+  std::string big = "name: big\ndescription: d\nsteps:\n  - id: s\n    type: action\n    instructions: \"";
+  for (int i = 0; i < 5000; ++i) big += "word ";
+  big += "\"\n";
+  b.tmp.write("big.yaml", big);
+  ASSERT_EQ(b.wf({"start", (b.tmp.path() / "big.yaml").string()}).exit_code, 0);
+  auto r = b.gate({"--hook", "--max-tokens", "500"}, payloads.at("clear"));
+  const std::string text = json::parse(r.out)["hookSpecificOutput"]["additionalContext"];
+  EXPECT_LE(text.size(), 2000u);
+  EXPECT_NE(text.find("[... cut:"), std::string::npos);
+  auto dflt = b.gate({"--hook"}, payloads.at("clear"));
+  EXPECT_LE(json::parse(dflt.out)["hookSpecificOutput"]["additionalContext"].get<std::string>().size(), 8000u);
+}
+
+}  // namespace
+}  // namespace ctxkit::test
