@@ -5,8 +5,8 @@
 #   ./install.sh [--prefix DIR] [--project DIR] [--from-build DIR] [--uninstall] [--deps-only]
 #
 #   --prefix DIR   where to install (default ~/.local: programs in DIR/bin)
-#   --project DIR  register in DIR/.claude/settings.json and install skills in DIR/.claude/skills
-#                  instead of the user's ~/.claude
+#   --project DIR  register in DIR/.claude/settings.json, the MCP server in DIR/.mcp.json, and
+#                  install skills in DIR/.claude/skills instead of the user's ~/.claude
 #   --from-build DIR  install what an existing CMake build directory holds (brought up to date,
 #                  not reconfigured) instead of making a Release build of its own
 #   --uninstall    remove exactly what an earlier install added (settings entries, files)
@@ -51,6 +51,14 @@ DATA="$PREFIX/share/ctxkit"
 # One manifest per settings file, so a user install and project installs can coexist.
 MANIFEST="$DATA/settings-manifest$(printf '%s' "$SETTINGS" | tr -c 'A-Za-z0-9' '-').json"
 FILES_LIST="$DATA/installed-files.txt"
+# The workflow MCP server, as `claude mcp add --scope user` (~/.claude.json, or
+# $CLAUDE_CONFIG_DIR/.claude.json) or `--scope project` (DIR/.mcp.json) registers it.
+if [ -n "$PROJECT" ]; then
+  MCP_CONFIG="$PROJECT/.mcp.json"
+else
+  MCP_CONFIG="${CLAUDE_CONFIG_DIR:-$HOME}/.claude.json"
+fi
+MCP_MANIFEST="$DATA/mcp-manifest$(printf '%s' "$MCP_CONFIG" | tr -c 'A-Za-z0-9' '-').json"
 
 PACKAGES=(build-essential cmake pkg-config nlohmann-json3-dev libtomlplusplus-dev libsqlite3-dev
           libfmt-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev libgtest-dev libbenchmark-dev)
@@ -73,6 +81,9 @@ install_packages() {
 }
 
 if [ "$UNINSTALL" -eq 1 ]; then
+  if [ -x "$PREFIX/bin/ctx-workflow-mcp" ]; then
+    "$PREFIX/bin/ctx-workflow-mcp" unregister --config "$MCP_CONFIG" --manifest "$MCP_MANIFEST"
+  fi
   if [ -x "$PREFIX/bin/ctx-settings" ]; then
     "$PREFIX/bin/ctx-settings" uninstall --settings "$SETTINGS" --bin-dir "$PREFIX/bin" --manifest "$MANIFEST"
   else
@@ -135,6 +146,7 @@ if compgen -G "$SRC/skills/*/SKILL.md" >/dev/null; then
 fi
 
 "$PREFIX/bin/ctx-settings" install --settings "$SETTINGS" --bin-dir "$PREFIX/bin" --manifest "$MANIFEST"
+"$PREFIX/bin/ctx-workflow-mcp" register --config "$MCP_CONFIG" --manifest "$MCP_MANIFEST"
 case ":$PATH:" in
   *":$PREFIX/bin:"*) ;;
   *) echo "note: $PREFIX/bin is not on PATH; the hooks use absolute paths, add it to PATH to run the tools by name" ;;

@@ -10,3 +10,6 @@ cmake --build "$BUILD" -j"$(nproc)" >/dev/null
 "$BUILD/bench/bench_remind_process" "$BUILD/hooks" "$BUILD/bench/stdin_floor" "${CTXKIT_BENCH_RUNS:-300}"
 "$BUILD/bench/bench_trim" "$BUILD/hooks" "${CTXKIT_BENCH_TRIM_RUNS:-5}"
 "$BUILD/bench/bench_search" "$BUILD/hooks" "${CTXKIT_BENCH_SEARCH_RUNS:-21}"
+# The workflow MCP server from spawn to tools/list, per tools/call on a 200-task loop, RSS; beside
+# Lanes's Node server when $CTXKIT_LANES_SERVER names its out/mcp/server.js.
+python3 "$SRC/bench/bench_workflow_mcp.py" --ours "$BUILD/hooks/ctx-workflow-mcp" --runs "${CTXKIT_BENCH_MCP_RUNS:-21}"

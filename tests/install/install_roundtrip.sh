@@ -49,13 +49,17 @@ grep -q "$T/prefix/bin/ctx-trim" "$SK" || fail "the skill does not name the inst
 grep -q '@CTXKIT_BIN@' "$SK" && fail "the skill still has a placeholder"
 "$T/prefix/bin/ctx-trim" --version | grep -q '^ctx-trim ' || fail "installed ctx-trim does not run"
 
+grep -q "\"command\": \"$T/prefix/bin/ctx-workflow-mcp\"" "$HOME/.claude.json" || fail "the MCP server was not registered in ~/.claude.json"
 cp "$S" "$T/after1.json"
+cp "$HOME/.claude.json" "$T/claude1.json"
 "$SRC/install.sh" --prefix "$T/prefix" --from-build "$BUILD" > "$T/out2" || fail "second install failed"
 cmp -s "$S" "$T/after1.json" || fail "a second install changed settings.json"
+cmp -s "$HOME/.claude.json" "$T/claude1.json" || fail "a second install changed ~/.claude.json"
 
 "$T/prefix/bin/ctx-settings" uninstall --help >/dev/null
 "$SRC/install.sh" --prefix "$T/prefix" --uninstall > "$T/out3" || fail "uninstall failed: $(cat "$T/out3")"
 cmp -s "$S" "$T/original.json" || { diff "$S" "$T/original.json" >&2; fail "uninstall did not restore the user's settings"; }
+[ ! -e "$HOME/.claude.json" ] || fail "~/.claude.json (created by the install) was left behind: $(cat "$HOME/.claude.json")"
 [ -z "$(find "$T/prefix" -type f)" ] || fail "files left behind: $(find "$T/prefix" -type f)"
 [ ! -e "$HOME/.claude/skills/trim" ] || fail "the skill was left behind"
 [ ! -e "$HOME/.claude/skills/rollover" ] || fail "the rollover skill was left behind"

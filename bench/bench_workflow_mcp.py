@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Whole-process benchmark of ctx-workflow-mcp, beside Lanes's Node server when it is given.
+
+Each server is driven the same way over stdio (newline-delimited JSON-RPC, as Claude Code does):
+  start:  spawn -> initialize -> notifications/initialized -> tools/list answered (wall time)
+  calls:  on a 200-task loop workflow, each tools/call's round trip (every workflow_advance
+          writes the state file), medians per tool
+  RSS:    peak resident set (VmHWM) of the server process after the run
+
+  bench_workflow_mcp.py --ours PATH/ctx-workflow-mcp [--lanes PATH/out/mcp/server.js]
+                        [--runs N] [--tasks N]
+
+The Lanes server is optional ($CTXKIT_LANES_SERVER is used when --lanes is not given); without it
+the run says so and reports ours alone.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TEMPLATE = """name: bench
+description: A loop over many tasks, for the benchmark.
+loops:
+  tasks:
+    - id: implement
+      instructions: "Implement {task.title}."
+    - id: review
+      instructions: "Review {task.title}."
+      context: compact
+steps:
+  - id: plan
+    type: action
+    instructions: Plan the work.
+  - id: tasks
+    type: loop
+  - id: finish
+    type: action
+    instructions: Wrap up.
+"""
+
+
+class Server:
+    def __init__(self, argv, cwd, env):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, cwd=cwd, env=env, bufsize=0)
+        self.next_id = 0
+
+    def send(self, message):
+        self.proc.stdin.write((json.dumps(message) + "\n").encode())
+
+    def request(self, method, params=None):
+        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.next_id += 1
+        self.send(msg)
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"server closed its output during {method}")
+        return json.loads(line)
+
+    def call(self, name, arguments):
+        return self.request("tools/call", {"name": name, "arguments": arguments})
+
+    def rss_kb(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        return 0
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+def initialize(server):
+    server.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                  "clientInfo": {"name": "bench", "version": "0"}})
+    server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return server.request("tools/list")
+
+
+def argv_for(kind, path, worktree, template):
+    common = ["--worktree", worktree, "--workflow-path", template, "--repo-root", worktree]
+    if kind == "lanes":
+        return ["node", path] + common
+    return [path] + common
+
+
+def measure(kind, path, runs, tasks):
+    work = tempfile.mkdtemp(prefix=f"wf-bench-{kind}-")
+    try:
+        template = os.path.join(work, "bench.yaml")
+        with open(template, "w") as f:
+            f.write(TEMPLATE)
+        env = dict(os.environ, HOME=work, XDG_CONFIG_HOME=os.path.join(work, ".config"),
+                   XDG_STATE_HOME=os.path.join(work, ".state"))
+        env.pop("CLAUDE_PROJECT_DIR", None)
+        starts = []
+        for i in range(runs):
+            wt = os.path.join(work, f"start{i}")
+            os.makedirs(wt)
+            t0 = time.perf_counter()
+            s = Server(argv_for(kind, path, wt, template), wt, env)
+            listed = initialize(s)
+            starts.append((time.perf_counter() - t0) * 1000)
+            assert len(listed["result"]["tools"]) >= 5, listed
+            s.close()
+
+        wt = os.path.join(work, "calls")
+        os.makedirs(wt)
+        s = Server(argv_for(kind, path, wt, template), wt, env)
+        initialize(s)
+        times = {}
+
+        def timed(name, arguments):
+            t0 = time.perf_counter()
+            r = s.call(name, arguments)
+            times.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
+            if r.get("result", {}).get("isError"):
+                raise RuntimeError(f"{kind}: {name} failed: {r}")
+            return r
+
+        timed("workflow_start", {"summary": "benchmark run"})
+        timed("workflow_set_tasks", {"loop_id": "tasks",
+                                     "tasks": [{"id": f"t{i}", "title": f"Task {i}"} for i in range(tasks)]})
+        advances = 0
+        while True:
+            r = timed("workflow_advance", {"output": f"done {advances}"})
+            advances += 1
+            text = r["result"]["content"][0]["text"]
+            if '"complete"' in text or advances > tasks * 4 + 10:
+                break
+            if advances % 4 == 0:
+                timed("workflow_status", {})
+        rss = s.rss_kb()
+        state = os.path.join(wt, "workflow-state.json")
+        state_kb = os.path.getsize(state) / 1024 if os.path.exists(state) else 0
+        s.close()
+        return {"start_ms": starts, "calls": times, "rss_kb": rss, "advances": advances, "state_kb": state_kb}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def report(kind, r):
+    med = statistics.median
+    print(f"{kind}: spawn -> tools/list median {med(r['start_ms']):.2f} ms "
+          f"(min {min(r['start_ms']):.2f}, max {max(r['start_ms']):.2f}, {len(r['start_ms'])} runs)")
+    for name, ts in r["calls"].items():
+        print(f"{kind}:   {name:20s} median {med(ts):.3f} ms  p90 {sorted(ts)[int(len(ts) * 0.9)]:.3f} ms  ({len(ts)} calls)")
+    print(f"{kind}:   peak RSS {r['rss_kb'] / 1024:.1f} MB; {r['advances']} advances; state file {r['state_kb']:.0f} KB")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", required=True)
+    ap.add_argument("--lanes", default=os.environ.get("CTXKIT_LANES_SERVER", ""))
+    ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--tasks", type=int, default=200)
+    a = ap.parse_args()
+    ours = measure("ours", os.path.abspath(a.ours), a.runs, a.tasks)
+    report("ctx-workflow-mcp", ours)
+    if not a.lanes or not os.path.exists(a.lanes):
+        print("lanes: skipped (build Lanes's MCP server and pass --lanes PATH/out/mcp/server.js "
+              "or set CTXKIT_LANES_SERVER)")
+        return 0
+    if shutil.which("node") is None:
+        print("lanes: skipped (node is not installed)")
+        return 0
+    lanes = measure("lanes", os.path.abspath(a.lanes), max(5, a.runs // 3), a.tasks)
+    report("lanes-workflow", lanes)
+    med = statistics.median
+    print(f"ratio: start {med(lanes['start_ms']) / med(ours['start_ms']):.1f}x faster; "
+          f"workflow_advance {med(lanes['calls']['workflow_advance']) / med(ours['calls']['workflow_advance']):.1f}x; "
+          f"RSS {lanes['rss_kb'] / max(ours['rss_kb'], 1):.1f}x smaller")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
