@@ -3,10 +3,14 @@
 // C program that reads stdin and exits). Transcripts of 1 MB, 100 MB and 1 GB are generated
 // (cached in $CTXKIT_BENCH_DIR, default /var/tmp/ctxkit-bench). Prints medians and ratios and
 // checks the targets: ctx-remind median <= 3x the floor; median on 1 GB within 25% of 1 MB.
+// Then hook payloads of 1, 10 and 100 MB (a PostToolUse of an Edit that carries a whole file)
+// beside `cat payload > /dev/null`: ctx-remind median <= 2x cat's plus ctx-remind's own median on
+// a small payload (its process start and transcript read), peak RSS <= 16 MB whatever the size.
 //
-//   bench_remind_process BIN_DIR FLOOR_BIN [RUNS]
+//   bench_remind_process BIN_DIR FLOOR_BIN [RUNS] [all|transcript|payload]
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,7 +30,12 @@ extern char** environ;
 namespace {
 namespace fs = std::filesystem;
 
-double run_once(const std::string& bin, const fs::path& payload, char** envp) {
+struct Run {
+  double micros = 0;
+  long max_rss_kb = 0;
+};
+
+Run run_measured(const std::string& bin, const fs::path& payload, char** envp) {
   int in = ::open(payload.c_str(), O_RDONLY);
   int devnull = ::open("/dev/null", O_WRONLY);
   posix_spawn_file_actions_t fa;
@@ -42,7 +51,8 @@ double run_once(const std::string& bin, const fs::path& payload, char** envp) {
     std::exit(1);
   }
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
   auto t1 = std::chrono::steady_clock::now();
   posix_spawn_file_actions_destroy(&fa);
   ::close(in);
@@ -51,7 +61,28 @@ double run_once(const std::string& bin, const fs::path& payload, char** envp) {
     fmt::print(stderr, "{} exited with {}\n", bin, status);
     std::exit(1);
   }
-  return std::chrono::duration<double, std::micro>(t1 - t0).count();
+  return {std::chrono::duration<double, std::micro>(t1 - t0).count(), usage.ru_maxrss};
+}
+
+double run_once(const std::string& bin, const fs::path& payload, char** envp) {
+  return run_measured(bin, payload, envp).micros;
+}
+
+// A PostToolUse payload of about `bytes` for an Edit of a big source file: the file's text is in
+// tool_input.old_string and again in tool_response.originalFile (lines of code with quotes,
+// backslashes, tabs and non-ASCII, all escaped as Claude Code writes them).
+void write_edit_payload(const fs::path& out, uint64_t bytes, const ctxkit::bench::GeneratedTranscript& info,
+                        const fs::path& transcript, const fs::path& cwd) {
+  std::string file;
+  for (uint64_t i = 0; file.size() < bytes / 2; ++i)
+    file += fmt::format(R"(\tif (s[{}] == '\\' && name != \"caf\u00e9\") {{ return {}; }} // line {}\n)", i % 97, i, i);
+  std::ofstream o(out, std::ios::binary);
+  o << fmt::format(R"({{"session_id":"{}","transcript_path":"{}","cwd":"{}","hook_event_name":"PostToolUse",)"
+                   R"("tool_name":"Edit","tool_input":{{"file_path":"/src/big.cpp","old_string":"{}","new_string":"x",)"
+                   R"("replace_all":false}},"tool_response":{{"filePath":"/src/big.cpp","originalFile":"{}",)"
+                   R"("structuredPatch":[{{"oldStart":1,"lines":["-a","+b"]}}],"userModified":false}},)"
+                   R"("tool_use_id":"{}"}})",
+                   info.session_id, transcript.string(), cwd.string(), file, file, info.last_tool_use_id);
 }
 
 double median(std::vector<double> v) {
@@ -68,6 +99,7 @@ int main(int argc, char** argv) {
   std::string remind = std::string(argv[1]) + "/ctx-remind";
   std::string floor_bin = argv[2];
   int runs = argc > 3 ? std::atoi(argv[3]) : 300;
+  std::string section = argc > 4 ? argv[4] : "all";
   const char* d = std::getenv("CTXKIT_BENCH_DIR");
   fs::path dir = d && *d ? d : "/var/tmp/ctxkit-bench";
   fs::create_directories(dir);
@@ -81,9 +113,10 @@ int main(int argc, char** argv) {
   for (auto& s : env_store) envp.push_back(s.data());
   envp.push_back(nullptr);
 
+  bool ok = true;
+  if (section == "all" || section == "transcript") {
   fmt::print("{:>8} {:>12} {:>14} {:>8}   ({} runs each, interleaved)\n", "size", "floor µs", "ctx-remind µs", "ratio", runs);
   std::map<uint64_t, double> medians;
-  bool ok = true;
   for (uint64_t mb : {1ull, 100ull, 1024ull}) {
     fs::path t = dir / ("transcript-" + std::to_string(mb) + "mb.jsonl");
     auto info = ctxkit::bench::generate_transcript(t, mb << 20);
@@ -110,6 +143,47 @@ int main(int argc, char** argv) {
   double growth = medians[1024] / medians[1];
   fmt::print("ctx-remind median on 1 GB / on 1 MB: {:.3f} (target <= 1.25)\n", growth);
   if (growth > 1.25) ok = false;
+  }
+
+  if (section == "all" || section == "payload") {
+    // Hook payloads: one 1 MB transcript, payloads of 1, 10 and 100 MB.
+    fs::path t = dir / "transcript-1mb.jsonl";
+    auto info = ctxkit::bench::generate_transcript(t, 1ull << 20);
+    fs::path small = dir / "payload-small.json";
+    std::ofstream(small) << nlohmann::json{{"session_id", info.session_id}, {"transcript_path", t.string()},
+                                           {"cwd", home.string()}, {"hook_event_name", "PostToolUse"},
+                                           {"tool_name", "Bash"}, {"tool_use_id", info.last_tool_use_id}}
+                                .dump();
+    std::string cat = "/bin/cat";
+    int payload_runs = std::max(5, runs / 10);
+    std::vector<double> start;
+    for (int i = 0; i < payload_runs; ++i) start.push_back(run_once(remind, small, envp.data()));
+    double start_floor = median(start);
+    fmt::print("\nhook payloads ({} runs each, interleaved); ctx-remind on a small payload: {:.0f} µs\n", payload_runs,
+               start_floor);
+    fmt::print("{:>8} {:>10} {:>14} {:>8} {:>10} {:>10}\n", "payload", "cat µs", "ctx-remind µs", "ratio", "target µs",
+               "peak RSS");
+    for (uint64_t mb : {1ull, 10ull, 100ull}) {
+      fs::path payload = dir / ("payload-edit-" + std::to_string(mb) + "mb.json");
+      write_edit_payload(payload, mb << 20, info, t, home);
+      for (int i = 0; i < 3; ++i) {
+        run_once(cat, payload, envp.data());
+        run_once(remind, payload, envp.data());
+      }
+      std::vector<double> c, r;
+      long rss = 0;
+      for (int i = 0; i < payload_runs; ++i) {
+        c.push_back(run_once(cat, payload, envp.data()));
+        Run m = run_measured(remind, payload, envp.data());
+        r.push_back(m.micros);
+        rss = std::max(rss, m.max_rss_kb);
+      }
+      double mc = median(c), mr = median(r), target = 2 * mc + start_floor;
+      fmt::print("{:>6}MB {:>10.0f} {:>14.0f} {:>7.2f}x {:>10.0f} {:>7.1f} MB\n", mb, mc, mr, mr / mc, target,
+                 static_cast<double>(rss) / 1024);
+      if (mr > target || rss > 16 * 1024) ok = false;
+    }
+  }
   fmt::print("targets: {}\n", ok ? "met" : "MISSED");
   return ok ? 0 : 1;
 }

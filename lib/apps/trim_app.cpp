@@ -45,7 +45,7 @@ Result<bool> file_contains(const fs::path& p, const std::string& needle) {
   while (!found) {
     size_t n = std::fread(buf.data(), 1, buf.size(), f);
     if (n == 0) break;
-    std::string window = std::string(carry).append(buf, 0, n);
+    std::string window = carry + buf.substr(0, n);
     found = window.find(needle) != std::string::npos;
     carry = window.substr(window.size() > needle.size() ? window.size() - needle.size() : 0);
   }
@@ -56,7 +56,7 @@ Result<bool> file_contains(const fs::path& p, const std::string& needle) {
 
 std::string thousands(uint64_t n) {
   std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), 1, ',');
   return s;
 }
 }  // namespace

@@ -10,7 +10,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fstream>
 #include <functional>
+#include <iterator>
+#include <optional>
 #include <toml++/toml.h>
 
 namespace ctxkit {
@@ -229,6 +232,42 @@ bool owned_section(std::string_view s) {
   return s == "context" || s == "state" || s == "archive" || s == "rollover";
 }
 
+// Where the first non-ASCII byte outside a string or a comment is ("line L, column C" in bytes),
+// if any. TOML allows none there, and toml++ 3.3 reaches __builtin_unreachable (undefined
+// behaviour) on some of them (e.g. "[conéxt]"), so such a document is refused before it.
+std::optional<std::string> non_ascii_outside_strings(std::string_view text) {
+  size_t line = 1, column = 1;
+  auto step = [&](char c) {
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  };
+  for (size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') step(text[i++]);
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      size_t quote = text.substr(i, 3) == std::string(3, c) ? 3 : 1;
+      size_t end = i + quote;
+      while (end < text.size() && text.compare(end, quote, text.substr(i, quote)) != 0) {
+        if (quote == 1 && text[end] == '\n') break;  // unterminated: toml++ reports it
+        end += c == '"' && text[end] == '\\' ? size_t{2} : size_t{1};
+      }
+      end = std::min(text.size(), end + quote);
+      while (i < end) step(text[i++]);
+      continue;
+    }
+    if (static_cast<unsigned char>(c) >= 0x80) return fmt::format("{}:{}", line, column);
+    step(text[i++]);
+  }
+  return std::nullopt;
+}
+
 std::string location(const std::string& origin, const toml::source_region& r) {
   return fmt::format("{}:{}:{}", origin, r.begin.line, r.begin.column);
 }
@@ -291,6 +330,11 @@ void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
     config.errors.push_back(fmt::format("{} (file ignored)", text.error().message));
     return;
   }
+  if (auto at = non_ascii_outside_strings(*text)) {
+    config.errors.push_back(
+        fmt::format("{}:{}: a non-ASCII character outside a string or comment (file ignored)", path.string(), *at));
+    return;
+  }
   try {
     toml::table t = toml::parse(*text, path.string());
     apply_table(config, t, path.string(), layer);
@@ -324,6 +368,11 @@ fs::path project_start_dir(const util::Env& env, const std::string& cwd) {
 
 void apply_toml_text(Config& config, std::string_view text, const std::string& origin, ConfigLayer layer) {
   Config before = config;
+  if (auto at = non_ascii_outside_strings(text)) {
+    config.errors.push_back(
+        fmt::format("{}:{}: a non-ASCII character outside a string or comment (file ignored)", origin, *at));
+    return;
+  }
   try {
     toml::table t = toml::parse(text, origin);
     apply_table(config, t, origin, layer);

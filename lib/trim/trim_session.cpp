@@ -169,7 +169,9 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
         output->write(slot);
         metadata_offset = output->size();
         output->write(std::string(kMetadataSlot, ' '));
-        output->write(line_out.size() > 1 && line_out[1] == '}' ? "" : ",");
+        size_t inner = line_out.find_first_not_of(" \t\r", 1);
+        bool empty_object = inner != std::string::npos && line_out[inner] == '}';
+        output->write(empty_object ? "" : ",");
         output->write(std::string_view(line_out).substr(1));
       } else {
         output->write(slot);

@@ -66,6 +66,10 @@ bool for_each_field(od::object obj, Fn&& fn) {
 // A scalar value's text in the line, without trailing white space.
 std::string_view token(od::value& v) { return rtrim(v.raw_json_token()); }
 
+// Nesting below this depth in a tool input or a usage object is opaque: it is not walked (no
+// recursion without a limit) and is copied unchanged.
+constexpr int kMaxWalkDepth = 64;
+
 bool contains(std::string_view hay, std::string_view needle) {
   return ::memmem(hay.data(), hay.size(), needle.data(), needle.size()) != nullptr;
 }
@@ -112,7 +116,7 @@ struct Trimmer::Impl {
     return true;
   }
 
-  bool zero_numbers(od::object obj) {
+  bool zero_numbers(od::object obj, int depth = 0) {
     for (auto fr : obj) {
       od::field f;
       if (std::move(fr).get(f)) return false;
@@ -125,16 +129,17 @@ struct Trimmer::Impl {
           edits.push_back({off(tok.data()), tok.size(), "0"});
           usage_zeroed = true;
         }
-      } else if (t == od::json_type::object) {
+      } else if (t == od::json_type::object && depth < kMaxWalkDepth) {
         od::object inner;
-        if (v.get_object().get(inner) || !zero_numbers(inner)) return false;
+        if (v.get_object().get(inner) || !zero_numbers(inner, depth + 1)) return false;
       }
     }
     return true;
   }
 
   // Collects string values longer than the threshold anywhere in a tool_use input.
-  bool collect_long_strings(od::value v, std::vector<StringSpan>& out) {
+  bool collect_long_strings(od::value v, std::vector<StringSpan>& out, int depth = 0) {
+    if (depth > kMaxWalkDepth) return true;  // opaque: skipped by the parent's iteration
     od::json_type t;
     if (v.type().get(t)) return false;
     if (t == od::json_type::string) {
@@ -149,7 +154,7 @@ struct Trimmer::Impl {
       for (auto fr : o) {
         od::field f;
         if (std::move(fr).get(f)) return false;
-        if (!collect_long_strings(f.value(), out)) return false;
+        if (!collect_long_strings(f.value(), out, depth + 1)) return false;
       }
       return true;
     }
@@ -158,7 +163,7 @@ struct Trimmer::Impl {
       if (v.get_array().get(a)) return false;
       for (auto er : a) {
         od::value e;
-        if (std::move(er).get(e) || !collect_long_strings(e, out)) return false;
+        if (std::move(er).get(e) || !collect_long_strings(e, out, depth + 1)) return false;
       }
     }
     return true;

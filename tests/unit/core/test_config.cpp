@@ -24,6 +24,21 @@ TEST(Config, DefaultsMatchTheDesign) {
   EXPECT_EQ(c.origins.at("context.warn_threshold"), "default");
 }
 
+TEST(Config, NonAsciiOutsideStringsIsAnErrorNotHandedToTheTomlParser) {
+  // Found by fuzzing: toml++ 3.3 reaches undefined behaviour on such characters.
+  Config c;
+  apply_toml_text(c, "[con\xc3\xa9text]\nwarn_threshold = 50\n", "p.toml");
+  EXPECT_EQ(c.errors, (std::vector<std::string>{"p.toml:1:5: a non-ASCII character outside a string or comment (file ignored)"}));
+  Config d;
+  apply_toml_text(d, "[context]\nbasis = \"x\" \xd0\x8d\n", "p.toml");
+  EXPECT_EQ(d.errors, (std::vector<std::string>{"p.toml:2:13: a non-ASCII character outside a string or comment (file ignored)"}));
+  // In strings (basic, literal, multi-line, with escapes) and comments they are fine.
+  Config e;
+  apply_toml_text(e, "# caf\xc3\xa9\n[context] # \xd0\x8d\nbasis = \"caf\xc3\xa9 \\\" \xc3\xa9\"\n"
+                     "x = '\xc3\xa9'\ny = \"\"\"\n\xc3\xa9\n\"\"\"\nz = \'\'\'\xc3\xa9\'\'\'\n", "p.toml");
+  for (const auto& err : e.errors) EXPECT_EQ(err.find("non-ASCII"), std::string::npos) << err;
+}
+
 TEST(Config, LayersUserFileProjectFileEnvironment) {
   test::TempDir tmp;
   tmp.write("home/.config/ctxkit/config.toml", "[context]\nwarn_threshold = 50\ncheck_interval_seconds = 30\n");

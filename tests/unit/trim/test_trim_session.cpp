@@ -86,5 +86,21 @@ TEST(TrimSession, MetadataSlotIsValidJsonOnTheFirstLine) {
   EXPECT_EQ(j["sessionId"], "22222222-2222-4222-8222-222222222222");
 }
 
+TEST(TrimSession, AnEmptyObjectWithSpacesOnTheFirstLineStaysValidJson) {
+  for (std::string first_line : {"{}", "{ }", "{\t \r}"}) {
+    test::TempDir tmp;
+    fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", first_line + "\n" + session_lines(2));
+    auto o = trim_session(bash_request(t));
+    ASSERT_TRUE(o && o->written) << first_line;
+    std::ifstream in(o->output);
+    std::string first;
+    std::getline(in, first);
+    json j = json::parse(first, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << first_line;
+    EXPECT_EQ(j.size(), 1u);
+    EXPECT_TRUE(j.contains("trim_metadata"));
+  }
+}
+
 }  // namespace
 }  // namespace ctxkit

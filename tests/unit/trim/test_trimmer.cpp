@@ -230,6 +230,33 @@ TEST(Trimmer, KeepRecentProtectsTheLastResponses) {
   EXPECT_EQ(out[3], replace_session(lines[3]));
 }
 
+TEST(Trimmer, DeeplyNestedInputsAndResultsAreCopiedUnchangedWithoutCrashing) {
+  Trimmer t(options());
+  // 50,000 nested arrays in a tool input, with a long string at the bottom, beside a long
+  // string at the top that is still cut.
+  std::string deep(50000, '[');
+  deep += "\"" + std::string(3000, 'd') + "\"" + std::string(50000, ']');
+  std::string use = tool_use("toolu_deep", "Bash", std::string(3000, 'x'));
+  std::string marker = "\"command\":\"" + std::string(3000, 'x') + "\"";
+  size_t at = use.find(marker);
+  ASSERT_NE(at, std::string::npos);
+  use.insert(at + marker.size(), ",\"deep\":" + deep);
+  // 10,000 tool_results nested in a result's content.
+  std::string nested = "\"" + std::string(3000, 'n') + "\"";
+  for (int i = 0; i < 10000; ++i) nested = R"([{"type":"tool_result","tool_use_id":"x","content":)" + nested + "}]";
+  std::string result = tool_result("toolu_deep", "placeholder");
+  size_t p = result.find("\"placeholder\"");
+  ASSERT_NE(p, std::string::npos);
+  result.replace(p, 13, nested);
+  auto out = run(t, {use, result});
+  ASSERT_TRUE(json::accept(out[0]));
+  EXPECT_NE(out[0].find(deep), std::string::npos);
+  EXPECT_EQ(out[0].find(std::string(3000, 'x')), std::string::npos);
+  EXPECT_EQ(t.stats().inputs_trimmed, 1u);
+  EXPECT_NE(out[1].find(nested.substr(0, 20000)), std::string::npos);
+  EXPECT_EQ(t.stats().lines, 2u);
+}
+
 TEST(Trimmer, AnalysisOnlyGivesTheSameFigures) {
   std::vector<std::string> lines = {tool_use("toolu_1", "Bash"), tool_result("toolu_1", big(3000)),
                                     tool_use("toolu_2", "Read", "x", "m2"), tool_result("toolu_2", big(9000))};
