@@ -7,6 +7,7 @@
 #include "core/config.hpp"
 #include "apps/hook_input.hpp"
 #include "rollover/rollover.hpp"
+#include "rollover/supervisor.hpp"
 #include "archive/session_archiver.hpp"
 #include "store/state_store.hpp"
 #include "apps/cli.hpp"
@@ -55,13 +56,19 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       if (auto w = store->record_session_seen(r); !w) note = w.error().message;
     }
   } else if (ev == "Stop") {
+    // Under a supervisor: mark its pending rollover ready, then wake it, but only once the pid
+    // is proven to be that supervisor (it polls anyway; a wrong pid is never signalled).
     auto supervisor = ctx.env.get_nonempty("CTXKIT_SUPERVISOR");
-    auto pid = ctx.env.get_nonempty("CTXKIT_SUPERVISOR_PID");
     if (supervisor) {
       if (auto store = open_state(cfg, ctx.env, note)) {
         auto ready = store->mark_rollover_ready(*supervisor, payload->session_id);
-        if (!ready) note = ready.error().message;
-        else if (*ready && pid) ::kill(static_cast<pid_t>(std::stol(*pid)), SIGUSR1);
+        if (!ready) {
+          note = ready.error().message;
+        } else if (*ready) {
+          auto pid = verify_supervisor(cfg.state_dir(ctx.env), ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *supervisor);
+          if (pid) ::kill(*pid, SIGUSR1);
+          else note = fmt::format("note: not waking the supervisor: {}", pid.error().message);
+        }
       }
     }
   } else if (ev == "SessionEnd") {

@@ -1,14 +1,12 @@
 #include "rollover/rollover.hpp"
 
-#include <unistd.h>
-
 #include <fmt/args.h>
 #include <fmt/core.h>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "continuation_template.inc"
+#include "util/process.hpp"
 #include "util/utf8.hpp"
 
 namespace ctxkit {
@@ -29,6 +27,8 @@ Result<Summary> read_summary(const fs::path& file) {
   while (lead < s.text.size() && std::isspace(static_cast<unsigned char>(s.text[lead]))) ++lead;
   s.text.erase(0, lead);
   if (s.text.empty()) return fail(fmt::format("summary file {} is empty", file.string()), Error::Kind::Invalid);
+  if (s.text.find('\0') != std::string::npos)
+    return fail(fmt::format("summary file {} contains a NUL byte (it must be text)", file.string()), Error::Kind::Invalid);
   if (!util::is_valid_utf8(s.text)) return fail(fmt::format("summary file {} is not UTF-8 text", file.string()), Error::Kind::Invalid);
   bool in_word = false;
   for (char c : s.text) {
@@ -68,60 +68,23 @@ Result<std::string> render_continuation(const std::string& tmpl, const Continuat
   }
 }
 
-std::vector<std::string> launch_argv(const std::string& bin, const std::vector<std::string>& extra, bool print,
-                                     const std::string& session_id, const std::string& prompt) {
-  std::vector<std::string> argv{bin};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  if (print) argv.push_back("-p");
-  argv.push_back("--session-id");
-  argv.push_back(session_id);
-  argv.push_back(prompt);
-  return argv;
-}
-
-std::vector<std::string> relaunch_args(const std::vector<std::string>& args) {
-  static const std::set<std::string> drop_with_value = {"--resume", "-r", "--session-id"};
-  static const std::set<std::string> drop_flag = {"--continue", "-c", "--fork-session"};
-  static const std::set<std::string> takes_value = {
-      "--model", "--permission-mode", "--add-dir", "--allowedTools", "--allowed-tools", "--disallowedTools",
-      "--disallowed-tools", "--append-system-prompt", "--system-prompt", "--settings", "--mcp-config", "--output-format",
-      "--input-format", "--agents", "--fallback-model", "--max-turns", "--debug-file", "--setting-sources",
-      "--plugin-dir", "--agent", "--betas", "--tools", "--effort"};
-  std::vector<std::string> out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (drop_with_value.count(a)) {
-      ++i;
-      continue;
-    }
-    if (drop_flag.count(a) || a.starts_with("--resume=") || a.starts_with("--session-id=")) continue;
-    out.push_back(a);
-  }
-  if (out.size() > 1) {
-    const std::string& last = out.back();
-    const std::string& before = out[out.size() - 2];
-    if (!last.starts_with("-") && !takes_value.count(before)) out.pop_back();
-  }
-  return out;
-}
-
 Result<std::string> find_program(const std::string& bin, const util::Env& env) {
   if (bin.empty()) return fail("no program to start (rollover.claude_bin is empty)", Error::Kind::Invalid);
-  if (bin.find('/') != std::string::npos) {
-    if (::access(bin.c_str(), X_OK) == 0) return bin;
-    return fail(fmt::format("{} not found or not executable", bin), Error::Kind::NotFound);
-  }
-  std::string path = env.get("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t colon = path.find(':', start);
-    std::string dir = path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + bin;
-    if (::access(candidate.c_str(), X_OK) == 0 && fs::is_regular_file(candidate)) return candidate;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
+  auto found = util::find_in_path(bin, env.get("PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
+  if (found) return found;
+  if (bin.find('/') != std::string::npos) return std::unexpected(found.error());
   return fail(fmt::format("{} not found in PATH (set rollover.claude_bin or pass --claude-bin)", bin), Error::Kind::NotFound);
+}
+
+Result<void> check_prompt_fits(const std::string& prompt, const fs::path& summary_file) {
+  const size_t max = util::max_argument_bytes();
+  if (prompt.find('\0') != std::string::npos)
+    return fail("the continuation prompt contains a NUL byte (check the template in share/ctxkit/prompts/)", Error::Kind::Invalid);
+  if (prompt.size() > max)
+    return fail(fmt::format("the continuation prompt would be {} bytes, over the {} bytes one program argument can hold: "
+                            "shorten the summary {}", prompt.size(), max, summary_file.string()),
+                Error::Kind::Invalid);
+  return {};
 }
 
 }  // namespace ctxkit

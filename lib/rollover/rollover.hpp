@@ -19,7 +19,8 @@ struct Summary {
 };
 
 // Reads and checks a summary file: a missing, unreadable, empty (only whitespace) or non-UTF-8
-// file is an error naming it.
+// file, or one with a NUL byte (it could not be passed whole as a program argument), is an error
+// naming it.
 Result<Summary> read_summary(const std::filesystem::path& file);
 
 // What the continuation prompt says.
@@ -42,16 +43,12 @@ std::string continuation_template(const std::optional<std::filesystem::path>& ex
 // is an error.
 Result<std::string> render_continuation(const std::string& tmpl, const ContinuationInfo& info);
 
-// The argv that starts a fresh session: BIN [EXTRA…] [-p] --session-id ID PROMPT.
-std::vector<std::string> launch_argv(const std::string& bin, const std::vector<std::string>& extra, bool print,
-                                     const std::string& session_id, const std::string& prompt);
-
-// The arguments a supervised client is restarted with: the original ones minus those that pick
-// a session (--resume/-r X, --continue/-c, --session-id X, --fork-session) and minus a trailing
-// prompt (a last argument that is not an option nor the value of one).
-std::vector<std::string> relaunch_args(const std::vector<std::string>& args);
-
-// The full path of `bin` (searched in $PATH unless it contains '/'), or an error naming it.
+// The full path of `bin` (searched in $PATH unless it contains '/'), or an error naming it and
+// saying how to choose another program.
 Result<std::string> find_program(const std::string& bin, const util::Env& env);
+
+// Whether a rendered continuation prompt can be given to the client as one program argument:
+// an error saying how long it is and what the limit is otherwise (the summary is what to shorten).
+Result<void> check_prompt_fits(const std::string& prompt, const std::filesystem::path& summary_file);
 
 }  // namespace ctxkit

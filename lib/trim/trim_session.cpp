@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "archive/archive.hpp"
+#include "claude/transcript_head.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/line_reader.hpp"
@@ -64,26 +65,20 @@ uint64_t count_newlines(const fs::path& p, uint64_t from, uint64_t to) {
 }  // namespace
 
 Result<void> check_is_transcript(const fs::path& transcript) {
-  auto reader = util::LineReader::open(transcript, {}, 1 << 20);
-  if (!reader) return std::unexpected(reader.error());
-  int looked = 0;
-  while (looked < 50) {
-    auto line = reader->next();
-    if (!line) return std::unexpected(line.error());
-    if (!*line) break;
-    ++looked;
-    auto j = nlohmann::json::parse((*line)->text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) continue;
-    if (j.contains("sessionId") || (j.contains("type") && j["type"].is_string() && j.contains("uuid"))) return {};
-  }
-  return fail(fmt::format("{} is not a Claude Code transcript (no session lines in its first {} lines)",
-                          transcript.string(), looked), Error::Kind::Invalid);
+  auto head = read_transcript_head(transcript);
+  if (!head) return std::unexpected(head.error());
+  if (!head->is_transcript) return std::unexpected(not_a_transcript(transcript, *head));
+  return {};
 }
 
 Result<TrimOutcome> trim_session(const TrimRequest& req) {
-  if (auto r = check_is_transcript(req.transcript); !r) return std::unexpected(r.error());
+  auto head = read_transcript_head(req.transcript);
+  if (!head) return std::unexpected(head.error());
+  if (!head->is_transcript) return std::unexpected(not_a_transcript(req.transcript, *head));
   TrimOutcome out;
   out.session_id = req.transcript.stem().string();
+  out.cwd = head->cwd;
+  out.first_timestamp = head->first_timestamp;
   struct stat st {};
   if (::stat(req.transcript.c_str(), &st) != 0) return fail(fmt::format("reading {}: {}", req.transcript.string(), std::strerror(errno)));
   const uint64_t snapshot = static_cast<uint64_t>(st.st_size);
@@ -141,20 +136,6 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
     if (archive) {
       archive->write(line.text);
       archive->write("\n");
-    }
-    if (out.first_timestamp.empty()) {
-      auto pos = line.text.find("\"timestamp\":\"");
-      if (pos != std::string_view::npos) {
-        auto end = line.text.find('"', pos + 13);
-        if (end != std::string_view::npos) out.first_timestamp = std::string(line.text.substr(pos + 13, end - pos - 13));
-      }
-    }
-    if (out.cwd.empty()) {
-      auto pos = line.text.find("\"cwd\":\"");
-      if (pos != std::string_view::npos) {
-        auto end = line.text.find('"', pos + 7);
-        if (end != std::string_view::npos) out.cwd = std::string(line.text.substr(pos + 7, end - pos - 7));
-      }
     }
     if (!output) {
       trimmer.process(line.text, line.capacity, line.number, nullptr);

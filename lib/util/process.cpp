@@ -4,18 +4,28 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <fmt/core.h>
+#include <thread>
 
 extern char** environ;
 
 namespace ctxkit::util {
 
 namespace {
+namespace fs = std::filesystem;
+
+// The PATH of a child whose environment has none.
+constexpr std::string_view kDefaultPath = "/usr/bin:/bin";
+
 struct Pipe {
   int fd[2] = {-1, -1};
   ~Pipe() {
@@ -59,22 +69,13 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   int rc;
   if (spec.env && spec.argv[0].find('/') == std::string::npos) {
     // posix_spawnp searches the PATH of this process; honour the child's PATH instead.
-    std::string found = spec.argv[0];
     auto it = spec.env->find("PATH");
-    std::string path = it != spec.env->end() ? it->second : "/usr/bin:/bin";
-    size_t start = 0;
-    while (start <= path.size()) {
-      size_t colon = path.find(':', start);
-      std::string dir = path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-      std::string cand = (dir.empty() ? std::string(".") : dir) + "/" + spec.argv[0];
-      if (::access(cand.c_str(), X_OK) == 0) {
-        found = cand;
-        break;
-      }
-      if (colon == std::string::npos) break;
-      start = colon + 1;
+    auto found = find_in_path(spec.argv[0], it != spec.env->end() ? std::string_view(it->second) : kDefaultPath);
+    if (!found) {
+      posix_spawn_file_actions_destroy(&fa);
+      return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
     }
-    rc = ::posix_spawn(&pid, found.c_str(), &fa, nullptr, argv.data(), env_ptr);
+    rc = ::posix_spawn(&pid, found->c_str(), &fa, nullptr, argv.data(), env_ptr);
   } else {
     rc = ::posix_spawnp(&pid, spec.argv[0].c_str(), &fa, nullptr, argv.data(), env_ptr);
   }
@@ -135,6 +136,313 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
   return result;
+}
+
+Result<std::string> find_in_path(const std::string& name, std::string_view path) {
+  auto runnable = [](const std::string& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (name.empty()) return fail("no program named (empty name)", Error::Kind::Invalid);
+  if (name.find('/') != std::string::npos) {
+    if (runnable(name)) return name;
+    return fail(fmt::format("{} not found or not executable", name), Error::Kind::NotFound);
+  }
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t colon = path.find(':', start);
+    std::string_view dir = path.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
+    std::string candidate = fmt::format("{}/{}", dir.empty() ? std::string_view(".") : dir, name);
+    if (runnable(candidate)) return candidate;
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  return fail(fmt::format("{} not found in PATH", name), Error::Kind::NotFound);
+}
+
+namespace {
+ExitStatus decode(int status) {
+  ExitStatus s;
+  if (WIFEXITED(status)) s.code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) s.signal = WTERMSIG(status);
+  else s.code = 1;
+  return s;
+}
+}  // namespace
+
+size_t max_argument_bytes() {
+  long page = ::sysconf(_SC_PAGESIZE);
+  return static_cast<size_t>(32 * (page > 0 ? page : 4096)) - 1;
+}
+
+namespace {
+// argv, the environment and the program path, resolved the way spawn and exec use them.
+struct Prepared {
+  std::string program;
+  std::vector<std::string> env_store;
+  std::vector<char*> argv, envp;
+  char** env_ptr = nullptr;
+};
+
+Result<Prepared> prepare(const SpawnSpec& spec) {
+  if (spec.argv.empty()) return fail("starting a process: empty argv", Error::Kind::Invalid);
+  const std::string& name = spec.argv[0];
+  if (auto ok = check_exec_args(spec); !ok) return std::unexpected(ok.error());
+  std::string path_value;
+  if (spec.env) {
+    auto it = spec.env->find("PATH");
+    path_value = it != spec.env->end() ? it->second : std::string(kDefaultPath);
+  } else {
+    const char* p = std::getenv("PATH");
+    path_value = p ? p : std::string(kDefaultPath);
+  }
+  auto program = find_in_path(name, path_value);
+  if (!program) return fail(fmt::format("starting {}: {}", name, program.error().message), program.error().kind);
+  if (spec.cwd) {
+    struct stat st {};
+    if (::stat(spec.cwd->c_str(), &st) != 0)
+      return fail(fmt::format("starting {}: working directory {}: {}", name, spec.cwd->string(), std::strerror(errno)), Error::Kind::NotFound);
+    if (!S_ISDIR(st.st_mode))
+      return fail(fmt::format("starting {}: working directory {} is not a directory", name, spec.cwd->string()), Error::Kind::Invalid);
+  }
+  Prepared p;
+  p.program = *program;
+  for (const auto& a : spec.argv) p.argv.push_back(const_cast<char*>(a.c_str()));
+  p.argv.push_back(nullptr);
+  p.env_ptr = environ;
+  if (spec.env) {
+    for (const auto& [k, v] : *spec.env) p.env_store.push_back(k + "=" + v);
+    for (auto& e : p.env_store) p.envp.push_back(e.data());
+    p.envp.push_back(nullptr);
+    p.env_ptr = p.envp.data();
+  }
+  return p;
+}
+}  // namespace
+
+Result<void> check_exec_args(const SpawnSpec& spec) {
+  const std::string name = spec.argv.empty() ? std::string("a process") : spec.argv[0];
+  const size_t max = max_argument_bytes();
+  size_t total = 0;
+  for (size_t i = 0; i < spec.argv.size(); ++i) {
+    const std::string& a = spec.argv[i];
+    if (a.find('\0') != std::string::npos)
+      return fail(fmt::format("starting {}: argument {} contains a NUL byte", name, i), Error::Kind::Invalid);
+    if (a.size() > max)
+      return fail(fmt::format("starting {}: argument {} is {} bytes, over the {} bytes one argument can hold", name, i, a.size(), max),
+                  Error::Kind::Invalid);
+    total += a.size() + 1 + sizeof(char*);
+  }
+  if (spec.env) {
+    for (const auto& [k, v] : *spec.env) {
+      if (k.find('\0') != std::string::npos || v.find('\0') != std::string::npos)
+        return fail(fmt::format("starting {}: environment variable {} contains a NUL byte", name, k.substr(0, k.find('\0'))), Error::Kind::Invalid);
+      if (k.size() + 1 + v.size() > max)
+        return fail(fmt::format("starting {}: environment variable {} is {} bytes, over the {} bytes one entry can hold", name, k,
+                                k.size() + 1 + v.size(), max), Error::Kind::Invalid);
+      total += k.size() + v.size() + 2 + sizeof(char*);
+    }
+  } else {
+    for (char** e = environ; e && *e; ++e) total += std::strlen(*e) + 1 + sizeof(char*);
+  }
+  const long arg_max = ::sysconf(_SC_ARG_MAX);
+  if (arg_max > 0 && total > static_cast<size_t>(arg_max))
+    return fail(fmt::format("starting {}: arguments and environment are {} bytes, over the system's {}", name, total, arg_max),
+                Error::Kind::Invalid);
+  return {};
+}
+
+namespace {
+// Default dispositions for every signal (an ignored SIGPIPE or SIGINT would otherwise carry
+// over exec), and nothing blocked.
+void reset_signals(posix_spawnattr_t& attr) {
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+}
+}  // namespace
+
+Result<Child> Child::spawn(const SpawnSpec& spec) {
+  auto p = prepare(spec);
+  if (!p) return std::unexpected(p.error());
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (spec.cwd) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd->c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  reset_signals(attr);
+  pid_t pid = 0;
+  int rc = ::posix_spawn(&pid, p->program.c_str(), &fa, &attr, p->argv.data(), p->env_ptr);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0)
+    return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(rc)), rc == ENOENT ? Error::Kind::NotFound : Error::Kind::Generic);
+  return Child(pid);
+}
+
+Result<void> check_spawnable(const SpawnSpec& spec) {
+  auto p = prepare(spec);
+  if (!p) return std::unexpected(p.error());
+  return {};
+}
+
+Error exec_process(const SpawnSpec& spec) {
+  auto p = prepare(spec);
+  if (!p) return p.error();
+  if (spec.cwd && ::chdir(spec.cwd->c_str()) != 0)
+    return Error{fmt::format("starting {}: working directory {}: {}", spec.argv[0], spec.cwd->string(), std::strerror(errno))};
+  sigset_t none;
+  sigemptyset(&none);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    ::signal(sig, SIG_DFL);
+  }
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execve(p->program.c_str(), p->argv.data(), p->env_ptr);
+  return Error{fmt::format("starting {}: {}", spec.argv[0], std::strerror(errno))};
+}
+
+std::optional<uint64_t> process_start_time(pid_t pid) {
+  if (pid <= 0) return std::nullopt;
+  std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "re");
+  if (!f) return std::nullopt;
+  char buf[1024];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  // "pid (comm) state ppid ..." : comm may hold spaces and parentheses; fields start after the
+  // last ')'. starttime is field 22, the 20th after it.
+  const char* p = std::strrchr(buf, ')');
+  if (!p) return std::nullopt;
+  ++p;
+  for (int field = 3; field < 22; ++field) {
+    while (*p == ' ') ++p;
+    while (*p && *p != ' ') ++p;
+    if (!*p) return std::nullopt;
+  }
+  while (*p == ' ') ++p;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(p, &end, 10);
+  if (end == p) return std::nullopt;
+  return static_cast<uint64_t>(v);
+}
+
+Child& Child::operator=(Child&& other) noexcept {
+  if (this != &other) {
+    pid_ = other.pid_;
+    status_ = other.status_;
+    other.pid_ = 0;
+  }
+  return *this;
+}
+
+std::optional<ExitStatus> Child::poll() {
+  if (status_ || pid_ <= 0) return status_;
+  int status = 0;
+  pid_t r;
+  while ((r = ::waitpid(pid_, &status, WNOHANG)) < 0 && errno == EINTR) {}
+  if (r == pid_) status_ = decode(status);
+  else if (r < 0) status_ = ExitStatus{std::nullopt, std::nullopt};  // not our child any more
+  return status_;
+}
+
+ExitStatus Child::wait() {
+  if (status_ || pid_ <= 0) return status_.value_or(ExitStatus{});
+  int status = 0;
+  pid_t r;
+  while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {}
+  status_ = r == pid_ ? decode(status) : ExitStatus{};
+  return *status_;
+}
+
+std::optional<ExitStatus> Child::wait_for(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto step = std::chrono::milliseconds(1);
+  while (true) {
+    if (auto s = poll()) return s;
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(step, deadline - now));
+    step = std::min(step * 2, std::chrono::milliseconds(20));
+  }
+}
+
+bool Child::signal(int sig) {
+  if (status_ || pid_ <= 0) return false;
+  return ::kill(pid_, sig) == 0;
+}
+
+ExitStatus Child::terminate(std::chrono::milliseconds grace) {
+  if (auto s = poll()) return *s;
+  signal(SIGTERM);
+  if (auto s = wait_for(grace)) return *s;
+  signal(SIGKILL);
+  return wait();
+}
+
+namespace {
+// Process-wide handler state (a signal handler can reach nothing else).
+volatile sig_atomic_t g_target = 0;
+volatile sig_atomic_t g_came[NSIG] = {};
+volatile sig_atomic_t g_latched[NSIG] = {};
+struct sigaction g_saved[NSIG];
+std::atomic<bool> g_forwarder_active{false};
+
+void on_forward(int sig, siginfo_t* info, void*) {
+  g_came[sig] = 1;
+  const pid_t target = g_target;
+  if (target > 0 && info && (info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL))
+    ::kill(target, sig);
+}
+
+void on_latch(int sig) { g_latched[sig] = 1; }
+}  // namespace
+
+SignalForwarder::SignalForwarder(std::initializer_list<int> signals) : signals_(signals) {
+  if (g_forwarder_active.exchange(true)) std::abort();  // one at a time (documented)
+  g_target = 0;
+  struct sigaction sa {};
+  sa.sa_sigaction = on_forward;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : signals_) {
+    g_came[sig] = 0;
+    ::sigaction(sig, &sa, &g_saved[sig]);
+  }
+}
+
+SignalForwarder::~SignalForwarder() {
+  g_target = 0;
+  for (int sig : signals_) ::sigaction(sig, &g_saved[sig], nullptr);
+  g_forwarder_active = false;
+}
+
+void SignalForwarder::set_target(pid_t pid) { g_target = pid; }
+
+bool SignalForwarder::take(int sig) {
+  if (sig <= 0 || sig >= NSIG || !g_came[sig]) return false;
+  g_came[sig] = 0;
+  return true;
+}
+
+SignalLatch::SignalLatch(int sig) : sig_(sig) {
+  g_latched[sig] = 0;
+  struct sigaction sa {};
+  sa.sa_handler = on_latch;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(sig, &sa, &g_saved[sig]);
+}
+
+SignalLatch::~SignalLatch() { ::sigaction(sig_, &g_saved[sig_], nullptr); }
+
+bool SignalLatch::take() {
+  if (!g_latched[sig_]) return false;
+  g_latched[sig_] = 0;
+  return true;
 }
 
 void detach(const std::function<void()>& work) {

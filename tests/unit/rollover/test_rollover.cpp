@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <fmt/core.h>
+#include <unistd.h>
+
 #include "rollover/rollover.hpp"
+#include "util/process.hpp"
 #include "unit/temp_dir.hpp"
 
 namespace ctxkit {
@@ -56,14 +60,23 @@ TEST(Rollover, SummaryChecks) {
   EXPECT_TRUE(read_summary(tmp.write("long.md", many))->too_long());
 }
 
-TEST(Rollover, LaunchAndRelaunchArguments) {
-  EXPECT_EQ(launch_argv("/b/claude", {"--model", "opus"}, true, "ID", "P"),
-            (std::vector<std::string>{"/b/claude", "--model", "opus", "-p", "--session-id", "ID", "P"}));
-  EXPECT_EQ(relaunch_args({"claude", "--resume", "X", "--model", "opus", "hello there"}),
-            (std::vector<std::string>{"claude", "--model", "opus"}));
-  EXPECT_EQ(relaunch_args({"claude", "-c", "--dangerously-skip-permissions", "--session-id=Q"}),
-            (std::vector<std::string>{"claude", "--dangerously-skip-permissions"}));
-  EXPECT_EQ(relaunch_args({"claude", "--model", "opus"}), (std::vector<std::string>{"claude", "--model", "opus"}));
+TEST(Rollover, SummaryWithANulByteIsRefused) {
+  test::TempDir tmp;
+  // Everything after the NUL would silently be missing from the new session's prompt.
+  auto p = tmp.write("nul.md", std::string("### Task\nfirst half\0second half\n", 33));
+  auto s = read_summary(p);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "summary file " + p.string() + " contains a NUL byte (it must be text)");
+}
+
+TEST(Rollover, PromptMustFitInOneProgramArgument) {
+  EXPECT_EQ(util::max_argument_bytes(), 32 * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) - 1);
+  EXPECT_TRUE(check_prompt_fits(std::string(util::max_argument_bytes(), 'x'), "/s.md"));
+  auto over = check_prompt_fits(std::string(util::max_argument_bytes() + 1, 'x'), "/s.md");
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().message, fmt::format("the continuation prompt would be {} bytes, over the {} bytes one program argument can hold: "
+                                              "shorten the summary /s.md", util::max_argument_bytes() + 1, util::max_argument_bytes()));
+  EXPECT_FALSE(check_prompt_fits(std::string("a\0b", 3), "/s.md"));
 }
 
 TEST(Rollover, FindProgramInPath) {
@@ -74,6 +87,8 @@ TEST(Rollover, FindProgramInPath) {
   auto missing = find_program("no-such-claude", env);
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().message, "no-such-claude not found in PATH (set rollover.claude_bin or pass --claude-bin)");
+  EXPECT_EQ(find_program("/nonexistent/claude", env).error().message, "/nonexistent/claude not found or not executable");
+  EXPECT_EQ(find_program("", env).error().message, "no program to start (rollover.claude_bin is empty)");
 }
 
 }  // namespace

@@ -56,6 +56,20 @@ TEST(TrimSession, LinesArrivingAfterTheSnapshotAreLeftOutAndCounted) {
   EXPECT_EQ(lines, 8);
 }
 
+TEST(TrimSession, CwdAndFirstTimestampAreDecodedJsonText) {
+  test::TempDir tmp;
+  // The session ran in  /tmp/a "b" \c\  : the client writes it escaped.
+  const std::string dir = "/tmp/a \"b\" \\c\\ \xc3\xa9";
+  json first = {{"type", "user"}, {"uuid", "u0"}, {"sessionId", "11111111-1111-4111-8111-111111111111"}, {"cwd", dir},
+                {"timestamp", "2026-11-21T12:00:00.000Z"}, {"message", {{"role", "user"}, {"content", "hi"}}}};
+  fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", first.dump(-1, ' ', true) + "\n" + session_lines(4));
+  ASSERT_NE(test::read_file(t).find("\\\"b\\\""), std::string::npos);  // escaped on disk
+  auto o = trim_session(bash_request(t));
+  ASSERT_TRUE(o) << o.error().message;
+  EXPECT_EQ(o->cwd, dir);
+  EXPECT_EQ(o->first_timestamp, "2026-11-21T12:00:00.000Z");
+}
+
 TEST(TrimSession, TempFilesAreNotNamedAsSessions) {
   test::TempDir tmp;
   fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", session_lines(4));

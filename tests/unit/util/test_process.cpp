@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -40,6 +41,177 @@ TEST(Process, DetachRunsTheWorkInAnotherProcessAndReturnsFirst) {
     text = test::read_file(done);
   }
   EXPECT_EQ(text, "after 1");
+}
+
+// The environment a child gets in these tests: only what is listed.
+std::map<std::string, std::string, std::less<>> small_env(std::map<std::string, std::string, std::less<>> extra = {}) {
+  extra.emplace("PATH", "/usr/bin:/bin");
+  return extra;
+}
+
+// Waits (bounded) until `file` has some text.
+std::string wait_for_text(const fs::path& file) {
+  std::string text;
+  for (int i = 0; i < 500 && text.empty(); ++i) {
+    text = fs::exists(file) ? test::read_file(file) : "";
+    if (text.empty()) std::this_thread::sleep_for(10ms);
+  }
+  return text;
+}
+
+TEST(Process, ChildExitCodeIsReported) {
+  auto c = util::Child::spawn({{"sh", "-c", "exit 7"}, small_env(), std::nullopt});
+  ASSERT_TRUE(c) << c.error().message;
+  util::ExitStatus s = c->wait();
+  EXPECT_EQ(s, (util::ExitStatus{7, std::nullopt}));
+  EXPECT_EQ(s.shell_code(), 7);
+  EXPECT_EQ(c->poll(), s);  // reaped once, remembered
+  EXPECT_FALSE(c->signal(SIGTERM));
+}
+
+TEST(Process, ChildKilledByASignalReportsTheSignalNotACode) {
+  auto c = util::Child::spawn({{"sh", "-c", "kill -s KILL $$"}, small_env(), std::nullopt});
+  ASSERT_TRUE(c) << c.error().message;
+  util::ExitStatus s = c->wait();
+  EXPECT_FALSE(s.code);
+  EXPECT_EQ(s.signal, SIGKILL);
+  EXPECT_EQ(s.shell_code(), 128 + SIGKILL);
+}
+
+TEST(Process, ChildGetsExactlyTheGivenEnvironmentAndWorkingDirectory) {
+  test::TempDir tmp;
+  const fs::path out = tmp / "out", dir = tmp / "work dir";
+  fs::create_directories(dir);
+  auto c = util::Child::spawn({{"sh", "-c", "printf '%s|%s|%s' \"$(pwd)\" \"$GREETING\" \"${HOME-unset}\" > \"$OUT\""},
+                               small_env({{"GREETING", "hi there"}, {"OUT", out.string()}}), dir});
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->wait().code, 0);
+  EXPECT_EQ(test::read_file(out), dir.string() + "|hi there|unset");
+}
+
+TEST(Process, ChildIsSearchedInTheGivenPath) {
+  test::TempDir tmp;
+  const fs::path bin = tmp / "bin";
+  fs::create_directories(bin);
+  tmp.write("bin/only-here", "#!/bin/sh\nexit 42\n");
+  fs::permissions(bin / "only-here", fs::perms::owner_all);
+  auto c = util::Child::spawn({{"only-here"}, small_env({{"PATH", bin.string() + ":/usr/bin:/bin"}}), std::nullopt});
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->wait().code, 42);
+  // Not in the PATH given: an error of kind NotFound that names it, and nothing started.
+  auto missing = util::Child::spawn({{"only-here"}, small_env(), std::nullopt});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, Error::Kind::NotFound);
+  EXPECT_EQ(missing.error().message, "starting only-here: only-here not found in PATH");
+}
+
+TEST(Process, FindInPathSkipsWhatIsNotAnExecutableFile) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "a" / "tool");  // a directory of that name
+  tmp.write("b/tool", "not executable");
+  tmp.write("c/tool", "#!/bin/sh\n");
+  fs::permissions(tmp / "c/tool", fs::perms::owner_all);
+  const std::string path = (tmp / "a").string() + "::" + (tmp / "b").string() + ":" + (tmp / "c").string();
+  auto found = util::find_in_path("tool", path);
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(*found, (tmp / "c/tool").string());
+  EXPECT_EQ(util::find_in_path("tool", "/nonexistent").error().message, "tool not found in PATH");
+  EXPECT_EQ(util::find_in_path((tmp / "b/tool").string(), "").error().message, (tmp / "b/tool").string() + " not found or not executable");
+  EXPECT_EQ(*util::find_in_path((tmp / "c/tool").string(), ""), (tmp / "c/tool").string());
+}
+
+TEST(Process, ChildInAMissingDirectoryIsAnErrorNotAChild) {
+  test::TempDir tmp;
+  auto c = util::Child::spawn({{"sh", "-c", "exit 0"}, small_env(), tmp / "gone"});
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message, "starting sh: working directory " + (tmp / "gone").string() + ": No such file or directory");
+}
+
+TEST(Process, WaitForTimesOutOnARunningChildAndTerminateEndsIt) {
+  auto c = util::Child::spawn({{"sleep", "30"}, small_env(), std::nullopt});
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->wait_for(50ms), std::nullopt);
+  EXPECT_EQ(c->poll(), std::nullopt);
+  util::ExitStatus s = c->terminate(2s);
+  EXPECT_EQ(s.signal, SIGTERM);
+}
+
+TEST(Process, TerminateKillsAChildThatIgnoresTerm) {
+  test::TempDir tmp;
+  const fs::path ready = tmp / "ready";
+  auto c = util::Child::spawn({{"sh", "-c", "trap '' TERM; echo up > \"$READY\"; while :; do sleep 0.05; done"},
+                               small_env({{"READY", ready.string()}}), std::nullopt});
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(wait_for_text(ready), "up\n");
+  auto start = std::chrono::steady_clock::now();
+  util::ExitStatus s = c->terminate(200ms);
+  EXPECT_EQ(s.signal, SIGKILL);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 200ms);
+}
+
+TEST(Process, ChildStartsWithDefaultSignalsWhateverTheCallerIgnores) {
+  // An ignored SIGINT would survive exec; the child must still die of one.
+  struct sigaction ignore {}, saved {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &saved);
+  auto c = util::Child::spawn({{"sh", "-c", "kill -s INT $$; exit 3"}, small_env(), std::nullopt});
+  ::sigaction(SIGINT, &saved, nullptr);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->wait().signal, SIGINT);
+}
+
+TEST(Process, ForwarderPassesASignalFromAProcessToTheChild) {
+  test::TempDir tmp;
+  const fs::path ready = tmp / "ready", got = tmp / "got";
+  auto c = util::Child::spawn({{"sh", "-c", "trap 'echo USR2 > \"$GOT\"; exit 5' USR2; echo up > \"$READY\"; while :; do sleep 0.05; done"},
+                               small_env({{"READY", ready.string()}, {"GOT", got.string()}}), std::nullopt});
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(wait_for_text(ready), "up\n");
+  {
+    util::SignalForwarder fwd({SIGUSR2, SIGHUP});
+    fwd.set_target(c->pid());
+    ASSERT_EQ(::kill(::getpid(), SIGUSR2), 0);  // sent by a process: SI_USER
+    auto s = c->wait_for(5s);
+    ASSERT_TRUE(s) << "the child never got the forwarded signal";
+    EXPECT_EQ(s->code, 5);
+    EXPECT_TRUE(fwd.take(SIGUSR2));
+    EXPECT_FALSE(fwd.take(SIGUSR2));  // taken once
+    EXPECT_FALSE(fwd.take(SIGHUP));
+  }
+  EXPECT_EQ(test::read_file(got), "USR2\n");
+  // The previous disposition is back: SIGUSR2 is not handled by the forwarder any more.
+  struct sigaction now {};
+  ::sigaction(SIGUSR2, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
+}
+
+TEST(Process, LatchRecordsASignalUntilTaken) {
+  util::SignalLatch latch(SIGUSR1);
+  EXPECT_FALSE(latch.take());
+  ASSERT_EQ(::kill(::getpid(), SIGUSR1), 0);
+  EXPECT_TRUE(latch.take());
+  EXPECT_FALSE(latch.take());
+}
+
+TEST(Process, RunProcessTimesOutAndKills) {
+  util::ProcessSpec spec;
+  spec.argv = {"sleep", "30"};
+  spec.timeout = 100ms;
+  auto start = std::chrono::steady_clock::now();
+  auto r = util::run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_EQ(r->exit_code, 128 + SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+TEST(Process, RunProcessWithAnEnvironmentSearchesItsPath) {
+  util::ProcessSpec spec;
+  spec.argv = {"no-such-program-here"};
+  spec.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"}};
+  auto r = util::run_process(spec);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "starting no-such-program-here: no-such-program-here not found in PATH");
 }
 
 }  // namespace

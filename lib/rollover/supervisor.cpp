@@ -1,0 +1,218 @@
+#include "rollover/supervisor.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <fmt/core.h>
+#include <optional>
+
+#include "claude/claude_cli.hpp"
+#include "store/state_access.hpp"
+#include "store/state_store.hpp"
+#include "util/atomic_file.hpp"
+#include "util/process.hpp"
+#include "util/uuid.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+constexpr const char* kTool = "ctx-rollover";
+constexpr std::string_view kRecordHeader = "ctxkit-supervisor 1";
+// A prompt file larger than this cannot be one argument anyway; nothing more is read.
+constexpr size_t kMaxPromptFile = 4u << 20;
+
+fs::path record_path(const fs::path& state_dir, pid_t pid) { return state_dir / "supervisors" / std::to_string(pid); }
+
+std::string start_time_text(pid_t pid) {
+  auto t = util::process_start_time(pid);
+  return t ? std::to_string(*t) : std::string("-");
+}
+
+// Reads a file of ours: a regular file owned by this user, not through a link, at most `max` bytes.
+Result<std::string> read_own_file(const fs::path& path, size_t max) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return fail(fmt::format("reading {}: {}", path.string(), std::strerror(errno)), errno == ENOENT ? Error::Kind::NotFound : Error::Kind::Generic);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
+    ::close(fd);
+    return fail(fmt::format("reading {}: not a regular file of this user", path.string()), Error::Kind::Invalid);
+  }
+  if (static_cast<uint64_t>(st.st_size) > max) {
+    ::close(fd);
+    return fail(fmt::format("{} is {} bytes, more than the {} expected", path.string(), st.st_size, max), Error::Kind::Invalid);
+  }
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    ssize_t r = ::read(fd, text.data() + got, text.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  ::close(fd);
+  text.resize(got);
+  return text;
+}
+
+// What a ready rollover needs to start, all checked before the running client is ended.
+struct Relaunch {
+  std::vector<std::string> argv;
+  std::optional<fs::path> cwd;
+};
+
+Result<Relaunch> prepare_relaunch(const PendingRollover& ready, const std::vector<std::string>& command, const util::SpawnSpec& base) {
+  auto prompt = read_own_file(ready.prompt_path, kMaxPromptFile);
+  if (!prompt) return fail(fmt::format("the continuation prompt: {}", prompt.error().message));
+  if (prompt->empty()) return fail(fmt::format("the continuation prompt {} is empty", ready.prompt_path));
+  Relaunch r;
+  r.argv = relaunch_argv(command, ready.new_session_id, *prompt);
+  std::error_code ec;
+  if (!ready.cwd.empty() && fs::is_directory(ready.cwd, ec)) r.cwd = fs::path(ready.cwd);
+  util::SpawnSpec spec = base;
+  spec.argv = r.argv;
+  spec.cwd = r.cwd;
+  if (auto ok = util::check_spawnable(spec); !ok) return std::unexpected(ok.error());
+  return r;
+}
+}  // namespace
+
+Result<void> record_supervisor(const fs::path& state_dir, pid_t pid, const std::string& token) {
+  const fs::path dir = state_dir / "supervisors";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return fail(fmt::format("creating {}: {}", dir.string(), ec.message()));
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+    return fail(fmt::format("{} is not a directory of this user", dir.string()), Error::Kind::Invalid);
+  if ((st.st_mode & 0777) != 0700 && ::chmod(dir.c_str(), 0700) != 0)
+    return fail(fmt::format("making {} private: {}", dir.string(), std::strerror(errno)));
+  return util::write_file_atomic(record_path(state_dir, pid), fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid)), 0600,
+                                 util::Durability::Flush);
+}
+
+void forget_supervisor(const fs::path& state_dir, pid_t pid) {
+  std::error_code ec;
+  fs::remove(record_path(state_dir, pid), ec);
+}
+
+Result<pid_t> verify_supervisor(const fs::path& state_dir, std::string_view pid_text, std::string_view token) {
+  long long value = 0;
+  auto [end, ec] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), value);
+  if (pid_text.empty() || ec != std::errc() || end != pid_text.data() + pid_text.size() || !(pid_text[0] >= '0' && pid_text[0] <= '9') ||
+      value <= 0 || value > INT_MAX)
+  {
+    std::string shown(pid_text.substr(0, 32));
+    for (char& c : shown)
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    return fail(fmt::format("CTXKIT_SUPERVISOR_PID '{}' is not a process id", shown), Error::Kind::Invalid);
+  }
+  const pid_t pid = static_cast<pid_t>(value);
+  if (token.empty()) return fail("CTXKIT_SUPERVISOR is empty", Error::Kind::Invalid);
+  auto text = read_own_file(record_path(state_dir, pid), 4096);
+  if (!text) return fail(fmt::format("process {} is not a recorded ctxkit supervisor", pid), Error::Kind::NotFound);
+  const std::string expected = fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid));
+  if (*text != expected) return fail(fmt::format("process {} is not the ctxkit supervisor of this session", pid), Error::Kind::Invalid);
+  return pid;
+}
+
+int run_supervisor(const std::vector<std::string>& command, const Config& cfg, const util::Env& env, std::ostream& out,
+                   std::ostream& err) {
+  const std::string token = util::random_uuid();
+  const pid_t self = ::getpid();
+  const fs::path state_dir = cfg.state_dir(env);
+  if (auto r = record_supervisor(state_dir, self, token); !r)
+    err << kTool << ": warning: " << r.error().message << " (a ready rollover is noticed within half a second instead)\n";
+  struct Forget {
+    fs::path dir;
+    pid_t pid;
+    ~Forget() { forget_supervisor(dir, pid); }
+  } forget{state_dir, self};
+
+  util::SpawnSpec base;
+  base.env.emplace(env.vars().begin(), env.vars().end());
+  (*base.env)["CTXKIT_SUPERVISOR"] = token;
+  (*base.env)["CTXKIT_SUPERVISOR_PID"] = std::to_string(self);
+
+  termios saved{};
+  const bool tty = ::isatty(0) && ::tcgetattr(0, &saved) == 0;
+  util::SignalForwarder forward({SIGINT, SIGQUIT, SIGTERM, SIGHUP});
+  util::SignalLatch wake(SIGUSR1);
+
+  // One connection for the whole run, opened when first needed (and again if it could not be).
+  std::optional<StateStore> store;
+  auto state = [&]() -> StateStore* {
+    std::string note;
+    if (!store) store = open_state(cfg, env, note);
+    return store ? &*store : nullptr;
+  };
+  // The rollover prepared in the supervised session, once its turn has ended, checked whole. One
+  // that cannot be carried out is reported and dropped.
+  auto ready_relaunch = [&]() -> std::optional<std::pair<PendingRollover, Relaunch>> {
+    StateStore* s = state();
+    if (!s) return std::nullopt;
+    auto p = s->pending_rollover(token);
+    if (!p || !*p || !(*p)->ready) return std::nullopt;
+    auto relaunch = prepare_relaunch(**p, command, base);
+    if (!relaunch) {
+      err << kTool << ": error: the rollover to session " << (*p)->new_session_id << " cannot start, the current session goes on: "
+          << relaunch.error().message << '\n';
+      (void)s->clear_pending_rollover(token);
+      return std::nullopt;
+    }
+    return std::make_pair(**p, std::move(*relaunch));
+  };
+
+  util::SpawnSpec spec = base;
+  spec.argv = command;
+  int last_status = 0;
+  bool stop = false;
+  while (true) {
+    auto child = util::Child::spawn(spec);
+    if (!child) {
+      err << kTool << ": error: " << child.error().message << '\n';
+      return last_status ? last_status : 1;
+    }
+    forward.set_target(child->pid());
+    std::optional<std::pair<PendingRollover, Relaunch>> ready;
+    auto last_poll = std::chrono::steady_clock::now() - 1s;
+    std::optional<util::ExitStatus> status;
+    while (!(status = child->wait_for(50ms))) {
+      auto now = std::chrono::steady_clock::now();
+      if (wake.take() || now - last_poll > 500ms) {
+        last_poll = now;
+        ready = ready_relaunch();
+        if (ready) break;
+      }
+    }
+    if (!status) {
+      // The turn ended with a rollover that can start: end this client, then start the new session.
+      status = child->terminate(std::chrono::seconds(cfg.rollover.grace_seconds));
+    }
+    forward.set_target(0);
+    stop = forward.take(SIGTERM) || forward.take(SIGHUP) || stop;
+    last_status = status->shell_code();
+    if (tty) {
+      ::tcsetattr(0, TCSANOW, &saved);
+      if (::isatty(1)) out << "\x1b[?25h" << std::flush;  // show the cursor again
+    }
+    // The child ended by itself: a rollover that became ready at the very end still counts.
+    if (!ready && !stop) ready = ready_relaunch();
+    if (!ready || stop) return last_status;
+    if (StateStore* s = state()) (void)s->clear_pending_rollover(token);
+    err << kTool << ": starting the new session " << ready->first.new_session_id << '\n';
+    spec.argv = ready->second.argv;
+    spec.cwd = ready->second.cwd;
+  }
+}
+
+}  // namespace ctxkit
