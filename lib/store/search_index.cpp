@@ -337,7 +337,8 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
   }
   std::string sql =
       "SELECT f.session_id, f.project, m.line, m.timestamp, m.role, bm25(fts), f.path, m.offset "
-      "FROM fts JOIN messages m ON m.id = fts.rowid JOIN files f ON f.id = m.file_id "
+      // CROSS JOIN keeps the FTS5 match the outer loop (SQLite would otherwise scan messages).
+      "FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
       "WHERE fts MATCH ?1 AND f.excluded = 0";
   int n = 2;
   if (floor_rowid > 0) sql += fmt::format(" AND fts.rowid >= ?{}", n++);
