@@ -1,8 +1,10 @@
 // The searchable archive on a generated archive of >= 1 GB (12 sessions of ~90 MB, cached in
 // $CTXKIT_BENCH_DIR, default /var/tmp/ctxkit-bench):
 //   indexing throughput (MB/s of transcript),
-//   ctx-search latency (whole process, median of runs) for selective queries (identifiers that
-//   occur once, error strings) and for common words (target: selective median <= 50 ms),
+//   the index's size against the archive's (target: <= 30%),
+//   ctx-search latency (whole process, median of runs) for each query class: selective
+//   (identifiers that occur once, error strings), a common word, two common words, an identifier
+//   beside a common phrase (target: every class <= 50 ms; indexing >= 67 MB/s),
 //   indexing an appended 1 MB in a small archive and in the 1 GB one (target: the same cost).
 //
 //   bench_search BIN_DIR [RUNS]
@@ -15,6 +17,7 @@
 #include <fstream>
 #include <map>
 
+#include "archive/indexer.hpp"
 #include "store/search_index.hpp"
 #include "transcript_gen.hpp"
 #include "util/process.hpp"
@@ -76,7 +79,7 @@ int main(int argc, char** argv) {
   auto t0 = clk::now();
   uint64_t rows = 0;
   for (const auto& [f, sid] : files) {
-    auto r = index->index_file(f, sid, "-bench", "ctxkit:no-index");
+    auto r = ctxkit::index_file(*index, f, sid, "-bench", "ctxkit:no-index");
     if (!r) {
       fmt::print(stderr, "{}\n", r.error().message);
       return 1;
@@ -84,9 +87,14 @@ int main(int argc, char** argv) {
     rows += r->rows_added;
   }
   double index_s = ms_since(t0) / 1000;
-  fmt::print("archive: {:.2f} GB in {} sessions, {} messages indexed in {:.1f} s ({:.1f} MB/s); index {:.0f} MB\n",
-             static_cast<double>(total) / (1 << 30), files.size(), rows, index_s,
-             static_cast<double>(total) / (1 << 20) / index_s, static_cast<double>(fs::file_size(db)) / (1 << 20));
+  std::error_code ec;
+  auto wal = fs::file_size(fs::path(db.string() + "-wal"), ec);
+  double index_mb = static_cast<double>(fs::file_size(db) + (ec ? 0 : wal)) / (1 << 20);
+  double mbps = static_cast<double>(total) / (1 << 20) / index_s;
+  double pct = 100.0 * index_mb / (static_cast<double>(total) / (1 << 20));
+  fmt::print("archive: {:.2f} GB in {} sessions, {} messages indexed in {:.1f} s ({:.1f} MB/s); index {:.0f} MB ({:.0f}% of the archive)\n",
+             static_cast<double>(total) / (1 << 30), files.size(), rows, index_s, mbps, index_mb, pct);
+  bool ok = mbps >= 67 && pct <= 30;
 
   // 2. Search latency, whole process.
   std::map<std::string, std::string> env = {{"HOME", dir.string()}, {"PATH", "/usr/bin:/bin"},
@@ -110,18 +118,22 @@ int main(int argc, char** argv) {
   queries.emplace_back("error string", "undefined reference to `" + rare.front() + "'");
   queries.emplace_back("file:line", "src/engine.c:42 " + rare.back());
   queries.emplace_back("common word", "function");
+  queries.emplace_back("two common", "function return");
   queries.emplace_back("common words", "delta gamma return");
-  bool ok = true;
   std::vector<double> selective;
+  std::map<std::string, double> worst;
   fmt::print("{:<14} {:>10} {:>6}  query\n", "kind", "median ms", "hits");
   for (const auto& [kind, q] : queries) {
     auto [ms, hits] = latency(q);
     fmt::print("{:<14} {:>10.1f} {:>6}  {}\n", kind, ms, hits, q);
-    if (kind.find("common") == std::string::npos) selective.push_back(ms);
+    if (kind == "identifier") selective.push_back(ms);
+    worst[kind] = std::max(worst[kind], ms);
   }
   double sel = median(selective);
-  fmt::print("selective queries: median {:.1f} ms (target <= 50 ms)\n", sel);
-  if (sel > 50) ok = false;
+  fmt::print("selective queries: median {:.1f} ms; slowest class {:.1f} ms (target: every class <= 50 ms)\n", sel,
+             std::max_element(worst.begin(), worst.end(), [](auto& a, auto& b) { return a.second < b.second; })->second);
+  for (const auto& [kind, ms] : worst)
+    if (ms > 50) ok = false;
 
   // 3. Appending 1 MB to a session in a small archive and in the 1 GB one.
   fs::path small_state = dir / "small/ctxkit";
@@ -130,16 +142,16 @@ int main(int argc, char** argv) {
   auto sg = ctxkit::bench::generate_transcript(small_file, 10ull << 20, 60, 7);
   fs::remove(small_state / "archive/index.db");
   auto small_index = ctxkit::SearchIndex::open(small_state / "archive/index.db");
-  (void)small_index->index_file(small_file, sg.session_id, "-bench", "ctxkit:no-index");
+  (void)ctxkit::index_file(*small_index, small_file, sg.session_id, "-bench", "ctxkit:no-index");
   std::vector<double> small_t, big_t;
   for (uint32_t i = 0; i < 5; ++i) {
     append_mb(small_file, dir / "append.jsonl", 1 << 20, 500 + i);
     auto s = clk::now();
-    (void)small_index->index_file(small_file, sg.session_id, "-bench", "ctxkit:no-index");
+    (void)ctxkit::index_file(*small_index, small_file, sg.session_id, "-bench", "ctxkit:no-index");
     small_t.push_back(ms_since(s));
     append_mb(files.front().first, dir / "append.jsonl", 1 << 20, 600 + i);
     s = clk::now();
-    (void)index->index_file(files.front().first, files.front().second, "-bench", "ctxkit:no-index");
+    (void)ctxkit::index_file(*index, files.front().first, files.front().second, "-bench", "ctxkit:no-index");
     big_t.push_back(ms_since(s));
   }
   double ms_small = median(small_t), ms_big = median(big_t);

@@ -6,7 +6,8 @@
 #include "core/config.hpp"
 #include "store/search_index.hpp"
 #include "claude/session_locator.hpp"
-#include "archive/session_archiver.hpp"
+#include "archive/indexer.hpp"
+#include "claude/message_text.hpp"
 #include "apps/cli.hpp"
 #include "util/line_reader.hpp"
 #include "util/time.hpp"
@@ -62,15 +63,44 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
     }
   }
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
-  fs::path db = index_path(cfg.state_dir(ctx.env));
+  const fs::path state_dir = cfg.state_dir(ctx.env);
+  fs::path db = index_path(state_dir);
   std::error_code ec;
-  if (!fs::exists(db, ec)) {
+  if (!fs::exists(db, ec) && !fs::exists(state_dir / "archive", ec)) {
     if (!show.empty()) return error("nothing is archived yet");
     ctx.out << "Nothing is archived yet.\n";
     return 0;
   }
-  auto index = SearchIndex::open(db);
+  // Before answering, finish what no indexer finished (a killed or never started one, a
+  // quarantined index); when another indexer is at work, say how far it got instead.
+  std::string note;
+  auto lock = IndexLock::acquire(state_dir, false);
+  if (!lock) return error(lock.error().message);
+  auto index = open_index(state_dir, &note);
   if (!index) return error(index.error().message);
+  std::string building;
+  const bool indexer_here = lock->has_value();
+  if (indexer_here) {
+    if (auto before = index_progress(*index, state_dir, cfg.archive);
+        before && before->archived_bytes - before->indexed_bytes > (64u << 20))
+      ctx.err << fmt::format("ctx-search: indexing {} MB of archived sessions first\n", (before->archived_bytes - before->indexed_bytes) >> 20);
+    auto run = index_pending(*index, state_dir, cfg.archive);
+    if (!run) return error(run.error().message);
+    if (!run->first_error.empty() && note.empty()) note = run->first_error;
+    lock->reset();
+  }
+  auto progress = index_progress(*index, state_dir, cfg.archive);
+  if (!progress) return error(progress.error().message);
+  if (!progress->complete()) {
+    auto size = [](uint64_t b) { return b < (10u << 20) ? fmt::format("{} KB", (b + 1023) >> 10) : fmt::format("{} MB", b >> 20); };
+    building = fmt::format("The search index is {}: {} of {} of archived sessions indexed ({}%, {} of {} sessions pending); "
+                           "results come from what is indexed so far.",
+                           indexer_here ? "incomplete" : "being built", size(progress->indexed_bytes), size(progress->archived_bytes),
+                           progress->archived_bytes ? progress->indexed_bytes * 100 / progress->archived_bytes : 100,
+                           progress->files_pending, progress->files);
+  }
+  if (!note.empty()) ctx.err << "ctx-search: " << note << '\n';
+  if (!building.empty() && (json_out || !show.empty())) ctx.err << "ctx-search: " << building << '\n';
 
   if (!show.empty()) {
     auto file = index->file_of(sid);
@@ -102,6 +132,8 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   q.limit = limit;
   auto found = index->search(q);
   if (!found) return error(found.error().message);
+  fill_snippets(*found, q.words);
+  if (!building.empty() && !json_out) ctx.out << building << '\n';
   const std::vector<SearchHit>* hits = &found->hits;
   if (json_out) {
     nlohmann::json arr = nlohmann::json::array();

@@ -81,6 +81,8 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       const util::Env env = ctx.env;
       auto work = [transcript, state_dir, archive_cfg, env] {
         auto r = archive_session(transcript, state_dir, archive_cfg);
+        // Another indexer was at work: wait for it, then finish what it left (this session).
+        if (r && !r->indexed && !r->project_excluded) run_indexer(state_dir, archive_cfg);
         if (!r) {
           // Detached: leave the reason where the user can find it (private folder, no links).
           if (util::make_private_dirs(state_dir)) {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "archive/archive.hpp"
-#include "archive/session_archiver.hpp"
+#include "archive/indexer.hpp"
 #include "core/config.hpp"
 #include "context/context_meter.hpp"
 #include "claude/session_locator.hpp"
@@ -18,6 +18,7 @@
 #include "trim/trim_session.hpp"
 #include "util/time.hpp"
 #include "util/shell.hpp"
+#include "util/process.hpp"
 #include "util/uuid.hpp"
 
 namespace ctxkit {
@@ -58,6 +59,14 @@ std::string thousands(uint64_t n) {
   std::string s = std::to_string(n);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), 1, ',');
   return s;
+}
+// "3144 tool results, 6 images and 2 tool inputs": results cut to a notice, images replaced by a
+// placeholder (also in results whose text was kept), tool inputs shortened.
+std::string what_was_cut(const TrimStats& s) {
+  const uint64_t cut = s.results_trimmed - s.results_images_only;
+  auto n = [](uint64_t k, const char* one, const char* many) { return fmt::format("{} {}", thousands(k), k == 1 ? one : many); };
+  return fmt::format("{}, {} and {}", n(cut, "tool result", "tool results"), n(s.images_replaced, "image", "images"),
+                     n(s.inputs_trimmed, "tool input", "tool inputs"));
 }
 }  // namespace
 
@@ -140,15 +149,15 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
     if (!used) return error(used.error().message);
     if (!*used) return error(fmt::format("unknown tool '{}' (not a Claude Code tool and not used in this session)", t));
   }
+  if (!dry_run) {
+    // Copies a killed trim left behind (the new session's and the archive's).
+    remove_stale_temporaries(path.parent_path());
+    remove_stale_temporaries(where.transcript.parent_path());
+  }
   auto outcome = trim_session(req);
   if (!outcome) return error(outcome.error().message);
   const TrimOutcome& o = *outcome;
   const TrimStats& s = o.stats;
-  std::string index_note;
-  if (!dry_run) {
-    // Whatever is archived is searchable.
-    if (auto r = index_archived(where, project, parent_id, state_dir, cfg.archive, nullptr); !r) index_note = r.error().message;
-  }
 
   // Record lineage (trim only when something was written).
   std::string state_note;
@@ -173,6 +182,14 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
     }
   }
 
+  // Whatever is archived becomes searchable, after this program returns: a detached indexer
+  // (waiting for any other one) indexes what is pending in the archive. If it is killed, the next
+  // indexer, or ctx-search before it answers, finishes the work.
+  if (!dry_run && !project_is_excluded(project, cfg.archive)) {
+    const ArchiveConfig archive_cfg = cfg.archive;
+    util::detach([state_dir, archive_cfg] { run_indexer(state_dir, archive_cfg); });
+  }
+
   const std::string resume = o.cwd.empty() ? fmt::format("claude --resume {}", req.new_session_id)
                                            : fmt::format("cd {} && claude --resume {}", util::shell_quote(o.cwd), req.new_session_id);
   if (json_out) {
@@ -193,6 +210,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
     j["results_trimmed"] = s.results_trimmed;
     j["inputs_trimmed"] = s.inputs_trimmed;
     j["images_replaced"] = s.images_replaced;
+    j["results_cut"] = s.results_trimmed - s.results_images_only;
     j["chars_saved"] = s.chars_saved;
     j["tokens_saved"] = s.tokens_saved();
     j["context_percent"] = pct ? ojson(*pct) : ojson(nullptr);
@@ -218,8 +236,8 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
       ctx.out << fmt::format("{:<20} {:>8} {:>12} {:>8} {:>14}{}\n", tool, t.results, thousands(t.result_chars / 4),
                              t.trimmed, thousands(t.chars_saved / 4), tools.count(tool) ? "" : "  (not a target tool)");
     }
-    ctx.out << fmt::format("would trim {} results and {} tool inputs ({} images): about {} tokens saved (threshold {} characters)\n",
-                           s.results_trimmed, s.inputs_trimmed, s.images_replaced, thousands(s.tokens_saved()), req.threshold);
+    ctx.out << fmt::format("would trim {}: about {} tokens saved (threshold {} characters)\n", what_was_cut(s),
+                           thousands(s.tokens_saved()), req.threshold);
     if (s.tokens_saved() < req.min_tokens_saved) ctx.out << fmt::format("that is below {} tokens: ctx-trim would write nothing\n", req.min_tokens_saved);
     return 0;
   }
@@ -232,16 +250,14 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   std::vector<std::string> by_tool;
   for (const auto& [tool, t] : s.per_tool)
     if (t.trimmed || t.inputs_trimmed) by_tool.push_back(fmt::format("{} {}", tool, t.trimmed + t.inputs_trimmed));
-  ctx.out << fmt::format("Trimmed {} tool results and {} tool inputs ({}): about {} tokens saved ({} characters).\n",
-                         s.results_trimmed, s.inputs_trimmed, fmt::join(by_tool, ", "), thousands(s.tokens_saved()),
-                         thousands(s.chars_saved));
+  ctx.out << fmt::format("Trimmed {} ({}): about {} tokens saved ({} characters).\n", what_was_cut(s),
+                         fmt::join(by_tool, ", "), thousands(s.tokens_saved()), thousands(s.chars_saved));
   ctx.out << fmt::format("New session {} (trimmed from {}).\n", req.new_session_id, parent_id);
   ctx.out << fmt::format("The original is untouched and archived at {}.\n", where.transcript.string());
   if (o.late_lines > 0)
     ctx.out << fmt::format("Note: {} lines were added to the session after the snapshot; they are not in the trimmed copy.\n", o.late_lines);
   ctx.out << "Continue in the trimmed session with:\n  " << resume << '\n';
   if (!state_note.empty()) ctx.err << kTool << ": " << state_note << '\n';
-  else if (!index_note.empty()) ctx.err << kTool << ": " << index_note << '\n';
   return 0;
 }
 

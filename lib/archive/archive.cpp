@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fmt/core.h>
 
 #include "util/atomic_file.hpp"
@@ -70,6 +71,22 @@ Result<void> copy_side_folder(const fs::path& from, const fs::path& to) {
   }
   if (ec) return fail(fmt::format("copying {}: {}", from.string(), ec.message()));
   return {};
+}
+
+size_t remove_stale_temporaries(const fs::path& dir, int64_t min_age_s) {
+  size_t removed = 0;
+  std::error_code ec;
+  const time_t now = ::time(nullptr);
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    auto tmp = name.rfind(".jsonl.tmp.");
+    if (!name.starts_with('.') || tmp == std::string::npos || name.size() != tmp + 11 + 6) continue;
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    if (now - st.st_mtime < min_age_s) continue;
+    if (::unlink(e.path().c_str()) == 0) ++removed;
+  }
+  return removed;
 }
 
 }  // namespace ctxkit

@@ -26,4 +26,10 @@ bool archive_needs_update(const ArchiveLocation& where, uint64_t source_bytes);
 // an error.
 Result<void> copy_side_folder(const std::filesystem::path& from, const std::filesystem::path& to);
 
+// Removes temporary copies a killed trim or archiver left in `dir`: files named
+// ".<name>.jsonl.tmp.XXXXXX" (util::AtomicFile's names for transcripts), regular, owned by this
+// user and untouched for `min_age_s` seconds (a copy being written now is never taken). Returns how
+// many were removed.
+size_t remove_stale_temporaries(const std::filesystem::path& dir, int64_t min_age_s = 600);
+
 }  // namespace ctxkit

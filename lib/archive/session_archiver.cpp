@@ -12,16 +12,7 @@
 namespace ctxkit {
 namespace fs = std::filesystem;
 
-fs::path index_path(const fs::path& state_dir) { return state_dir / "archive" / "index.db"; }
-
 namespace {
-bool project_is_excluded(const std::string& project, const ArchiveConfig& config) {
-  for (const auto& p : config.exclude_projects) {
-    if (p == project || project_folder_name(p) == project) return true;
-  }
-  return false;
-}
-
 // Copies the complete lines of `from` to `to` (atomically, 0600).
 Result<void> copy_complete_lines(const fs::path& from, const fs::path& to) {
   auto reader = util::LineReader::open(from, {}, 4 << 20);
@@ -42,17 +33,6 @@ Result<void> copy_complete_lines(const fs::path& from, const fs::path& to) {
 }
 }  // namespace
 
-Result<IndexReport> index_archived(const ArchiveLocation& where, const std::string& project, const std::string& session_id,
-                                   const fs::path& state_dir, const ArchiveConfig& config, bool* excluded_project) {
-  if (project_is_excluded(project, config)) {
-    if (excluded_project) *excluded_project = true;
-    return IndexReport{};
-  }
-  auto index = SearchIndex::open(index_path(state_dir));
-  if (!index) return std::unexpected(index.error());
-  return index->index_file(where.transcript, session_id, project, config.exclude_marker);
-}
-
 Result<ArchiveOutcome> archive_session(const fs::path& transcript, const fs::path& state_dir, const ArchiveConfig& config) {
   ArchiveOutcome out;
   const std::string project = transcript.parent_path().filename().string();
@@ -66,10 +46,17 @@ Result<ArchiveOutcome> archive_session(const fs::path& transcript, const fs::pat
     out.copied = true;
   }
   if (auto r = copy_side_folder(transcript.parent_path() / session, out.where.side_dir); !r) return std::unexpected(r.error());
-  auto report = index_archived(out.where, project, session, state_dir, config, &out.project_excluded);
-  if (!report) return std::unexpected(report.error());
-  out.index = *report;
-  out.indexed = !out.project_excluded;
+  out.project_excluded = project_is_excluded(project, config);
+  if (out.project_excluded) return out;
+  auto lock = IndexLock::acquire(state_dir, false);
+  if (!lock) return std::unexpected(lock.error());
+  if (!*lock) return out;  // another indexer is at work
+  auto index = open_index(state_dir, nullptr);
+  if (!index) return std::unexpected(index.error());
+  auto run = index_pending(*index, state_dir, config);
+  if (!run) return std::unexpected(run.error());
+  out.index = *run;
+  out.indexed = true;
   return out;
 }
 

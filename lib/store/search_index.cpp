@@ -2,80 +2,66 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
-
-#include "store/sqlite_stmt.hpp"
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
-#include <nlohmann/json.hpp>
-
-#include "util/line_reader.hpp"
-#include "util/utf8.hpp"
+#include "store/sqlite_stmt.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 
 namespace {
 
 using sqlite::Stmt;
 
+// FTS5 options, chosen from measurements on generated archives (README, "Search"): contentless
+// (the archive holds the text), detail=full (positions kept: a word such as engine.c:42 is a
+// phrase of tokens, matched exactly), unicode61 tokenizer.
 const char* kSchema =
-    "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, session_id TEXT NOT NULL, project TEXT NOT NULL,"
-    "  indexed_bytes INTEGER NOT NULL DEFAULT 0, indexed_lines INTEGER NOT NULL DEFAULT 0,"
+    "CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, session_id TEXT NOT NULL,"
+    "  project TEXT NOT NULL, indexed_bytes INTEGER NOT NULL DEFAULT 0, indexed_lines INTEGER NOT NULL DEFAULT 0,"
     "  excluded INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX IF NOT EXISTS files_session ON files(session_id);"
-    "CREATE VIRTUAL TABLE IF NOT EXISTS messages USING fts5(text, session_id UNINDEXED, project UNINDEXED,"
-    "  line UNINDEXED, timestamp UNINDEXED, role UNINDEXED, tokenize='unicode61');";
+    "CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, line INTEGER NOT NULL,"
+    "  offset INTEGER NOT NULL, timestamp TEXT NOT NULL, role TEXT NOT NULL);"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', detail=full, tokenize='unicode61');";
 
-std::string text_of_content(const json& content) {
-  if (content.is_string()) return content.get<std::string>();
-  std::string out;
-  if (!content.is_array()) return out;
-  for (const auto& b : content) {
-    if (!b.is_object()) continue;
-    std::string type = b.value("type", "");
-    std::string piece;
-    if (type == "text" && b.contains("text") && b["text"].is_string()) piece = b["text"].get<std::string>();
-    else if (type == "tool_use" && b.contains("input")) piece = fmt::format("{} {}", b.value("name", ""), b["input"].dump(-1, ' ', false, json::error_handler_t::replace));
-    else if (type == "tool_result" && b.contains("content")) piece = text_of_content(b["content"]);
-    if (piece.empty()) continue;
-    if (!out.empty()) out += '\n';
-    out += piece;
+Error::Kind kind_of(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Error::Kind::Corrupt;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Error::Kind::Busy;
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+      return Error::Kind::ReadOnly;
+    default:
+      return Error::Kind::Generic;
   }
-  return out;
 }
 }  // namespace
 
-MessageText message_text(std::string_view line) {
-  MessageText m;
-  json j = json::parse(line, nullptr, false);
-  if (j.is_discarded()) j = json::parse(util::sanitize_json_text(line), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return m;
-  std::string type = j.value("type", "");
-  if (type != "user" && type != "assistant") return m;
-  auto msg = j.find("message");
-  if (msg == j.end() || !msg->is_object() || !msg->contains("content")) return m;
-  const json& content = (*msg)["content"];
-  m.timestamp = j.value("timestamp", "");
-  m.text = text_of_content(content);
-  m.role = type;
-  if (content.is_array() && !content.empty() && content[0].is_object()) {
-    std::string first = content[0].value("type", "");
-    if (first == "tool_result") m.role = "tool_result";
-    else if (first == "tool_use") m.role = "tool_use";
-  }
-  return m;
-}
+struct SearchIndex::Statements {
+  Statements(sqlite3* db)
+      : meta(db, "INSERT INTO messages(file_id, line, offset, timestamp, role) VALUES(?1,?2,?3,?4,?5)"),
+        text(db, "INSERT INTO fts(rowid, body) VALUES(?1,?2)"),
+        progress(db, "UPDATE files SET indexed_bytes=?2, indexed_lines=?3, excluded=?4 WHERE id=?1") {}
+  Stmt meta, text, progress;
+};
 
 SearchIndex::SearchIndex(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
 Error SearchIndex::error(const std::string& what, int rc) const {
-  return Error{fmt::format("search index {}: {}: {}", path_, what, db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc))};
+  return Error{fmt::format("search index {}: {}: {}", path_, what, db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc)), kind_of(rc)};
 }
 
 Result<void> SearchIndex::exec(const char* sql) {
@@ -84,130 +70,166 @@ Result<void> SearchIndex::exec(const char* sql) {
   if (rc != SQLITE_OK) {
     std::string m = msg ? msg : sqlite3_errstr(rc);
     sqlite3_free(msg);
-    return fail(fmt::format("search index {}: {}", path_, m), (rc & 0xff) == SQLITE_BUSY ? Error::Kind::Busy : Error::Kind::Generic);
+    return fail(fmt::format("search index {}: {}", path_, m), kind_of(rc));
   }
   return {};
 }
+
+Result<void> SearchIndex::begin() { return exec("BEGIN IMMEDIATE"); }
+Result<void> SearchIndex::commit() { return exec("COMMIT"); }
+void SearchIndex::rollback() { (void)exec("ROLLBACK"); }
 
 Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec) return fail(fmt::format("creating {}: {}", path.parent_path().string(), ec.message()), Error::Kind::ReadOnly);
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd >= 0) ::close(fd);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return fail(fmt::format("search index {}: {}", path.string(), std::strerror(errno)), Error::Kind::ReadOnly);
+  ::close(fd);
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   SearchIndex idx(raw, path.string());
   if (rc != SQLITE_OK) return std::unexpected(idx.error("opening", rc));
   sqlite3_busy_timeout(raw, busy_timeout_ms);
   if (auto r = idx.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !r) return std::unexpected(r.error());
-  if (auto r = idx.exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
-  Stmt v(raw, "PRAGMA user_version");
-  int version = v.step() == SQLITE_ROW ? static_cast<int>(v.col_int(0)) : 0;
-  if (version > kSchemaVersion) {
-    (void)idx.exec("ROLLBACK");
-    return fail(fmt::format("search index {}: schema version {} is newer than this ctxkit ({})", path.string(), version, kSchemaVersion));
-  }
-  if (version < kSchemaVersion) {
-    if (auto r = idx.exec(kSchema); !r) {
-      (void)idx.exec("ROLLBACK");
-      return std::unexpected(r.error());
+  auto version = [&]() -> Result<int> {
+    Stmt v(raw, "PRAGMA user_version");
+    if (v.prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("reading the schema version", v.prepare_rc()));
+    int src = v.step();
+    if (src != SQLITE_ROW) return std::unexpected(idx.error("reading the schema version", src));
+    return static_cast<int>(v.col_int(0));
+  };
+  auto seen = version();
+  if (!seen) return std::unexpected(seen.error());
+  if (*seen != kSchemaVersion) {
+    // Only a new or older index takes the write lock (readers never wait for an indexer).
+    if (auto r = idx.exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+    auto now = version();
+    if (!now) {
+      idx.rollback();
+      return std::unexpected(now.error());
     }
-    (void)idx.exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
+    if (*now > kSchemaVersion) {
+      idx.rollback();
+      return fail(fmt::format("search index {}: schema version {} is newer than this ctxkit ({})", path.string(), *now, kSchemaVersion));
+    }
+    if (*now < kSchemaVersion) {
+      // Version 1 kept a copy of every message; the index is rebuilt from the archive.
+      const char* drop = "DROP TABLE IF EXISTS messages; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS fts;";
+      if (auto r = idx.exec(*now > 0 ? drop : ""); !r) {
+        idx.rollback();
+        return std::unexpected(r.error());
+      }
+      if (auto r = idx.exec(kSchema); !r) {
+        idx.rollback();
+        return std::unexpected(r.error());
+      }
+      (void)idx.exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
+    }
+    if (auto r = idx.exec("COMMIT"); !r) return std::unexpected(r.error());
+    if (*now > 0 && *now < kSchemaVersion) (void)idx.exec("VACUUM");
   }
-  if (auto r = idx.exec("COMMIT"); !r) return std::unexpected(r.error());
+  idx.st_ = std::make_shared<Statements>(raw);
+  for (Stmt* s : {&idx.st_->meta, &idx.st_->text, &idx.st_->progress})
+    if (s->prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("preparing", s->prepare_rc()));
   return idx;
 }
 
-Result<IndexReport> SearchIndex::index_file(const fs::path& transcript, const std::string& session_id,
-                                            const std::string& project, const std::string& marker) {
-  IndexReport report;
-  const std::string path = transcript.string();
-  if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
-  auto rollback = [&](Error e) -> Result<IndexReport> {
-    (void)exec("ROLLBACK");
-    return std::unexpected(std::move(e));
-  };
-  uint64_t from = 0, lines_before = 0;
-  bool excluded = false;
+Result<IndexedFile> SearchIndex::file(const std::string& path, const std::string& session_id, const std::string& project) {
+  IndexedFile f;
   {
-    Stmt s(db_.get(), "SELECT indexed_bytes, indexed_lines, excluded FROM files WHERE path=?1");
+    Stmt s(db_.get(), "SELECT id, session_id, project, indexed_bytes, indexed_lines, excluded FROM files WHERE path=?1");
     s.bind(1, path);
     int rc = s.step();
     if (rc == SQLITE_ROW) {
-      from = static_cast<uint64_t>(s.col_int(0));
-      lines_before = static_cast<uint64_t>(s.col_int(1));
-      excluded = s.col_int(2) != 0;
-    } else if (rc != SQLITE_DONE) {
-      return rollback(error("reading files", rc));
+      f = {s.col_int(0), s.col_text(1), s.col_text(2), static_cast<uint64_t>(s.col_int(3)),
+           static_cast<uint64_t>(s.col_int(4)), s.col_int(5) != 0};
+      return f;
     }
+    if (rc != SQLITE_DONE) return std::unexpected(error("reading files", rc));
   }
-  struct stat st {};
-  if (::stat(transcript.c_str(), &st) != 0) return rollback(Error{fmt::format("reading {}: {}", path, std::strerror(errno))});
-  if (static_cast<uint64_t>(st.st_size) < from) {
-    // The file was replaced by a shorter one: start over for it.
-    Stmt d(db_.get(), "DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE session_id=?1 AND project=?2)");
-    d.bind(1, session_id);
-    d.bind(2, project);
-    d.step();
-    from = 0;
-    lines_before = 0;
+  Stmt ins(db_.get(), "INSERT INTO files(path, session_id, project) VALUES(?1,?2,?3)");
+  ins.bind(1, path);
+  ins.bind(2, session_id);
+  ins.bind(3, project);
+  if (int rc = ins.step(); rc != SQLITE_DONE) return std::unexpected(error("recording files", rc));
+  f.id = sqlite3_last_insert_rowid(db_.get());
+  f.session_id = session_id;
+  f.project = project;
+  return f;
+}
+
+Result<std::map<std::string, IndexedFile>> SearchIndex::files() {
+  std::map<std::string, IndexedFile> out;
+  Stmt s(db_.get(), "SELECT path, id, session_id, project, indexed_bytes, indexed_lines, excluded FROM files");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading files", s.prepare_rc()));
+  while (true) {
+    int rc = s.step();
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return std::unexpected(error("reading files", rc));
+    out[s.col_text(0)] = {s.col_int(1), s.col_text(2), s.col_text(3), static_cast<uint64_t>(s.col_int(4)),
+                          static_cast<uint64_t>(s.col_int(5)), s.col_int(6) != 0};
   }
-  report.excluded = excluded;
-  report.indexed_bytes = from;
-  if (!excluded) {
-    // Only what was added since the last run is read.
-    auto reader = util::LineReader::open(transcript, static_cast<uint64_t>(st.st_size), 4 << 20, from, lines_before + 1);
-    if (!reader) return rollback(reader.error());
-    Stmt ins(db_.get(), "INSERT INTO messages(text, session_id, project, line, timestamp, role) VALUES(?1,?2,?3,?4,?5,?6)");
-    if (ins.prepare_rc() != SQLITE_OK) return rollback(error("preparing insert", ins.prepare_rc()));
-    uint64_t line_no = lines_before;
+  return out;
+}
+
+Result<void> SearchIndex::add(int64_t file_id, const IndexRow& row) {
+  Stmt& m = st_->meta;
+  m.bind(1, file_id);
+  m.bind(2, row.line);
+  m.bind(3, row.offset);
+  m.bind_view(4, row.timestamp);
+  m.bind_view(5, row.role);
+  int rc = m.step();
+  m.reset();
+  if (rc != SQLITE_DONE) return std::unexpected(error("indexing", rc));
+  Stmt& t = st_->text;
+  t.bind(1, static_cast<int64_t>(sqlite3_last_insert_rowid(db_.get())));
+  t.bind_view(2, row.text);
+  rc = t.step();
+  t.reset();
+  if (rc != SQLITE_DONE) return std::unexpected(error("indexing", rc));
+  return {};
+}
+
+Result<void> SearchIndex::set_progress(int64_t file_id, uint64_t bytes, uint64_t lines, bool excluded) {
+  Stmt& p = st_->progress;
+  p.bind(1, file_id);
+  p.bind(2, static_cast<int64_t>(bytes));
+  p.bind(3, static_cast<int64_t>(lines));
+  p.bind(4, static_cast<int64_t>(excluded ? 1 : 0));
+  int rc = p.step();
+  p.reset();
+  if (rc != SQLITE_DONE) return std::unexpected(error("recording files", rc));
+  return {};
+}
+
+Result<uint64_t> SearchIndex::remove_file_rows(int64_t file_id, const std::function<std::optional<std::string>(int64_t)>& text_at) {
+  std::vector<std::pair<int64_t, int64_t>> rows;
+  {
+    Stmt s(db_.get(), "SELECT id, offset FROM messages WHERE file_id=?1");
+    s.bind(1, file_id);
     while (true) {
-      auto next = reader->next();
-      if (!next) return rollback(next.error());
-      if (!*next) break;
-      const auto& l = **next;
-      line_no = l.number;
-      report.lines_read++;
-      if (!marker.empty() && l.text.find(marker) != std::string_view::npos) {
-        excluded = true;
-        report.excluded = true;
-        break;
-      }
-      MessageText m = message_text(l.text);
-      if (m.text.empty()) continue;
-      ins.bind(1, m.text);
-      ins.bind(2, session_id);
-      ins.bind(3, project);
-      ins.bind(4, static_cast<int64_t>(l.number));
-      ins.bind(5, m.timestamp);
-      ins.bind(6, m.role);
-      int rc = ins.step();
-      ins.reset();
-      if (rc != SQLITE_DONE) return rollback(error("indexing", rc));
-      report.rows_added++;
+      int rc = s.step();
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) return std::unexpected(error("reading messages", rc));
+      rows.emplace_back(s.col_int(0), s.col_int(1));
     }
-    report.indexed_bytes = excluded ? static_cast<uint64_t>(st.st_size) : reader->consumed();
-    if (excluded) {
-      Stmt d(db_.get(), "DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE session_id=?1)");
-      d.bind(1, session_id);
-      if (int rc = d.step(); rc != SQLITE_DONE) return rollback(error("removing an excluded session", rc));
-      report.rows_added = 0;
-    }
-    Stmt up(db_.get(),
-            "INSERT INTO files(path, session_id, project, indexed_bytes, indexed_lines, excluded) VALUES(?1,?2,?3,?4,?5,?6) "
-            "ON CONFLICT(path) DO UPDATE SET indexed_bytes=excluded.indexed_bytes, indexed_lines=excluded.indexed_lines, "
-            "excluded=excluded.excluded");
-    up.bind(1, path);
-    up.bind(2, session_id);
-    up.bind(3, project);
-    up.bind(4, static_cast<int64_t>(report.indexed_bytes));
-    up.bind(5, static_cast<int64_t>(line_no));
-    up.bind(6, static_cast<int64_t>(excluded ? 1 : 0));
-    if (int rc = up.step(); rc != SQLITE_DONE) return rollback(error("recording files", rc));
   }
-  if (auto r = exec("COMMIT"); !r) return rollback(r.error());
-  return report;
+  Stmt del(db_.get(), "INSERT INTO fts(fts, rowid, body) VALUES('delete', ?1, ?2)");
+  for (const auto& [id, offset] : rows) {
+    auto text = text_at(offset);
+    if (!text) continue;
+    del.bind(1, id);
+    del.bind(2, *text);
+    int rc = del.step();
+    del.reset();
+    if (rc != SQLITE_DONE) return std::unexpected(error("removing messages", rc));
+  }
+  Stmt d(db_.get(), "DELETE FROM messages WHERE file_id=?1");
+  d.bind(1, file_id);
+  if (int rc = d.step(); rc != SQLITE_DONE) return std::unexpected(error("removing messages", rc));
+  return rows.size();
 }
 
 namespace {
@@ -301,7 +323,7 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
   // Where the newest kMaxRanked matches begin (walking matches by rowid is cheap; ranking is not).
   int64_t floor_rowid = 0;
   {
-    Stmt c(db_.get(), "SELECT rowid FROM messages WHERE messages MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2");
+    Stmt c(db_.get(), "SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2");
     if (c.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", c.prepare_rc()));
     c.bind(1, match);
     c.bind(2, kMaxRanked);
@@ -313,18 +335,17 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
       return std::unexpected(error("searching", rc));
     }
   }
-  // Rank in a subquery that returns only the best rowids: SQLite computes every result column
-  // before sorting, so snippets (which read the whole message) are made for the hits only.
-  std::string inner = "SELECT rowid FROM messages WHERE messages MATCH ?1";
-  int n = 2;
-  if (floor_rowid > 0) inner += fmt::format(" AND rowid >= ?{}", n++);
-  if (!q.project.empty()) inner += fmt::format(" AND project = ?{}", n++);
-  if (!q.session.empty()) inner += fmt::format(" AND session_id = ?{}", n++);
-  if (!q.since.empty()) inner += fmt::format(" AND timestamp >= ?{}", n++);
-  inner += fmt::format(" ORDER BY bm25(messages) LIMIT ?{}", n);
   std::string sql =
-      "SELECT session_id, project, line, timestamp, role, text, bm25(messages) "
-      "FROM messages WHERE messages MATCH ?1 AND rowid IN (" + inner + ") ORDER BY bm25(messages)";
+      "SELECT f.session_id, f.project, m.line, m.timestamp, m.role, bm25(fts), f.path, m.offset "
+      // CROSS JOIN keeps the FTS5 match the outer loop (SQLite would otherwise scan messages).
+      "FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
+      "WHERE fts MATCH ?1 AND f.excluded = 0";
+  int n = 2;
+  if (floor_rowid > 0) sql += fmt::format(" AND fts.rowid >= ?{}", n++);
+  if (!q.project.empty()) sql += fmt::format(" AND f.project = ?{}", n++);
+  if (!q.session.empty()) sql += fmt::format(" AND f.session_id = ?{}", n++);
+  if (!q.since.empty()) sql += fmt::format(" AND m.timestamp >= ?{}", n++);
+  sql += fmt::format(" ORDER BY bm25(fts) LIMIT ?{}", n);
   Stmt s(db_.get(), sql);
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
   int k = 1;
@@ -338,10 +359,29 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
     int rc = s.step();
     if (rc == SQLITE_DONE) break;
     if (rc != SQLITE_ROW) return std::unexpected(error("searching", rc));
-    result.hits.push_back({s.col_text(0), s.col_text(1), s.col_int(2), s.col_text(3), s.col_text(4),
-                           make_snippet(s.col_text(5), q.words), s.col_double(6)});
+    SearchHit h;
+    h.session_id = s.col_text(0);
+    h.project = s.col_text(1);
+    h.line = s.col_int(2);
+    h.timestamp = s.col_text(3);
+    h.role = s.col_text(4);
+    h.rank = s.col_double(5);
+    h.path = s.col_text(6);
+    h.offset = s.col_int(7);
+    result.hits.push_back(std::move(h));
   }
   return result;
+}
+
+Result<int64_t> SearchIndex::token_documents(const std::string& token) {
+  if (auto r = exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, 'row')"); !r) return std::unexpected(r.error());
+  Stmt s(db_.get(), "SELECT doc FROM temp.vocab WHERE term=?1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading the vocabulary", s.prepare_rc()));
+  s.bind(1, token);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return 0;
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading the vocabulary", rc));
+  return s.col_int(0);
 }
 
 Result<std::optional<fs::path>> SearchIndex::file_of(const std::string& session_id) {

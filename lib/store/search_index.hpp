@@ -2,8 +2,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/error.hpp"
@@ -12,15 +16,8 @@
 
 namespace ctxkit {
 
-// What indexing one archived transcript did.
-struct IndexReport {
-  uint64_t lines_read = 0;     // new complete lines read
-  uint64_t rows_added = 0;     // messages added to the index
-  bool excluded = false;       // the session carries the exclusion marker (nothing of it is indexed)
-  uint64_t indexed_bytes = 0;  // the file is indexed up to here
-};
-
-// One search hit.
+// One search hit. The index keeps no copy of the text: the snippet is cut from the archived
+// transcript (`path`, the line at byte `offset`) by the caller.
 struct SearchHit {
   std::string session_id;
   std::string project;
@@ -29,6 +26,8 @@ struct SearchHit {
   std::string role;          // user, assistant, tool_use, tool_result
   std::string snippet;
   double rank = 0;           // bm25, lower is better
+  std::string path;          // the archived transcript
+  int64_t offset = 0;        // of the line in it
 };
 
 // Filters of a search.
@@ -46,14 +45,40 @@ struct SearchResult {
   bool capped = false;       // more than kMaxRanked messages matched: only the newest were ranked
 };
 
+// How far one archived transcript is indexed.
+struct IndexedFile {
+  int64_t id = 0;
+  std::string session_id;
+  std::string project;
+  uint64_t indexed_bytes = 0;  // complete lines up to here are indexed
+  uint64_t indexed_lines = 0;
+  bool excluded = false;       // carries the exclusion marker: nothing of it is indexed
+};
+
+// One message to index.
+struct IndexRow {
+  int64_t line = 0;
+  int64_t offset = 0;
+  std::string_view timestamp;
+  std::string_view role;
+  std::string_view text;
+};
+
 // The full-text index of the archive: SQLite FTS5 (bm25) in its own database file, one row per
-// message (user prompt, assistant text, tool input, tool output) with session, line, time and
-// project. Indexing is incremental: only lines added since the last run are read.
+// message (user prompt, assistant text, tool input, tool output). The FTS5 table is contentless
+// (content=''): the archived transcripts already hold the text, so the index stores only the
+// token lists plus, per message, where it is (file, line, byte offset), its time and role. The
+// caller reads the text (archive/indexer); this module only speaks SQL.
 class SearchIndex {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
+  // At most this many matching messages (the newest) are ranked, so that a query of common words
+  // costs the same whatever the archive's size.
+  static constexpr int64_t kMaxRanked = 4000;
 
-  // Opens or creates the index at `path` (0600, WAL, busy timeout).
+  // Opens or creates the index at `path` (0600, WAL, busy timeout). A file SQLite reports as not a
+  // database or corrupt is an error of kind Corrupt. An index of an older schema is emptied (it is
+  // rebuilt from the archive).
   static Result<SearchIndex> open(const std::filesystem::path& path, int busy_timeout_ms = 5000);
   SearchIndex(SearchIndex&& other) noexcept = default;
   SearchIndex& operator=(SearchIndex&& other) noexcept = default;
@@ -61,18 +86,28 @@ class SearchIndex {
   SearchIndex& operator=(const SearchIndex&) = delete;
   ~SearchIndex() = default;
 
-  // Indexes the lines of `transcript` (an archived copy) added since the last call for it.
-  // A session whose text contains `exclude_marker` is removed from the index and skipped from
-  // then on.
-  Result<IndexReport> index_file(const std::filesystem::path& transcript, const std::string& session_id,
-                                 const std::string& project, const std::string& exclude_marker);
+  // Write transactions (BEGIN IMMEDIATE / COMMIT / ROLLBACK).
+  Result<void> begin();
+  Result<void> commit();
+  void rollback();
 
-  // At most this many matching messages (the newest) are ranked, so that a query of common words
-  // costs the same whatever the archive's size.
-  static constexpr int64_t kMaxRanked = 20000;
+  // The file's state, registering it (inside a transaction) when it is new.
+  Result<IndexedFile> file(const std::string& path, const std::string& session_id, const std::string& project);
+  // Every indexed file by path (for progress and pending work).
+  Result<std::map<std::string, IndexedFile>> files();
+  Result<void> add(int64_t file_id, const IndexRow& row);
+  Result<void> set_progress(int64_t file_id, uint64_t bytes, uint64_t lines, bool excluded);
+  // Removes the messages of a file. A contentless table forgets a message only when given its
+  // text again: `text_at(offset)` re-reads it from the archived copy (nullopt when it cannot,
+  // e.g. the file was replaced: then only the message's row goes and its tokens stay unreachable).
+  Result<uint64_t> remove_file_rows(int64_t file_id, const std::function<std::optional<std::string>(int64_t offset)>& text_at);
 
   // Ranked hits (bm25) for the user's words (each word quoted: FTS5 syntax is not the user's).
+  // Snippets are left empty.
   Result<SearchResult> search(const SearchQuery& query);
+
+  // How many messages the index holds a token for (the index's own view, whatever rows refer to).
+  Result<int64_t> token_documents(const std::string& token);
 
   // The archived file of a session, if it was indexed.
   Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id);
@@ -84,17 +119,11 @@ class SearchIndex {
   SearchIndex(sqlite3* db, std::string path);
   Result<void> exec(const char* sql);
   Error error(const std::string& what, int rc) const;
+  struct Statements;
   sqlite::Handle db_;
   std::string path_;
+  std::shared_ptr<Statements> st_;
 };
-
-// The text of one transcript line worth searching, and whose it is ("" when the line has none).
-struct MessageText {
-  std::string role;
-  std::string timestamp;
-  std::string text;
-};
-MessageText message_text(std::string_view line);
 
 // A window of `text` around the first occurrence of one of the user's words (case-insensitive),
 // every occurrence in it marked with [ ]; "…" where text was left out. Its cost is bounded by

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ctxkit::sqlite {
 
@@ -21,6 +22,8 @@ class Stmt {
   int prepare_rc() const { return rc_; }
   void bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
   void bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
+  // Binds text without copying it: `v` must stay valid until the statement is stepped and reset.
+  void bind_view(int i, std::string_view v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC); }
   void bind(int i, const std::optional<int64_t>& v) {
     if (v) sqlite3_bind_int64(s_, i, *v);
     else sqlite3_bind_null(s_, i);

@@ -310,6 +310,7 @@ struct Trimmer::Impl {
     t.result_chars += chars;
     if (!targeted(tool, b.tool_use_id)) return;
     uint64_t saved = 0;
+    bool images_only = false;
     if (b.content_is_string) {
       saved = cut_string(b.content_string);
     } else if (b.content_is_array) {
@@ -353,6 +354,7 @@ struct Trimmer::Impl {
           stats.images_replaced += b.images.size();
         }
       } else if (!b.images.empty()) {
+        images_only = true;
         for (const auto& img : b.images) {
           std::string ph = image_placeholder(img);
           edits.push_back({img.offset, img.length, ph});
@@ -365,6 +367,7 @@ struct Trimmer::Impl {
       t.trimmed++;
       t.chars_saved += saved;
       stats.results_trimmed++;
+      if (images_only) stats.results_images_only++;
       stats.chars_saved += saved;
     }
   }

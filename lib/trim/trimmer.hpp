@@ -36,6 +36,7 @@ struct TrimStats {
   uint64_t results_trimmed = 0;
   uint64_t inputs_trimmed = 0;
   uint64_t images_replaced = 0;
+  uint64_t results_images_only = 0;  // of results_trimmed: only images replaced (no text cut, no notice)
   uint64_t chars_saved = 0;
   uint64_t lines = 0;
   uint64_t lines_changed = 0;

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/config.hpp"
+#include "store/search_index.hpp"
+#include "util/error.hpp"
+
+namespace ctxkit {
+
+// What indexing one archived transcript did.
+struct IndexReport {
+  uint64_t lines_read = 0;     // new complete lines read
+  uint64_t rows_added = 0;     // messages added to the index
+  bool excluded = false;       // the session carries the exclusion marker (nothing of it is indexed)
+  uint64_t indexed_bytes = 0;  // the file is indexed up to here
+};
+
+// The search index of a state directory: <state>/archive/index.db.
+std::filesystem::path index_path(const std::filesystem::path& state_dir);
+
+// Indexes the lines of `transcript` (an archived copy) added since the last call for it, in
+// transactions of about kBatchBytes of transcript each: a kill loses at most the batch under way,
+// and what is committed always says how far the file is indexed. A session whose text contains
+// `exclude_marker` is removed from the index and skipped from then on.
+inline constexpr uint64_t kIndexBatchBytes = 32ull << 20;
+Result<IndexReport> index_file(SearchIndex& index, const std::filesystem::path& transcript, const std::string& session_id,
+                               const std::string& project, const std::string& exclude_marker,
+                               uint64_t batch_bytes = kIndexBatchBytes);
+
+// Whether [archive] exclude_projects names this project folder.
+bool project_is_excluded(const std::string& project, const ArchiveConfig& config);
+
+// The one indexer of an archive at a time: an exclusive flock on <state>/archive/.index.lock
+// (created 0600, never through a link), released when this object goes or the process dies. A
+// missing archive folder is an error of kind NotFound.
+class IndexLock {
+ public:
+  // nullopt when another process holds it (with wait=false); waits for it with wait=true.
+  static Result<std::optional<IndexLock>> acquire(const std::filesystem::path& state_dir, bool wait);
+  IndexLock(IndexLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  IndexLock& operator=(IndexLock&&) = delete;
+  IndexLock(const IndexLock&) = delete;
+  IndexLock& operator=(const IndexLock&) = delete;
+  ~IndexLock();
+
+ private:
+  explicit IndexLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+// Opens the index of a state directory. One that SQLite reports as corrupt is moved aside
+// ("index.db.corrupt-<stamp>") and a new, empty one created: the archive rebuilds it (index_pending).
+// `note` then says so.
+Result<SearchIndex> open_index(const std::filesystem::path& state_dir, std::string* note);
+
+// How much of the archive is indexed: bytes of archived transcripts (of projects not excluded)
+// against bytes indexed.
+struct IndexProgress {
+  uint64_t archived_bytes = 0;
+  uint64_t indexed_bytes = 0;
+  uint64_t files = 0;
+  uint64_t files_pending = 0;   // not indexed yet, or only partly
+  bool complete() const { return files_pending == 0; }
+};
+Result<IndexProgress> index_progress(SearchIndex& index, const std::filesystem::path& state_dir, const ArchiveConfig& config);
+
+// Indexes every archived transcript not indexed yet, or only partly (after a kill, a crash, a
+// quarantined index, or an indexer that never ran). The caller holds the IndexLock.
+struct PendingRun {
+  uint64_t files = 0;
+  uint64_t bytes = 0;
+  std::string first_error;      // a file that could not be indexed (the others still are)
+};
+Result<PendingRun> index_pending(SearchIndex& index, const std::filesystem::path& state_dir, const ArchiveConfig& config);
+
+// Takes the lock (waiting for it), opens the index and indexes what is pending: what a detached
+// indexer runs. Errors go to <state>/archive.log.
+void run_indexer(const std::filesystem::path& state_dir, const ArchiveConfig& config);
+
+// Cuts each hit's snippet from its archived transcript (the index keeps no text).
+void fill_snippets(SearchResult& result, const std::string& words);
+
+// The message text of the line at `offset` in an archived transcript.
+std::optional<std::string> message_text_at(const std::filesystem::path& transcript, int64_t offset);
+
+}  // namespace ctxkit

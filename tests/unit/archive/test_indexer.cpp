@@ -1,0 +1,280 @@
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ctime>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "archive/archive.hpp"
+#include "archive/indexer.hpp"
+#include "store/search_index.hpp"
+#include "unit/temp_dir.hpp"
+
+namespace ctxkit {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string user(const std::string& text, const std::string& ts = "2026-11-20T10:00:00.000Z") {
+  return json{{"type", "user"}, {"timestamp", ts}, {"message", {{"role", "user"}, {"content", text}}}}.dump() + "\n";
+}
+std::string result(const std::string& text) {
+  return json{{"type", "user"}, {"timestamp", "2026-11-20T10:01:00.000Z"},
+              {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", "t"}, {"content", text}}})}}}}
+             .dump() + "\n";
+}
+// A search with its snippets cut from the archived files, as ctx-search does.
+Result<SearchResult> search(SearchIndex& idx, const SearchQuery& q) {
+  auto r = idx.search(q);
+  if (r) fill_snippets(*r, q.words);
+  return r;
+}
+std::string assistant(const std::string& text) {
+  return json{{"type", "assistant"}, {"timestamp", "2026-11-20T10:02:00.000Z"},
+              {"message", {{"role", "assistant"}, {"content", json::array({{{"type", "text"}, {"text", text}}})}}}}.dump() + "\n";
+}
+
+TEST(SearchIndex, QueriesAreTakenLiterally) {
+  EXPECT_EQ(SearchIndex::fts_query("engine.c:42"), "\"engine.c:42\"");
+  EXPECT_EQ(SearchIndex::fts_query("  flux-capacitor   \"quoted\" "), "\"flux-capacitor\" \"\"\"quoted\"\"\"");
+  EXPECT_EQ(SearchIndex::fts_query("   "), "");
+}
+
+TEST(Indexer, IndexesIncrementallyAndFindsIdentifiers) {
+  test::TempDir tmp;
+  auto idx = SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx) << idx.error().message;
+  fs::path f = tmp.write("a/S1.jsonl", user("please fix the flux-capacitor") + result("error at engine.c:42: null pointer"));
+  auto r1 = index_file(*idx, f, "S1", "-p", "ctxkit:no-index");
+  ASSERT_TRUE(r1) << r1.error().message;
+  EXPECT_EQ(r1->lines_read, 2u);
+  EXPECT_EQ(r1->rows_added, 2u);
+  std::ofstream(f, std::ios::app) << assistant("The capacitor is wired now.");
+  auto r2 = index_file(*idx, f, "S1", "-p", "ctxkit:no-index");
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r2->lines_read, 1u);  // only the new line is read
+  auto found = search(*idx, {"engine.c:42", "", "", "", 10});
+  ASSERT_TRUE(found) << found.error().message;
+  auto* hits = &found->hits;
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].session_id, "S1");
+  EXPECT_EQ((*hits)[0].line, 2);
+  EXPECT_EQ((*hits)[0].role, "tool_result");
+  EXPECT_EQ((*hits)[0].snippet, "error at [engine.c:42]: null pointer");
+  EXPECT_EQ(idx->search({"flux-capacitor", "", "", "", 10})->hits.size(), 1u);
+  EXPECT_EQ(idx->search({"capacitor", "", "", "", 10})->hits.size(), 2u);
+  EXPECT_EQ(idx->search({"wired", "", "", "", 10})->hits[0].line, 3);
+}
+
+TEST(Indexer, RanksByRelevanceAndFilters) {
+  test::TempDir tmp;
+  auto idx = SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx);
+  fs::path a = tmp.write("p1/A.jsonl", user("deadlock deadlock deadlock in the scheduler", "2026-11-01T00:00:00Z"));
+  fs::path b = tmp.write("p2/B.jsonl", user("a long note that mentions a deadlock once among many other words here", "2026-11-19T00:00:00Z"));
+  ASSERT_TRUE(index_file(*idx, a, "A", "p1", ""));
+  ASSERT_TRUE(index_file(*idx, b, "B", "p2", ""));
+  auto found = idx->search({"deadlock", "", "", "", 10});
+  auto* hits = &found->hits;
+  ASSERT_EQ(hits->size(), 2u);
+  EXPECT_EQ((*hits)[0].session_id, "A");
+  EXPECT_LT((*hits)[0].rank, (*hits)[1].rank);
+  EXPECT_EQ(idx->search({"deadlock", "p2", "", "", 10})->hits.size(), 1u);
+  EXPECT_EQ(idx->search({"deadlock", "", "A", "", 10})->hits.size(), 1u);
+  EXPECT_EQ(idx->search({"deadlock", "", "", "2026-11-10", 10})->hits[0].session_id, "B");
+  EXPECT_EQ(idx->search({"deadlock", "", "", "", 1})->hits.size(), 1u);
+}
+
+TEST(Indexer, CommonWordsRankOnlyTheNewestMatches) {
+  test::TempDir tmp;
+  auto idx = SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx);
+  std::string lines;
+  for (int i = 0; i < SearchIndex::kMaxRanked + 50; ++i) lines += user("common word " + std::to_string(i));
+  fs::path f = tmp.write("p/S.jsonl", lines);
+  ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
+  auto found = idx->search({"common", "", "", "", 5});
+  ASSERT_TRUE(found);
+  EXPECT_TRUE(found->capped);
+  ASSERT_EQ(found->hits.size(), 5u);
+  for (const auto& h : found->hits) EXPECT_GT(h.line, 50);  // the 50 oldest were not ranked
+  auto rare = idx->search({"word 7", "", "", "", 5});
+  EXPECT_FALSE(rare->capped);
+}
+
+TEST(Indexer, ExclusionMarkerRemovesTheSession) {
+  test::TempDir tmp;
+  auto idx = SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx);
+  fs::path f = tmp.write("p/S.jsonl", user("secret plans for the flux-capacitor"));
+  ASSERT_TRUE(index_file(*idx, f, "S", "p", "ctxkit:no-index"));
+  EXPECT_EQ(idx->search({"secret", "", "", "", 10})->hits.size(), 1u);
+  std::ofstream(f, std::ios::app) << user("ctxkit:no-index please");
+  auto r = index_file(*idx, f, "S", "p", "ctxkit:no-index");
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->excluded);
+  EXPECT_EQ(idx->search({"secret", "", "", "", 10})->hits.size(), 0u);
+  std::ofstream(f, std::ios::app) << user("more secret text");
+  EXPECT_TRUE(index_file(*idx, f, "S", "p", "ctxkit:no-index")->excluded);
+  EXPECT_EQ(idx->search({"secret", "", "", "", 10})->hits.size(), 0u);
+}
+
+}  // namespace
+}  // namespace ctxkit
+
+namespace ctxkit {
+namespace {
+
+TEST(SearchIndex, SnippetCentersOnTheRarestWordAndMarksEachWord) {
+  std::string text = std::string(300, 'x') + " error: common common common ... and then sym_42abc appears " + std::string(300, 'y');
+  std::string s = make_snippet(text, "common sym_42abc");
+  EXPECT_NE(s.find("[sym_42abc]"), std::string::npos) << s;
+  EXPECT_TRUE(s.starts_with("…"));
+  EXPECT_TRUE(s.ends_with("…"));
+  EXPECT_LT(s.size(), 260u);
+  EXPECT_EQ(make_snippet("short ERROR text", "error"), "short [ERROR] text");
+}
+
+}  // namespace
+}  // namespace ctxkit
+
+namespace ctxkit {
+namespace {
+
+std::string many_lines(int n, const std::string& prefix) {
+  std::string lines;
+  for (int i = 0; i < n; ++i) lines += user(prefix + " message number " + std::to_string(i) + " with padding " + std::string(200, 'p'));
+  return lines;
+}
+
+int64_t count_hits(SearchIndex& idx, const std::string& words) {
+  auto r = idx.search({words, "", "", "", 10000});
+  return r ? static_cast<int64_t>(r->hits.size()) : -1;
+}
+
+TEST(Indexer, AKillAtAnyMomentLosesNothingAndDuplicatesNothing) {
+  test::TempDir tmp;
+  fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha") + user("the last line says zebra"));
+  const fs::path state = tmp / "state";
+  for (int delay_us : {0, 2000, 20000, 80000}) {
+    fs::remove(index_path(state));
+    fs::remove(fs::path(index_path(state).string() + "-wal"));
+    fs::remove(fs::path(index_path(state).string() + "-shm"));
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      auto idx = SearchIndex::open(index_path(state));
+      if (idx) (void)index_file(*idx, f, "S", "p", "", 16 << 10);  // many small transactions
+      ::_exit(0);
+    }
+    ::usleep(static_cast<useconds_t>(delay_us));
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    auto idx = open_index(state, nullptr);
+    ASSERT_TRUE(idx) << idx.error().message;
+    auto before = index_progress(*idx, state, {});
+    ASSERT_TRUE(before);
+    EXPECT_EQ(before->archived_bytes, fs::file_size(f));
+    if (!before->complete()) EXPECT_EQ(count_hits(*idx, "zebra"), 0);  // what is not indexed is said to be pending
+    auto run = index_pending(*idx, state, {});
+    ASSERT_TRUE(run) << run.error().message;
+    EXPECT_TRUE(index_progress(*idx, state, {})->complete());
+    EXPECT_EQ(count_hits(*idx, "zebra"), 1) << "after a kill at " << delay_us << " us";
+    EXPECT_EQ(count_hits(*idx, "alpha"), 3000) << "after a kill at " << delay_us << " us";
+  }
+}
+
+TEST(Indexer, ACorruptIndexIsQuarantinedAndRebuiltFromTheArchive) {
+  test::TempDir tmp;
+  const fs::path state = tmp / "state";
+  tmp.write("state/archive/p/S.jsonl", user("the quokka was found"));
+  tmp.write("state/archive/index.db", std::string(8192, 'x'));
+  std::string note;
+  auto idx = open_index(state, &note);
+  ASSERT_TRUE(idx) << idx.error().message;
+  EXPECT_NE(note.find("was corrupt; moved it to"), std::string::npos) << note;
+  size_t aside = 0;
+  for (const auto& e : fs::directory_iterator(state / "archive"))
+    if (e.path().filename().string().starts_with("index.db.corrupt-")) ++aside;
+  EXPECT_EQ(aside, 1u);
+  EXPECT_FALSE(index_progress(*idx, state, {})->complete());
+  ASSERT_TRUE(index_pending(*idx, state, {}));
+  EXPECT_EQ(count_hits(*idx, "quokka"), 1);
+}
+
+TEST(Indexer, OneIndexerAtATime) {
+  test::TempDir tmp;
+  EXPECT_EQ(IndexLock::acquire(tmp / "state", false).error().kind, Error::Kind::NotFound);
+  fs::create_directories(tmp / "state/archive");
+  auto first = IndexLock::acquire(tmp / "state", false);
+  ASSERT_TRUE(first && *first);
+  auto second = IndexLock::acquire(tmp / "state", false);
+  ASSERT_TRUE(second);
+  EXPECT_FALSE(second->has_value());
+  struct stat st {};
+  ASSERT_EQ(::stat((tmp / "state/archive/.index.lock").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  first->reset();
+  auto third = IndexLock::acquire(tmp / "state", false);
+  ASSERT_TRUE(third);
+  EXPECT_TRUE(third->has_value());
+}
+
+TEST(Indexer, ExcludedProjectsAreNeitherIndexedNorPending) {
+  test::TempDir tmp;
+  const fs::path state = tmp / "state";
+  tmp.write("state/archive/-secret/A.jsonl", user("wombat in the secret project"));
+  tmp.write("state/archive/-open/B.jsonl", user("wombat in the open project"));
+  ArchiveConfig cfg;
+  cfg.exclude_projects = {"-secret"};
+  auto idx = open_index(state, nullptr);
+  ASSERT_TRUE(idx);
+  ASSERT_TRUE(index_pending(*idx, state, cfg));
+  EXPECT_TRUE(index_progress(*idx, state, cfg)->complete());
+  auto hits = idx->search({"wombat", "", "", "", 10});
+  ASSERT_EQ(hits->hits.size(), 1u);
+  EXPECT_EQ(hits->hits[0].project, "-open");
+}
+
+TEST(Indexer, ExcludedSessionLeavesNoTokenBehind) {
+  test::TempDir tmp;
+  const fs::path state = tmp / "state";
+  fs::path a = tmp.write("state/archive/p/A.jsonl", user("the platypus plan"));
+  auto idx = open_index(state, nullptr);
+  ASSERT_TRUE(index_file(*idx, a, "A", "p", "ctxkit:no-index"));
+  std::ofstream(a, std::ios::app) << user("ctxkit:no-index");
+  EXPECT_EQ(*idx->token_documents("platypus"), 1);
+  ASSERT_TRUE(index_file(*idx, a, "A", "p", "ctxkit:no-index")->excluded);
+  // The contentless table forgot the message's tokens, not only its row.
+  EXPECT_EQ(*idx->token_documents("platypus"), 0);
+  fs::path b = tmp.write("state/archive/p/B.jsonl", user("a platypus again"));
+  ASSERT_TRUE(index_file(*idx, b, "B", "p", "ctxkit:no-index"));
+  auto hits = idx->search({"platypus", "", "", "", 10});
+  ASSERT_TRUE(hits) << hits.error().message;
+  ASSERT_EQ(hits->hits.size(), 1u);
+  EXPECT_EQ(hits->hits[0].session_id, "B");
+  EXPECT_EQ(*idx->token_documents("platypus"), 1);
+}
+
+TEST(Indexer, StaleTemporariesOfOursAreRemovedFreshOnesKept) {
+  test::TempDir tmp;
+  fs::path old_tmp = tmp.write("p/.0123.jsonl.tmp.AbC123", "half a copy");
+  fs::path fresh_tmp = tmp.write("p/.4567.jsonl.tmp.XyZ789", "a copy being written");
+  fs::path other = tmp.write("p/.notes.tmp.AbC123", "not ours");
+  fs::path session = tmp.write("p/0123.jsonl", "{}\n");
+  timespec times[2] = {{0, UTIME_OMIT}, {::time(nullptr) - 3600, 0}};
+  for (const auto& p : {old_tmp, other, session}) ASSERT_EQ(::utimensat(AT_FDCWD, p.c_str(), times, 0), 0);
+  EXPECT_EQ(remove_stale_temporaries(tmp / "p"), 1u);
+  EXPECT_FALSE(fs::exists(old_tmp));
+  EXPECT_TRUE(fs::exists(fresh_tmp));
+  EXPECT_TRUE(fs::exists(other));
+  EXPECT_TRUE(fs::exists(session));
+}
+
+}  // namespace
+}  // namespace ctxkit
