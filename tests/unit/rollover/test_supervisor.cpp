@@ -51,7 +51,7 @@ TEST(Supervisor, PidTextThatIsNotAPositiveNumberIsRefused) {
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error().message, "CTXKIT_SUPERVISOR_PID '" + bad + "' is not a process id");
   }
-  EXPECT_EQ(verify_supervisor(tmp.path(), "1\n\x1b[2J", "tok").error().message, "CTXKIT_SUPERVISOR_PID '1???[2J' is not a process id");
+  EXPECT_EQ(verify_supervisor(tmp.path(), "1\n\x1b[2J", "tok").error().message, "CTXKIT_SUPERVISOR_PID '1??[2J' is not a process id");
 }
 
 TEST(Supervisor, ProcessStartTimeNamesOneProcess) {
