@@ -306,7 +306,9 @@ TEST(Remind, UnreadableTranscriptIsOneLineAndExitZero) {
   env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "10");
   fs::create_directories(tmp / "nobody-state");
   // The state directory is the other user's own (a shared, world-writable one would be refused).
-  if (::geteuid() == 0) ASSERT_EQ(::chown((tmp / "nobody-state").c_str(), 65534, 65534), 0);
+  if (::geteuid() == 0) {
+    ASSERT_EQ(::chown((tmp / "nobody-state").c_str(), 65534, 65534), 0);
+  }
   auto r = run_tool_as_nobody("ctx-remind", payload(t, "toolu_1"), env);
   if (r.exit_code == -1) GTEST_SKIP() << "cannot run as another user here";
   EXPECT_EQ(r.exit_code, 0);

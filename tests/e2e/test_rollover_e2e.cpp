@@ -389,9 +389,9 @@ TEST(SessionHook, StopSignalsOnlyAVerifiedSupervisor) {
   }
 }
 
-// Enable once the search index extracts message text with a bounded depth (today it recurses
-// and overflows the stack): ctx-rollover archives and indexes the session it hands over.
-TEST(Rollover, DISABLED_DeeplyNestedContentDoesNotCrashIt) {
+// ctx-rollover archives and indexes the session it hands over: 100,000 nested tool results must
+// neither overflow the stack of the head reader nor that of the indexer's text extraction.
+TEST(Rollover, DeeplyNestedContentDoesNotCrashIt) {
   Rig r;
   std::string deep;
   for (int i = 0; i < 100000; ++i) deep += "{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":[";

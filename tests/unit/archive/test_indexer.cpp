@@ -180,7 +180,9 @@ TEST(Indexer, AKillAtAnyMomentLosesNothingAndDuplicatesNothing) {
     auto before = index_progress(*idx, state, {});
     ASSERT_TRUE(before);
     EXPECT_EQ(before->archived_bytes, fs::file_size(f));
-    if (!before->complete()) EXPECT_EQ(count_hits(*idx, "zebra"), 0);  // what is not indexed is said to be pending
+    if (!before->complete()) {
+      EXPECT_EQ(count_hits(*idx, "zebra"), 0);  // what is not indexed is said to be pending
+    }
     auto run = index_pending(*idx, state, {});
     ASSERT_TRUE(run) << run.error().message;
     EXPECT_TRUE(index_progress(*idx, state, {})->complete());
