@@ -30,6 +30,9 @@ SettingsPlan default_plan(const std::string& bin_dir) {
   // (detached, so the client is not held).
   for (const char* event : {"SessionStart", "Stop", "SessionEnd"})
     plan.hooks.push_back({event, "", util::shell_quote(dir + "/ctx-session-hook"), 10});
+  // The pre-step context gate re-anchors a workflow after /clear and /compact only: its output
+  // is replayed on every resume, so it does not answer on startup or resume.
+  plan.hooks.push_back({"SessionStart", "clear|compact", util::shell_quote(dir + "/ctx-gate") + " --hook", 10});
   plan.status_command = util::shell_quote(dir + "/ctx-status");
   return plan;
 }
@@ -37,6 +40,16 @@ SettingsPlan default_plan(const std::string& bin_dir) {
 std::string merge_settings(ojson& settings, const SettingsPlan& plan, SettingsReport& report) {
   if (settings.is_null()) settings = ojson::object();
   if (!settings.is_object()) return "settings file is not a JSON object";
+  // A file the client itself would reject is refused whole, before anything changes.
+  if (auto hooks = settings.find("hooks"); hooks != settings.end() && hooks->is_object()) {
+    for (const auto& [event, groups] : hooks->items()) {
+      if (!groups.is_array()) return fmt::format("\"hooks.{}\" is not an array", event);
+      for (size_t i = 0; i < groups.size(); ++i)
+        if (!groups[i].is_object()) return fmt::format("\"hooks.{}[{}]\" is not an object", event, i);
+    }
+  }
+  if (auto line = settings.find("statusLine"); line != settings.end() && !line->is_object())
+    return "\"statusLine\" is not an object";
   if (!plan.hooks.empty()) {
     if (!settings.contains("hooks")) {
       settings["hooks"] = ojson::object();

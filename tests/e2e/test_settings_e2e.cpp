@@ -108,7 +108,8 @@ TEST(Settings, InvalidJsonIsRefusedAndNothingIsWritten) {
 
 // README, "When things go wrong": a settings file of an unexpected shape is refused whole.
 TEST(Settings, UnexpectedShapeIsRefusedAndNothingIsWritten) {
-  for (const char* text : {"[]\n", "{\"hooks\": []}\n", "{\"hooks\": {\"PostToolUse\": {}}}\n"}) {
+  for (const char* text : {"[]\n", "{\"hooks\": []}\n", "{\"hooks\": {\"PostToolUse\": {}}}\n",
+                           "{\"hooks\": {\"PostToolUse\": [7]}}\n", "{\"statusLine\": 3}\n"}) {
     TempDir tmp;
     fs::path s = tmp.write("settings.json", text);
     auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());

@@ -34,6 +34,19 @@ TEST(SettingsMerge, RunningTwiceRegistersOnce) {
                                                   "hooks.SessionEnd"}));
   EXPECT_EQ(s["hooks"]["SessionEnd"][0]["hooks"][0]["command"], "/b/ctx-session-hook");
   EXPECT_FALSE(s["hooks"]["SessionEnd"][0].contains("matcher"));
+  // The workflow gate answers only after /clear and /compact (its output is replayed on resume).
+  ASSERT_EQ(s["hooks"]["SessionStart"].size(), 2u);
+  EXPECT_EQ(s["hooks"]["SessionStart"][1]["matcher"], "clear|compact");
+  EXPECT_EQ(s["hooks"]["SessionStart"][1]["hooks"][0]["command"], "/b/ctx-gate --hook");
+}
+
+TEST(SettingsMerge, AFileTheClientWouldRejectIsRefusedUnchanged) {
+  for (const char* text : {R"({"hooks":{"PostToolUse":[7]}})", R"({"hooks":{"Stop":{}}})", R"({"statusLine":3})"}) {
+    ojson s = ojson::parse(text), before = s;
+    SettingsReport r;
+    EXPECT_NE(merge_settings(s, default_plan("/b"), r), "") << text;
+    EXPECT_EQ(s, before) << text;
+  }
 }
 
 TEST(SettingsMerge, UsersOwnStatusLineIsKept) {
