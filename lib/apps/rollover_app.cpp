@@ -18,6 +18,7 @@
 #include "store/state_store.hpp"
 #include "apps/cli.hpp"
 #include "store/state_access.hpp"
+#include "util/fs.hpp"
 #include "util/atomic_file.hpp"
 #include "util/paths.hpp"
 #include "util/process.hpp"
@@ -100,10 +101,8 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
     program = *found;
   }
   const fs::path state_dir = cfg.state_dir(ctx.env);
-  std::error_code ec;
-  fs::create_directories(state_dir / "rollovers", ec);
-  if (ec) return error(fmt::format("creating state directory {}: {}", state_dir.string(), ec.message()));
-  ::chmod(state_dir.c_str(), 0700);
+  if (auto made = util::make_private_dirs(state_dir / "rollovers", state_dir); !made)
+    return error(fmt::format("state directory: {}", made.error().message));
   std::string note;
   std::optional<StateStore> store = open_state(cfg, ctx.env, note);
   if (!store) return error(note);
@@ -114,6 +113,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   // The session's working directory (decoded from the transcript), for the new session and the
   // printed command. Outside Claude Code the new session starts where the caller is.
   std::string cwd = head->cwd;
+  std::error_code ec;
   if (!inside && !supervisor) cwd = fs::current_path(ec).string();
   if (cwd.empty() || !fs::is_directory(cwd, ec)) cwd = fs::current_path(ec).string();
 

@@ -16,6 +16,7 @@
 #include "apps/cli.hpp"
 #include "store/state_access.hpp"
 #include "trim/trim_session.hpp"
+#include "util/fs.hpp"
 #include "util/time.hpp"
 #include "util/shell.hpp"
 #include "util/process.hpp"
@@ -139,9 +140,8 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   req.tool_version = fmt::format("ctxkit {}", version());
 
   if (!dry_run) {
-    std::error_code ec;
-    fs::create_directories(state_dir, ec);
-    if (ec) return error(fmt::format("creating state directory {}: {}", state_dir.string(), ec.message()));
+    if (auto made = util::make_private_dirs(state_dir, state_dir); !made)
+      return error(fmt::format("state directory: {}", made.error().message));
   }
   for (const auto& t : tools) {
     if (known_tool(t, {})) continue;

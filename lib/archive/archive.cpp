@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fmt/core.h>
 
+#include "util/fs.hpp"
 #include "util/atomic_file.hpp"
 
 namespace ctxkit {
@@ -58,15 +59,14 @@ Result<void> copy_side_folder(const fs::path& from, const fs::path& to) {
     fs::path rel = fs::relative(it->path(), from, ec);
     fs::path dest = to / rel;
     if (it->is_directory(ec)) {
-      fs::create_directories(dest, ec);
-      ::chmod(dest.c_str(), 0700);
+      if (auto made = util::make_private_dirs(dest); !made) return made;
       continue;
     }
     if (!it->is_regular_file(ec)) continue;
     std::error_code e2;
     auto have = fs::file_size(dest, e2);
     if (!e2 && have >= it->file_size(ec)) continue;
-    fs::create_directories(dest.parent_path(), e2);
+    if (auto made = util::make_private_dirs(dest.parent_path()); !made) return made;
     if (auto r = copy_file_atomic(it->path(), dest); !r) return r;
   }
   if (ec) return fail(fmt::format("copying {}: {}", from.string(), ec.message()));

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "claude/session_locator.hpp"
+#include "util/fs.hpp"
 #include "util/atomic_file.hpp"
 #include "util/line_reader.hpp"
 
@@ -17,9 +18,7 @@ namespace {
 Result<void> copy_complete_lines(const fs::path& from, const fs::path& to) {
   auto reader = util::LineReader::open(from, {}, 4 << 20);
   if (!reader) return std::unexpected(reader.error());
-  std::error_code ec;
-  fs::create_directories(to.parent_path(), ec);
-  ::chmod(to.parent_path().c_str(), 0700);
+  if (auto made = util::make_private_dirs(to.parent_path()); !made) return made;
   auto out = util::AtomicFile::create(to, 0600);
   if (!out) return std::unexpected(out.error());
   while (true) {

@@ -17,6 +17,7 @@
 #include "claude/claude_cli.hpp"
 #include "store/state_access.hpp"
 #include "store/state_store.hpp"
+#include "util/fs.hpp"
 #include "util/atomic_file.hpp"
 #include "util/process.hpp"
 #include "util/uuid.hpp"
@@ -88,9 +89,7 @@ Result<Relaunch> prepare_relaunch(const PendingRollover& ready, const std::vecto
 
 Result<void> record_supervisor(const fs::path& state_dir, pid_t pid, const std::string& token) {
   const fs::path dir = state_dir / "supervisors";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return fail(fmt::format("creating {}: {}", dir.string(), ec.message()));
+  if (auto made = util::make_private_dirs(dir, state_dir); !made) return made;
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
     return fail(fmt::format("{} is not a directory of this user", dir.string()), Error::Kind::Invalid);

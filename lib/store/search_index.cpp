@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "store/sqlite_stmt.hpp"
+#include "util/fs.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -80,14 +81,14 @@ Result<void> SearchIndex::commit() { return exec("COMMIT"); }
 void SearchIndex::rollback() { (void)exec("ROLLBACK"); }
 
 Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec) return fail(fmt::format("creating {}: {}", path.parent_path().string(), ec.message()), Error::Kind::ReadOnly);
+  // archive/ (and any missing folder above it): 0700 whatever the umask, never a link.
+  if (auto made = util::make_private_dirs(path.parent_path()); !made)
+    return fail(made.error().message, Error::Kind::ReadOnly);
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return fail(fmt::format("search index {}: {}", path.string(), std::strerror(errno)), Error::Kind::ReadOnly);
   ::close(fd);
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
   SearchIndex idx(raw, path.string());
   if (rc != SQLITE_OK) return std::unexpected(idx.error("opening", rc));
   sqlite3_busy_timeout(raw, busy_timeout_ms);

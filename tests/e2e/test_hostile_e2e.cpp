@@ -315,5 +315,43 @@ TEST(Hostile, TranscriptUsageNearInt64MaxSaturatesInRemind) {
   EXPECT_TRUE(text.starts_with("Context at 2147483647% (9223372036854776k of 967k usable tokens)")) << text;
 }
 
+// ctx-trim and the detached indexer make the archive: every folder under the state directory is
+// private and the index cannot be swapped for a link, whatever the umask.
+TEST(Hostile, TrimUnderUmaskZeroKeepsTheArchivePrivate) {
+  RecordedSession r;
+  {
+    Umask u(0);
+    auto t = run_tool("ctx-trim", {RecordedSession::kId}, "", r.env);
+    ASSERT_EQ(t.exit_code, 0) << t.err;
+    auto s = run_tool("ctx-search", {"anything"}, "", r.env);  // finishes the indexing itself
+    ASSERT_EQ(s.exit_code, 0) << s.err;
+  }
+  const fs::path state = r.state();
+  size_t dirs = 0;
+  for (auto it = fs::recursive_directory_iterator(state); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_symlink()) ADD_FAILURE() << it->path() << " is a link";
+    if (it->is_directory()) {
+      ++dirs;
+      EXPECT_EQ(mode_of(it->path()), 0700u) << it->path();
+    } else if (it->is_regular_file()) {
+      EXPECT_EQ(mode_of(it->path()) & 0077, 0u) << it->path();
+    }
+  }
+  EXPECT_GE(dirs, 2u);  // archive/ and the project's folder at least
+  EXPECT_EQ(mode_of(state), 0700u);
+}
+
+TEST(Hostile, AnIndexThatIsALinkIsNotOpened) {
+  RecordedSession r;
+  fs::create_directories(r.state() / "archive");
+  ::chmod(r.state().c_str(), 0700);
+  ::chmod((r.state() / "archive").c_str(), 0700);
+  const fs::path elsewhere = r.tmp / "elsewhere.db";
+  fs::create_symlink(elsewhere, r.state() / "archive/index.db");
+  ASSERT_EQ(run_tool("ctx-trim", {RecordedSession::kId}, "", r.env).exit_code, 0);
+  run_tool("ctx-search", {"anything"}, "", r.env);
+  EXPECT_FALSE(fs::exists(elsewhere)) << "the index was written through the link";
+}
+
 }  // namespace
 }  // namespace ctxkit::test

@@ -244,7 +244,7 @@ TEST(Rollover, BadInputIsOneLineAndRecordsNothing) {
   res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "", blocked, r.caller);
   EXPECT_EQ(res.exit_code, 1);
   EXPECT_EQ(line_count(res.err), 1u) << res.err;
-  EXPECT_TRUE(res.err.starts_with("ctx-rollover: error: creating state directory ")) << res.err;
+  EXPECT_TRUE(res.err.starts_with("ctx-rollover: error: state directory: ")) << res.err;
   expect_nothing_recorded();
   auto s = run_tool("ctx-search", {"anything"}, "", r.env);
   EXPECT_EQ(s.exit_code, 0);  // nothing archived yet is not an error

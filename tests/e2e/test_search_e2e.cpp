@@ -180,6 +180,7 @@ TEST(SearchIndexing, ExcludedProjectsAndSessionsAreNotFoundWhereOthersAre) {
 TEST(SearchIndexing, SinceTakesEveryFormItsHelpPromises) {
   RecordedSession r;
   ASSERT_EQ(run_tool("ctx-trim", {kSid}, "", r.env).exit_code, 0);
+  wait_for_indexer(r.state());
   // The session's tool results were written between 12:55:27 and 12:55:29 UTC.
   auto count = [&](const std::string& since) {
     auto s = run_tool("ctx-search", {"output line 500 of", "--json", "--since", since}, "", r.env);
