@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Live check of the workflow MCP server and the SessionStart gate against the real Claude Code CLI,
+driven by a fake-API harness.
+
+Usage: check_workflow_live.py HARNESS_DIR BIN_DIR [--model M] [--work DIR]
+
+The real client starts ctx-workflow-mcp from an MCP config. The model calls workflow_start and
+gets {"contextAction":"/clear"} for the first step. After `claude -p --resume <id> "/clear"`, the
+next request of the new session carries ctx-gate's re-anchor with the first step's instructions.
+The model then calls workflow_advance and gets "/compact" for the second step; after
+`claude -p --resume <id> "/compact"` the next request carries the second step's instructions.
+Each action is handed out once: a workflow_status call after the advance gets the step, not the
+action again.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVER = "ctxkit-workflow"
+
+TEMPLATE = """name: live-check
+description: two steps, each with a context action
+steps:
+  - id: plan
+    type: action
+    context: clear
+    instructions: "LIVE-PLAN-INSTR write the plan"
+  - id: build
+    type: action
+    context: compact
+    instructions: "LIVE-BUILD-INSTR build what the plan says"
+"""
+
+
+def tool_turn(tool, args, text="Calling the workflow."):
+    return {"text": text, "tool": f"mcp__{SERVER}__{tool}", "input": args}
+
+
+def script(path, turns):
+    with open(path, "w") as f:
+        json.dump({"turns": turns + [{"text": "Done."}]}, f)
+    return path
+
+
+def cc_run(harness, root, script_path, model, prompt, hook, env, mcp_config, extra):
+    cmd = [sys.executable, os.path.join(harness, "cc_run.py"), "--root", root, "--script", script_path,
+           "--prompt", prompt, "--model", model, "--events", "SessionStart", "--no-record",
+           "--hook-cmd", hook, "--claude-arg=--mcp-config", "--claude-arg=" + mcp_config,
+           "--env", "MCP_CONNECTION_NONBLOCKING=0"] + [a for k, v in env.items() for a in ("--env", f"{k}={v}")] + extra
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    try:
+        return json.loads(p.stdout)
+    except json.JSONDecodeError:
+        return {"rc": p.returncode, "stderr_tail": p.stderr[-2000:], "expect": {}, "expect_not": {}}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("harness")
+    ap.add_argument("bin_dir")
+    ap.add_argument("--model", action="append")
+    ap.add_argument("--work", default=None)
+    a = ap.parse_args()
+    work = a.work or tempfile.mkdtemp(prefix="ctxkit-workflow-live-")
+    bin_dir = os.path.abspath(a.bin_dir)
+    ok = True
+
+    def check(model, what, rep, cond=True):
+        nonlocal ok
+        good = rep.get("rc") == 0 and cond and all(v for v in rep.get("expect", {}).values()) \
+            and not any(v for v in rep.get("expect_not", {}).values())
+        print(f"{'ok  ' if good else 'FAIL'} {model}: {what}" + ("" if good else f": {json.dumps(rep)[:600]}"))
+        ok = ok and good
+        return good
+
+    for model in a.model or ["claude-sonnet-4-5", "claude-opus-4-8"]:
+        base = os.path.join(work, model)
+        os.makedirs(base, exist_ok=True)
+        root = os.path.join(base, "run")  # the harness makes root/proj, the worktree
+        proj = os.path.join(root, "proj")
+        template = os.path.join(base, "live-check.yaml")
+        with open(template, "w") as f:
+            f.write(TEMPLATE)
+        mcp_config = os.path.join(base, "mcp.json")
+        with open(mcp_config, "w") as f:
+            json.dump({"mcpServers": {SERVER: {"type": "stdio", "command": os.path.join(bin_dir, "ctx-workflow-mcp"),
+                                               "args": ["--worktree", proj, "--workflow-path", template]}}}, f)
+        env = {"CTXKIT_STATE_DIR": os.path.join(base, "state")}
+        hook = os.path.join(bin_dir, "ctx-gate") + " --hook"
+        s = lambda name, turns: script(os.path.join(base, name + ".json"), turns)
+
+        r1 = cc_run(a.harness, root, s("start", [tool_turn("workflow_start", {"summary": "live check"})]), model,
+                    "start the workflow", hook, env, mcp_config, ["--expect", "contextAction", "--expect", "run `/clear`"])
+        if not check(model, "workflow_start through the real client answers /clear", r1):
+            continue
+        r2 = cc_run(a.harness, root, s("none", []), model, "/clear", hook, env, mcp_config,
+                    ["--resume", r1["session_id"], "--keep"])
+        cleared = r2.get("session_id")
+        if not check(model, f"/clear gave a new session {cleared}", r2, bool(cleared) and cleared != r1["session_id"]):
+            continue
+        r3 = cc_run(a.harness, root, s("after_clear", [tool_turn("workflow_advance", {"output": "the plan"})]), model,
+                    "go on", hook, env, mcp_config,
+                    ["--resume", cleared, "--keep", "--expect", "LIVE-PLAN-INSTR", "--expect", "run `/compact"])
+        check(model, "the cleared session's first request carries the re-anchor; the advance answers /compact", r3)
+        r4 = cc_run(a.harness, root, s("none2", []), model, "/compact", hook, env, mcp_config, ["--resume", cleared, "--keep"])
+        check(model, "/compact ran on the same session", r4, r4.get("session_id") == cleared)
+        r5 = cc_run(a.harness, root, s("after_compact", [tool_turn("workflow_status", {})]), model, "continue", hook, env,
+                    mcp_config, ["--resume", cleared, "--keep", "--expect", "LIVE-BUILD-INSTR",
+                                 "--expect-not", "LIVE-PLAN-INSTR"])
+        check(model, "after /compact the request carries the second step's re-anchor, not the first", r5)
+        # The action was handed out once: the status after it reports the step, not /compact again.
+        with open(r5["requests_log"]) as f:
+            last = [json.loads(l) for l in f if '"kind": "main"' in l or '"kind":"main"' in l][-1]
+        status = None
+        for block in last["body"]["messages"][-1]["content"]:
+            if block.get("type") == "tool_result":
+                content = block["content"]
+                text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
+                status = json.loads(text)
+        check(model, "workflow_status after the handed-out /compact gives the step, not the action again", r5,
+              isinstance(status, dict) and status.get("step") == "build" and "contextAction" not in status)
+        state = json.load(open(os.path.join(proj, "workflow-state.json")))
+        check(model, "the state file is Lanes's shape at step build", r5, state.get("step") == "build" and "workflow_definition" in state)
+    print("live workflow check: " + ("ok" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
