@@ -16,6 +16,7 @@
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
 #include "workflow/workflow_state.hpp"
+#include "util/fs.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -28,11 +29,9 @@ Result<std::optional<workflow::WorkflowMachine>> load_machine(const fs::path& wo
   const fs::path p = workflow::state_path(worktree);
   std::error_code ec;
   if (!fs::exists(p, ec)) return std::optional<workflow::WorkflowMachine>();
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return fail(fmt::format("{}: cannot read the workflow state", p.string()));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  auto m = workflow::WorkflowMachine::from_state_text(ss.str(), nullptr);
+  auto text = util::read_file(p, {64u << 20});  // never blocks on a FIFO
+  if (!text) return fail(fmt::format("{}: cannot read the workflow state ({})", p.string(), text.error().message));
+  auto m = workflow::WorkflowMachine::from_state_text(*text, nullptr);
   if (!m) return fail(fmt::format("{}: {}", p.string(), m.error().message));
   return std::optional<workflow::WorkflowMachine>(std::move(*m));
 }
@@ -131,7 +130,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     if (worktree.empty()) return 0;
     auto loaded = load_machine(worktree);
     if (!loaded) {
-      ctx.err << kTool << ": note: " << loaded.error().message << '\n';
+      print_note(ctx.err, kTool, "note: " + std::string(loaded.error().message));
       return 0;
     }
     if (!*loaded || (*loaded)->state_status() != "running") return 0;
@@ -143,7 +142,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
       // anyone asked) and record the confirmation.
       if (!m.action_executed()) {
         m.mark_action_executed();
-        if (auto w = save_machine(worktree, m); !w) ctx.err << kTool << ": note: " << w.error().message << '\n';
+        if (auto w = save_machine(worktree, m); !w) print_note(ctx.err, kTool, "note: " + std::string(w.error().message));
       }
       workflow::WorkflowEvent e;
       e.kind = "confirmed";
@@ -155,7 +154,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
       e.iteration = m.ralph_iteration().value_or(0);
       e.by = "session-start:" + payload->session_id;
       if (auto r = workflow::append_event(workflow::events_path(cfg.state_dir(ctx.env)), fs::absolute(worktree), e); !r)
-        ctx.err << kTool << ": note: " << r.error().message << '\n';
+        print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }
     const std::string text = workflow_reanchor(fs::absolute(worktree).string(), payload->source, max_tokens);
     if (text.empty()) return 0;
@@ -167,7 +166,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   if (worktree.empty()) worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
   const fs::path wt = fs::absolute(worktree);
   auto error = [&](const std::string& what) {
-    ctx.err << kTool << ": error: " << what << '\n';
+    print_error(ctx.err, kTool, what);
     return 1;
   };
   auto loaded = load_machine(wt);
@@ -189,7 +188,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
       m.mark_action_executed();
       if (auto w = save_machine(wt, m); !w) return error(w.error().message);
       if (auto r = workflow::append_event(workflow::events_path(cfg.state_dir(ctx.env)), wt, workflow::event_for(m, d, "ctx-gate")); !r)
-        ctx.err << kTool << ": note: " << r.error().message << '\n';
+        print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }
     if (d.action != workflow::ContextAction::None) {
       answer["action"] = workflow::to_string(d.action);

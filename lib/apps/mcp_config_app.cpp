@@ -12,6 +12,7 @@
 #include "util/atomic_file.hpp"
 #include "util/paths.hpp"
 #include "util/time.hpp"
+#include "util/fs.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -21,11 +22,7 @@ namespace {
 constexpr const char* kTool = "ctx-workflow-mcp";
 
 Result<std::string> read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return fail(fmt::format("reading {}: cannot open", p.string()));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return util::read_file(p, {256u << 20});  // never blocks on a FIFO
 }
 
 // The document, null when the file is missing or blank.
@@ -45,7 +42,7 @@ Result<ojson> read_json(const fs::path& p) {
 }
 
 int error(AppContext& ctx, const std::string& message) {
-  ctx.err << kTool << ": error: " << message << '\n';
+  print_error(ctx.err, kTool, message);
   return 1;
 }
 }  // namespace

@@ -12,6 +12,7 @@
 #include "workflow/workflow_catalog.hpp"
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
+#include "util/fs.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -27,11 +28,9 @@ std::optional<std::string> read_text(const std::string& path, AppContext& ctx) {
     if (!in) return std::nullopt;
     return *in;
   }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  auto text = util::read_file(path, {16u << 20});  // never blocks on a FIFO
+  if (!text) return std::nullopt;
+  return *text;
 }
 
 // Human-readable form of a status answer.
@@ -90,7 +89,7 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
     return 0;
   }
   auto error = [&](const std::string& what) {
-    ctx.err << kTool << ": error: " << what << '\n';
+    print_error(ctx.err, kTool, what);
     return 1;
   };
 
@@ -99,7 +98,7 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
     for (const auto& f : files) {
       auto t = workflow::load_workflow_file(f);
       if (!t) {
-        ctx.err << kTool << ": error: " << t.error().message << '\n';
+        print_error(ctx.err, kTool, t.error().message);
         rc = 1;
       } else if (!json_out) {
         ctx.out << fmt::format("{}: ok ({}, {} steps)\n", f, t->name, t->steps.size());
@@ -120,7 +119,7 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   const fs::path log = workflow::events_path(cfg.state_dir(ctx.env));
   const fs::path wt = o.worktree;
   o.on_event = [log, wt, &ctx](const workflow::WorkflowEvent& e) {
-    if (auto r = workflow::append_event(log, wt, e); !r) ctx.err << kTool << ": note: " << r.error().message << '\n';
+    if (auto r = workflow::append_event(log, wt, e); !r) print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
   };
   if (start->parsed()) o.workflow = spec;
   workflow::WorkflowService service(std::move(o));

@@ -1,4 +1,5 @@
 #include "workflow/workflow_catalog.hpp"
+#include "util/fs.hpp"
 
 #include <algorithm>
 #include <fmt/core.h>
@@ -19,12 +20,10 @@ std::string lower(std::string s) {
 }  // namespace
 
 Result<WorkflowTemplate> load_workflow_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  if (!in || fs::is_directory(path, ec)) return fail(fmt::format("{}: cannot read the workflow file", path.string()), Error::Kind::NotFound);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_template(ss.str(), path.string());
+  // Never blocks on a FIFO; a template is small (4 MiB at most).
+  auto text = util::read_file(path, {4u << 20});
+  if (!text) return fail(fmt::format("{}: cannot read the workflow file ({})", path.string(), text.error().message), Error::Kind::NotFound);
+  return parse_template(*text, path.string());
 }
 
 std::vector<CatalogEntry> list_workflows(const std::vector<fs::path>& dirs) {

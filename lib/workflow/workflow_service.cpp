@@ -15,6 +15,7 @@
 #include "workflow/step_gate.hpp"
 #include "workflow/workflow_catalog.hpp"
 #include "workflow/workflow_state.hpp"
+#include "util/fs.hpp"
 
 namespace ctxkit::workflow {
 namespace fs = std::filesystem;
@@ -118,14 +119,12 @@ class Call {
     const fs::path p = state_path(o_.worktree);
     std::error_code ec;
     if (!fs::exists(p, ec)) return out;
-    std::ifstream in(p, std::ios::binary);
-    if (!in) {
-      out.error = fmt::format("{}: cannot read the workflow state", p.string());
+    auto read = util::read_file(p, {64u << 20});  // never blocks on a FIFO
+    if (!read) {
+      out.error = fmt::format("{}: cannot read the workflow state ({})", p.string(), read.error().message);
       return out;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
+    const std::string text = std::move(*read);
     auto m = WorkflowMachine::from_state_text(text, nullptr);
     if (!m) {
       // A state without its own workflow_definition (older files) resumes with the configured template.

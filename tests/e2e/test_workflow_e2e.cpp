@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -132,6 +133,31 @@ TEST(WorkflowE2E, RalphRoundsCompactOnlyAboveTheThreshold) {
   EXPECT_EQ(st["ralphIteration"], 1);
   EXPECT_EQ(b.run_json({"advance", "--output", "r1"})["contextAction"], "/compact");
   EXPECT_EQ(b.run_json({"status"})["ralphIteration"], 2);
+}
+
+// A FIFO where a file is expected (a template, an output file, the state file in a hostile
+// worktree) is refused at once: the programs never block on it.
+TEST(WorkflowE2E, FifosAreRefusedNotWaitedOn) {
+  WorkflowBench b;
+  const fs::path fifo = b.tmp.path() / "fifo.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto v = b.run({"validate", fifo.string()});
+  EXPECT_FALSE(v.timed_out);
+  EXPECT_EQ(v.exit_code, 1) << v.err;
+  EXPECT_EQ(b.run({"start", shipped("feature.yaml").string()}).exit_code, 0);
+  auto o = b.run({"advance", "--output-file", fifo.string()});
+  EXPECT_FALSE(o.timed_out);
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  fs::remove(b.wt / "workflow-state.json");
+  ASSERT_EQ(::mkfifo((b.wt / "workflow-state.json").c_str(), 0600), 0);
+  auto st = b.run({"status"});
+  EXPECT_FALSE(st.timed_out);
+  EXPECT_EQ(st.exit_code, 1) << st.err;
+  json clear = {{"session_id", "S"}, {"transcript_path", (b.tmp.path() / "t.jsonl").string()}, {"cwd", b.wt.string()},
+                {"hook_event_name", "SessionStart"}, {"source", "clear"}};
+  auto g = run_tool("ctx-gate", {"--hook", "--worktree", b.wt.string()}, clear.dump(), b.env);
+  EXPECT_FALSE(g.timed_out);
+  EXPECT_EQ(g.exit_code, 0) << g.err;  // a hook fails open
 }
 
 }  // namespace
