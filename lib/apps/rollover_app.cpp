@@ -76,7 +76,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
     return run_supervisor(command, cfg, ctx.env, ctx.out, ctx.err);
   }
   auto error = [&](const std::string& what) {
-    ctx.err << kTool << ": error: " << what << '\n';
+    print_error(ctx.err, kTool, what);
     return 1;
   };
   if (!command.empty()) return error("a command after -- is only used with --supervise");

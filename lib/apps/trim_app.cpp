@@ -93,7 +93,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
     return 0;
   }
   auto error = [&](const std::string& what) {
-    ctx.err << kTool << ": error: " << what << '\n';
+    print_error(ctx.err, kTool, what);
     return 1;
   };
 

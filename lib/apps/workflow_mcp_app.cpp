@@ -75,7 +75,7 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   else ctx.err << kTool << ": warning: " << signals.error().message << " (SIGINT/SIGTERM end the process at once)\n";
   auto stopped = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO, stdio);
   if (!stopped) {
-    ctx.err << kTool << ": error: " << stopped.error().message << '\n';
+    print_error(ctx.err, kTool, stopped.error().message);
     return 1;
   }
   if (verbose) {

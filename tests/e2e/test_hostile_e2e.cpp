@@ -116,6 +116,22 @@ TEST(Hostile, ControlCharactersFromTheInputAreEscapedInTheOneErrorLine) {
             "ctx-remind: note: ignoring a 'Evil\\n\\x1b[2Jctx-remind: error: forged' payload (this hook handles PostToolUse)\n");
 }
 
+TEST(Hostile, EveryCommandKeepsItsErrorOnOneLine) {
+  TempDir tmp;
+  const std::string evil = "nope\n\x1b[2Jforged: error: x";
+  for (const auto& [program, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"ctx-trim", {evil}},
+           {"ctx-rollover", {"--summary-file", (tmp / "s.md").string(), "--session", evil}},
+           {"ctx-workflow", {"--worktree", tmp.path().string(), "validate", evil}},
+           {"ctx-workflow-mcp", {"--worktree", tmp.path().string(), "--workflow-path", evil, "--workflow", "x"}}}) {
+    tmp.write("s.md", "### Current Task\nx\n");
+    auto r = run_tool(program, args, "", tmp.env());
+    EXPECT_NE(r.exit_code, 0) << program;
+    EXPECT_EQ(line_count(r.err), 1u) << program << ": " << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << program << ": " << r.err;
+  }
+}
+
 TEST(Hostile, ALongEventNameIsCutInTheOneErrorLine) {
   TempDir tmp;
   json p = post_tool_use(tmp / "t.jsonl", "toolu_1");
