@@ -11,12 +11,10 @@
 #include "claude/session_locator.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
-#include "util/atomic_file.hpp"
 #include "workflow/step_gate.hpp"
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
 #include "workflow/workflow_state.hpp"
-#include "util/fs.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -26,18 +24,12 @@ namespace {
 constexpr const char* kTool = "ctx-gate";
 
 Result<std::optional<workflow::WorkflowMachine>> load_machine(const fs::path& worktree) {
-  const fs::path p = workflow::state_path(worktree);
-  std::error_code ec;
-  if (!fs::exists(p, ec)) return std::optional<workflow::WorkflowMachine>();
-  auto text = util::read_file(p, {64u << 20});  // never blocks on a FIFO
-  if (!text) return fail(fmt::format("{}: cannot read the workflow state ({})", p.string(), text.error().message));
-  auto m = workflow::WorkflowMachine::from_state_text(*text, nullptr);
-  if (!m) return fail(fmt::format("{}: {}", p.string(), m.error().message));
+  auto text = workflow::read_state_text(worktree);
+  if (!text) return std::unexpected(text.error());
+  if (!*text) return std::optional<workflow::WorkflowMachine>();
+  auto m = workflow::WorkflowMachine::from_state_text(**text, nullptr);
+  if (!m) return fail(fmt::format("{}: {}", workflow::state_path(worktree).string(), m.error().message));
   return std::optional<workflow::WorkflowMachine>(std::move(*m));
-}
-
-Result<void> save_machine(const fs::path& worktree, const workflow::WorkflowMachine& m) {
-  return util::write_file_atomic(workflow::state_path(worktree), m.serialize(), 0644, util::Durability::Flush);
 }
 
 std::optional<double> session_percent(const std::string& session, const util::Env& env, const Config& cfg) {
@@ -142,7 +134,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
       // anyone asked) and record the confirmation.
       if (!m.action_executed()) {
         m.mark_action_executed();
-        if (auto w = save_machine(worktree, m); !w) print_note(ctx.err, kTool, "note: " + std::string(w.error().message));
+        if (auto w = workflow::save_state(worktree, m); !w) print_note(ctx.err, kTool, "note: " + std::string(w.error().message));
       }
       workflow::WorkflowEvent e;
       e.kind = "confirmed";
@@ -186,7 +178,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     if (auto it = m.ralph_iteration()) answer["iteration"] = *it;
     if (d.action != workflow::ContextAction::None || d.skipped != workflow::ContextAction::None) {
       m.mark_action_executed();
-      if (auto w = save_machine(wt, m); !w) return error(w.error().message);
+      if (auto w = workflow::save_state(wt, m); !w) return error(w.error().message);
       if (auto r = workflow::append_event(workflow::events_path(cfg.state_dir(ctx.env)), wt, workflow::event_for(m, d, "ctx-gate")); !r)
         print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }

@@ -61,6 +61,19 @@ struct Loaded {
 
 fs::path state_path(const fs::path& worktree) { return worktree / "workflow-state.json"; }
 
+Result<std::optional<std::string>> read_state_text(const fs::path& worktree) {
+  const fs::path p = state_path(worktree);
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return std::optional<std::string>();
+  auto text = util::read_file(p, {64u << 20});
+  if (!text) return fail(fmt::format("{}: cannot read the workflow state ({})", p.string(), text.error().message));
+  return std::optional<std::string>(std::move(*text));
+}
+
+Result<void> save_state(const fs::path& worktree, const WorkflowMachine& machine) {
+  return util::write_file_atomic(state_path(worktree), machine.serialize(), 0644, util::Durability::Flush);
+}
+
 WorkflowEvent event_for(const WorkflowMachine& m, const GateDecision& d, std::string by) {
   WorkflowEvent e;
   e.kind = d.action != ContextAction::None ? "handed_out" : "skipped";
@@ -117,14 +130,13 @@ class Call {
   Loaded load() const {
     Loaded out;
     const fs::path p = state_path(o_.worktree);
-    std::error_code ec;
-    if (!fs::exists(p, ec)) return out;
-    auto read = util::read_file(p, {64u << 20});  // never blocks on a FIFO
+    auto read = read_state_text(o_.worktree);
     if (!read) {
-      out.error = fmt::format("{}: cannot read the workflow state ({})", p.string(), read.error().message);
+      out.error = read.error().message;
       return out;
     }
-    const std::string text = std::move(*read);
+    if (!*read) return out;
+    const std::string text = std::move(**read);
     auto m = WorkflowMachine::from_state_text(text, nullptr);
     if (!m) {
       // A state without its own workflow_definition (older files) resumes with the configured template.
@@ -151,7 +163,7 @@ class Call {
   }
 
   std::optional<std::string> save(const WorkflowMachine& m) const {
-    auto w = util::write_file_atomic(state_path(o_.worktree), m.serialize(), 0644, util::Durability::Flush);
+    auto w = save_state(o_.worktree, m);
     if (!w) return w.error().message;
     return std::nullopt;
   }

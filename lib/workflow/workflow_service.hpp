@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "util/env.hpp"
+#include "util/error.hpp"
 
 namespace ctxkit::workflow {
 
@@ -92,5 +93,9 @@ WorkflowEvent event_for(const WorkflowMachine& machine, const GateDecision& deci
 
 // The state file of a worktree: <worktree>/workflow-state.json.
 std::filesystem::path state_path(const std::filesystem::path& worktree);
+// The state file's text, nullopt when there is none; never blocks on a FIFO. An error names the file.
+Result<std::optional<std::string>> read_state_text(const std::filesystem::path& worktree);
+// Replaces the state file atomically with `machine`'s state.
+Result<void> save_state(const std::filesystem::path& worktree, const WorkflowMachine& machine);
 
 }  // namespace ctxkit::workflow
