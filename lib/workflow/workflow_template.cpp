@@ -5,7 +5,6 @@
 #include <cmath>
 #include <fmt/core.h>
 #include <map>
-#include <regex>
 #include <set>
 
 namespace ctxkit::workflow {
@@ -33,15 +32,54 @@ std::string escape_pointer(const std::string& key) {
   return out;
 }
 
-bool all_of_class(const std::string& s, const std::regex& re) { return std::regex_match(s, re); }
+bool is_digit(char c, int base) {
+  if (c >= '0' && c <= '9') return c - '0' < base;
+  if (base == 16) return (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  return false;
+}
 
-// Resolves a plain scalar by the YAML 1.2 core schema, which is what the reference
-// implementation's parser applies: null, booleans, integers (decimal, 0o, 0x), floats.
+// Counts the digits of `base` from `i`; leaves `i` after them.
+size_t digits(const std::string& s, size_t& i, int base) {
+  const size_t from = i;
+  while (i < s.size() && is_digit(s[i], base)) ++i;
+  return i - from;
+}
+
+// [-+]?[0-9]+
+bool is_int(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  return digits(s, i, 10) > 0 && i == s.size();
+}
+
+// 0o[0-7]+ and 0x[0-9a-fA-F]+
+bool is_prefixed(const std::string& s, char marker, int base) {
+  if (s.size() < 3 || s[0] != '0' || s[1] != marker) return false;
+  size_t i = 2;
+  return digits(s, i, base) > 0 && i == s.size();
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_float(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (digits(s, i, 10) == 0) return false;
+  } else {
+    if (digits(s, i, 10) == 0) return false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      digits(s, i, 10);
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits(s, i, 10) == 0) return false;
+  }
+  return i == s.size();
+}
+
 ojson resolve_plain(const std::string& s) {
-  static const std::regex kInt("[-+]?[0-9]+");
-  static const std::regex kOct("0o[0-7]+");
-  static const std::regex kHex("0x[0-9a-fA-F]+");
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
@@ -49,10 +87,10 @@ ojson resolve_plain(const std::string& s) {
     if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9007199254740992.0) return static_cast<int64_t>(d);
     return d;
   };
-  if (all_of_class(s, kInt)) return number(std::strtod(s.c_str(), nullptr));
-  if (all_of_class(s, kOct)) return number(static_cast<double>(std::strtoull(s.c_str() + 2, nullptr, 8)));
-  if (all_of_class(s, kHex)) return number(static_cast<double>(std::strtoull(s.c_str() + 2, nullptr, 16)));
-  if (all_of_class(s, kFloat)) return number(std::strtod(s.c_str(), nullptr));
+  if (is_int(s)) return number(std::strtod(s.c_str(), nullptr));
+  if (is_prefixed(s, 'o', 8)) return number(static_cast<double>(std::strtoull(s.c_str() + 2, nullptr, 8)));
+  if (is_prefixed(s, 'x', 16)) return number(static_cast<double>(std::strtoull(s.c_str() + 2, nullptr, 16)));
+  if (is_float(s)) return number(std::strtod(s.c_str(), nullptr));
   if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF")
     return std::numeric_limits<double>::infinity();
   if (s == "-.inf" || s == "-.Inf" || s == "-.INF") return -std::numeric_limits<double>::infinity();

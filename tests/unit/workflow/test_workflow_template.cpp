@@ -2,6 +2,8 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "unit/temp_dir.hpp"
 #include "workflow/workflow_template.hpp"
@@ -211,6 +213,20 @@ TEST(WorkflowTemplate, ScalarsResolveByTheYaml12CoreSchema) {
   EXPECT_EQ(s["flag"], true);
   EXPECT_TRUE(s["nothing"].is_null());
   EXPECT_EQ(s["quoted"], "true");
+}
+
+TEST(WorkflowTemplate, NumbersAndNearMissesResolveLikeTheCoreSchema) {
+  const std::vector<std::pair<std::string, nlohmann::ordered_json>> cases = {
+      {"12", 12}, {"+12", 12}, {"-7", -7}, {"0o17", 15}, {"0x1F", 31}, {"0xff", 255}, {"1.5", 1.5},
+      {"1.", 1}, {".5", 0.5}, {"-.5", -0.5}, {"1e3", 1000}, {"2.5E-1", 0.25}, {"+1.0e+2", 100},
+      {"0o8", "0o8"}, {"0x", "0x"}, {"0xg", "0xg"}, {"1e", "1e"}, {".", "."}, {"+", "+"}, {"1.2.3", "1.2.3"},
+      {"e3", "e3"}, {"12a", "12a"}, {"+-1", "+-1"}, {"0O17", "0O17"}, {"1_000", "1_000"}};
+  for (const auto& [text, want] : cases) {
+    auto t = parse_template("name: n\ndescription: d\nsteps:\n  - id: s\n    type: ralph\n    n: 1\n    instructions: i\n    v: " +
+                            text + "\n");
+    ASSERT_TRUE(t) << text << ": " << t.error().message;
+    EXPECT_EQ(t->definition["steps"][0]["v"], want) << text;
+  }
 }
 
 TEST(WorkflowTemplate, WithoutSourceTheMessageHasOnlyThePosition) {
