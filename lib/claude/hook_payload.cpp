@@ -9,6 +9,8 @@
 #include <optional>
 #include <vector>
 
+#include "claude/json_string_block.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -277,34 +279,20 @@ class Scanner {
   void skip_plain_and_escapes() {
     const char* p = buf_.data() + pos_;
     const char* e = buf_.data() + end_;
-#if defined(__SSE2__)
-    // Sixteen bytes at a time; the escapes found in a block are stepped over without loading it
-    // again (an Edit payload of source code has one every few bytes).
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i control_max = _mm_set1_epi8(0x1F);
-    while (e - p >= 16 + 6) {
-      __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
-                                 _mm_cmpeq_epi8(_mm_min_epu8(x, control_max), x));
-      auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
-      size_t advance = 16;
-      while (mask != 0) {
-        auto k = static_cast<size_t>(__builtin_ctz(mask));
-        size_t len = escape_length(p + k);
-        if (len == 0) {
-          pos_ = static_cast<size_t>(p + k - buf_.data());
-          return;
-        }
-        if (k + len >= 16) {
-          advance = k + len;
-          break;
-        }
-        mask &= ~((1u << (k + len)) - 1);
+    // Sixty-four bytes at a time (json_string_block.hpp); an escape that straddles a block is
+    // stepped over here and the next block starts after it.
+    while (e - p >= static_cast<ptrdiff_t>(json_block::kBlock)) {
+      size_t n = json_block::checked_prefix(p);
+      p += n;
+      if (n == json_block::kBlock) continue;
+      if (e - p < 6) break;
+      size_t len = escape_length(p);
+      if (len == 0) {
+        pos_ = static_cast<size_t>(p - buf_.data());
+        return;
       }
-      p += advance;
+      p += len;
     }
-#endif
     while (true) {
       p += find_string_special(p, static_cast<size_t>(e - p));
       if (e - p < 6) break;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "claude/hook_payload.hpp"
 #include "unit/temp_dir.hpp"
@@ -225,6 +226,33 @@ TEST(HookPayloadScan, LongStringsAroundEveryBoundaryKeepTheirContent) {
       auto p = scan_hook_payload(chunks_of(text, chunk));
       ASSERT_TRUE(p) << p.error().message;
       EXPECT_EQ(p->cwd, expect);
+    }
+  }
+}
+
+// A skipped string dense with escapes, as an Edit of source code carries, with one flaw put at
+// every offset across several 64-byte blocks: the verdict and the error's position are the same
+// at every chunk size, and the scan accepts exactly what a full JSON parser accepts.
+TEST(HookPayloadScan, EscapeDenseSkippedStringsAreCheckedAtEveryOffset) {
+  std::string code;
+  for (int i = 0; code.size() < 300; ++i)
+    code += fmt::format(R"(\tif (s[{}] == '\\' && n != \"caf\u00e9\") {{ return {}; }}\n)", i, i);
+  const std::vector<std::string> flaws = {"", "\\x", "\\u12G4", "\\u1\"", "\\", "\"", "\x01", "\\\\\\q"};
+  for (const auto& flaw : flaws) {
+    for (size_t at = 0; at <= 200; ++at) {
+      std::string value = code.substr(0, at) + flaw + code.substr(at);
+      std::string text = std::string(kHead) + "\"tool_response\":{\"originalFile\":\"" + value + "\"}}";
+      bool valid = !json::parse(text, nullptr, false).is_discarded();
+      auto whole = parse_hook_payload(text);
+      ASSERT_EQ(whole.has_value(), valid) << "flaw " << flaw << " at " << at << ": "
+                                          << (whole ? std::string("accepted") : whole.error().message);
+      for (size_t chunk : {size_t{1}, size_t{7}, size_t{64}, size_t{100}}) {
+        auto p = scan_hook_payload(chunks_of(text, chunk));
+        ASSERT_EQ(p.has_value(), valid) << "flaw " << flaw << " at " << at << " chunk " << chunk;
+        if (!valid) {
+          EXPECT_EQ(p.error().message, whole.error().message) << "flaw " << flaw << " at " << at;
+        }
+      }
     }
   }
 }

@@ -1,0 +1,205 @@
+#pragma once
+
+// Skipping the content of a JSON string 64 bytes at a time, for the hook payload scan: a block's
+// quotes, backslashes, control characters and escape letters become 64-bit masks (one bit per
+// byte), and the escapes are resolved with bit arithmetic instead of one byte at a time. An
+// `Edit` payload of source code has an escape every few bytes, so stopping at each one would cost
+// several times what reading the payload does.
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace ctxkit::json_block {
+
+inline constexpr size_t kBlock = 64;
+
+// One bit per byte of a 64-byte block.
+struct Masks {
+  uint64_t quote = 0;      // '"'
+  uint64_t backslash = 0;  // '\\'
+  uint64_t control = 0;    // below 0x20
+  uint64_t escapable = 0;  // a letter that may follow a backslash, other than '\\' itself: " / b f n r t u
+  uint64_t u = 0;          // 'u'
+};
+
+inline bool is_hex(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+inline bool is_escapable(unsigned char c) {
+  return c == '"' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't' || c == 'u';
+}
+
+// The masks byte by byte: the reference the vector versions are tested against.
+inline Masks masks_scalar(const char* p) {
+  Masks m;
+  for (size_t i = 0; i < kBlock; ++i) {
+    auto c = static_cast<unsigned char>(p[i]);
+    uint64_t bit = uint64_t{1} << i;
+    if (c == '"') m.quote |= bit;
+    if (c == '\\') m.backslash |= bit;
+    if (c < 0x20) m.control |= bit;
+    if (is_escapable(c)) m.escapable |= bit;
+    if (c == 'u') m.u |= bit;
+  }
+  return m;
+}
+
+#if defined(__AVX2__)
+// quote, backslash and control: what every block needs.
+inline Masks plain_masks(const char* p) {
+  Masks m;
+  for (int half = 0; half < 2; ++half) {
+    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
+    auto bits = [](__m256i v) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v))); };
+    const int shift = 32 * half;
+    m.quote |= bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('"'))) << shift;
+    m.backslash |= bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('\\'))) << shift;
+    m.control |= bits(_mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1F)), x)) << shift;
+  }
+  return m;
+}
+
+// escapable and u: only for a block with escapes.
+inline void add_escape_masks(const char* p, Masks& m) {
+  // Escape letters by nibble lookup: the high nibble picks a group (2: '"' '/'; 6: 'b' 'f' 'n';
+  // 7: 'r' 't' 'u'), the low nibble must belong to it.
+  const __m256i lo_table = _mm256_setr_epi8(0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1,  //
+                                            0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1);
+  const __m256i hi_table = _mm256_setr_epi8(0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0,  //
+                                            0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  for (int half = 0; half < 2; ++half) {
+    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
+    auto bits = [](__m256i v) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v))); };
+    const int shift = 32 * half;
+    m.u |= bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('u'))) << shift;
+    __m256i lo = _mm256_and_si256(x, nibble);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
+    __m256i group = _mm256_and_si256(_mm256_shuffle_epi8(lo_table, lo), _mm256_shuffle_epi8(hi_table, hi));
+    m.escapable |= (~bits(_mm256_cmpeq_epi8(group, _mm256_setzero_si256())) & 0xFFFFFFFFull) << shift;
+  }
+}
+#elif defined(__SSE2__)
+inline Masks plain_masks(const char* p) {
+  Masks m;
+  for (int part = 0; part < 4; ++part) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * part));
+    auto bits = [](__m128i v) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(v))); };
+    const int shift = 16 * part;
+    m.quote |= bits(_mm_cmpeq_epi8(x, _mm_set1_epi8('"'))) << shift;
+    m.backslash |= bits(_mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))) << shift;
+    m.control |= bits(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1F)), x)) << shift;
+  }
+  return m;
+}
+
+inline void add_escape_masks(const char* p, Masks& m) {
+  for (int part = 0; part < 4; ++part) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * part));
+    auto bits = [](__m128i v) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(v))); };
+    auto eq = [&](char c) { return _mm_cmpeq_epi8(x, _mm_set1_epi8(c)); };
+    const int shift = 16 * part;
+    __m128i u = eq('u');
+    m.u |= bits(u) << shift;
+    __m128i esc = _mm_or_si128(_mm_or_si128(_mm_or_si128(eq('"'), eq('/')), _mm_or_si128(eq('b'), eq('f'))),
+                               _mm_or_si128(_mm_or_si128(eq('n'), eq('r')), _mm_or_si128(eq('t'), u)));
+    m.escapable |= bits(esc) << shift;
+  }
+}
+#else
+inline Masks plain_masks(const char* p) { return masks_scalar(p); }
+inline void add_escape_masks(const char* p, Masks& m) {
+  Masks all = masks_scalar(p);
+  m.escapable = all.escapable;
+  m.u = all.u;
+}
+#endif
+
+// Every mask of a block but hex (which checked_prefix reads from the bytes).
+inline Masks masks(const char* p) {
+  Masks m = plain_masks(p);
+  add_escape_masks(p, m);
+  return m;
+}
+
+// How many bytes from the start of the 64-byte block at `p` are string content that is already
+// checked: plain bytes and whole, well-formed escapes (`\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`
+// `\uXXXX`). The block must start outside an escape. Below 64 the byte there needs the caller's
+// own look: the closing quote, a control character, an ill-formed escape (at its backslash) or
+// an escape that does not end inside the block (at its backslash; the result is then at least
+// 59, so a caller that starts its next block there always moves on).
+inline size_t checked_prefix(const char* p) {
+  constexpr uint64_t kEven = 0x5555555555555555ull;
+  constexpr uint64_t kOdd = ~kEven;
+  Masks m = plain_masks(p);
+  uint64_t backslash = m.backslash;
+  if (backslash == 0) {
+    uint64_t stop = m.quote | m.control;
+    return stop == 0 ? kBlock : static_cast<size_t>(__builtin_ctzll(stop));
+  }
+  size_t limit = kBlock;
+  if (backslash >> 63) {
+    // A run of backslashes reaches the block's end: its last one starts an escape whose letter is
+    // in the next block when the run is odd.
+    uint64_t others = ~backslash;
+    size_t start = others == 0 ? 0 : static_cast<size_t>(64 - __builtin_clzll(others));
+    if ((kBlock - start) % 2 == 1) limit = kBlock - 1;
+  }
+  // Runs of backslashes pair up from their start; a run of odd length escapes the byte after it.
+  // Adding a run's first bit to the mask carries through the run onto the byte after it.
+  uint64_t starts = backslash & ~(backslash << 1);
+  uint64_t after_even = (backslash + (starts & kEven)) & ~backslash;
+  uint64_t after_odd = (backslash + (starts & kOdd)) & ~backslash;
+  uint64_t escaped = (after_even & kOdd) | (after_odd & kEven);
+  uint64_t bad = 0;
+  if (escaped != 0) {
+    add_escape_masks(p, m);
+    bad = escaped & ~m.escapable;
+    // \u and four hex digits, which must lie in the block; a few per block at most.
+    for (uint64_t u = escaped & m.u; u != 0; u &= u - 1) {
+      auto at = static_cast<size_t>(__builtin_ctzll(u));
+      if (at + 4 >= kBlock) {
+        if (at - 1 < limit) limit = at - 1;
+        break;
+      }
+      auto h = [&](size_t k) { return is_hex(static_cast<unsigned char>(p[at + k])); };
+      if (!(h(1) && h(2) && h(3) && h(4))) bad |= uint64_t{1} << at;
+    }
+  }
+  uint64_t stop = (m.quote & ~escaped) | m.control | (bad >> 1);
+  size_t first = stop == 0 ? kBlock : static_cast<size_t>(__builtin_ctzll(stop));
+  return first < limit ? first : limit;
+}
+
+// checked_prefix byte by byte: the reference it is tested against.
+inline size_t checked_prefix_scalar(const char* p) {
+  size_t i = 0;
+  while (i < kBlock) {
+    auto c = static_cast<unsigned char>(p[i]);
+    if (c == '"' || c < 0x20) return i;
+    if (c != '\\') {
+      ++i;
+      continue;
+    }
+    if (i + 1 >= kBlock) return i;
+    auto e = static_cast<unsigned char>(p[i + 1]);
+    if (e == '\\' || (is_escapable(e) && e != 'u')) {
+      i += 2;
+      continue;
+    }
+    if (e != 'u') return i;
+    if (i + 5 >= kBlock) return i;
+    for (size_t k = 2; k < 6; ++k)
+      if (!is_hex(static_cast<unsigned char>(p[i + k]))) return i;
+    i += 6;
+  }
+  return kBlock;
+}
+
+}  // namespace ctxkit::json_block
