@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <thread>
 #include <vector>
 #include <fmt/core.h>
 
@@ -21,7 +23,9 @@
 namespace ctxkit {
 namespace fs = std::filesystem;
 
-fs::path index_path(const fs::path& state_dir) { return state_dir / "archive" / "index.db"; }
+fs::path index_path(const fs::path& state_dir, int shard) {
+  return state_dir / "archive" / (shard == 0 ? std::string("index.db") : fmt::format("index-{}.db", shard));
+}
 
 bool project_is_excluded(const std::string& project, const ArchiveConfig& config) {
   for (const auto& p : config.exclude_projects) {
@@ -81,7 +85,7 @@ std::optional<std::string> message_text_at(const fs::path& transcript, int64_t o
 }
 
 Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript, const std::string& session_id,
-                               const std::string& project, const std::string& marker, uint64_t batch_bytes) {
+                               const std::string& project, const std::string& marker, uint64_t batch_bytes, Shard shard) {
   IndexReport report;
   const std::string path = transcript.string();
   if (auto r = index.begin(); !r) return std::unexpected(r.error());
@@ -119,7 +123,7 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript, c
     if (!*next) break;
     const auto& l = **next;
     report.lines_read++;
-    if (!marker.empty() && l.text.find(marker) != std::string_view::npos) {
+    if (!marker.empty() && ::memmem(l.text.data(), l.text.size(), marker.data(), marker.size()) != nullptr) {
       // Everything of the session goes, what earlier runs indexed included.
       int fd = open_archived(transcript);
       auto removed = index.remove_file_rows(file->id, [&](int64_t offset) -> std::optional<std::string> {
@@ -138,7 +142,7 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript, c
       return report;
     }
     line_no = l.number;
-    MessageText m = extract.extract(l.text, l.capacity);
+    MessageText m = shard.owns(l.offset) ? extract.extract(l.text, l.capacity) : MessageText{};
     if (!m.text.empty()) {
       if (auto r = index.add(file->id, {static_cast<int64_t>(l.number), static_cast<int64_t>(l.offset), m.timestamp, m.role, m.text}); !r)
         return rollback(r.error());
@@ -178,17 +182,85 @@ Result<std::optional<IndexLock>> IndexLock::acquire(const fs::path& state_dir, b
   return std::optional<IndexLock>(IndexLock(fd));
 }
 
-Result<SearchIndex> open_index(const fs::path& state_dir, std::string* note) {
-  fs::path db = index_path(state_dir);
+namespace {
+Result<SearchIndex> open_shard(const fs::path& db, std::string* note) {
   uint64_t inode = file_inode(db);
   auto index = SearchIndex::open(db);
   if (index || index.error().kind != Error::Kind::Corrupt) return index;
   auto aside = quarantine_database(db, inode);
   if (!aside) return std::unexpected(aside.error());
   auto fresh = SearchIndex::open(db);
-  if (fresh && note && !aside->empty())
-    *note = fmt::format("search index {} was corrupt; moved it to {} and rebuilt it from the archive", db.string(), aside->string());
+  if (fresh && note && !aside->empty()) {
+    if (!note->empty()) *note += "; ";
+    *note += fmt::format("search index {} was corrupt; moved it to {} and rebuilt it from the archive", db.string(), aside->string());
+  }
   return fresh;
+}
+}  // namespace
+
+Result<ArchiveIndex> open_index(const fs::path& state_dir, std::string* note) {
+  std::vector<SearchIndex> shards;
+  for (int i = 0; i < kIndexShards; ++i) {
+    auto shard = open_shard(index_path(state_dir, i), note);
+    if (!shard) return std::unexpected(shard.error());
+    shards.push_back(std::move(*shard));
+  }
+  return ArchiveIndex(std::move(shards));
+}
+
+Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
+  SearchResult all;
+  for (auto& s : shards_) {
+    auto r = s.search(query);
+    if (!r) return std::unexpected(r.error());
+    all.capped = all.capped || r->capped;
+    for (auto& h : r->hits) all.hits.push_back(std::move(h));
+  }
+  std::stable_sort(all.hits.begin(), all.hits.end(), [](const SearchHit& a, const SearchHit& b) {
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.path != b.path) return a.path < b.path;
+    return a.line < b.line;
+  });
+  if (all.hits.size() > static_cast<size_t>(std::max(query.limit, 0))) all.hits.resize(static_cast<size_t>(std::max(query.limit, 0)));
+  return all;
+}
+
+Result<std::map<std::string, ArchiveIndex::File>> ArchiveIndex::files() {
+  std::map<std::string, File> out;
+  std::map<std::string, int> seen;
+  for (auto& s : shards_) {
+    auto known = s.files();
+    if (!known) return std::unexpected(known.error());
+    for (auto& [path, f] : *known) {
+      auto [it, fresh] = out.try_emplace(path, File{f, f.excluded});
+      seen[path]++;
+      if (fresh) continue;
+      File& m = it->second;
+      m.excluded_somewhere = m.excluded_somewhere || f.excluded;
+      m.least.excluded = m.least.excluded && f.excluded;
+      if (f.indexed_bytes < m.least.indexed_bytes) {
+        m.least.indexed_bytes = f.indexed_bytes;
+        m.least.indexed_lines = f.indexed_lines;
+      }
+    }
+  }
+  // A file a shard has not seen yet is not indexed there at all.
+  for (auto& [path, f] : out) {
+    if (seen[path] < size()) {
+      f.least.indexed_bytes = 0;
+      f.least.indexed_lines = 0;
+      f.least.excluded = false;
+    }
+  }
+  return out;
+}
+
+Result<std::optional<fs::path>> ArchiveIndex::file_of(const std::string& session_id) {
+  for (auto& s : shards_) {
+    auto f = s.file_of(session_id);
+    if (!f || *f) return f;
+  }
+  return std::optional<fs::path>();
 }
 
 namespace {
@@ -217,7 +289,15 @@ std::vector<Archived> archived_transcripts(const fs::path& state_dir, const Arch
 }
 }  // namespace
 
-Result<IndexProgress> index_progress(SearchIndex& index, const fs::path& state_dir, const ArchiveConfig& config) {
+namespace {
+// Whether every shard is done with an archived file of `size` bytes.
+bool indexed_everywhere(const ArchiveIndex::File& f, uint64_t size) {
+  if (f.least.excluded) return true;
+  return !f.excluded_somewhere && f.least.indexed_bytes >= size;
+}
+}  // namespace
+
+Result<IndexProgress> index_progress(ArchiveIndex& index, const fs::path& state_dir, const ArchiveConfig& config) {
   auto known = index.files();
   if (!known) return std::unexpected(known.error());
   IndexProgress p;
@@ -225,28 +305,59 @@ Result<IndexProgress> index_progress(SearchIndex& index, const fs::path& state_d
     p.files++;
     p.archived_bytes += a.size;
     auto it = known->find(a.path.string());
-    uint64_t done = it == known->end() ? 0 : it->second.excluded ? a.size : std::min(a.size, it->second.indexed_bytes);
+    uint64_t done = 0;
+    if (it != known->end()) done = indexed_everywhere(it->second, a.size) ? a.size : std::min(a.size, it->second.least.indexed_bytes);
     p.indexed_bytes += done;
     if (done < a.size) p.files_pending++;
   }
   return p;
 }
 
-Result<PendingRun> index_pending(SearchIndex& index, const fs::path& state_dir, const ArchiveConfig& config) {
+Result<PendingRun> index_pending(ArchiveIndex& index, const fs::path& state_dir, const ArchiveConfig& config, uint64_t batch_bytes) {
   auto known = index.files();
   if (!known) return std::unexpected(known.error());
-  PendingRun run;
-  for (const auto& a : archived_transcripts(state_dir, config)) {
+  std::vector<Archived> pending;
+  for (auto& a : archived_transcripts(state_dir, config)) {
     auto it = known->find(a.path.string());
-    if (it != known->end() && (it->second.excluded || it->second.indexed_bytes >= a.size)) continue;
-    auto r = index_file(index, a.path, a.session_id, a.project, config.exclude_marker);
-    if (!r) {
-      if (r.error().kind == Error::Kind::Corrupt || r.error().kind == Error::Kind::Busy) return std::unexpected(r.error());
-      if (run.first_error.empty()) run.first_error = r.error().message;
-      continue;
+    if (it == known->end() || !indexed_everywhere(it->second, a.size)) pending.push_back(std::move(a));
+  }
+  PendingRun run;
+  if (pending.empty()) return run;
+  // One thread per shard, each with its own connection to its own database.
+  const int shards = index.size();
+  std::vector<Result<PendingRun>> per(static_cast<size_t>(shards), PendingRun{});
+  auto work = [&](int s) {
+    PendingRun mine;
+    try {
+      for (const auto& a : pending) {
+        auto r = index_file(index.shard(s), a.path, a.session_id, a.project, config.exclude_marker, batch_bytes, Shard{s, shards});
+        if (!r) {
+          if (r.error().kind == Error::Kind::Corrupt || r.error().kind == Error::Kind::Busy) {
+            per[static_cast<size_t>(s)] = std::unexpected(r.error());
+            return;
+          }
+          if (mine.first_error.empty()) mine.first_error = r.error().message;
+          continue;
+        }
+        mine.files++;
+        mine.bytes += r->indexed_bytes;
+      }
+      per[static_cast<size_t>(s)] = mine;
+    } catch (const std::exception& e) {
+      per[static_cast<size_t>(s)] = fail(fmt::format("indexing: {}", e.what()));
     }
-    run.files++;
-    run.bytes += r->indexed_bytes;
+  };
+  std::vector<std::thread> threads;
+  for (int s = 1; s < shards; ++s) threads.emplace_back(work, s);
+  work(0);
+  for (auto& t : threads) t.join();
+  run.files = UINT64_MAX;
+  run.bytes = UINT64_MAX;
+  for (auto& r : per) {
+    if (!r) return std::unexpected(r.error());
+    run.files = std::min(run.files, r->files);
+    run.bytes = std::min(run.bytes, r->bytes);
+    if (run.first_error.empty()) run.first_error = r->first_error;
   }
   return run;
 }

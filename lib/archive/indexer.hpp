@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/config.hpp"
 #include "store/search_index.hpp"
@@ -19,17 +20,52 @@ struct IndexReport {
   uint64_t indexed_bytes = 0;  // the file is indexed up to here
 };
 
-// The search index of a state directory: <state>/archive/index.db.
-std::filesystem::path index_path(const std::filesystem::path& state_dir);
+// The archive's index is split into kIndexShards databases, written at once by as many threads
+// (FTS5 tokenizing is the cost of indexing, and one SQLite database has one writer at a time).
+// Each line of an archived transcript belongs to one shard, by the stretch of kShardStretch bytes
+// of the file it starts in; every shard reads the whole file (line numbers, the exclusion marker)
+// and indexes its own lines, and keeps its own record of how far it got.
+inline constexpr int kIndexShards = 2;
+inline constexpr uint64_t kShardStretch = 256 << 10;
+struct Shard {
+  int index = 0;
+  int count = 1;
+  bool owns(uint64_t offset) const { return count <= 1 || static_cast<int>((offset / kShardStretch) % static_cast<uint64_t>(count)) == index; }
+};
+
+// A shard of the search index of a state directory: <state>/archive/index.db, then index-1.db, ...
+std::filesystem::path index_path(const std::filesystem::path& state_dir, int shard = 0);
+
+// The shards of an archive's index, read as one.
+class ArchiveIndex {
+ public:
+  explicit ArchiveIndex(std::vector<SearchIndex> shards) : shards_(std::move(shards)) {}
+  int size() const { return static_cast<int>(shards_.size()); }
+  SearchIndex& shard(int i) { return shards_[static_cast<size_t>(i)]; }
+  // Each shard's best hits, merged by rank.
+  Result<SearchResult> search(const SearchQuery& query);
+  // Every indexed file by path: indexed as far as its least advanced shard, excluded when every
+  // shard excludes it (`excluded_somewhere` when one does).
+  struct File {
+    IndexedFile least;
+    bool excluded_somewhere = false;
+  };
+  Result<std::map<std::string, File>> files();
+  Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id);
+
+ private:
+  std::vector<SearchIndex> shards_;
+};
 
 // Indexes the lines of `transcript` (an archived copy) added since the last call for it, in
 // transactions of about kBatchBytes of transcript each: a kill loses at most the batch under way,
 // and what is committed always says how far the file is indexed. A session whose text contains
 // `exclude_marker` is removed from the index and skipped from then on.
 inline constexpr uint64_t kIndexBatchBytes = 32ull << 20;
+// With a `shard`, only the lines that shard owns are added.
 Result<IndexReport> index_file(SearchIndex& index, const std::filesystem::path& transcript, const std::string& session_id,
                                const std::string& project, const std::string& exclude_marker,
-                               uint64_t batch_bytes = kIndexBatchBytes);
+                               uint64_t batch_bytes = kIndexBatchBytes, Shard shard = {});
 
 // Whether [archive] exclude_projects names this project folder.
 bool project_is_excluded(const std::string& project, const ArchiveConfig& config);
@@ -52,10 +88,10 @@ class IndexLock {
   int fd_ = -1;
 };
 
-// Opens the index of a state directory. One that SQLite reports as corrupt is moved aside
-// ("index.db.corrupt-<stamp>") and a new, empty one created: the archive rebuilds it (index_pending).
-// `note` then says so.
-Result<SearchIndex> open_index(const std::filesystem::path& state_dir, std::string* note);
+// Opens the index of a state directory, every shard. A shard that SQLite reports as corrupt is
+// moved aside ("index.db.corrupt-<stamp>") and a new, empty one created: the archive rebuilds it
+// (index_pending). `note` then says so.
+Result<ArchiveIndex> open_index(const std::filesystem::path& state_dir, std::string* note);
 
 // How much of the archive is indexed: bytes of archived transcripts (of projects not excluded)
 // against bytes indexed.
@@ -66,16 +102,18 @@ struct IndexProgress {
   uint64_t files_pending = 0;   // not indexed yet, or only partly
   bool complete() const { return files_pending == 0; }
 };
-Result<IndexProgress> index_progress(SearchIndex& index, const std::filesystem::path& state_dir, const ArchiveConfig& config);
+Result<IndexProgress> index_progress(ArchiveIndex& index, const std::filesystem::path& state_dir, const ArchiveConfig& config);
 
 // Indexes every archived transcript not indexed yet, or only partly (after a kill, a crash, a
-// quarantined index, or an indexer that never ran). The caller holds the IndexLock.
+// quarantined index, or an indexer that never ran), one thread per shard. The caller holds the
+// IndexLock.
 struct PendingRun {
   uint64_t files = 0;
   uint64_t bytes = 0;
   std::string first_error;      // a file that could not be indexed (the others still are)
 };
-Result<PendingRun> index_pending(SearchIndex& index, const std::filesystem::path& state_dir, const ArchiveConfig& config);
+Result<PendingRun> index_pending(ArchiveIndex& index, const std::filesystem::path& state_dir, const ArchiveConfig& config,
+                                 uint64_t batch_bytes = kIndexBatchBytes);
 
 // Takes the lock (waiting for it), opens the index and indexes what is pending: what a detached
 // indexer runs. Errors go to <state>/archive.log.

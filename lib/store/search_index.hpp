@@ -71,7 +71,7 @@ struct IndexRow {
 // caller reads the text (archive/indexer); this module only speaks SQL.
 class SearchIndex {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   // At most this many matching messages (the newest) are ranked, so that a query of common words
   // costs the same whatever the archive's size.
   static constexpr int64_t kMaxRanked = 4000;

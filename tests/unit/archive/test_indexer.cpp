@@ -30,7 +30,8 @@ std::string result(const std::string& text) {
              .dump() + "\n";
 }
 // A search with its snippets cut from the archived files, as ctx-search does.
-Result<SearchResult> search(SearchIndex& idx, const SearchQuery& q) {
+template <class Index>
+Result<SearchResult> search(Index& idx, const SearchQuery& q) {
   auto r = idx.search(q);
   if (r) fill_snippets(*r, q.words);
   return r;
@@ -153,7 +154,8 @@ std::string many_lines(int n, const std::string& prefix) {
   return lines;
 }
 
-int64_t count_hits(SearchIndex& idx, const std::string& words) {
+template <class Index>
+int64_t count_hits(Index& idx, const std::string& words) {
   auto r = idx.search({words, "", "", "", 10000});
   return r ? static_cast<int64_t>(r->hits.size()) : -1;
 }
@@ -163,13 +165,12 @@ TEST(Indexer, AKillAtAnyMomentLosesNothingAndDuplicatesNothing) {
   fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha") + user("the last line says zebra"));
   const fs::path state = tmp / "state";
   for (int delay_us : {0, 2000, 20000, 80000}) {
-    fs::remove(index_path(state));
-    fs::remove(fs::path(index_path(state).string() + "-wal"));
-    fs::remove(fs::path(index_path(state).string() + "-shm"));
+    for (int shard = 0; shard < kIndexShards; ++shard)
+      for (const char* end : {"", "-wal", "-shm"}) fs::remove(fs::path(index_path(state, shard).string() + end));
     pid_t pid = ::fork();
     if (pid == 0) {
-      auto idx = SearchIndex::open(index_path(state));
-      if (idx) (void)index_file(*idx, f, "S", "p", "", 16 << 10);  // many small transactions
+      auto idx = open_index(state, nullptr);
+      if (idx) (void)index_pending(*idx, state, {}, 16 << 10);  // many small transactions, every shard at once
       ::_exit(0);
     }
     ::usleep(static_cast<useconds_t>(delay_us));
@@ -247,7 +248,9 @@ TEST(Indexer, ExcludedSessionLeavesNoTokenBehind) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
   fs::path a = tmp.write("state/archive/p/A.jsonl", user("the platypus plan"));
-  auto idx = open_index(state, nullptr);
+  auto all = open_index(state, nullptr);
+  ASSERT_TRUE(all);
+  SearchIndex* idx = &all->shard(0);
   ASSERT_TRUE(index_file(*idx, a, "A", "p", "ctxkit:no-index"));
   std::ofstream(a, std::ios::app) << user("ctxkit:no-index");
   EXPECT_EQ(*idx->token_documents("platypus"), 1);
@@ -261,6 +264,104 @@ TEST(Indexer, ExcludedSessionLeavesNoTokenBehind) {
   ASSERT_EQ(hits->hits.size(), 1u);
   EXPECT_EQ(hits->hits[0].session_id, "B");
   EXPECT_EQ(*idx->token_documents("platypus"), 1);
+}
+
+// Rows a shard holds for a word (its own view, without the other shards).
+int64_t shard_hits(ArchiveIndex& idx, int shard, const std::string& words) {
+  auto r = idx.shard(shard).search({words, "", "", "", 100000});
+  return r ? static_cast<int64_t>(r->hits.size()) : -1;
+}
+
+TEST(Indexer, EveryLineLandsInExactlyOneShardAndSearchesSeeThemAll) {
+  static_assert(kIndexShards >= 2);
+  test::TempDir tmp;
+  const fs::path state = tmp / "state";
+  // About 1.5 MB: several stretches, so that every shard owns some lines.
+  fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(5000, "alpha") + user("the last line says zebra"));
+  ASSERT_GT(fs::file_size(f), kShardStretch * kIndexShards);
+  auto idx = open_index(state, nullptr);
+  ASSERT_TRUE(idx) << idx.error().message;
+  auto run = index_pending(*idx, state, {});
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_EQ(run->files, 1u);
+  EXPECT_TRUE(index_progress(*idx, state, {})->complete());
+  int64_t total = 0;
+  for (int s = 0; s < kIndexShards; ++s) {
+    int64_t mine = shard_hits(*idx, s, "alpha");
+    EXPECT_GT(mine, 0) << "shard " << s;
+    total += mine;
+  }
+  EXPECT_EQ(total, 5000);
+  EXPECT_EQ(count_hits(*idx, "alpha"), 5000);
+  auto top = search(*idx, {"zebra", "", "", "", 10});
+  ASSERT_TRUE(top);
+  ASSERT_EQ(top->hits.size(), 1u);
+  EXPECT_EQ(top->hits[0].line, 5001);
+  EXPECT_NE(top->hits[0].snippet.find("[zebra]"), std::string::npos);
+  // The merged list keeps the limit and the best ranks first.
+  auto few = idx->search({"alpha", "", "", "", 7});
+  ASSERT_TRUE(few);
+  ASSERT_EQ(few->hits.size(), 7u);
+  for (size_t i = 1; i < few->hits.size(); ++i) EXPECT_LE(few->hits[i - 1].rank, few->hits[i].rank);
+  // Indexing again finds nothing pending and adds nothing.
+  ASSERT_TRUE(index_pending(*idx, state, {}));
+  EXPECT_EQ(count_hits(*idx, "alpha"), 5000);
+}
+
+TEST(Indexer, AShardThatIsBehindMakesTheFilePendingAndCatchesUpAlone) {
+  test::TempDir tmp;
+  const fs::path state = tmp / "state";
+  fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha"));
+  {
+    // Only shard 0 did its part (the other was killed before its first commit).
+    auto idx = open_index(state, nullptr);
+    ASSERT_TRUE(index_file(idx->shard(0), f, "S", "p", "", kIndexBatchBytes, Shard{0, kIndexShards}));
+    auto progress = index_progress(*idx, state, {});
+    EXPECT_FALSE(progress->complete());
+    EXPECT_EQ(progress->indexed_bytes, 0u);
+    EXPECT_LT(count_hits(*idx, "alpha"), 3000);
+  }
+  auto idx = open_index(state, nullptr);
+  ASSERT_TRUE(index_pending(*idx, state, {}));
+  EXPECT_TRUE(index_progress(*idx, state, {})->complete());
+  EXPECT_EQ(count_hits(*idx, "alpha"), 3000);
+}
+
+TEST(Indexer, OneCorruptShardIsRebuiltWithoutDuplicatingTheOthers) {
+  test::TempDir tmp;
+  const fs::path state = tmp / "state";
+  tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha"));
+  {
+    auto idx = open_index(state, nullptr);
+    ASSERT_TRUE(index_pending(*idx, state, {}));
+  }
+  const fs::path second = index_path(state, 1);
+  for (const char* end : {"-wal", "-shm"}) fs::remove(fs::path(second.string() + end));
+  {
+    std::ofstream(second, std::ios::binary | std::ios::trunc) << std::string(8192, 'x');
+  }
+  std::string note;
+  auto idx = open_index(state, &note);
+  ASSERT_TRUE(idx) << idx.error().message;
+  EXPECT_NE(note.find("index-1.db was corrupt"), std::string::npos) << note;
+  EXPECT_FALSE(index_progress(*idx, state, {})->complete());
+  ASSERT_TRUE(index_pending(*idx, state, {}));
+  EXPECT_EQ(count_hits(*idx, "alpha"), 3000);
+}
+
+TEST(Indexer, TheExclusionMarkerEmptiesEveryShard) {
+  test::TempDir tmp;
+  const fs::path state = tmp / "state";
+  fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha"));
+  ArchiveConfig cfg;
+  auto idx = open_index(state, nullptr);
+  ASSERT_TRUE(index_pending(*idx, state, cfg));
+  EXPECT_EQ(count_hits(*idx, "alpha"), 3000);
+  std::ofstream(f, std::ios::app) << user("keep this out: " + cfg.exclude_marker);
+  ASSERT_TRUE(index_pending(*idx, state, cfg));
+  EXPECT_EQ(count_hits(*idx, "alpha"), 0);
+  for (int s = 0; s < kIndexShards; ++s) EXPECT_EQ(*idx->shard(s).token_documents("alpha"), 0) << "shard " << s;
+  EXPECT_TRUE(index_progress(*idx, state, cfg)->complete());
 }
 
 TEST(Indexer, StaleTemporariesOfOursAreRemovedFreshOnesKept) {
