@@ -147,7 +147,8 @@ int main(int argc, char** argv) {
       found.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - returned).count());
       wait_for_indexer(state);
       // Indexing alone: the archived copy into a new index.
-      for (const char* f : {"index.db", "index.db-wal", "index.db-shm"}) fs::remove(state / "archive" / f);
+      for (int shard = 0; shard < ctxkit::kIndexShards; ++shard)
+        for (const char* end : {"", "-wal", "-shm"}) fs::remove(ctxkit::index_path(state, shard).string() + end);
       auto t0 = std::chrono::steady_clock::now();
       auto idx = ctxkit::open_index(state, nullptr);
       if (!idx || !ctxkit::index_pending(*idx, state, {})) {

@@ -95,7 +95,10 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
   SearchIndex idx(raw, path.string());
   if (rc != SQLITE_OK) return std::unexpected(idx.error("opening", rc));
   sqlite3_busy_timeout(raw, busy_timeout_ms);
-  if (auto r = idx.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !r) return std::unexpected(r.error());
+  // Checkpoints (each with an fsync) every 64 MB of log rather than every 4 MB: an indexer writes
+  // in long batches, and waiting on the disk a dozen times per 100 MB archived cost a third of
+  // its time.
+  if (auto r = idx.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=16384;"); !r) return std::unexpected(r.error());
   auto version = [&]() -> Result<int> {
     Stmt v(raw, "PRAGMA user_version");
     if (v.prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("reading the schema version", v.prepare_rc()));
