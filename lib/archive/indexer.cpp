@@ -209,9 +209,22 @@ Result<ArchiveIndex> open_index(const fs::path& state_dir, std::string* note) {
 }
 
 Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
+  // The shards are searched at once, each ranking its share of the newest matches.
+  const int64_t share = std::max<int64_t>(1, SearchIndex::kMaxRanked / std::max(size(), 1));
+  std::vector<Result<SearchResult>> found(shards_.size(), SearchResult{});
+  auto one = [&](size_t i) {
+    try {
+      found[i] = shards_[i].search(query, share);
+    } catch (const std::exception& e) {
+      found[i] = fail(fmt::format("searching: {}", e.what()));
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < shards_.size(); ++i) threads.emplace_back(one, i);
+  if (!shards_.empty()) one(0);
+  for (auto& t : threads) t.join();
   SearchResult all;
-  for (auto& s : shards_) {
-    auto r = s.search(query);
+  for (auto& r : found) {
     if (!r) return std::unexpected(r.error());
     all.capped = all.capped || r->capped;
     for (auto& h : r->hits) all.hits.push_back(std::move(h));
@@ -342,6 +355,7 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const fs::path& state_dir,
         mine.files++;
         mine.bytes += r->indexed_bytes;
       }
+      index.shard(s).checkpoint();
       per[static_cast<size_t>(s)] = mine;
     } catch (const std::exception& e) {
       per[static_cast<size_t>(s)] = fail(fmt::format("indexing: {}", e.what()));

@@ -91,6 +91,7 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
   if (fd < 0) return fail(fmt::format("search index {}: {}", path.string(), std::strerror(errno)), Error::Kind::ReadOnly);
   ::close(fd);
   sqlite3* raw = nullptr;
+  sqlite::configure_once();
   int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
   SearchIndex idx(raw, path.string());
   if (rc != SQLITE_OK) return std::unexpected(idx.error("opening", rc));
@@ -324,7 +325,9 @@ std::string SearchIndex::fts_query(const std::string& words) {
   return out;
 }
 
-Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
+void SearchIndex::checkpoint() { (void)exec("PRAGMA wal_checkpoint(TRUNCATE)"); }
+
+Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranked) {
   std::string match = fts_query(q.words);
   if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
   SearchResult result;
@@ -334,7 +337,7 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q) {
     Stmt c(db_.get(), "SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2");
     if (c.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", c.prepare_rc()));
     c.bind(1, match);
-    c.bind(2, kMaxRanked);
+    c.bind(2, max_ranked);
     int rc = c.step();
     if (rc == SQLITE_ROW) {
       floor_rowid = c.col_int(0) + 1;

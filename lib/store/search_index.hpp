@@ -104,7 +104,11 @@ class SearchIndex {
 
   // Ranked hits (bm25) for the user's words (each word quoted: FTS5 syntax is not the user's).
   // Snippets are left empty.
-  Result<SearchResult> search(const SearchQuery& query);
+  // At most `max_ranked` of the newest matches are ranked.
+  Result<SearchResult> search(const SearchQuery& query, int64_t max_ranked = kMaxRanked);
+  // Moves what the write-ahead log holds into the database and empties the log (after a long
+  // indexing run; a reader in the way leaves it for later).
+  void checkpoint();
 
   // How many messages the index holds a token for (the index's own view, whatever rows refer to).
   Result<int64_t> token_documents(const std::string& token);

@@ -16,4 +16,9 @@ struct Closer {
 // The connection a store owns; moving it moves the ownership.
 using Handle = std::unique_ptr<sqlite3, Closer>;
 
+// Process-wide settings, applied once before the first connection opens: SQLite's memory
+// statistics are turned off, since keeping them takes one global mutex around every allocation
+// and the search index's shards are written and read by several threads at once.
+void configure_once();
+
 }  // namespace ctxkit::sqlite

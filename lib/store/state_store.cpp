@@ -133,6 +133,7 @@ Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
   if (!fd) return fail(fmt::format("state database: {}", fd.error().message), fd.error().kind);
   ::close(*fd);
   sqlite3* raw = nullptr;
+  sqlite::configure_once();
   int rc = sqlite3_open_v2(path.c_str(), &raw,
                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
   StateStore store(raw, path.string());
