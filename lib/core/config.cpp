@@ -351,8 +351,6 @@ void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
 
 Locations Config::locations(const util::Env& env) const { return Locations::resolve(env, state.dir); }
 
-fs::path Config::state_dir(const util::Env& env) const { return locations(env).state_dir; }
-
 fs::path project_start_dir(const util::Env& env, const std::string& cwd) {
   if (auto p = env.get_nonempty("CLAUDE_PROJECT_DIR")) return *p;
   if (!cwd.empty()) return cwd;

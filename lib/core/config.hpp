@@ -72,8 +72,6 @@ struct Config {
 
   // ctxkit's folders for this configuration: Locations::resolve with `state.dir`.
   Locations locations(const util::Env& env) const;
-  // The state directory after defaults are applied.
-  std::filesystem::path state_dir(const util::Env& env) const;
 };
 
 // Where to look for configuration.
