@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "archive/indexer.hpp"
+#include "core/locations.hpp"
 #include "transcript_gen.hpp"
 #include "util/process.hpp"
 
@@ -69,8 +70,8 @@ Run run(const std::vector<std::string>& argv, const std::map<std::string, std::s
 }
 
 // Waits until no indexer holds the archive's lock.
-void wait_for_indexer(const fs::path& state) {
-  int fd = ::open((state / "archive/.index.lock").c_str(), O_RDONLY | O_CLOEXEC);
+void wait_for_indexer(const ctxkit::Locations& loc) {
+  int fd = ::open(loc.index_lock().c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   ::flock(fd, LOCK_EX);
   ::close(fd);
@@ -113,9 +114,9 @@ int main(int argc, char** argv) {
     auto info = ctxkit::bench::generate_transcript(src, mb << 20);
     fs::path t = proj / (info.session_id + ".jsonl");
     fs::copy_file(src, t, fs::copy_options::overwrite_existing);
-    const fs::path state = home / "state/ctxkit";
     std::map<std::string, std::string> env = {{"HOME", home.string()}, {"PATH", "/usr/bin:/bin"},
                                               {"XDG_STATE_HOME", (home / "state").string()}};
+    const auto loc = ctxkit::Locations::resolve(ctxkit::util::Env({env.begin(), env.end()}));  // what ctx-trim uses
     const std::string word = info.rare_tokens.empty() ? "function" : info.rare_tokens.back();
     std::vector<double> wc, scan, dd, full, index, found;
     long rss = 0;
@@ -145,13 +146,13 @@ int main(int argc, char** argv) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
       found.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - returned).count());
-      wait_for_indexer(state);
+      wait_for_indexer(loc);
       // Indexing alone: the archived copy into a new index.
       for (int shard = 0; shard < ctxkit::kIndexShards; ++shard)
-        for (const char* end : {"", "-wal", "-shm"}) fs::remove(ctxkit::index_path(state, shard).string() + end);
+        for (const char* end : {"", "-wal", "-shm"}) fs::remove(loc.index_db(shard).string() + end);
       auto t0 = std::chrono::steady_clock::now();
-      auto idx = ctxkit::open_index(state, nullptr);
-      if (!idx || !ctxkit::index_pending(*idx, state, {})) {
+      auto idx = ctxkit::open_index(loc, nullptr);
+      if (!idx || !ctxkit::index_pending(*idx, loc, {})) {
         fmt::print(stderr, "indexing failed\n");
         return 1;
       }

@@ -11,6 +11,7 @@
 #include "claude/session_locator.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
+#include "core/locations.hpp"
 #include "workflow/step_gate.hpp"
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
@@ -32,9 +33,10 @@ Result<std::optional<workflow::WorkflowMachine>> load_machine(const fs::path& wo
   return std::optional<workflow::WorkflowMachine>(std::move(*m));
 }
 
-std::optional<double> session_percent(const std::string& session, const util::Env& env, const Config& cfg) {
+std::optional<double> session_percent(const std::string& session, const util::Env& env, const Config& cfg,
+                                      const Locations& loc) {
   if (session.empty()) return std::nullopt;
-  auto transcript = locate_session(session, env);
+  auto transcript = locate_session(session, env, loc);
   if (!transcript) return std::nullopt;
   auto p = transcript_percent(*transcript, cfg.context);
   if (!p) return std::nullopt;
@@ -145,7 +147,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
       if (m.task().is_object()) e.task_id = m.task()["id"].get<std::string>();
       e.iteration = m.ralph_iteration().value_or(0);
       e.by = "session-start:" + payload->session_id;
-      if (auto r = workflow::append_event(workflow::events_path(cfg.state_dir(ctx.env)), fs::absolute(worktree), e); !r)
+      if (auto r = workflow::append_event(cfg.locations(ctx.env).workflow_events(), fs::absolute(worktree), e); !r)
         print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }
     const std::string text = workflow_reanchor(fs::absolute(worktree).string(), payload->source, max_tokens);
@@ -167,10 +169,11 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   if (*loaded && (*loaded)->state_status() == "running") {
     auto& m = **loaded;
     const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, wt.string())});
+    const Locations loc = cfg.locations(ctx.env);
     if (session.empty()) session = ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
     std::optional<double> percent;
     const auto* sub = m.current_loop_step();
-    if ((sub && sub->context_min_percent) || m.current_step().context_min_percent) percent = session_percent(session, ctx.env, cfg);
+    if ((sub && sub->context_min_percent) || m.current_step().context_min_percent) percent = session_percent(session, ctx.env, cfg, loc);
     const auto d = workflow::decide_gate(m, percent);
     answer["step"] = m.step_id();
     if (sub) answer["subStep"] = sub->id;
@@ -179,7 +182,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     if (d.action != workflow::ContextAction::None || d.skipped != workflow::ContextAction::None) {
       m.mark_action_executed();
       if (auto w = workflow::save_state(wt, m); !w) return error(w.error().message);
-      if (auto r = workflow::append_event(workflow::events_path(cfg.state_dir(ctx.env)), wt, workflow::event_for(m, d, "ctx-gate")); !r)
+      if (auto r = workflow::append_event(loc.workflow_events(), wt, workflow::event_for(m, d, "ctx-gate")); !r)
         print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }
     if (d.action != workflow::ContextAction::None) {

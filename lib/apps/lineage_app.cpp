@@ -37,7 +37,7 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
   if (session.find('/') != std::string::npos || session.ends_with(".jsonl")) session = fs::path(session).stem().string();
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
   std::string note;
-  auto store = open_state(cfg, ctx.env, note);
+  auto store = open_state(cfg.locations(ctx.env), cfg, note);
   if (!store) return error(note);
   auto start = store->session(session);
   if (!start) return error(start.error().message);

@@ -68,7 +68,7 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
 
   std::string state_problem;
   Error::Kind state_kind = Error::Kind::Generic;
-  std::optional<StateStore> store = open_state(cfg, ctx.env, state_problem, &state_kind);
+  std::optional<StateStore> store = open_state(cfg.locations(ctx.env), cfg, state_problem, &state_kind);
   note.add(state_problem);
   // Locked (even before its first migration): another hook holds it, so the rate limit is
   // held elsewhere; stay quiet rather than remind without one.

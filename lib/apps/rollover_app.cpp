@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "core/config.hpp"
+#include "core/locations.hpp"
 #include "context/context_meter.hpp"
 #include "rollover/rollover.hpp"
 #include "rollover/supervisor.hpp"
@@ -85,7 +86,8 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   // Everything that can fail is checked before anything is archived or recorded.
   auto summary = read_summary(summary_file);
   if (!summary) return error(summary.error().message);
-  auto transcript = locate_session(session, ctx.env);
+  const Locations loc = cfg.locations(ctx.env);
+  auto transcript = locate_session(session, ctx.env, loc);
   if (!transcript) return error(transcript.error().message);
   const fs::path path = *transcript;
   auto head = read_transcript_head(path);
@@ -100,11 +102,10 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
     if (!found) return error(found.error().message);
     program = *found;
   }
-  const fs::path state_dir = cfg.state_dir(ctx.env);
-  if (auto made = util::make_private_dirs(state_dir / "rollovers", state_dir); !made)
+  if (auto made = util::make_private_dirs(loc.rollovers_dir(), loc.state_dir); !made)
     return error(fmt::format("state directory: {}", made.error().message));
   std::string note;
-  std::optional<StateStore> store = open_state(cfg, ctx.env, note);
+  std::optional<StateStore> store = open_state(loc, cfg, note);
   if (!store) return error(note);
 
   const std::string parent_id = path.stem().string();
@@ -121,7 +122,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   auto parent_record = store->session(parent_id);
   int64_t number = parent_record && *parent_record ? (*parent_record)->number + 1 : 2;
   auto exe_dir = util::executable_dir();
-  const ArchiveLocation where = archive_location(state_dir, project, parent_id);
+  const ArchiveLocation where = archive_location(loc, project, parent_id);
   ContinuationInfo info;
   info.number = number;
   info.previous_percent = pct;
@@ -140,9 +141,9 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
     if (auto ok = util::check_exec_args(launch); !ok) return error(ok.error().message);
   }
 
-  auto archived = archive_session(path, state_dir, cfg.archive);
+  auto archived = archive_session(path, loc, cfg.archive);
   if (!archived) return error(archived.error().message);
-  const fs::path prompt_file = state_dir / "rollovers" / (new_id + ".md");
+  const fs::path prompt_file = loc.rollovers_dir() / (new_id + ".md");
   if (auto r = util::write_file_atomic(prompt_file, *prompt, 0600); !r) return error(r.error().message);
 
   const std::string now = util::format_iso8601_ms(util::now_ms());

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config.hpp"
+#include "core/locations.hpp"
 #include "store/search_index.hpp"
 #include "claude/session_locator.hpp"
 #include "archive/indexer.hpp"
@@ -63,10 +64,9 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
     }
   }
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
-  const fs::path state_dir = cfg.state_dir(ctx.env);
-  fs::path db = index_path(state_dir);
+  const Locations loc = cfg.locations(ctx.env);
   std::error_code ec;
-  if (!fs::exists(db, ec) && !fs::exists(state_dir / "archive", ec)) {
+  if (!fs::exists(loc.index_db(), ec) && !fs::exists(loc.archive_dir(), ec)) {
     if (!show.empty()) return error("nothing is archived yet");
     ctx.out << "Nothing is archived yet.\n";
     return 0;
@@ -74,22 +74,22 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   // Before answering, finish what no indexer finished (a killed or never started one, a
   // quarantined index); when another indexer is at work, say how far it got instead.
   std::string note;
-  auto lock = IndexLock::acquire(state_dir, false);
+  auto lock = IndexLock::acquire(loc, false);
   if (!lock) return error(lock.error().message);
-  auto index = open_index(state_dir, &note);
+  auto index = open_index(loc, &note);
   if (!index) return error(index.error().message);
   std::string building;
   const bool indexer_here = lock->has_value();
   if (indexer_here) {
-    if (auto before = index_progress(*index, state_dir, cfg.archive);
+    if (auto before = index_progress(*index, loc, cfg.archive);
         before && before->archived_bytes - before->indexed_bytes > (64u << 20))
       ctx.err << fmt::format("ctx-search: indexing {} MB of archived sessions first\n", (before->archived_bytes - before->indexed_bytes) >> 20);
-    auto run = index_pending(*index, state_dir, cfg.archive);
+    auto run = index_pending(*index, loc, cfg.archive);
     if (!run) return error(run.error().message);
     if (!run->first_error.empty() && note.empty()) note = run->first_error;
     lock->reset();
   }
-  auto progress = index_progress(*index, state_dir, cfg.archive);
+  auto progress = index_progress(*index, loc, cfg.archive);
   if (!progress) return error(progress.error().message);
   if (!progress->complete()) {
     auto size = [](uint64_t b) { return b < (10u << 20) ? fmt::format("{} KB", (b + 1023) >> 10) : fmt::format("{} MB", b >> 20); };

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "core/config.hpp"
+#include "core/locations.hpp"
 #include "apps/hook_input.hpp"
 #include "rollover/rollover.hpp"
 #include "rollover/supervisor.hpp"
@@ -41,12 +42,13 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   auto payload = read_hook_payload(ctx, kTool);
   if (!payload) return 1;
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
+  const Locations loc = cfg.locations(ctx.env);
   const std::string& ev = payload->hook_event_name;
   const fs::path transcript(payload->transcript_path);
   std::string note;
 
   if (ev == "SessionStart") {
-    if (auto store = open_state(cfg, ctx.env, note)) {
+    if (auto store = open_state(loc, cfg, note)) {
       SessionRecord r;
       r.session_id = payload->session_id;
       r.project = transcript.parent_path().filename().string();
@@ -60,12 +62,12 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     // is proven to be that supervisor (it polls anyway; a wrong pid is never signalled).
     auto supervisor = ctx.env.get_nonempty("CTXKIT_SUPERVISOR");
     if (supervisor) {
-      if (auto store = open_state(cfg, ctx.env, note)) {
+      if (auto store = open_state(loc, cfg, note)) {
         auto ready = store->mark_rollover_ready(*supervisor, payload->session_id);
         if (!ready) {
           note = ready.error().message;
         } else if (*ready) {
-          auto pid = verify_supervisor(cfg.state_dir(ctx.env), ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *supervisor);
+          auto pid = verify_supervisor(loc, ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *supervisor);
           if (pid) ::kill(*pid, SIGUSR1);
           else note = fmt::format("note: not waking the supervisor: {}", pid.error().message);
         }
@@ -76,18 +78,17 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     if (!fs::exists(transcript, ec)) {
       note = fmt::format("nothing to archive: {} does not exist", transcript.string());
     } else {
-      const fs::path state_dir = cfg.state_dir(ctx.env);
       const ArchiveConfig archive_cfg = cfg.archive;
       const util::Env env = ctx.env;
-      auto work = [transcript, state_dir, archive_cfg, env] {
-        auto r = archive_session(transcript, state_dir, archive_cfg);
+      auto work = [transcript, loc, archive_cfg, env] {
+        auto r = archive_session(transcript, loc, archive_cfg);
         // Another indexer was at work: wait for it, then finish what it left (this session).
-        if (r && !r->indexed && !r->project_excluded) run_indexer(state_dir, archive_cfg);
+        if (r && !r->indexed && !r->project_excluded) run_indexer(loc, archive_cfg);
         if (!r) {
           // Detached: leave the reason where the user can find it (private folder, no links).
-          if (util::make_private_dirs(state_dir)) {
+          if (util::make_private_dirs(loc.state_dir)) {
             (void)util::append_private_line(
-                state_dir / "archive.log",
+                loc.archive_log(),
                 fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
                             util::one_line(transcript.string()), util::one_line(r.error().message)));
           }

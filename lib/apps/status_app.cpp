@@ -92,7 +92,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   }
   std::string problem;
   std::optional<StateStore> store;
-  if (!session.empty()) store = open_state(cfg, ctx.env, problem);
+  if (!session.empty()) store = open_state(cfg.locations(ctx.env), cfg, problem);
   if (store) {
     if (tokens) {
       if (auto r = store->record_status(session, {*tokens, hints.status_line_window, util::now_ms()}); !r)

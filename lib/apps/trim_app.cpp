@@ -10,6 +10,7 @@
 #include "archive/archive.hpp"
 #include "archive/indexer.hpp"
 #include "core/config.hpp"
+#include "core/locations.hpp"
 #include "context/context_meter.hpp"
 #include "claude/session_locator.hpp"
 #include "store/state_store.hpp"
@@ -97,10 +98,11 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
     return 1;
   };
 
-  auto transcript = locate_session(session, ctx.env);
-  if (!transcript && !show) return error(transcript.error().message);
   std::string cwd_hint;
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, cwd_hint)});
+  const Locations loc = cfg.locations(ctx.env);
+  auto transcript = locate_session(session, ctx.env, loc);
+  if (!transcript && !show) return error(transcript.error().message);
   if (show) {
     ctx.out << show_config(cfg);
     return 0;
@@ -124,8 +126,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   const fs::path path = *transcript;
   const std::string parent_id = path.stem().string();
   const std::string project = path.parent_path().filename().string();
-  const fs::path state_dir = cfg.state_dir(ctx.env);
-  ArchiveLocation where = archive_location(state_dir, project, parent_id);
+  ArchiveLocation where = archive_location(loc, project, parent_id);
 
   TrimRequest req;
   req.transcript = path;
@@ -140,7 +141,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   req.tool_version = fmt::format("ctxkit {}", version());
 
   if (!dry_run) {
-    if (auto made = util::make_private_dirs(state_dir, state_dir); !made)
+    if (auto made = util::make_private_dirs(loc.state_dir, loc.state_dir); !made)
       return error(fmt::format("state directory: {}", made.error().message));
   }
   for (const auto& t : tools) {
@@ -164,7 +165,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   std::optional<int64_t> pct;
   if (auto p = transcript_percent(path, cfg.context)) pct = *p;
   if (o.written) {
-    std::optional<StateStore> store = open_state(cfg, ctx.env, state_note);
+    std::optional<StateStore> store = open_state(loc, cfg, state_note);
     if (store) {
       SessionRecord parent, child;
       parent.session_id = parent_id;
@@ -187,7 +188,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   // indexer, or ctx-search before it answers, finishes the work.
   if (!dry_run && !project_is_excluded(project, cfg.archive)) {
     const ArchiveConfig archive_cfg = cfg.archive;
-    util::detach([state_dir, archive_cfg] { run_indexer(state_dir, archive_cfg); });
+    util::detach([loc, archive_cfg] { run_indexer(loc, archive_cfg); });
   }
 
   const std::string resume = o.cwd.empty() ? fmt::format("claude --resume {}", req.new_session_id)

@@ -116,7 +116,7 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   o.search_dirs = workflow::default_search_dirs(ctx.env, o.repo_root);
   for (const auto& d : dirs) o.search_dirs.push_back(fs::absolute(d));
   const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, o.worktree.string())});
-  const fs::path log = workflow::events_path(cfg.state_dir(ctx.env));
+  const fs::path log = cfg.locations(ctx.env).workflow_events();
   const fs::path wt = o.worktree;
   o.on_event = [log, wt, &ctx](const workflow::WorkflowEvent& e) {
     if (auto r = workflow::append_event(log, wt, e); !r) print_note(ctx.err, kTool, "note: " + std::string(r.error().message));

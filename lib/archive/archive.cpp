@@ -15,8 +15,8 @@
 namespace ctxkit {
 namespace fs = std::filesystem;
 
-ArchiveLocation archive_location(const fs::path& state_dir, const std::string& project, const std::string& id) {
-  fs::path dir = state_dir / "archive" / project;
+ArchiveLocation archive_location(const Locations& loc, const std::string& project, const std::string& id) {
+  fs::path dir = loc.archive_dir() / project;
   return {dir / (id + ".jsonl"), dir / id};
 }
 

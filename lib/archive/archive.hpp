@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/locations.hpp"
 #include "util/error.hpp"
 
 namespace ctxkit {
@@ -14,8 +15,7 @@ struct ArchiveLocation {
   std::filesystem::path side_dir;
 };
 
-ArchiveLocation archive_location(const std::filesystem::path& state_dir, const std::string& project,
-                                 const std::string& session_id);
+ArchiveLocation archive_location(const Locations& loc, const std::string& project, const std::string& session_id);
 
 // Whether the archived copy must be (re)written for a source of `source_bytes`: it is missing or
 // shorter (the source grew since).

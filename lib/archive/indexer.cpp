@@ -23,10 +23,6 @@
 namespace ctxkit {
 namespace fs = std::filesystem;
 
-fs::path index_path(const fs::path& state_dir, int shard) {
-  return state_dir / "archive" / (shard == 0 ? std::string("index.db") : fmt::format("index-{}.db", shard));
-}
-
 bool project_is_excluded(const std::string& project, const ArchiveConfig& config) {
   for (const auto& p : config.exclude_projects) {
     if (p == project || project_folder_name(p) == project) return true;
@@ -66,8 +62,8 @@ std::optional<std::string> line_at(int fd, int64_t offset) {
 
 int open_archived(const fs::path& p) { return ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW); }
 
-void log_line(const fs::path& state_dir, const std::string& what) {
-  int fd = ::open((state_dir / "archive.log").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+void log_line(const Locations& loc, const std::string& what) {
+  int fd = ::open(loc.archive_log().c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return;
   std::string line = fmt::format("{} {}\n", util::format_iso8601_ms(util::now_ms()), what);
   (void)!::write(fd, line.data(), line.size());
@@ -166,9 +162,9 @@ IndexLock::~IndexLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
 }
 
-Result<std::optional<IndexLock>> IndexLock::acquire(const fs::path& state_dir, bool wait) {
+Result<std::optional<IndexLock>> IndexLock::acquire(const Locations& loc, bool wait) {
   // The archive folder is not created here: an indexer whose archive is gone has nothing to do.
-  fs::path p = state_dir / "archive" / ".index.lock";
+  const fs::path p = loc.index_lock();
   int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0)
     return fail(fmt::format("opening {}: {}", p.string(), std::strerror(errno)), errno == ENOENT ? Error::Kind::NotFound : Error::Kind::ReadOnly);
@@ -198,10 +194,10 @@ Result<SearchIndex> open_shard(const fs::path& db, std::string* note) {
 }
 }  // namespace
 
-Result<ArchiveIndex> open_index(const fs::path& state_dir, std::string* note) {
+Result<ArchiveIndex> open_index(const Locations& loc, std::string* note) {
   std::vector<SearchIndex> shards;
   for (int i = 0; i < kIndexShards; ++i) {
-    auto shard = open_shard(index_path(state_dir, i), note);
+    auto shard = open_shard(loc.index_db(i), note);
     if (!shard) return std::unexpected(shard.error());
     shards.push_back(std::move(*shard));
   }
@@ -283,10 +279,10 @@ struct Archived {
   uint64_t size = 0;
 };
 
-std::vector<Archived> archived_transcripts(const fs::path& state_dir, const ArchiveConfig& config) {
+std::vector<Archived> archived_transcripts(const Locations& loc, const ArchiveConfig& config) {
   std::vector<Archived> out;
   std::error_code ec;
-  for (const auto& proj : fs::directory_iterator(state_dir / "archive", ec)) {
+  for (const auto& proj : fs::directory_iterator(loc.archive_dir(), ec)) {
     std::error_code e2;
     if (!proj.is_directory(e2) || proj.is_symlink(e2)) continue;
     std::string project = proj.path().filename().string();
@@ -310,11 +306,11 @@ bool indexed_everywhere(const ArchiveIndex::File& f, uint64_t size) {
 }
 }  // namespace
 
-Result<IndexProgress> index_progress(ArchiveIndex& index, const fs::path& state_dir, const ArchiveConfig& config) {
+Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc, const ArchiveConfig& config) {
   auto known = index.files();
   if (!known) return std::unexpected(known.error());
   IndexProgress p;
-  for (const auto& a : archived_transcripts(state_dir, config)) {
+  for (const auto& a : archived_transcripts(loc, config)) {
     p.files++;
     p.archived_bytes += a.size;
     auto it = known->find(a.path.string());
@@ -326,11 +322,11 @@ Result<IndexProgress> index_progress(ArchiveIndex& index, const fs::path& state_
   return p;
 }
 
-Result<PendingRun> index_pending(ArchiveIndex& index, const fs::path& state_dir, const ArchiveConfig& config, uint64_t batch_bytes) {
+Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc, const ArchiveConfig& config, uint64_t batch_bytes) {
   auto known = index.files();
   if (!known) return std::unexpected(known.error());
   std::vector<Archived> pending;
-  for (auto& a : archived_transcripts(state_dir, config)) {
+  for (auto& a : archived_transcripts(loc, config)) {
     auto it = known->find(a.path.string());
     if (it == known->end() || !indexed_everywhere(it->second, a.size)) pending.push_back(std::move(a));
   }
@@ -376,22 +372,22 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const fs::path& state_dir,
   return run;
 }
 
-void run_indexer(const fs::path& state_dir, const ArchiveConfig& config) {
-  auto lock = IndexLock::acquire(state_dir, true);
+void run_indexer(const Locations& loc, const ArchiveConfig& config) {
+  auto lock = IndexLock::acquire(loc, true);
   if (!lock || !*lock) {
-    if (!lock && lock.error().kind != Error::Kind::NotFound) log_line(state_dir, fmt::format("indexing: {}", lock.error().message));
+    if (!lock && lock.error().kind != Error::Kind::NotFound) log_line(loc, fmt::format("indexing: {}", lock.error().message));
     return;
   }
   std::string note;
-  auto index = open_index(state_dir, &note);
-  if (!note.empty()) log_line(state_dir, note);
+  auto index = open_index(loc, &note);
+  if (!note.empty()) log_line(loc, note);
   if (!index) {
-    log_line(state_dir, fmt::format("indexing: {}", index.error().message));
+    log_line(loc, fmt::format("indexing: {}", index.error().message));
     return;
   }
-  auto run = index_pending(*index, state_dir, config);
-  if (!run) log_line(state_dir, fmt::format("indexing: {}", run.error().message));
-  else if (!run->first_error.empty()) log_line(state_dir, fmt::format("indexing: {}", run->first_error));
+  auto run = index_pending(*index, loc, config);
+  if (!run) log_line(loc, fmt::format("indexing: {}", run.error().message));
+  else if (!run->first_error.empty()) log_line(loc, fmt::format("indexing: {}", run->first_error));
 }
 
 void fill_snippets(SearchResult& result, const std::string& words) {

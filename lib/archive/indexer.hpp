@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/locations.hpp"
 #include "store/search_index.hpp"
 #include "util/error.hpp"
 
@@ -32,9 +33,6 @@ struct Shard {
   int count = 1;
   bool owns(uint64_t offset) const { return count <= 1 || static_cast<int>((offset / kShardStretch) % static_cast<uint64_t>(count)) == index; }
 };
-
-// A shard of the search index of a state directory: <state>/archive/index.db, then index-1.db, ...
-std::filesystem::path index_path(const std::filesystem::path& state_dir, int shard = 0);
 
 // The shards of an archive's index, read as one.
 class ArchiveIndex {
@@ -70,13 +68,13 @@ Result<IndexReport> index_file(SearchIndex& index, const std::filesystem::path& 
 // Whether [archive] exclude_projects names this project folder.
 bool project_is_excluded(const std::string& project, const ArchiveConfig& config);
 
-// The one indexer of an archive at a time: an exclusive flock on <state>/archive/.index.lock
+// The one indexer of an archive at a time: an exclusive flock on Locations::index_lock()
 // (created 0600, never through a link), released when this object goes or the process dies. A
 // missing archive folder is an error of kind NotFound.
 class IndexLock {
  public:
   // nullopt when another process holds it (with wait=false); waits for it with wait=true.
-  static Result<std::optional<IndexLock>> acquire(const std::filesystem::path& state_dir, bool wait);
+  static Result<std::optional<IndexLock>> acquire(const Locations& loc, bool wait);
   IndexLock(IndexLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   IndexLock& operator=(IndexLock&&) = delete;
   IndexLock(const IndexLock&) = delete;
@@ -88,10 +86,10 @@ class IndexLock {
   int fd_ = -1;
 };
 
-// Opens the index of a state directory, every shard. A shard that SQLite reports as corrupt is
+// Opens the search index, every shard (Locations::index_db). A shard that SQLite reports as corrupt is
 // moved aside ("index.db.corrupt-<stamp>") and a new, empty one created: the archive rebuilds it
 // (index_pending). `note` then says so.
-Result<ArchiveIndex> open_index(const std::filesystem::path& state_dir, std::string* note);
+Result<ArchiveIndex> open_index(const Locations& loc, std::string* note);
 
 // How much of the archive is indexed: bytes of archived transcripts (of projects not excluded)
 // against bytes indexed.
@@ -102,7 +100,7 @@ struct IndexProgress {
   uint64_t files_pending = 0;   // not indexed yet, or only partly
   bool complete() const { return files_pending == 0; }
 };
-Result<IndexProgress> index_progress(ArchiveIndex& index, const std::filesystem::path& state_dir, const ArchiveConfig& config);
+Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc, const ArchiveConfig& config);
 
 // Indexes every archived transcript not indexed yet, or only partly (after a kill, a crash, a
 // quarantined index, or an indexer that never ran), one thread per shard. The caller holds the
@@ -112,12 +110,12 @@ struct PendingRun {
   uint64_t bytes = 0;
   std::string first_error;      // a file that could not be indexed (the others still are)
 };
-Result<PendingRun> index_pending(ArchiveIndex& index, const std::filesystem::path& state_dir, const ArchiveConfig& config,
+Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc, const ArchiveConfig& config,
                                  uint64_t batch_bytes = kIndexBatchBytes);
 
 // Takes the lock (waiting for it), opens the index and indexes what is pending: what a detached
-// indexer runs. Errors go to <state>/archive.log.
-void run_indexer(const std::filesystem::path& state_dir, const ArchiveConfig& config);
+// indexer runs. Errors go to Locations::archive_log().
+void run_indexer(const Locations& loc, const ArchiveConfig& config);
 
 // Cuts each hit's snippet from its archived transcript (the index keeps no text).
 void fill_snippets(SearchResult& result, const std::string& words);

@@ -32,11 +32,11 @@ Result<void> copy_complete_lines(const fs::path& from, const fs::path& to) {
 }
 }  // namespace
 
-Result<ArchiveOutcome> archive_session(const fs::path& transcript, const fs::path& state_dir, const ArchiveConfig& config) {
+Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locations& loc, const ArchiveConfig& config) {
   ArchiveOutcome out;
   const std::string project = transcript.parent_path().filename().string();
   const std::string session = transcript.stem().string();
-  out.where = archive_location(state_dir, project, session);
+  out.where = archive_location(loc, project, session);
   struct stat st {};
   if (::stat(transcript.c_str(), &st) != 0)
     return fail(fmt::format("reading {}: {}", transcript.string(), std::strerror(errno)), Error::Kind::NotFound);
@@ -47,12 +47,12 @@ Result<ArchiveOutcome> archive_session(const fs::path& transcript, const fs::pat
   if (auto r = copy_side_folder(transcript.parent_path() / session, out.where.side_dir); !r) return std::unexpected(r.error());
   out.project_excluded = project_is_excluded(project, config);
   if (out.project_excluded) return out;
-  auto lock = IndexLock::acquire(state_dir, false);
+  auto lock = IndexLock::acquire(loc, false);
   if (!lock) return std::unexpected(lock.error());
   if (!*lock) return out;  // another indexer is at work
-  auto index = open_index(state_dir, nullptr);
+  auto index = open_index(loc, nullptr);
   if (!index) return std::unexpected(index.error());
-  auto run = index_pending(*index, state_dir, config);
+  auto run = index_pending(*index, loc, config);
   if (!run) return std::unexpected(run.error());
   out.index = *run;
   out.indexed = true;

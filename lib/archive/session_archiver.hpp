@@ -7,6 +7,7 @@
 #include "archive/archive.hpp"
 #include "archive/indexer.hpp"
 #include "core/config.hpp"
+#include "core/locations.hpp"
 #include "util/error.hpp"
 
 namespace ctxkit {
@@ -21,11 +22,11 @@ struct ArchiveOutcome {
 };
 
 // Archives a session and makes it searchable: copies the transcript (up to its last complete
-// line, when it grew) and its side folder to <state>/archive/<project>/, then, unless the project
+// line, when it grew) and its side folder to <archive>/<project>/ (archive_location), then, unless the project
 // is excluded, indexes what is pending in the archive when no other indexer is at work (one that
 // is will find this session too, or the next indexer will). The transcript itself is never
 // modified.
-Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript, const std::filesystem::path& state_dir,
+Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript, const Locations& loc,
                                        const ArchiveConfig& config);
 
 }  // namespace ctxkit

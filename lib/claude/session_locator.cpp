@@ -1,18 +1,10 @@
 #include "claude/session_locator.hpp"
 
+#include <cctype>
 #include <fmt/core.h>
-
-#include "util/paths.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
-
-fs::path claude_config_dir(const util::Env& env) {
-  if (auto d = env.get_nonempty("CLAUDE_CONFIG_DIR")) return *d;
-  return util::home_dir(env) / ".claude";
-}
-
-fs::path claude_projects_dir(const util::Env& env) { return claude_config_dir(env) / "projects"; }
 
 std::string project_folder_name(std::string_view cwd) {
   std::string out(cwd);
@@ -28,7 +20,7 @@ bool looks_like_session_id(std::string_view s) {
   return true;
 }
 
-Result<fs::path> locate_session(const std::string& what_in, const util::Env& env) {
+Result<fs::path> locate_session(const std::string& what_in, const util::Env& env, const Locations& loc) {
   std::string what = what_in;
   if (what.empty()) {
     auto id = env.get_nonempty("CLAUDE_CODE_SESSION_ID");
@@ -43,7 +35,7 @@ Result<fs::path> locate_session(const std::string& what_in, const util::Env& env
     return fs::absolute(p, ec);
   }
   if (!looks_like_session_id(what)) return fail(fmt::format("'{}' is neither a session id nor a transcript path", what), Error::Kind::Invalid);
-  fs::path projects = claude_projects_dir(env);
+  const fs::path projects = loc.claude_projects_dir();
   fs::path best;
   fs::file_time_type best_time{};
   for (auto it = fs::directory_iterator(projects, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {

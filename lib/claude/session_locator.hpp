@@ -4,23 +4,21 @@
 #include <string>
 #include <string_view>
 
+#include "core/locations.hpp"
 #include "util/env.hpp"
 #include "util/error.hpp"
 
 namespace ctxkit {
 
-// ${CLAUDE_CONFIG_DIR:-~/.claude}
-std::filesystem::path claude_config_dir(const util::Env& env);
-// ${CLAUDE_CONFIG_DIR:-~/.claude}/projects
-std::filesystem::path claude_projects_dir(const util::Env& env);
 // The folder name Claude Code uses for a working directory: every non-alphanumeric character
 // becomes '-'.
 std::string project_folder_name(std::string_view cwd);
 
-// Finds a session's transcript. `what` is a session id (looked up in every project folder; the
-// most recently written match wins), a path to a transcript, or empty for the current session
-// ($CLAUDE_CODE_SESSION_ID). Errors name what was looked for and where.
-Result<std::filesystem::path> locate_session(const std::string& what, const util::Env& env);
+// Finds a session's transcript. `what` is a session id (looked up in every project folder of
+// `loc.claude_projects_dir()`; the most recently written match wins), a path to a transcript,
+// or empty for the current session ($CLAUDE_CODE_SESSION_ID in `env`). Errors name what was
+// looked for and where.
+Result<std::filesystem::path> locate_session(const std::string& what, const util::Env& env, const Locations& loc);
 
 // Whether `text` looks like a session id (letters, digits and '-', 8 to 64 characters).
 bool looks_like_session_id(std::string_view text);

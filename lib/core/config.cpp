@@ -1,7 +1,6 @@
 #include "core/config.hpp"
 
 #include "util/fs.hpp"
-#include "util/paths.hpp"
 
 #define TOML_HEADER_ONLY 1
 #define TOML_EXCEPTIONS 1
@@ -350,13 +349,7 @@ void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
 
 }  // namespace
 
-fs::path Config::state_dir(const util::Env& env) const {
-  if (!state.dir.empty()) {
-    if (state.dir.starts_with("~/")) return util::home_dir(env) / state.dir.substr(2);
-    return state.dir;
-  }
-  return util::xdg_state_home(env) / "ctxkit";
-}
+Locations Config::locations(const util::Env& env) const { return Locations::resolve(env, state.dir); }
 
 fs::path project_start_dir(const util::Env& env, const std::string& cwd) {
   if (auto p = env.get_nonempty("CLAUDE_PROJECT_DIR")) return *p;
@@ -386,7 +379,8 @@ void apply_toml_text(Config& config, std::string_view text, const std::string& o
 Config load_config(const util::Env& env, const ConfigSources& sources) {
   Config config;
   for (const auto& k : known_keys()) config.origins[k.full()] = "default";
-  apply_file(config, util::xdg_config_home(env) / "ctxkit" / "config.toml", ConfigLayer::User);
+  // The user's file is where `state.dir` may be set: only the environment decides where it is.
+  apply_file(config, Locations::resolve(env).config_file(), ConfigLayer::User);
   if (sources.project_start) {
     std::error_code ec;
     fs::path dir = fs::absolute(*sources.project_start, ec);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/locations.hpp"
 #include "util/env.hpp"
 #include "util/error.hpp"
 
@@ -35,7 +36,7 @@ struct ContextConfig {
 
 // The [state] section: where and how state is kept.
 struct StateConfig {
-  std::string dir;                // empty: ${XDG_STATE_HOME:-~/.local/state}/ctxkit
+  std::string dir;                // empty: ${XDG_STATE_HOME:-~/.local/state}/ctxkit (see Locations)
   int busy_timeout_ms = 1000;
 };
 
@@ -69,8 +70,8 @@ struct Config {
   // The files that were read, in order.
   std::vector<std::filesystem::path> files;
 
-  // The state directory after defaults are applied.
-  std::filesystem::path state_dir(const util::Env& env) const;
+  // ctxkit's folders for this configuration: Locations::resolve with `state.dir`.
+  Locations locations(const util::Env& env) const;
 };
 
 // Where to look for configuration.

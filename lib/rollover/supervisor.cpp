@@ -32,7 +32,7 @@ constexpr std::string_view kRecordHeader = "ctxkit-supervisor 1";
 // A prompt file larger than this cannot be one argument anyway; nothing more is read.
 constexpr size_t kMaxPromptFile = 4u << 20;
 
-fs::path record_path(const fs::path& state_dir, pid_t pid) { return state_dir / "supervisors" / std::to_string(pid); }
+fs::path record_path(const Locations& loc, pid_t pid) { return loc.supervisors_dir() / std::to_string(pid); }
 
 std::string start_time_text(pid_t pid) {
   auto t = util::process_start_time(pid);
@@ -87,24 +87,24 @@ Result<Relaunch> prepare_relaunch(const PendingRollover& ready, const std::vecto
 }
 }  // namespace
 
-Result<void> record_supervisor(const fs::path& state_dir, pid_t pid, const std::string& token) {
-  const fs::path dir = state_dir / "supervisors";
-  if (auto made = util::make_private_dirs(dir, state_dir); !made) return made;
+Result<void> record_supervisor(const Locations& loc, pid_t pid, const std::string& token) {
+  const fs::path dir = loc.supervisors_dir();
+  if (auto made = util::make_private_dirs(dir, loc.state_dir); !made) return made;
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
     return fail(fmt::format("{} is not a directory of this user", dir.string()), Error::Kind::Invalid);
   if ((st.st_mode & 0777) != 0700 && ::chmod(dir.c_str(), 0700) != 0)
     return fail(fmt::format("making {} private: {}", dir.string(), std::strerror(errno)));
-  return util::write_file_atomic(record_path(state_dir, pid), fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid)), 0600,
+  return util::write_file_atomic(record_path(loc, pid), fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid)), 0600,
                                  util::Durability::Flush);
 }
 
-void forget_supervisor(const fs::path& state_dir, pid_t pid) {
+void forget_supervisor(const Locations& loc, pid_t pid) {
   std::error_code ec;
-  fs::remove(record_path(state_dir, pid), ec);
+  fs::remove(record_path(loc, pid), ec);
 }
 
-Result<pid_t> verify_supervisor(const fs::path& state_dir, std::string_view pid_text, std::string_view token) {
+Result<pid_t> verify_supervisor(const Locations& loc, std::string_view pid_text, std::string_view token) {
   long long value = 0;
   auto [end, ec] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), value);
   if (pid_text.empty() || ec != std::errc() || end != pid_text.data() + pid_text.size() || !(pid_text[0] >= '0' && pid_text[0] <= '9') ||
@@ -117,7 +117,7 @@ Result<pid_t> verify_supervisor(const fs::path& state_dir, std::string_view pid_
   }
   const pid_t pid = static_cast<pid_t>(value);
   if (token.empty()) return fail("CTXKIT_SUPERVISOR is empty", Error::Kind::Invalid);
-  auto text = read_own_file(record_path(state_dir, pid), 4096);
+  auto text = read_own_file(record_path(loc, pid), 4096);
   if (!text) return fail(fmt::format("process {} is not a recorded ctxkit supervisor", pid), Error::Kind::NotFound);
   const std::string expected = fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid));
   if (*text != expected) return fail(fmt::format("process {} is not the ctxkit supervisor of this session", pid), Error::Kind::Invalid);
@@ -128,14 +128,14 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
                    std::ostream& err) {
   const std::string token = util::random_uuid();
   const pid_t self = ::getpid();
-  const fs::path state_dir = cfg.state_dir(env);
-  if (auto r = record_supervisor(state_dir, self, token); !r)
+  const Locations loc = cfg.locations(env);
+  if (auto r = record_supervisor(loc, self, token); !r)
     err << kTool << ": warning: " << r.error().message << " (a ready rollover is noticed within half a second instead)\n";
   struct Forget {
-    fs::path dir;
+    const Locations& loc;
     pid_t pid;
-    ~Forget() { forget_supervisor(dir, pid); }
-  } forget{state_dir, self};
+    ~Forget() { forget_supervisor(loc, pid); }
+  } forget{loc, self};
 
   util::SpawnSpec base;
   base.env.emplace(env.vars().begin(), env.vars().end());
@@ -151,7 +151,7 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
   std::optional<StateStore> store;
   auto state = [&]() -> StateStore* {
     std::string note;
-    if (!store) store = open_state(cfg, env, note);
+    if (!store) store = open_state(loc, cfg, note);
     return store ? &*store : nullptr;
   };
   // The rollover prepared in the supervised session, once its turn has ended, checked whole. One

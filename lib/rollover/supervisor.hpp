@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/locations.hpp"
 #include "util/env.hpp"
 #include "util/error.hpp"
 
@@ -28,18 +29,18 @@ namespace ctxkit {
 int run_supervisor(const std::vector<std::string>& command, const Config& config, const util::Env& env, std::ostream& out,
                    std::ostream& err);
 
-// The record that lets the Stop hook check a pid before signalling it: <state>/supervisors/<pid>,
+// The record that lets the Stop hook check a pid before signalling it: Locations::supervisors_dir()/<pid>,
 // mode 0600 in a 0700 folder, holding the supervisor's token and its process start time. Written
 // atomically; an error when the folder or file cannot be written.
-Result<void> record_supervisor(const std::filesystem::path& state_dir, pid_t pid, const std::string& token);
+Result<void> record_supervisor(const Locations& loc, pid_t pid, const std::string& token);
 
 // Removes the record of `pid` (nothing when there is none).
-void forget_supervisor(const std::filesystem::path& state_dir, pid_t pid);
+void forget_supervisor(const Locations& loc, pid_t pid);
 
 // The pid named by `pid_text` (CTXKIT_SUPERVISOR_PID) when it is a running ctxkit supervisor
 // holding `token` (CTXKIT_SUPERVISOR): a decimal number above 0 and within pid_t, with a record
 // holding the same token and the same process start time (a reused pid does not match). Anything
 // else is an error saying why, and the pid must not be signalled.
-Result<pid_t> verify_supervisor(const std::filesystem::path& state_dir, std::string_view pid_text, std::string_view token);
+Result<pid_t> verify_supervisor(const Locations& loc, std::string_view pid_text, std::string_view token);
 
 }  // namespace ctxkit

@@ -4,9 +4,9 @@
 
 namespace ctxkit {
 
-std::optional<StateStore> open_state(const Config& config, const util::Env& env, std::string& problem,
+std::optional<StateStore> open_state(const Locations& loc, const Config& config, std::string& problem,
                                      Error::Kind* problem_kind) {
-  auto path = config.state_dir(env) / "state.db";
+  const auto path = loc.state_db();
   uint64_t inode = file_inode(path);
   auto store = StateStore::open(path, config.state.busy_timeout_ms);
   if (store) return std::move(*store);

@@ -14,8 +14,6 @@
 namespace ctxkit::workflow {
 namespace fs = std::filesystem;
 
-fs::path events_path(const fs::path& state_dir) { return state_dir / "workflow-events.jsonl"; }
-
 Result<void> append_event(const fs::path& file, const fs::path& worktree, const WorkflowEvent& e) {
   nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(util::now_ms())}, {"worktree", worktree.string()}, {"kind", e.kind},
                               {"action", e.action}, {"workflow", e.workflow}, {"step", e.step}, {"subStep", e.sub_step},

@@ -16,11 +16,8 @@ struct RecordedEvent {
   std::string at;  // ISO 8601 UTC
 };
 
-// The event log: one JSON line per event, appended (O_APPEND, mode 0600) to
-// <state dir>/workflow-events.jsonl.
-std::filesystem::path events_path(const std::filesystem::path& state_dir);
-
-// Appends one event. Errors name the file.
+// The event log (Locations::workflow_events()): one JSON line per event, appended (O_APPEND,
+// mode 0600). Appends one event to `file`. Errors name the file.
 Result<void> append_event(const std::filesystem::path& file, const std::filesystem::path& worktree, const WorkflowEvent& event);
 
 // The events of `worktree`, oldest first (unreadable lines skipped; a missing file is empty).

@@ -9,6 +9,7 @@
 #include "claude/session_locator.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
+#include "core/locations.hpp"
 #include "util/atomic_file.hpp"
 #include "util/paths.hpp"
 #include "workflow/js_compat.hpp"
@@ -94,7 +95,7 @@ std::vector<fs::path> default_search_dirs(const util::Env& env, const fs::path& 
   std::vector<fs::path> dirs;
   if (auto share = env.get_nonempty("CTXKIT_SHARE_DIR")) dirs.push_back(fs::path(*share) / "workflows");
   else if (auto exe = util::executable_dir()) dirs.push_back(exe->parent_path() / "share" / "ctxkit" / "workflows");
-  dirs.push_back(util::xdg_config_home(env) / "ctxkit" / "workflows");
+  dirs.push_back(Locations::resolve(env).workflows_dir());
   if (!project.empty()) {
     dirs.push_back(project / ".lanes" / "workflows");
     dirs.push_back(project / ".ctxkit" / "workflows");
@@ -111,9 +112,9 @@ WorkflowService::WorkflowService(ServiceOptions options) : opts_(std::move(optio
     opts_.context_percent = [env, project]() -> std::optional<double> {
       auto session = env.get_nonempty("CLAUDE_CODE_SESSION_ID");
       if (!session) return std::nullopt;
-      auto transcript = locate_session(*session, env);
-      if (!transcript) return std::nullopt;
       const Config cfg = load_config(env, {project});
+      auto transcript = locate_session(*session, env, cfg.locations(env));
+      if (!transcript) return std::nullopt;
       auto p = transcript_percent(*transcript, cfg.context);
       if (!p) return std::nullopt;
       return static_cast<double>(*p);

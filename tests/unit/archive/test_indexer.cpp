@@ -13,6 +13,7 @@
 
 #include "archive/archive.hpp"
 #include "archive/indexer.hpp"
+#include "core/locations.hpp"
 #include "store/search_index.hpp"
 #include "unit/temp_dir.hpp"
 
@@ -164,29 +165,30 @@ TEST(Indexer, AKillAtAnyMomentLosesNothingAndDuplicatesNothing) {
   test::TempDir tmp;
   fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha") + user("the last line says zebra"));
   const fs::path state = tmp / "state";
+  const Locations loc = Locations::resolve(tmp.env(), state.string());
   for (int delay_us : {0, 2000, 20000, 80000}) {
     for (int shard = 0; shard < kIndexShards; ++shard)
-      for (const char* end : {"", "-wal", "-shm"}) fs::remove(fs::path(index_path(state, shard).string() + end));
+      for (const char* end : {"", "-wal", "-shm"}) fs::remove(fs::path(loc.index_db(shard).string() + end));
     pid_t pid = ::fork();
     if (pid == 0) {
-      auto idx = open_index(state, nullptr);
-      if (idx) (void)index_pending(*idx, state, {}, 16 << 10);  // many small transactions, every shard at once
+      auto idx = open_index(loc, nullptr);
+      if (idx) (void)index_pending(*idx, loc, {}, 16 << 10);  // many small transactions, every shard at once
       ::_exit(0);
     }
     ::usleep(static_cast<useconds_t>(delay_us));
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
-    auto idx = open_index(state, nullptr);
+    auto idx = open_index(loc, nullptr);
     ASSERT_TRUE(idx) << idx.error().message;
-    auto before = index_progress(*idx, state, {});
+    auto before = index_progress(*idx, loc, {});
     ASSERT_TRUE(before);
     EXPECT_EQ(before->archived_bytes, fs::file_size(f));
     if (!before->complete()) {
       EXPECT_EQ(count_hits(*idx, "zebra"), 0);  // what is not indexed is said to be pending
     }
-    auto run = index_pending(*idx, state, {});
+    auto run = index_pending(*idx, loc, {});
     ASSERT_TRUE(run) << run.error().message;
-    EXPECT_TRUE(index_progress(*idx, state, {})->complete());
+    EXPECT_TRUE(index_progress(*idx, loc, {})->complete());
     EXPECT_EQ(count_hits(*idx, "zebra"), 1) << "after a kill at " << delay_us << " us";
     EXPECT_EQ(count_hits(*idx, "alpha"), 3000) << "after a kill at " << delay_us << " us";
   }
@@ -195,35 +197,37 @@ TEST(Indexer, AKillAtAnyMomentLosesNothingAndDuplicatesNothing) {
 TEST(Indexer, ACorruptIndexIsQuarantinedAndRebuiltFromTheArchive) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
+  const Locations loc = Locations::resolve(tmp.env(), state.string());
   tmp.write("state/archive/p/S.jsonl", user("the quokka was found"));
   tmp.write("state/archive/index.db", std::string(8192, 'x'));
   std::string note;
-  auto idx = open_index(state, &note);
+  auto idx = open_index(loc, &note);
   ASSERT_TRUE(idx) << idx.error().message;
   EXPECT_NE(note.find("was corrupt; moved it to"), std::string::npos) << note;
   size_t aside = 0;
   for (const auto& e : fs::directory_iterator(state / "archive"))
     if (e.path().filename().string().starts_with("index.db.corrupt-")) ++aside;
   EXPECT_EQ(aside, 1u);
-  EXPECT_FALSE(index_progress(*idx, state, {})->complete());
-  ASSERT_TRUE(index_pending(*idx, state, {}));
+  EXPECT_FALSE(index_progress(*idx, loc, {})->complete());
+  ASSERT_TRUE(index_pending(*idx, loc, {}));
   EXPECT_EQ(count_hits(*idx, "quokka"), 1);
 }
 
 TEST(Indexer, OneIndexerAtATime) {
   test::TempDir tmp;
-  EXPECT_EQ(IndexLock::acquire(tmp / "state", false).error().kind, Error::Kind::NotFound);
+  const Locations loc = Locations::resolve(tmp.env(), (tmp / "state").string());
+  EXPECT_EQ(IndexLock::acquire(loc, false).error().kind, Error::Kind::NotFound);
   fs::create_directories(tmp / "state/archive");
-  auto first = IndexLock::acquire(tmp / "state", false);
+  auto first = IndexLock::acquire(loc, false);
   ASSERT_TRUE(first && *first);
-  auto second = IndexLock::acquire(tmp / "state", false);
+  auto second = IndexLock::acquire(loc, false);
   ASSERT_TRUE(second);
   EXPECT_FALSE(second->has_value());
   struct stat st {};
   ASSERT_EQ(::stat((tmp / "state/archive/.index.lock").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   first->reset();
-  auto third = IndexLock::acquire(tmp / "state", false);
+  auto third = IndexLock::acquire(loc, false);
   ASSERT_TRUE(third);
   EXPECT_TRUE(third->has_value());
 }
@@ -231,14 +235,15 @@ TEST(Indexer, OneIndexerAtATime) {
 TEST(Indexer, ExcludedProjectsAreNeitherIndexedNorPending) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
+  const Locations loc = Locations::resolve(tmp.env(), state.string());
   tmp.write("state/archive/-secret/A.jsonl", user("wombat in the secret project"));
   tmp.write("state/archive/-open/B.jsonl", user("wombat in the open project"));
   ArchiveConfig cfg;
   cfg.exclude_projects = {"-secret"};
-  auto idx = open_index(state, nullptr);
+  auto idx = open_index(loc, nullptr);
   ASSERT_TRUE(idx);
-  ASSERT_TRUE(index_pending(*idx, state, cfg));
-  EXPECT_TRUE(index_progress(*idx, state, cfg)->complete());
+  ASSERT_TRUE(index_pending(*idx, loc, cfg));
+  EXPECT_TRUE(index_progress(*idx, loc, cfg)->complete());
   auto hits = idx->search({"wombat", "", "", "", 10});
   ASSERT_EQ(hits->hits.size(), 1u);
   EXPECT_EQ(hits->hits[0].project, "-open");
@@ -247,8 +252,9 @@ TEST(Indexer, ExcludedProjectsAreNeitherIndexedNorPending) {
 TEST(Indexer, ExcludedSessionLeavesNoTokenBehind) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
+  const Locations loc = Locations::resolve(tmp.env(), state.string());
   fs::path a = tmp.write("state/archive/p/A.jsonl", user("the platypus plan"));
-  auto all = open_index(state, nullptr);
+  auto all = open_index(loc, nullptr);
   ASSERT_TRUE(all);
   SearchIndex* idx = &all->shard(0);
   ASSERT_TRUE(index_file(*idx, a, "A", "p", "ctxkit:no-index"));
@@ -276,15 +282,16 @@ TEST(Indexer, EveryLineLandsInExactlyOneShardAndSearchesSeeThemAll) {
   static_assert(kIndexShards >= 2);
   test::TempDir tmp;
   const fs::path state = tmp / "state";
+  const Locations loc = Locations::resolve(tmp.env(), state.string());
   // About 1.5 MB: several stretches, so that every shard owns some lines.
   fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(5000, "alpha") + user("the last line says zebra"));
   ASSERT_GT(fs::file_size(f), kShardStretch * kIndexShards);
-  auto idx = open_index(state, nullptr);
+  auto idx = open_index(loc, nullptr);
   ASSERT_TRUE(idx) << idx.error().message;
-  auto run = index_pending(*idx, state, {});
+  auto run = index_pending(*idx, loc, {});
   ASSERT_TRUE(run) << run.error().message;
   EXPECT_EQ(run->files, 1u);
-  EXPECT_TRUE(index_progress(*idx, state, {})->complete());
+  EXPECT_TRUE(index_progress(*idx, loc, {})->complete());
   int64_t total = 0;
   for (int s = 0; s < kIndexShards; ++s) {
     int64_t mine = shard_hits(*idx, s, "alpha");
@@ -308,64 +315,67 @@ TEST(Indexer, EveryLineLandsInExactlyOneShardAndSearchesSeeThemAll) {
   ASSERT_EQ(few->hits.size(), 7u);
   for (size_t i = 1; i < few->hits.size(); ++i) EXPECT_LE(few->hits[i - 1].rank, few->hits[i].rank);
   // Indexing again finds nothing pending and adds nothing.
-  ASSERT_TRUE(index_pending(*idx, state, {}));
+  ASSERT_TRUE(index_pending(*idx, loc, {}));
   EXPECT_EQ(shard_hits(*idx, 0, "alpha") + shard_hits(*idx, 1, "alpha"), 5000);
 }
 
 TEST(Indexer, AShardThatIsBehindMakesTheFilePendingAndCatchesUpAlone) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
+  const Locations loc = Locations::resolve(tmp.env(), state.string());
   fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha"));
   {
     // Only shard 0 did its part (the other was killed before its first commit).
-    auto idx = open_index(state, nullptr);
+    auto idx = open_index(loc, nullptr);
     ASSERT_TRUE(index_file(idx->shard(0), f, "S", "p", "", kIndexBatchBytes, Shard{0, kIndexShards}));
-    auto progress = index_progress(*idx, state, {});
+    auto progress = index_progress(*idx, loc, {});
     EXPECT_FALSE(progress->complete());
     EXPECT_EQ(progress->indexed_bytes, 0u);
     EXPECT_LT(count_hits(*idx, "alpha"), 3000);
   }
-  auto idx = open_index(state, nullptr);
-  ASSERT_TRUE(index_pending(*idx, state, {}));
-  EXPECT_TRUE(index_progress(*idx, state, {})->complete());
+  auto idx = open_index(loc, nullptr);
+  ASSERT_TRUE(index_pending(*idx, loc, {}));
+  EXPECT_TRUE(index_progress(*idx, loc, {})->complete());
   EXPECT_EQ(count_hits(*idx, "alpha"), 3000);
 }
 
 TEST(Indexer, OneCorruptShardIsRebuiltWithoutDuplicatingTheOthers) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
+  const Locations loc = Locations::resolve(tmp.env(), state.string());
   tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha"));
   {
-    auto idx = open_index(state, nullptr);
-    ASSERT_TRUE(index_pending(*idx, state, {}));
+    auto idx = open_index(loc, nullptr);
+    ASSERT_TRUE(index_pending(*idx, loc, {}));
   }
-  const fs::path second = index_path(state, 1);
+  const fs::path second = loc.index_db(1);
   for (const char* end : {"-wal", "-shm"}) fs::remove(fs::path(second.string() + end));
   {
     std::ofstream(second, std::ios::binary | std::ios::trunc) << std::string(8192, 'x');
   }
   std::string note;
-  auto idx = open_index(state, &note);
+  auto idx = open_index(loc, &note);
   ASSERT_TRUE(idx) << idx.error().message;
   EXPECT_NE(note.find("index-1.db was corrupt"), std::string::npos) << note;
-  EXPECT_FALSE(index_progress(*idx, state, {})->complete());
-  ASSERT_TRUE(index_pending(*idx, state, {}));
+  EXPECT_FALSE(index_progress(*idx, loc, {})->complete());
+  ASSERT_TRUE(index_pending(*idx, loc, {}));
   EXPECT_EQ(count_hits(*idx, "alpha"), 3000);
 }
 
 TEST(Indexer, TheExclusionMarkerEmptiesEveryShard) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
+  const Locations loc = Locations::resolve(tmp.env(), state.string());
   fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha"));
   ArchiveConfig cfg;
-  auto idx = open_index(state, nullptr);
-  ASSERT_TRUE(index_pending(*idx, state, cfg));
+  auto idx = open_index(loc, nullptr);
+  ASSERT_TRUE(index_pending(*idx, loc, cfg));
   EXPECT_EQ(count_hits(*idx, "alpha"), 3000);
   std::ofstream(f, std::ios::app) << user("keep this out: " + cfg.exclude_marker);
-  ASSERT_TRUE(index_pending(*idx, state, cfg));
+  ASSERT_TRUE(index_pending(*idx, loc, cfg));
   EXPECT_EQ(count_hits(*idx, "alpha"), 0);
   for (int s = 0; s < kIndexShards; ++s) EXPECT_EQ(*idx->shard(s).token_documents("alpha"), 0) << "shard " << s;
-  EXPECT_TRUE(index_progress(*idx, state, cfg)->complete());
+  EXPECT_TRUE(index_progress(*idx, loc, cfg)->complete());
 }
 
 TEST(Indexer, StaleTemporariesOfOursAreRemovedFreshOnesKept) {

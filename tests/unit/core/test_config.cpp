@@ -169,7 +169,7 @@ TEST(Config, ProjectDirFromEnvironmentWinsOverPayloadCwd) {
 TEST(Config, StateDirFollowsXdgStateHome) {
   test::TempDir tmp;
   Config c;
-  EXPECT_EQ(c.state_dir(tmp.env()), tmp / "home/.local/state/ctxkit");
+  EXPECT_EQ(c.locations(tmp.env()).state_dir, tmp / "home/.local/state/ctxkit");
 }
 
 }  // namespace

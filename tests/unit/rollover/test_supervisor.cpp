@@ -10,23 +10,26 @@ namespace ctxkit {
 namespace {
 namespace fs = std::filesystem;
 
+// The temp dir itself as the state folder.
+Locations state_in(const test::TempDir& tmp) { return Locations::resolve(tmp.env(), tmp.path().string()); }
+
 TEST(Supervisor, RecordedSupervisorIsVerifiedByPidTokenAndStartTime) {
   test::TempDir tmp;
   const pid_t self = ::getpid();
-  ASSERT_TRUE(record_supervisor(tmp.path(), self, "tok-1"));
+  ASSERT_TRUE(record_supervisor(state_in(tmp), self, "tok-1"));
   struct stat st {};
   ASSERT_EQ(::stat((tmp / "supervisors").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
   ASSERT_EQ(::stat((tmp / "supervisors" / std::to_string(self)).c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  auto ok = verify_supervisor(tmp.path(), std::to_string(self), "tok-1");
+  auto ok = verify_supervisor(state_in(tmp), std::to_string(self), "tok-1");
   ASSERT_TRUE(ok) << ok.error().message;
   EXPECT_EQ(*ok, self);
   // Another token, or the record gone: not ours to signal.
-  EXPECT_EQ(verify_supervisor(tmp.path(), std::to_string(self), "tok-2").error().message,
+  EXPECT_EQ(verify_supervisor(state_in(tmp), std::to_string(self), "tok-2").error().message,
             "process " + std::to_string(self) + " is not the ctxkit supervisor of this session");
-  forget_supervisor(tmp.path(), self);
-  EXPECT_EQ(verify_supervisor(tmp.path(), std::to_string(self), "tok-1").error().message,
+  forget_supervisor(state_in(tmp), self);
+  EXPECT_EQ(verify_supervisor(state_in(tmp), std::to_string(self), "tok-1").error().message,
             "process " + std::to_string(self) + " is not a recorded ctxkit supervisor");
 }
 
@@ -37,21 +40,21 @@ TEST(Supervisor, AReusedPidDoesNotMatchTheRecord) {
   auto c = util::Child::spawn({{"true"}, std::nullopt, std::nullopt});
   ASSERT_TRUE(c);
   const pid_t gone = c->pid();
-  ASSERT_TRUE(record_supervisor(tmp.path(), gone, "tok"));
+  ASSERT_TRUE(record_supervisor(state_in(tmp), gone, "tok"));
   c->wait();
   tmp.write("supervisors/" + std::to_string(::getpid()),
             "ctxkit-supervisor 1\ntok\n" + std::to_string(*util::process_start_time(::getpid()) + 1) + "\n");
-  EXPECT_FALSE(verify_supervisor(tmp.path(), std::to_string(::getpid()), "tok"));
+  EXPECT_FALSE(verify_supervisor(state_in(tmp), std::to_string(::getpid()), "tok"));
 }
 
 TEST(Supervisor, PidTextThatIsNotAPositiveNumberIsRefused) {
   test::TempDir tmp;
   for (std::string bad : {"0", "-1", "-4242", "abc", "12x", " 12", "+12", "", "99999999999999999999", "4294967297"}) {
-    auto r = verify_supervisor(tmp.path(), bad, "tok");
+    auto r = verify_supervisor(state_in(tmp), bad, "tok");
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error().message, "CTXKIT_SUPERVISOR_PID '" + bad + "' is not a process id");
   }
-  EXPECT_EQ(verify_supervisor(tmp.path(), "1\n\x1b[2J", "tok").error().message, "CTXKIT_SUPERVISOR_PID '1??[2J' is not a process id");
+  EXPECT_EQ(verify_supervisor(state_in(tmp), "1\n\x1b[2J", "tok").error().message, "CTXKIT_SUPERVISOR_PID '1??[2J' is not a process id");
 }
 
 TEST(Supervisor, ProcessStartTimeNamesOneProcess) {
