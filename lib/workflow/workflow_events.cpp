@@ -1,14 +1,11 @@
 #include "workflow/workflow_events.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <fmt/core.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "util/fs.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::workflow {
@@ -20,16 +17,9 @@ Result<void> append_event(const fs::path& file, const fs::path& worktree, const 
                               {"task", e.task_id}, {"iteration", e.iteration}, {"by", e.by}};
   if (e.percent) j["percent"] = *e.percent;
   if (e.min_percent) j["minPercent"] = *e.min_percent;
-  const std::string line = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-  std::error_code ec;
-  fs::create_directories(file.parent_path(), ec);
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return fail(fmt::format("{}: {}", file.string(), std::strerror(errno)));
-  const ssize_t n = ::write(fd, line.data(), line.size());
-  const int err = errno;
-  ::close(fd);
-  if (n != static_cast<ssize_t>(line.size())) return fail(fmt::format("{}: {}", file.string(), std::strerror(err)));
-  return {};
+  // A private file in a private folder (0700 whatever the umask), never through a link.
+  if (auto made = util::make_private_dirs(file.parent_path()); !made) return std::unexpected(made.error());
+  return util::append_private_line(file, j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 std::vector<RecordedEvent> read_events(const fs::path& file, const fs::path& worktree) {
