@@ -1,6 +1,5 @@
 #include "workflow/workflow_events.hpp"
 
-
 #include <fmt/core.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
