@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fmt/core.h>
 #include <thread>
@@ -151,12 +153,16 @@ Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
   }
   if (*v < kSchemaVersion) {
     // WAL must be set outside a transaction; it persists in the file. Concurrent creators may
-    // see SQLITE_BUSY here, so retry briefly.
+    // see SQLITE_BUSY here (the busy handler does not cover this switch), so retry briefly, for
+    // the busy timeout in all.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(busy_timeout_ms, 0));
     for (int attempt = 0;; ++attempt) {
       auto r = store.exec("PRAGMA journal_mode=WAL");
       if (r) break;
-      if (r.error().kind != Error::Kind::Busy || attempt > 50) return std::unexpected(r.error());
-      std::this_thread::sleep_for(std::chrono::milliseconds(2 + attempt));
+      auto left = deadline - std::chrono::steady_clock::now();
+      if (r.error().kind != Error::Kind::Busy || left <= std::chrono::steady_clock::duration::zero())
+        return std::unexpected(r.error());
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(2 + std::min(attempt, 20)), left));
     }
     if (auto r = store.exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
     auto cur = store.user_version();

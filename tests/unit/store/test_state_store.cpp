@@ -3,6 +3,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
+#include <chrono>
 #include <fstream>
 
 #include "store/state_store.hpp"
@@ -130,6 +133,26 @@ TEST(StateStore, ManyProcessesCreatingAFreshDatabaseAtOnce) {
 
 namespace ctxkit {
 namespace {
+
+// A database that another process holds locked while it is still to be set up: the open gives up
+// with Busy after about the busy timeout, not after fifty of them.
+TEST(StateStore, ALockedFreshDatabaseIsBusyWithinTheBusyTimeout) {
+  test::TempDir tmp;
+  auto db = tmp / "state.db";
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &holder), SQLITE_OK);
+  // A reader in the middle of a transaction: the schema version can be read, the switch to WAL
+  // cannot be made.
+  ASSERT_EQ(sqlite3_exec(holder, "CREATE TABLE held(a); BEGIN; SELECT * FROM held;", nullptr, nullptr, nullptr), SQLITE_OK);
+  auto t0 = std::chrono::steady_clock::now();
+  auto s = StateStore::open(db, 100);
+  auto waited = std::chrono::steady_clock::now() - t0;
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().kind, Error::Kind::Busy) << s.error().message;
+  EXPECT_LT(waited, std::chrono::seconds(2));
+}
 
 TEST(StateStore, DerivationsFormALineOfWork) {
   test::TempDir tmp;
