@@ -18,8 +18,10 @@
 #include <map>
 
 #include "archive/indexer.hpp"
+#include "core/locations.hpp"
 #include "store/search_index.hpp"
 #include "transcript_gen.hpp"
+#include "util/env.hpp"
 #include "util/process.hpp"
 
 namespace {
@@ -55,11 +57,16 @@ int main(int argc, char** argv) {
   fs::path state = dir / "state/ctxkit";
   fs::path archive = state / "archive/-bench";
   fs::create_directories(archive);
-  auto remove_index = [](const fs::path& state_dir) {
-    for (int shard = 0; shard < ctxkit::kIndexShards; ++shard)
-      for (const char* end : {"", "-wal", "-shm"}) fs::remove(ctxkit::index_path(state_dir, shard).string() + end);
+  // The folders as ctx-search resolves them, for a state folder given outright.
+  auto locations = [&](const fs::path& state_dir) {
+    return ctxkit::Locations::resolve(ctxkit::util::Env({{"HOME", dir.string()}}), state_dir.string());
   };
-  remove_index(state);
+  const ctxkit::Locations loc = locations(state);
+  auto remove_index = [](const ctxkit::Locations& where) {
+    for (int shard = 0; shard < ctxkit::kIndexShards; ++shard)
+      for (const char* end : {"", "-wal", "-shm"}) fs::remove(where.index_db(shard).string() + end);
+  };
+  remove_index(loc);
 
   // 1. The archive and its index.
   std::vector<std::string> rare;
@@ -74,12 +81,12 @@ int main(int argc, char** argv) {
   }
   // As the indexer runs it: every shard at once, over whatever the archive holds.
   auto t0 = clk::now();
-  auto index = ctxkit::open_index(state, nullptr);
+  auto index = ctxkit::open_index(loc, nullptr);
   if (!index) {
     fmt::print(stderr, "{}\n", index.error().message);
     return 1;
   }
-  auto run = ctxkit::index_pending(*index, state, {});
+  auto run = ctxkit::index_pending(*index, loc, {});
   if (!run || !run->first_error.empty()) {
     fmt::print(stderr, "{}\n", run ? run->first_error : run.error().message);
     return 1;
@@ -89,7 +96,7 @@ int main(int argc, char** argv) {
   for (int shard = 0; shard < ctxkit::kIndexShards; ++shard) {
     for (const char* end : {"", "-wal"}) {
       std::error_code ec;
-      auto size = fs::file_size(ctxkit::index_path(state, shard).string() + end, ec);
+      auto size = fs::file_size(loc.index_db(shard).string() + end, ec);
       if (!ec) index_bytes += static_cast<double>(size);
     }
   }
@@ -144,18 +151,19 @@ int main(int argc, char** argv) {
   fs::create_directories(small_state / "archive/-bench");
   fs::path small_file = small_state / "archive/-bench/session-small.jsonl";
   auto sg = ctxkit::bench::generate_transcript(small_file, 10ull << 20, 60, 7);
-  remove_index(small_state);
-  auto small_index = ctxkit::open_index(small_state, nullptr);
-  (void)ctxkit::index_pending(*small_index, small_state, {});
+  const ctxkit::Locations small_loc = locations(small_state);
+  remove_index(small_loc);
+  auto small_index = ctxkit::open_index(small_loc, nullptr);
+  (void)ctxkit::index_pending(*small_index, small_loc, {});
   std::vector<double> small_t, big_t;
   for (uint32_t i = 0; i < 5; ++i) {
     append_mb(small_file, dir / "append.jsonl", 1 << 20, 500 + i);
     auto s = clk::now();
-    (void)ctxkit::index_pending(*small_index, small_state, {});
+    (void)ctxkit::index_pending(*small_index, small_loc, {});
     small_t.push_back(ms_since(s));
     append_mb(files.front().first, dir / "append.jsonl", 1 << 20, 600 + i);
     s = clk::now();
-    (void)ctxkit::index_pending(*index, state, {});
+    (void)ctxkit::index_pending(*index, loc, {});
     big_t.push_back(ms_since(s));
   }
   double ms_small = median(small_t), ms_big = median(big_t);

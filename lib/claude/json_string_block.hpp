@@ -21,16 +21,23 @@ inline constexpr size_t kBlock = 64;
 
 // One bit per byte of a 64-byte block.
 struct Masks {
-  uint64_t quote = 0;      // '"'
+  uint64_t special = 0;    // '"' or below 0x20: where plain content ends
   uint64_t backslash = 0;  // '\\'
-  uint64_t control = 0;    // below 0x20
   uint64_t escapable = 0;  // a letter that may follow a backslash, other than '\\' itself: " / b f n r t u
   uint64_t u = 0;          // 'u'
 };
 
-inline bool is_hex(unsigned char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+// 0-9 a-f A-F, by table (checked four at a time after each \u).
+inline constexpr auto kHexDigit = [] {
+  struct Table {
+    bool hex[256] = {};
+  } t;
+  for (int c = '0'; c <= '9'; ++c) t.hex[c] = true;
+  for (int c = 'a'; c <= 'f'; ++c) t.hex[c] = true;
+  for (int c = 'A'; c <= 'F'; ++c) t.hex[c] = true;
+  return t;
+}();
+inline bool is_hex(unsigned char c) { return kHexDigit.hex[c]; }
 inline bool is_escapable(unsigned char c) {
   return c == '"' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't' || c == 'u';
 }
@@ -41,9 +48,8 @@ inline Masks masks_scalar(const char* p) {
   for (size_t i = 0; i < kBlock; ++i) {
     auto c = static_cast<unsigned char>(p[i]);
     uint64_t bit = uint64_t{1} << i;
-    if (c == '"') m.quote |= bit;
+    if (c == '"' || c < 0x20) m.special |= bit;
     if (c == '\\') m.backslash |= bit;
-    if (c < 0x20) m.control |= bit;
     if (is_escapable(c)) m.escapable |= bit;
     if (c == 'u') m.u |= bit;
   }
@@ -51,16 +57,17 @@ inline Masks masks_scalar(const char* p) {
 }
 
 #if defined(__AVX2__)
-// quote, backslash and control: what every block needs.
+// special and backslash: what every block needs.
 inline Masks plain_masks(const char* p) {
   Masks m;
   for (int half = 0; half < 2; ++half) {
     __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
     auto bits = [](__m256i v) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v))); };
     const int shift = 32 * half;
-    m.quote |= bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('"'))) << shift;
+    __m256i quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8('"'));
+    __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1F)), x);
+    m.special |= bits(_mm256_or_si256(quote, control)) << shift;
     m.backslash |= bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('\\'))) << shift;
-    m.control |= bits(_mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1F)), x)) << shift;
   }
   return m;
 }
@@ -92,9 +99,10 @@ inline Masks plain_masks(const char* p) {
     __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * part));
     auto bits = [](__m128i v) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(v))); };
     const int shift = 16 * part;
-    m.quote |= bits(_mm_cmpeq_epi8(x, _mm_set1_epi8('"'))) << shift;
+    __m128i quote = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
+    __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1F)), x);
+    m.special |= bits(_mm_or_si128(quote, control)) << shift;
     m.backslash |= bits(_mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))) << shift;
-    m.control |= bits(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1F)), x)) << shift;
   }
   return m;
 }
@@ -140,7 +148,7 @@ inline size_t checked_prefix(const char* p) {
   Masks m = plain_masks(p);
   uint64_t backslash = m.backslash;
   if (backslash == 0) {
-    uint64_t stop = m.quote | m.control;
+    uint64_t stop = m.special;
     return stop == 0 ? kBlock : static_cast<size_t>(__builtin_ctzll(stop));
   }
   size_t limit = kBlock;
@@ -172,7 +180,9 @@ inline size_t checked_prefix(const char* p) {
       if (!(h(1) && h(2) && h(3) && h(4))) bad |= uint64_t{1} << at;
     }
   }
-  uint64_t stop = (m.quote & ~escaped) | m.control | (bad >> 1);
+  // An escaped quote is content; an escaped control character is an ill-formed escape, which
+  // stops at its backslash, before it.
+  uint64_t stop = (m.special & ~escaped) | (bad >> 1);
   size_t first = stop == 0 ? kBlock : static_cast<size_t>(__builtin_ctzll(stop));
   return first < limit ? first : limit;
 }

@@ -23,9 +23,8 @@ size_t prefix(const Block& b) { return checked_prefix(b.data()); }
 
 void expect_same_masks(const Block& b) {
   Masks v = masks(b.data()), s = masks_scalar(b.data());
-  ASSERT_EQ(v.quote, s.quote);
+  ASSERT_EQ(v.special, s.special);
   ASSERT_EQ(v.backslash, s.backslash);
-  ASSERT_EQ(v.control, s.control);
   ASSERT_EQ(v.escapable, s.escapable);
   ASSERT_EQ(v.u, s.u);
 }
