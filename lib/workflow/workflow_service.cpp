@@ -1,5 +1,7 @@
 #include "workflow/workflow_service.hpp"
 
+#include <sys/stat.h>
+
 #include <fmt/core.h>
 
 #include <fstream>
@@ -75,6 +77,33 @@ Result<void> save_state(const fs::path& worktree, const WorkflowMachine& machine
   return util::write_file_atomic(state_path(worktree), machine.serialize(), 0644, util::Durability::Flush);
 }
 
+std::optional<FileVersion> file_version(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  auto ns = [](const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };
+  return FileVersion{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size),
+                     ns(st.st_mtim), ns(st.st_ctim)};
+}
+
+Result<std::optional<FileVersion>> save_state_versioned(const fs::path& worktree, const WorkflowMachine& machine) {
+  const fs::path path = state_path(worktree);
+  auto file = util::AtomicFile::create(path, 0644);
+  if (!file) return std::unexpected(file.error());
+  file->write(machine.serialize());
+  // The temporary file keeps its inode through the rename: the file found under the final name
+  // afterwards is ours only if it has that inode.
+  const auto ours = file_version(file->temp_path());
+  if (auto r = file->commit(util::Durability::Flush); !r) return std::unexpected(r.error());
+  auto now = file_version(path);
+  if (!ours || !now || now->inode != ours->inode || now->device != ours->device) return std::optional<FileVersion>();
+  return now;
+}
+
+struct WorkflowService::Cache {
+  std::optional<FileVersion> version;
+  std::optional<WorkflowMachine> machine;
+};
+
 WorkflowEvent event_for(const WorkflowMachine& m, const GateDecision& d, std::string by) {
   WorkflowEvent e;
   e.kind = d.action != ContextAction::None ? "handed_out" : "skipped";
@@ -103,7 +132,7 @@ std::vector<fs::path> default_search_dirs(const util::Env& env, const fs::path& 
   return dirs;
 }
 
-WorkflowService::WorkflowService(ServiceOptions options) : opts_(std::move(options)) {
+WorkflowService::WorkflowService(ServiceOptions options) : opts_(std::move(options)), cache_(std::make_shared<Cache>()) {
   if (opts_.repo_root.empty()) opts_.repo_root = opts_.worktree;
   if (opts_.search_dirs.empty()) opts_.search_dirs = default_search_dirs(opts_.env, opts_.repo_root);
   if (!opts_.context_percent) {
@@ -126,11 +155,35 @@ namespace {
 
 class Call {
  public:
-  explicit Call(const ServiceOptions& o) : o_(o) {}
+  Call(const ServiceOptions& o, WorkflowService::Cache& cache) : o_(o), cache_(cache) {}
 
   Loaded load() const {
     Loaded out;
     const fs::path p = state_path(o_.worktree);
+    // The file as this service last read or wrote it: its parsed state is at hand.
+    const auto before = file_version(p);
+    if (before && cache_.version == before && cache_.machine) {
+      out.machine.emplace(*cache_.machine);
+      return out;
+    }
+    out = read_and_parse(p);
+    // Kept only when nothing changed the file while it was read.
+    if (out.machine && before && file_version(p) == before) {
+      cache_.version = before;
+      cache_.machine = out.machine;
+    } else {
+      forget();
+    }
+    return out;
+  }
+
+  void forget() const {
+    cache_.version.reset();
+    cache_.machine.reset();
+  }
+
+  Loaded read_and_parse(const fs::path& p) const {
+    Loaded out;
     auto read = read_state_text(o_.worktree);
     if (!read) {
       out.error = read.error().message;
@@ -164,8 +217,17 @@ class Call {
   }
 
   std::optional<std::string> save(const WorkflowMachine& m) const {
-    auto w = save_state(o_.worktree, m);
-    if (!w) return w.error().message;
+    auto w = save_state_versioned(o_.worktree, m);
+    if (!w) {
+      forget();
+      return w.error().message;
+    }
+    if (*w) {
+      cache_.version = *w;
+      cache_.machine = m;
+    } else {
+      forget();
+    }
     return std::nullopt;
   }
 
@@ -299,6 +361,7 @@ class Call {
 
  private:
   const ServiceOptions& o_;
+  WorkflowService::Cache& cache_;
 };
 }  // namespace
 
@@ -307,7 +370,7 @@ ToolOutcome WorkflowService::call(std::string_view tool, const json& arguments) 
   const json& args = arguments.is_object() ? arguments : kEmpty;
   if (!arguments.is_null() && !arguments.is_object()) return error_outcome("arguments must be an object");
   try {
-    Call c(opts_);
+    Call c(opts_, *cache_);
     if (tool == "workflow_start") return c.start(args);
     if (tool == "workflow_set_tasks") return c.set_tasks(args);
     if (tool == "workflow_status") return c.status();

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <filesystem>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -77,8 +79,13 @@ class WorkflowService {
 
   const ServiceOptions& options() const { return opts_; }
 
+  // The state as the last call left it, with the version of the file it came from or went to:
+  // a call whose file is still that version skips reading and parsing it.
+  struct Cache;
+
  private:
   ServiceOptions opts_;
+  std::shared_ptr<Cache> cache_;
 };
 
 // The default template search path, lowest precedence first: <prefix>/share/ctxkit/workflows
@@ -97,5 +104,17 @@ std::filesystem::path state_path(const std::filesystem::path& worktree);
 Result<std::optional<std::string>> read_state_text(const std::filesystem::path& worktree);
 // Replaces the state file atomically with `machine`'s state.
 Result<void> save_state(const std::filesystem::path& worktree, const WorkflowMachine& machine);
+
+// One version of a file: a replacement (another inode) or an edit in place (size, times) is
+// another version.
+struct FileVersion {
+  uint64_t device = 0, inode = 0, size = 0;
+  int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileVersion&) const = default;
+};
+std::optional<FileVersion> file_version(const std::filesystem::path& path);
+// save_state, telling which version of the file it wrote (nullopt when another writer replaced
+// it at once).
+Result<std::optional<FileVersion>> save_state_versioned(const std::filesystem::path& worktree, const WorkflowMachine& machine);
 
 }  // namespace ctxkit::workflow

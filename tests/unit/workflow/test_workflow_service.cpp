@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -105,6 +107,41 @@ TEST(WorkflowService, ReloadsTheStateOnEveryCallSoARestartLosesNothing) {
   auto st = json::parse(s3.call("workflow_status", json::object()).text);
   EXPECT_EQ(st["step"], "build");
   EXPECT_EQ(json::parse(s3.call("workflow_context", json::object()).text), json({{"plan", "planned"}}));
+}
+
+// A long-lived server keeps the state it last read or wrote, and still sees every change another
+// writer makes (ctx-gate marking an action, another server, an editor).
+TEST(WorkflowService, AServerSeesEveryChangeAnotherWriterMakes) {
+  Bench b;
+  const auto tpl = b.tmp.write("wf.yaml", kCompactExample);
+  auto mine = b.service(tpl.string());
+  ASSERT_FALSE(mine.call("workflow_start", json::object()).is_error);
+  EXPECT_EQ(json::parse(mine.call("workflow_status", json::object()).text)["step"], "plan");
+  // Replaced by another writer (a new file under the name).
+  {
+    auto other = b.service(tpl.string());
+    ASSERT_FALSE(other.call("workflow_advance", {{"output", "planned elsewhere"}}).is_error);
+  }
+  EXPECT_EQ(json::parse(mine.call("workflow_context", json::object()).text), json({{"plan", "planned elsewhere"}}));
+  // Edited in place to the same size, its modification time put back: still another version.
+  const fs::path state = b.worktree / "workflow-state.json";
+  struct stat st {};
+  ASSERT_EQ(::stat(state.c_str(), &st), 0);
+  const std::string text = b.state();
+  {
+    std::fstream f(state, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(0);
+    f << std::string(text.size(), ' ');
+  }
+  const timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, state.c_str(), times, 0), 0);
+  auto edited = mine.call("workflow_status", json::object());
+  EXPECT_TRUE(edited.is_error) << edited.text;
+  // Removed.
+  fs::remove(state);
+  auto gone = mine.call("workflow_status", json::object());
+  EXPECT_TRUE(gone.is_error);
+  EXPECT_FALSE(fs::exists(state));
 }
 
 TEST(WorkflowService, BadCallsAreToolErrorsWithLanesTexts) {
