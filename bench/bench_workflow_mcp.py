@@ -14,6 +14,7 @@ The Lanes server is optional ($CTXKIT_LANES_SERVER is used when --lanes is not g
 the run says so and reports ours alone.
 """
 import argparse
+import io
 import json
 import os
 import shutil
@@ -48,6 +49,9 @@ class Server:
     def __init__(self, argv, cwd, env):
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, cwd=cwd, env=env, bufsize=0)
+        # Requests go out unbuffered; answers are read through a buffer (readline on the raw
+        # pipe would read one byte per system call and time the client instead of the server).
+        self.out = io.BufferedReader(self.proc.stdout, 1 << 16)
         self.next_id = 0
 
     def send(self, message):
@@ -59,7 +63,7 @@ class Server:
             msg["params"] = params
         self.next_id += 1
         self.send(msg)
-        line = self.proc.stdout.readline()
+        line = self.out.readline()
         if not line:
             raise RuntimeError(f"server closed its output during {method}")
         return json.loads(line)

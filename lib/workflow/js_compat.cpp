@@ -61,7 +61,12 @@ bool is_array_index(const std::string& k, uint64_t& value) {
 std::string number_to_string(double v) {
   if (std::isnan(v) || std::isinf(v)) return "null";
   if (v == 0) return "0";
-  if (v < 0) return "-" + number_to_string(-v);
+  if (v < 0) {
+    // Appended rather than "-" + s: GCC 12 warns (-Wrestrict) about that operator+ at -O3.
+    std::string out(1, '-');
+    out += number_to_string(-v);
+    return out;
+  }
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   std::string sci(buf, res.ptr);
@@ -73,13 +78,39 @@ std::string number_to_string(double v) {
   const int k = static_cast<int>(digits.size());
   if (k <= n && n <= 21) return digits + std::string(static_cast<size_t>(n - k), '0');
   if (0 < n && n <= 21) return digits.substr(0, static_cast<size_t>(n)) + "." + digits.substr(static_cast<size_t>(n));
-  if (-6 < n && n <= 0) return "0." + std::string(static_cast<size_t>(-n), '0') + digits;
+  if (-6 < n && n <= 0) {
+    std::string out("0.");
+    out.append(static_cast<size_t>(-n), '0');
+    out += digits;
+    return out;
+  }
   const int e = n - 1;
   std::string out = digits.substr(0, 1);
   if (k > 1) out += "." + digits.substr(1);
   out += e < 0 ? "e-" : "e+";
   out += std::to_string(e < 0 ? -e : e);
   return out;
+}
+
+// A string as JSON: plain ASCII text (most keys and values) is quoted as it is; anything with a
+// quote, a backslash, a control character or a byte beyond ASCII goes through the library's
+// escaping (invalid UTF-8 replaced), whose output it equals.
+void write_string(const std::string& s, std::string& out) {
+  bool plain = true;
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out += '"';
+    out += s;
+    out += '"';
+    return;
+  }
+  out += ojson(s).dump(-1, ' ', false, ojson::error_handler_t::replace);
 }
 
 void write(const ojson& v, int indent, int level, std::string& out) {
@@ -106,7 +137,7 @@ void write(const ojson& v, int indent, int level, std::string& out) {
         if (!first_member) out += ',';
         first_member = false;
         if (indent > 0) { out += '\n'; out += pad; }
-        out += ojson(*key).dump(-1, ' ', false, ojson::error_handler_t::replace);
+        write_string(*key, out);
         out += indent > 0 ? ": " : ":";
         write(*value, indent, level + 1, out);
       }
@@ -134,8 +165,23 @@ void write(const ojson& v, int indent, int level, std::string& out) {
       out += number_to_string(v.get<double>());
       return;
     case ojson::value_t::discarded:
+    case ojson::value_t::null:
       out += "null";
       return;
+    case ojson::value_t::string:
+      write_string(v.get_ref<const std::string&>(), out);
+      return;
+    case ojson::value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
+      return;
+    case ojson::value_t::number_integer:
+    case ojson::value_t::number_unsigned: {
+      char buf[24];
+      auto res = v.is_number_unsigned() ? std::to_chars(buf, buf + sizeof buf, v.get<uint64_t>())
+                                         : std::to_chars(buf, buf + sizeof buf, v.get<int64_t>());
+      out.append(buf, res.ptr);
+      return;
+    }
     default:
       out += v.dump(-1, ' ', false, ojson::error_handler_t::replace);
       return;

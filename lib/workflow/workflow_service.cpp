@@ -157,18 +157,25 @@ class Call {
  public:
   Call(const ServiceOptions& o, WorkflowService::Cache& cache) : o_(o), cache_(cache) {}
 
-  Loaded load() const {
+  // `to_change`: the caller changes the state and saves it (which caches it again), so the
+  // cached state is handed over instead of copied.
+  Loaded load(bool to_change = false) const {
     Loaded out;
     const fs::path p = state_path(o_.worktree);
     // The file as this service last read or wrote it: its parsed state is at hand.
     const auto before = file_version(p);
     if (before && cache_.version == before && cache_.machine) {
-      out.machine.emplace(*cache_.machine);
+      if (to_change) {
+        out.machine.emplace(std::move(*cache_.machine));
+        forget();
+      } else {
+        out.machine.emplace(*cache_.machine);
+      }
       return out;
     }
     out = read_and_parse(p);
     // Kept only when nothing changed the file while it was read.
-    if (out.machine && before && file_version(p) == before) {
+    if (!to_change && out.machine && before && file_version(p) == before) {
       cache_.version = before;
       cache_.machine = out.machine;
     } else {
@@ -282,7 +289,7 @@ class Call {
   }
 
   ToolOutcome set_tasks(const json& args) const {
-    auto loaded = load();
+    auto loaded = load(true);
     if (loaded.error) return error_outcome(*loaded.error);
     if (!loaded.machine) return error_outcome(kNotStarted);
     if (!args.contains("loop_id") || !args["loop_id"].is_string() || args["loop_id"].get<std::string>().empty())
@@ -321,7 +328,7 @@ class Call {
   }
 
   ToolOutcome advance(const json& args) const {
-    auto loaded = load();
+    auto loaded = load(true);
     if (loaded.error) return error_outcome(*loaded.error);
     if (!loaded.machine) return error_outcome(kNotStarted);
     if (args.contains("output") && !args["output"].is_string()) return error_outcome("output must be a string");

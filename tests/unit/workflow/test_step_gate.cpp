@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <random>
+#include <string>
+
 #include "workflow/js_compat.hpp"
 #include "workflow/step_gate.hpp"
 
@@ -109,6 +113,25 @@ TEST(JsCompat, StringifyMatchesJavaScript) {
   EXPECT_EQ(js::stringify(n, 2), "{\n  \"x\": [\n    1,\n    2\n  ]\n}");
   EXPECT_EQ(js::stringify(ojson(100.0), 0), "100");
   EXPECT_EQ(js::stringify(ojson(123456.789), 0), "123456.789");
+}
+
+// Strings, keys and integers written without the library's serializer give its bytes exactly.
+TEST(JsCompat, ScalarsAsTheLibraryWritesThem) {
+  using ojson = nlohmann::ordered_json;
+  const std::string alphabet = std::string("ab\"\\/\t\n\x01\x1f\x7f ") + std::string(1, '\0') + "\xC3\xA9\xE2\x80\xA8\xFF\xF0\x9F\x98";
+  std::mt19937 rng(7);
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (int i = static_cast<int>(rng() % 12); i > 0; --i) text += alphabet[rng() % alphabet.size()];
+    ojson o = ojson::object();
+    o[text] = text;
+    ASSERT_EQ(js::stringify(o, 0), "{" + ojson(text).dump(-1, ' ', false, ojson::error_handler_t::replace) + ":" +
+                                       ojson(text).dump(-1, ' ', false, ojson::error_handler_t::replace) + "}");
+  }
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{42}, INT64_MIN, INT64_MAX}) EXPECT_EQ(js::stringify(ojson(v), 0), ojson(v).dump());
+  EXPECT_EQ(js::stringify(ojson(UINT64_MAX), 0), "18446744073709551615");
+  EXPECT_EQ(js::stringify(ojson(true), 0), "true");
+  EXPECT_EQ(js::stringify(ojson(nullptr), 0), "null");
 }
 
 TEST(JsCompat, TrimRemovesJavaScriptWhiteSpace) {
