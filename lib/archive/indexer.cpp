@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 #include <thread>
 #include <vector>
 #include <fmt/core.h>
@@ -219,11 +220,20 @@ Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
   for (size_t i = 1; i < shards_.size(); ++i) threads.emplace_back(one, i);
   if (!shards_.empty()) one(0);
   for (auto& t : threads) t.join();
+  // A session one shard has excluded is left out of every shard's hits: the shards exclude it
+  // each in its own transaction, and another may not have got that far yet.
+  std::set<std::string> excluded;
+  for (auto& s : shards_) {
+    auto paths = s.excluded_paths();
+    if (!paths) return std::unexpected(paths.error());
+    excluded.insert(paths->begin(), paths->end());
+  }
   SearchResult all;
   for (auto& r : found) {
     if (!r) return std::unexpected(r.error());
     all.capped = all.capped || r->capped;
-    for (auto& h : r->hits) all.hits.push_back(std::move(h));
+    for (auto& h : r->hits)
+      if (!excluded.contains(h.path)) all.hits.push_back(std::move(h));
   }
   std::stable_sort(all.hits.begin(), all.hits.end(), [](const SearchHit& a, const SearchHit& b) {
     if (a.rank != b.rank) return a.rank < b.rank;

@@ -325,7 +325,25 @@ std::string SearchIndex::fts_query(const std::string& words) {
   return out;
 }
 
-void SearchIndex::checkpoint() { (void)exec("PRAGMA wal_checkpoint(TRUNCATE)"); }
+void SearchIndex::checkpoint() {
+  // Without waiting: a reader in the way leaves the log for a later checkpoint.
+  sqlite3_busy_timeout(db_.get(), 0);
+  (void)exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  sqlite3_busy_timeout(db_.get(), busy_timeout_ms_);
+}
+
+Result<std::vector<std::string>> SearchIndex::excluded_paths() {
+  std::vector<std::string> out;
+  Stmt s(db_.get(), "SELECT path FROM files WHERE excluded=1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading files", s.prepare_rc()));
+  while (true) {
+    int rc = s.step();
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return std::unexpected(error("reading files", rc));
+    out.push_back(s.col_text(0));
+  }
+  return out;
+}
 
 Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranked) {
   std::string match = fts_query(q.words);

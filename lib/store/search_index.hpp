@@ -109,6 +109,8 @@ class SearchIndex {
   // Moves what the write-ahead log holds into the database and empties the log (after a long
   // indexing run; a reader in the way leaves it for later).
   void checkpoint();
+  // The files this shard has excluded (their session carries the exclusion marker).
+  Result<std::vector<std::string>> excluded_paths();
 
   // How many messages the index holds a token for (the index's own view, whatever rows refer to).
   Result<int64_t> token_documents(const std::string& token);
@@ -127,6 +129,7 @@ class SearchIndex {
   sqlite::Handle db_;
   std::string path_;
   std::shared_ptr<Statements> st_;
+  int busy_timeout_ms_ = 5000;
 };
 
 // A window of `text` around the first occurrence of one of the user's words (case-insensitive),
