@@ -89,13 +89,16 @@ Result<std::optional<FileVersion>> save_state_versioned(const fs::path& worktree
   const fs::path path = state_path(worktree);
   auto file = util::AtomicFile::create(path, 0644);
   if (!file) return std::unexpected(file.error());
-  file->write(machine.serialize());
+  const std::string text = machine.serialize();
+  file->write(text);
   // The temporary file keeps its inode through the rename: the file found under the final name
-  // afterwards is ours only if it has that inode.
+  // afterwards is ours only if it has that inode and still our size (an edit in place by another
+  // program right after the rename would otherwise be taken for ours).
   const auto ours = file_version(file->temp_path());
   if (auto r = file->commit(util::Durability::Flush); !r) return std::unexpected(r.error());
   auto now = file_version(path);
-  if (!ours || !now || now->inode != ours->inode || now->device != ours->device) return std::optional<FileVersion>();
+  if (!ours || !now || now->inode != ours->inode || now->device != ours->device || now->size != text.size())
+    return std::optional<FileVersion>();
   return now;
 }
 
@@ -175,11 +178,10 @@ class Call {
     }
     out = read_and_parse(p);
     // Kept only when nothing changed the file while it was read.
+    forget();
     if (!to_change && out.machine && before && file_version(p) == before) {
-      cache_.version = before;
       cache_.machine = out.machine;
-    } else {
-      forget();
+      cache_.version = before;  // last: a copy that throws leaves nothing cached
     }
     return out;
   }
@@ -229,11 +231,10 @@ class Call {
       forget();
       return w.error().message;
     }
+    forget();
     if (*w) {
-      cache_.version = *w;
       cache_.machine = m;
-    } else {
-      forget();
+      cache_.version = *w;  // last: a copy that throws leaves nothing cached
     }
     return std::nullopt;
   }
