@@ -180,6 +180,25 @@ Result<std::optional<IndexLock>> IndexLock::acquire(const Locations& loc, bool w
 }
 
 namespace {
+// Runs `f(i)` for every shard i at once, one thread each (shard 0 on the calling thread), and
+// returns their results in shard order; an exception becomes that shard's error.
+template <class F>
+auto on_each_shard(int shards, const char* what, F f) -> std::vector<decltype(f(0))> {
+  std::vector<decltype(f(0))> out(static_cast<size_t>(std::max(shards, 0)));
+  auto one = [&](int i) {
+    try {
+      out[static_cast<size_t>(i)] = f(i);
+    } catch (const std::exception& e) {
+      out[static_cast<size_t>(i)] = fail(fmt::format("{}: {}", what, e.what()));
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 1; i < shards; ++i) threads.emplace_back(one, i);
+  if (shards > 0) one(0);
+  for (auto& t : threads) t.join();
+  return out;
+}
+
 Result<SearchIndex> open_shard(const fs::path& db, std::string* note) {
   uint64_t inode = file_inode(db);
   auto index = SearchIndex::open(db);
@@ -206,33 +225,31 @@ Result<ArchiveIndex> open_index(const Locations& loc, std::string* note) {
 }
 
 Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
-  // The shards are searched at once, each ranking its share of the newest matches.
+  // The shards are searched at once, each ranking its share of the newest matches and saying
+  // which sessions it has excluded: the shards exclude a session each in its own transaction, and
+  // a session one has excluded is left out of every shard's hits (another may not have got that
+  // far yet).
   const int64_t share = std::max<int64_t>(1, SearchIndex::kMaxRanked / std::max(size(), 1));
-  std::vector<Result<SearchResult>> found(shards_.size(), SearchResult{});
-  auto one = [&](size_t i) {
-    try {
-      found[i] = shards_[i].search(query, share);
-    } catch (const std::exception& e) {
-      found[i] = fail(fmt::format("searching: {}", e.what()));
-    }
+  struct Found {
+    SearchResult result;
+    std::vector<std::string> excluded;
   };
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < shards_.size(); ++i) threads.emplace_back(one, i);
-  if (!shards_.empty()) one(0);
-  for (auto& t : threads) t.join();
-  // A session one shard has excluded is left out of every shard's hits: the shards exclude it
-  // each in its own transaction, and another may not have got that far yet.
+  auto found = on_each_shard(size(), "searching", [&](int i) -> Result<Found> {
+    auto r = shard(i).search(query, share);
+    if (!r) return std::unexpected(r.error());
+    auto excluded = shard(i).excluded_paths();
+    if (!excluded) return std::unexpected(excluded.error());
+    return Found{std::move(*r), std::move(*excluded)};
+  });
   std::set<std::string> excluded;
-  for (auto& s : shards_) {
-    auto paths = s.excluded_paths();
-    if (!paths) return std::unexpected(paths.error());
-    excluded.insert(paths->begin(), paths->end());
+  for (const auto& f : found) {
+    if (!f) return std::unexpected(f.error());
+    excluded.insert(f->excluded.begin(), f->excluded.end());
   }
   SearchResult all;
-  for (auto& r : found) {
-    if (!r) return std::unexpected(r.error());
-    all.capped = all.capped || r->capped;
-    for (auto& h : r->hits)
+  for (auto& f : found) {
+    all.capped = all.capped || f->result.capped;
+    for (auto& h : f->result.hits)
       if (!excluded.contains(h.path)) all.hits.push_back(std::move(h));
   }
   std::stable_sort(all.hits.begin(), all.hits.end(), [](const SearchHit& a, const SearchHit& b) {
@@ -344,33 +361,21 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc, cons
   if (pending.empty()) return run;
   // One thread per shard, each with its own connection to its own database.
   const int shards = index.size();
-  std::vector<Result<PendingRun>> per(static_cast<size_t>(shards), PendingRun{});
-  auto work = [&](int s) {
+  auto per = on_each_shard(shards, "indexing", [&](int s) -> Result<PendingRun> {
     PendingRun mine;
-    try {
-      for (const auto& a : pending) {
-        auto r = index_file(index.shard(s), a.path, a.session_id, a.project, config.exclude_marker, batch_bytes, Shard{s, shards});
-        if (!r) {
-          if (r.error().kind == Error::Kind::Corrupt || r.error().kind == Error::Kind::Busy) {
-            per[static_cast<size_t>(s)] = std::unexpected(r.error());
-            return;
-          }
-          if (mine.first_error.empty()) mine.first_error = r.error().message;
-          continue;
-        }
-        mine.files++;
-        mine.bytes += r->indexed_bytes;
+    for (const auto& a : pending) {
+      auto r = index_file(index.shard(s), a.path, a.session_id, a.project, config.exclude_marker, batch_bytes, Shard{s, shards});
+      if (!r) {
+        if (r.error().kind == Error::Kind::Corrupt || r.error().kind == Error::Kind::Busy) return std::unexpected(r.error());
+        if (mine.first_error.empty()) mine.first_error = r.error().message;
+        continue;
       }
-      index.shard(s).checkpoint();
-      per[static_cast<size_t>(s)] = mine;
-    } catch (const std::exception& e) {
-      per[static_cast<size_t>(s)] = fail(fmt::format("indexing: {}", e.what()));
+      mine.files++;
+      mine.bytes += r->indexed_bytes;
     }
-  };
-  std::vector<std::thread> threads;
-  for (int s = 1; s < shards; ++s) threads.emplace_back(work, s);
-  work(0);
-  for (auto& t : threads) t.join();
+    index.shard(s).checkpoint();
+    return mine;
+  });
   run.files = UINT64_MAX;
   run.bytes = UINT64_MAX;
   for (auto& r : per) {
