@@ -273,7 +273,7 @@ class FakeApi:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Bound)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, name="fake-api", daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.1,), name="fake-api", daemon=True)
         self.thread.start()
 
     def load(self, script):
