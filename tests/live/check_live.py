@@ -1,11 +1,9 @@
 #!/usr/bin/env python3
-"""Live check of ctx-remind against the real Claude Code CLI, driven by a fake-API harness.
+"""Live check of ctx-remind against the real Claude Code CLI and the fake API of this folder.
 
-Usage: check_live.py HARNESS_DIR BIN_DIR [--model M] [--work DIR]
+Usage: check_live.py [BIN_DIR] [--model M] [--work DIR] [--harness DIR]   (see live_common.py)
 
-HARNESS_DIR holds cc_run.py (a harness that runs the real `claude` against a scripted fake
-Anthropic API on 127.0.0.1 and logs every request). BIN_DIR holds the built ctx-remind.
-Checks, for the model given (default: both claude-sonnet-4-5 and claude-opus-4-8):
+BIN_DIR holds the built ctx-remind. Checks, for the model given (default: both claude-sonnet-4-5 and claude-opus-4-8):
   1. thresholds: each reminder (60/75/85% of the usable window) is in the request right after
      the tool call that crossed it, not earlier, not one call late, and not repeated within the
      interval;
@@ -13,18 +11,19 @@ Checks, for the model given (default: both claude-sonnet-4-5 and claude-opus-4-8
      subagent's model; the subagent gets its own figure.
 Exit 0 when every check passes.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
+import live_common
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(harness, root, script, hook, model):
-    cmd = [sys.executable, os.path.join(harness, "cc_run.py"), "--root", root, "--script", script,
+def run(a, root, script, hook, model):
+    cmd = live_common.cc_run_argv(a) + ["--root", root, "--script", script,
            "--prompt", "do the thing", "--model", model, "--hook-cmd", hook + " {event}",
            "--events", "PostToolUse"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -56,8 +55,8 @@ def last_user_message(req):
     return json.dumps(list(reversed(tail)))
 
 
-def check_thresholds(harness, work, hook, model):
-    _, reqs = run(harness, os.path.join(work, "thresholds-" + model), os.path.join(HERE, "scripts/thresholds.json"), hook, model)
+def check_thresholds(a, work, hook, model):
+    _, reqs = run(a, os.path.join(work, "thresholds-" + model), os.path.join(HERE, "scripts/thresholds.json"), hook, model)
     # request k carries the result of tool call k (1-based); the crossing calls are 2, 4, 5.
     want = {2: "Context at 61%", 4: "Context at 75%", 5: "Context at 86%"}
     ok = True
@@ -76,8 +75,8 @@ def check_thresholds(harness, work, hook, model):
     return ok
 
 
-def check_subagent(harness, work, hook, model):
-    report, reqs = run(harness, os.path.join(work, "subagent-" + model), os.path.join(HERE, "scripts/subagent.json"), hook, model)
+def check_subagent(a, work, hook, model):
+    report, reqs = run(a, os.path.join(work, "subagent-" + model), os.path.join(HERE, "scripts/subagent.json"), hook, model)
     ok = True
     sub = [q for q in reqs if q.get("thread") == "subagent"]
     main = [q for q in reqs if q.get("thread") != "subagent"]
@@ -106,18 +105,13 @@ def check_subagent(harness, work, hook, model):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("harness")
-    ap.add_argument("bin_dir")
-    ap.add_argument("--model", action="append")
-    ap.add_argument("--work", default=None)
-    a = ap.parse_args()
+    a = live_common.parse_args(__doc__, ["ctx-remind"])
     work = a.work or tempfile.mkdtemp(prefix="ctxkit-live-")
-    hook = os.path.join(os.path.abspath(a.bin_dir), "ctx-remind")
+    hook = os.path.join(a.bin_dir, "ctx-remind")
     ok = True
-    for model in a.model or ["claude-sonnet-4-5", "claude-opus-4-8"]:
-        ok = check_thresholds(a.harness, work, hook, model) and ok
-        ok = check_subagent(a.harness, work, hook, model) and ok
+    for model in a.models:
+        ok = check_thresholds(a, work, hook, model) and ok
+        ok = check_subagent(a, work, hook, model) and ok
     print("live check passed" if ok else "live check FAILED")
     sys.exit(0 if ok else 1)
 

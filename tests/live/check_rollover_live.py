@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Live check of ctx-rollover, ctx-lineage and ctx-search against the real Claude Code CLI,
-driven by a fake-API harness.
+"""Live check of ctx-rollover, ctx-lineage and ctx-search against the real Claude Code CLI and the
+fake API of this folder.
 
-Usage: check_rollover_live.py HARNESS_DIR BIN_DIR [--model M] [--work DIR]
+Usage: check_rollover_live.py [BIN_DIR] [--model M] [--work DIR] [--harness DIR]   (see live_common.py)
 
 A real session runs a tool whose output holds a unique marker. ctx-rollover (outside Claude Code,
 headless) archives it and starts the real client as the new session. Checks: the new session's
@@ -10,13 +10,14 @@ first request to the model carries the continuation header and the handoff summa
 shows parent -> child, and ctx-search finds the marker that existed only in the old session's
 tool output.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import uuid
+
+import live_common
 
 
 def check_supervised(a, Harness, root, model):
@@ -53,18 +54,12 @@ def check_supervised(a, Harness, root, model):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("harness")
-    ap.add_argument("bin_dir")
-    ap.add_argument("--model", action="append")
-    ap.add_argument("--work", default=None)
-    a = ap.parse_args()
-    sys.path.insert(0, a.harness)
-    from harness import Harness  # noqa: E402
+    a = live_common.parse_args(__doc__, ["ctx-rollover", "ctx-lineage", "ctx-search", "ctx-session-hook"])
+    from harness import Harness  # noqa: E402 (the harness parse_args chose)
 
     work = a.work or tempfile.mkdtemp(prefix="ctxkit-rollover-live-")
     ok = True
-    for model in a.model or ["claude-sonnet-4-5", "claude-opus-4-8"]:
+    for model in a.models:
         h = Harness(os.path.join(work, model))
         hook = os.path.join(os.path.abspath(a.bin_dir), "ctx-session-hook")
         h.write_settings(events=["SessionStart", "SessionEnd"], hook_command=hook + " {event}", record=False)

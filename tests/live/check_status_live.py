@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
-"""Live check of ctx-status in the real interactive Claude Code (under tmux), driven by a fake-API
-harness. The status line only runs in interactive mode.
+"""Live check of ctx-status in the real interactive Claude Code (under tmux), against the fake API
+of this folder. The status line only runs in interactive mode.
 
-Usage: check_status_live.py HARNESS_DIR BIN_DIR [--model M] [--work DIR]
+Usage: check_status_live.py [BIN_DIR] [--model M] [--work DIR] [--harness DIR]   (see live_common.py)
 
 Checks: the status line shows ctx-status's figure (percent of the usable window, tokens, window)
 for the client's own context figure, and ctx-status recorded that exact figure in the state
 database for ctx-remind.
 """
-import argparse
 import json
 import os
 import shlex
@@ -18,21 +17,17 @@ import sys
 import tempfile
 import time
 
+import live_common
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("harness")
-    ap.add_argument("bin_dir")
-    ap.add_argument("--model", action="append")
-    ap.add_argument("--work", default=None)
-    a = ap.parse_args()
-    sys.path.insert(0, a.harness)
-    from harness import Harness  # noqa: E402
+    a = live_common.parse_args(__doc__, ["ctx-status", "ctx-remind"])
+    from harness import Harness  # noqa: E402 (the harness parse_args chose)
 
     work = a.work or tempfile.mkdtemp(prefix="ctxkit-status-live-")
-    bin_dir = os.path.abspath(a.bin_dir)
+    bin_dir = a.bin_dir
     ok = True
-    for model in a.model or ["claude-sonnet-4-5", "claude-opus-4-8"]:
+    for model in a.models:
         h = Harness(os.path.join(work, model))
         h.write_settings(events=["PostToolUse"], hook_command=os.path.join(bin_dir, "ctx-remind") + " {event}", record=False,
                          extra={"statusLine": {"type": "command", "command": os.path.join(bin_dir, "ctx-status")}})

@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
-"""Live check of ctx-trim against the real Claude Code CLI, driven by a fake-API harness.
+"""Live check of ctx-trim against the real Claude Code CLI and the fake API of this folder.
 
-Usage: check_trim_live.py HARNESS_DIR BIN_DIR [--model M] [--work DIR]
+Usage: check_trim_live.py [BIN_DIR] [--model M] [--work DIR] [--harness DIR]   (see live_common.py)
 
 A real session runs two Bash calls with large outputs; ctx-trim writes a trimmed copy under a new
 id; the real client resumes it with `--resume <new-id>`. Checks: the resumed run exits 0, the
 request the model receives carries the truncation notice and not the cut text, the original
 transcript is unchanged, and the resumed session appends to the new file.
 """
-import argparse
 import hashlib
 import json
 import os
@@ -16,11 +15,13 @@ import subprocess
 import sys
 import tempfile
 
+import live_common
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def cc_run(harness, root, script, model, extra):
-    cmd = [sys.executable, os.path.join(harness, "cc_run.py"), "--root", root, "--script", script,
+def cc_run(a, root, script, model, extra):
+    cmd = live_common.cc_run_argv(a) + ["--root", root, "--script", script,
            "--prompt", "continue" if "--resume" in extra else "list the numbers", "--model", model,
            "--events", "SessionStart", "--no-record"] + extra
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -28,17 +29,12 @@ def cc_run(harness, root, script, model, extra):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("harness")
-    ap.add_argument("bin_dir")
-    ap.add_argument("--model", action="append")
-    ap.add_argument("--work", default=None)
-    a = ap.parse_args()
+    a = live_common.parse_args(__doc__, ["ctx-trim"])
     work = a.work or tempfile.mkdtemp(prefix="ctxkit-trim-live-")
     ok = True
-    for model in a.model or ["claude-sonnet-4-5", "claude-opus-4-8"]:
+    for model in a.models:
         root = os.path.join(work, model)
-        rc, rep = cc_run(a.harness, root, os.path.join(HERE, "scripts/big_output.json"), model, [])
+        rc, rep = cc_run(a, root, os.path.join(HERE, "scripts/big_output.json"), model, [])
         if rep["rc"] != 0:
             print(f"FAIL {model}: first run failed: {rep.get('stderr_tail')}")
             ok = False
@@ -60,7 +56,7 @@ def main():
         res = json.loads(t.stdout)
         new_id = res["session_id"]
         print(f"ok   {model}: ctx-trim wrote {new_id}, {res['results_trimmed']} results cut, ~{res['tokens_saved']} tokens saved")
-        rc, rep2 = cc_run(a.harness, root, os.path.join(HERE, "scripts/after_resume.json"), model,
+        rc, rep2 = cc_run(a, root, os.path.join(HERE, "scripts/after_resume.json"), model,
                           ["--resume", new_id, "--keep",
                            "--expect", "[...truncated - original content was",
                            "--expect-not", "102499", "--expect-not", "201999"])

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Live check of the workflow MCP server and the SessionStart gate against the real Claude Code CLI,
-driven by a fake-API harness.
+"""Live check of the workflow MCP server and the SessionStart gate against the real Claude Code CLI
+and the fake API of this folder.
 
-Usage: check_workflow_live.py HARNESS_DIR BIN_DIR [--model M] [--work DIR]
+Usage: check_workflow_live.py [BIN_DIR] [--model M] [--work DIR] [--harness DIR]   (see live_common.py)
 
 The real client starts ctx-workflow-mcp from an MCP config. The model calls workflow_start and
 gets {"contextAction":"/clear"} for the first step. After `claude -p --resume <id> "/clear"`, the
@@ -12,12 +12,13 @@ The model then calls workflow_advance and gets "/compact" for the second step; a
 Each action is handed out once: a workflow_status call after the advance gets the step, not the
 action again.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+import live_common
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = "ctxkit-workflow"
@@ -46,8 +47,8 @@ def script(path, turns):
     return path
 
 
-def cc_run(harness, root, script_path, model, prompt, hook, env, mcp_config, extra):
-    cmd = [sys.executable, os.path.join(harness, "cc_run.py"), "--root", root, "--script", script_path,
+def cc_run(a, root, script_path, model, prompt, hook, env, mcp_config, extra):
+    cmd = live_common.cc_run_argv(a) + ["--root", root, "--script", script_path,
            "--prompt", prompt, "--model", model, "--events", "SessionStart", "--no-record",
            "--hook-cmd", hook, "--claude-arg=--mcp-config", "--claude-arg=" + mcp_config,
            "--env", "MCP_CONNECTION_NONBLOCKING=0"] + [a for k, v in env.items() for a in ("--env", f"{k}={v}")] + extra
@@ -59,14 +60,9 @@ def cc_run(harness, root, script_path, model, prompt, hook, env, mcp_config, ext
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("harness")
-    ap.add_argument("bin_dir")
-    ap.add_argument("--model", action="append")
-    ap.add_argument("--work", default=None)
-    a = ap.parse_args()
+    a = live_common.parse_args(__doc__, ["ctx-workflow-mcp", "ctx-gate"])
     work = a.work or tempfile.mkdtemp(prefix="ctxkit-workflow-live-")
-    bin_dir = os.path.abspath(a.bin_dir)
+    bin_dir = a.bin_dir
     ok = True
 
     def check(model, what, rep, cond=True):
@@ -77,7 +73,7 @@ def main():
         ok = ok and good
         return good
 
-    for model in a.model or ["claude-sonnet-4-5", "claude-opus-4-8"]:
+    for model in a.models:
         base = os.path.join(work, model)
         os.makedirs(base, exist_ok=True)
         root = os.path.join(base, "run")  # the harness makes root/proj, the worktree
@@ -93,22 +89,22 @@ def main():
         hook = os.path.join(bin_dir, "ctx-gate") + " --hook"
         s = lambda name, turns: script(os.path.join(base, name + ".json"), turns)
 
-        r1 = cc_run(a.harness, root, s("start", [tool_turn("workflow_start", {"summary": "live check"})]), model,
+        r1 = cc_run(a, root, s("start", [tool_turn("workflow_start", {"summary": "live check"})]), model,
                     "start the workflow", hook, env, mcp_config, ["--expect", "contextAction", "--expect", "run `/clear`"])
         if not check(model, "workflow_start through the real client answers /clear", r1):
             continue
-        r2 = cc_run(a.harness, root, s("none", []), model, "/clear", hook, env, mcp_config,
+        r2 = cc_run(a, root, s("none", []), model, "/clear", hook, env, mcp_config,
                     ["--resume", r1["session_id"], "--keep"])
         cleared = r2.get("session_id")
         if not check(model, f"/clear gave a new session {cleared}", r2, bool(cleared) and cleared != r1["session_id"]):
             continue
-        r3 = cc_run(a.harness, root, s("after_clear", [tool_turn("workflow_advance", {"output": "the plan"})]), model,
+        r3 = cc_run(a, root, s("after_clear", [tool_turn("workflow_advance", {"output": "the plan"})]), model,
                     "go on", hook, env, mcp_config,
                     ["--resume", cleared, "--keep", "--expect", "LIVE-PLAN-INSTR", "--expect", "run `/compact"])
         check(model, "the cleared session's first request carries the re-anchor; the advance answers /compact", r3)
-        r4 = cc_run(a.harness, root, s("none2", []), model, "/compact", hook, env, mcp_config, ["--resume", cleared, "--keep"])
+        r4 = cc_run(a, root, s("none2", []), model, "/compact", hook, env, mcp_config, ["--resume", cleared, "--keep"])
         check(model, "/compact ran on the same session", r4, r4.get("session_id") == cleared)
-        r5 = cc_run(a.harness, root, s("after_compact", [tool_turn("workflow_status", {})]), model, "continue", hook, env,
+        r5 = cc_run(a, root, s("after_compact", [tool_turn("workflow_status", {})]), model, "continue", hook, env,
                     mcp_config, ["--resume", cleared, "--keep", "--expect", "LIVE-BUILD-INSTR",
                                  "--expect-not", "LIVE-PLAN-INSTR"])
         check(model, "after /compact the request carries the second step's re-anchor, not the first", r5)
