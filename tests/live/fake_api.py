@@ -258,6 +258,11 @@ class Script:
         return usage
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 64  # the client opens several connections at once (subagents, probes)
+
+
 class FakeApi:
     """The fake API, listening on 127.0.0.1:port from construction until close()."""
 
@@ -270,8 +275,7 @@ class FakeApi:
 
         class Bound(Handler):
             owner = api
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Bound)
-        self.httpd.daemon_threads = True
+        self.httpd = Server(("127.0.0.1", port), Bound)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.1,), name="fake-api", daemon=True)
         self.thread.start()
