@@ -1,5 +1,6 @@
 #include "workflow/task_list.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -89,7 +90,8 @@ std::optional<Mark> locate_yaml(const YAML::Node& root, const std::string& path)
     std::optional<Mark> key_mark;
     if (node.IsSequence()) {
       const size_t i = std::stoul(seg);
-      if (i < node.size()) next = node[i];
+      const YAML::Node& seq = node;  // const: operator[] never adds a node
+      if (i < seq.size()) next = seq[i];
     } else if (node.IsMap()) {
       for (const auto& kv : node) {
         if (kv.first.IsScalar() && kv.first.Scalar() == seg) {
@@ -245,6 +247,9 @@ Result<std::vector<TaskSpec>> parse_yaml(std::string_view text, std::string_view
       root = docs[0];
       doc = to_json(root);
     }
+  } catch (const YAML::DeepRecursion& e) {
+    return fail(fmt::format("{}:{}:{}: invalid YAML: nested too deeply", name, e.mark.line + 1, e.mark.column + 1),
+                Error::Kind::Invalid);
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) return fail(fmt::format("{}: invalid YAML: {}", name, e.msg), Error::Kind::Invalid);
     return fail(fmt::format("{}:{}:{}: invalid YAML: {}", name, e.mark.line + 1, e.mark.column + 1, e.msg), Error::Kind::Invalid);
