@@ -376,6 +376,26 @@ void apply_toml_text(Config& config, std::string_view text, const std::string& o
   validate_thresholds(config, before);
 }
 
+Result<std::optional<std::string>> toml_string_value(std::string_view text, std::string_view table, std::string_view key) {
+  if (auto at = non_ascii_outside_strings(text)) {
+    auto colon = at->find(':');
+    return fail(fmt::format("line {}, column {}: a non-ASCII character outside a string or comment", at->substr(0, colon),
+                            at->substr(colon + 1)),
+                Error::Kind::Invalid);
+  }
+  try {
+    toml::table root = toml::parse(text);
+    const auto* t = root.get_as<toml::table>(table);
+    if (!t) return std::optional<std::string>();
+    const auto* v = t->get_as<std::string>(key);
+    if (!v) return std::optional<std::string>();
+    return std::optional<std::string>(v->get());
+  } catch (const toml::parse_error& e) {
+    return fail(fmt::format("line {}, column {}: {}", e.source().begin.line, e.source().begin.column, e.description()),
+                Error::Kind::Invalid);
+  }
+}
+
 Config load_config(const util::Env& env, const ConfigSources& sources) {
   Config config;
   for (const auto& k : known_keys()) config.origins[k.full()] = "default";
