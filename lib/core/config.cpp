@@ -216,6 +216,32 @@ const std::vector<KeyDef>& known_keys() {
     k.push_back(make_int(
         "rollover", "grace_seconds", 0, 600, [](const Config& c) { return static_cast<int64_t>(c.rollover.grace_seconds); },
         [](Config& c, int64_t v) { c.rollover.grace_seconds = static_cast<int>(v); }));
+    k.push_back(make_string(
+        "runner", "mode", {"continuous", "fresh-per-task", "fresh-per-iteration", "hybrid"},
+        [](const Config& c) { return c.runner.mode; }, [](Config& c, const std::string& v) { c.runner.mode = v; }));
+    auto run_int = [&](const char* name, int64_t lo, int64_t hi, int RunnerConfig::*m) {
+      k.push_back(make_int(
+          "runner", name, lo, hi, [m](const Config& c) { return static_cast<int64_t>(c.runner.*m); },
+          [m](Config& c, int64_t v) { c.runner.*m = static_cast<int>(v); }));
+    };
+    run_int("max_iterations", 1, 1000000, &RunnerConfig::max_iterations);
+    run_int("max_task_iterations", 1, 10000, &RunnerConfig::max_task_iterations);
+    k.push_back(make_string(
+        "runner", "on_fail", {"retry", "skip", "abort"}, [](const Config& c) { return c.runner.on_fail; },
+        [](Config& c, const std::string& v) { c.runner.on_fail = v; }));
+    k.push_back(make_string_list(
+        "runner", "anchor_files", [](const Config& c) { return c.runner.anchor_files; },
+        [](Config& c, std::vector<std::string> v) { c.runner.anchor_files = std::move(v); }));
+    k.push_back(make_string(
+        "runner", "progress_file", {}, [](const Config& c) { return c.runner.progress_file; },
+        [](Config& c, const std::string& v) { c.runner.progress_file = v; }));
+    run_int("progress_lines", 0, 1000, &RunnerConfig::progress_lines);
+    run_int("summary_max_lines", 1, 10000, &RunnerConfig::summary_max_lines);
+    run_int("anchor_max_tokens", 100, 100000, &RunnerConfig::anchor_max_tokens);
+    k.push_back(make_string_list(
+        "runner", "claude_args", [](const Config& c) { return c.runner.claude_args; },
+        [](Config& c, std::vector<std::string> v) { c.runner.claude_args = std::move(v); }));
+    k.back().user_only = true;
     return k;
   }();
   return keys;
@@ -228,7 +254,7 @@ std::string upper(std::string s) {
 
 // The sections ctxkit owns; keys of other sections belong to other tools sharing .work.toml.
 bool owned_section(std::string_view s) {
-  return s == "context" || s == "state" || s == "archive" || s == "rollover";
+  return s == "context" || s == "state" || s == "archive" || s == "rollover" || s == "runner";
 }
 
 // Where the first non-ASCII byte outside a string or a comment is ("line L, column C" in bytes),

@@ -56,12 +56,27 @@ struct RolloverConfig {
   int grace_seconds = 5;                 // supervisor: SIGTERM, then SIGKILL after this
 };
 
+// The [runner] section: how `ctx-run` drives `claude -p` over a list of tasks.
+struct RunnerConfig {
+  std::string mode = "continuous";        // continuous | fresh-per-task | fresh-per-iteration | hybrid
+  int max_iterations = 50;                // calls of the whole run
+  int max_task_iterations = 3;            // calls of one task before on_fail
+  std::string on_fail = "abort";          // retry | skip | abort
+  std::vector<std::string> anchor_files;  // empty: PROMPT.md and AGENT.md
+  std::string progress_file = "progress.txt";
+  int progress_lines = 20;
+  int summary_max_lines = 50;
+  int anchor_max_tokens = 4000;
+  std::vector<std::string> claude_args;   // user's file only: they decide what the client may do
+};
+
 // The effective configuration of one run, with where each value came from.
 struct Config {
   ContextConfig context;
   StateConfig state;
   ArchiveConfig archive;
   RolloverConfig rollover;
+  RunnerConfig runner;
   // "section.key" -> origin ("default", a file path, or an environment variable name).
   std::map<std::string, std::string> origins;
   // Problems that did not stop loading: unknown keys, wrong types (the key keeps its previous

@@ -67,8 +67,29 @@ const char* const kMigrations[] = {
     "  supervisor TEXT PRIMARY KEY, session_id TEXT NOT NULL, new_session_id TEXT NOT NULL,"
     "  prompt_path TEXT NOT NULL, cwd TEXT NOT NULL, ready INTEGER NOT NULL DEFAULT 0, created_at_ms INTEGER NOT NULL)"
     "  WITHOUT ROWID;",
+    // 3 -> 4: the event log (runner runs and workflow context actions), runs, and the workflow
+    // context actions a supervisor carries out (a pending "rollover" gains its kind and focus).
+    "CREATE TABLE IF NOT EXISTS events ("
+    "  id INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL, source TEXT NOT NULL, scope TEXT NOT NULL,"
+    "  kind TEXT NOT NULL, data TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS events_scope ON events(source, scope, id);"
+    "CREATE TABLE IF NOT EXISTS runs ("
+    "  run_id TEXT PRIMARY KEY, project TEXT NOT NULL, folder TEXT NOT NULL, mode TEXT NOT NULL,"
+    "  status TEXT NOT NULL, started_at_ms INTEGER NOT NULL, ended_at_ms INTEGER, totals TEXT NOT NULL DEFAULT '{}')"
+    "  WITHOUT ROWID;",
 };
 static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
+
+// Columns added to existing tables, with the version that adds them (ALTER TABLE has no
+// IF NOT EXISTS: each is added only when missing).
+struct AddedColumn {
+  int version;
+  const char *table, *column, *declaration;
+};
+const AddedColumn kAddedColumns[] = {
+    {4, "pending_rollovers", "action", "TEXT NOT NULL DEFAULT 'rollover'"},
+    {4, "pending_rollovers", "focus", "TEXT NOT NULL DEFAULT ''"},
+};
 
 }  // namespace
 
@@ -174,6 +195,20 @@ Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
       if (auto r = store.exec(kMigrations[i]); !r) {
         (void)store.exec("ROLLBACK");
         return std::unexpected(r.error());
+      }
+      for (const auto& c : kAddedColumns) {
+        if (c.version != i + 1) continue;
+        Stmt has(store.db_.get(), "SELECT 1 FROM pragma_table_info(?1) WHERE name=?2");
+        has.bind_view(1, c.table);
+        has.bind_view(2, c.column);
+        const int found = has.step();
+        if (found == SQLITE_ROW) continue;
+        auto r = found == SQLITE_DONE ? store.exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", c.table, c.column, c.declaration).c_str())
+                                   : Result<void>(std::unexpected(store.error("migrating", found)));
+        if (!r) {
+          (void)store.exec("ROLLBACK");
+          return std::unexpected(r.error());
+        }
       }
     }
     if (*cur < kSchemaVersion) {
@@ -453,6 +488,62 @@ Result<void> StateStore::clear_pending_rollover(const std::string& supervisor) {
   s.bind(1, supervisor);
   if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
   return {};
+}
+
+Result<void> StateStore::append_event(const EventRow& e) {
+  Stmt s(db_.get(), "INSERT INTO events(at_ms, source, scope, kind, data) VALUES(?1,?2,?3,?4,?5)");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing events", s.prepare_rc()));
+  s.bind(1, e.at_ms);
+  s.bind(2, e.source);
+  s.bind(3, e.scope);
+  s.bind(4, e.kind);
+  s.bind(5, e.data);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing events", rc));
+  return {};
+}
+
+Result<std::vector<EventRow>> StateStore::events(const std::string& source, const std::string& scope) {
+  Stmt s(db_.get(), "SELECT at_ms, source, scope, kind, data FROM events WHERE source=?1 AND scope=?2 ORDER BY id");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading events", s.prepare_rc()));
+  s.bind(1, source);
+  s.bind(2, scope);
+  std::vector<EventRow> out;
+  while (true) {
+    int rc = s.step();
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return std::unexpected(error("reading events", rc));
+    out.push_back(EventRow{s.col_int(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4)});
+  }
+  return out;
+}
+
+Result<void> StateStore::put_run(const RunRow& r) {
+  Stmt s(db_.get(),
+         "INSERT INTO runs(run_id, project, folder, mode, status, started_at_ms, ended_at_ms, totals) VALUES(?1,?2,?3,?4,?5,?6,?7,?8) "
+         "ON CONFLICT(run_id) DO UPDATE SET project=excluded.project, folder=excluded.folder, mode=excluded.mode, "
+         "status=excluded.status, started_at_ms=excluded.started_at_ms, ended_at_ms=excluded.ended_at_ms, totals=excluded.totals");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing runs", s.prepare_rc()));
+  s.bind(1, r.run_id);
+  s.bind(2, r.project);
+  s.bind(3, r.folder);
+  s.bind(4, r.mode);
+  s.bind(5, r.status);
+  s.bind(6, r.started_at_ms);
+  s.bind(7, r.ended_at_ms);
+  s.bind(8, r.totals);
+  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing runs", rc));
+  return {};
+}
+
+Result<std::optional<RunRow>> StateStore::run(const std::string& run_id) {
+  Stmt s(db_.get(), "SELECT run_id, project, folder, mode, status, started_at_ms, ended_at_ms, totals FROM runs WHERE run_id=?1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading runs", s.prepare_rc()));
+  s.bind(1, run_id);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<RunRow>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading runs", rc));
+  return std::optional<RunRow>(RunRow{s.col_text(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4), s.col_int(5),
+                                      s.col_opt(6), s.col_text(7)});
 }
 
 }  // namespace ctxkit

@@ -47,6 +47,21 @@ struct PendingRollover {
   bool ready = false;          // the Stop hook saw the turn end
 };
 
+// One recorded event: a runner run's (source "run", scope = the run id) or a workflow context
+// action's (source "workflow", scope = the worktree). `data` is the event as a JSON object.
+struct EventRow {
+  int64_t at_ms = 0;
+  std::string source, scope, kind, data;
+};
+
+// A runner run, as the report lists it (the run folder holds the rest).
+struct RunRow {
+  std::string run_id, project, folder, mode, status;
+  int64_t started_at_ms = 0;
+  std::optional<int64_t> ended_at_ms;
+  std::string totals = "{}";  // JSON: the run's totals when it last stopped
+};
+
 // ctxkit's state database (`state.db` in the state directory): WAL, a busy timeout,
 // `synchronous=NORMAL`, schema version in `PRAGMA user_version` with migrations. The file and its
 // directory are created private (0600/0700). Safe for many processes at once, a fresh database
@@ -54,7 +69,7 @@ struct PendingRollover {
 class StateStore {
  public:
   // The schema version this build writes.
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens (creating and migrating as needed) the database at `path`.
   static Result<StateStore> open(const std::filesystem::path& path, int busy_timeout_ms);
@@ -104,6 +119,15 @@ class StateStore {
   Result<bool> mark_rollover_ready(const std::string& supervisor, const std::string& session_id);
   // Removes the pending rollover of a supervisor (carried out).
   Result<void> clear_pending_rollover(const std::string& supervisor);
+
+  // Appends an event to the event log.
+  Result<void> append_event(const EventRow& event);
+  // The events of (source, scope), oldest first.
+  Result<std::vector<EventRow>> events(const std::string& source, const std::string& scope);
+  // Records a run (replacing its earlier row).
+  Result<void> put_run(const RunRow& run);
+  // A run's row, if any.
+  Result<std::optional<RunRow>> run(const std::string& run_id);
 
   // The sessions whose parent is `session_id`.
   Result<std::vector<SessionRecord>> children(const std::string& session_id);

@@ -212,5 +212,44 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
   EXPECT_TRUE(s->session("nobody"));           // sessions table usable
 }
 
+
+// A database of schema 3 (before events, runs and the pending action's kind) gains them.
+TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {
+  test::TempDir tmp;
+  auto db = tmp / "state.db";
+  {
+    auto s = StateStore::open(db, 1000);
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->put_pending_rollover({"sup", "S1", "S2", "/p", "/c", false}));
+  }
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw,
+                           "ALTER TABLE pending_rollovers DROP COLUMN action; ALTER TABLE pending_rollovers DROP COLUMN focus;"
+                           "DROP TABLE events; DROP TABLE runs; PRAGMA user_version=3;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(raw);
+    sqlite3_close(raw);
+  }
+  auto s = StateStore::open(db, 1000);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(*s->user_version(), 4);
+  auto p = s->pending_rollover("sup");
+  ASSERT_TRUE(p && *p);
+  EXPECT_EQ((*p)->new_session_id, "S2");  // kept
+  ASSERT_TRUE(s->append_event({1, "run", "R", "run_started", "{}"}));
+  auto rows = s->events("run", "R");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->front().kind, "run_started");
+  ASSERT_TRUE(s->put_run({"R", "/proj", "/proj/.ctxkit/runs/R", "hybrid", "running", 5, std::nullopt, "{}"}));
+  auto run = s->run("R");
+  ASSERT_TRUE(run && *run);
+  EXPECT_EQ((*run)->mode, "hybrid");
+  EXPECT_FALSE((*run)->ended_at_ms);
+}
+
 }  // namespace
 }  // namespace ctxkit
