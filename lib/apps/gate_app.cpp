@@ -12,6 +12,7 @@
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
 #include "core/locations.hpp"
+#include "runner/anchor.hpp"
 #include "workflow/step_gate.hpp"
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
@@ -43,60 +44,7 @@ std::optional<double> session_percent(const std::string& session, const util::En
   return static_cast<double>(*p);
 }
 
-// Cuts `text` to at most `max` bytes on a UTF-8 boundary, marking the cut.
-std::string bounded(const std::string& text, size_t max) {
-  if (text.size() <= max) return text;
-  size_t cut = max > 40 ? max - 40 : max;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return text.substr(0, cut) + fmt::format("\n[... cut: {} more characters]", text.size() - cut);
-}
-
-std::string position_line(const workflow::WorkflowMachine& m) {
-  const auto& tmpl = m.workflow();
-  std::string line = fmt::format("Current step: {} ({} of {})", m.step_id(), tmpl.step_index(m.step_id()) + 1, tmpl.steps.size());
-  if (const auto* sub = m.current_loop_step()) {
-    const auto* subs = tmpl.loop(m.step_id());
-    size_t idx = 0;
-    for (size_t i = 0; subs && i < subs->size(); ++i)
-      if ((*subs)[i].id == sub->id) idx = i;
-    line += fmt::format(", sub-step {} ({} of {})", sub->id, idx + 1, subs ? subs->size() : 0);
-  }
-  const auto task = m.task();
-  if (task.is_object()) {
-    const auto& tasks = m.state()["tasks"];
-    size_t total = tasks.contains(m.step_id()) ? tasks[m.step_id()].size() : 0;
-    line += fmt::format(", task {}: {} ({} of {})", task["id"].get<std::string>(), task["title"].get<std::string>(),
-                        task["index"].get<long>() + 1, total);
-  }
-  if (auto it = m.ralph_iteration()) line += fmt::format(", iteration {} of {}", *it, m.current_step().n);
-  return line;
-}
 }  // namespace
-
-std::string workflow_reanchor(const std::string& worktree, const std::string& source, int max_tokens) {
-  auto loaded = load_machine(worktree);
-  if (!loaded || !*loaded) return {};
-  const auto& m = **loaded;
-  if (m.state_status() != "running") return {};
-  const size_t budget = static_cast<size_t>(std::max(max_tokens, 100)) * 4;
-  std::string head = fmt::format("Workflow \"{}\" is in progress in {} (context was {}ed; the workflow state is unchanged).\n",
-                                 m.workflow().name, worktree, source == "clear" ? "clear" : "compact");
-  if (auto s = m.summary()) head += fmt::format("Request: {}\n", *s);
-  head += position_line(m) + "\n";
-  const std::string tail =
-      "When this step is done, call workflow_advance with a summary of what was done (or run `ctx-workflow advance --output "
-      "...`); workflow_status gives these instructions again.";
-  std::string handoff;
-  if (auto last = m.latest_output()) handoff = fmt::format("Latest handoff ({}):\n{}\n", last->first, last->second);
-  std::string instructions = fmt::format("Step instructions:\n{}\n", m.instructions());
-  // The instructions get two thirds of what is left, the handoff the rest.
-  const size_t fixed = head.size() + tail.size() + 2;
-  const size_t left = budget > fixed ? budget - fixed : 0;
-  const size_t handoff_max = handoff.empty() ? 0 : std::max<size_t>(left / 3, left > instructions.size() ? left - instructions.size() : 0);
-  handoff = bounded(handoff, handoff_max);
-  instructions = bounded(instructions, left > handoff.size() ? left - handoff.size() : 0);
-  return bounded(head + instructions + handoff + tail, budget);
-}
 
 int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   CLI::App app{"The pre-step context gate: what must happen before the next workflow step (nothing, /compact or /clear)."};
@@ -150,7 +98,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
       if (auto r = workflow::append_event(cfg.locations(ctx.env).workflow_events(), fs::absolute(worktree), e); !r)
         print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }
-    const std::string text = workflow_reanchor(fs::absolute(worktree).string(), payload->source, max_tokens);
+    const std::string text = runner::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
     if (text.empty()) return 0;
     ojson out = {{"hookSpecificOutput", {{"hookEventName", "SessionStart"}, {"additionalContext", text}}}};
     ctx.out << out.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';

@@ -19,8 +19,4 @@ namespace ctxkit {
 // Hook mode fails open: exit 0 with at most one stderr note; never exit 2.
 int run_gate(const std::vector<std::string>& args, AppContext& ctx);
 
-// The re-anchor text for the workflow state in `worktree` (empty when there is no running
-// workflow), at most `max_tokens` (about 4 characters a token).
-std::string workflow_reanchor(const std::string& worktree, const std::string& source, int max_tokens);
-
 }  // namespace ctxkit

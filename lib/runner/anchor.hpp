@@ -1,0 +1,81 @@
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace ctxkit::workflow {
+class WorkflowMachine;
+struct TaskSpec;
+}  // namespace ctxkit::workflow
+
+namespace ctxkit::runner {
+
+// The re-anchor: the bounded block a fresh (or just compacted or cleared) session is given so
+// that it knows where it stands. One module builds it for the runner (`ctx-run`) and for the
+// SessionStart hook (`ctx-gate --hook`).
+
+// One part of the block: a heading line and its text.
+struct AnchorSection {
+  std::string heading;
+  std::string body;
+};
+
+// Cuts `text` to at most `max` bytes on a UTF-8 boundary, saying how much was cut.
+std::string bounded_text(std::string_view text, size_t max);
+
+// head, then every section ("<heading>\n<body>\n"), then tail, in at most `max_bytes`: when it
+// does not fit, the room left after head and tail is shared max-min fairly (a section shorter
+// than its share keeps all of it, the rest is split among the longer ones, each cut with a note
+// of how much was left out). The same input gives the same bytes.
+std::string assemble_anchor(std::string_view head, const std::vector<AnchorSection>& sections, std::string_view tail,
+                            size_t max_bytes);
+
+// Which sources the runner's anchor takes (--anchor-sources prompt,agent,task,git,progress,summary).
+struct AnchorSources {
+  bool prompt = true, agent = true, task = true, git = true, progress = true, summary = true, workflow = true;
+};
+// Parses a comma-separated list; an unknown name is an error naming it and the known ones.
+Result<AnchorSources> parse_anchor_sources(std::string_view list);
+
+// The git state of `dir` from `git` run by argv: branch, count of uncommitted files, the last
+// three commits. Empty when `dir` is not in a git work tree or git is missing.
+std::string git_state(const std::filesystem::path& dir);
+// The last `lines` lines of `file` (a regular file, at most the last 64 KiB read); empty when missing.
+std::string file_tail(const std::filesystem::path& file, size_t lines);
+// A task as the anchor and the prompts show it: id, title, description, acceptance criteria as
+// a checklist.
+std::string task_text(const workflow::TaskSpec& task);
+
+// What the runner's anchor is made of.
+struct AnchorInputs {
+  std::filesystem::path project;
+  // Project instruction files (relative to project): default PROMPT.md then AGENT.md.
+  std::vector<std::string> files;
+  bool include_task = true;
+  std::string task;          // task_text() of the current task, or empty
+  std::string workflow;      // the workflow position and instructions, or empty
+  std::string progress_file; // relative to project
+  size_t progress_lines = 20;
+  std::string summary;       // hybrid: the previous task's summary, or empty
+  AnchorSources sources;
+  size_t max_bytes = 16000;
+};
+// Gathers and assembles the runner's anchor (files read, git run now).
+std::string build_runner_anchor(const AnchorInputs& in);
+
+// The workflow part: position (step k of n, sub-step, task, iteration), the request summary,
+// the step's instructions and the latest handoff.
+std::vector<AnchorSection> workflow_sections(const workflow::WorkflowMachine& machine);
+// The SessionStart re-anchor for `worktree`'s running workflow after a `clear` or `compact`,
+// bounded to `max_tokens` (4 bytes a token); empty when no workflow is running there.
+std::string workflow_reanchor(const std::filesystem::path& worktree, std::string_view source, int max_tokens);
+
+// The anchor's size in tokens, as the runner reports it: an estimate, UTF-8 bytes / 4 rounded up.
+inline size_t estimate_tokens(size_t bytes) { return (bytes + 3) / 4; }
+
+}  // namespace ctxkit::runner
