@@ -1,0 +1,211 @@
+#include "apps/run_app.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "apps/cli.hpp"
+#include "core/config.hpp"
+#include "core/toml_edit.hpp"
+#include "runner/report.hpp"
+#include "runner/runner.hpp"
+#include "util/atomic_file.hpp"
+#include "util/fs.hpp"
+#include "util/process.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+constexpr const char* kTool = "ctx-run";
+
+int error(AppContext& ctx, const std::string& what) {
+  print_error(ctx.err, kTool, what);
+  return 1;
+}
+
+fs::path project_dir(const std::string& given) {
+  if (!given.empty()) return fs::absolute(given);
+  std::error_code ec;
+  return fs::current_path(ec);
+}
+
+int run_report_command(const std::vector<std::string>& args, AppContext& ctx) {
+  CLI::App app{"Per task and per run: iterations, context resets, compactions, tokens by kind, the anchoring share, wall time."};
+  app.name("ctx-run report");
+  std::vector<std::string> runs;
+  std::string project;
+  bool json_out = false, all = false;
+  app.add_option("runs", runs, "run ids (under <project>/.ctxkit/runs) or run folders; default: the latest run");
+  app.add_option("--project", project, "the project (default: the current directory)");
+  app.add_flag("--all", all, "every run of the project, oldest first");
+  app.add_flag("--json", json_out, "print the reports as JSON");
+  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+  const fs::path proj = project_dir(project);
+  std::vector<fs::path> folders;
+  for (const auto& r : runs) folders.push_back(runner::run_folder(proj, r));
+  if (folders.empty()) {
+    auto listed = runner::list_runs(proj);
+    if (listed.empty()) return error(ctx, fmt::format("no runs in {}", (proj / ".ctxkit" / "runs").string()));
+    if (all) folders = listed;
+    else folders.push_back(listed.back());
+  }
+  std::vector<ojson> reports;
+  for (const auto& f : folders) {
+    auto r = runner::run_report(f);
+    if (!r) return error(ctx, r.error().message);
+    reports.push_back(std::move(*r));
+  }
+  if (json_out) {
+    ojson out = reports.size() == 1 ? reports[0] : ojson(reports);
+    ctx.out << out.dump(2, ' ', false, ojson::error_handler_t::replace) << '\n';
+  } else {
+    runner::print_reports(reports, ctx.out);
+  }
+  return 0;
+}
+
+int run_config_command(const std::vector<std::string>& args, AppContext& ctx) {
+  CLI::App app{"Sets one [runner] key of the project's .work.toml, keeping the rest of the file as it is."};
+  app.name("ctx-run config");
+  std::string verb, key, value, project;
+  app.add_option("verb", verb, "set")->required()->check(CLI::IsMember({"set"}));
+  app.add_option("key", key, "runner.mode | runner.on_fail | runner.progress_file | ...")->required();
+  app.add_option("value", value, "the value")->required();
+  app.add_option("--project", project, "the project whose .work.toml is edited (default: the current directory)");
+  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+  const std::string prefix = "runner.";
+  if (!key.starts_with(prefix)) return error(ctx, fmt::format("only runner.* keys are set here, not '{}'", key));
+  const std::string name = key.substr(prefix.size());
+  if (name == "mode" && !runner::parse_context_mode(value))
+    return error(ctx, fmt::format("unknown mode '{}' (continuous, fresh-per-task, fresh-per-iteration, hybrid)", value));
+  if (name == "on_fail" && !runner::parse_on_fail(value)) return error(ctx, fmt::format("unknown on_fail '{}' (retry, skip, abort)", value));
+  if (name != "mode" && name != "on_fail" && name != "progress_file")
+    return error(ctx, fmt::format("'{}' is not set by this command (mode, on_fail, progress_file; edit .work.toml for others)", key));
+  const fs::path file = project_dir(project) / ".work.toml";
+  std::string text;
+  std::error_code ec;
+  if (fs::exists(file, ec)) {
+    auto t = util::read_file(file, {16u << 20, false});
+    if (!t) return error(ctx, t.error().message);
+    text = std::move(*t);
+  }
+  auto edited = set_toml_string(text, "runner", name, value);
+  if (!edited) return error(ctx, fmt::format("{}: {}", file.string(), edited.error().message));
+  // Check the result as ctxkit reads it: the key must take, and nothing may become a warning.
+  Config check;
+  apply_toml_text(check, *edited, file.string(), ConfigLayer::Project);
+  if (!check.errors.empty()) return error(ctx, fmt::format("{}: {}", file.string(), check.errors.front()));
+  struct stat st {};
+  const unsigned mode = ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+  if (auto w = util::write_file_atomic(file, *edited, mode); !w) return error(ctx, w.error().message);
+  ctx.out << fmt::format("{}: [runner] {} = \"{}\"\n", file.string(), name, value);
+  return 0;
+}
+}  // namespace
+
+int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
+  if (!args.empty() && args[0] == "report") return run_report_command({args.begin() + 1, args.end()}, ctx);
+  if (!args.empty() && args[0] == "config") return run_config_command({args.begin() + 1, args.end()}, ctx);
+
+  CLI::App app{"Runs claude -p over a list of tasks or a workflow, with a context mode: continuous, fresh-per-task, "
+               "fresh-per-iteration or hybrid. Subcommands: report [RUN…], config set runner.KEY VALUE."};
+  app.name(kTool);
+  std::string tasks_file, workflow, mode, project, model, on_fail, anchor_sources, resume, summary;
+  std::vector<std::string> claude_args;
+  bool fresh_context = false, no_reanchor = false, reanchor = false, dry_run = false, show_version = false;
+  int max_iterations = 0, max_task_iterations = 0;
+  app.add_option("tasks", tasks_file, "a tasks file: YAML or JSON list of {id, title, description, acceptance, depends_on}, or a "
+                                      "Markdown checklist");
+  app.add_option("--workflow", workflow, "run a workflow template (a name from the search path, or a file); a tasks file then "
+                                         "fills its loop steps");
+  app.add_option("--context-mode", mode, "continuous | fresh-per-task | fresh-per-iteration | hybrid");
+  app.add_flag("--fresh-context", fresh_context, "the same as --context-mode fresh-per-task");
+  app.add_option("--project", project, "where claude runs and the run is recorded (default: the current directory)");
+  app.add_option("--model", model, "passed to claude as --model");
+  app.add_option("--claude-arg", claude_args, "one more argument for claude (repeatable)")->allow_extra_args(false);
+  app.add_option("--max-iterations", max_iterations, "calls in the whole run (default 50)")->check(CLI::Range(1, 1000000));
+  app.add_option("--max-task-iterations", max_task_iterations, "calls of one task before on_fail (default 3)")->check(CLI::Range(1, 10000));
+  app.add_option("--on-fail", on_fail, "retry | skip | abort (default abort)");
+  app.add_flag("--reanchor", reanchor, "give every fresh session the re-anchor (default)");
+  app.add_flag("--no-reanchor", no_reanchor, "no re-anchor");
+  app.add_option("--anchor-sources", anchor_sources, "what the anchor holds: prompt,agent,task,git,progress,summary,workflow");
+  app.add_option("--summary", summary, "the workflow's request summary (workflow_start)");
+  app.add_option("--resume", resume, "continue a stopped run (its id or folder)");
+  app.add_flag("--dry-run", dry_run, "print the plan (each call's argv and anchor) and run nothing");
+  app.add_flag("--version", show_version, "print the version");
+  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+  if (show_version) {
+    ctx.out << kTool << ' ' << version() << '\n';
+    return 0;
+  }
+  if (reanchor && no_reanchor) return error(ctx, "--reanchor and --no-reanchor exclude each other");
+
+  runner::RunOptions o;
+  o.project = project_dir(project);
+  const Config cfg = load_config(ctx.env, {o.project});
+  for (const auto& e : cfg.errors) print_note(ctx.err, kTool, "config: " + e);
+  for (const auto& w : cfg.warnings) print_note(ctx.err, kTool, "config: " + w);
+  std::string mode_text = cfg.runner.mode;
+  o.mode_origin = cfg.origins.count("runner.mode") ? cfg.origins.at("runner.mode") : "default";
+  if (fresh_context) {
+    mode_text = "fresh-per-task";
+    o.mode_origin = "--fresh-context";
+  }
+  if (!mode.empty()) {
+    if (fresh_context && mode != "fresh-per-task") return error(ctx, "--fresh-context and --context-mode " + mode + " disagree");
+    mode_text = mode;
+    o.mode_origin = "--context-mode";
+  }
+  auto parsed_mode = runner::parse_context_mode(mode_text);
+  if (!parsed_mode)
+    return error(ctx, fmt::format("unknown context mode '{}' (continuous, fresh-per-task, fresh-per-iteration, hybrid)", mode_text));
+  o.mode = *parsed_mode;
+  auto parsed_fail = runner::parse_on_fail(on_fail.empty() ? cfg.runner.on_fail : on_fail);
+  if (!parsed_fail) return error(ctx, fmt::format("unknown on_fail '{}' (retry, skip, abort)", on_fail));
+  o.on_fail = *parsed_fail;
+  if (!anchor_sources.empty()) {
+    auto s = runner::parse_anchor_sources(anchor_sources);
+    if (!s) return error(ctx, s.error().message);
+    o.sources = *s;
+  }
+  o.tasks_file = tasks_file;
+  o.workflow = workflow;
+  o.summary = summary;
+  o.claude_bin = cfg.rollover.claude_bin;
+  o.claude_args = cfg.runner.claude_args;
+  if (!model.empty()) {
+    o.claude_args.push_back("--model");
+    o.claude_args.push_back(model);
+  }
+  o.claude_args.insert(o.claude_args.end(), claude_args.begin(), claude_args.end());
+  o.max_iterations = max_iterations ? max_iterations : cfg.runner.max_iterations;
+  o.max_task_iterations = max_task_iterations ? max_task_iterations : cfg.runner.max_task_iterations;
+  o.reanchor = !no_reanchor;
+  o.anchor_files = cfg.runner.anchor_files;
+  o.progress_file = cfg.runner.progress_file;
+  o.progress_lines = cfg.runner.progress_lines;
+  o.summary_max_lines = cfg.runner.summary_max_lines;
+  o.anchor_max_tokens = cfg.runner.anchor_max_tokens;
+  o.dry_run = dry_run;
+  o.resume_run = resume;
+  o.busy_timeout_ms = cfg.state.busy_timeout_ms;
+  if (!resume.empty() && (!tasks_file.empty() || !workflow.empty())) return error(ctx, "--resume continues a run as it was started: "
+                                                                                      "give no tasks file or workflow with it");
+
+  // SIGINT ends the run after the current call is recorded (the client, in the terminal's
+  // process group, gets a typed Ctrl-C itself).
+  util::SignalLatch sigint(SIGINT);
+  bool interrupted = false;
+  runner::RunEnvironment world{ctx.env, cfg.locations(ctx.env), ctx.out, ctx.err, !::isatty(2), [&] {
+                                 if (sigint.take()) interrupted = true;
+                                 return interrupted;
+                               }};
+  return runner::run(o, world);
+}
+
+}  // namespace ctxkit

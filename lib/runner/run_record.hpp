@@ -1,0 +1,50 @@
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "util/error.hpp"
+
+namespace ctxkit::runner {
+
+// A run's folder (<project>/.ctxkit/runs/<run id>/, private): run.json (the run's state, replaced
+// atomically after every iteration), events.jsonl (one event a line), anchors/NNNN.md (each
+// session's anchor, byte for byte), tasks/<task>/iter-NNN.prompt.md and .result.json,
+// tasks/<task>/summary.md, task_summary.md (the latest), and the STOP / PAUSE control files.
+class RunRecord {
+ public:
+  RunRecord() = default;
+  RunRecord(std::filesystem::path folder, nlohmann::ordered_json initial) : state(std::move(initial)), folder_(std::move(folder)) {}
+
+  // Loads a run folder, refusing one that is not a ctxkit run of this user (a link, another
+  // owner, no run.json, a run.json that is not ours).
+  static Result<RunRecord> load(const std::filesystem::path& folder);
+
+  // Creates the folder (0700, links refused) and writes run.json; an existing folder is an error.
+  Result<void> create();
+  // Replaces run.json with `state`.
+  Result<void> save();
+  // Appends one line to events.jsonl.
+  Result<void> append_event(const std::string& line);
+  // Replaces the file `relative` (below the folder; parents created) with `data`.
+  Result<void> write_file(const std::string& relative, std::string_view data);
+  Result<std::string> read_file(const std::string& relative) const;
+
+  const std::filesystem::path& folder() const { return folder_; }
+  std::filesystem::path file() const { return folder_ / "run.json"; }
+
+  // A new task entry of run.json.
+  static nlohmann::ordered_json new_task(const std::string& id, const std::string& title, const std::string& status);
+  // `id` as one safe path component (characters outside [A-Za-z0-9._-] become '_', "." and
+  // ".." and "" become "_").
+  static std::string safe_name(const std::string& id);
+
+  nlohmann::ordered_json state;
+
+ private:
+  std::filesystem::path folder_;
+};
+
+}  // namespace ctxkit::runner

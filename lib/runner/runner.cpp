@@ -1,0 +1,876 @@
+#include "runner/runner.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "claude/claude_cli.hpp"
+#include "claude/session_locator.hpp"
+#include "claude/stream_result.hpp"
+#include "context/context_meter.hpp"
+#include "core/config.hpp"
+#include "runner/run_record.hpp"
+#include "runner/summary.hpp"
+#include "store/state_store.hpp"
+#include "util/atomic_file.hpp"
+#include "util/fs.hpp"
+#include "util/process.hpp"
+#include "util/time.hpp"
+#include "util/uuid.hpp"
+#include "workflow/step_gate.hpp"
+#include "workflow/task_list.hpp"
+#include "workflow/workflow_catalog.hpp"
+#include "workflow/workflow_service.hpp"
+#include "workflow/workflow_state.hpp"
+
+namespace ctxkit::runner {
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+using json = nlohmann::json;
+
+namespace {
+constexpr size_t kMaxPromptBytes = 100000;
+
+// Where the run stands before a call: the task (a tasks-file task, or a workflow step / loop
+// task) and the text the agent gets.
+struct Position {
+  bool finished = false;       // nothing left to do
+  bool workflow_failed = false;
+  std::string key;             // identifies the retry unit (a task; a step, sub-step, loop task, iteration)
+  std::string task_key;        // the "task" of the context modes (task id; step or step/loop task)
+  std::string title;
+  std::string work;            // the task text or the step's instructions
+  std::string workflow_text;   // the workflow position for the anchor
+  OnFail on_fail = OnFail::Abort;
+  workflow::ContextAction action = workflow::ContextAction::None;
+  std::string focus;
+};
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return s;
+}
+
+std::string report_rules(bool workflow) {
+  return fmt::format(
+      "When {} is complete, end your final message with this line:\n{} DONE\n"
+      "If you cannot complete it, end with:\n{} BLOCKED <one-line reason>\n"
+      "Record key decisions as lines starting with \"Decision:\" (in your final message or in the progress file).{}",
+      workflow ? "this step" : "the task", kDoneMarker, kDoneMarker,
+      workflow ? "\nYour final message (without the marker line) is recorded as this step's output." : "");
+}
+
+// ------------------------------------------------------------------------------------------
+// The workflow as the runner's source of work: the same service and gate as the MCP server.
+class WorkflowDriver {
+ public:
+  WorkflowDriver(const RunOptions& o, const util::Env& env, const Locations& loc, std::vector<workflow::TaskSpec> loop_tasks)
+      : opts_(o), loc_(loc), loop_tasks_(std::move(loop_tasks)), service_(make_options(o, env)) {}
+
+  static workflow::ServiceOptions make_options(const RunOptions& o, const util::Env& env) {
+    workflow::ServiceOptions s;
+    s.worktree = o.project;
+    s.repo_root = o.project;
+    s.workflow = o.workflow;
+    s.env = env;
+    s.context_percent = [] { return std::optional<double>(); };
+    return s;
+  }
+
+  Result<ojson> call(const char* tool, const json& args) {
+    auto r = service_.call(tool, args);
+    if (r.is_error) return fail(fmt::format("{}: {}", tool, r.text));
+    ojson j = ojson::parse(r.text, nullptr, false);
+    if (j.is_discarded()) return fail(fmt::format("{}: an answer that is not JSON", tool));
+    return j;
+  }
+
+  // Starts the workflow unless its state already exists.
+  Result<void> ensure_started() {
+    auto text = workflow::read_state_text(opts_.project);
+    if (!text) return std::unexpected(text.error());
+    if (*text) return {};
+    json args = json::object();
+    if (!opts_.summary.empty()) args["summary"] = opts_.summary;
+    auto r = call("workflow_start", args);
+    if (!r) return std::unexpected(r.error());
+    note_answer(*r);
+    return {};
+  }
+
+  Result<void> advance(const std::string& output) {
+    auto r = call("workflow_advance", json{{"output", output}});
+    if (!r) return std::unexpected(r.error());
+    note_answer(*r);
+    return {};
+  }
+
+  Result<Position> position(const std::string& session, const util::Env& env, const Config& cfg) {
+    auto m = load();
+    if (!m) return std::unexpected(m.error());
+    Position p;
+    if (m->state_status() != "running") {
+      p.finished = true;
+      p.workflow_failed = m->state_status() == "failed";
+      return p;
+    }
+    // A loop reached without tasks gets the tasks file's tasks (else the workflow skips it).
+    if (m->step_type() == workflow::StepType::Loop && !loop_tasks_.empty()) {
+      const auto& tasks = m->state()["tasks"];
+      if (!tasks.contains(m->step_id()) || tasks[m->step_id()].empty()) {
+        json list = json::array();
+        for (const auto& t : loop_tasks_) {
+          json item = {{"id", t.id}, {"title", t.title}};
+          if (!t.description.empty()) item["description"] = t.description;
+          list.push_back(item);
+        }
+        auto r = call("workflow_set_tasks", json{{"loop_id", m->step_id()}, {"tasks", list}});
+        if (!r) return std::unexpected(r.error());
+        auto again = load();
+        if (!again) return std::unexpected(again.error());
+        *m = std::move(*again);
+      }
+    }
+    // An action not handed out yet (after set_tasks, or a state another client left) is taken
+    // here, as ctx-gate takes it.
+    std::optional<double> percent;
+    const auto* sub = m->current_loop_step();
+    if ((sub && sub->context_min_percent) || m->current_step().context_min_percent) {
+      if (!session.empty())
+        if (auto path = locate_session(session, env, loc_))
+          if (auto pct = transcript_percent(*path, cfg.context)) percent = static_cast<double>(*pct);
+    }
+    const auto d = workflow::decide_gate(*m, percent);
+    if (d.action != workflow::ContextAction::None || d.skipped != workflow::ContextAction::None) {
+      m->mark_action_executed();
+      if (auto w = workflow::save_state(opts_.project, *m); !w) return std::unexpected(w.error());
+    }
+    p.action = d.action != workflow::ContextAction::None ? d.action : handed_out_;
+    handed_out_ = workflow::ContextAction::None;
+    if (p.action == workflow::ContextAction::Compact) p.focus = workflow::compact_focus(*m);
+    const auto task = m->task();
+    p.task_key = m->step_id();
+    if (task.is_object()) p.task_key += "/" + task["id"].get<std::string>();
+    p.key = p.task_key;
+    if (sub) p.key += "/" + sub->id;
+    if (auto it = m->ralph_iteration()) p.key += fmt::format("#{}", *it);
+    p.title = task.is_object() ? task["title"].get<std::string>() : m->step_id();
+    p.on_fail = opts_.on_fail;
+    if (sub && !sub->on_fail.empty())
+      if (auto f = parse_on_fail(sub->on_fail)) p.on_fail = *f;
+    std::vector<AnchorSection> sections = workflow_sections(*m);
+    p.workflow_text = assemble_anchor(fmt::format("Workflow \"{}\"\n", m->workflow().name), sections, "", SIZE_MAX);
+    std::string where = fmt::format("Workflow \"{}\", step {}", m->workflow().name, m->step_id());
+    if (sub) where += fmt::format(", sub-step {}", sub->id);
+    if (task.is_object()) where += fmt::format(", task {}: {}", task["id"].get<std::string>(), task["title"].get<std::string>());
+    if (auto it = m->ralph_iteration()) where += fmt::format(", iteration {} of {}", *it, m->current_step().n);
+    p.work = where + "\n\n" + m->instructions();
+    return p;
+  }
+
+  std::string name() const { return opts_.workflow; }
+
+ private:
+  Result<workflow::WorkflowMachine> load() {
+    auto text = workflow::read_state_text(opts_.project);
+    if (!text) return std::unexpected(text.error());
+    if (!*text) return fail("the workflow state disappeared");
+    return workflow::WorkflowMachine::from_state_text(**text, nullptr);
+  }
+  void note_answer(const ojson& answer) {
+    if (!answer.is_object() || !answer.contains("contextAction")) return;
+    const auto& a = answer["contextAction"];
+    if (a == "/compact") handed_out_ = workflow::ContextAction::Compact;
+    else if (a == "/clear") handed_out_ = workflow::ContextAction::Clear;
+  }
+
+  const RunOptions& opts_;
+  const Locations& loc_;
+  std::vector<workflow::TaskSpec> loop_tasks_;
+  workflow::WorkflowService service_;
+  workflow::ContextAction handed_out_ = workflow::ContextAction::None;
+};
+
+// ------------------------------------------------------------------------------------------
+class Runner {
+ public:
+  Runner(const RunOptions& o, RunEnvironment& w) : opts_(o), w_(w) {}
+
+  int start() {
+    auto prepared = prepare();
+    if (!prepared) return bad_input(prepared.error().message);
+    if (opts_.dry_run) return dry_run();
+    if (auto r = record_.create(); !r) return bad_input(r.error().message);
+    open_store();
+    emit("run_started", {{"mode", std::string(to_string(opts_.mode))}, {"mode_origin", opts_.mode_origin},
+                         {"source", record_.state["source"]}, {"tasks", record_.state["tasks"].size()}});
+    return loop();
+  }
+
+  int resume() {
+    auto loaded = RunRecord::load(run_folder(opts_.project, opts_.resume_run));
+    if (!loaded) return bad_input(loaded.error().message);
+    record_ = std::move(*loaded);
+    const auto& st = record_.state;
+    if (st.value("status", "") == "completed") return bad_input(fmt::format("run {} is already complete", st.value("run_id", "")));
+    // The run goes on as it was started, whatever the command line says now.
+    auto mode = parse_context_mode(st.value("mode", ""));
+    if (!mode) return bad_input(fmt::format("{}: unknown mode in run.json", record_.file().string()));
+    opts_.mode = *mode;
+    const auto& o = st["options"];
+    opts_.max_iterations = o.value("max_iterations", opts_.max_iterations);
+    opts_.max_task_iterations = o.value("max_task_iterations", opts_.max_task_iterations);
+    if (auto f = parse_on_fail(o.value("on_fail", ""))) opts_.on_fail = *f;
+    opts_.reanchor = o.value("reanchor", opts_.reanchor);
+    opts_.claude_args = o.value("claude_args", opts_.claude_args);
+    opts_.claude_bin = o.value("claude_bin", opts_.claude_bin);
+    const auto& src = st["source"];
+    if (src.value("kind", "") == "workflow") opts_.workflow = src.value("workflow", "");
+    for (const auto& t : st["task_specs"]) specs_.push_back(spec_from_json(t));
+    if (auto found = util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin")); !found)
+      return bad_input(found.error().message);
+    if (!opts_.workflow.empty()) driver_.emplace(opts_, w_.env, w_.locations, specs_);
+    open_store();
+    record_.state["status"] = "running";
+    emit("run_resumed", {{"iterations", st.value("iterations", 0)}});
+    return loop();
+  }
+
+ private:
+  // --------------------------------------------------------------------------------------
+  int bad_input(const std::string& what) {
+    w_.err << "ctx-run: error: " << one_line(what) << '\n';
+    return 1;
+  }
+
+  static workflow::TaskSpec spec_from_json(const ojson& t) {
+    workflow::TaskSpec s;
+    s.id = t.value("id", "");
+    s.title = t.value("title", "");
+    s.description = t.value("description", "");
+    s.acceptance = t.value("acceptance", std::vector<std::string>{});
+    s.depends_on = t.value("depends_on", std::vector<std::string>{});
+    s.done = t.value("done", false);
+    return s;
+  }
+  static ojson spec_to_json(const workflow::TaskSpec& s) {
+    ojson t = {{"id", s.id}, {"title", s.title}};
+    if (!s.description.empty()) t["description"] = s.description;
+    if (!s.acceptance.empty()) t["acceptance"] = s.acceptance;
+    if (!s.depends_on.empty()) t["depends_on"] = s.depends_on;
+    if (s.done) t["done"] = true;
+    return t;
+  }
+
+  // Checks every input before anything is recorded.
+  Result<void> prepare() {
+    if (opts_.tasks_file.empty() && opts_.workflow.empty()) return fail("nothing to run: give a tasks file or --workflow NAME");
+    std::error_code ec;
+    if (!fs::is_directory(opts_.project, ec)) return fail(fmt::format("{} is not a directory", opts_.project.string()));
+    if (!opts_.tasks_file.empty()) {
+      auto tasks = workflow::load_task_list(opts_.tasks_file);
+      if (!tasks) return std::unexpected(tasks.error());
+      auto ordered = workflow::order_tasks(std::move(*tasks));
+      if (!ordered) return fail(fmt::format("{}: {}", opts_.tasks_file.string(), ordered.error().message));
+      specs_ = std::move(*ordered);
+    }
+    ojson source;
+    if (!opts_.workflow.empty()) {
+      auto dirs = workflow::default_search_dirs(w_.env, opts_.project);
+      auto path = workflow::resolve_workflow(opts_.workflow, dirs);
+      if (!path) return std::unexpected(path.error());
+      auto tmpl = workflow::load_workflow_file(*path);
+      if (!tmpl) return std::unexpected(tmpl.error());
+      auto existing = workflow::read_state_text(opts_.project);
+      if (!existing) return std::unexpected(existing.error());
+      if (*existing) {
+        auto m = workflow::WorkflowMachine::from_state_text(**existing, nullptr);
+        if (!m) return fail(fmt::format("{}: {}", workflow::state_path(opts_.project).string(), m.error().message));
+        if (m->state_status() == "running" && m->workflow().name != tmpl->name)
+          return fail(fmt::format("{} holds a running workflow '{}', not '{}'", workflow::state_path(opts_.project).string(),
+                                  m->workflow().name, tmpl->name));
+      }
+      opts_.workflow = path->string();
+      workflow_name_ = tmpl->name;
+      source = {{"kind", "workflow"}, {"workflow", opts_.workflow}, {"name", tmpl->name}};
+      if (!opts_.tasks_file.empty()) source["tasks_file"] = fs::absolute(opts_.tasks_file).string();
+    } else {
+      source = {{"kind", "tasks"}, {"tasks_file", fs::absolute(opts_.tasks_file).string()}};
+    }
+    if (!opts_.dry_run) {
+      auto found = util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
+      if (!found) return std::unexpected(found.error());
+    }
+    ojson tasks = ojson::array();
+    ojson specs = ojson::array();
+    for (const auto& s : specs_) {
+      specs.push_back(spec_to_json(s));
+      if (opts_.workflow.empty()) tasks.push_back(RunRecord::new_task(s.id, s.title, s.done ? "done" : "pending"));
+    }
+    const int64_t now = util::now_ms();
+    ojson st = {{"ctxkit", "run"},
+                {"version", 1},
+                {"run_id", new_run_id(now)},
+                {"project", fs::absolute(opts_.project).string()},
+                {"mode", std::string(to_string(opts_.mode))},
+                {"mode_origin", opts_.mode_origin},
+                {"source", source},
+                {"status", "running"},
+                {"started_at_ms", now},
+                {"ended_at_ms", nullptr},
+                {"iterations", 0},
+                {"session", nullptr},
+                {"previous_summary", ""},
+                {"attempts", ojson::object()},
+                {"pending_action", nullptr},
+                {"usage", {{"input", 0}, {"cache_creation", 0}, {"cache_read", 0}, {"output", 0}}},
+                {"tokens_total", 0},
+                {"options",
+                 {{"max_iterations", opts_.max_iterations},
+                  {"max_task_iterations", opts_.max_task_iterations},
+                  {"on_fail", std::string(to_string(opts_.on_fail))},
+                  {"reanchor", opts_.reanchor},
+                  {"claude_bin", opts_.claude_bin},
+                  {"claude_args", opts_.claude_args}}},
+                {"task_specs", specs},
+                {"tasks", tasks}};
+    const std::string run_id = st["run_id"];
+    record_ = RunRecord(fs::absolute(opts_.project) / ".ctxkit" / "runs" / run_id, std::move(st));
+    if (!opts_.workflow.empty() && !opts_.dry_run) driver_.emplace(opts_, w_.env, w_.locations, specs_);
+    return {};
+  }
+
+  static std::string new_run_id(int64_t now) {
+    // YYYYMMDDTHHMMSS.mmmZ-xxxxxx: sorts by start time, unique with the random part.
+    std::string stamp = util::format_compact_utc(now);
+    if (!stamp.empty() && stamp.back() == 'Z') stamp.pop_back();
+    return fmt::format("{}.{:03}Z-{}", stamp, now % 1000, util::random_uuid().substr(0, 6));
+  }
+
+  void open_store() {
+    auto s = StateStore::open(w_.locations.state_db(), opts_.busy_timeout_ms);
+    if (!s) {
+      progress(fmt::format("note: the state database is not available ({}); events go to the run folder only", s.error().message));
+      return;
+    }
+    store_.emplace(std::move(*s));
+  }
+
+  // Records an event: one JSON line in the run folder and a row in the state database.
+  void emit(const std::string& kind, ojson data) {
+    ojson ev = {{"event", kind}, {"run_id", record_.state["run_id"]}, {"at", util::format_iso8601_ms(util::now_ms())}};
+    for (auto& [k, v] : data.items()) ev[k] = v;
+    const std::string line = ev.dump(-1, ' ', false, ojson::error_handler_t::replace);
+    if (auto r = record_.append_event(line); !r) progress("note: " + r.error().message);
+    if (store_) {
+      if (auto r = store_->append_event({util::now_ms(), "run", record_.state["run_id"].get<std::string>(), kind, line}); !r) {
+        progress("note: " + r.error().message);
+        store_.reset();
+      }
+    }
+    progress_event(kind, ev);
+  }
+
+  void progress(const std::string& line) { w_.err << "ctx-run: " << one_line(line) << '\n' << std::flush; }
+
+  void progress_event(const std::string& kind, const ojson& ev) {
+    if (kind == "iteration") {
+      progress(fmt::format("task {} of {} ({}), iteration {}, session {}, {} tokens so far", task_number_, task_count(),
+                           ev.value("task_id", ""), ev.value("task_iteration", 0), ev.value("session_id", ""),
+                           record_.state.value("tokens_total", static_cast<uint64_t>(0))));
+    } else {
+      std::string detail;
+      for (const char* k : {"task_id", "why", "status", "reason", "focus"})
+        if (ev.contains(k) && ev[k].is_string() && !ev[k].get<std::string>().empty()) detail += fmt::format(" {}={}", k, ev[k].get<std::string>());
+      progress(kind + detail);
+    }
+  }
+
+  size_t task_count() const { return opts_.workflow.empty() ? specs_.size() : record_.state["tasks"].size(); }
+
+  // --------------------------------------------------------------------------------------
+  int dry_run() {
+    auto& out = w_.out;
+    out << fmt::format("run plan: mode {} ({}), {} task(s), at most {} iteration(s), {} per task, on_fail {}\n",
+                       to_string(opts_.mode), opts_.mode_origin, opts_.workflow.empty() ? specs_.size() : 0, opts_.max_iterations,
+                       opts_.max_task_iterations, to_string(opts_.on_fail));
+    if (!opts_.workflow.empty()) {
+      out << fmt::format("workflow: {} ({}); steps and their context actions come from the template as the run reaches them\n",
+                         workflow_name_, opts_.workflow);
+      return 0;
+    }
+    bool have_session = false;
+    std::string session = "<new session id>";
+    int n = 0;
+    for (const auto& s : specs_) {
+      ++n;
+      if (s.done) {
+        out << fmt::format("\ntask {} ({}): already done in the tasks file, skipped\n", s.id, s.title);
+        continue;
+      }
+      const auto plan = plan_session(opts_.mode, have_session, true, false, false);
+      have_session = true;
+      std::string anchor = opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
+      auto argv = call_argv(plan.fresh, plan.fresh ? "<session id " + std::to_string(n) + ">" : session, anchor,
+                            call_prompt(task_text(s), 1, false));
+      if (plan.fresh)
+        if (auto at = std::find(argv.begin(), argv.end(), "--session-id"); at != argv.end() && at + 1 != argv.end()) session = *(at + 1);
+      out << fmt::format("\ntask {} ({}): first call {} the session{}\n", s.id, s.title, plan.fresh ? "starts" : "resumes",
+                         plan.fresh ? fmt::format(" ({})", plan.reason) : "");
+      out << "argv:";
+      for (const auto& a : argv) out << ' ' << (a.find_first_of(" \n\t'\"") == std::string::npos ? a : nlohmann::json(a).dump());
+      out << '\n';
+      if (!anchor.empty()) out << "anchor (" << anchor.size() << " bytes, about " << estimate_tokens(anchor.size()) << " tokens):\n" << anchor << '\n';
+      if (opts_.mode == ContextMode::FreshPerIteration && opts_.max_task_iterations > 1)
+        out << fmt::format("further iterations (up to {}) each start a fresh session\n", opts_.max_task_iterations);
+      else if (opts_.max_task_iterations > 1)
+        out << fmt::format("further iterations (up to {}) resume the same session\n", opts_.max_task_iterations);
+    }
+    return 0;
+  }
+
+  // --------------------------------------------------------------------------------------
+  std::string make_anchor(const workflow::TaskSpec& task, const std::string& workflow_text, const std::string& summary) {
+    AnchorInputs in;
+    in.project = opts_.project;
+    in.files = opts_.anchor_files;
+    in.include_task = opts_.mode != ContextMode::Continuous;
+    in.task = task.id.empty() ? std::string() : task_text(task);
+    in.workflow = opts_.mode != ContextMode::Continuous ? workflow_text : std::string();
+    in.progress_file = opts_.progress_file;
+    in.progress_lines = static_cast<size_t>(opts_.progress_lines);
+    in.summary = opts_.mode == ContextMode::Hybrid ? summary : std::string();
+    in.sources = opts_.sources;
+    in.max_bytes = static_cast<size_t>(opts_.anchor_max_tokens) * 4;
+    return build_runner_anchor(in);
+  }
+
+  std::string call_prompt(const std::string& work, int task_iteration, bool workflow) {
+    std::string p = work;
+    if (!p.ends_with('\n')) p += '\n';
+    if (task_iteration > 1)
+      p += fmt::format("\nThis is attempt {} of at most {}: the previous attempt ended without reporting {} as done. "
+                       "Check the current state of the work and continue.\n",
+                       task_iteration, opts_.max_task_iterations, workflow ? "the step" : "the task");
+    p += "\n" + report_rules(workflow) + "\n";
+    return bounded_text(p, kMaxPromptBytes);
+  }
+
+  std::vector<std::string> base_args() const {
+    std::vector<std::string> a = opts_.claude_args;
+    a.push_back("--output-format");
+    a.push_back("stream-json");
+    a.push_back("--verbose");
+    return a;
+  }
+
+  std::vector<std::string> call_argv(bool fresh, const std::string& session, const std::string& anchor, const std::string& prompt) {
+    std::vector<std::string> argv{opts_.claude_bin};
+    for (const auto& a : base_args()) argv.push_back(a);
+    argv.push_back("-p");
+    if (fresh) {
+      argv.push_back("--session-id");
+      argv.push_back(session.empty() ? util::random_uuid() : session);
+    } else {
+      argv.push_back("--resume");
+      argv.push_back(session);
+    }
+    if (!anchor.empty()) {
+      argv.push_back("--append-system-prompt");
+      argv.push_back(anchor);
+    }
+    argv.push_back(prompt);
+    return argv;
+  }
+
+  struct CallResult {
+    StreamResult stream;
+    int exit_code = 0;
+    int64_t client_ms = 0;
+    std::string stderr_tail;
+  };
+
+  Result<CallResult> invoke(const std::vector<std::string>& argv) {
+    util::ProcessSpec spec;
+    spec.argv = argv;
+    spec.cwd = opts_.project;
+    const int64_t t0 = util::now_ms();
+    auto r = util::run_process(spec);
+    if (!r) return std::unexpected(r.error());
+    CallResult c;
+    c.client_ms = util::now_ms() - t0;
+    c.exit_code = r->exit_code;
+    c.stream = parse_stream_json(r->out);
+    if (!r->err.empty()) c.stderr_tail = r->err.size() > 2000 ? r->err.substr(r->err.size() - 2000) : r->err;
+    return c;
+  }
+
+  static ojson usage_json(const TokenUsage& u) {
+    return {{"input", u.input}, {"cache_creation", u.cache_creation}, {"cache_read", u.cache_read}, {"output", u.output}};
+  }
+  static TokenUsage usage_from(const ojson& j) {
+    if (!j.is_object()) return {};
+    return {j.value("input", uint64_t{0}), j.value("cache_creation", uint64_t{0}), j.value("cache_read", uint64_t{0}),
+            j.value("output", uint64_t{0})};
+  }
+
+  // The task record of `key` (created on first use in workflow runs).
+  ojson& task_record(const std::string& key, const std::string& title) {
+    auto& tasks = record_.state["tasks"];
+    for (auto& t : tasks)
+      if (t["id"] == key) return t;
+    tasks.push_back(RunRecord::new_task(key, title, "pending"));
+    return tasks.back();
+  }
+
+  void add_usage(ojson& task, const TokenUsage& u) {
+    TokenUsage sum = usage_from(task["usage"]);
+    sum += u;
+    task["usage"] = usage_json(sum);
+    TokenUsage run_sum = usage_from(record_.state["usage"]);
+    run_sum += u;
+    record_.state["usage"] = usage_json(run_sum);
+    record_.state["tokens_total"] = run_sum.total();
+  }
+
+  // Saves run.json and the run's row.
+  void save() {
+    if (auto r = record_.save(); !r) progress("note: " + r.error().message);
+    if (store_) {
+      RunRow row;
+      row.run_id = record_.state["run_id"];
+      row.project = record_.state["project"];
+      row.folder = record_.folder().string();
+      row.mode = record_.state["mode"];
+      row.status = record_.state["status"];
+      row.started_at_ms = record_.state["started_at_ms"];
+      if (record_.state["ended_at_ms"].is_number()) row.ended_at_ms = record_.state["ended_at_ms"].get<int64_t>();
+      row.totals = ojson{{"usage", record_.state.value("usage", ojson::object())}, {"iterations", record_.state["iterations"]}}.dump();
+      if (auto r = store_->put_run(row); !r) progress("note: " + r.error().message);
+    }
+  }
+
+  int finish(const std::string& status, int code, const std::string& why = {}) {
+    record_.state["status"] = status;
+    record_.state["ended_at_ms"] = util::now_ms();
+    ojson data = {{"status", status}, {"iterations", record_.state["iterations"]}, {"usage", record_.state.value("usage", ojson::object())}};
+    if (!why.empty()) data["reason"] = why;
+    emit("run_ended", data);
+    save();
+    w_.out << fmt::format("run {} {}{}: {}\n", record_.state["run_id"].get<std::string>(), status, why.empty() ? "" : " (" + why + ")",
+                          record_.folder().string());
+    return code;
+  }
+
+  // Between iterations: STOP ends the run (the file is consumed), PAUSE waits while it exists.
+  std::optional<int> control() {
+    std::error_code ec;
+    if (fs::exists(record_.folder() / "STOP", ec)) {
+      fs::remove(record_.folder() / "STOP", ec);
+      return finish("stopped", 3, "STOP file");
+    }
+    if (fs::exists(record_.folder() / "PAUSE", ec)) {
+      record_.state["status"] = "paused";
+      emit("run_paused", {{"reason", "PAUSE file"}});
+      save();
+      while (fs::exists(record_.folder() / "PAUSE", ec)) {
+        if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
+        if (fs::exists(record_.folder() / "STOP", ec)) {
+          fs::remove(record_.folder() / "STOP", ec);
+          return finish("stopped", 3, "STOP file");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+      record_.state["status"] = "running";
+      emit("run_unpaused", {});
+    }
+    if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
+    return std::nullopt;
+  }
+
+  // The next position of a tasks-file run.
+  Position next_task_position() {
+    Position p;
+    auto& tasks = record_.state["tasks"];
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      const std::string status = tasks[i]["status"];
+      if (status == "done" || status == "skipped" || status == "failed") continue;
+      const auto& s = specs_[i];
+      p.key = p.task_key = s.id;
+      p.title = s.title;
+      p.work = task_text(s);
+      p.on_fail = opts_.on_fail;
+      task_number_ = i + 1;
+      current_spec_ = s;
+      return p;
+    }
+    p.finished = true;
+    return p;
+  }
+
+  // Ends a task: its event, its summary (kept for hybrid's next anchor).
+  void end_task(ojson& task, const std::string& status, const std::string& final_text, const std::string& reason) {
+    task["status"] = status;
+    task["ended_at_ms"] = util::now_ms();
+    task["wall_ms"] = task["ended_at_ms"].get<int64_t>() - task.value("started_at_ms", task["ended_at_ms"].get<int64_t>());
+    if (!reason.empty()) task["reason"] = reason;
+    const TokenUsage u = usage_from(task["usage"]);
+    ojson data = {{"context_mode", std::string(to_string(opts_.mode))},
+                  {"task_id", task["id"]},
+                  {"iterations", task["iterations"]},
+                  {"tokens_used", u.total()},
+                  {"usage", task["usage"]},
+                  {"context_resets", task["resets"]},
+                  {"compactions", task["compactions"]},
+                  {"anchoring_tokens", task["anchoring_tokens"]},
+                  {"anchoring_tokens_measure", "estimate: anchor UTF-8 bytes / 4, once per session started or re-anchored"},
+                  {"wall_ms", task["wall_ms"]}};
+    if (!reason.empty()) data["reason"] = reason;
+    emit(status == "done" ? "task_completed" : status == "skipped" ? "task_skipped" : "task_failed", data);
+    SummaryInputs si;
+    si.task_id = task["id"];
+    si.title = task.value("title", "");
+    si.status = status;
+    si.final_message = final_text;
+    si.blocked_reason = reason;
+    si.files_changed = changed_files(opts_.project, task.value("git_head", ""));
+    si.progress_tail = file_tail(opts_.project / opts_.progress_file, 200);
+    const std::string summary = build_task_summary(si, static_cast<size_t>(opts_.summary_max_lines));
+    record_.state["previous_summary"] = summary;
+    if (auto r = record_.write_file("task_summary.md", summary); !r) progress("note: " + r.error().message);
+    if (auto r = record_.write_file(fmt::format("tasks/{}/summary.md", RunRecord::safe_name(task["id"])), summary); !r)
+      progress("note: " + r.error().message);
+    emit("summary_written", {{"task_id", task["id"]}, {"lines", std::count(summary.begin(), summary.end(), '\n')}});
+  }
+
+  // --------------------------------------------------------------------------------------
+  int loop() {
+    auto& st = record_.state;
+    if (driver_) {
+      if (auto r = driver_->ensure_started(); !r) return finish("failed", 2, r.error().message);
+    }
+    std::string last_task_key = st["session"].is_object() ? st["session"].value("task_key", "") : "";
+    const Config cfg = load_config(w_.env, {opts_.project});
+    while (true) {
+      if (auto c = control()) return *c;
+      if (st["iterations"].get<int>() >= opts_.max_iterations) return finish("stopped", 3, "max_iterations reached");
+      const std::string session = st["session"].is_object() ? st["session"].value("id", "") : "";
+      Position pos;
+      if (driver_ && pending_position_) {
+        pos = std::move(*pending_position_);
+        pending_position_.reset();
+      } else if (driver_) {
+        auto p = driver_->position(session, w_.env, cfg);
+        if (!p) return finish("failed", 2, p.error().message);
+        pos = std::move(*p);
+      } else {
+        pos = next_task_position();
+      }
+      // An action handed out before a stop (run.json keeps it) is still carried out on resume.
+      if (driver_) {
+        auto& pa = st["pending_action"];
+        if (pos.action != workflow::ContextAction::None) {
+          pa = {{"key", pos.key}, {"action", workflow::to_string(pos.action)}, {"focus", pos.focus}};
+          save();
+        } else if (pa.is_object() && pa.value("key", "") == pos.key) {
+          pos.action = pa.value("action", "") == "clear" ? workflow::ContextAction::Clear : workflow::ContextAction::Compact;
+          pos.focus = pa.value("focus", "");
+        }
+      }
+      if (pos.finished) {
+        if (pos.workflow_failed) return finish("failed", 2, "the workflow failed");
+        return finish("completed", 0);
+      }
+      ojson& task = task_record(pos.task_key, pos.title);
+      if (driver_) task_number_ = static_cast<size_t>(std::find(st["tasks"].begin(), st["tasks"].end(), task) - st["tasks"].begin()) + 1;
+      const bool new_task = pos.task_key != last_task_key;
+      if (task["status"] == "pending") {
+        task["status"] = "running";
+        task["started_at_ms"] = util::now_ms();
+        if (auto head = git_head(opts_.project); !head.empty()) task["git_head"] = head;
+        emit("task_started", {{"task_id", task["id"]}, {"title", task["title"]}});
+      }
+      // Retry unit: one position; its attempts count toward max_task_iterations.
+      // (No reference into `st` is held across calls that may add keys to it.)
+      if (!st["attempts"].is_object()) st["attempts"] = ojson::object();
+      const int attempt = st["attempts"].value(pos.key, 0) + 1;
+
+      const bool clear = pos.action == workflow::ContextAction::Clear;
+      const bool compact = pos.action == workflow::ContextAction::Compact;
+      const SessionPlan plan = plan_session(opts_.mode, !session.empty(), new_task, clear, compact);
+      std::string session_id = session;
+      std::string anchor;
+      const int64_t t_start = util::now_ms();
+      int64_t client_ms = 0;
+
+      if (plan.compact_skipped) emit("compact_skipped", {{"task_id", task["id"]}, {"reason", "the call starts a fresh session"}});
+      if (plan.compact) {
+        // /compact <focus> on the session, with the session's own anchor so the prompt cache holds.
+        const std::string old_anchor = read_session_anchor();
+        std::vector<std::string> extra = base_args();
+        if (!old_anchor.empty()) {
+          extra.push_back("--append-system-prompt");
+          extra.push_back(old_anchor);
+        }
+        auto argv = compact_argv(opts_.claude_bin, extra, session_id, pos.focus);
+        auto r = invoke(argv);
+        if (!r) return finish("failed", 2, r.error().message);
+        client_ms += r->client_ms;
+        add_usage(task, r->stream.usage);
+        task["compactions"] = task["compactions"].get<int>() + 1;
+        emit("compacted", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", pos.focus}, {"why", "workflow compact"},
+                           {"usage", usage_json(r->stream.usage)}, {"exit_code", r->exit_code}, {"boundary", r->stream.compacted}});
+        // Re-anchor after the compaction: a new anchor epoch for this session.
+        anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text, st.value("previous_summary", "")) : "";
+        set_session(session_id, pos.task_key, anchor);
+        if (!anchor.empty()) task["anchoring_tokens"] = task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
+      }
+      if (plan.fresh) {
+        session_id = util::random_uuid();
+        anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text, st.value("previous_summary", "")) : "";
+        if (plan.reason != "start") {
+          task["resets"] = task["resets"].get<int>() + 1;
+          emit("context_reset", {{"task_id", task["id"]}, {"why", plan.reason}, {"session_id", session_id}});
+        }
+        set_session(session_id, pos.task_key, anchor);
+        if (!anchor.empty()) task["anchoring_tokens"] = task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
+        emit("session_started", {{"task_id", task["id"]}, {"session_id", session_id}, {"reason", plan.reason},
+                                 {"anchor_bytes", anchor.size()}});
+      } else if (!plan.compact) {
+        anchor = read_session_anchor();
+      }
+      if (clear) emit("workflow_action_executed", {{"task_id", task["id"]}, {"action", "clear"}, {"session_id", session_id}});
+
+      if (driver_ && pos.action != workflow::ContextAction::None) st["pending_action"] = nullptr;
+      const std::string prompt = call_prompt(pos.work, attempt, driver_.has_value());
+      auto argv = call_argv(plan.fresh, session_id, anchor, prompt);
+      const int n = st["iterations"].get<int>() + 1;
+      const std::string stem = fmt::format("tasks/{}/iter-{:03}", RunRecord::safe_name(pos.task_key), n);
+      if (auto r = record_.write_file(stem + ".prompt.md", prompt); !r) progress("note: " + r.error().message);
+      auto r = invoke(argv);
+      if (!r) return finish("failed", 2, r.error().message);
+      client_ms += r->client_ms;
+      const CallResult& call = *r;
+      if (!call.stream.session_id.empty() && call.stream.session_id != session_id) {
+        // The client may hand out another id (it never does for --session-id/--resume today).
+        session_id = call.stream.session_id;
+        st["session"]["id"] = session_id;
+      }
+      last_task_key = pos.task_key;
+      st["iterations"] = n;
+      st["attempts"][pos.key] = attempt;
+      task["iterations"] = task["iterations"].get<int>() + 1;
+      add_usage(task, call.stream.usage);
+      if (std::find(task["sessions"].begin(), task["sessions"].end(), session_id) == task["sessions"].end())
+        task["sessions"].push_back(session_id);
+      const ParsedReport report = parse_task_report(call.stream.text);
+      ojson result = {{"exit_code", call.exit_code},    {"session_id", session_id},
+                      {"has_result", call.stream.has_result}, {"is_error", call.stream.is_error},
+                      {"subtype", call.stream.subtype}, {"num_turns", call.stream.num_turns},
+                      {"usage", usage_json(call.stream.usage)}, {"cost_usd", call.stream.cost_usd},
+                      {"report", report.report == TaskReport::Done ? "done" : report.report == TaskReport::Blocked ? "blocked" : "none"},
+                      {"text", call.stream.text}};
+      if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
+      if (auto w = record_.write_file(stem + ".result.json", result.dump(2, ' ', false, ojson::error_handler_t::replace)); !w)
+        progress("note: " + w.error().message);
+      const int64_t runner_ms = util::now_ms() - t_start - client_ms;
+      emit("iteration", {{"task_id", task["id"]},        {"position", pos.key},
+                         {"iteration", n},               {"task_iteration", attempt},
+                         {"session_id", session_id},     {"fresh", plan.fresh},
+                         {"exit_code", call.exit_code},  {"report", result["report"]},
+                         {"usage", usage_json(call.stream.usage)}, {"client_ms", client_ms},
+                         {"runner_ms", runner_ms}});
+      save();
+
+      const bool ok = call.exit_code == 0 && call.stream.has_result && !call.stream.is_error;
+      if (ok && report.report == TaskReport::Done) {
+        st["attempts"].erase(pos.key);
+        if (driver_) {
+          if (auto a = driver_->advance(strip_task_report(call.stream.text)); !a) return finish("failed", 2, a.error().message);
+          // A loop task or a step ends when the workflow moves past it; finished tasks are
+          // closed when the next position shows another task key.
+          auto next = driver_->position(st["session"].value("id", ""), w_.env, cfg);
+          if (!next) return finish("failed", 2, next.error().message);
+          if (next->finished || next->task_key != pos.task_key) end_task(task, "done", call.stream.text, "");
+          pending_position_ = std::move(*next);
+        } else {
+          end_task(task, "done", call.stream.text, "");
+        }
+      } else if (attempt >= opts_.max_task_iterations || report.report == TaskReport::Blocked) {
+        const std::string why = report.report == TaskReport::Blocked ? "blocked: " + report.reason
+                                : !ok ? fmt::format("the call failed (exit {}{})", call.exit_code, call.stream.subtype.empty() ? "" : ", " + call.stream.subtype)
+                                      : fmt::format("not reported done after {} attempt(s)", attempt);
+        const OnFail what = report.report == TaskReport::Blocked && pos.on_fail == OnFail::Retry ? OnFail::Retry : pos.on_fail;
+        if (what == OnFail::Retry && report.report != TaskReport::Blocked) {
+          emit("task_retry", {{"task_id", task["id"]}, {"reason", why}});
+          st["attempts"].erase(pos.key);
+        } else if (what == OnFail::Skip || (what == OnFail::Retry && report.report == TaskReport::Blocked)) {
+          st["attempts"].erase(pos.key);
+          if (driver_) {
+            if (auto a = driver_->advance(fmt::format("[skipped by ctx-run: {}]", why)); !a) return finish("failed", 2, a.error().message);
+          }
+          end_task(task, "skipped", call.stream.text, why);
+        } else {
+          end_task(task, "failed", call.stream.text, why);
+          save();
+          return finish("aborted", 2, fmt::format("task {} failed: {}", task["id"].get<std::string>(), why));
+        }
+      }
+      save();
+      if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
+    }
+  }
+
+  void set_session(const std::string& id, const std::string& task_key, const std::string& anchor) {
+    auto& st = record_.state;
+    const int epoch = st["session"].is_object() ? st["session"].value("anchor_epoch", 0) + 1 : 1;
+    const std::string name = fmt::format("anchors/{:04}.md", epoch);
+    if (!anchor.empty())
+      if (auto r = record_.write_file(name, anchor); !r) progress("note: " + r.error().message);
+    st["session"] = {{"id", id}, {"task_key", task_key}, {"anchor_epoch", epoch}, {"anchor_file", anchor.empty() ? "" : name}};
+    session_anchor_ = anchor;
+    session_anchor_loaded_ = true;
+  }
+
+  // The current session's anchor, byte for byte as its first call had it.
+  std::string read_session_anchor() {
+    if (session_anchor_loaded_) return session_anchor_;
+    session_anchor_loaded_ = true;
+    const auto& s = record_.state["session"];
+    if (!s.is_object() || s.value("anchor_file", "").empty()) return session_anchor_ = "";
+    auto text = record_.read_file(s.value("anchor_file", ""));
+    session_anchor_ = text ? *text : "";
+    return session_anchor_;
+  }
+
+  RunOptions opts_;
+  RunEnvironment& w_;
+  RunRecord record_;
+  std::optional<StateStore> store_;
+  std::optional<WorkflowDriver> driver_;
+  std::vector<workflow::TaskSpec> specs_;
+  workflow::TaskSpec current_spec_;
+  std::string workflow_name_;
+  std::string session_anchor_;
+  bool session_anchor_loaded_ = false;
+  size_t task_number_ = 0;
+  std::optional<Position> pending_position_;
+};
+}  // namespace
+
+fs::path run_folder(const fs::path& project, const std::string& run) {
+  if (run.find('/') != std::string::npos) return fs::absolute(run);
+  return fs::absolute(project) / ".ctxkit" / "runs" / run;
+}
+
+int run(const RunOptions& options, RunEnvironment& world) {
+  Runner r(options, world);
+  return options.resume_run.empty() ? r.start() : r.resume();
+}
+
+}  // namespace ctxkit::runner

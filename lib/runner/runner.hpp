@@ -1,0 +1,62 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/locations.hpp"
+#include "runner/anchor.hpp"
+#include "runner/policy.hpp"
+#include "util/env.hpp"
+
+namespace ctxkit::runner {
+
+// Everything a run is started with (command line over [runner] configuration over defaults).
+struct RunOptions {
+  std::filesystem::path project;  // where claude runs and .ctxkit/runs/ lives
+  ContextMode mode = ContextMode::Continuous;
+  std::string mode_origin = "default";   // where the mode came from (flag, .work.toml, ...)
+  std::filesystem::path tasks_file;       // a tasks file, or
+  std::string workflow;                   // a workflow template (name from the search path, or a path)
+  std::string summary;                    // the workflow's request summary (workflow_start)
+  std::string claude_bin = "claude";
+  std::vector<std::string> claude_args;   // passed through before the runner's own arguments
+  int max_iterations = 50;
+  int max_task_iterations = 3;
+  OnFail on_fail = OnFail::Abort;
+  bool reanchor = true;
+  AnchorSources sources;
+  std::vector<std::string> anchor_files;
+  std::string progress_file = "progress.txt";
+  int progress_lines = 20;
+  int summary_max_lines = 50;
+  int anchor_max_tokens = 4000;
+  bool dry_run = false;
+  std::string resume_run;                 // --resume RUN: continue this run
+  int busy_timeout_ms = 1000;
+};
+
+// The world a run talks to.
+struct RunEnvironment {
+  util::Env env;
+  Locations locations;
+  std::ostream& out;
+  std::ostream& err;
+  bool progress_lines_only = true;          // stderr is not a terminal: one line per event
+  std::function<bool()> interrupted;        // SIGINT arrived (checked after each call)
+};
+
+// Runs (or resumes, or plans with dry_run) a run. Returns the exit code: 0 when every task is
+// done, 1 on bad input (one line on err, nothing recorded), 2 when a task failed and the run
+// was aborted, 3 when the run stopped on max_iterations, on STOP or PAUSE (see the run folder),
+// 130 after SIGINT.
+int run(const RunOptions& options, RunEnvironment& world);
+
+// The run folder of `run` (an id under <project>/.ctxkit/runs, or a path to a run folder).
+std::filesystem::path run_folder(const std::filesystem::path& project, const std::string& run);
+
+}  // namespace ctxkit::runner

@@ -1,0 +1,490 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "e2e/e2e_support.hpp"
+#include "store/state_store.hpp"
+
+namespace ctxkit::test {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// A stand-in `claude`: records each call (how it picks its session, whether it got an anchor,
+// the prompt's first line, its cwd and stdin) as one line of $STANDIN_LOG, and answers in
+// stream-json with the next line of $STANDIN_REPLIES (DONE, NONE, BLOCKED <why>, FAIL, SLEEP,
+// STOP, PAUSE; DONE when the file has run out). `/compact` calls answer as the real client does
+// and use no reply. Every answer reports usage input 10, cache creation 100, cache read 1000,
+// output 5 (a compaction: 100/0/0/20 through modelUsage).
+constexpr const char* kStandin = R"SH(#!/bin/sh
+kind=""; sid=""; anchor=0; prev=""; last=""
+for a in "$@"; do
+  case "$prev" in
+    --session-id) kind=fresh; sid="$a";;
+    --resume) kind=resume; sid="$a";;
+    --append-system-prompt) anchor=1; printf '%s' "$a" > "$STANDIN_DIR/anchor-$sid-$(date +%s%N)";;
+  esac
+  prev="$a"; last="$a"
+done
+stdin=$(cat | head -c 100)
+case "$last" in
+  /compact*)
+    printf 'call=compact sid=%s anchor=%s focus=%s\n' "$sid" "$anchor" "$(printf '%s' "$last" | head -1)" >> "$STANDIN_LOG"
+    printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$sid"
+    printf '{"type":"system","subtype":"compact_boundary","session_id":"%s"}\n' "$sid"
+    printf '{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"%s","usage":{"input_tokens":0,"output_tokens":0},"modelUsage":{"m":{"inputTokens":100,"outputTokens":20,"cacheReadInputTokens":0,"cacheCreationInputTokens":0}}}\n' "$sid"
+    exit 0;;
+esac
+n=$(cat "$STANDIN_DIR/count" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$STANDIN_DIR/count"
+reply=$(sed -n "${n}p" "$STANDIN_REPLIES" 2>/dev/null); [ -n "$reply" ] || reply=DONE
+printf 'call=%s sid=%s anchor=%s cwd=%s stdin=%s prompt=%s\n' "$kind" "$sid" "$anchor" "$(pwd)" "$stdin" "$(printf '%s' "$last" | head -1)" >> "$STANDIN_LOG"
+printf '%s' "$last" > "$STANDIN_DIR/prompt-$n"
+case "$reply" in
+  FAIL) echo "stand-in failure" >&2; exit 1;;
+  SLEEP) sleep 2; text='Slept.\nCTXKIT-TASK: DONE';;
+  STOP) for d in .ctxkit/runs/*/; do touch "$d/STOP"; done; text='Stopping.\nCTXKIT-TASK: DONE';;
+  PAUSE) for d in .ctxkit/runs/*/; do touch "$d/PAUSE"; done; text='Pausing.\nCTXKIT-TASK: DONE';;
+  DONE) text='Worked on it.\nDecision: keep it simple\nCTXKIT-TASK: DONE';;
+  NONE) text='Still working on it.';;
+  BLOCKED*) text="Cannot.\\nCTXKIT-TASK: ${reply}";;
+esac
+printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$sid"
+printf '{"type":"user","message":{"role":"user","content":"big tool output"}}\n'
+printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"%s","usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":5},"modelUsage":{"m":{"inputTokens":10,"outputTokens":5,"cacheReadInputTokens":1000,"cacheCreationInputTokens":100}}}\n' "$text" "$sid"
+)SH";
+
+struct Call {
+  std::string kind, sid;
+  bool anchor = false;
+  std::string rest;
+};
+
+struct RunRig {
+  TempDir tmp;
+  fs::path project, bin, standin_dir;
+  util::Env env;
+  RunRig() {
+    project = tmp / "proj";
+    bin = tmp / "bin";
+    standin_dir = tmp / "standin";
+    fs::create_directories(project);
+    fs::create_directories(bin);
+    fs::create_directories(standin_dir);
+    std::ofstream(bin / "claude") << kStandin;
+    fs::permissions(bin / "claude", fs::perms::owner_all);
+    env = tmp.env();
+    env.set("PATH", bin.string() + ":/usr/bin:/bin");
+    env.set("STANDIN_LOG", (standin_dir / "log").string());
+    env.set("STANDIN_DIR", standin_dir.string());
+    env.set("STANDIN_REPLIES", (standin_dir / "replies").string());
+    tmp.write("proj/tasks.yaml",
+              "- id: t1\n  title: Write the parser\n  description: Parse the input.\n  acceptance: [parses the sample]\n"
+              "- id: t2\n  title: Write the printer\n"
+              "- id: t3\n  title: Wire them together\n  depends_on: [t1, t2]\n");
+  }
+  void replies(const std::string& lines) const { std::ofstream(standin_dir / "replies") << lines; }
+  std::vector<Call> calls() const {
+    std::vector<Call> out;
+    std::ifstream in(standin_dir / "log");
+    std::string line;
+    while (std::getline(in, line)) {
+      Call c;
+      std::istringstream ss(line);
+      std::string tok;
+      ss >> tok;
+      c.kind = tok.substr(5);
+      ss >> tok;
+      c.sid = tok.substr(4);
+      ss >> tok;
+      c.anchor = tok == "anchor=1";
+      std::getline(ss, c.rest);
+      out.push_back(c);
+    }
+    return out;
+  }
+  util::ProcessResult run(const std::vector<std::string>& args) const { return run_tool("ctx-run", args, "", env, project); }
+  std::vector<fs::path> runs() const {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(project / ".ctxkit" / "runs", ec)) out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  json run_json(const fs::path& folder) const { return json::parse(read_file(folder / "run.json")); }
+  json report(const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> args{"report", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  }
+  std::string prompt(int n) const { return read_file(standin_dir / ("prompt-" + std::to_string(n))); }
+};
+
+// Each task takes two iterations: the first ends without the done marker.
+constexpr const char* kTwoEach = "NONE\nDONE\nNONE\nDONE\nNONE\nDONE\n";
+
+std::vector<std::string> kinds(const std::vector<Call>& calls) {
+  std::vector<std::string> out;
+  for (const auto& c : calls) out.push_back(c.kind);
+  return out;
+}
+
+TEST(RunE2E, ContinuousUsesOneSessionForTheWholeRun) {
+  RunRig r;
+  r.replies(kTwoEach);
+  auto res = r.run({"tasks.yaml", "--context-mode", "continuous"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 6u);
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume", "resume", "resume", "resume", "resume"}));
+  for (const auto& c : calls) EXPECT_EQ(c.sid, calls[0].sid);
+  EXPECT_EQ(calls[0].sid.size(), 36u);
+  // The prompt goes as an argument; nothing on stdin; the client runs in the project.
+  EXPECT_NE(calls[0].rest.find("cwd=" + r.project.string() + " stdin= prompt=Task t1: Write the parser"), std::string::npos) << calls[0].rest;
+  // Dependencies order the tasks: t3 last.
+  EXPECT_NE(calls[4].rest.find("prompt=Task t3"), std::string::npos);
+  // The second attempt of a task says so.
+  EXPECT_NE(r.prompt(2).find("This is attempt 2 of at most 3"), std::string::npos);
+  EXPECT_NE(r.prompt(1).find("CTXKIT-TASK: DONE"), std::string::npos);
+  const json rep = r.report();
+  EXPECT_EQ(rep["mode"], "continuous");
+  EXPECT_EQ(rep["status"], "completed");
+  EXPECT_EQ(rep["totals"]["iterations"], 6);
+  EXPECT_EQ(rep["totals"]["resets"], 0);
+  EXPECT_EQ(rep["totals"]["usage"]["input"], 60);
+  EXPECT_EQ(rep["totals"]["usage"]["cache_creation"], 600);
+  EXPECT_EQ(rep["totals"]["usage"]["cache_read"], 6000);
+  EXPECT_EQ(rep["totals"]["usage"]["output"], 30);
+  for (const auto& t : rep["tasks"]) {
+    EXPECT_EQ(t["status"], "done");
+    EXPECT_EQ(t["iterations"], 2);
+  }
+}
+
+TEST(RunE2E, FreshPerTaskStartsASessionPerTaskAndResumesItsIterations) {
+  RunRig r;
+  r.replies(kTwoEach);
+  auto res = r.run({"tasks.yaml", "--fresh-context"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 6u);
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume", "fresh", "resume", "fresh", "resume"}));
+  EXPECT_EQ(calls[1].sid, calls[0].sid);
+  EXPECT_EQ(calls[3].sid, calls[2].sid);
+  EXPECT_NE(calls[2].sid, calls[0].sid);
+  EXPECT_NE(calls[4].sid, calls[2].sid);
+  // Every call of a session carries the same anchor, byte for byte (the prompt cache holds).
+  for (const auto& c : calls) EXPECT_TRUE(c.anchor);
+  std::vector<std::string> anchors_of_first;
+  for (const auto& e : fs::directory_iterator(r.standin_dir))
+    if (e.path().filename().string().starts_with("anchor-" + calls[0].sid)) anchors_of_first.push_back(read_file(e.path()));
+  ASSERT_EQ(anchors_of_first.size(), 2u);
+  EXPECT_EQ(anchors_of_first[0], anchors_of_first[1]);
+  EXPECT_NE(anchors_of_first[0].find("Task t1: Write the parser\nParse the input.\nAcceptance criteria:\n- [ ] parses the sample"),
+            std::string::npos);
+  const json rep = r.report();
+  EXPECT_EQ(rep["mode"], "fresh-per-task");
+  EXPECT_EQ(rep["totals"]["resets"], 2);
+  EXPECT_GT(rep["totals"]["anchoring_tokens"].get<int>(), 0);
+}
+
+TEST(RunE2E, FreshPerIterationStartsASessionForEveryCall) {
+  RunRig r;
+  r.replies(kTwoEach);
+  auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 6u);
+  std::set<std::string> sids;
+  for (const auto& c : calls) {
+    EXPECT_EQ(c.kind, "fresh");
+    sids.insert(c.sid);
+  }
+  EXPECT_EQ(sids.size(), 6u);
+  EXPECT_EQ(r.report()["totals"]["resets"], 5);
+}
+
+TEST(RunE2E, HybridCarriesThePreviousTasksSummary) {
+  RunRig r;
+  r.replies(kTwoEach);
+  r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");
+  auto res = r.run({"tasks.yaml", "--context-mode", "hybrid"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 6u);
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume", "fresh", "resume", "fresh", "resume"}));
+  std::string second_anchor;
+  for (const auto& e : fs::directory_iterator(r.standin_dir))
+    if (e.path().filename().string().starts_with("anchor-" + calls[2].sid)) second_anchor = read_file(e.path());
+  EXPECT_NE(second_anchor.find("Project rules: small commits."), std::string::npos);
+  EXPECT_NE(second_anchor.find("## Previous task summary\nTask t1: Write the parser\nStatus: done"), std::string::npos) << second_anchor;
+  EXPECT_NE(second_anchor.find("- keep it simple"), std::string::npos);
+  const auto run = r.runs().at(0);
+  EXPECT_NE(read_file(run / "task_summary.md").find("Task t3: Wire them together"), std::string::npos);
+  // Events: JSONL in the run folder, the same rows in the state database.
+  const std::string events = read_file(run / "events.jsonl");
+  EXPECT_NE(events.find(R"("event":"task_completed","run_id")"), std::string::npos);
+  EXPECT_NE(events.find(R"("context_mode":"hybrid","task_id":"t1","iterations":2,"tokens_used":2230)"), std::string::npos) << events;
+  auto store = StateStore::open(r.tmp / "home/.local/state/ctxkit/state.db", 1000);
+  ASSERT_TRUE(store) << store.error().message;
+  auto rows = store->events("run", run.filename().string());
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->size(), static_cast<size_t>(line_count(events)));
+  EXPECT_EQ(rows->front().kind, "run_started");
+  EXPECT_EQ(rows->back().kind, "run_ended");
+}
+
+TEST(RunE2E, ReportComparesRunsSideBySide) {
+  RunRig r;
+  r.replies("");
+  ASSERT_EQ(r.run({"tasks.yaml", "--context-mode", "continuous"}).exit_code, 0);
+  fs::remove(r.standin_dir / "count");
+  ASSERT_EQ(r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"}).exit_code, 0);
+  auto text = r.run({"report", "--all"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("side by side:"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("continuous"), std::string::npos);
+  EXPECT_NE(text.out.find("fresh-per-iteration"), std::string::npos);
+  const json both = r.report({"--all"});
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0]["totals"]["iterations"], 3);
+  EXPECT_EQ(both[1]["totals"]["resets"], 2);
+}
+
+TEST(RunE2E, BlockedTaskAbortsByDefaultAndSkipGoesOn) {
+  RunRig r;
+  r.replies("BLOCKED no compiler\n");
+  auto res = r.run({"tasks.yaml"});
+  EXPECT_EQ(res.exit_code, 2) << res.err;
+  EXPECT_EQ(r.calls().size(), 1u);
+  EXPECT_NE(res.err.find("blocked: no compiler"), std::string::npos) << res.err;
+  fs::remove(r.standin_dir / "count");
+  fs::remove(r.standin_dir / "log");
+  auto skip = r.run({"tasks.yaml", "--on-fail", "skip"});
+  EXPECT_EQ(skip.exit_code, 0) << skip.err;
+  EXPECT_EQ(r.calls().size(), 3u);
+  const json rep = r.report();
+  EXPECT_EQ(rep["tasks"][0]["status"], "skipped");
+  EXPECT_EQ(rep["tasks"][1]["status"], "done");
+}
+
+TEST(RunE2E, ATaskNeverReportedDoneStopsAtMaxTaskIterations) {
+  RunRig r;
+  r.replies("NONE\nNONE\nFAIL\n");
+  auto res = r.run({"tasks.yaml", "--max-task-iterations", "3"});
+  EXPECT_EQ(res.exit_code, 2);
+  EXPECT_EQ(r.calls().size(), 3u);
+  EXPECT_NE(res.err.find("the call failed (exit 1)"), std::string::npos) << res.err;
+  // max_iterations bounds the whole run.
+  RunRig r2;
+  r2.replies("NONE\nNONE\nNONE\nNONE\n");
+  auto limited = r2.run({"tasks.yaml", "--max-iterations", "2"});
+  EXPECT_EQ(limited.exit_code, 3);
+  EXPECT_EQ(r2.calls().size(), 2u);
+  EXPECT_NE(limited.out.find("max_iterations reached"), std::string::npos) << limited.out;
+}
+
+constexpr const char* kTemplate =
+    "name: ship\ndescription: plan, build, review\nsteps:\n"
+    "  - id: plan\n    type: action\n    instructions: Write the plan.\n"
+    "  - id: build\n    type: action\n    context: clear\n    instructions: Build what the plan says.\n"
+    "  - id: review\n    type: action\n    context: compact\n    compact_focus: the review of the build\n    instructions: Review the build.\n";
+
+TEST(RunE2E, WorkflowClearIsAFreshSessionAndCompactRunsSlashCompact) {
+  RunRig r;
+  r.tmp.write("proj/.ctxkit/workflows/ship.yaml", kTemplate);
+  auto res = r.run({"--workflow", "ship", "--summary", "ship it"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "compact", "resume"}));
+  EXPECT_NE(calls[0].rest.find("prompt=Workflow \"ship\", step plan"), std::string::npos) << calls[0].rest;
+  EXPECT_NE(calls[1].sid, calls[0].sid);          // /clear: a new session
+  EXPECT_EQ(calls[2].sid, calls[1].sid);          // /compact on the session of the step before
+  EXPECT_NE(calls[2].rest.find("focus=/compact the review of the build"), std::string::npos) << calls[2].rest;
+  EXPECT_EQ(calls[3].sid, calls[1].sid);
+  // The workflow advanced with the agent's final messages.
+  const json state = json::parse(read_file(r.project / "workflow-state.json"));
+  EXPECT_EQ(state["status"], "complete");
+  EXPECT_EQ(state["outputs"]["plan"], "Worked on it.\nDecision: keep it simple");
+  const json rep = r.report();
+  EXPECT_EQ(rep["totals"]["resets"], 1);
+  EXPECT_EQ(rep["totals"]["compactions"], 1);
+  EXPECT_EQ(rep["totals"]["usage"]["input"], 130);  // three calls and the compaction
+  const std::string events = read_file(r.runs().at(0) / "events.jsonl");
+  EXPECT_NE(events.find(R"("event":"context_reset")"), std::string::npos);
+  EXPECT_NE(events.find(R"("why":"workflow clear")"), std::string::npos);
+  EXPECT_NE(events.find(R"("event":"compacted")"), std::string::npos);
+}
+
+TEST(RunE2E, WorkflowLoopTakesTheTasksFileAndFreshPerTaskFollowsLoopTasks) {
+  RunRig r;
+  r.tmp.write("proj/.ctxkit/workflows/loopy.yaml",
+              "name: loopy\ndescription: d\nsteps:\n  - id: work\n    type: loop\nloops:\n  work:\n"
+              "    - id: code\n      instructions: Code {task.title}.\n    - id: test\n      instructions: Test {task.id}.\n");
+  r.tmp.write("proj/two.json", R"([{"id":"a","title":"Alpha"},{"id":"b","title":"Beta"}])");
+  auto res = r.run({"two.json", "--workflow", "loopy", "--fresh-context"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume", "fresh", "resume"}));
+  EXPECT_NE(r.prompt(1).find("Code Alpha."), std::string::npos) << r.prompt(1);
+  EXPECT_NE(r.prompt(2).find("Test a."), std::string::npos);
+  EXPECT_NE(r.prompt(3).find("Code Beta."), std::string::npos);
+}
+
+TEST(RunE2E, StopFileEndsTheRunAndResumeContinuesIt) {
+  RunRig r;
+  r.replies("STOP\nDONE\nDONE\n");
+  auto res = r.run({"tasks.yaml"});
+  EXPECT_EQ(res.exit_code, 3) << res.err;
+  EXPECT_EQ(r.calls().size(), 1u);
+  const auto run = r.runs().at(0);
+  EXPECT_EQ(r.run_json(run)["status"], "stopped");
+  EXPECT_FALSE(fs::exists(run / "STOP"));  // honoured once
+  auto again = r.run({"--resume", run.filename().string()});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  // Continuous: the resumed run goes on in the same session.
+  EXPECT_EQ(calls[1].kind, "resume");
+  EXPECT_EQ(calls[1].sid, calls[0].sid);
+  EXPECT_NE(calls[1].rest.find("prompt=Task t2"), std::string::npos);
+  EXPECT_EQ(r.run_json(run)["status"], "completed");
+  // A finished run cannot be resumed.
+  EXPECT_EQ(r.run({"--resume", run.filename().string()}).exit_code, 1);
+}
+
+TEST(RunE2E, PauseFileWaitsUntilItIsRemoved) {
+  RunRig r;
+  r.replies("PAUSE\n");
+  util::SpawnSpec spec;
+  spec.argv = {"sh", "-c", "exec \"$0\" tasks.yaml > out.txt 2> err.txt", bin_dir() + "/ctx-run"};
+  spec.cwd = r.project;
+  spec.env = r.env.vars();
+  auto child = util::Child::spawn(spec);
+  ASSERT_TRUE(child) << child.error().message;
+  fs::path run;
+  bool paused = false;
+  for (int i = 0; i < 100 && !paused; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto runs = r.runs();
+    if (runs.empty() || !fs::exists(runs[0] / "run.json")) continue;
+    run = runs[0];
+    paused = r.run_json(run)["status"] == "paused";
+  }
+  ASSERT_TRUE(paused);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(r.calls().size(), 1u);  // nothing runs while paused
+  fs::remove(run / "PAUSE");
+  auto st = child->wait_for(std::chrono::seconds(30));
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->code, 0) << read_file(r.project / "err.txt");
+  EXPECT_EQ(r.calls().size(), 3u);
+}
+
+TEST(RunE2E, SigintStopsAfterRecordingTheCurrentIteration) {
+  RunRig r;
+  r.replies("SLEEP\nDONE\nDONE\n");
+  util::SpawnSpec spec;
+  spec.argv = {bin_dir() + "/ctx-run", "tasks.yaml"};
+  spec.cwd = r.project;
+  spec.env = r.env.vars();
+  auto child = util::Child::spawn(spec);
+  ASSERT_TRUE(child);
+  for (int i = 0; i < 100 && r.calls().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(r.calls().size(), 1u);
+  child->signal(SIGINT);
+  auto st = child->wait_for(std::chrono::seconds(30));
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->code, 130);
+  const auto run = r.runs().at(0);
+  const json j = r.run_json(run);
+  EXPECT_EQ(j["status"], "stopped");
+  EXPECT_EQ(j["iterations"], 1);               // the call in flight was recorded
+  EXPECT_EQ(j["tasks"][0]["status"], "done");
+  EXPECT_EQ(r.calls().size(), 1u);
+  auto again = r.run({"--resume", run.filename().string()});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(r.calls().size(), 3u);
+}
+
+TEST(RunE2E, DryRunPrintsThePlanAndRunsNothing) {
+  RunRig r;
+  auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-task", "--dry-run", "--model", "claude-sonnet-4-5"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_TRUE(r.calls().empty());
+  EXPECT_FALSE(fs::exists(r.project / ".ctxkit"));
+  EXPECT_NE(res.out.find("run plan: mode fresh-per-task"), std::string::npos) << res.out;
+  EXPECT_NE(res.out.find("argv: claude --model claude-sonnet-4-5 --output-format stream-json --verbose -p --session-id"), std::string::npos)
+      << res.out;
+  EXPECT_NE(res.out.find("anchor ("), std::string::npos);
+  EXPECT_NE(res.out.find("task t3 (Wire them together)"), std::string::npos);
+}
+
+TEST(RunE2E, BadInputIsOneLineAndRecordsNothing) {
+  RunRig r;
+  r.tmp.write("proj/cycle.yaml", "- {id: a, title: A, depends_on: [b]}\n- {id: b, title: B, depends_on: [a]}\n");
+  r.tmp.write("proj/broken.json", "[{\"id\": \"a\", \"title\": ");
+  r.tmp.write("proj/norun/x", "");
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  };
+  const Case cases[] = {
+      {{"tasks.yaml", "--context-mode", "sometimes"}, "unknown context mode 'sometimes'"},
+      {{"broken.json"}, "broken.json"},
+      {{"cycle.yaml"}, "cycle"},
+      {{"missing.yaml"}, "missing.yaml"},
+      {{}, "nothing to run"},
+      {{"--resume", "./norun"}, "not a ctxkit run folder"},
+      {{"--resume", "nosuchrun"}, "no run at"},
+      {{"tasks.yaml", "--anchor-sources", "task,gti"}, "unknown anchor source 'gti'"},
+      {{"tasks.yaml", "--workflow", "nonesuch"}, "workflow 'nonesuch' not found"},
+  };
+  for (const auto& c : cases) {
+    auto res = r.run(c.args);
+    EXPECT_EQ(res.exit_code, 1) << c.needle << ": " << res.err;
+    EXPECT_EQ(line_count(res.err), 1u) << res.err;
+    EXPECT_NE(res.err.find(c.needle), std::string::npos) << res.err;
+    EXPECT_TRUE(r.runs().empty()) << c.needle;
+  }
+  fs::create_directories(r.project / ".ctxkit/runs/norun");
+  auto not_ours = r.run({"--resume", "norun"});
+  EXPECT_EQ(not_ours.exit_code, 1);
+  EXPECT_NE(not_ours.err.find("not a ctxkit run folder"), std::string::npos) << not_ours.err;
+  // claude not found.
+  util::Env env = r.env;
+  env.set("PATH", "/usr/bin:/bin");
+  auto no_claude = run_tool("ctx-run", {"tasks.yaml"}, "", env, r.project);
+  EXPECT_EQ(no_claude.exit_code, 1);
+  EXPECT_NE(no_claude.err.find("claude not found"), std::string::npos) << no_claude.err;
+  EXPECT_TRUE(r.calls().empty());
+}
+
+TEST(RunE2E, ConfigSetEditsOnlyTheModeKey) {
+  RunRig r;
+  const std::string before = "# my settings\n[context]\nwarn_threshold = 55 # keep\n\n[runner]\nmode = \"continuous\"  # was\nmax_iterations = 9\n";
+  r.tmp.write("proj/.work.toml", before);
+  auto res = r.run({"config", "set", "runner.mode", "hybrid"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  std::string after = read_file(r.project / ".work.toml");
+  std::string expected = before;
+  expected.replace(expected.find("\"continuous\""), 12, "\"hybrid\"");
+  EXPECT_EQ(after, expected);
+  // And the runner takes it.
+  auto plan = r.run({"tasks.yaml", "--dry-run"});
+  EXPECT_NE(plan.out.find("mode hybrid (" + (r.project / ".work.toml").string() + ")"), std::string::npos) << plan.out;
+  EXPECT_EQ(r.run({"config", "set", "runner.mode", "often"}).exit_code, 1);
+  EXPECT_EQ(read_file(r.project / ".work.toml"), expected);
+}
+
+}  // namespace
+}  // namespace ctxkit::test
