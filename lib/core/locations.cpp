@@ -31,7 +31,6 @@ fs::path Locations::index_lock() const { return archive_dir() / ".index.lock"; }
 fs::path Locations::archive_log() const { return state_dir / "archive.log"; }
 fs::path Locations::rollovers_dir() const { return state_dir / "rollovers"; }
 fs::path Locations::supervisors_dir() const { return state_dir / "supervisors"; }
-fs::path Locations::workflow_events() const { return state_dir / "workflow-events.jsonl"; }
 
 fs::path Locations::claude_projects_dir() const { return claude_config_dir / "projects"; }
 

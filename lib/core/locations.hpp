@@ -36,7 +36,6 @@ struct Locations {
   std::filesystem::path archive_log() const;      // archive.log: what detached archivers and indexers could not do
   std::filesystem::path rollovers_dir() const;    // rollovers/: <session id>.md continuation prompts
   std::filesystem::path supervisors_dir() const;  // supervisors/: <pid> records of running supervisors
-  std::filesystem::path workflow_events() const;  // workflow-events.jsonl
 
   // Under claude_config_dir.
   std::filesystem::path claude_projects_dir() const;  // projects/: <project folder>/<session id>.jsonl

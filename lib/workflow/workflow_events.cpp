@@ -1,35 +1,41 @@
 #include "workflow/workflow_events.hpp"
 
 #include <fmt/core.h>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "util/fs.hpp"
+#include "store/state_store.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::workflow {
 namespace fs = std::filesystem;
 
-Result<void> append_event(const fs::path& file, const fs::path& worktree, const WorkflowEvent& e) {
-  nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(util::now_ms())}, {"worktree", worktree.string()}, {"kind", e.kind},
+Result<void> append_event(const fs::path& state_db, int busy_timeout_ms, const fs::path& worktree, const WorkflowEvent& e) {
+  const int64_t now = util::now_ms();
+  nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(now)}, {"worktree", worktree.string()}, {"kind", e.kind},
                               {"action", e.action}, {"workflow", e.workflow}, {"step", e.step}, {"subStep", e.sub_step},
                               {"task", e.task_id}, {"iteration", e.iteration}, {"by", e.by}};
   if (e.percent) j["percent"] = *e.percent;
   if (e.min_percent) j["minPercent"] = *e.min_percent;
-  // A private file in a private folder (0700 whatever the umask), never through a link.
-  if (auto made = util::make_private_dirs(file.parent_path()); !made) return std::unexpected(made.error());
-  return util::append_private_line(file, j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  // The state database: a private file in a private folder, never through a link.
+  auto store = StateStore::open(state_db, busy_timeout_ms);
+  if (!store) return std::unexpected(store.error());
+  return store->append_event(
+      {now, "workflow", worktree.string(), e.kind, j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)});
 }
 
-std::vector<RecordedEvent> read_events(const fs::path& file, const fs::path& worktree) {
+std::vector<RecordedEvent> read_events(const fs::path& state_db, int busy_timeout_ms, const fs::path& worktree) {
   std::vector<RecordedEvent> out;
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || j.value("worktree", "") != worktree.string()) continue;
+  std::error_code ec;
+  if (!fs::exists(state_db, ec)) return out;
+  auto store = StateStore::open(state_db, busy_timeout_ms);
+  if (!store) return out;
+  auto rows = store->events("workflow", worktree.string());
+  if (!rows) return out;
+  for (const auto& row : *rows) {
+    auto j = nlohmann::json::parse(row.data, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
     RecordedEvent r;
-    r.worktree = j.value("worktree", "");
+    r.worktree = row.scope;
     r.at = j.value("at", "");
     r.event.kind = j.value("kind", "");
     r.event.action = j.value("action", "");

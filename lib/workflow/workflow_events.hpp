@@ -16,11 +16,13 @@ struct RecordedEvent {
   std::string at;  // ISO 8601 UTC
 };
 
-// The event log (Locations::workflow_events()): one JSON line per event, appended (O_APPEND,
-// mode 0600). Appends one event to `file`. Errors name the file.
-Result<void> append_event(const std::filesystem::path& file, const std::filesystem::path& worktree, const WorkflowEvent& event);
+// The event log: rows of the state database's `events` table (source "workflow", scope = the
+// worktree), so `ctx-workflow status` and the runner's report read the same record. Appends one
+// event to the database at `state_db`. Errors name the database.
+Result<void> append_event(const std::filesystem::path& state_db, int busy_timeout_ms, const std::filesystem::path& worktree,
+                          const WorkflowEvent& event);
 
-// The events of `worktree`, oldest first (unreadable lines skipped; a missing file is empty).
-std::vector<RecordedEvent> read_events(const std::filesystem::path& file, const std::filesystem::path& worktree);
+// The events of `worktree`, oldest first (unreadable rows skipped; no database is no events).
+std::vector<RecordedEvent> read_events(const std::filesystem::path& state_db, int busy_timeout_ms, const std::filesystem::path& worktree);
 
 }  // namespace ctxkit::workflow

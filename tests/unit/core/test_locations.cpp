@@ -39,7 +39,6 @@ TEST(Locations, WellKnownFilesAreUnderTheirFolders) {
   EXPECT_EQ(loc.archive_log(), state / "archive.log");
   EXPECT_EQ(loc.rollovers_dir(), state / "rollovers");
   EXPECT_EQ(loc.supervisors_dir(), state / "supervisors");
-  EXPECT_EQ(loc.workflow_events(), state / "workflow-events.jsonl");
 }
 
 TEST(Locations, XdgVariablesMoveTheConfigAndStateFolders) {

@@ -23,10 +23,11 @@ WorkflowEvent cleared() {
 
 TEST(WorkflowEvents, AppendedAndReadBackPerWorktree) {
   test::TempDir tmp;
-  fs::path file = tmp / "state/workflow-events.jsonl";
-  ASSERT_TRUE(append_event(file, "/wt/a", cleared()));
-  ASSERT_TRUE(append_event(file, "/wt/b", cleared()));
-  auto a = read_events(file, "/wt/a");
+  fs::path file = tmp / "state/state.db";
+  EXPECT_TRUE(read_events(file, 1000, "/wt/a").empty());  // no database yet
+  ASSERT_TRUE(append_event(file, 1000, "/wt/a", cleared()));
+  ASSERT_TRUE(append_event(file, 1000, "/wt/b", cleared()));
+  auto a = read_events(file, 1000, "/wt/a");
   ASSERT_EQ(a.size(), 1u);
   EXPECT_EQ(a[0].event.action, "clear");
   EXPECT_EQ(a[0].event.step, "s");
@@ -34,9 +35,9 @@ TEST(WorkflowEvents, AppendedAndReadBackPerWorktree) {
 
 TEST(WorkflowEvents, TheFolderIsPrivateWhateverTheUmask) {
   test::TempDir tmp;
-  fs::path file = tmp / "state/deep/workflow-events.jsonl";
+  fs::path file = tmp / "state/deep/state.db";
   mode_t old = ::umask(0);
-  auto r = append_event(file, "/wt", cleared());
+  auto r = append_event(file, 1000, "/wt", cleared());
   ::umask(old);
   ASSERT_TRUE(r) << r.error().message;
   struct stat st {};
@@ -51,9 +52,9 @@ TEST(WorkflowEvents, ALinkInPlaceOfTheFileIsNotFollowed) {
   fs::create_directories(tmp / "state");
   fs::permissions(tmp / "state", fs::perms::owner_all, fs::perm_options::replace);
   fs::path target = tmp.write("elsewhere.txt", "keep me\n");
-  fs::path file = tmp / "state/workflow-events.jsonl";
+  fs::path file = tmp / "state/state.db";
   fs::create_symlink(target, file);
-  EXPECT_FALSE(append_event(file, "/wt", cleared()));
+  EXPECT_FALSE(append_event(file, 1000, "/wt", cleared()));
   EXPECT_EQ(test::read_file(target), "keep me\n");
 }
 
