@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "apps/cli.hpp"
+#include "apps/workflow_sink.hpp"
 #include "apps/hook_input.hpp"
 #include "claude/session_locator.hpp"
 #include "context/context_meter.hpp"
@@ -95,7 +96,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
       if (m.task().is_object()) e.task_id = m.task()["id"].get<std::string>();
       e.iteration = m.ralph_iteration().value_or(0);
       e.by = "session-start:" + payload->session_id;
-      if (auto r = workflow::append_event(cfg.locations(ctx.env).workflow_events(), fs::absolute(worktree), e); !r)
+      if (auto r = workflow::append_event(cfg.locations(ctx.env).state_db(), cfg.state.busy_timeout_ms, fs::absolute(worktree), e); !r)
         print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }
     const std::string text = runner::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
@@ -130,8 +131,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     if (d.action != workflow::ContextAction::None || d.skipped != workflow::ContextAction::None) {
       m.mark_action_executed();
       if (auto w = workflow::save_state(wt, m); !w) return error(w.error().message);
-      if (auto r = workflow::append_event(loc.workflow_events(), wt, workflow::event_for(m, d, "ctx-gate")); !r)
-        print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
+      workflow_event_sink(cfg, ctx.env, wt, ctx.err, kTool)(workflow::event_for(m, d, "ctx-gate"));
     }
     if (d.action != workflow::ContextAction::None) {
       answer["action"] = workflow::to_string(d.action);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "apps/cli.hpp"
+#include "apps/workflow_sink.hpp"
 #include "core/config.hpp"
 #include "util/paths.hpp"
 #include "workflow/workflow_catalog.hpp"
@@ -35,6 +36,10 @@ std::optional<std::string> read_text(const std::string& path, AppContext& ctx) {
 
 // Human-readable form of a status answer.
 void print_status(const ojson& s, std::ostream& out) {
+  if (s.contains("contextAction") && s.value("message", "").starts_with("ctxkit's supervisor")) {
+    out << s["message"].get<std::string>() << '\n';  // carried out by the supervisor at the end of the turn
+    return;
+  }
   if (s.contains("contextAction")) {
     out << fmt::format("Before this step: run {}{}\n", s["contextAction"].get<std::string>(),
                        s.contains("focus") ? " " + s["focus"].get<std::string>() : std::string());
@@ -116,11 +121,11 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   o.search_dirs = workflow::default_search_dirs(ctx.env, o.repo_root);
   for (const auto& d : dirs) o.search_dirs.push_back(fs::absolute(d));
   const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, o.worktree.string())});
-  const fs::path log = cfg.locations(ctx.env).workflow_events();
+  const fs::path log = cfg.locations(ctx.env).state_db();
+  const int busy = cfg.state.busy_timeout_ms;
   const fs::path wt = o.worktree;
-  o.on_event = [log, wt, &ctx](const workflow::WorkflowEvent& e) {
-    if (auto r = workflow::append_event(log, wt, e); !r) print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
-  };
+  o.on_event = workflow_event_sink(cfg, ctx.env, wt, ctx.err, kTool);
+  o.supervised = under_supervisor(ctx.env);
   if (start->parsed()) o.workflow = spec;
   workflow::WorkflowService service(std::move(o));
 
@@ -179,16 +184,22 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
     print_status(body, ctx.out);
     if (tool == "workflow_status" && !body.contains("contextAction")) {
       // The fate of this position's context action, from the event log.
-      const auto events = workflow::read_events(log, wt);
-      if (!events.empty() && body.contains("step")) {
-        const auto& last = events.back();
-        if (last.event.step == body["step"].get<std::string>())
-        {
-          std::string kind = last.event.kind;
-          for (auto& c : kind)
-            if (c == '_') c = ' ';
-          ctx.out << fmt::format("\nContext action ({}): {} at {} by {}\n", last.event.action, kind, last.at, last.event.by);
-        }
+      const auto events = workflow::read_events(log, busy, wt);
+      // The last event of this step, and what became of it (confirmed by the SessionStart
+      // hook, or carried out by the supervisor).
+      size_t last = events.size();
+      for (size_t i = 0; i < events.size(); ++i)
+        if (body.contains("step") && events[i].event.step == body["step"].get<std::string>()) last = i;
+      if (last < events.size()) {
+        const auto& ev = events[last];
+        std::string kind = ev.event.kind;
+        for (auto& c : kind)
+          if (c == '_') c = ' ';
+        std::string line = fmt::format("\nContext action ({}): {} at {} by {}", ev.event.action, kind, ev.at, ev.event.by);
+        for (size_t i = last + 1; i < events.size(); ++i)
+          if (events[i].event.kind == "executed" && events[i].event.action == ev.event.action)
+            line += fmt::format("; executed at {} by {}", events[i].at, events[i].event.by);
+        ctx.out << line << '\n';
       }
     }
   }

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.hpp"
+#include "apps/workflow_sink.hpp"
+#include "core/config.hpp"
 #include "apps/mcp_config_app.hpp"
 #include "mcp/mcp_server.hpp"
 #include "mcp/stdio_transport.hpp"
@@ -54,6 +56,11 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   if (!repo_root.empty()) options.repo_root = absolute_path(repo_root);
   options.workflow = !workflow_path.empty() ? absolute_path(workflow_path).string() : workflow_name;
   options.env = ctx.env;
+  {
+    const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, options.worktree.string())});
+    options.on_event = workflow_event_sink(cfg, ctx.env, options.worktree, ctx.err, kTool);
+    options.supervised = under_supervisor(ctx.env);
+  }
   workflow::WorkflowService service(std::move(options));
 
   mcp::ToolRegistry tools;

@@ -50,6 +50,24 @@ std::vector<std::string> relaunch_argv(const std::vector<std::string>& args, con
   return argv;
 }
 
+std::vector<std::string> resume_argv(const std::vector<std::string>& args, const std::string& session_id, const std::string& prompt) {
+  std::vector<std::string> argv = relaunch_args(args);
+  argv.push_back("--resume");
+  argv.push_back(session_id);
+  argv.push_back(prompt);
+  return argv;
+}
+
+std::vector<std::string> headless_compact_argv(const std::vector<std::string>& args, const std::string& session_id,
+                                               const std::string& focus) {
+  std::vector<std::string> argv = relaunch_args(args);
+  argv.push_back("-p");
+  argv.push_back("--resume");
+  argv.push_back(session_id);
+  argv.push_back(focus.empty() ? std::string("/compact") : "/compact " + focus);
+  return argv;
+}
+
 std::vector<std::string> compact_argv(const std::string& bin, const std::vector<std::string>& extra,
                                       const std::string& session_id, const std::string& focus) {
   std::vector<std::string> argv{bin};

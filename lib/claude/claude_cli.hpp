@@ -20,6 +20,14 @@ std::vector<std::string> relaunch_args(const std::vector<std::string>& args);
 std::vector<std::string> relaunch_argv(const std::vector<std::string>& args, const std::string& session_id,
                                        const std::string& prompt);
 
+// Resumes a supervised client's session: relaunch_args(args) --resume ID PROMPT.
+std::vector<std::string> resume_argv(const std::vector<std::string>& args, const std::string& session_id, const std::string& prompt);
+
+// Compacts a supervised client's session headless with the client's own options:
+// relaunch_args(args) -p --resume ID "/compact[ FOCUS]".
+std::vector<std::string> headless_compact_argv(const std::vector<std::string>& args, const std::string& session_id,
+                                               const std::string& focus);
+
 // Compacts a session headless: BIN [EXTRA…] -p --resume ID "/compact[ FOCUS]" (the client runs
 // the slash command as the prompt; an empty focus leaves the summarizer's default instructions).
 std::vector<std::string> compact_argv(const std::string& bin, const std::vector<std::string>& extra,

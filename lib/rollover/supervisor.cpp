@@ -12,6 +12,8 @@
 #include <climits>
 #include <cstring>
 #include <fmt/core.h>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "claude/claude_cli.hpp"
@@ -20,6 +22,7 @@
 #include "util/fs.hpp"
 #include "util/atomic_file.hpp"
 #include "util/process.hpp"
+#include "util/time.hpp"
 #include "util/uuid.hpp"
 
 namespace ctxkit {
@@ -69,6 +72,8 @@ Result<std::string> read_own_file(const fs::path& path, size_t max) {
 struct Relaunch {
   std::vector<std::string> argv;
   std::optional<fs::path> cwd;
+  // A workflow compact: `claude -p --resume S "/compact <focus>"`, run between the two clients.
+  std::vector<std::string> compact_argv;
 };
 
 Result<Relaunch> prepare_relaunch(const PendingRollover& ready, const std::vector<std::string>& command, const util::SpawnSpec& base) {
@@ -76,14 +81,36 @@ Result<Relaunch> prepare_relaunch(const PendingRollover& ready, const std::vecto
   if (!prompt) return fail(fmt::format("the continuation prompt: {}", prompt.error().message));
   if (prompt->empty()) return fail(fmt::format("the continuation prompt {} is empty", ready.prompt_path));
   Relaunch r;
-  r.argv = relaunch_argv(command, ready.new_session_id, *prompt);
+  if (ready.action == "compact") {
+    if (ready.session_id.empty()) return fail("the session to compact is not known");
+    r.compact_argv = headless_compact_argv(command, ready.session_id, ready.focus);
+    r.argv = resume_argv(command, ready.session_id, *prompt);
+  } else {
+    r.argv = relaunch_argv(command, ready.new_session_id, *prompt);
+  }
   std::error_code ec;
   if (!ready.cwd.empty() && fs::is_directory(ready.cwd, ec)) r.cwd = fs::path(ready.cwd);
   util::SpawnSpec spec = base;
   spec.argv = r.argv;
   spec.cwd = r.cwd;
   if (auto ok = util::check_spawnable(spec); !ok) return std::unexpected(ok.error());
+  if (!r.compact_argv.empty()) {
+    spec.argv = r.compact_argv;
+    if (auto ok = util::check_spawnable(spec); !ok) return std::unexpected(ok.error());
+  }
   return r;
+}
+
+// Records a workflow action the supervisor carried out, beside the workflow's other events
+// (source "workflow", scope = the worktree; the same fields as workflow::append_event).
+void record_executed(StateStore* store, const PendingRollover& p, const std::string& outcome) {
+  if (!store || p.action == "rollover") return;
+  const int64_t now = util::now_ms();
+  nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(now)}, {"worktree", p.cwd}, {"kind", "executed"}, {"action", p.action},
+                              {"by", "supervisor"}, {"session", p.session_id}, {"newSession", p.new_session_id},
+                              {"outcome", outcome}};
+  if (!p.focus.empty()) j["focus"] = p.focus;
+  (void)store->append_event({now, "workflow", p.cwd, "executed", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)});
 }
 }  // namespace
 
@@ -208,7 +235,25 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
     if (!ready && !stop) ready = ready_relaunch();
     if (!ready || stop) return last_status;
     if (StateStore* s = state()) (void)s->clear_pending_rollover(token);
-    err << kTool << ": starting the new session " << ready->first.new_session_id << '\n';
+    const PendingRollover& done = ready->first;
+    if (!ready->second.compact_argv.empty()) {
+      // The workflow step asked for /compact: compact the session headless, then resume it.
+      err << kTool << ": compacting session " << done.session_id << (done.focus.empty() ? "" : " (focus: " + done.focus + ")") << '\n';
+      util::ProcessSpec compact;
+      compact.argv = ready->second.compact_argv;
+      compact.cwd = ready->second.cwd;
+      compact.env = std::map<std::string, std::string>(base.env->begin(), base.env->end());
+      compact.timeout = std::chrono::minutes(10);
+      auto r = util::run_process(compact);
+      std::string outcome = !r ? r.error().message : r->timed_out ? "timed out" : fmt::format("exit {}", r->exit_code);
+      if (!r || r->exit_code != 0 || r->timed_out)
+        err << kTool << ": error: /compact of session " << done.session_id << " failed (" << outcome << "); resuming it as it is\n";
+      record_executed(state(), done, outcome);
+      err << kTool << ": resuming session " << done.session_id << '\n';
+    } else {
+      record_executed(state(), done, "new session");
+      err << kTool << ": starting the new session " << done.new_session_id << '\n';
+    }
     spec.argv = ready->second.argv;
     spec.cwd = ready->second.cwd;
   }

@@ -447,10 +447,10 @@ Result<void> StateStore::record_session_seen(const SessionRecord& r) {
 
 Result<void> StateStore::put_pending_rollover(const PendingRollover& p) {
   Stmt s(db_.get(),
-         "INSERT INTO pending_rollovers(supervisor, session_id, new_session_id, prompt_path, cwd, ready, created_at_ms) "
-         "VALUES(?1,?2,?3,?4,?5,0,?6) ON CONFLICT(supervisor) DO UPDATE SET session_id=excluded.session_id, "
+         "INSERT INTO pending_rollovers(supervisor, session_id, new_session_id, prompt_path, cwd, ready, created_at_ms, action, focus) "
+         "VALUES(?1,?2,?3,?4,?5,0,?6,?7,?8) ON CONFLICT(supervisor) DO UPDATE SET session_id=excluded.session_id, "
          "new_session_id=excluded.new_session_id, prompt_path=excluded.prompt_path, cwd=excluded.cwd, ready=0, "
-         "created_at_ms=excluded.created_at_ms");
+         "created_at_ms=excluded.created_at_ms, action=excluded.action, focus=excluded.focus");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
   s.bind(1, p.supervisor);
   s.bind(2, p.session_id);
@@ -458,23 +458,31 @@ Result<void> StateStore::put_pending_rollover(const PendingRollover& p) {
   s.bind(4, p.prompt_path);
   s.bind(5, p.cwd);
   s.bind(6, util::now_ms());
+  s.bind(7, p.action.empty() ? std::string("rollover") : p.action);
+  s.bind(8, p.focus);
   if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
   return {};
 }
 
 Result<std::optional<PendingRollover>> StateStore::pending_rollover(const std::string& supervisor) {
-  Stmt s(db_.get(), "SELECT supervisor, session_id, new_session_id, prompt_path, cwd, ready FROM pending_rollovers WHERE supervisor=?1");
+  Stmt s(db_.get(),
+         "SELECT supervisor, session_id, new_session_id, prompt_path, cwd, ready, action, focus FROM pending_rollovers WHERE supervisor=?1");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading pending rollovers", s.prepare_rc()));
   s.bind(1, supervisor);
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<PendingRollover>();
   if (rc != SQLITE_ROW) return std::unexpected(error("reading pending rollovers", rc));
-  return std::optional<PendingRollover>(
-      PendingRollover{s.col_text(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4), s.col_int(5) != 0});
+  return std::optional<PendingRollover>(PendingRollover{s.col_text(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4),
+                                                        s.col_int(5) != 0, s.col_text(6), s.col_text(7)});
 }
 
 Result<bool> StateStore::mark_rollover_ready(const std::string& supervisor, const std::string& session_id) {
-  Stmt s(db_.get(), "UPDATE pending_rollovers SET ready=1 WHERE supervisor=?1 AND session_id=?2");
+  // A rollover belongs to the session that prepared it; a workflow action to whichever session of
+  // this supervised client ends its turn (the MCP server knows only the id it was started with).
+  Stmt s(db_.get(),
+         "UPDATE pending_rollovers SET ready=1, session_id=CASE WHEN action='rollover' THEN session_id ELSE ?2 END, "
+         "new_session_id=CASE WHEN action='compact' THEN ?2 ELSE new_session_id END "
+         "WHERE supervisor=?1 AND (session_id=?2 OR action<>'rollover')");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
   s.bind(1, supervisor);
   s.bind(2, session_id);

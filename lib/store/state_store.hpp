@@ -45,6 +45,11 @@ struct PendingRollover {
   std::string prompt_path;     // the rendered continuation prompt
   std::string cwd;             // where the new session starts
   bool ready = false;          // the Stop hook saw the turn end
+  // What the supervisor does: "rollover" (a new session with the continuation prompt), or a
+  // workflow step's context action: "clear" (a new session whose first prompt is the re-anchor)
+  // or "compact" (`/compact <focus>` headless on the session, then resume it with the re-anchor).
+  std::string action = "rollover";
+  std::string focus;           // compact: the focus text
 };
 
 // One recorded event: a runner run's (source "run", scope = the run id) or a workflow context
@@ -115,7 +120,9 @@ class StateStore {
   Result<void> put_pending_rollover(const PendingRollover& p);
   // The pending rollover of a supervisor, if any.
   Result<std::optional<PendingRollover>> pending_rollover(const std::string& supervisor);
-  // Marks the pending rollover of (supervisor, session) ready; returns whether there was one.
+  // Marks the pending rollover of (supervisor, session) ready; returns whether there was one. A
+  // pending workflow action (clear, compact) is marked ready by any session of that supervisor,
+  // and takes that session as the one it acts on.
   Result<bool> mark_rollover_ready(const std::string& supervisor, const std::string& session_id);
   // Removes the pending rollover of a supervisor (carried out).
   Result<void> clear_pending_rollover(const std::string& supervisor);

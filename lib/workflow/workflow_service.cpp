@@ -41,11 +41,14 @@ ojson with_reminder(ojson status) {
   return status;
 }
 
-ojson action_answer(ContextAction action, const WorkflowMachine& m) {
+ojson action_answer(ContextAction action, const WorkflowMachine& m, bool supervised) {
   const std::string command = command_of(action);
   ojson body = ojson::object();
   body["contextAction"] = command;
-  body["message"] = fmt::format("Please run `{}` first, then call workflow_status again.", command);
+  body["message"] = supervised ? fmt::format("ctxkit's supervisor runs `{}` when this turn ends: end your turn now, without "
+                                             "calling more tools; the next session continues with this step's instructions.",
+                                             command)
+                               : fmt::format("Please run `{}` first, then call workflow_status again.", command);
   // ctxkit extension: a focus the template asked for (templates without compact_focus get the
   // reference implementation's answer unchanged).
   if (action == ContextAction::Compact) {
@@ -120,6 +123,7 @@ WorkflowEvent event_for(const WorkflowMachine& m, const GateDecision& d, std::st
   e.percent = d.percent;
   e.min_percent = d.min_percent;
   e.by = std::move(by);
+  e.focus = d.focus;
   return e;
 }
 
@@ -251,7 +255,7 @@ class Call {
     saved = true;
     if (o_.on_event) o_.on_event(event_for(m, d, by));
     if (d.skipped != ContextAction::None) return std::nullopt;
-    return pretty(action_answer(d.action, m));
+    return pretty(action_answer(d.action, m, o_.supervised));
   }
 
   static bool needs_meter(const WorkflowMachine& m) {
@@ -323,7 +327,7 @@ class Call {
     auto& m = *loaded.machine;
     if (m.pending_action() != ContextAction::None) {
       const auto d = decide_gate(m, needs_meter(m) ? o_.context_percent() : std::nullopt);
-      if (d.action != ContextAction::None) return pretty(action_answer(d.action, m));
+      if (d.action != ContextAction::None) return pretty(action_answer(d.action, m, o_.supervised));
     }
     return pretty(with_reminder(m.status()));
   }

@@ -32,6 +32,7 @@ struct WorkflowEvent {
   std::optional<double> percent;      // the context figure used by context_min_percent
   std::optional<double> min_percent;  // the threshold that applied
   std::string by;      // who: "workflow_start", "workflow_advance", "ctx-gate", "session-start"
+  std::string focus;   // a compact's focus text
 };
 
 // Where a service finds its state and its workflow.
@@ -52,8 +53,12 @@ struct ServiceOptions {
   // nullopt when unknown. Unset: ctxkit's meter on the session named by
   // CLAUDE_CODE_SESSION_ID.
   std::function<std::optional<double>()> context_percent;
-  // Called for each action handed out or skipped (optional; errors are the callee's).
+  // Called for each action handed out or skipped, after the state is saved (optional; errors
+  // are the callee's).
   std::function<void(const WorkflowEvent&)> on_event;
+  // A supervisor (ctx-rollover --supervise) carries out handed-out actions at the end of the
+  // turn: the answer's message tells the model to end its turn instead of typing the command.
+  bool supervised = false;
 };
 
 // The workflow tools of the reference implementation's `lanes-workflow` MCP server
