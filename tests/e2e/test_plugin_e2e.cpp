@@ -43,7 +43,7 @@ TEST(Plugin, BinHoldsEveryProgram) {
 TEST(Plugin, ManifestsAreValidJson) {
   json plugin = parse(kPlugin / ".claude-plugin/plugin.json");
   EXPECT_EQ(plugin["name"], "ctxkit");
-  EXPECT_EQ(plugin["version"], CTXKIT_VERSION_EXPECTED);
+  EXPECT_EQ(plugin["version"], expected_version());
   json market = parse(kPlugin / ".claude-plugin/marketplace.json");
   EXPECT_EQ(market["name"], "ctxkit");
   ASSERT_EQ(market["plugins"].size(), 1u);

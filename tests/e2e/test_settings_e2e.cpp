@@ -291,7 +291,7 @@ TEST(SettingsPlugin, WritesThePluginFromTheSameHookListAsTheSettingsInstall) {
 
   ojson plugin = ojson::parse(read_file(out / ".claude-plugin/plugin.json"));
   EXPECT_EQ(plugin["name"], "ctxkit");
-  EXPECT_EQ(plugin["version"], CTXKIT_VERSION_EXPECTED);
+  EXPECT_EQ(plugin["version"], expected_version());
   ojson market = ojson::parse(read_file(out / ".claude-plugin/marketplace.json"));
   EXPECT_EQ(market["plugins"][0]["name"], "ctxkit");
   EXPECT_EQ(market["plugins"][0]["source"], "./");
