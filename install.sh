@@ -3,6 +3,7 @@
 # the hooks and status line in Claude Code's settings (merged, with a backup).
 #
 #   ./install.sh [--prefix DIR] [--project DIR] [--from-build DIR] [--uninstall] [--deps-only]
+#   ./install.sh --plugin DIR [--from-build DIR]
 #
 #   --prefix DIR   where to install (default ~/.local: programs in DIR/bin)
 #   --project DIR  register in DIR/.claude/settings.json, the MCP server in DIR/.mcp.json, and
@@ -11,6 +12,9 @@
 #                  not reconfigured) instead of making a Release build of its own
 #   --uninstall    remove exactly what an earlier install added (settings entries, files)
 #   --deps-only    only install the missing Debian packages (used by the test script)
+#   --plugin DIR   write the Claude Code plugin and its local marketplace to DIR instead, and
+#                  say how to add it to Claude Code (settings.json is not touched)
+# After the files are in place, `ctx-settings install` does the per-user registration.
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +23,7 @@ PROJECT=""
 UNINSTALL=0
 DEPS_ONLY=0
 FROM_BUILD=""
+PLUGIN=""
 
 die() { echo "install.sh: error: $*" >&2; exit 1; }
 
@@ -30,35 +35,30 @@ while [ $# -gt 0 ]; do
     --project=*) PROJECT="${1#*=}"; shift ;;
     --from-build) [ $# -ge 2 ] || die "--from-build needs a directory"; FROM_BUILD="$2"; shift 2 ;;
     --from-build=*) FROM_BUILD="${1#*=}"; shift ;;
+    --plugin) [ $# -ge 2 ] || die "--plugin needs a directory"; PLUGIN="$2"; shift 2 ;;
+    --plugin=*) PLUGIN="${1#*=}"; shift ;;
     --uninstall) UNINSTALL=1; shift ;;
     --deps-only) DEPS_ONLY=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
+if [ -n "$PLUGIN" ] && [ "$UNINSTALL" -eq 1 ]; then
+  die "--plugin and --uninstall do not go together (remove the plugin with: claude plugin uninstall ctxkit@ctxkit)"
+fi
 
 mkdir -p "$PREFIX" 2>/dev/null || die "cannot create prefix $PREFIX"
 PREFIX=$(cd "$PREFIX" && pwd)
 if [ -n "$PROJECT" ]; then
   [ -d "$PROJECT" ] || die "project directory $PROJECT does not exist"
   PROJECT=$(cd "$PROJECT" && pwd)
-  CLAUDE_DIR="$PROJECT/.claude"
-else
-  CLAUDE_DIR="${CLAUDE_CONFIG_DIR:-$HOME/.claude}"
 fi
-SETTINGS="$CLAUDE_DIR/settings.json"
 DATA="$PREFIX/share/ctxkit"
-# One manifest per settings file, so a user install and project installs can coexist.
-MANIFEST="$DATA/settings-manifest$(printf '%s' "$SETTINGS" | tr -c 'A-Za-z0-9' '-').json"
+# ctx-settings keeps its records (one manifest per settings file and per MCP configuration, so a
+# user install and project installs can coexist) beside the installed files.
 FILES_LIST="$DATA/installed-files.txt"
-# The workflow MCP server, as `claude mcp add --scope user` (~/.claude.json, or
-# $CLAUDE_CONFIG_DIR/.claude.json) or `--scope project` (DIR/.mcp.json) registers it.
-if [ -n "$PROJECT" ]; then
-  MCP_CONFIG="$PROJECT/.mcp.json"
-else
-  MCP_CONFIG="${CLAUDE_CONFIG_DIR:-$HOME}/.claude.json"
-fi
-MCP_MANIFEST="$DATA/mcp-manifest$(printf '%s' "$MCP_CONFIG" | tr -c 'A-Za-z0-9' '-').json"
+SETUP_ARGS=(--manifest-dir "$DATA")
+[ -n "$PROJECT" ] && SETUP_ARGS+=(--project "$PROJECT")
 
 PACKAGES=(build-essential cmake pkg-config nlohmann-json3-dev libtomlplusplus-dev libsqlite3-dev
           libfmt-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev libgtest-dev libbenchmark-dev)
@@ -81,11 +81,8 @@ install_packages() {
 }
 
 if [ "$UNINSTALL" -eq 1 ]; then
-  if [ -x "$PREFIX/bin/ctx-workflow-mcp" ]; then
-    "$PREFIX/bin/ctx-workflow-mcp" unregister --config "$MCP_CONFIG" --manifest "$MCP_MANIFEST"
-  fi
   if [ -x "$PREFIX/bin/ctx-settings" ]; then
-    "$PREFIX/bin/ctx-settings" uninstall --settings "$SETTINGS" --bin-dir "$PREFIX/bin" --manifest "$MANIFEST"
+    "$PREFIX/bin/ctx-settings" uninstall "${SETUP_ARGS[@]}"
   else
     echo "install.sh: $PREFIX/bin/ctx-settings not found; settings left as they are" >&2
   fi
@@ -99,13 +96,6 @@ if [ "$UNINSTALL" -eq 1 ]; then
     echo "removed the ctxkit files under $PREFIX"
   elif [ -f "$FILES_LIST" ]; then
     echo "other settings files still use $PREFIX/bin; its files were kept"
-  fi
-  if [ -f "$CLAUDE_DIR/skills/.ctxkit-installed" ]; then
-    while IFS= read -r f || [ -n "$f" ]; do
-      if [ -n "$f" ]; then rm -f -- "$f"; fi
-    done < "$CLAUDE_DIR/skills/.ctxkit-installed"
-    rm -f -- "$CLAUDE_DIR/skills/.ctxkit-installed"
-    find "$CLAUDE_DIR/skills" -depth -type d -empty -delete 2>/dev/null || true
   fi
   echo "ctxkit uninstalled (state in \${XDG_STATE_HOME:-~/.local/state}/ctxkit is kept)"
   exit 0
@@ -121,32 +111,44 @@ else
   BUILD="${CTXKIT_BUILD_DIR:-$SRC/build-release}"
   cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCTXKIT_BUILD_TESTS=OFF >/dev/null
 fi
+
+if [ -n "$PLUGIN" ]; then
+  cmake --build "$BUILD" -j"$(nproc)" --target ctx-settings >/dev/null
+  # One install at a time: a settings install and the plugin would run every hook twice.
+  active=$("$BUILD/hooks/ctx-settings" active)
+  if printf '%s\n' "$active" | grep -q '^settings:'; then
+    printf '%s\n' "$active" | grep '^settings:' | sed 's/^/  /' >&2
+    die "ctxkit is registered in settings.json (the settings install is active). Switch with
+  ./install.sh --uninstall   (or: ctx-settings uninstall)
+then run ./install.sh --plugin $PLUGIN again"
+  fi
+  if [ -e "$PLUGIN" ] && [ -n "$(ls -A "$PLUGIN" 2>/dev/null)" ] &&
+     ! grep -qs '"name": "ctxkit"' "$PLUGIN/.claude-plugin/plugin.json"; then
+    die "$PLUGIN is not empty and holds no ctxkit plugin; choose another directory"
+  fi
+  cmake --build "$BUILD" -j"$(nproc)" --target plugin >/dev/null
+  mkdir -p "$PLUGIN"
+  PLUGIN=$(cd "$PLUGIN" && pwd)
+  find "$PLUGIN" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +
+  cp -a "$BUILD/plugin/." "$PLUGIN/"
+  if command -v strip >/dev/null; then strip --strip-unneeded "$PLUGIN"/bin/* 2>/dev/null || true; fi
+  echo "wrote the ctxkit plugin and its local marketplace to $PLUGIN"
+  echo "add it to Claude Code with:"
+  echo "  claude plugin marketplace add $PLUGIN"
+  echo "  claude plugin install ctxkit@ctxkit"
+  echo "a plugin cannot set the status line; to show the context figure there, run:"
+  echo "  $PLUGIN/bin/ctx-settings install --status-line-only"
+  exit 0
+fi
+
 cmake --build "$BUILD" -j"$(nproc)" >/dev/null
 cmake --install "$BUILD" --prefix "$PREFIX" --strip >/dev/null
 { cat "$BUILD/install_manifest.txt"; echo; echo "$FILES_LIST"; } | grep -v '^$' > "$FILES_LIST.new"
 mv "$FILES_LIST.new" "$FILES_LIST"
 echo "installed the programs in $PREFIX/bin"
 
-# Skills: one folder per skill with a SKILL.md, copied into Claude Code's skills folder.
-if compgen -G "$SRC/skills/*/SKILL.md" >/dev/null; then
-  mkdir -p "$CLAUDE_DIR/skills"
-  list="$CLAUDE_DIR/skills/.ctxkit-installed"
-  : > "$list.new"
-  for dir in "$SRC"/skills/*/; do
-    name=$(basename "$dir")
-    [ -f "$dir/SKILL.md" ] || continue
-    mkdir -p "$CLAUDE_DIR/skills/$name"
-    for f in "$dir"*; do
-      sed "s|@CTXKIT_BIN@|$PREFIX/bin|g" "$f" > "$CLAUDE_DIR/skills/$name/$(basename "$f")"
-      echo "$CLAUDE_DIR/skills/$name/$(basename "$f")" >> "$list.new"
-    done
-    echo "installed skill /$name"
-  done
-  mv "$list.new" "$list"
-fi
-
-"$PREFIX/bin/ctx-settings" install --settings "$SETTINGS" --bin-dir "$PREFIX/bin" --manifest "$MANIFEST"
-"$PREFIX/bin/ctx-workflow-mcp" register --config "$MCP_CONFIG" --manifest "$MCP_MANIFEST"
+# The per-user (or per-project) step: hooks, status line, the MCP server and the skills.
+"$PREFIX/bin/ctx-settings" install "${SETUP_ARGS[@]}"
 case ":$PATH:" in
   *":$PREFIX/bin:"*) ;;
   *) echo "note: $PREFIX/bin is not on PATH; the hooks use absolute paths, add it to PATH to run the tools by name" ;;

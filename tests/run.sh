@@ -5,6 +5,14 @@
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 "$SRC/install.sh" --deps-only
+# The Debian package (cpack -G DEB, tests/package/) also needs dpkg-shlibdeps and file.
+missing=()
+for p in dpkg-dev file; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 BUILD="${CTXKIT_TEST_BUILD_DIR:-$SRC/build}"
 WERROR=OFF
 [ "${CI:-}" = "true" ] && WERROR=ON

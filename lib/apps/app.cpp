@@ -1,5 +1,6 @@
 #include "apps/app.hpp"
 
+#include "ctxkit_version.hpp"
 #include "util/one_line.hpp"
 
 #include <unistd.h>
@@ -11,7 +12,7 @@
 
 namespace ctxkit {
 
-const char* version() { return "0.1.0"; }
+const char* version() { return CTXKIT_VERSION; }
 
 Result<std::string> read_process_stdin() {
   if (::isatty(0)) return fail("expected a JSON payload on stdin (stdin is a terminal)", Error::Kind::Invalid);

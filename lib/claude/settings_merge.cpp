@@ -21,20 +21,95 @@ bool group_has_command(const ojson& group, const std::string& command) {
 }
 }  // namespace
 
+namespace {
+// Every hook ctxkit registers, by program; the settings install and the plugin take it from here.
+struct HookSpec {
+  const char* event;
+  const char* matcher;
+  const char* program;
+  const char* args;
+};
+constexpr HookSpec kHooks[] = {
+    {"PostToolUse", "*", "ctx-remind", ""},
+    // Records sessions, hands prepared rollovers to the supervisor, archives ended sessions
+    // (detached, so the client is not held).
+    {"SessionStart", "", "ctx-session-hook", ""},
+    {"Stop", "", "ctx-session-hook", ""},
+    {"SessionEnd", "", "ctx-session-hook", ""},
+    // The pre-step context gate re-anchors a workflow after /clear and /compact only: its output
+    // is replayed on every resume, so it does not answer on startup or resume.
+    {"SessionStart", "clear|compact", "ctx-gate", " --hook"},
+};
+
+template <class PathOf>
+SettingsPlan plan_with(PathOf path_of) {
+  SettingsPlan plan;
+  for (const auto& h : kHooks) plan.hooks.push_back({h.event, h.matcher, path_of(h.program) + h.args, 10});
+  plan.status_command = path_of("ctx-status");
+  return plan;
+}
+}  // namespace
+
 SettingsPlan default_plan(const std::string& bin_dir) {
   std::string dir = bin_dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  SettingsPlan plan;
-  plan.hooks.push_back({"PostToolUse", "*", util::shell_quote(dir + "/ctx-remind"), 10});
-  // Records sessions, hands prepared rollovers to the supervisor, archives ended sessions
-  // (detached, so the client is not held).
-  for (const char* event : {"SessionStart", "Stop", "SessionEnd"})
-    plan.hooks.push_back({event, "", util::shell_quote(dir + "/ctx-session-hook"), 10});
-  // The pre-step context gate re-anchors a workflow after /clear and /compact only: its output
-  // is replayed on every resume, so it does not answer on startup or resume.
-  plan.hooks.push_back({"SessionStart", "clear|compact", util::shell_quote(dir + "/ctx-gate") + " --hook", 10});
-  plan.status_command = util::shell_quote(dir + "/ctx-status");
+  return plan_with([&](const std::string& program) { return util::shell_quote(dir + "/" + program); });
+}
+
+SettingsPlan plugin_plan() {
+  SettingsPlan plan = plan_with([](const std::string& program) {
+    return "\"${CLAUDE_PLUGIN_ROOT}/bin/" + program + "\"";
+  });
+  plan.status_command.clear();  // a plugin cannot set the status line
   return plan;
+}
+
+std::vector<std::string> hook_programs() {
+  std::vector<std::string> out;
+  for (const auto& h : kHooks)
+    if (std::find(out.begin(), out.end(), h.program) == out.end()) out.push_back(h.program);
+  return out;
+}
+
+std::vector<std::string> ctxkit_hook_commands(const ojson& settings) {
+  std::vector<std::string> out;
+  if (!settings.is_object()) return out;
+  auto hooks = settings.find("hooks");
+  if (hooks == settings.end() || !hooks->is_object()) return out;
+  const auto programs = hook_programs();
+  for (const auto& [event, groups] : hooks->items()) {
+    if (!groups.is_array()) continue;
+    for (const auto& g : groups) {
+      if (!g.is_object() || !g.contains("hooks") || !g["hooks"].is_array()) continue;
+      for (const auto& h : g["hooks"]) {
+        if (!h.is_object() || !h.contains("command") || !h["command"].is_string()) continue;
+        const std::string cmd = h["command"].get<std::string>();
+        for (const auto& p : programs) {
+          // The program's name as a whole path component: ".../ctx-remind", "'.../ctx-gate' --hook".
+          for (size_t at = cmd.find(p); at != std::string::npos; at = cmd.find(p, at + 1)) {
+            const size_t end = at + p.size();
+            const bool starts = at == 0 || cmd[at - 1] == '/' || cmd[at - 1] == '\'' || cmd[at - 1] == '"' || cmd[at - 1] == ' ';
+            const bool ends = end == cmd.size() || cmd[end] == ' ' || cmd[end] == '\'' || cmd[end] == '"';
+            if (starts && ends) {
+              if (std::find(out.begin(), out.end(), cmd) == out.end()) out.push_back(cmd);
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> enabled_ctxkit_plugins(const ojson& settings) {
+  std::vector<std::string> out;
+  if (!settings.is_object()) return out;
+  auto plugins = settings.find("enabledPlugins");
+  if (plugins == settings.end() || !plugins->is_object()) return out;
+  for (const auto& [id, on] : plugins->items())
+    if (id.rfind(std::string(kPluginName) + "@", 0) == 0 && on.is_boolean() && on.get<bool>()) out.push_back(id);
+  return out;
 }
 
 std::string merge_settings(ojson& settings, const SettingsPlan& plan, SettingsReport& report) {

@@ -23,6 +23,18 @@ struct SettingsPlan {
 
 // The registrations for binaries installed in `bin_dir` (commands are shell-quoted if needed).
 SettingsPlan default_plan(const std::string& bin_dir);
+// The same hooks as a plugin's hooks/hooks.json registers them: "${CLAUDE_PLUGIN_ROOT}/bin/<program>"
+// (double-quoted), and no status line (a plugin cannot set one).
+SettingsPlan plugin_plan();
+// The programs the hooks run, each once, in registration order.
+std::vector<std::string> hook_programs();
+
+// The name of ctxkit's Claude Code plugin (and of its local marketplace).
+inline constexpr const char* kPluginName = "ctxkit";
+// The hook commands of `settings` that run one of ctxkit's hook programs (wherever installed).
+std::vector<std::string> ctxkit_hook_commands(const nlohmann::ordered_json& settings);
+// The ids ("ctxkit@<marketplace>") of ctxkit plugins that `settings` enables ("enabledPlugins").
+std::vector<std::string> enabled_ctxkit_plugins(const nlohmann::ordered_json& settings);
 
 // What a merge or removal did, one line per entry, and the containers ("hooks",
 // "hooks.PostToolUse") it created or removed.

@@ -17,6 +17,12 @@ std::map<std::string, std::string> to_map(const util::Env& env) {
 }
 }  // namespace
 
+std::string expected_version() {
+  std::string v = read_file(CTXKIT_VERSION_FILE);
+  while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+  return v;
+}
+
 std::string bin_dir() {
   // CTXKIT_E2E_BIN_DIR runs the same cases against other builds (e.g. to see a case fail on the
   // build before a fix).

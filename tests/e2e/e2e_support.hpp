@@ -36,6 +36,9 @@ struct RecordedSession {
 util::ProcessResult run_tool_as_nobody(const std::string& name, const std::string& stdin_data,
                                        const util::Env& env);
 
+// The version of the CMake project (project(ctxkit VERSION …)), as the build wrote it.
+std::string expected_version();
+
 // The number of non-empty lines of `text`.
 size_t line_count(const std::string& text);
 

@@ -121,5 +121,230 @@ TEST(Settings, UnexpectedShapeIsRefusedAndNothingIsWritten) {
   }
 }
 
+
+// The per-user set-up (no --settings): hooks and status line, the MCP server, the skills.
+namespace setup {
+
+// A data folder like <prefix>/share/ctxkit with the project's skills.
+fs::path data_dir(const TempDir& tmp) {
+  fs::path d = tmp / "data";
+  fs::create_directories(d);
+  fs::copy(fs::path(CTXKIT_SOURCE_DIR) / "skills", d / "skills", fs::copy_options::recursive);
+  return d;
+}
+
+std::vector<std::string> args(const std::string& action, const TempDir& tmp, std::vector<std::string> more = {}) {
+  std::vector<std::string> a{action, "--bin-dir", bin_dir(), "--data-dir", (tmp / "data").string()};
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+const char* kUserSettings = R"({
+  "model": "opus",
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+  }
+}
+)";
+const char* kClaudeJson = R"({"numStartups":3,"mcpServers":{"other":{"type":"stdio","command":"/usr/bin/other","args":[],"env":{}}}})";
+
+}  // namespace setup
+
+TEST(SettingsSetup, InstallRegistersHooksMcpAndSkillsAndUninstallRemovesExactlyThat) {
+  TempDir tmp;
+  setup::data_dir(tmp);
+  fs::path s = tmp.write("home/.claude/settings.json", setup::kUserSettings);
+  fs::path cj = tmp.write("home/.claude.json", setup::kClaudeJson);
+  const std::string bin = bin_dir();
+
+  auto r = run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ojson j = ojson::parse(read_file(s));
+  EXPECT_EQ(j["hooks"]["PostToolUse"][0]["hooks"][0]["command"], bin + "/ctx-remind");
+  EXPECT_EQ(j["hooks"]["Stop"][0]["hooks"][0]["command"], "notify-send done");
+  EXPECT_EQ(j["hooks"]["SessionStart"].size(), 2u);
+  EXPECT_EQ(j["statusLine"]["command"], bin + "/ctx-status");
+  ojson c = ojson::parse(read_file(cj));
+  EXPECT_EQ(c["numStartups"], 3);
+  EXPECT_EQ(c["mcpServers"]["other"]["command"], "/usr/bin/other");
+  EXPECT_EQ(c["mcpServers"]["ctxkit-workflow"]["command"], bin + "/ctx-workflow-mcp");
+  std::string skill = read_file(tmp / "home/.claude/skills/trim/SKILL.md");
+  EXPECT_NE(skill.find(bin + "/ctx-trim"), std::string::npos);
+  EXPECT_EQ(skill.find("@CTXKIT_BIN@"), std::string::npos);
+  EXPECT_TRUE(fs::exists(tmp / "home/.claude/skills/workflow/SKILL.md"));
+  EXPECT_NE(r.out.find("installed skill /trim"), std::string::npos);
+  EXPECT_FALSE(fs::is_empty(tmp / "home/.local/state/ctxkit/install"));
+
+  // Twice: nothing changes.
+  std::string s1 = read_file(s), c1 = read_file(cj);
+  r = run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(s), s1);
+  EXPECT_EQ(read_file(cj), c1);
+
+  // A skill folder the user added beside ours stays.
+  tmp.write("home/.claude/skills/mine/SKILL.md", "---\nname: mine\n---\n");
+  r = run_tool("ctx-settings", setup::args("uninstall", tmp), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ojson::parse(read_file(s)), ojson::parse(setup::kUserSettings));
+  EXPECT_EQ(ojson::parse(read_file(cj)), ojson::parse(setup::kClaudeJson));
+  EXPECT_FALSE(fs::exists(tmp / "home/.claude/skills/trim"));
+  EXPECT_FALSE(fs::exists(tmp / "home/.claude/skills/.ctxkit-installed"));
+  EXPECT_TRUE(fs::exists(tmp / "home/.claude/skills/mine/SKILL.md"));
+  EXPECT_TRUE(fs::is_empty(tmp / "home/.local/state/ctxkit/install"));
+
+  // Nothing recorded: a second uninstall changes nothing.
+  std::string s2 = read_file(s);
+  r = run_tool("ctx-settings", setup::args("uninstall", tmp), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("nothing recorded as installed"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(s), s2);
+}
+
+TEST(SettingsSetup, ProjectInstallWritesOnlyTheProjectsFiles) {
+  TempDir tmp;
+  setup::data_dir(tmp);
+  fs::create_directories(tmp / "proj");
+  const std::string bin = bin_dir();
+  auto r = run_tool("ctx-settings", setup::args("install", tmp, {"--project", (tmp / "proj").string()}), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ojson j = ojson::parse(read_file(tmp / "proj/.claude/settings.json"));
+  EXPECT_EQ(j["hooks"]["PostToolUse"][0]["hooks"][0]["command"], bin + "/ctx-remind");
+  ojson m = ojson::parse(read_file(tmp / "proj/.mcp.json"));
+  EXPECT_EQ(m["mcpServers"]["ctxkit-workflow"]["command"], bin + "/ctx-workflow-mcp");
+  EXPECT_TRUE(fs::exists(tmp / "proj/.claude/skills/rollover/SKILL.md"));
+  EXPECT_FALSE(fs::exists(tmp / "home/.claude"));
+  EXPECT_FALSE(fs::exists(tmp / "home/.claude.json"));
+
+  r = run_tool("ctx-settings", setup::args("uninstall", tmp, {"--project", (tmp / "proj").string()}), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "proj/.claude/settings.json"));
+  EXPECT_FALSE(fs::exists(tmp / "proj/.mcp.json"));
+  EXPECT_FALSE(fs::exists(tmp / "proj/.claude/skills"));
+}
+
+TEST(SettingsSetup, RefusesWhileThePluginIsEnabledExceptForTheStatusLine) {
+  TempDir tmp;
+  setup::data_dir(tmp);
+  const std::string user = R"({"enabledPlugins":{"ctxkit@ctxkit":true,"other@x":true}})";
+  fs::path s = tmp.write("home/.claude/settings.json", user);
+  auto r = run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("ctxkit@ctxkit enabled in " + s.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--status-line-only"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("claude plugin uninstall ctxkit@ctxkit"), std::string::npos) << r.err;
+  EXPECT_EQ(line_count(r.err), 1u);
+  EXPECT_EQ(read_file(s), user);
+  EXPECT_FALSE(fs::exists(tmp / "home/.claude.json"));
+  EXPECT_FALSE(fs::exists(tmp / "home/.claude/skills"));
+  // The settings-file-only form refuses too.
+  r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(read_file(s), user);
+
+  r = run_tool("ctx-settings", setup::args("install", tmp, {"--status-line-only"}), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ojson j = ojson::parse(read_file(s));
+  EXPECT_EQ(j["statusLine"]["command"], bin_dir() + "/ctx-status");
+  EXPECT_FALSE(j.contains("hooks"));
+  EXPECT_FALSE(fs::exists(tmp / "home/.claude.json"));
+  r = run_tool("ctx-settings", setup::args("uninstall", tmp), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ojson::parse(read_file(s)), ojson::parse(user));
+
+  // A disabled plugin does not count.
+  tmp.write("home/.claude/settings.json", R"({"enabledPlugins":{"ctxkit@ctxkit":false}})");
+  r = run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(SettingsSetup, ActiveNamesTheInstallInUse) {
+  TempDir tmp;
+  setup::data_dir(tmp);
+  auto r = run_tool("ctx-settings", {"active"}, "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "none\n");
+  ASSERT_EQ(run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env()).exit_code, 0);
+  r = run_tool("ctx-settings", {"active"}, "", tmp.env());
+  EXPECT_EQ(r.out, "settings: 3 ctxkit hook commands in " + (tmp / "home/.claude/settings.json").string() + "\n");
+  fs::path p = tmp.write("proj/.claude/settings.local.json", R"({"enabledPlugins":{"ctxkit@local":true}})");
+  r = run_tool("ctx-settings", {"active", "--project", (tmp / "proj").string()}, "", tmp.env());
+  EXPECT_NE(r.out.find("plugin: ctxkit@local enabled in " + p.string()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("settings: 3 ctxkit hook commands"), std::string::npos) << r.out;
+}
+
+TEST(SettingsPlugin, WritesThePluginFromTheSameHookListAsTheSettingsInstall) {
+  TempDir tmp;
+  fs::path out = tmp / "plugin";
+  fs::create_directories(out / "bin");
+  // Without the programs in bin/ the plugin is refused: its hooks would name missing files.
+  auto r = run_tool("ctx-settings", {"plugin", "--out", out.string(), "--data-dir", (fs::path(CTXKIT_SOURCE_DIR) / "share").string(),
+                                     "--skills-dir", (fs::path(CTXKIT_SOURCE_DIR) / "skills").string()}, "", tmp.env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("ctx-remind is missing"), std::string::npos) << r.err;
+  for (const auto& e : fs::directory_iterator(bin_dir()))
+    if (e.is_regular_file() && e.path().filename().string().starts_with("ctx-"))
+      fs::copy_file(e.path(), out / "bin" / e.path().filename());
+  r = run_tool("ctx-settings", {"plugin", "--out", out.string(), "--data-dir", (fs::path(CTXKIT_SOURCE_DIR) / "share").string(),
+                                "--skills-dir", (fs::path(CTXKIT_SOURCE_DIR) / "skills").string()}, "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  ojson plugin = ojson::parse(read_file(out / ".claude-plugin/plugin.json"));
+  EXPECT_EQ(plugin["name"], "ctxkit");
+  EXPECT_EQ(plugin["version"], expected_version());
+  ojson market = ojson::parse(read_file(out / ".claude-plugin/marketplace.json"));
+  EXPECT_EQ(market["plugins"][0]["name"], "ctxkit");
+  EXPECT_EQ(market["plugins"][0]["source"], "./");
+
+  // Every hook of the settings install, in the same order, run from ${CLAUDE_PLUGIN_ROOT}/bin.
+  ojson snippet = ojson::parse(run_tool("ctx-settings", {"snippet", "--bin-dir", "/B"}, "", tmp.env()).out);
+  ojson hooks = ojson::parse(read_file(out / "hooks/hooks.json"))["hooks"];
+  ASSERT_EQ(hooks.size(), snippet["hooks"].size());
+  size_t n = 0;
+  for (const auto& [event, groups] : snippet["hooks"].items()) {
+    ASSERT_EQ(hooks[event].size(), groups.size()) << event;
+    for (size_t i = 0; i < groups.size(); ++i) {
+      EXPECT_EQ(hooks[event][i].value("matcher", ""), groups[i].value("matcher", "")) << event;
+      std::string want = groups[i]["hooks"][0]["command"].get<std::string>();
+      std::string got = hooks[event][i]["hooks"][0]["command"].get<std::string>();
+      const std::string root = "\"${CLAUDE_PLUGIN_ROOT}/bin/";
+      ASSERT_TRUE(got.starts_with(root)) << got;
+      const size_t end = got.find('"', root.size());
+      std::string program = got.substr(root.size(), end - root.size());
+      EXPECT_EQ(want, "/B/" + program + got.substr(end + 1)) << got;
+      EXPECT_TRUE(fs::is_regular_file(out / "bin" / program)) << program;
+      ++n;
+    }
+  }
+  EXPECT_EQ(n, 5u);
+  ojson mcp = ojson::parse(read_file(out / ".mcp.json"));
+  EXPECT_EQ(mcp["mcpServers"]["ctxkit-workflow"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp");
+  // Skills call the programs by name (the plugin's bin/ is on the Bash tool's PATH).
+  std::string skill = read_file(out / "skills/trim/SKILL.md");
+  EXPECT_EQ(skill.find("@CTXKIT_BIN@"), std::string::npos);
+  EXPECT_NE(skill.find("allowed-tools: Bash(ctx-trim:*)"), std::string::npos);
+  // The workflows where ctx-workflow-mcp looks for them: <bin>/../share/ctxkit/workflows.
+  EXPECT_TRUE(fs::exists(out / "share/ctxkit/workflows/feature.yaml"));
+  EXPECT_TRUE(fs::exists(out / "share/ctxkit/prompts/continuation.md"));
+}
+
+TEST(SettingsPlugin, TheShippedSnippetListsTheSameHooks) {
+  TempDir tmp;
+  auto r = run_tool("ctx-settings", {"snippet", "--bin-dir", "/B"}, "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ojson want = ojson::parse(r.out)["hooks"];
+  ojson got = ojson::parse(read_file(fs::path(CTXKIT_SOURCE_DIR) / "share/settings-snippet.json"))["hooks"];
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [event, groups] : want.items()) {
+    ASSERT_EQ(got[event].size(), groups.size()) << event;
+    for (size_t i = 0; i < groups.size(); ++i) {
+      EXPECT_EQ(got[event][i].value("matcher", ""), groups[i].value("matcher", "")) << event;
+      std::string w = groups[i]["hooks"][0]["command"].get<std::string>();
+      std::string g = got[event][i]["hooks"][0]["command"].get<std::string>();
+      EXPECT_EQ(g, "$HOME/.local/bin/" + w.substr(3)) << event;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ctxkit::test

@@ -58,12 +58,24 @@ cmp -s "$S" "$T/after1.json" || fail "a second install changed settings.json"
 cmp -s "$HOME/.claude.json" "$T/claude1.json" || fail "a second install changed ~/.claude.json"
 
 "$T/prefix/bin/ctx-settings" uninstall --help >/dev/null
+# The plugin is refused while the settings install is active (every hook would run twice).
+"$SRC/install.sh" --plugin "$T/plugin" --from-build "$BUILD" > "$T/outp1" 2>&1 && fail "--plugin accepted a second install"
+grep -q "the settings install is active" "$T/outp1" || fail "unexpected --plugin refusal: $(cat "$T/outp1")"
+[ ! -e "$T/plugin" ] || fail "--plugin wrote $T/plugin although it refused"
 "$SRC/install.sh" --prefix "$T/prefix" --uninstall > "$T/out3" || fail "uninstall failed: $(cat "$T/out3")"
 cmp -s "$S" "$T/original.json" || { diff "$S" "$T/original.json" >&2; fail "uninstall did not restore the user's settings"; }
 [ ! -e "$HOME/.claude.json" ] || fail "~/.claude.json (created by the install) was left behind: $(cat "$HOME/.claude.json")"
 [ -z "$(find "$T/prefix" -type f)" ] || fail "files left behind: $(find "$T/prefix" -type f)"
 [ ! -e "$HOME/.claude/skills/trim" ] || fail "the skill was left behind"
 [ ! -e "$HOME/.claude/skills/rollover" ] || fail "the rollover skill was left behind"
+# After the uninstall, the plugin: written from the build, settings.json untouched.
+"$SRC/install.sh" --plugin "$T/plugin" --from-build "$BUILD" > "$T/outp2" || fail "install.sh --plugin failed: $(cat "$T/outp2")"
+grep -q '"name": "ctxkit"' "$T/plugin/.claude-plugin/plugin.json" || fail "no plugin manifest"
+grep -q '"source": "./"' "$T/plugin/.claude-plugin/marketplace.json" || fail "no marketplace"
+grep -q 'CLAUDE_PLUGIN_ROOT}/bin/ctx-remind' "$T/plugin/hooks/hooks.json" || fail "no ctx-remind hook in the plugin"
+"$T/plugin/bin/ctx-remind" --version | grep -q '^ctx-remind ' || fail "the plugin's ctx-remind does not run"
+grep -q "claude plugin install ctxkit@ctxkit" "$T/outp2" || fail "--plugin does not say how to add it"
+cmp -s "$S" "$T/original.json" || fail "install.sh --plugin changed settings.json"
 "$SRC/install.sh" --prefix "$T/prefix" --from-build "$T/nowhere" > "$T/out4" 2>&1 && fail "--from-build accepted a missing build"
 grep -q "^install.sh: error: $T/nowhere is not a CMake build directory$" "$T/out4" || fail "unexpected error: $(cat "$T/out4")"
 echo "install round trip: ok"

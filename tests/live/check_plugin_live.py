@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Live check of the ctxkit Claude Code plugin against the real Claude Code CLI, driven by a
+fake-API harness.
+
+Usage: check_plugin_live.py HARNESS_DIR PLUGIN_DIR [--model M] [--work DIR]
+
+PLUGIN_DIR is the built plugin and local marketplace (`cmake --build build --target plugin`
+writes build/plugin, `install.sh --plugin DIR` writes DIR). For each model (default: both
+claude-sonnet-4-5 and claude-opus-4-8), in a fresh HOME:
+  1. `claude plugin marketplace add PLUGIN_DIR` and `claude plugin install ctxkit@ctxkit` succeed,
+     and `ctx-settings active` then names the plugin while `ctx-settings install` refuses to
+     register the same hooks a second time;
+  2. in a `claude -p` run with no ctxkit entry in any settings file, the model's tools include the
+     plugin's workflow MCP tools (mcp__plugin_ctxkit_ctxkit-workflow__workflow_*), the plugin's
+     bin/ is on the Bash tool's PATH, the PostToolUse hook (ctx-remind, from the plugin) puts its
+     context reminder in the request after a tool call at 60% of the window, and a workflow_list
+     call reaches ctx-workflow-mcp, whose answer (the templates in the plugin's share/ctxkit)
+     reaches the model; the hooks keep their state in ~/.local/state/ctxkit as a settings
+     install's do.
+Exit 0 when every check passes.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SERVER = "ctxkit-workflow"
+PREFIX = f"mcp__plugin_ctxkit_{SERVER}__"
+
+
+def client(harness):
+    sys.path.insert(0, harness)
+    from harness import DEFAULT_CLAUDE  # noqa: E402  (the harness's client: $CLAUDE_BIN or its install)
+    return DEFAULT_CLAUDE
+
+
+def env_for(home):
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TERM": "dumb", "LANG": "C.UTF-8",
+            "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+
+
+def run(argv, home):
+    p = subprocess.run(argv, env=env_for(home), capture_output=True, text=True, timeout=120)
+    return p.returncode, (p.stdout + p.stderr).strip()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("harness")
+    ap.add_argument("plugin_dir")
+    ap.add_argument("--model", action="append")
+    ap.add_argument("--work", default=None)
+    a = ap.parse_args()
+    work = a.work or tempfile.mkdtemp(prefix="ctxkit-plugin-live-")
+    plugin = os.path.abspath(a.plugin_dir)
+    claude = client(os.path.abspath(a.harness))
+    ok = True
+
+    def check(model, what, good, detail=""):
+        nonlocal ok
+        print(f"{'ok  ' if good else 'FAIL'} {model}: {what}" + ("" if good else f": {detail[:800]}"))
+        ok = ok and good
+        return good
+
+    for model in a.model or ["claude-sonnet-4-5", "claude-opus-4-8"]:
+        base = os.path.join(work, model)
+        root = os.path.join(base, "run")  # the harness keeps HOME in root/home, the project in root/proj
+        home = os.path.join(root, "home")
+        os.makedirs(home, exist_ok=True)
+
+        rc, out = run([claude, "plugin", "marketplace", "add", plugin], home)
+        if not check(model, "claude plugin marketplace add", rc == 0 and "Successfully added marketplace: ctxkit" in out, out):
+            continue
+        rc, out = run([claude, "plugin", "install", "ctxkit@ctxkit"], home)
+        if not check(model, "claude plugin install ctxkit@ctxkit", rc == 0 and "Successfully installed plugin: ctxkit@ctxkit" in out, out):
+            continue
+        settings = os.path.join(plugin, "bin", "ctx-settings")
+        rc, out = run([settings, "active"], home)
+        check(model, "ctx-settings active names the plugin", rc == 0 and out.startswith("plugin: ctxkit@ctxkit enabled in "), out)
+        watched = [os.path.join(home, ".claude.json"), os.path.join(home, ".claude", "settings.json")]
+        before = [open(f).read() if os.path.exists(f) else None for f in watched]
+        rc, out = run([settings, "install"], home)
+        after = [open(f).read() if os.path.exists(f) else None for f in watched]
+        check(model, "ctx-settings install refuses while the plugin is enabled, and writes nothing",
+              rc == 1 and "--status-line-only" in out and before == after, out)
+
+        script = os.path.join(base, "script.json")
+        with open(script, "w") as f:
+            json.dump({"context_window": 200000, "turns": [
+                {"text": "Looking.", "tool": "Bash", "input": {"command": "command -v ctx-trim", "description": "where"},
+                 "fill_pct": 60},
+                {"text": "Listing the workflows.", "tool": PREFIX + "workflow_list", "input": {}},
+                {"text": "Done."}]}, f)
+        cmd = [sys.executable, os.path.join(a.harness, "cc_run.py"), "--root", root, "--keep", "--script", script,
+               "--prompt", "check the plugin", "--model", model, "--events", "PostToolUse",
+               "--env", "MCP_CONNECTION_NONBLOCKING=0", "--expect", "Context at"]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        try:
+            rep = json.loads(p.stdout)
+        except json.JSONDecodeError:
+            check(model, "claude -p ran", False, p.stderr[-1500:])
+            continue
+        if not check(model, "claude -p ran", rep.get("rc") == 0, json.dumps(rep)):
+            continue
+        with open(rep["requests_log"]) as f:
+            reqs = [q for q in (json.loads(l) for l in f if l.strip()) if q.get("kind") == "main"]
+        tools = sorted(t["name"] for t in reqs[0]["body"].get("tools", []) if t["name"].startswith(PREFIX))
+        check(model, f"the first request offers the plugin's MCP tools ({', '.join(t[len(PREFIX):] for t in tools)})",
+              PREFIX + "workflow_status" in tools and PREFIX + "workflow_start" in tools, json.dumps(tools))
+
+        def tool_results(req):
+            out = []
+            for m in req["body"]["messages"]:
+                if isinstance(m["content"], list):
+                    out += [b for b in m["content"] if b.get("type") == "tool_result"]
+            return out
+
+        def text_of(block):
+            c = block.get("content")
+            return c if isinstance(c, str) else "".join(x.get("text", "") for x in c or [])
+
+        bash = [text_of(b) for b in tool_results(reqs[1])] if len(reqs) > 1 else []
+        check(model, "the plugin's bin/ is on the Bash tool's PATH",
+              any(t.strip() == os.path.join(plugin, "bin", "ctx-trim") for t in bash), json.dumps(bash))
+        reminder = [h for h in rep["expect"].get("Context at", []) if h["request_seq"] == reqs[1]["seq"]] if len(reqs) > 1 else []
+        check(model, "ctx-remind's reminder (PostToolUse hook from the plugin) reached the model right after the tool call",
+              bool(reminder), json.dumps(rep["expect"]))
+        status = [b for b in tool_results(reqs[2])] if len(reqs) > 2 else []
+        last = status[-1] if status else {}
+        text = text_of(last) if last else ""
+        check(model, "workflow_list through the plugin's MCP server answered the model with the plugin's templates "
+              "(share/ctxkit/workflows beside its bin/)",
+              bool(last) and not last.get("is_error") and '"feature"' in text and '"bugfix"' in text, json.dumps(last))
+        state = os.path.join(home, ".local", "state", "ctxkit")
+        check(model, "the plugin's hooks keep their state in ctxkit's usual folder (~/.local/state/ctxkit)",
+              os.path.isdir(state) and any(n.endswith(".db") or n.endswith(".sqlite") for n in os.listdir(state)),
+              str(os.listdir(state) if os.path.isdir(state) else "missing"))
+    print("live plugin check: " + ("ok" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
