@@ -47,19 +47,25 @@ std::vector<CommandHook> command_hooks(const json& doc) {
 
 std::optional<std::vector<std::string>> command_words(const std::string& command, const std::string& home,
                                                       const std::string& plugin_root) {
+  // The two variables are replaced by marks the splitter keeps as they are (quoted or not), and
+  // the marks by the values in the words it returns, as the shell would expand them.
+  constexpr std::string_view kHomeMark = "\x01H\x01", kRootMark = "\x01P\x01";
   std::string c = command;
-  if (!plugin_root.empty()) replace_all(c, "${CLAUDE_PLUGIN_ROOT}", util::shell_quote(plugin_root));
   size_t start = c.find_first_not_of(" \t");
-  if (start != std::string::npos && !home.empty()) {
-    std::string_view rest = std::string_view(c).substr(start);
-    for (std::string_view prefix : {"${HOME}/", "$HOME/", "~/"}) {
-      if (rest.substr(0, prefix.size()) == prefix) {
-        c = c.substr(0, start) + util::shell_quote(home) + "/" + std::string(rest.substr(prefix.size()));
-        break;
-      }
+  if (start != std::string::npos && c.compare(start, 2, "~/") == 0) c.replace(start, 1, kHomeMark);
+  for (std::string_view var : {"${HOME}", "$HOME"}) replace_all(c, var, kHomeMark);
+  if (!plugin_root.empty())
+    for (std::string_view var : {"${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT"}) replace_all(c, var, kRootMark);
+  auto words = util::split_shell_words(c);
+  if (!words) return std::nullopt;
+  for (auto& w : *words) {
+    if (w.find(kHomeMark) != std::string::npos) {
+      if (home.empty()) return std::nullopt;
+      replace_all(w, kHomeMark, home);
     }
+    replace_all(w, kRootMark, plugin_root);
   }
-  return util::split_shell_words(c);
+  return words;
 }
 
 std::vector<HookCoverage> match_hooks(const std::vector<CommandHook>& found, const std::string& home,
