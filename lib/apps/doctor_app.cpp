@@ -523,9 +523,13 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   std::string settings, claude_json;
   int timeout_ms = 5000;
   app.add_flag("--json", json_out, "print the findings as JSON");
-  app.add_option("--settings", settings, "the Claude Code settings.json to look at (default: ~/.claude/settings.json)");
-  app.add_option("--claude-json", claude_json, "the file with the user's MCP servers (default: ~/.claude.json)");
-  app.add_option("--timeout-ms", timeout_ms, "how long a program may take to answer")->check(CLI::Range(100, 600000));
+  app.add_option("--settings", settings, "the Claude Code settings.json to look at (default: ~/.claude/settings.json)")
+      ->option_text("FILE");
+  app.add_option("--claude-json", claude_json, "the file with the user's MCP servers (default: ~/.claude.json)")
+      ->option_text("FILE");
+  app.add_option("--timeout-ms", timeout_ms, "how long a program may take to answer (5000)")
+      ->check(CLI::Range(100, 600000))
+      ->option_text("MS");
   app.add_flag("--version", show_version, "print the version");
   if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
   if (show_version) {

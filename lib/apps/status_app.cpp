@@ -126,8 +126,8 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_flag("--show-config", show, "print the effective configuration and where each value came from");
   app.add_flag("--version", show_version, "print the version");
   app.add_flag("--no-color", no_colour, "plain text (also when NO_COLOR is set)");
-  app.add_option("--wrap", wrap, "another status-line command to run with the same input; its output is shown beside ours "
-                                 "(overrides [status] command)");
+  app.add_option("--wrap", wrap, "also run this status-line command on the same input and show its line beside ours")
+      ->option_text("CMD");
   if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
   if (show_version) {
     ctx.out << kTool << ' ' << version() << '\n';
