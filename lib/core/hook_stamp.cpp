@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <string>
 
 #include "util/fs.hpp"
@@ -22,6 +23,9 @@ std::filesystem::path hooks_dir(const Locations& loc) { return loc.state_dir / "
 
 void record_hook_run(const Locations& loc, std::string_view program) {
   const auto path = stamp_path(loc, program);
+  // The usual case, one system call: the file is there. A link in its place gets its own time
+  // set (never its target's) and does not count as a run (hook_last_run_ms wants a regular file).
+  if (::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) return;
   auto fd = util::open_private_file(path, O_WRONLY);
   if (!fd && fd.error().kind == Error::Kind::Generic) {
     // Most likely the folder is missing (the first run): make it private, then try once more.

@@ -14,10 +14,9 @@ namespace ctxkit {
 std::filesystem::path hooks_dir(const Locations& loc);
 
 // Records that the hook program `program` (e.g. "ctx-remind") handled a payload now: sets the
-// time of <state>/hooks/<program>.last, creating it (0600, in a 0700 folder made with
-// util::make_private_dirs) when missing, never through a link and only for a regular file of this
-// user (util::open_private_file). A few system calls; a failure is ignored (a hook never fails
-// over its own record).
+// time of <state>/hooks/<program>.last (utimensat, never through a link: one system call),
+// creating it when missing (0600, never through a link, in a 0700 folder made with
+// util::make_private_dirs). A failure is ignored (a hook never fails over its own record).
 void record_hook_run(const Locations& loc, std::string_view program);
 
 // When `program` last recorded a run (milliseconds since the epoch), nullopt when it never did.
