@@ -12,6 +12,7 @@
 #include "claude/session_locator.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
+#include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
 #include "runner/anchor.hpp"
 #include "workflow/step_gate.hpp"
@@ -68,6 +69,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   if (hook) {
     auto payload = read_hook_payload(ctx, kTool);
     if (!payload) return 0;  // fail open: the note is printed
+    record_hook_run(load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)}).locations(ctx.env), kTool);
     if (payload->source != "clear" && payload->source != "compact") return 0;
     if (worktree.empty()) worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(payload->cwd);
     if (worktree.empty()) return 0;

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "core/config.hpp"
+#include "core/hook_stamp.hpp"
 #include "context/context_meter.hpp"
 #include "apps/hook_input.hpp"
 #include "claude/hook_response.hpp"
@@ -58,6 +59,8 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   }
 
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
+  const Locations loc = cfg.locations(ctx.env);
+  record_hook_run(loc, kTool);
   if (!cfg.errors.empty()) note.add("config error: " + cfg.errors.front());
   else if (!cfg.warnings.empty()) note.add("config warning: " + cfg.warnings.front());
 
@@ -68,7 +71,7 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
 
   std::string state_problem;
   Error::Kind state_kind = Error::Kind::Generic;
-  std::optional<StateStore> store = open_state(cfg.locations(ctx.env), cfg, state_problem, &state_kind);
+  std::optional<StateStore> store = open_state(loc, cfg, state_problem, &state_kind);
   note.add(state_problem);
   // Locked (even before its first migration): another hook holds it, so the rate limit is
   // held elsewhere; stay quiet rather than remind without one.

@@ -161,7 +161,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   child.summary = summary->text;
   if (supervisor) {
     // Record the hand-over for the supervisor first, so that a failure records nothing.
-    if (auto r = store->put_pending_rollover({*supervisor, parent_id, new_id, prompt_file.string(), cwd, false}); !r)
+    if (auto r = store->put_pending_rollover({*supervisor, parent_id, new_id, prompt_file.string(), cwd, false, "rollover", ""}); !r)
       return error(r.error().message);
   }
   auto recorded = store->record_derivation(parent, child, "rollover", pct ? std::optional<int64_t>(*pct) : std::nullopt,

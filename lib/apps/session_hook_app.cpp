@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "core/config.hpp"
+#include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
 #include "apps/hook_input.hpp"
 #include "rollover/rollover.hpp"
@@ -43,6 +44,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   if (!payload) return 1;
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
   const Locations loc = cfg.locations(ctx.env);
+  record_hook_run(loc, kTool);
   const std::string& ev = payload->hook_event_name;
   const fs::path transcript(payload->transcript_path);
   std::string note;

@@ -2,14 +2,19 @@
 
 #include <fmt/core.h>
 
+#include <future>
 #include <nlohmann/json.hpp>
 
 #include "core/config.hpp"
+#include "core/hook_stamp.hpp"
+#include "core/status_format.hpp"
 #include "context/context_meter.hpp"
 #include "context/reminder.hpp"
 #include "apps/cli.hpp"
 #include "store/state_access.hpp"
+#include "util/bounded_run.hpp"
 #include "util/saturate.hpp"
+#include "util/shell.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
 
@@ -42,15 +47,87 @@ const char* colour_of(Tier t) {
   }
   return "";
 }
+
+const char* tier_name(Tier t) {
+  switch (t) {
+    case Tier::None: return "ok";
+    case Tier::Warn: return "warn";
+    case Tier::Recommend: return "recommend";
+    case Tier::Urgent: return "urgent";
+  }
+  return "";
+}
+
+// What the status input says the session has cost so far ("$0.14"), empty when it says nothing.
+std::string cost_of(const json& j) {
+  auto cost = j.find("cost");
+  if (cost == j.end() || !cost->is_object()) return {};
+  auto total = cost->find("total_cost_usd");
+  if (total == cost->end() || !total->is_number()) return {};
+  double usd = total->get<double>();
+  if (!(usd >= 0) || usd > 1e9) return {};
+  return fmt::format("${:.2f}", usd);
+}
+
+// The most of the wrapped command's output that is read; more kills it.
+constexpr size_t kMaxWrappedOutput = 64 << 10;
+
+// The user's own status line, run with our input. Its output without trailing newlines, or
+// nullopt (with `problem` set) when it could not start, failed, timed out or printed nothing.
+std::optional<std::string> run_wrapped(const std::string& command, int timeout_ms, const std::string& input,
+                                       const util::Env& env, std::string& problem) {
+  util::ProcessSpec spec;
+  spec.argv = util::command_argv(command);
+  spec.env.emplace(env.vars().begin(), env.vars().end());
+  spec.stdin_data = input;
+  spec.timeout = std::chrono::milliseconds(timeout_ms);
+  auto run = util::run_bounded(spec, kMaxWrappedOutput);
+  if (!run) {
+    problem = fmt::format("status command: {}", run.error().message);
+    return std::nullopt;
+  }
+  const util::ProcessResult* r = &run->result;
+  if (r->timed_out) {
+    problem = fmt::format("status command: no answer within {} ms (stopped)", timeout_ms);
+    return std::nullopt;
+  }
+  if (run->overflowed) {
+    problem = fmt::format("status command: more than {} bytes of output (stopped)", kMaxWrappedOutput);
+    return std::nullopt;
+  }
+  if (r->exit_code != 0) {
+    problem = fmt::format("status command: exit {}", r->exit_code);
+    return std::nullopt;
+  }
+  std::string out = std::move(run->result.out);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+// Their first line, the separator and ours, then their other lines.
+std::string compose(const std::optional<std::string>& theirs, const std::string& ours) {
+  if (!theirs) return ours + "\n";
+  size_t eol = theirs->find('\n');
+  std::string first = theirs->substr(0, eol);
+  if (!first.empty() && first.back() == '\r') first.pop_back();
+  std::string out = first.empty() ? ours : first + " │ " + ours;
+  out += '\n';
+  if (eol != std::string::npos) out += theirs->substr(eol + 1) + "\n";
+  return out;
+}
 }  // namespace
 
 int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   CLI::App app{"statusLine command: shows how full the context window is."};
   app.name(kTool);
   bool show = false, show_version = false, no_colour = false;
+  std::optional<std::string> wrap;
   app.add_flag("--show-config", show, "print the effective configuration and where each value came from");
   app.add_flag("--version", show_version, "print the version");
   app.add_flag("--no-color", no_colour, "plain text (also when NO_COLOR is set)");
+  app.add_option("--wrap", wrap, "also run this status-line command on the same input and show its line beside ours")
+      ->option_text("CMD");
   if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
   if (show_version) {
     ctx.out << kTool << ' ' << version() << '\n';
@@ -79,6 +156,25 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto ws = j.find("workspace"); ws != j.end() && ws->is_object() && !str_at(*ws, "project_dir").empty())
     project = str_at(*ws, "project_dir");
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, project)});
+  const Locations loc = cfg.locations(ctx.env);
+  record_hook_run(loc, kTool);
+
+  // The user's own status line runs while ours is worked out.
+  const std::string wrapped = wrap ? *wrap : cfg.status.command;
+  std::string wrap_problem;
+  std::future<std::optional<std::string>> theirs;
+  if (!wrapped.empty()) {
+    theirs = std::async(std::launch::async, [&] {
+      return run_wrapped(wrapped, cfg.status.timeout_ms, *input, ctx.env, wrap_problem);
+    });
+  }
+  auto finish = [&](const std::string& ours) {
+    std::optional<std::string> their_line;
+    if (theirs.valid()) their_line = theirs.get();
+    if (!wrap_problem.empty()) print_note(ctx.err, kTool, wrap_problem);
+    ctx.out << compose(their_line, ours);
+    return exit_code(ExitCode::ok);
+  };
 
   WindowHints hints;
   if (auto m = j.find("model"); m != j.end() && m->is_object()) hints.model = str_at(*m, "id");
@@ -92,7 +188,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   }
   std::string problem;
   std::optional<StateStore> store;
-  if (!session.empty()) store = open_state(cfg.locations(ctx.env), cfg, problem);
+  if (!session.empty()) store = open_state(loc, cfg, problem);
   if (store) {
     if (tokens) {
       if (auto r = store->record_status(session, {*tokens, hints.status_line_window, util::now_ms()}); !r)
@@ -107,20 +203,32 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
     }
   }
   if (!problem.empty()) print_note(ctx.err, kTool, problem);
-  if (!tokens) {
-    ctx.out << "Context –\n";
-    return exit_code(ExitCode::ok);
-  }
+  if (!tokens) return finish("Context –");
   ContextFigure f = make_figure(cfg.context, hints, *tokens);
   Tier tier = tier_for(f.percent, cfg.context);
+  if (!cfg.status.format.empty()) {
+    if (auto pieces = parse_status_format(cfg.status.format)) {
+      StatusValues v;
+      v[static_cast<size_t>(StatusField::Percent)] = fmt::format("{}", f.percent);
+      v[static_cast<size_t>(StatusField::Tokens)] = short_tokens(f.tokens);
+      v[static_cast<size_t>(StatusField::Usable)] = short_tokens(f.usable);
+      v[static_cast<size_t>(StatusField::Window)] = short_tokens(f.window);
+      v[static_cast<size_t>(StatusField::Tier)] = tier_name(tier);
+      std::string model;
+      if (auto m = j.find("model"); m != j.end() && m->is_object()) model = str_at(*m, "display_name");
+      v[static_cast<size_t>(StatusField::Model)] = model.empty() ? hints.model : model;
+      v[static_cast<size_t>(StatusField::Cost)] = cost_of(j);
+      std::string line = render_status_format(*pieces, v);
+      return finish(no_colour ? line : fmt::format("{}{}\x1b[0m", colour_of(tier), line));
+    }
+  }
   std::string figure =
       f.basis == Basis::Usable
           ? fmt::format("{} of {} usable · {} window", short_tokens(f.tokens), short_tokens(f.usable),
                         short_tokens(f.window))
           : fmt::format("{} of {} window", short_tokens(f.tokens), short_tokens(f.window));
-  if (no_colour) ctx.out << fmt::format("Context {}% · {}\n", f.percent, figure);
-  else ctx.out << fmt::format("{}Context {}%\x1b[0m · {}\n", colour_of(tier), f.percent, figure);
-  return exit_code(ExitCode::ok);
+  if (no_colour) return finish(fmt::format("Context {}% · {}", f.percent, figure));
+  return finish(fmt::format("{}Context {}%\x1b[0m · {}", colour_of(tier), f.percent, figure));
 }
 
 }  // namespace ctxkit

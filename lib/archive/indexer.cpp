@@ -224,6 +224,16 @@ Result<ArchiveIndex> open_index(const Locations& loc, std::string* note) {
   return ArchiveIndex(std::move(shards));
 }
 
+Result<ArchiveIndex> open_index_read_only(const Locations& loc) {
+  std::vector<SearchIndex> shards;
+  for (int i = 0; i < kIndexShards; ++i) {
+    auto shard = SearchIndex::open_read_only(loc.index_db(i));
+    if (!shard) return std::unexpected(shard.error());
+    shards.push_back(std::move(*shard));
+  }
+  return ArchiveIndex(std::move(shards));
+}
+
 Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
   // The shards are searched at once, each ranking its share of the newest matches and saying
   // which sessions it has excluded: the shards exclude a session each in its own transaction, and

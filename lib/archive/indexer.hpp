@@ -91,6 +91,11 @@ class IndexLock {
 // (index_pending). `note` then says so.
 Result<ArchiveIndex> open_index(const Locations& loc, std::string* note);
 
+// Opens every shard of the search index read-only (SearchIndex::open_read_only), creating
+// nothing and moving nothing aside, for looking at it: searching and index_progress work on it.
+// The first shard that is missing, damaged or of another schema is the error.
+Result<ArchiveIndex> open_index_read_only(const Locations& loc);
+
 // How much of the archive is indexed: bytes of archived transcripts (of projects not excluded)
 // against bytes indexed.
 struct IndexProgress {

@@ -1,5 +1,6 @@
 #include "core/config.hpp"
 
+#include "core/status_format.hpp"
 #include "util/fs.hpp"
 
 #define TOML_HEADER_ONLY 1
@@ -29,6 +30,7 @@ struct KeyDef {
   std::function<std::optional<std::string>(Config&, std::string_view)> from_env;
   std::function<std::string(const Config&)> show;
   bool user_only = false;  // chooses where private data goes or what runs: not from a project file
+  bool soft = false;       // a value it refuses is a warning (the previous value stays), not an error
   std::string full() const { return section + "." + name; }
 };
 
@@ -242,6 +244,38 @@ const std::vector<KeyDef>& known_keys() {
         "runner", "claude_args", [](const Config& c) { return c.runner.claude_args; },
         [](Config& c, std::vector<std::string> v) { c.runner.claude_args = std::move(v); }));
     k.back().user_only = true;
+    k.push_back(make_string(
+        "status", "command", {}, [](const Config& c) { return c.status.command; },
+        [](Config& c, const std::string& v) { c.status.command = v; }));
+    k.back().user_only = true;
+    k.push_back(make_int(
+        "status", "timeout_ms", 10, 60000, [](const Config& c) { return static_cast<int64_t>(c.status.timeout_ms); },
+        [](Config& c, int64_t v) { c.status.timeout_ms = static_cast<int>(v); }));
+    k.push_back(make_string(
+        "status", "format", {}, [](const Config& c) { return c.status.format; },
+        [](Config& c, const std::string& v) { c.status.format = v; }));
+    {
+      // A format is checked against the known fields; a bad one leaves the built-in line.
+      auto check = [](const std::string& v) -> std::optional<std::string> {
+        if (auto parsed = parse_status_format(v); !parsed) return parsed.error().message + "; the default line is kept";
+        return std::nullopt;
+      };
+      KeyDef& f = k.back();
+      f.soft = true;
+      f.from_toml = [check](Config& c, const toml::node& n) -> std::optional<std::string> {
+        auto v = n.value_exact<std::string>();
+        if (!v) return std::string("expected a string");
+        if (auto e = check(*v)) return e;
+        c.status.format = *v;
+        return std::nullopt;
+      };
+      f.from_env = [check](Config& c, std::string_view s) -> std::optional<std::string> {
+        std::string v(s);
+        if (auto e = check(v)) return e;
+        c.status.format = v;
+        return std::nullopt;
+      };
+    }
     return k;
   }();
   return keys;
@@ -254,7 +288,7 @@ std::string upper(std::string s) {
 
 // The sections ctxkit owns; keys of other sections belong to other tools sharing .work.toml.
 bool owned_section(std::string_view s) {
-  return s == "context" || s == "state" || s == "archive" || s == "rollover" || s == "runner";
+  return s == "context" || s == "state" || s == "archive" || s == "rollover" || s == "runner" || s == "status";
 }
 
 // Where the first non-ASCII byte outside a string or a comment is ("line L, column C" in bytes),
@@ -322,6 +356,10 @@ void apply_table(Config& config, const toml::table& root, const std::string& ori
         continue;
       }
       if (auto err = def->from_toml(config, node)) {
+        if (def->soft) {
+          config.warnings.push_back(fmt::format("{}: {}.{}: {}", location(origin, node.source()), sect, name, *err));
+          continue;
+        }
         config.errors.push_back(fmt::format("{}: {}.{}: {}", location(origin, node.source()), sect, name, *err));
         continue;
       }
@@ -449,6 +487,10 @@ Config load_config(const util::Env& env, const ConfigSources& sources) {
     if (!v) continue;
     any_env = true;
     if (auto err = k.from_env(config, *v)) {
+      if (k.soft) {
+        config.warnings.push_back(fmt::format("{}: {}", var, *err));
+        continue;
+      }
       config.errors.push_back(fmt::format("{}: {}", var, *err));
       continue;
     }

@@ -70,6 +70,17 @@ struct RunnerConfig {
   std::vector<std::string> claude_args;   // user's file only: they decide what the client may do
 };
 
+// The [status] section: what ctx-status shows and which status line of the user's it wraps.
+struct StatusConfig {
+  // The user's own status-line command, run with the same input, its output shown beside ours.
+  // Empty: none. Only from the user's file and the environment (it decides what runs).
+  std::string command;
+  int timeout_ms = 1000;  // the wrapped command is killed (its process group) after this
+  // Our segment with fields (core/status_format.hpp); empty: the built-in line. A format with an
+  // unknown field is a warning and leaves the built-in line.
+  std::string format;
+};
+
 // The effective configuration of one run, with where each value came from.
 struct Config {
   ContextConfig context;
@@ -77,6 +88,7 @@ struct Config {
   ArchiveConfig archive;
   RolloverConfig rollover;
   RunnerConfig runner;
+  StatusConfig status;
   // "section.key" -> origin ("default", a file path, or an environment variable name).
   std::map<std::string, std::string> origins;
   // Problems that did not stop loading: unknown keys, wrong types (the key keeps its previous

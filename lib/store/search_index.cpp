@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "store/db_check.hpp"
 #include "store/sqlite_stmt.hpp"
 #include "util/fs.hpp"
 
@@ -144,6 +145,20 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
   return idx;
 }
 
+Result<SearchIndex> SearchIndex::open_read_only(const fs::path& path, int busy_timeout_ms) {
+  auto db = ctxkit::open_read_only(path, busy_timeout_ms);
+  if (!db) return std::unexpected(db.error());
+  SearchIndex idx(db->release(), path.string());
+  Stmt v(idx.db_.get(), "PRAGMA user_version");
+  if (v.prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("reading the schema version", v.prepare_rc()));
+  int rc = v.step();
+  if (rc != SQLITE_ROW) return std::unexpected(idx.error("reading the schema version", rc));
+  if (int seen = static_cast<int>(v.col_int(0)); seen != kSchemaVersion)
+    return fail(fmt::format("search index {}: schema version {}, this ctxkit's is {}", path.string(), seen, kSchemaVersion),
+                Error::Kind::Invalid);
+  return idx;
+}
+
 Result<IndexedFile> SearchIndex::file(const std::string& path, const std::string& session_id, const std::string& project) {
   IndexedFile f;
   {
@@ -183,6 +198,7 @@ Result<std::map<std::string, IndexedFile>> SearchIndex::files() {
 }
 
 Result<void> SearchIndex::add(int64_t file_id, const IndexRow& row) {
+  if (!st_) return fail(fmt::format("search index {}: opened read-only", path_), Error::Kind::ReadOnly);
   Stmt& m = st_->meta;
   m.bind(1, file_id);
   m.bind(2, row.line);
@@ -202,6 +218,7 @@ Result<void> SearchIndex::add(int64_t file_id, const IndexRow& row) {
 }
 
 Result<void> SearchIndex::set_progress(int64_t file_id, uint64_t bytes, uint64_t lines, bool excluded) {
+  if (!st_) return fail(fmt::format("search index {}: opened read-only", path_), Error::Kind::ReadOnly);
   Stmt& p = st_->progress;
   p.bind(1, file_id);
   p.bind(2, static_cast<int64_t>(bytes));

@@ -80,6 +80,10 @@ class SearchIndex {
   // database or corrupt is an error of kind Corrupt. An index of an older schema is emptied (it is
   // rebuilt from the archive).
   static Result<SearchIndex> open(const std::filesystem::path& path, int busy_timeout_ms = 5000);
+  // Opens an existing index read-only, creating nothing (store/db_check's open_read_only), for
+  // looking at it: the writing calls fail with an error. A missing file is an error of kind
+  // NotFound; an index of another schema version one of kind Invalid.
+  static Result<SearchIndex> open_read_only(const std::filesystem::path& path, int busy_timeout_ms = 1000);
   SearchIndex(SearchIndex&& other) noexcept = default;
   SearchIndex& operator=(SearchIndex&& other) noexcept = default;
   SearchIndex(const SearchIndex&) = delete;

@@ -1,5 +1,7 @@
 #include "util/process.hpp"
 
+#include "util/bounded_run.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -39,7 +41,10 @@ struct Pipe {
 };
 }  // namespace
 
-Result<ProcessResult> run_process(const ProcessSpec& spec) {
+namespace {
+// run_process, with the child in a process group of its own when `group`, and killed when its
+// stdout passes `max_output` (0: no limit; `*overflowed` then says so).
+Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_output, bool* overflowed) {
   if (spec.argv.empty()) return fail("starting a process: empty argv");
   Pipe in, out, err;
   if (::pipe2(in.fd, O_CLOEXEC) != 0 || ::pipe2(out.fd, O_CLOEXEC) != 0 ||
@@ -65,6 +70,12 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     envp.push_back(nullptr);
     env_ptr = envp.data();
   }
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (group) {
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  }
   pid_t pid = 0;
   int rc;
   if (spec.env && spec.argv[0].find('/') == std::string::npos) {
@@ -73,13 +84,15 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     auto found = find_in_path(spec.argv[0], it != spec.env->end() ? std::string_view(it->second) : kDefaultPath);
     if (!found) {
       posix_spawn_file_actions_destroy(&fa);
+      posix_spawnattr_destroy(&attr);
       return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
     }
-    rc = ::posix_spawn(&pid, found->c_str(), &fa, nullptr, argv.data(), env_ptr);
+    rc = ::posix_spawn(&pid, found->c_str(), &fa, &attr, argv.data(), env_ptr);
   } else {
-    rc = ::posix_spawnp(&pid, spec.argv[0].c_str(), &fa, nullptr, argv.data(), env_ptr);
+    rc = ::posix_spawnp(&pid, spec.argv[0].c_str(), &fa, &attr, argv.data(), env_ptr);
   }
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(rc)), Error::Kind::NotFound);
   in.close_end(0);
   out.close_end(1);
@@ -92,6 +105,13 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   auto deadline = spec.timeout ? std::chrono::steady_clock::now() + *spec.timeout
                                : std::chrono::steady_clock::time_point::max();
   ::signal(SIGPIPE, SIG_IGN);
+  auto finish = [&](int status) {
+    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+    return result;
+  };
+  // The group too when the child leads one (its pid is the group's id).
+  auto kill_child = [&] { ::kill(group ? -pid : pid, SIGKILL); };
   char buf[65536];
   while (out.fd[0] >= 0 || err.fd[0] >= 0) {
     pollfd fds[3];
@@ -104,7 +124,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     if (spec.timeout) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
-        ::kill(pid, SIGKILL);
+        kill_child();
         result.timed_out = true;
         break;
       }
@@ -129,13 +149,47 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     };
     drain(idx_out, out, result.out);
     drain(idx_err, err, result.err);
+    if (max_output > 0 && result.out.size() > max_output) {
+      kill_child();
+      result.out.resize(max_output);
+      *overflowed = true;
+      break;
+    }
   }
   in.close_end(1);
   int status = 0;
+  if (spec.timeout && !result.timed_out && !*overflowed) {
+    // Its output is closed, but it may still run: the timeout holds until it has exited.
+    auto step = std::chrono::microseconds(200);
+    while (true) {
+      pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid) return finish(status);
+      if (r < 0 && errno != EINTR) break;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        kill_child();
+        result.timed_out = true;
+        break;
+      }
+      std::this_thread::sleep_for(step);
+      step = std::min<std::chrono::microseconds>(step * 2, std::chrono::milliseconds(10));
+    }
+  }
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
-  return result;
+  return finish(status);
+}
+}  // namespace
+
+Result<ProcessResult> run_process(const ProcessSpec& spec) {
+  bool overflowed = false;
+  return run_impl(spec, false, 0, &overflowed);
+}
+
+Result<BoundedRun> run_bounded(const ProcessSpec& spec, size_t max_output) {
+  BoundedRun run;
+  auto r = run_impl(spec, true, max_output, &run.overflowed);
+  if (!r) return std::unexpected(r.error());
+  run.result = std::move(*r);
+  return run;
 }
 
 Result<std::string> find_in_path(const std::string& name, std::string_view path) {

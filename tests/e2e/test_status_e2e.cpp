@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
@@ -45,6 +47,126 @@ TEST(Status, ShowConfigAndVersion) {
   EXPECT_EQ(r.out, "ctx-status 0.1.0\n");
   r = run_tool("ctx-status", {"--show-config"}, "", tmp.env());
   EXPECT_NE(r.out.find("context.basis = \"usable\"  "), std::string::npos) << r.out;
+}
+
+// A payload of 483,500 tokens in a 1M window: "Context 50% · 484k of 967k usable · 1M window".
+json half_full(const TempDir& tmp) {
+  return {{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()},
+          {"model", {{"id", "claude-opus-4-8"}, {"display_name", "Opus 4.8"}}},
+          {"cost", {{"total_cost_usd", 0.137045}}},
+          {"context_window", {{"context_window_size", 1000000},
+                              {"current_usage", {{"input_tokens", 1}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 483499}}}}}};
+}
+constexpr const char* kOurs = "Context 50% · 484k of 967k usable · 1M window";
+
+// An executable script in the temp dir.
+std::string script(const TempDir& tmp, const std::string& name, const std::string& body) {
+  auto p = tmp.write(name, "#!/bin/sh\n" + body);
+  ::chmod(p.c_str(), 0755);
+  return p.string();
+}
+
+TEST(Status, WrapShowsTheUsersLineBesideOursFromTheSameInput) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  // Theirs checks it got the same payload, and has a second line.
+  std::string theirs = script(tmp, "their line.sh",
+                              "in=$(cat)\ncase \"$in\" in *'\"session_id\":\"S\"'*) echo \"theirs: $1\";; *) echo wrong input;; esac\n"
+                              "echo second line\n");
+  auto r = run_tool("ctx-status", {"--wrap", "'" + theirs + "' arg"}, half_full(tmp).dump(), env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("theirs: arg │ ") + kOurs + "\nsecond line\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Status, TheConfiguredCommandIsWrappedAndMayNeedAShell) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  tmp.write("home/.config/ctxkit/config.toml", "[status]\ncommand = \"echo mine | tr a-z A-Z\"\n");
+  auto r = run_tool("ctx-status", {}, half_full(tmp).dump(), env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("MINE │ ") + kOurs + "\n");
+}
+
+TEST(Status, AProjectFileCannotChooseTheWrappedCommand) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  tmp.write("proj/.work.toml", "[status]\ncommand = \"echo injected\"\n");
+  json p = half_full(tmp);
+  p["cwd"] = (tmp / "proj").string();
+  auto r = run_tool("ctx-status", {}, p.dump(), env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string(kOurs) + "\n");
+}
+
+TEST(Status, AWrappedCommandThatHangsIsStoppedAndOursStillShows) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  tmp.write("home/.config/ctxkit/config.toml", "[status]\ntimeout_ms = 300\n");
+  std::string theirs = script(tmp, "slow.sh", "sleep 20\necho too late\n");
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_tool("ctx-status", {"--wrap", theirs}, half_full(tmp).dump(), env);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string(kOurs) + "\n");
+  EXPECT_EQ(r.err, "ctx-status: status command: no answer within 300 ms (stopped)\n");
+  EXPECT_LT(took, std::chrono::seconds(10));
+}
+
+TEST(Status, AWrappedCommandThatFailsLeavesOursAlone) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  auto r = run_tool("ctx-status", {"--wrap", "sh -c 'echo half; exit 3'"}, half_full(tmp).dump(), env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string(kOurs) + "\n");
+  EXPECT_EQ(r.err, "ctx-status: status command: exit 3\n");
+  r = run_tool("ctx-status", {"--wrap", "no-such-status-program"}, half_full(tmp).dump(), env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string(kOurs) + "\n");
+  EXPECT_EQ(r.err, "ctx-status: status command: starting no-such-status-program: no-such-status-program not found in PATH\n");
+}
+
+TEST(Status, NoColorOfAnyNonEmptyValueTurnsColoursOff) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  auto coloured = run_tool("ctx-status", {}, half_full(tmp).dump(), env);
+  EXPECT_EQ(coloured.out, "\x1b[32mContext 50%\x1b[0m · 484k of 967k usable · 1M window\n");
+  env.set("NO_COLOR", "");
+  EXPECT_EQ(run_tool("ctx-status", {}, half_full(tmp).dump(), env).out, coloured.out);
+  env.set("NO_COLOR", "yes");
+  EXPECT_EQ(run_tool("ctx-status", {}, half_full(tmp).dump(), env).out, std::string(kOurs) + "\n");
+}
+
+TEST(Status, AFormatNamesTheFieldsAndTheSessionCost) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  tmp.write("home/.config/ctxkit/config.toml",
+            "[status]\nformat = \"{percent}% · {tokens}/{usable} · {window} · {tier} · {model} · {cost}\"\n");
+  auto r = run_tool("ctx-status", {}, half_full(tmp).dump(), env);
+  EXPECT_EQ(r.out, "50% · 484k/967k · 1M · ok · Opus 4.8 · $0.14\n");
+  json no_cost = half_full(tmp);
+  no_cost.erase("cost");
+  EXPECT_EQ(run_tool("ctx-status", {}, no_cost.dump(), env).out, "50% · 484k/967k · 1M · ok · Opus 4.8 · \n");
+  EXPECT_EQ(run_tool("ctx-status", {}, half_full(tmp).dump(), tmp.env()).out,
+            "\x1b[32m50% · 484k/967k · 1M · ok · Opus 4.8 · $0.14\x1b[0m\n");
+}
+
+TEST(Status, AFormatWithAnUnknownFieldKeepsTheDefaultLine) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  tmp.write("home/.config/ctxkit/config.toml", "[status]\nformat = \"{percent}% {price}\"\n");
+  auto r = run_tool("ctx-status", {}, half_full(tmp).dump(), env);
+  EXPECT_EQ(r.out, std::string(kOurs) + "\n");
+  auto show = run_tool("ctx-status", {"--show-config"}, "", env);
+  EXPECT_NE(show.out.find("warning: "), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("unknown field '{price}'"), std::string::npos) << show.out;
 }
 
 }  // namespace

@@ -220,7 +220,7 @@ TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {
   {
     auto s = StateStore::open(db, 1000);
     ASSERT_TRUE(s);
-    ASSERT_TRUE(s->put_pending_rollover({"sup", "S1", "S2", "/p", "/c", false}));
+    ASSERT_TRUE(s->put_pending_rollover({"sup", "S1", "S2", "/p", "/c", false, "rollover", ""}));
   }
   {
     sqlite3* raw = nullptr;

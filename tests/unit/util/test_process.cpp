@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "unit/temp_dir.hpp"
+#include "util/bounded_run.hpp"
 #include "util/process.hpp"
 
 namespace ctxkit {
@@ -212,6 +213,62 @@ TEST(Process, RunProcessWithAnEnvironmentSearchesItsPath) {
   auto r = util::run_process(spec);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message, "starting no-such-program-here: no-such-program-here not found in PATH");
+}
+
+// Whether `pid` runs (a zombie no longer does).
+bool running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+pid_t timed_out_grandchild(bool group) {
+  util::ProcessSpec spec;
+  spec.argv = {"sh", "-c", "sleep 30 & echo $!; wait"};
+  spec.timeout = 300ms;
+  if (group) {
+    auto r = util::run_bounded(spec, 0);
+    EXPECT_TRUE(r && r->result.timed_out);
+    return r ? static_cast<pid_t>(std::stol(r->result.out)) : 0;
+  }
+  auto r = util::run_process(spec);
+  EXPECT_TRUE(r && r->timed_out);
+  return r ? static_cast<pid_t>(std::stol(r->out)) : 0;
+}
+
+TEST(Process, RunBoundedTimeoutKillsTheChildsProcessGroup) {
+  pid_t left = timed_out_grandchild(false);
+  ASSERT_GT(left, 0);
+  EXPECT_TRUE(running(left));  // without a group of its own, the shell's child outlives it
+  ::kill(left, SIGKILL);
+  pid_t gone = timed_out_grandchild(true);
+  ASSERT_GT(gone, 0);
+  for (int i = 0; i < 100 && running(gone); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(running(gone));
+}
+
+TEST(Process, RunProcessTimeoutHoldsWhenTheChildClosesItsOutputAndStays) {
+  util::ProcessSpec spec;
+  spec.argv = {"sh", "-c", "exec >/dev/null 2>&1; sleep 30"};
+  spec.timeout = 200ms;
+  auto start = std::chrono::steady_clock::now();
+  auto r = util::run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+TEST(Process, RunBoundedStopsAChildThatWritesTooMuch) {
+  util::ProcessSpec spec;
+  spec.argv = {"yes"};
+  auto r = util::run_bounded(spec, 1000);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->overflowed);
+  EXPECT_FALSE(r->result.timed_out);
+  EXPECT_EQ(r->result.out.size(), 1000u);
+  EXPECT_EQ(r->result.out.substr(0, 4), "y\ny\n");
 }
 
 }  // namespace

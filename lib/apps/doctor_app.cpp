@@ -1,0 +1,580 @@
+#include "apps/doctor_app.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fmt/core.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "apps/cli.hpp"
+#include "archive/indexer.hpp"
+#include "claude/install_check.hpp"
+#include "core/config.hpp"
+#include "core/hook_stamp.hpp"
+#include "store/db_check.hpp"
+#include "store/search_index.hpp"
+#include "store/state_store.hpp"
+#include "util/fs.hpp"
+#include "util/paths.hpp"
+#include "util/bounded_run.hpp"
+#include "util/process.hpp"
+#include "util/shell.hpp"
+#include "util/time.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+constexpr const char* kTool = "ctx-doctor";
+
+// The Claude Code versions ctxkit was checked against (payloads, transcripts, hooks, MCP).
+constexpr std::string_view kKnownGoodClaude[] = {"2.1.197"};
+
+// Every program of an install.
+constexpr const char* kPrograms[] = {"ctx-remind",  "ctx-status", "ctx-session-hook", "ctx-gate",
+                                     "ctx-settings", "ctx-trim",   "ctx-rollover",     "ctx-lineage",
+                                     "ctx-search",  "ctx-workflow", "ctx-workflow-mcp", "ctx-doctor", "ctx-run"};
+
+enum class Status { Ok, Warning, Fault };
+
+struct Finding {
+  std::string area;
+  Status status = Status::Ok;
+  std::string message;
+  std::string fix;  // what to do; empty for ok
+};
+
+const char* status_word(Status s) {
+  switch (s) {
+    case Status::Ok: return "ok";
+    case Status::Warning: return "warning";
+    case Status::Fault: return "fault";
+  }
+  return "";
+}
+
+// Everything the checks share.
+struct Doctor {
+  AppContext& ctx;
+  Config cfg;
+  Locations loc;
+  std::string home;
+  fs::path settings_path, claude_json_path;
+  fs::path bin_dir;  // where this program (and so the install it belongs to) is
+  std::chrono::milliseconds timeout{5000};
+  std::vector<Finding> findings;
+
+  void add(const std::string& area, Status s, std::string message, std::string fix = {}) {
+    findings.push_back({area, s, std::move(message), std::move(fix)});
+  }
+  std::string install_command() const {
+    return fmt::format("ctx-settings install --settings {} --bin-dir {}", util::shell_quote(settings_path.string()),
+                       util::shell_quote(bin_dir.string()));
+  }
+  std::map<std::string, std::string> child_env() const {
+    return {ctx.env.vars().begin(), ctx.env.vars().end()};
+  }
+};
+
+// A JSON file, or null when it is missing; an error when it cannot be read or parsed.
+Result<json> read_json_file(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return json();
+  auto text = util::read_file(p, {64u << 20});
+  if (!text) return std::unexpected(text.error());
+  json j = json::parse(*text, nullptr, false);
+  if (j.is_discarded()) return fail(fmt::format("{} is not valid JSON", p.string()), Error::Kind::Invalid);
+  return j;
+}
+
+// Why `path` cannot be run as a hook's program, or empty when it can.
+std::string not_runnable(const std::string& path) {
+  if (path.empty() || path.front() != '/') return fmt::format("'{}' is not an absolute path", path);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return fmt::format("{} does not exist", path);
+  if (!S_ISREG(st.st_mode)) return fmt::format("{} is not a regular file", path);
+  if (::access(path.c_str(), X_OK) != 0) return fmt::format("{} is not executable", path);
+  return {};
+}
+
+std::string ago(int64_t then_ms) {
+  int64_t s = std::max<int64_t>(0, (util::now_ms() - then_ms) / 1000);
+  std::string when = s < 60      ? fmt::format("{} s ago", s)
+                     : s < 3600  ? fmt::format("{} min ago", s / 60)
+                     : s < 86400 ? fmt::format("{} h ago", s / 3600)
+                                 : fmt::format("{} days ago", s / 86400);
+  return fmt::format("{} ({})", when, util::format_iso8601_ms(then_ms));
+}
+
+void check_programs(Doctor& d) {
+  int answered = 0;
+  for (const char* name : kPrograms) {
+    std::string path;
+    if (fs::path beside = d.bin_dir / name; not_runnable(beside.string()).empty()) {
+      path = beside.string();
+    } else if (auto found = util::find_in_path(name, d.ctx.env.get("PATH").value_or(""))) {
+      path = *found;
+    } else {
+      d.add("programs", Status::Fault, fmt::format("{} is not installed (not in {} nor on PATH)", name, d.bin_dir.string()),
+            "install ctxkit again (install.sh, or the package)");
+      continue;
+    }
+    util::ProcessSpec spec;
+    spec.argv = {path, "--version"};
+    spec.env = d.child_env();
+    spec.timeout = d.timeout;
+    auto run = util::run_bounded(spec, 4096);
+    const util::ProcessResult* r = run ? &run->result : nullptr;
+    if (!run || r->timed_out || r->exit_code == 127 || r->exit_code >= 128) {
+      d.add("programs", Status::Fault,
+            fmt::format("{} does not run: {}", path,
+                        !run ? run.error().message : r->timed_out ? "no answer to --version" : fmt::format("exit {}", r->exit_code)),
+            "install ctxkit again (a missing library or a damaged file)");
+      continue;
+    }
+    std::string expect = fmt::format("{} {}", name, version());
+    if (r->exit_code != 0 || r->out.substr(0, r->out.find('\n')) != expect) {
+      std::string said = r->out.substr(0, r->out.find('\n'));
+      d.add("programs", Status::Warning,
+            fmt::format("{} does not answer --version with '{}'{}", path, expect,
+                        said.empty() ? std::string() : fmt::format(" (said '{}')", said)),
+            "install every program from one build");
+      continue;
+    }
+    ++answered;
+  }
+  if (answered > 0)
+    d.add("programs", Status::Ok, fmt::format("{} of {} programs answer --version ({}), in {}", answered, std::size(kPrograms),
+                                              version(), d.bin_dir.string()));
+}
+
+// The hooks of one install (settings.json or a plugin's hooks.json) against what ctxkit registers.
+void check_hooks(Doctor& d, const std::vector<CommandHook>& hooks, const std::string& where,
+                 const std::string& plugin_root, const std::string& fix) {
+  int good = 0;
+  for (const auto& cov : match_hooks(hooks, d.home, plugin_root)) {
+    std::string what = fmt::format("{}{} hook {}", cov.expected.event,
+                                   cov.expected.matcher.empty() ? std::string() : "[" + cov.expected.matcher + "]", cov.program);
+    if (cov.found.empty()) {
+      d.add("hooks", Status::Fault, fmt::format("{} is not registered in {}", what, where), fix);
+      continue;
+    }
+    if (cov.found.size() > 1) {
+      d.add("hooks", Status::Fault, fmt::format("{} is registered {} times in {}: it runs that often", what, cov.found.size(), where),
+            "keep one: remove the others from " + where);
+      continue;
+    }
+    if (auto why = not_runnable(cov.found.front().front()); !why.empty()) {
+      d.add("hooks", Status::Fault, fmt::format("{}: {}", what, why), fix);
+      continue;
+    }
+    ++good;
+  }
+  if (good > 0) d.add("hooks", Status::Ok, fmt::format("{} hooks registered in {}, each an executable file", good, where));
+}
+
+void check_status_line(Doctor& d, const json& settings) {
+  const json* line = nullptr;
+  if (settings.is_object())
+    if (auto it = settings.find("statusLine"); it != settings.end() && it->is_object()) line = &*it;
+  std::string command = line && line->contains("command") && (*line)["command"].is_string() ? (*line)["command"].get<std::string>() : "";
+  const std::string ours = (d.bin_dir / "ctx-status").string();
+  if (command.empty()) {
+    d.add("status line", Status::Warning, "no status line: ctxkit reads the context figure from the transcript instead of the client's exact one",
+          fmt::format("set \"statusLine\" in {} to {{\"type\":\"command\",\"command\":\"{}\"}} ({})", d.settings_path.string(), ours,
+                      d.install_command()));
+    return;
+  }
+  auto words = command_words(command, d.home);
+  if (!words || fs::path(words->front()).filename() != "ctx-status") {
+    d.add("status line", Status::Warning, fmt::format("the status line runs '{}', not ctx-status", command),
+          fmt::format("keep it and show both: set its command to {} --wrap {}", util::shell_quote(ours), util::shell_quote(command)));
+    return;
+  }
+  if (auto why = not_runnable(words->front()); !why.empty()) {
+    d.add("status line", Status::Fault, "status line: " + why, d.install_command());
+    return;
+  }
+  std::string wrapped;
+  for (size_t i = 1; i + 1 < words->size(); ++i)
+    if ((*words)[i] == "--wrap") wrapped = (*words)[i + 1];
+  if (wrapped.empty()) wrapped = d.cfg.status.command;
+  if (!wrapped.empty()) {
+    auto argv = util::command_argv(wrapped);
+    if (auto found = util::find_in_path(argv.front(), d.ctx.env.get("PATH").value_or("")); !found) {
+      d.add("status line", Status::Warning, fmt::format("the wrapped status command '{}': {}", wrapped, found.error().message),
+            "fix its path in [status] command (config.toml) or in --wrap");
+      return;
+    }
+    d.add("status line", Status::Ok, fmt::format("ctx-status, beside '{}'", wrapped));
+    return;
+  }
+  d.add("status line", Status::Ok, fmt::format("ctx-status ({})", words->front()));
+}
+
+void check_mcp(Doctor& d, const std::vector<McpServerFound>& servers, const std::string& where) {
+  if (servers.empty()) {
+    d.add("mcp", Status::Fault, fmt::format("the workflow MCP server (ctx-workflow-mcp) is not registered in {}", where),
+          fmt::format("ctx-workflow-mcp register --config {}", util::shell_quote(d.claude_json_path.string())));
+    return;
+  }
+  if (servers.size() > 1)
+    d.add("mcp", Status::Warning, fmt::format("ctx-workflow-mcp is registered {} times in {}", servers.size(), where),
+          "keep one entry in \"mcpServers\"");
+  const auto& s = servers.front();
+  if (auto why = not_runnable(s.argv.front()); !why.empty()) {
+    d.add("mcp", Status::Fault, fmt::format("MCP server '{}': {}", s.name, why),
+          fmt::format("ctx-workflow-mcp register --config {} --replace", util::shell_quote(d.claude_json_path.string())));
+    return;
+  }
+  util::ProcessSpec spec;
+  spec.argv = s.argv;
+  spec.env = d.child_env();
+  spec.timeout = d.timeout;
+  spec.stdin_data = json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+                         {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()},
+                                     {"clientInfo", {{"name", kTool}, {"version", version()}}}}}}
+                        .dump() +
+                    "\n";
+  auto run = util::run_bounded(spec, 1 << 20);
+  const util::ProcessResult* r = run ? &run->result : nullptr;
+  std::string problem;
+  json answer;
+  if (!run) problem = run.error().message;
+  else if (r->timed_out) problem = fmt::format("no answer to initialize within {} ms", d.timeout.count());
+  else {
+    answer = json::parse(r->out.substr(0, r->out.find('\n')), nullptr, false);
+    if (answer.is_discarded() || !answer.is_object() || !answer.contains("result") || !answer["result"].is_object())
+      problem = fmt::format("no answer to initialize (exit {}{})", r->exit_code,
+                            r->err.empty() ? std::string() : ": " + r->err.substr(0, r->err.find('\n')));
+  }
+  if (!problem.empty()) {
+    d.add("mcp", Status::Fault, fmt::format("MCP server '{}' ({}): {}", s.name, s.argv.front(), problem),
+          fmt::format("run it by hand: {} < /dev/null; then install ctxkit again", util::shell_quote(s.argv.front())));
+    return;
+  }
+  const json& result = answer["result"];
+  std::string server = result.contains("serverInfo") && result["serverInfo"].is_object()
+                           ? result["serverInfo"].value("name", std::string()) + " " + result["serverInfo"].value("version", std::string())
+                           : std::string("?");
+  d.add("mcp", Status::Ok, fmt::format("MCP server '{}' answers initialize ({}, protocol {})", s.name, server,
+                                       result.value("protocolVersion", std::string("?"))));
+}
+
+void check_claude(Doctor& d) {
+  const std::string& bin = d.cfg.rollover.claude_bin;
+  auto found = util::find_in_path(bin, d.ctx.env.get("PATH").value_or(""));
+  if (!found) {
+    d.add("claude", Status::Warning, fmt::format("{}: Claude Code is needed for rollovers and the runner", found.error().message),
+          "install Claude Code, or set rollover.claude_bin in config.toml");
+    return;
+  }
+  util::ProcessSpec spec;
+  spec.argv = {*found, "--version"};
+  spec.env = d.child_env();
+  spec.timeout = std::max(d.timeout, std::chrono::milliseconds(10000));
+  auto run = util::run_bounded(spec, 4096);
+  std::string v = run && !run->result.timed_out && run->result.exit_code == 0 ? claude_version_of(run->result.out) : std::string();
+  if (v.empty()) {
+    d.add("claude", Status::Warning, fmt::format("{} does not tell its version (claude --version)", *found),
+          "check that it is Claude Code and that it runs");
+    return;
+  }
+  std::string known = kKnownGoodClaude[std::size(kKnownGoodClaude) - 1].data();
+  for (auto k : kKnownGoodClaude)
+    if (v == k) return d.add("claude", Status::Ok, fmt::format("Claude Code {} ({}), a version ctxkit was checked against", v, *found));
+  if (compare_versions(v, known) > 0)
+    d.add("claude", Status::Warning, fmt::format("Claude Code {} ({}) is newer than the versions ctxkit was checked against ({}): untested", v,
+                                                 *found, known),
+          "if something misbehaves, say which version in the report");
+  else
+    d.add("claude", Status::Warning, fmt::format("Claude Code {} ({}) is older than the versions ctxkit was checked against ({})", v, *found, known),
+          "update Claude Code");
+}
+
+// A private file's or folder's mode, when it lets others in.
+void check_private(Doctor& d, const std::string& area, const fs::path& p, bool dir) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return;
+  if (st.st_uid != ::geteuid()) {
+    d.add(area, Status::Fault, fmt::format("{} belongs to another user (uid {})", p.string(), st.st_uid), "use a state folder of your own (state.dir)");
+    return;
+  }
+  if ((st.st_mode & 077) != 0)
+    d.add(area, Status::Fault, fmt::format("{} is open to others (mode {:04o}, should be {})", p.string(), st.st_mode & 07777, dir ? "0700" : "0600"),
+          fmt::format("chmod {} {}", dir ? "700" : "600", util::shell_quote(p.string())));
+}
+
+void check_db(Doctor& d, const std::string& area, const fs::path& db, int expected_version, bool rebuilt) {
+  check_private(d, area, db, false);
+  auto c = check_database(db);
+  std::string aside = fmt::format("mv {} {}", util::shell_quote(db.string()), util::shell_quote(db.string() + ".corrupt"));
+  if (!c) {
+    std::string why = c.error().message;
+    if (why.starts_with(db.string() + ": ")) why.erase(0, db.string().size() + 2);
+    d.add(area, Status::Fault, fmt::format("{} cannot be read: {}", db.string(), why),
+          rebuilt ? aside + " (the index is rebuilt from the archive)" : aside + " (the next hook starts a new one)");
+    return;
+  }
+  if (c->integrity != "ok") {
+    d.add(area, Status::Fault, fmt::format("{} is damaged: {}", db.string(), c->integrity),
+          rebuilt ? aside + " (the index is rebuilt from the archive)" : aside + " (the next hook starts a new one)");
+    return;
+  }
+  if (c->user_version > expected_version) {
+    d.add(area, Status::Fault, fmt::format("{} has schema version {}, newer than this ctxkit's {}", db.string(), c->user_version, expected_version),
+          "install the newer ctxkit again");
+    return;
+  }
+  if (c->user_version < expected_version) {
+    d.add(area, Status::Warning, fmt::format("{} has schema version {}; this ctxkit's is {}", db.string(), c->user_version, expected_version),
+          rebuilt ? "ctx-search rebuilds it" : "the next hook migrates it");
+    return;
+  }
+  d.add(area, Status::Ok, fmt::format("{}: integrity ok, schema version {}", db.string(), c->user_version));
+}
+
+void check_state(Doctor& d) {
+  std::error_code ec;
+  if (!fs::exists(d.loc.state_dir, ec)) {
+    d.add("state", Status::Warning, fmt::format("no state folder yet ({}): no hook has run", d.loc.state_dir.string()),
+          "start a Claude Code session; if this stays, the hooks above do not run");
+    return;
+  }
+  check_private(d, "state", d.loc.state_dir, true);
+  if (!fs::exists(d.loc.state_db(), ec)) {
+    d.add("state", Status::Warning, fmt::format("no state database yet ({})", d.loc.state_db().string()),
+          "start a Claude Code session; the status line and the hooks create it");
+    return;
+  }
+  check_db(d, "state", d.loc.state_db(), StateStore::kSchemaVersion, false);
+}
+
+void check_archive(Doctor& d) {
+  std::error_code ec;
+  const fs::path dir = d.loc.archive_dir();
+  if (!fs::is_directory(dir, ec)) {
+    d.add("archive", Status::Ok, "no session archived yet (sessions are archived when they end)");
+    return;
+  }
+  check_private(d, "archive", dir, true);
+  uint64_t sessions = 0;
+  for (const auto& project : fs::directory_iterator(dir, ec)) {
+    if (!project.is_directory(ec) || project.is_symlink(ec)) continue;
+    for (const auto& f : fs::directory_iterator(project.path(), ec))
+      if (f.is_regular_file(ec) && f.path().extension() == ".jsonl") ++sessions;
+  }
+  bool shards_ok = true, any_shard = false;
+  for (int i = 0; i < kIndexShards; ++i) {
+    fs::path db = d.loc.index_db(i);
+    if (!fs::exists(db, ec)) {
+      shards_ok = false;
+      continue;
+    }
+    any_shard = true;
+    size_t before = d.findings.size();
+    check_db(d, "archive", db, SearchIndex::kSchemaVersion, true);
+    if (d.findings.size() > before && d.findings.back().status != Status::Ok) shards_ok = false;
+    else if (d.findings.size() > before) d.findings.pop_back();  // one line for the index below
+  }
+  if (!any_shard) {
+    d.add("archive", sessions ? Status::Warning : Status::Ok,
+          fmt::format("{} sessions archived; no search index yet", sessions),
+          sessions ? "run ctx-search with any word: it indexes what is pending first" : "");
+    return;
+  }
+  if (!shards_ok) {
+    d.add("archive", Status::Warning, fmt::format("{} sessions archived; the search index is incomplete", sessions),
+          "run ctx-search with any word: it rebuilds what is missing");
+    return;
+  }
+  auto index = open_index_read_only(d.loc);
+  if (!index) {
+    d.add("archive", Status::Warning, fmt::format("{} sessions archived; the index cannot be read: {}", sessions, index.error().message),
+          "run ctx-search with any word: it rebuilds what is missing");
+    return;
+  }
+  auto p = index_progress(*index, d.loc, d.cfg.archive);
+  if (!p) {
+    d.add("archive", Status::Warning, fmt::format("{} sessions archived; the index cannot be read: {}", sessions, p.error().message),
+          "run ctx-search with any word: it rebuilds what is missing");
+    return;
+  }
+  if (!p->complete()) {
+    d.add("archive", Status::Warning,
+          fmt::format("{} sessions archived; {} of {} not fully indexed ({} of {} KB)", sessions, p->files_pending, p->files,
+                      p->indexed_bytes >> 10, p->archived_bytes >> 10),
+          "run ctx-search with any word: it indexes what is pending first");
+    return;
+  }
+  d.add("archive", Status::Ok, fmt::format("{} sessions archived, the search index is up to date", sessions));
+}
+
+void check_last_runs(Doctor& d, bool status_line_ours) {
+  struct Hook {
+    const char* program;
+    const char* when;   // when it runs, for the message
+    bool never_is_odd;  // "never" deserves a warning
+  };
+  const Hook hooks[] = {{"ctx-remind", "after every tool call", true},
+                        {"ctx-session-hook", "when a session starts, stops or ends", true},
+                        {"ctx-status", "on every status-line redraw", status_line_ours},
+                        {"ctx-gate", "after /clear or /compact in a workflow", false}};
+  for (const auto& h : hooks) {
+    auto last = hook_last_run_ms(d.loc, h.program);
+    if (last) {
+      d.add("last run", Status::Ok, fmt::format("{}: {}", h.program, ago(*last)));
+    } else if (h.never_is_odd) {
+      d.add("last run", Status::Warning, fmt::format("{}: never (it runs {})", h.program, h.when),
+            "start a Claude Code session; if it stays 'never', its registration above is wrong");
+    } else {
+      d.add("last run", Status::Ok, fmt::format("{}: never (it runs {})", h.program, h.when));
+    }
+  }
+}
+
+void check_config(Doctor& d) {
+  for (const auto& w : d.cfg.warnings) d.add("config", Status::Warning, w, "fix or remove the key");
+  for (const auto& e : d.cfg.errors) d.add("config", Status::Fault, e, "fix the value (the default is used meanwhile)");
+  if (d.cfg.warnings.empty() && d.cfg.errors.empty()) {
+    std::vector<std::string> files;
+    for (const auto& f : d.cfg.files) files.push_back(f.string());
+    d.add("config", Status::Ok, files.empty() ? std::string("no configuration file: defaults")
+                                              : fmt::format("{}: no warnings", fmt::join(files, ", ")));
+  }
+}
+
+void check_install(Doctor& d) {
+  auto settings = read_json_file(d.settings_path);
+  if (!settings) {
+    d.add("install", Status::Fault, settings.error().message, "fix the file (Claude Code ignores it as it is)");
+    return;
+  }
+  auto installed = read_json_file(d.loc.claude_config_dir / "plugins" / "installed_plugins.json");
+  const auto settings_hooks = command_hooks(*settings);
+  const bool by_settings = runs_ctxkit(settings_hooks, d.home);
+  const auto plugins = enabled_ctxkit_plugins(*settings);
+  std::string plugin_id, plugin_root;
+  for (const auto& id : plugins) {
+    auto paths = installed ? plugin_install_paths(*installed, id) : std::vector<std::string>{};
+    if (paths.empty()) {
+      d.add("install", Status::Fault, fmt::format("plugin {} is enabled but not installed", id),
+            fmt::format("claude plugin install {}", id));
+      continue;
+    }
+    plugin_id = id;
+    plugin_root = paths.front();
+  }
+  const bool by_plugin = !plugin_root.empty();
+  const std::string where = d.settings_path.string();
+  if (by_settings && by_plugin) {
+    d.add("install", Status::Fault,
+          fmt::format("ctxkit is registered twice, in {} and as plugin {}: every hook runs twice", where, plugin_id),
+          fmt::format("keep one: ctx-settings uninstall --settings {} --bin-dir {}, or claude plugin disable {}",
+                      util::shell_quote(where), util::shell_quote(d.bin_dir.string()), plugin_id));
+  } else if (!by_settings && !by_plugin && plugins.empty()) {
+    d.add("install", Status::Fault, fmt::format("ctxkit is not registered: no hook in {} runs it and no ctxkit plugin is enabled", where),
+          d.install_command() + ", or install the ctxkit plugin");
+  } else if (by_settings) {
+    d.add("install", Status::Ok, fmt::format("settings.json install ({})", where));
+  } else if (by_plugin) {
+    d.add("install", Status::Ok, fmt::format("plugin {} ({})", plugin_id, plugin_root));
+  }
+
+  if (by_settings || (!by_plugin && plugins.empty())) check_hooks(d, settings_hooks, where, "", d.install_command());
+  if (by_plugin) {
+    fs::path hooks_file = fs::path(plugin_root) / "hooks" / "hooks.json";
+    auto doc = read_json_file(hooks_file);
+    if (!doc) d.add("hooks", Status::Fault, doc.error().message, fmt::format("claude plugin update {}", plugin_id));
+    else check_hooks(d, command_hooks(*doc), hooks_file.string(), plugin_root, fmt::format("claude plugin update {}", plugin_id));
+  }
+  check_status_line(d, *settings);
+
+  auto claude_json = read_json_file(d.claude_json_path);
+  std::vector<McpServerFound> servers;
+  std::string mcp_where = d.claude_json_path.string();
+  if (!claude_json) d.add("mcp", Status::Fault, claude_json.error().message, "fix the file (Claude Code ignores it as it is)");
+  else servers = find_mcp_servers(*claude_json, "ctx-workflow-mcp", d.home);
+  if (by_plugin) {
+    fs::path mcp_file = fs::path(plugin_root) / ".mcp.json";
+    if (auto doc = read_json_file(mcp_file)) {
+      auto more = find_mcp_servers(*doc, "ctx-workflow-mcp", d.home, plugin_root);
+      servers.insert(servers.end(), more.begin(), more.end());
+      mcp_where += " or " + mcp_file.string();
+    }
+  }
+  if (claude_json) check_mcp(d, servers, mcp_where);
+
+  std::string status_command;
+  if (settings->is_object() && settings->contains("statusLine") && (*settings)["statusLine"].is_object())
+    status_command = (*settings)["statusLine"].value("command", std::string());
+  auto status_words = command_words(status_command, d.home);
+  check_last_runs(d, status_words && !status_words->empty() && fs::path(status_words->front()).filename() == "ctx-status");
+}
+}  // namespace
+
+int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
+  CLI::App app{"Tells why something of ctxkit does not work: one line per finding, with what to do."};
+  app.name(kTool);
+  bool json_out = false, show_version = false;
+  std::string settings, claude_json;
+  int timeout_ms = 5000;
+  app.add_flag("--json", json_out, "print the findings as JSON");
+  app.add_option("--settings", settings, "the Claude Code settings.json to look at (default: ~/.claude/settings.json)")
+      ->option_text("FILE");
+  app.add_option("--claude-json", claude_json, "the file with the user's MCP servers (default: ~/.claude.json)")
+      ->option_text("FILE");
+  app.add_option("--timeout-ms", timeout_ms, "how long a program may take to answer (5000)")
+      ->check(CLI::Range(100, 600000))
+      ->option_text("MS");
+  app.add_flag("--version", show_version, "print the version");
+  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+  if (show_version) {
+    ctx.out << kTool << ' ' << version() << '\n';
+    return exit_code(ExitCode::ok);
+  }
+
+  Doctor d{ctx, load_config(ctx.env, {project_start_dir(ctx.env, "")}), {}, {}, {}, {}, {}, std::chrono::milliseconds(timeout_ms), {}};
+  d.loc = d.cfg.locations(ctx.env);
+  d.home = d.loc.home.string();
+  d.settings_path = settings.empty() ? d.loc.claude_config_dir / "settings.json" : fs::path(settings);
+  if (!claude_json.empty()) d.claude_json_path = claude_json;
+  else if (auto dir = ctx.env.get_nonempty("CLAUDE_CONFIG_DIR")) d.claude_json_path = fs::path(*dir) / ".claude.json";
+  else d.claude_json_path = d.loc.home / ".claude.json";
+  d.bin_dir = util::executable_dir().value_or(fs::path("."));
+
+  check_programs(d);
+  check_install(d);
+  check_claude(d);
+  check_state(d);
+  check_archive(d);
+  check_config(d);
+
+  int faults = 0, warnings = 0;
+  for (const auto& f : d.findings) {
+    faults += f.status == Status::Fault;
+    warnings += f.status == Status::Warning;
+  }
+  if (json_out) {
+    json out = {{"healthy", faults == 0}, {"faults", faults}, {"warnings", warnings}, {"findings", json::array()}};
+    for (const auto& f : d.findings) {
+      json item = {{"area", f.area}, {"status", status_word(f.status)}, {"message", f.message}};
+      if (!f.fix.empty()) item["fix"] = f.fix;
+      out["findings"].push_back(std::move(item));
+    }
+    ctx.out << out.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+  } else {
+    for (const auto& f : d.findings) {
+      const char* tag = f.status == Status::Ok ? "ok   " : f.status == Status::Warning ? "WARN " : "FAULT";
+      ctx.out << fmt::format("{} {}: {}{}\n", tag, f.area, f.message, f.fix.empty() ? std::string() : " → " + f.fix);
+    }
+    ctx.out << (faults == 0 ? fmt::format("healthy ({} warnings)\n", warnings)
+                            : fmt::format("{} faults, {} warnings\n", faults, warnings));
+  }
+  return exit_code(faults == 0 ? ExitCode::ok : ExitCode::failure);
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,217 @@
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "e2e/e2e_support.hpp"
+
+namespace ctxkit::test {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// A ctxkit install in a temp HOME: hooks and status line registered by ctx-settings, the workflow
+// MCP server by ctx-workflow-mcp register, a fake `claude` on PATH.
+struct Install {
+  TempDir tmp;
+  util::Env env;
+  fs::path settings, claude_json, state;
+
+  explicit Install(bool register_mcp = true, const std::string& claude_version = "2.1.197 (Claude Code)") {
+    env = tmp.env();
+    fs::path bin = tmp / "bin";
+    fs::create_directories(bin);
+    if (!claude_version.empty()) {
+      auto fake = tmp.write("bin/claude", "#!/bin/sh\necho '" + claude_version + "'\n");
+      ::chmod(fake.c_str(), 0755);
+    }
+    env.set("PATH", bin.string() + ":/usr/local/bin:/usr/bin:/bin");
+    settings = tmp / "home/.claude/settings.json";
+    claude_json = tmp / "home/.claude.json";
+    state = tmp / "home/.local/state/ctxkit";
+    auto r = run_tool("ctx-settings", {"install", "--settings", settings.string(), "--bin-dir", bin_dir()}, "", env);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    if (register_mcp) {
+      r = run_tool("ctx-workflow-mcp", {"register", "--config", claude_json.string()}, "", env);
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    }
+  }
+  // One hook run: ctx-remind on a PostToolUse payload (it records its run and opens the state).
+  void run_a_hook() {
+    json p = {{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()}, {"cwd", tmp.path().string()},
+              {"hook_event_name", "PostToolUse"}, {"tool_name", "Bash"}, {"tool_use_id", "toolu_1"}};
+    auto r = run_tool("ctx-remind", {}, p.dump(), env);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  util::ProcessResult doctor(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"--settings", settings.string(), "--claude-json", claude_json.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_tool("ctx-doctor", args, "", env, tmp.path());
+  }
+  json settings_json() const { return json::parse(read_file(settings)); }
+  void write_settings(const json& j) const { tmp.write("home/.claude/settings.json", j.dump(2)); }
+};
+
+bool has_line(const std::string& out, const std::string& prefix, const std::string& part) {
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    std::string line = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (line.rfind(prefix, 0) == 0 && line.find(part) != std::string::npos) return true;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return false;
+}
+
+TEST(Doctor, AHealthyInstallIsHealthy) {
+  Install in;
+  in.run_a_hook();
+  auto r = in.doctor();
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("FAULT"), std::string::npos) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    programs: ", "programs answer --version (0.1.0)")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    install: ", "settings.json install (" + in.settings.string() + ")")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "5 hooks registered in " + in.settings.string())) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    status line: ", "ctx-status (" + bin_dir() + "/ctx-status)")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    mcp: ", "MCP server 'ctxkit-workflow' answers initialize (ctxkit-workflow 0.1.0")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    claude: ", "Claude Code 2.1.197")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    state: ", "state.db: integrity ok, schema version")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    last run: ", "ctx-remind: ")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  last run: ", "ctx-session-hook: never")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "healthy (", "warnings)")) << r.out;
+
+  auto j = in.doctor({"--json"});
+  EXPECT_EQ(j.exit_code, 0);
+  json doc = json::parse(j.out);
+  EXPECT_EQ(doc["healthy"], true);
+  EXPECT_EQ(doc["faults"], 0);
+  bool mcp_ok = false;
+  for (const auto& f : doc["findings"]) mcp_ok = mcp_ok || (f["area"] == "mcp" && f["status"] == "ok");
+  EXPECT_TRUE(mcp_ok) << j.out;
+}
+
+TEST(Doctor, AHookWhoseProgramIsMissingIsAFault) {
+  Install in;
+  in.run_a_hook();
+  json s = in.settings_json();
+  s["hooks"]["PostToolUse"][0]["hooks"][0]["command"] = (in.tmp / "gone/ctx-remind").string();
+  in.write_settings(s);
+  auto r = in.doctor();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT hooks: ", "PostToolUse[*] hook ctx-remind: " + (in.tmp / "gone/ctx-remind").string() +
+                                                    " does not exist → ctx-settings install --settings"))
+      << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "4 hooks registered")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "1 faults, ", "")) << r.out;
+}
+
+TEST(Doctor, AHookNotRegisteredOrRegisteredTwiceIsAFault) {
+  Install in;
+  json s = in.settings_json();
+  s["hooks"]["Stop"] = json::array();
+  s["hooks"]["SessionEnd"].push_back(s["hooks"]["SessionEnd"][0]);
+  in.write_settings(s);
+  auto r = in.doctor();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT hooks: ", "Stop hook ctx-session-hook is not registered in " + in.settings.string())) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT hooks: ", "SessionEnd hook ctx-session-hook is registered 2 times")) << r.out;
+}
+
+TEST(Doctor, ACorruptStateDatabaseIsAFaultAndIsLeftAsItIs) {
+  Install in;
+  in.run_a_hook();
+  const std::string garbage(8192, 'x');
+  fs::path db = in.state / "state.db";
+  for (const char* side : {"-wal", "-shm"}) fs::remove(db.string() + side);
+  in.tmp.write("home/.local/state/ctxkit/state.db", garbage);
+  ::chmod(db.c_str(), 0600);
+  auto r = in.doctor();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT state: ", db.string() + " cannot be read: ")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT state: ", "mv " + db.string())) << r.out;
+  EXPECT_EQ(read_file(db), garbage);
+  EXPECT_FALSE(fs::exists(db.string() + "-wal"));
+  EXPECT_FALSE(fs::exists(db.string() + "-shm"));
+}
+
+TEST(Doctor, AnUnregisteredMcpServerIsAFault) {
+  Install in(/*register_mcp=*/false);
+  in.run_a_hook();
+  auto r = in.doctor();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT mcp: ", "the workflow MCP server (ctx-workflow-mcp) is not registered in " +
+                                                  in.claude_json.string() + " → ctx-workflow-mcp register --config"))
+      << r.out;
+}
+
+TEST(Doctor, AnMcpServerThatDoesNotAnswerIsAFault) {
+  Install in;
+  auto mute = in.tmp.write("mute/ctx-workflow-mcp", "#!/bin/sh\nexit 0\n");
+  ::chmod(mute.c_str(), 0755);
+  json c = json::parse(read_file(in.claude_json));
+  c["mcpServers"]["ctxkit-workflow"]["command"] = mute.string();
+  in.tmp.write("home/.claude.json", c.dump());
+  auto r = in.doctor();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT mcp: ", "MCP server 'ctxkit-workflow' (" + mute.string() + "): no answer to initialize (exit 0)"))
+      << r.out;
+}
+
+TEST(Doctor, SettingsAndPluginTogetherRunEveryHookTwice) {
+  Install in;
+  in.run_a_hook();
+  fs::path root = in.tmp / "home/.claude/plugins/cache/local/ctxkit/0.1.0";
+  fs::create_directories(root);
+  in.tmp.write("home/.claude/plugins/installed_plugins.json",
+               json{{"version", 2}, {"plugins", {{"ctxkit@local", {{{"scope", "user"}, {"installPath", root.string()}}}}}}}.dump());
+  json s = in.settings_json();
+  s["enabledPlugins"] = {{"ctxkit@local", true}};
+  in.write_settings(s);
+  auto r = in.doctor();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT install: ", "ctxkit is registered twice, in " + in.settings.string() +
+                                                     " and as plugin ctxkit@local: every hook runs twice"))
+      << r.out;
+}
+
+TEST(Doctor, HooksThatNeverRanAndNoStateAreWarningsOnly) {
+  Install in;
+  auto r = in.doctor();
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  state: ", "no state folder yet")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  last run: ", "ctx-remind: never (it runs after every tool call)")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    last run: ", "ctx-gate: never")) << r.out;
+  EXPECT_FALSE(fs::exists(in.state)) << "the doctor creates nothing";
+}
+
+TEST(Doctor, ClaudeMissingOrNewerIsAWarning) {
+  Install newer(true, "2.3.0 (Claude Code)");
+  newer.run_a_hook();
+  auto r = newer.doctor();
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "Claude Code 2.3.0 (")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "newer than the versions ctxkit was checked against (2.1.197): untested")) << r.out;
+  Install none(true, "");
+  none.env.set("PATH", (none.tmp / "bin").string() + ":/bin");
+  none.run_a_hook();
+  r = none.doctor();
+  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "claude not found in PATH")) << r.out;
+}
+
+TEST(Doctor, AStateFolderOpenToOthersAndConfigErrorsAreFaults) {
+  Install in;
+  in.run_a_hook();
+  ::chmod(in.state.c_str(), 0755);
+  in.tmp.write("home/.config/ctxkit/config.toml", "[context]\nwarn_threshold = \"high\"\n[status]\nformat = \"{nope}\"\n");
+  auto r = in.doctor();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT state: ", in.state.string() + " is open to others (mode 0755, should be 0700) → chmod 700"))
+      << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT config: ", "context.warn_threshold: expected an integer")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  config: ", "status.format: unknown field '{nope}'")) << r.out;
+}
+
+}  // namespace
+}  // namespace ctxkit::test
