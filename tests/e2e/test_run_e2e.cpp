@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -304,6 +305,18 @@ TEST(RunE2E, ARunWhoseLastTaskEndsOnTheLastAllowedIterationIsComplete) {
   EXPECT_EQ(r.calls().size(), 3u);
   EXPECT_EQ(r.run_json(r.runs().at(0))["status"], "completed");
   EXPECT_EQ(res.out.find("max_iterations reached"), std::string::npos) << res.out;
+}
+
+TEST(RunE2E, TaskSummariesListTheProjectsFilesNotTheRunsOwnRecords) {
+  RunRig r;
+  const std::string git = "git -C '" + r.project.string() + "' -c user.name=t -c user.email=t@localhost ";
+  ASSERT_EQ(std::system((git + "init -q -b main && " + git + "commit -q --allow-empty -m start").c_str()), 0);
+  r.tmp.write("proj/src/parser.cpp", "int main() {}\n");
+  auto res = r.run({"tasks.yaml", "--context-mode", "hybrid"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const std::string summary = read_file(r.runs().at(0) / "tasks" / "t2" / "summary.md");
+  EXPECT_NE(summary.find("- src/parser.cpp\n"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find(".ctxkit/runs"), std::string::npos) << summary;
 }
 
 constexpr const char* kTemplate =
