@@ -658,7 +658,6 @@ class Runner {
     const Config cfg = load_config(w_.env, {opts_.project});
     while (true) {
       if (auto c = control()) return *c;
-      if (st["iterations"].get<int>() >= opts_.max_iterations) return finish("stopped", 3, "max_iterations reached");
       const std::string session = st["session"].is_object() ? st["session"].value("id", "") : "";
       Position pos;
       if (driver_ && pending_position_) {
@@ -686,6 +685,9 @@ class Runner {
         if (pos.workflow_failed) return finish("failed", 2, "the workflow failed");
         return finish("completed", 0);
       }
+      // Checked once the position is known: a run whose last task ends on the last allowed
+      // iteration is complete, not stopped. (An action taken above is kept in run.json.)
+      if (st["iterations"].get<int>() >= opts_.max_iterations) return finish("stopped", 3, "max_iterations reached");
       ojson& task = task_record(pos.task_key, pos.title);
       if (driver_) task_number_ = static_cast<size_t>(std::find(st["tasks"].begin(), st["tasks"].end(), task) - st["tasks"].begin()) + 1;
       const bool new_task = pos.task_key != last_task_key;
@@ -722,13 +724,22 @@ class Runner {
         if (!r) return finish("failed", 2, r.error().message);
         client_ms += r->client_ms;
         add_usage(task, r->stream.usage);
-        task["compactions"] = task["compactions"].get<int>() + 1;
-        emit("compacted", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", pos.focus}, {"why", "workflow compact"},
-                           {"usage", usage_json(r->stream.usage)}, {"exit_code", r->exit_code}, {"boundary", r->stream.compacted}});
-        // Re-anchor after the compaction: a new anchor epoch for this session.
-        anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text, st.value("previous_summary", "")) : "";
-        set_session(session_id, pos.task_key, anchor);
-        if (!anchor.empty()) task["anchoring_tokens"] = task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
+        if (!r->stream.compacted) {
+          // The client compacted nothing (it answers "Not enough messages to compact." on a short
+          // session, with exit 0): not a compaction; the session goes on with its own anchor.
+          emit("compact_failed", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", pos.focus},
+                                  {"reason", one_line(r->stream.text)}, {"usage", usage_json(r->stream.usage)},
+                                  {"exit_code", r->exit_code}});
+          anchor = old_anchor;
+        } else {
+          task["compactions"] = task["compactions"].get<int>() + 1;
+          emit("compacted", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", pos.focus}, {"why", "workflow compact"},
+                             {"usage", usage_json(r->stream.usage)}, {"exit_code", r->exit_code}, {"boundary", true}});
+          // Re-anchor after the compaction: a new anchor epoch for this session.
+          anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text, st.value("previous_summary", "")) : "";
+          set_session(session_id, pos.task_key, anchor);
+          if (!anchor.empty()) task["anchoring_tokens"] = task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
+        }
       }
       if (plan.fresh) {
         session_id = util::random_uuid();

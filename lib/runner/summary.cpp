@@ -112,10 +112,13 @@ std::vector<std::string> changed_files(const fs::path& dir, const std::string& s
   auto add = [&](std::string_view name) {
     if (!name.empty() && seen.insert(std::string(name)).second) out.emplace_back(name);
   };
+  // The whole repository but the run records ctx-run writes under <project>/.ctxkit/runs (they
+  // would fill the list: every iteration adds files there).
+  const std::string all = ":(top)", not_runs = ":(exclude).ctxkit/runs";
   if (!since.empty() && since.find_first_not_of("0123456789abcdef") == std::string::npos)
-    if (auto d = git(dir, {"diff", "--name-only", since, "HEAD"}))
+    if (auto d = git(dir, {"diff", "--name-only", since, "HEAD", "--", all, not_runs}))
       for (auto line : lines_of(*d)) add(line);
-  if (auto s = git(dir, {"status", "--porcelain", "--untracked-files=all"}))
+  if (auto s = git(dir, {"status", "--porcelain", "--untracked-files=all", "--", all, not_runs}))
     for (auto line : lines_of(*s))
       if (line.size() > 3) {
         std::string_view name = line.substr(3);

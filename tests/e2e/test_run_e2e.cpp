@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -20,8 +22,9 @@ using json = nlohmann::json;
 // the prompt's first line, its cwd and stdin) as one line of $STANDIN_LOG, and answers in
 // stream-json with the next line of $STANDIN_REPLIES (DONE, NONE, BLOCKED <why>, FAIL, SLEEP,
 // STOP, PAUSE; DONE when the file has run out). `/compact` calls answer as the real client does
-// and use no reply. Every answer reports usage input 10, cache creation 100, cache read 1000,
-// output 5 (a compaction: 100/0/0/20 through modelUsage).
+// and use no reply (with $STANDIN_COMPACT_REFUSED set, as it does on a session too short to
+// compact). Every answer reports usage input 10, cache creation 100, cache read 1000, output 5 (a
+// compaction: 100/0/0/20 through modelUsage).
 constexpr const char* kStandin = R"SH(#!/bin/sh
 kind=""; sid=""; anchor=0; prev=""; last=""
 for a in "$@"; do
@@ -37,6 +40,10 @@ case "$last" in
   /compact*)
     printf 'call=compact sid=%s anchor=%s focus=%s\n' "$sid" "$anchor" "$(printf '%s' "$last" | head -1)" >> "$STANDIN_LOG"
     printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$sid"
+    if [ -n "$STANDIN_COMPACT_REFUSED" ]; then
+      printf '{"type":"result","subtype":"success","is_error":false,"result":"Not enough messages to compact.","session_id":"%s","usage":{"input_tokens":0,"output_tokens":0},"modelUsage":{}}\n' "$sid"
+      exit 0
+    fi
     printf '{"type":"system","subtype":"compact_boundary","session_id":"%s"}\n' "$sid"
     printf '{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"%s","usage":{"input_tokens":0,"output_tokens":0},"modelUsage":{"m":{"inputTokens":100,"outputTokens":20,"cacheReadInputTokens":0,"cacheCreationInputTokens":0}}}\n' "$sid"
     exit 0;;
@@ -291,6 +298,27 @@ TEST(RunE2E, ATaskNeverReportedDoneStopsAtMaxTaskIterations) {
   EXPECT_NE(limited.out.find("max_iterations reached"), std::string::npos) << limited.out;
 }
 
+TEST(RunE2E, ARunWhoseLastTaskEndsOnTheLastAllowedIterationIsComplete) {
+  RunRig r;  // three tasks, each done at its first call
+  auto res = r.run({"tasks.yaml", "--max-iterations", "3"});
+  EXPECT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(r.calls().size(), 3u);
+  EXPECT_EQ(r.run_json(r.runs().at(0))["status"], "completed");
+  EXPECT_EQ(res.out.find("max_iterations reached"), std::string::npos) << res.out;
+}
+
+TEST(RunE2E, TaskSummariesListTheProjectsFilesNotTheRunsOwnRecords) {
+  RunRig r;
+  const std::string git = "git -C '" + r.project.string() + "' -c user.name=t -c user.email=t@localhost ";
+  ASSERT_EQ(std::system((git + "init -q -b main && " + git + "commit -q --allow-empty -m start").c_str()), 0);
+  r.tmp.write("proj/src/parser.cpp", "int main() {}\n");
+  auto res = r.run({"tasks.yaml", "--context-mode", "hybrid"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const std::string summary = read_file(r.runs().at(0) / "tasks" / "t2" / "summary.md");
+  EXPECT_NE(summary.find("- src/parser.cpp\n"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find(".ctxkit/runs"), std::string::npos) << summary;
+}
+
 constexpr const char* kTemplate =
     "name: ship\ndescription: plan, build, review\nsteps:\n"
     "  - id: plan\n    type: action\n    instructions: Write the plan.\n"
@@ -322,6 +350,30 @@ TEST(RunE2E, WorkflowClearIsAFreshSessionAndCompactRunsSlashCompact) {
   EXPECT_NE(events.find(R"("event":"context_reset")"), std::string::npos);
   EXPECT_NE(events.find(R"("why":"workflow clear")"), std::string::npos);
   EXPECT_NE(events.find(R"("event":"compacted")"), std::string::npos);
+}
+
+TEST(RunE2E, ACompactionTheClientRefusesIsNotCountedAndTheSessionKeepsItsAnchor) {
+  RunRig r;
+  r.tmp.write("proj/.ctxkit/workflows/ship.yaml", kTemplate);
+  r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");
+  r.env.set("STANDIN_COMPACT_REFUSED", "1");
+  auto res = r.run({"--workflow", "ship", "--summary", "ship it"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "compact", "resume"}));
+  const json rep = r.report();
+  EXPECT_EQ(rep["totals"]["compactions"], 0);
+  const std::string events = read_file(r.runs().at(0) / "events.jsonl");
+  EXPECT_EQ(events.find(R"("event":"compacted")"), std::string::npos) << events;
+  EXPECT_NE(events.find(R"("event":"compact_failed")"), std::string::npos) << events;
+  EXPECT_NE(events.find("Not enough messages to compact."), std::string::npos);
+  // The review resumes the build's session with the anchor that session started with.
+  std::set<std::string> anchors;
+  for (const auto& e : fs::directory_iterator(r.standin_dir))
+    if (e.path().filename().string().starts_with("anchor-" + calls[1].sid)) anchors.insert(read_file(e.path()));
+  EXPECT_EQ(anchors.size(), 1u);
+  EXPECT_FALSE(fs::exists(r.runs().at(0) / "anchors" / "0003.md"));
 }
 
 TEST(RunE2E, WorkflowLoopTakesTheTasksFileAndFreshPerTaskFollowsLoopTasks) {

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Measures the four ctx-run context modes on one workload and prints a Markdown table.
+
+Usage: measure_modes.py [BIN_DIR] [--model M] [--work DIR]
+       (BIN_DIR: the built programs, default build/hooks; the client as for the live checks)
+
+The same 3-task file runs in continuous, fresh-per-task, fresh-per-iteration and hybrid mode, one
+run after the other in one project, against the real Claude Code client and the fake API of this
+folder with usage estimated from the size of each request (`usage_mode: estimate`: about 4 bytes
+of system prompt, tool schemas and conversation a token, reported as cache reads but 5 input
+tokens; output 20 tokens a reply). Each task takes 2 iterations: the first runs a command and ends
+without the done marker, the second runs another command and reports done; each command prints
+about 12 KB (2,500 numbered lines, as reading a mid-sized file would), which stays in the
+conversation of the session it ran in. Between runs the
+files the agent wrote are removed, so every run starts from the same project; .ctxkit/ is in the
+repository's info/exclude, so the run records are not "uncommitted files" in the anchor or "files
+changed" in a summary. The figures are `ctx-run report --all --json`'s.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import live_common
+
+MODES = ["continuous", "fresh-per-task", "fresh-per-iteration", "hybrid"]
+TASKS = [("t1", "Parse the input file", "Read input.txt and write the parsed fields to fields.txt."),
+         ("t2", "Check the parsed fields", "Compare fields.txt with the expected values and note mismatches."),
+         ("t3", "Write the notes", "Summarise the work in notes.md.")]
+
+
+def turns():
+    out = []
+    for i, (tid, _, _) in enumerate(TASKS):
+        out += [{"text": "Starting.", "tool": "Bash", "input": {"command": f"seq 1 2500 | tee {tid}-a.txt", "description": "step"}},
+                {"text": "Made a start; more to do next time."},
+                {"text": "Continuing.", "tool": "Bash", "input": {"command": f"seq 2501 5000 | tee {tid}-b.txt", "description": "step"}},
+                {"text": f"Finished.\nDecision: task {tid} keeps its output in {tid}-b.txt\nCTXKIT-TASK: DONE"}]
+    return out
+
+
+def main():
+    a = live_common.parse_args(__doc__, ["ctx-run"])
+    from harness import Harness  # noqa: E402 (the harness parse_args chose)
+    model = a.models[0] if a.model else "claude-sonnet-4-5"
+    work = a.work or tempfile.mkdtemp(prefix="ctxkit-measure-modes-")
+    h = Harness(os.path.join(work, "measure"))
+    with open(os.path.join(h.proj, "PROMPT.md"), "w") as f:
+        f.write("Work in small steps. Keep every file short. Run the checks before reporting a task done.\n")
+    with open(os.path.join(h.proj, "tasks.yaml"), "w") as f:
+        for tid, title, desc in TASKS:
+            f.write(f"- id: {tid}\n  title: \"{title}\"\n  description: \"{desc}\"\n")
+    git = ["git", "-C", h.proj, "-c", "user.name=live", "-c", "user.email=live@localhost"]
+    subprocess.run(git + ["add", "PROMPT.md", "tasks.yaml"], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "tasks"], check=True)
+    with open(os.path.join(h.proj, ".git", "info", "exclude"), "a") as f:
+        f.write(".ctxkit/\n")
+    ctx_run = os.path.join(a.bin_dir, "ctx-run")
+    script = {"turns": turns(), "usage_mode": "estimate"}
+    h.start_server(script)
+    env = h.env({"CTXKIT_ROLLOVER_CLAUDE_BIN": h.claude_bin})
+    try:
+        for mode in MODES:
+            h.api.load(script)  # rewinds the turns
+            p = subprocess.run([ctx_run, "tasks.yaml", "--context-mode", mode, "--model", model,
+                                "--claude-arg=--dangerously-skip-permissions"],
+                               cwd=h.proj, env=env, capture_output=True, text=True, timeout=1800)
+            if p.returncode != 0:
+                sys.exit(f"measure_modes: {mode}: ctx-run exited {p.returncode}: {p.stderr[-1500:]}")
+            subprocess.run(git + ["clean", "-q", "-f"], check=True)  # the agent's files (not .ctxkit/: excluded)
+    finally:
+        h.stop_server()
+    rep = subprocess.run([ctx_run, "report", "--all", "--json"], cwd=h.proj, env=env, capture_output=True, text=True, check=True)
+    reports = json.loads(rep.stdout)
+    version = subprocess.run([h.claude_bin, "--version"], env=env, capture_output=True, text=True).stdout.strip()
+    print(f"Claude Code {version.split()[0] if version else '?'}, model {model}, fake API with size-estimated usage; "
+          f"3 tasks x 2 iterations, each iteration one command printing about 12 KB.\n")
+    print("| mode | sessions | context resets | compactions | iterations | input | cache creation | cache read | output "
+          "| total tokens | anchoring tokens (est.) | anchoring share | wall time |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    base = None
+    for r in reports:
+        t = r["totals"]
+        u = t["usage"]
+        base = base or u["total"]
+        print(f"| {r['mode']} | {t['resets'] + 1} | {t['resets']} | {t['compactions']} | {t['iterations']} | {u['input']:,} "
+              f"| {u['cache_creation']:,} | {u['cache_read']:,} | {u['output']:,} | {u['total']:,} ({u['total'] / base:.2f}x) "
+              f"| {t['anchoring_tokens']:,} | {100 * t['anchoring_share']:.1f} % | {t['wall_ms'] / 1000:.1f} s |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
