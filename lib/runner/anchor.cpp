@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <future>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -110,14 +111,31 @@ Result<AnchorSources> parse_anchor_sources(std::string_view list) {
 }
 
 std::string git_state(const fs::path& dir) {
-  auto branch = git(dir, {"rev-parse", "--abbrev-ref", "HEAD"});
-  if (!branch) return {};
-  std::string out = fmt::format("Branch: {}\n", *branch);
-  if (auto status = git(dir, {"status", "--porcelain"})) {
-    size_t n = status->empty() ? 0 : static_cast<size_t>(std::count(status->begin(), status->end(), '\n')) + 1;
-    out += fmt::format("Uncommitted files: {}\n", n);
+  // Two git processes at once (a fresh session waits for them): status with the branch line,
+  // and the last commits.
+  auto status_future = std::async(std::launch::async, [&dir] { return git(dir, {"status", "--porcelain", "--branch"}); });
+  auto log = git(dir, {"log", "-3", "--format=%h %s"});
+  auto status = status_future.get();
+  if (!status) return {};
+  std::string_view text = *status;
+  std::string_view first = text.substr(0, text.find('\n'));
+  std::string branch = "HEAD";
+  if (first.starts_with("## ")) {
+    first.remove_prefix(3);
+    if (first.starts_with("No commits yet on ")) first.remove_prefix(18);
+    else if (first.starts_with("Initial commit on ")) first.remove_prefix(18);
+    branch = std::string(first.substr(0, std::min(first.find("..."), first.find(' '))));
   }
-  if (auto log = git(dir, {"log", "-3", "--format=%h %s"}); log && !log->empty()) out += "Last commits:\n" + *log + "\n";
+  // Uncommitted files, leaving out the runner's own records under .ctxkit/.
+  size_t changed = 0;
+  for (size_t pos = text.find('\n'); pos != std::string_view::npos && pos + 1 < text.size();) {
+    const size_t next = text.find('\n', pos + 1);
+    std::string_view line = text.substr(pos + 1, (next == std::string_view::npos ? text.size() : next) - pos - 1);
+    if (line.size() > 3 && !line.substr(3).starts_with(".ctxkit/") && !line.substr(3).starts_with("\".ctxkit/")) ++changed;
+    pos = next;
+  }
+  std::string out = fmt::format("Branch: {}\nUncommitted files: {}\n", branch, changed);
+  if (log && !log->empty()) out += "Last commits:\n" + *log + "\n";
   return out;
 }
 

@@ -632,6 +632,9 @@ class Runner {
                   {"wall_ms", task["wall_ms"]}};
     if (!reason.empty()) data["reason"] = reason;
     emit(status == "done" ? "task_completed" : status == "skipped" ? "task_skipped" : "task_failed", data);
+    // Summaries are hybrid mode's: the next task's anchor carries them. (Gathering one asks git
+    // twice, which the other modes do not pay for.)
+    if (opts_.mode != ContextMode::Hybrid) return;
     SummaryInputs si;
     si.task_id = task["id"];
     si.title = task.value("title", "");
@@ -694,7 +697,8 @@ class Runner {
       if (task["status"] == "pending") {
         task["status"] = "running";
         task["started_at_ms"] = util::now_ms();
-        if (auto head = git_head(opts_.project); !head.empty()) task["git_head"] = head;
+        if (opts_.mode == ContextMode::Hybrid)
+          if (auto head = git_head(opts_.project); !head.empty()) task["git_head"] = head;
         emit("task_started", {{"task_id", task["id"]}, {"title", task["title"]}});
       }
       // Retry unit: one position; its attempts count toward max_task_iterations.

@@ -199,6 +199,8 @@ TEST(RunE2E, FreshPerTaskStartsASessionPerTaskAndResumesItsIterations) {
   const json rep = r.report();
   EXPECT_EQ(rep["mode"], "fresh-per-task");
   EXPECT_EQ(rep["totals"]["resets"], 2);
+  // Summaries are hybrid's alone.
+  EXPECT_FALSE(fs::exists(r.runs().at(0) / "task_summary.md"));
   EXPECT_GT(rep["totals"]["anchoring_tokens"].get<int>(), 0);
 }
 

@@ -6,6 +6,7 @@
 #include "runner/anchor.hpp"
 #include "runner/summary.hpp"
 #include "unit/temp_dir.hpp"
+#include "util/process.hpp"
 #include "workflow/task_list.hpp"
 
 namespace ctxkit::runner {
@@ -107,6 +108,32 @@ TEST(RunnerAnchor, RunnerAnchorHoldsTheSourcesAskedFor) {
   in.sources = AnchorSources{};
   in.max_bytes = 300;
   EXPECT_LE(build_runner_anchor(in).size(), 300u);
+}
+
+// The git section from a real repository: branch, uncommitted files without the runner's own
+// records under .ctxkit/, the last commits; an empty repository still names its branch.
+TEST(RunnerAnchor, GitStateOfARepository) {
+  test::TempDir dir;
+  auto git = [&](std::vector<std::string> args) {
+    util::ProcessSpec spec;
+    spec.argv = {"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=trunk", "-C", dir.path().string()};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    auto r = util::run_process(spec);
+    ASSERT_TRUE(r && r->exit_code == 0) << (r ? r->err : r.error().message);
+  };
+  git({"init", "-q"});
+  dir.write("a.txt", "a\n");
+  const std::string empty = git_state(dir.path());
+  EXPECT_NE(empty.find("Branch: trunk\nUncommitted files: 1\n"), std::string::npos) << empty;
+  EXPECT_EQ(empty.find("Last commits"), std::string::npos);
+  git({"add", "a.txt"});
+  git({"commit", "-q", "-m", "first commit"});
+  dir.write("a.txt", "changed\n");
+  dir.write(".ctxkit/runs/r1/run.json", "{}");
+  const std::string st = git_state(dir.path());
+  EXPECT_NE(st.find("Branch: trunk\nUncommitted files: 1\nLast commits:\n"), std::string::npos) << st;
+  EXPECT_NE(st.find(" first commit\n"), std::string::npos) << st;
+  EXPECT_EQ(git_state(dir / "not-a-repo-subdir-missing"), "");
 }
 
 TEST(RunnerSummary, CollectsDecisionsIssuesAndFiles) {
