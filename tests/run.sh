@@ -5,12 +5,14 @@
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 "$SRC/install.sh" --deps-only
-# The Debian package (cpack -G DEB, tests/package/) also needs dpkg-shlibdeps and file.
+# The tests also need: dpkg-shlibdeps and file (the Debian package, tests/package/), git (the
+# runner's anchor reads the git state) and python3 (the live harness's offline self-test).
 missing=()
-for p in dpkg-dev file; do
+for p in dpkg-dev file git python3; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ]; then
+  apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 BUILD="${CTXKIT_TEST_BUILD_DIR:-$SRC/build}"
