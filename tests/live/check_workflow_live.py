@@ -10,7 +10,9 @@ next request of the new session carries ctx-gate's re-anchor with the first step
 The model then calls workflow_advance and gets "/compact" for the second step; after
 `claude -p --resume <id> "/compact"` the next request carries the second step's instructions.
 Each action is handed out once: a workflow_status call after the advance gets the step, not the
-action again.
+action again. And through a loop step (two tasks, a sub-step that takes the loop's `compact` and
+one with its own `clear`), workflow_advance hands out each sub-step's action once per task, and
+the workflow_status after each gives that sub-step's instructions, not the action again.
 """
 import json
 import os
@@ -35,6 +37,44 @@ steps:
     context: compact
     instructions: "LIVE-BUILD-INSTR build what the plan says"
 """
+
+
+LOOP_TEMPLATE = """name: live-loop
+description: a plan, then a loop whose sub-steps ask for context actions
+steps:
+  - id: plan
+    type: action
+    instructions: "LOOP-PLAN write the plan"
+  - id: implement
+    type: loop
+    context: compact
+loops:
+  implement:
+    - id: code
+      instructions: "LOOP-CODE {task.id}"
+    - id: test
+      context: clear
+      instructions: "LOOP-TEST {task.id}"
+"""
+
+
+def tool_results(requests_log):
+    """The tool results the model received, in order, from the last main request of a run."""
+    with open(requests_log) as f:
+        last = [json.loads(l) for l in f if '"kind": "main"' in l or '"kind":"main"' in l][-1]
+    out = []
+    for message in last["body"]["messages"]:
+        if not isinstance(message.get("content"), list):
+            continue
+        for block in message["content"]:
+            if block.get("type") == "tool_result":
+                content = block["content"]
+                text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
+                try:
+                    out.append(json.loads(text))
+                except json.JSONDecodeError:
+                    out.append({"text": text})
+    return out
 
 
 def tool_turn(tool, args, text="Calling the workflow."):
@@ -121,6 +161,34 @@ def main():
               isinstance(status, dict) and status.get("step") == "build" and "contextAction" not in status)
         state = json.load(open(os.path.join(proj, "workflow-state.json")))
         check(model, "the state file is Lanes's shape at step build", r5, state.get("step") == "build" and "workflow_definition" in state)
+
+        # A loop step: each sub-step's action handed out once per task, through the real client.
+        loop_root = os.path.join(base, "loop")
+        loop_proj = os.path.join(loop_root, "proj")
+        loop_template = os.path.join(base, "live-loop.yaml")
+        with open(loop_template, "w") as f:
+            f.write(LOOP_TEMPLATE)
+        loop_mcp = os.path.join(base, "mcp-loop.json")
+        with open(loop_mcp, "w") as f:
+            json.dump({"mcpServers": {SERVER: {"type": "stdio", "command": os.path.join(bin_dir, "ctx-workflow-mcp"),
+                                               "args": ["--worktree", loop_proj, "--workflow-path", loop_template]}}}, f)
+        turns = [tool_turn("workflow_start", {"summary": "loop check"}),
+                 tool_turn("workflow_set_tasks", {"loop_id": "implement",
+                                                  "tasks": [{"id": "ta", "title": "A"}, {"id": "tb", "title": "B"}]}),
+                 tool_turn("workflow_advance", {"output": "the plan"})]
+        for i in range(4):
+            turns += [tool_turn("workflow_status", {}), tool_turn("workflow_advance", {"output": f"step {i}"})]
+        rl = cc_run(a, loop_root, s("loop", turns), model, "run the loop", hook, env, loop_mcp, [])
+        results = tool_results(rl["requests_log"]) if rl.get("requests_log") else []
+        actions = [r.get("contextAction") for r in results if isinstance(r, dict) and "contextAction" in r]
+        statuses = [(r.get("task", {}) or {}).get("id", "") + "/" + str(r.get("subStep", ""))
+                    for r in results[3:] if isinstance(r, dict) and "contextAction" not in r and r.get("stepType") == "loop"]
+        check(model, f"through the loop the advances hand out {actions}: /compact then /clear for each of two tasks", rl,
+              actions == ["/compact", "/clear", "/compact", "/clear"])
+        check(model, f"each status after a handed-out action gives the sub-step ({statuses}), not the action again", rl,
+              statuses[:4] == ["ta/code", "ta/test", "tb/code", "tb/test"])
+        loop_state = json.load(open(os.path.join(loop_proj, "workflow-state.json")))
+        check(model, "the loop ran to the end", rl, loop_state.get("status") == "complete")
     print("live workflow check: " + ("ok" if ok else "FAILED"))
     return 0 if ok else 1
 
