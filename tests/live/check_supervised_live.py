@@ -159,7 +159,7 @@ def run_model(Harness, bin_dir, base, model):
     mains = [q for q in msgs if q["kind"] == "main"]
     first_session = session_of(mains[0]) if mains else None
     check(first_session and agent_of(mains[0]) == "interactive",
-          f"the interactive client under the supervisor made the first request (session {first_session})",
+          f"the interactive client made the first request (session {first_session})",
           f"requests: {[(q['kind'], agent_of(q)) for q in msgs]}")
     # The advance's answer the model saw (the tool_result of the request after the advance).
     told = [q for q in mains if SUPERVISOR_SAYS in text_of(q["body"]["messages"][-1].get("content"))]
