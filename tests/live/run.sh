@@ -15,9 +15,9 @@ SRC=$(cd "$HERE/../.." && pwd)
 BIN_DIR=${1:-$SRC/build/hooks}
 [ $# -gt 0 ] && shift
 
-CHECKS=(check_live check_status_live check_trim_live check_rollover_live check_workflow_live check_run_live)
+CHECKS=(check_live check_status_live check_trim_live check_rollover_live check_workflow_live check_supervised_live check_run_live)
 PROGRAMS=(ctx-remind ctx-status ctx-trim ctx-rollover ctx-lineage ctx-search ctx-session-hook
-          ctx-workflow-mcp ctx-gate ctx-run)
+          ctx-workflow-mcp ctx-workflow ctx-gate ctx-run)
 
 for p in "${PROGRAMS[@]}"; do
   if [ ! -x "$BIN_DIR/$p" ]; then
