@@ -187,18 +187,27 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
       const auto events = workflow::read_events(log, busy, wt);
       // The last event of this step, and what became of it (confirmed by the SessionStart
       // hook, or carried out by the supervisor).
+      // The step's last hand-out (or skip), then what followed it: confirmations, execution.
       size_t last = events.size();
       for (size_t i = 0; i < events.size(); ++i)
-        if (body.contains("step") && events[i].event.step == body["step"].get<std::string>()) last = i;
+        if (body.contains("step") && events[i].event.step == body["step"].get<std::string>() &&
+            (events[i].event.kind == "handed_out" || events[i].event.kind == "skipped" || last == events.size()))
+          last = i;
       if (last < events.size()) {
+        auto phrase = [](const workflow::RecordedEvent& e) {
+          std::string kind = e.event.kind;
+          for (auto& c : kind)
+            if (c == '_') c = ' ';
+          return fmt::format("{} at {} by {}", kind, e.at, e.event.by);
+        };
         const auto& ev = events[last];
-        std::string kind = ev.event.kind;
-        for (auto& c : kind)
-          if (c == '_') c = ' ';
-        std::string line = fmt::format("\nContext action ({}): {} at {} by {}", ev.event.action, kind, ev.at, ev.event.by);
-        for (size_t i = last + 1; i < events.size(); ++i)
-          if (events[i].event.kind == "executed" && events[i].event.action == ev.event.action)
-            line += fmt::format("; executed at {} by {}", events[i].at, events[i].event.by);
+        std::string line = fmt::format("\nContext action ({}): {}", ev.event.action, phrase(ev));
+        for (size_t i = last + 1; i < events.size(); ++i) {
+          const auto& next = events[i];
+          if (next.event.action != ev.event.action) continue;
+          if (next.event.kind == "executed" || (next.event.kind == "confirmed" && next.event.step == ev.event.step))
+            line += "; " + phrase(next);
+        }
         ctx.out << line << '\n';
       }
     }

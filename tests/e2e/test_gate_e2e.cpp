@@ -127,7 +127,9 @@ TEST(GateE2E, HookConfirmsTheActionAndReanchorsTheSubStep) {
   EXPECT_NE(text.find("Latest handoff (plan):\nplan: two tasks"), std::string::npos) << text;
   // The confirmation is in the event log and shown by ctx-workflow status.
   auto st = b.wf({"status"});
-  EXPECT_NE(st.out.find("Context action (compact): confirmed"), std::string::npos) << st.out;
+  EXPECT_NE(st.out.find("Context action (compact): handed out at "), std::string::npos) << st.out;
+  EXPECT_NE(st.out.find(" by workflow_advance; confirmed at "), std::string::npos) << st.out;
+  EXPECT_NE(st.out.find(" by session-start:"), std::string::npos) << st.out;
 }
 
 TEST(GateE2E, HookMarksAnActionDoneBeforeAnyoneAskedForIt) {
