@@ -2,7 +2,8 @@
 # Installs ctxkit: missing Debian packages, a Release build, the programs, data and skills, and
 # the hooks and status line in Claude Code's settings (merged, with a backup).
 #
-#   ./install.sh [--prefix DIR] [--project DIR] [--from-build DIR] [--uninstall] [--deps-only]
+#   ./install.sh [--prefix DIR] [--project DIR] [--from-build DIR] [--wrap-status-line]
+#                [--uninstall] [--deps-only]
 #   ./install.sh --plugin DIR [--from-build DIR]
 #
 #   --prefix DIR   where to install (default ~/.local: programs in DIR/bin)
@@ -10,6 +11,8 @@
 #                  install skills in DIR/.claude/skills instead of the user's ~/.claude
 #   --from-build DIR  install what an existing CMake build directory holds (brought up to date,
 #                  not reconfigured) instead of making a Release build of its own
+#   --wrap-status-line  when a status line of yours is set, keep it and show ctxkit's beside it
+#                  (ctx-status --wrap '<yours>'; --uninstall puts yours back as it was)
 #   --uninstall    remove exactly what an earlier install added (settings entries, files)
 #   --deps-only    only install the missing Debian packages (used by the test script)
 #   --plugin DIR   write the Claude Code plugin and its local marketplace to DIR instead, and
@@ -24,6 +27,7 @@ UNINSTALL=0
 DEPS_ONLY=0
 FROM_BUILD=""
 PLUGIN=""
+WRAP_STATUS_LINE=0
 
 die() { echo "install.sh: error: $*" >&2; exit 1; }
 
@@ -39,7 +43,8 @@ while [ $# -gt 0 ]; do
     --plugin=*) PLUGIN="${1#*=}"; shift ;;
     --uninstall) UNINSTALL=1; shift ;;
     --deps-only) DEPS_ONLY=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --wrap-status-line) WRAP_STATUS_LINE=1; shift ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -59,6 +64,8 @@ DATA="$PREFIX/share/ctxkit"
 FILES_LIST="$DATA/installed-files.txt"
 SETUP_ARGS=(--manifest-dir "$DATA")
 [ -n "$PROJECT" ] && SETUP_ARGS+=(--project "$PROJECT")
+INSTALL_ARGS=()
+[ "$WRAP_STATUS_LINE" -eq 1 ] && INSTALL_ARGS+=(--wrap-status-line)
 
 PACKAGES=(build-essential cmake pkg-config nlohmann-json3-dev libtomlplusplus-dev libsqlite3-dev
           libfmt-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev libgtest-dev libbenchmark-dev)
@@ -148,7 +155,7 @@ mv "$FILES_LIST.new" "$FILES_LIST"
 echo "installed the programs in $PREFIX/bin"
 
 # The per-user (or per-project) step: hooks, status line, the MCP server and the skills.
-"$PREFIX/bin/ctx-settings" install "${SETUP_ARGS[@]}"
+"$PREFIX/bin/ctx-settings" install "${SETUP_ARGS[@]}" ${INSTALL_ARGS[@]+"${INSTALL_ARGS[@]}"}
 case ":$PATH:" in
   *":$PREFIX/bin:"*) ;;
   *) echo "note: $PREFIX/bin is not on PATH; the hooks use absolute paths, add it to PATH to run the tools by name" ;;

@@ -13,6 +13,7 @@
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/paths.hpp"
+#include "util/shell.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit {
@@ -56,8 +57,10 @@ Result<ojson> read_json(const fs::path& p, bool missing_ok) {
 
 
 // install/uninstall of the hooks and status line in one settings file (the low-level action).
+// `wrap_hint` is the command that installs again with --wrap-status-line (offered when a status
+// line of the user's is kept).
 int edit_settings(const std::string& action, const std::string& settings_path, const SettingsPlan& plan,
-                  const std::string& manifest_path, bool dry_run, AppContext& ctx) {
+                  const std::string& manifest_path, bool dry_run, const std::string& wrap_hint, AppContext& ctx) {
   fs::path link(settings_path);
   std::error_code ec;
   fs::path target = link;
@@ -82,9 +85,14 @@ int edit_settings(const std::string& action, const std::string& settings_path, c
   if (manifest.contains("created") && manifest["created"].is_array())
     for (const auto& c : manifest["created"]) if (c.is_string()) created.push_back(c.get<std::string>());
 
+  std::optional<WrappedStatusLine> wrapped;
+  if (auto w = manifest.find("status_line"); w != manifest.end() && w->is_object() && w->contains("command") &&
+                                             (*w)["command"].is_string() && w->contains("original"))
+    wrapped = WrappedStatusLine{(*w)["command"].get<std::string>(), (*w)["original"]};
+
   SettingsReport report;
   std::string problem = action == "install" ? merge_settings(*settings, plan, report)
-                                            : remove_settings(*settings, plan, created, report);
+                                            : remove_settings(*settings, plan, created, report, wrapped);
   if (!problem.empty()) {
     print_error(ctx.err, kTool, target.string() + ": " + problem + " (nothing written)");
     return exit_code(ExitCode::failure);
@@ -133,8 +141,12 @@ int edit_settings(const std::string& action, const std::string& settings_path, c
     }
   }
   for (const auto& line : report.lines) ctx.out << line << '\n';
+  if (!report.kept_status_command.empty())
+    ctx.out << fmt::format("ctxkit: your status line '{}' is kept; to show ctxkit's beside it run: {}\n",
+                           report.kept_status_command, wrap_hint);
   if (!manifest_path.empty()) {
     if (action == "install") {
+      if (report.wrapped) manifest["status_line"] = ojson{{"command", report.wrapped->command}, {"original", report.wrapped->original}};
       for (const auto& c : report.created)
         if (std::find(created.begin(), created.end(), c) == created.end()) created.push_back(c);
       manifest["settings"] = link.string();
@@ -310,17 +322,19 @@ std::string plugin_refusal(const std::vector<std::string>& enabled) {
 
 // The per-user (or per-project) set-up: hooks and status line, the MCP server, the skills.
 int full_install(const std::string& action, const Targets& t, const std::string& bin_dir, const fs::path& data_dir,
-                 bool status_line_only, bool dry_run, const std::vector<std::string>& plugins_enabled,
-                 AppContext& ctx) {
+                 bool status_line_only, bool wrap_status_line, bool dry_run,
+                 const std::vector<std::string>& plugins_enabled, const std::string& wrap_hint, AppContext& ctx) {
   SettingsPlan plan = default_plan(bin_dir);
   if (status_line_only) plan.hooks.clear();
+  plan.wrap_status_line = wrap_status_line;
   if (action == "install") {
     if (!plugins_enabled.empty() && !status_line_only) return usage_error(ctx, plugin_refusal(plugins_enabled) + " (nothing written)");
     std::error_code ec;
     if (!status_line_only && !dry_run && !fs::is_regular_file(fs::path(bin_dir) / "ctx-workflow-mcp", ec))
       return usage_error(ctx, fmt::format("{} has no ctx-workflow-mcp; give --bin-dir (nothing written)", bin_dir));
     fs::create_directories(t.settings_manifest.parent_path(), ec);
-    if (int rc = edit_settings(action, t.settings.string(), plan, dry_run ? "" : t.settings_manifest.string(), dry_run, ctx))
+    if (int rc = edit_settings(action, t.settings.string(), plan, dry_run ? "" : t.settings_manifest.string(), dry_run,
+                               wrap_hint, ctx))
       return rc;
     if (status_line_only) return exit_code(ExitCode::ok);
     std::vector<std::string> mcp_args{"register", "--config", t.mcp_config.string(), "--command",
@@ -350,7 +364,8 @@ int full_install(const std::string& action, const Targets& t, const std::string&
   }
   if (fs::exists(t.settings_manifest, ec)) {
     any = true;
-    if (int rc = edit_settings(action, t.settings.string(), plan, t.settings_manifest.string(), false, ctx)) return rc;
+    if (int rc = edit_settings(action, t.settings.string(), plan, t.settings_manifest.string(), false, wrap_hint, ctx))
+      return rc;
   }
   if (!status_line_only && fs::exists(t.skills_list, ec)) {
     any = true;
@@ -450,7 +465,7 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
       "which install (settings, plugin) is in use."};
   app.name(kTool);
   std::string action, settings_path, bin_dir, manifest_path, project, data_dir, manifest_dir, out_dir, skills_dir;
-  bool dry_run = false, status_line_only = false, show_version = false;
+  bool dry_run = false, status_line_only = false, show_version = false, wrap_status_line = false;
   app.add_option("action", action, "install | uninstall | snippet | plugin | active")
       ->check(CLI::IsMember({"install", "uninstall", "snippet", "plugin", "active"}));
   app.add_option("--settings", settings_path, "only edit this settings.json (hooks and status line)");
@@ -460,6 +475,8 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--data-dir", data_dir, "where the skills and workflows are (default: <bin-dir>/../share/ctxkit)");
   app.add_option("--manifest-dir", manifest_dir, "where the records of the set-up are kept (default: $XDG_STATE_HOME/ctxkit/install)");
   app.add_flag("--status-line-only", status_line_only, "only the status line (for plugin users: a plugin cannot set it)");
+  app.add_flag("--wrap-status-line", wrap_status_line,
+               "install: when a status line of yours is set, keep it and show ctxkit's beside it (ctx-status --wrap)");
   app.add_option("--out", out_dir, "plugin: the folder to write the plugin and its marketplace to");
   app.add_option("--skills-dir", skills_dir, "plugin: where the skills are (default: <data-dir>/skills)");
   app.add_flag("--dry-run", dry_run, "print the result instead of writing it");
@@ -488,6 +505,16 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
   }
   SettingsPlan plan = default_plan(bin_dir);
   if (status_line_only) plan.hooks.clear();
+  plan.wrap_status_line = wrap_status_line;
+  // The same command again with --wrap-status-line (offered when a status line of the user's is kept).
+  std::string wrap_hint;
+  {
+    auto self = util::executable_dir();
+    wrap_hint = util::shell_quote(self ? (*self / kTool).string() : std::string(kTool));
+    for (const auto& a : args)
+      if (a != "--dry-run") wrap_hint += " " + util::shell_quote(a);
+    wrap_hint += " --wrap-status-line";
+  }
   if (action == "snippet") {
     ojson s;
     SettingsReport report;
@@ -502,12 +529,15 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
       if (auto enabled = enabled_plugins_in({user_settings(ctx.env), fs::path(settings_path)}); !enabled.empty())
         return usage_error(ctx, plugin_refusal(enabled) + " (nothing written)");
     }
-    return edit_settings(action, settings_path, plan, manifest_path, dry_run, ctx);
+    if (wrap_status_line && action == "install" && manifest_path.empty() && !dry_run)
+      return usage_error(ctx, "--wrap-status-line needs --manifest (where uninstall finds the status line to put back)");
+    return edit_settings(action, settings_path, plan, manifest_path, dry_run, wrap_hint, ctx);
   }
   if (!manifest_path.empty()) return usage_error(ctx, "--manifest goes with --settings; the set-up keeps its records in --manifest-dir");
   const fs::path records = manifest_dir.empty() ? util::xdg_state_home(ctx.env) / "ctxkit" / "install" : absolute_path(manifest_dir);
   Targets t = targets_for(ctx.env, project, records);
-  return full_install(action, t, bin_dir, data, status_line_only, dry_run, enabled_plugins_in(settings_files(ctx.env, project)), ctx);
+  return full_install(action, t, bin_dir, data, status_line_only, wrap_status_line, dry_run,
+                      enabled_plugins_in(settings_files(ctx.env, project)), wrap_hint, ctx);
 }
 
 }  // namespace ctxkit

@@ -50,6 +50,20 @@ SettingsPlan plan_with(PathOf path_of) {
 }
 }  // namespace
 
+std::string wrap_status_command(const std::string& status_command, const std::string& theirs) {
+  return status_command + " --wrap " + util::shell_quote(theirs);
+}
+
+namespace {
+// Whether `command` runs ctxkit's ctx-status (wherever installed, wrapping or not).
+bool runs_ctx_status(const std::string& command) {
+  auto words = util::split_shell_words(command);
+  if (!words || words->empty()) return false;
+  const std::string& first = words->front();
+  return first == "ctx-status" || first.ends_with("/ctx-status");
+}
+}  // namespace
+
 SettingsPlan default_plan(const std::string& bin_dir) {
   std::string dir = bin_dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -161,6 +175,20 @@ std::string merge_settings(ojson& settings, const SettingsPlan& plan, SettingsRe
       report.changed = true;
     } else if (it->is_object() && it->contains("command") && (*it)["command"] == plan.status_command) {
       report.lines.push_back(fmt::format("already registered: statusLine {}", plan.status_command));
+    } else if (const auto* cmd = it->is_object() && it->contains("command") ? &(*it)["command"] : nullptr;
+               cmd && cmd->is_string() && !cmd->get<std::string>().empty() && !runs_ctx_status(cmd->get<std::string>())) {
+      const std::string theirs = cmd->get<std::string>();
+      if (plan.wrap_status_line) {
+        WrappedStatusLine w{wrap_status_command(plan.status_command, theirs), *it};
+        (*it)["command"] = w.command;
+        report.lines.push_back(fmt::format("wrapped: statusLine {} (yours, {}, is shown beside ours)", w.command, theirs));
+        report.wrapped = std::move(w);
+        report.changed = true;
+      } else {
+        report.kept_status_command = theirs;
+      }
+    } else if (cmd && cmd->is_string() && cmd->get<std::string>().starts_with(plan.status_command + " --wrap ")) {
+      report.lines.push_back(fmt::format("already registered: statusLine {}", cmd->get<std::string>()));
     } else {
       report.lines.push_back(fmt::format(
           "kept your statusLine; to show the context figure set its command to {}", plan.status_command));
@@ -170,7 +198,7 @@ std::string merge_settings(ojson& settings, const SettingsPlan& plan, SettingsRe
 }
 
 std::string remove_settings(ojson& settings, const SettingsPlan& plan, const std::vector<std::string>& created,
-                            SettingsReport& report) {
+                            SettingsReport& report, const std::optional<WrappedStatusLine>& wrapped) {
   if (!settings.is_object()) return "settings file is not a JSON object";
   auto was_created = [&](const std::string& name) {
     return std::find(created.begin(), created.end(), name) != created.end();
@@ -209,7 +237,16 @@ std::string remove_settings(ojson& settings, const SettingsPlan& plan, const std
       report.changed = true;
     }
   }
-  if (!plan.status_command.empty()) {
+  if (wrapped) {
+    auto it = settings.find("statusLine");
+    if (it != settings.end() && it->is_object() && it->contains("command") && (*it)["command"] == wrapped->command) {
+      *it = wrapped->original;
+      report.lines.push_back(fmt::format("restored: your statusLine {}", wrapped->original.value("command", "")));
+      report.changed = true;
+    } else {
+      report.lines.push_back("kept the statusLine: it no longer is the one the install set");
+    }
+  } else if (!plan.status_command.empty()) {
     auto it = settings.find("statusLine");
     if (it != settings.end() && it->is_object() && it->contains("command") &&
         (*it)["command"] == plan.status_command) {

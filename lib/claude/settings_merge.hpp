@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,19 @@ struct HookRegistration {
 struct SettingsPlan {
   std::vector<HookRegistration> hooks;
   std::string status_command;  // empty: no status line
+  // A status line of the user's is wrapped (`<status_command> --wrap '<theirs>'`) instead of kept.
+  bool wrap_status_line = false;
 };
+
+// A status line of the user's that an install wrapped: the command it set and their statusLine
+// object as it was (what uninstall puts back).
+struct WrappedStatusLine {
+  std::string command;
+  nlohmann::ordered_json original;
+};
+
+// The status-line command that runs `status_command` with the user's `theirs` beside it.
+std::string wrap_status_command(const std::string& status_command, const std::string& theirs);
 
 // The registrations for binaries installed in `bin_dir` (commands are shell-quoted if needed).
 SettingsPlan default_plan(const std::string& bin_dir);
@@ -42,17 +55,25 @@ struct SettingsReport {
   std::vector<std::string> lines;
   std::vector<std::string> created;
   bool changed = false;
+  // The user's status-line command, kept as it is (an install may offer to wrap it).
+  std::string kept_status_command;
+  // The user's status line this install wrapped (to be recorded for uninstall).
+  std::optional<WrappedStatusLine> wrapped;
 };
 
 // Adds the plan's entries to `settings` unless an entry with the same command is already there
 // (so running it twice adds each once). Leaves every other key and hook as it is. A status line
-// of the user's is not replaced. Returns an error text if `settings` has an unexpected shape.
+// of the user's is kept (its command in `report.kept_status_command`), or with
+// `plan.wrap_status_line` its command is replaced by one that wraps it (`report.wrapped`); a
+// status line that already wraps through ours is left as it is. Returns an error text if `settings` has an unexpected shape.
 std::string merge_settings(nlohmann::ordered_json& settings, const SettingsPlan& plan,
                            SettingsReport& report);
 
 // Removes exactly the plan's entries (matched by command) and, of the containers left empty,
-// only those listed in `created` (what the install created).
+// only those listed in `created` (what the install created). A status line the install wrapped
+// (`wrapped`) is put back as it was, unless its command has changed since.
 std::string remove_settings(nlohmann::ordered_json& settings, const SettingsPlan& plan,
-                            const std::vector<std::string>& created, SettingsReport& report);
+                            const std::vector<std::string>& created, SettingsReport& report,
+                            const std::optional<WrappedStatusLine>& wrapped = std::nullopt);
 
 }  // namespace ctxkit

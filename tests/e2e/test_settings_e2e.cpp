@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
+#include "util/process.hpp"
+#include "util/shell.hpp"
 
 namespace ctxkit::test {
 namespace {
@@ -199,6 +201,116 @@ TEST(SettingsSetup, InstallRegistersHooksMcpAndSkillsAndUninstallRemovesExactlyT
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("nothing recorded as installed"), std::string::npos) << r.out;
   EXPECT_EQ(read_file(s), s2);
+}
+
+// A settings file whose status line is the user's own script (with a space in its path).
+struct TheirStatusLine {
+  fs::path settings, script;
+  std::string command;
+  ojson original;
+  explicit TheirStatusLine(const TempDir& tmp) {
+    script = tmp.write("my scripts/line.sh",
+                       "#!/bin/sh\nin=$(cat)\ncase \"$in\" in *'\"session_id\":\"S\"'*) echo \"mine $1\";; *) echo wrong input;; esac\n");
+    ::chmod(script.c_str(), 0755);
+    command = util::shell_quote(script.string()) + " \"it's\"";
+    original = ojson{{"type", "command"}, {"command", command}, {"padding", 2}};
+    ojson s{{"model", "opus"}, {"statusLine", original}, {"theme", "dark"}};
+    settings = tmp.write("home/.claude/settings.json", s.dump(2) + "\n");
+  }
+};
+
+TEST(SettingsSetup, KeepsTheUsersStatusLineAndOffersToWrapIt) {
+  TempDir tmp;
+  setup::data_dir(tmp);
+  TheirStatusLine theirs(tmp);
+  auto r = run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ojson j = ojson::parse(read_file(theirs.settings));
+  EXPECT_EQ(j["statusLine"].dump(), theirs.original.dump());
+  EXPECT_EQ(j["hooks"]["PostToolUse"][0]["hooks"][0]["command"], bin_dir() + "/ctx-remind");
+  const std::string offer = "ctxkit: your status line '" + theirs.command + "' is kept; to show ctxkit's beside it run: ";
+  auto at = r.out.find(offer);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  std::string hint = r.out.substr(at + offer.size(), r.out.find('\n', at) - at - offer.size());
+  EXPECT_TRUE(hint.ends_with(" install --bin-dir " + bin_dir() + " --data-dir " + (tmp / "data").string() +
+                             " --wrap-status-line"))
+      << hint;
+  // The offer is made once per install, not for a status line that is ours.
+  EXPECT_EQ(r.out.find(offer, at + 1), std::string::npos);
+}
+
+TEST(SettingsSetup, WrapStatusLineShowsBothOnceAndUninstallPutsTheirsBack) {
+  TempDir tmp;
+  setup::data_dir(tmp);
+  TheirStatusLine theirs(tmp);
+  const std::string before = read_file(theirs.settings);
+  auto r = run_tool("ctx-settings", setup::args("install", tmp, {"--wrap-status-line"}), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("is kept; to show"), std::string::npos) << r.out;
+  ojson j = ojson::parse(read_file(theirs.settings));
+  const std::string wrapped = bin_dir() + "/ctx-status --wrap " + util::shell_quote(theirs.command);
+  EXPECT_EQ(j["statusLine"]["command"], wrapped);
+  EXPECT_EQ(j["statusLine"]["padding"], 2);
+  EXPECT_EQ(j["theme"], "dark");
+
+  // The client runs the command through a shell, with the status payload on stdin.
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  env.set("PATH", "/usr/bin:/bin");
+  util::ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", j["statusLine"]["command"].get<std::string>()};
+  spec.env.emplace(env.vars().begin(), env.vars().end());
+  ojson payload{{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()},
+                {"context_window", {{"context_window_size", 1000000},
+                                    {"current_usage", {{"input_tokens", 1}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 483499}}}}}};
+  spec.stdin_data = payload.dump();
+  spec.timeout = std::chrono::seconds(20);
+  auto run = util::run_process(spec);
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_EQ(run->exit_code, 0) << run->err;
+  EXPECT_EQ(run->out, "mine it's │ Context 50% · 484k of 967k usable · 1M window\n");
+
+  // Twice: not wrapped twice, nothing changes.
+  const std::string once = read_file(theirs.settings);
+  r = run_tool("ctx-settings", setup::args("install", tmp, {"--wrap-status-line"}), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(theirs.settings), once);
+  EXPECT_NE(r.out.find("already registered: statusLine " + wrapped), std::string::npos) << r.out;
+  r = run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(theirs.settings), once);
+  EXPECT_EQ(r.out.find("is kept; to show"), std::string::npos) << r.out;
+
+  r = run_tool("ctx-settings", setup::args("uninstall", tmp), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ojson after = ojson::parse(read_file(theirs.settings));
+  EXPECT_EQ(after["statusLine"].dump(), theirs.original.dump());
+  EXPECT_EQ(after.dump(), ojson::parse(before).dump());
+}
+
+TEST(SettingsSetup, UninstallLeavesAStatusLineChangedSinceTheWrap) {
+  TempDir tmp;
+  setup::data_dir(tmp);
+  TheirStatusLine theirs(tmp);
+  auto r = run_tool("ctx-settings", setup::args("install", tmp, {"--wrap-status-line"}), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ojson j = ojson::parse(read_file(theirs.settings));
+  j["statusLine"]["command"] = "newer-line";
+  tmp.write("home/.claude/settings.json", j.dump(2));
+  r = run_tool("ctx-settings", setup::args("uninstall", tmp), "", tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ojson::parse(read_file(theirs.settings))["statusLine"]["command"], "newer-line");
+}
+
+TEST(Settings, WrapStatusLineWithASettingsFileNeedsAManifest) {
+  TempDir tmp;
+  TheirStatusLine theirs(tmp);
+  const std::string before = read_file(theirs.settings);
+  auto r = run_tool("ctx-settings", {"install", "--settings", theirs.settings.string(), "--bin-dir", "/b", "--wrap-status-line"},
+                    "", tmp.env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "ctx-settings: error: --wrap-status-line needs --manifest (where uninstall finds the status line to put back)\n");
+  EXPECT_EQ(read_file(theirs.settings), before);
 }
 
 TEST(SettingsSetup, ProjectInstallWritesOnlyTheProjectsFiles) {

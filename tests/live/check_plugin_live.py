@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Live check of the ctxkit Claude Code plugin against the real Claude Code CLI, driven by a
-fake-API harness.
+"""Live check of the ctxkit Claude Code plugin against the real Claude Code CLI and the fake API
+of this folder.
 
-Usage: check_plugin_live.py HARNESS_DIR PLUGIN_DIR [--model M] [--work DIR]
+Usage: check_plugin_live.py [BIN_DIR] [--plugin DIR] [--model M] [--work DIR] [--harness DIR]
+(see live_common.py)
 
-PLUGIN_DIR is the built plugin and local marketplace (`cmake --build build --target plugin`
-writes build/plugin, `install.sh --plugin DIR` writes DIR). For each model (default: both
-claude-sonnet-4-5 and claude-opus-4-8), in a fresh HOME:
+--plugin DIR is the built plugin and local marketplace (`cmake --build build --target plugin`
+writes build/plugin, `install.sh --plugin DIR` writes DIR); default: the plugin/ folder beside
+BIN_DIR (build/plugin for build/hooks). For each model (default: both claude-sonnet-4-5 and
+claude-opus-4-8), in a fresh HOME:
   1. `claude plugin marketplace add PLUGIN_DIR` and `claude plugin install ctxkit@ctxkit` succeed,
      and `ctx-settings active` then names the plugin while `ctx-settings install` refuses to
      register the same hooks a second time;
@@ -19,21 +21,22 @@ claude-sonnet-4-5 and claude-opus-4-8), in a fresh HOME:
      install's do.
 Exit 0 when every check passes.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
+import live_common
+
 SERVER = "ctxkit-workflow"
 PREFIX = f"mcp__plugin_ctxkit_{SERVER}__"
 
 
-def client(harness):
-    sys.path.insert(0, harness)
-    from harness import DEFAULT_CLAUDE  # noqa: E402  (the harness's client: $CLAUDE_BIN or its install)
-    return DEFAULT_CLAUDE
+def client():
+    """The client the harness drives ($CLAUDE_BIN, or the one it installs)."""
+    import harness  # the folder live_common.parse_args put first on sys.path
+    return harness.claude_bin() if hasattr(harness, "claude_bin") else harness.DEFAULT_CLAUDE
 
 
 def env_for(home):
@@ -47,15 +50,13 @@ def run(argv, home):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("harness")
-    ap.add_argument("plugin_dir")
-    ap.add_argument("--model", action="append")
-    ap.add_argument("--work", default=None)
-    a = ap.parse_args()
+    a = live_common.parse_args(__doc__, [], extra=lambda ap: ap.add_argument(
+        "--plugin", help="the built plugin and marketplace (default: plugin/ beside BIN_DIR)"))
+    plugin = os.path.abspath(a.plugin or os.path.join(os.path.dirname(a.bin_dir), "plugin"))
+    if not os.access(os.path.join(plugin, "bin", "ctx-settings"), os.X_OK):
+        sys.exit(f"check_plugin_live: {plugin} holds no built plugin (cmake --build build --target plugin)")
     work = a.work or tempfile.mkdtemp(prefix="ctxkit-plugin-live-")
-    plugin = os.path.abspath(a.plugin_dir)
-    claude = client(os.path.abspath(a.harness))
+    claude = client()
     ok = True
 
     def check(model, what, good, detail=""):
@@ -64,7 +65,7 @@ def main():
         ok = ok and good
         return good
 
-    for model in a.model or ["claude-sonnet-4-5", "claude-opus-4-8"]:
+    for model in a.models:
         base = os.path.join(work, model)
         root = os.path.join(base, "run")  # the harness keeps HOME in root/home, the project in root/proj
         home = os.path.join(root, "home")
@@ -93,7 +94,7 @@ def main():
                  "fill_pct": 60},
                 {"text": "Listing the workflows.", "tool": PREFIX + "workflow_list", "input": {}},
                 {"text": "Done."}]}, f)
-        cmd = [sys.executable, os.path.join(a.harness, "cc_run.py"), "--root", root, "--keep", "--script", script,
+        cmd = live_common.cc_run_argv(a) + ["--root", root, "--keep", "--script", script,
                "--prompt", "check the plugin", "--model", model, "--events", "PostToolUse",
                "--env", "MCP_CONNECTION_NONBLOCKING=0", "--expect", "Context at"]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)

@@ -16,14 +16,16 @@ SOURCE = os.path.dirname(os.path.dirname(HERE))
 MODELS = ["claude-sonnet-4-5", "claude-opus-4-8"]
 
 
-def parse_args(doc, programs):
-    """The parsed command line: bin_dir and harness (absolute), models, work. Exits with one line
-    when BIN_DIR lacks one of programs."""
+def parse_args(doc, programs, extra=None):
+    """The parsed command line: bin_dir and harness (absolute), models, work (and what extra, called
+    with the parser, adds). Exits with one line when BIN_DIR lacks one of programs."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="*", metavar="BIN_DIR", help="built programs (default: build/hooks)")
     ap.add_argument("--harness", help="another harness folder with harness.py and cc_run.py")
     ap.add_argument("--model", action="append", help="model to check (repeatable; default: both)")
     ap.add_argument("--work", help="work folder (default: a new one under the temporary folder)")
+    if extra:
+        extra(ap)
     a = ap.parse_args()
     if len(a.dirs) > 2:
         ap.error("expected at most [HARNESS_DIR] BIN_DIR")

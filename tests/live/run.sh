@@ -3,6 +3,7 @@
 # both models, and prints a summary; exit 1 when any check fails. Builds nothing.
 #
 #   tests/live/run.sh [BIN_DIR] [CHECK ARGS...]   # BIN_DIR: the built programs (default build/hooks)
+#                                                 # and the plugin beside it (build/plugin)
 #   tests/live/run.sh build/hooks --model claude-sonnet-4-5   # arguments after BIN_DIR go to every check
 #
 # The client: $CLAUDE_BIN, else the pinned version ($CLAUDE_CODE_VERSION) that install_client.sh
@@ -15,7 +16,8 @@ SRC=$(cd "$HERE/../.." && pwd)
 BIN_DIR=${1:-$SRC/build/hooks}
 [ $# -gt 0 ] && shift
 
-CHECKS=(check_live check_status_live check_trim_live check_rollover_live check_workflow_live check_supervised_live check_run_live)
+CHECKS=(check_live check_status_live check_trim_live check_rollover_live check_workflow_live check_supervised_live
+        check_run_live check_plugin_live)
 PROGRAMS=(ctx-remind ctx-status ctx-trim ctx-rollover ctx-lineage ctx-search ctx-session-hook
           ctx-workflow-mcp ctx-workflow ctx-gate ctx-run)
 

@@ -54,6 +54,32 @@ TEST(SettingsMerge, UsersOwnStatusLineIsKept) {
   SettingsReport r;
   merge_settings(s, default_plan("/b"), r);
   EXPECT_EQ(s["statusLine"]["command"], "my-line");
+  EXPECT_EQ(r.kept_status_command, "my-line");
+  EXPECT_FALSE(r.wrapped);
+}
+
+TEST(SettingsMerge, WrapsTheUsersStatusLineOnceAndRemovalPutsItBack) {
+  const ojson original = ojson::parse(R"({"statusLine":{"command":"my line 'x'","type":"command","padding":1}})");
+  ojson s = original;
+  SettingsPlan plan = default_plan("/b");
+  plan.hooks.clear();
+  plan.wrap_status_line = true;
+  SettingsReport r;
+  ASSERT_EQ(merge_settings(s, plan, r), "");
+  ASSERT_TRUE(r.wrapped);
+  EXPECT_EQ(s["statusLine"]["command"], R"(/b/ctx-status --wrap 'my line '\''x'\''')");
+  EXPECT_EQ(r.wrapped->command, s["statusLine"]["command"]);
+  EXPECT_EQ(r.wrapped->original.dump(), original["statusLine"].dump());
+  EXPECT_TRUE(r.kept_status_command.empty());
+  SettingsReport again;
+  ojson twice = s;
+  merge_settings(twice, plan, again);
+  EXPECT_EQ(twice, s);
+  EXPECT_FALSE(again.wrapped);
+  EXPECT_FALSE(again.changed);
+  SettingsReport removal;
+  ASSERT_EQ(remove_settings(s, plan, {}, removal, r.wrapped), "");
+  EXPECT_EQ(s.dump(), original.dump());
 }
 
 TEST(SettingsMerge, UninstallRemovesExactlyWhatWasAdded) {
