@@ -33,16 +33,23 @@ std::string trimmed_output(std::string s) {
   return s;
 }
 
+// run_git with its output's trailing blank lines and spaces removed.
 std::optional<std::string> git(const fs::path& dir, std::vector<std::string> args) {
+  auto out = run_git(dir, std::move(args));
+  if (!out) return std::nullopt;
+  return trimmed_output(std::move(*out));
+}
+}  // namespace
+
+std::optional<std::string> run_git(const fs::path& dir, std::vector<std::string> args) {
   util::ProcessSpec spec;
   spec.argv = {"git", "-C", dir.string()};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.timeout = std::chrono::milliseconds(5000);
   auto r = util::run_process(spec);
   if (!r || r->exit_code != 0 || r->timed_out) return std::nullopt;
-  return trimmed_output(std::move(r->out));
+  return std::move(r->out);
 }
-}  // namespace
 
 std::string bounded_text(std::string_view text, size_t max) {
   if (text.size() <= max) return std::string(text);

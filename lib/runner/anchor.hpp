@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,10 @@ struct AnchorSources {
 };
 // Parses a comma-separated list; an unknown name is an error naming it and the known ones.
 Result<AnchorSources> parse_anchor_sources(std::string_view list);
+
+// `git -C dir ARGS…` by argv (5 s at most): its stdout, or nullopt when git is missing, fails or
+// times out.
+std::optional<std::string> run_git(const std::filesystem::path& dir, std::vector<std::string> args);
 
 // The git state of `dir` from `git` run by argv: branch, count of uncommitted files, the last
 // three commits. Empty when `dir` is not in a git work tree or git is missing.

@@ -5,7 +5,7 @@
 #include <set>
 #include <string_view>
 
-#include "util/process.hpp"
+#include "runner/anchor.hpp"
 
 namespace ctxkit::runner {
 namespace fs = std::filesystem;
@@ -39,15 +39,6 @@ bool starts_with_ci(std::string_view s, std::string_view prefix) {
   return true;
 }
 
-std::optional<std::string> git(const fs::path& dir, std::vector<std::string> args) {
-  util::ProcessSpec spec;
-  spec.argv = {"git", "-C", dir.string()};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.timeout = std::chrono::milliseconds(5000);
-  auto r = util::run_process(spec);
-  if (!r || r->exit_code != 0 || r->timed_out) return std::nullopt;
-  return std::move(r->out);
-}
 }  // namespace
 
 std::string build_task_summary(const SummaryInputs& in, size_t max_lines) {
@@ -100,7 +91,7 @@ std::string build_task_summary(const SummaryInputs& in, size_t max_lines) {
 }
 
 std::string git_head(const fs::path& dir) {
-  auto h = git(dir, {"rev-parse", "--verify", "-q", "HEAD"});
+  auto h = run_git(dir, {"rev-parse", "--verify", "-q", "HEAD"});
   if (!h) return {};
   while (!h->empty() && (h->back() == '\n' || h->back() == ' ')) h->pop_back();
   return *h;
@@ -116,9 +107,9 @@ std::vector<std::string> changed_files(const fs::path& dir, const std::string& s
   // would fill the list: every iteration adds files there).
   const std::string all = ":(top)", not_runs = ":(exclude).ctxkit/runs";
   if (!since.empty() && since.find_first_not_of("0123456789abcdef") == std::string::npos)
-    if (auto d = git(dir, {"diff", "--name-only", since, "HEAD", "--", all, not_runs}))
+    if (auto d = run_git(dir, {"diff", "--name-only", since, "HEAD", "--", all, not_runs}))
       for (auto line : lines_of(*d)) add(line);
-  if (auto s = git(dir, {"status", "--porcelain", "--untracked-files=all", "--", all, not_runs}))
+  if (auto s = run_git(dir, {"status", "--porcelain", "--untracked-files=all", "--", all, not_runs}))
     for (auto line : lines_of(*s))
       if (line.size() > 3) {
         std::string_view name = line.substr(3);
