@@ -113,6 +113,8 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
   // The group too when the child leads one (its pid is the group's id).
   auto kill_child = [&] { ::kill(group ? -pid : pid, SIGKILL); };
   char buf[65536];
+  size_t line_start = 0;  // of the first stdout line not yet handed to on_stdout_line
+  size_t scanned = 0;     // stdout before this has no '\n' after line_start
   while (out.fd[0] >= 0 || err.fd[0] >= 0) {
     pollfd fds[3];
     int n = 0;
@@ -148,6 +150,11 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
       else if (r == 0 || errno != EINTR) p.close_end(0);
     };
     drain(idx_out, out, result.out);
+    if (spec.on_stdout_line) {
+      for (size_t nl; (nl = result.out.find('\n', scanned)) != std::string::npos; line_start = scanned = nl + 1)
+        spec.on_stdout_line(std::string_view(result.out).substr(line_start, nl - line_start));
+      scanned = result.out.size();
+    }
     drain(idx_err, err, result.err);
     if (max_output > 0 && result.out.size() > max_output) {
       kill_child();

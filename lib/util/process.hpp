@@ -40,6 +40,9 @@ struct ProcessSpec {
   std::optional<std::filesystem::path> cwd;
   std::string stdin_data;
   std::optional<std::chrono::milliseconds> timeout;
+  // Called with each complete line of stdout (without its '\n') as soon as it has arrived, while
+  // the child still runs; `out` gets everything as before.
+  std::function<void(std::string_view line)> on_stdout_line;
 };
 
 // Runs a child to completion, feeding stdin and collecting both output streams. A child that

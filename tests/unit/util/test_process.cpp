@@ -25,6 +25,33 @@ TEST(Process, RunProcessCollectsOutputAndExitCode) {
   EXPECT_EQ(r->err, "err");
 }
 
+// Lines reach the callback while the child runs: this child goes on only once the callback has
+// seen its first line. A line longer than one read comes whole; a last line without '\n' is not
+// handed over (it stays in `out`).
+TEST(Process, RunProcessHandsOverStdoutLinesAsTheyArrive) {
+  test::TempDir dir;
+  const fs::path flag = dir / "seen-first";
+  util::ProcessSpec spec;
+  spec.argv = {"sh", "-c",
+               "printf 'first\\n'; i=0; while [ ! -e \"$1\" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done;"
+               " [ -e \"$1\" ] || exit 9; head -c 200000 /dev/zero | tr '\\0' x; printf '\\nsecond\\nlast'",
+               "sh", flag.string()};
+  spec.timeout = 20s;
+  std::vector<std::string> lines;
+  spec.on_stdout_line = [&](std::string_view line) {
+    lines.emplace_back(line);
+    if (line == "first") std::ofstream(flag) << "";
+  };
+  auto r = util::run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_code, 0);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "first");
+  EXPECT_EQ(lines[1], std::string(200000, 'x'));
+  EXPECT_EQ(lines[2], "second");
+  EXPECT_TRUE(r->out.ends_with("\nsecond\nlast"));
+}
+
 TEST(Process, DetachRunsTheWorkInAnotherProcessAndReturnsFirst) {
   test::TempDir tmp;
   const fs::path gate = tmp / "gate", done = tmp / "done";
