@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <future>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "runner/git_snapshot.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
 #include "workflow/task_list.hpp"
@@ -28,28 +28,7 @@ std::string render(const AnchorSection& s) {
   return (s.heading.empty() ? "" : s.heading + "\n") + s.body + (s.body.ends_with('\n') ? "" : "\n");
 }
 
-std::string trimmed_output(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
-// run_git with its output's trailing blank lines and spaces removed.
-std::optional<std::string> git(const fs::path& dir, std::vector<std::string> args) {
-  auto out = run_git(dir, std::move(args));
-  if (!out) return std::nullopt;
-  return trimmed_output(std::move(*out));
-}
 }  // namespace
-
-std::optional<std::string> run_git(const fs::path& dir, std::vector<std::string> args) {
-  util::ProcessSpec spec;
-  spec.argv = {"git", "-C", dir.string()};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.timeout = std::chrono::milliseconds(5000);
-  auto r = util::run_process(spec);
-  if (!r || r->exit_code != 0 || r->timed_out) return std::nullopt;
-  return std::move(r->out);
-}
 
 std::string bounded_text(std::string_view text, size_t max) {
   if (text.size() <= max) return std::string(text);
@@ -117,35 +96,6 @@ Result<AnchorSources> parse_anchor_sources(std::string_view list) {
   return s;
 }
 
-std::string git_state(const fs::path& dir) {
-  // Two git processes at once (a fresh session waits for them): status with the branch line,
-  // and the last commits.
-  auto status_future = std::async(std::launch::async, [&dir] { return git(dir, {"status", "--porcelain", "--branch"}); });
-  auto log = git(dir, {"log", "-3", "--format=%h %s"});
-  auto status = status_future.get();
-  if (!status) return {};
-  std::string_view text = *status;
-  std::string_view first = text.substr(0, text.find('\n'));
-  std::string branch = "HEAD";
-  if (first.starts_with("## ")) {
-    first.remove_prefix(3);
-    if (first.starts_with("No commits yet on ")) first.remove_prefix(18);
-    else if (first.starts_with("Initial commit on ")) first.remove_prefix(18);
-    branch = std::string(first.substr(0, std::min(first.find("..."), first.find(' '))));
-  }
-  // Uncommitted files, leaving out the runner's own records under .ctxkit/.
-  size_t changed = 0;
-  for (size_t pos = text.find('\n'); pos != std::string_view::npos && pos + 1 < text.size();) {
-    const size_t next = text.find('\n', pos + 1);
-    std::string_view line = text.substr(pos + 1, (next == std::string_view::npos ? text.size() : next) - pos - 1);
-    if (line.size() > 3 && !line.substr(3).starts_with(".ctxkit/") && !line.substr(3).starts_with("\".ctxkit/")) ++changed;
-    pos = next;
-  }
-  std::string out = fmt::format("Branch: {}\nUncommitted files: {}\n", branch, changed);
-  if (log && !log->empty()) out += "Last commits:\n" + *log + "\n";
-  return out;
-}
-
 std::string file_tail(const fs::path& file, size_t lines) {
   if (lines == 0) return {};
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -210,7 +160,8 @@ std::string build_runner_anchor(const AnchorInputs& in) {
   if (in.sources.task && in.include_task && !in.task.empty()) sections.push_back({"## Current task", in.task});
   if (in.sources.workflow && !in.workflow.empty()) sections.push_back({"## Workflow", in.workflow});
   if (in.sources.git) {
-    if (auto g = git_state(in.project); !g.empty()) sections.push_back({"## Git state (when this session started)", g});
+    if (auto g = in.git_state ? *in.git_state : git_state(in.project); !g.empty())
+      sections.push_back({"## Git state (when this session started)", g});
   }
   if (in.sources.progress && !in.progress_file.empty()) {
     if (auto t = file_tail(in.project / in.progress_file, in.progress_lines); !t.empty())

@@ -43,13 +43,6 @@ struct AnchorSources {
 // Parses a comma-separated list; an unknown name is an error naming it and the known ones.
 Result<AnchorSources> parse_anchor_sources(std::string_view list);
 
-// `git -C dir ARGS…` by argv (5 s at most): its stdout, or nullopt when git is missing, fails or
-// times out.
-std::optional<std::string> run_git(const std::filesystem::path& dir, std::vector<std::string> args);
-
-// The git state of `dir` from `git` run by argv: branch, count of uncommitted files, the last
-// three commits. Empty when `dir` is not in a git work tree or git is missing.
-std::string git_state(const std::filesystem::path& dir);
 // The last `lines` lines of `file` (a regular file, at most the last 64 KiB read); empty when missing.
 std::string file_tail(const std::filesystem::path& file, size_t lines);
 // A task as the anchor and the prompts show it: id, title, description, acceptance criteria as
@@ -67,10 +60,12 @@ struct AnchorInputs {
   std::string progress_file; // relative to project
   size_t progress_lines = 20;
   std::string summary;       // hybrid: the previous task's summary, or empty
+  // The git section (render_git_state) when the caller has it; otherwise git is asked now.
+  std::optional<std::string> git_state;
   AnchorSources sources;
   size_t max_bytes = 16000;
 };
-// Gathers and assembles the runner's anchor (files read, git run now).
+// Gathers and assembles the runner's anchor (files read now; git asked now unless given).
 std::string build_runner_anchor(const AnchorInputs& in);
 
 // The workflow part: position (step k of n, sub-step, task, iteration), the request summary,

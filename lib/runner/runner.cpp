@@ -13,6 +13,7 @@
 #include "claude/stream_result.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
+#include "runner/git_snapshot.hpp"
 #include "runner/run_record.hpp"
 #include "runner/summary.hpp"
 #include "store/state_store.hpp"
@@ -446,6 +447,7 @@ class Runner {
     in.progress_lines = static_cast<size_t>(opts_.progress_lines);
     in.summary = opts_.mode == ContextMode::Hybrid ? summary : std::string();
     in.sources = opts_.sources;
+    if (in.sources.git) in.git_state = render_git_state(git_.get(opts_.project));
     in.max_bytes = static_cast<size_t>(opts_.anchor_max_tokens) * 4;
     return build_runner_anchor(in);
   }
@@ -492,20 +494,46 @@ class Runner {
     StreamResult stream;
     int exit_code = 0;
     int64_t client_ms = 0;
+    int64_t exit_ms = -1;  // from the result line to the client's exit (-1: no result line)
     std::string stderr_tail;
   };
 
-  Result<CallResult> invoke(const std::vector<std::string>& argv) {
+  // Whether git's answers may be needed after a call: for a fresh session's anchor (any mode
+  // but continuous, or a workflow's clear) or a hybrid task's summary.
+  bool git_wanted() const {
+    return (opts_.mode != ContextMode::Continuous || driver_) && ((opts_.reanchor && opts_.sources.git) || opts_.mode == ContextMode::Hybrid);
+  }
+
+  // One client call. What git knew before it is forgotten; when git_wanted(), git is asked again
+  // as soon as the client prints its result (`since`: the current task's first commit, for a
+  // summary), so that it runs while the client is still exiting.
+  Result<CallResult> invoke(const std::vector<std::string>& argv, const std::string& since = {}) {
+    git_.clear();
     util::ProcessSpec spec;
     spec.argv = argv;
     spec.cwd = opts_.project;
+    StreamResultReader reader;
+    const bool want_git = git_wanted();
+    int64_t t_result = -1;
+    spec.on_stdout_line = [&](std::string_view line) {
+      const bool had_result = reader.result().has_result;
+      reader.feed_line(line);
+      if (had_result || !reader.result().has_result) return;
+      t_result = util::now_ms();
+      if (want_git) git_.start(opts_.project, since);
+    };
     const int64_t t0 = util::now_ms();
     auto r = util::run_process(spec);
     if (!r) return std::unexpected(r.error());
     CallResult c;
-    c.client_ms = util::now_ms() - t0;
+    const int64_t t_end = util::now_ms();
+    c.client_ms = t_end - t0;
+    if (t_result >= 0) c.exit_ms = t_end - t_result;
     c.exit_code = r->exit_code;
-    c.stream = parse_stream_json(r->out);
+    // A last line without its newline was not handed over.
+    if (const size_t nl = r->out.rfind('\n'); nl != std::string::npos) reader.feed_line(std::string_view(r->out).substr(nl + 1));
+    else reader.feed_line(r->out);
+    c.stream = reader.result();
     if (!r->err.empty()) c.stderr_tail = r->err.size() > 2000 ? r->err.substr(r->err.size() - 2000) : r->err;
     return c;
   }
@@ -578,6 +606,7 @@ class Runner {
       record_.state["status"] = "paused";
       emit("run_paused", {{"reason", "PAUSE file"}});
       save();
+      const int64_t t_pause = util::now_ms();
       while (fs::exists(record_.folder() / "PAUSE", ec)) {
         if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
         if (fs::exists(record_.folder() / "STOP", ec)) {
@@ -586,6 +615,7 @@ class Runner {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
+      paused_ms_ += util::now_ms() - t_pause;  // not the runner's work
       record_.state["status"] = "running";
       emit("run_unpaused", {});
     }
@@ -641,7 +671,7 @@ class Runner {
     si.status = status;
     si.final_message = final_text;
     si.blocked_reason = reason;
-    si.files_changed = changed_files(opts_.project, task.value("git_head", ""));
+    si.files_changed = changed_files(git_.get(opts_.project, task.value("git_head", "")));
     si.progress_tail = file_tail(opts_.project / opts_.progress_file, 200);
     const std::string summary = build_task_summary(si, static_cast<size_t>(opts_.summary_max_lines));
     record_.state["previous_summary"] = summary;
@@ -659,6 +689,7 @@ class Runner {
     }
     std::string last_task_key = st["session"].is_object() ? st["session"].value("task_key", "") : "";
     const Config cfg = load_config(w_.env, {opts_.project});
+    int64_t last_iteration_ms = util::now_ms();
     while (true) {
       if (auto c = control()) return *c;
       const std::string session = st["session"].is_object() ? st["session"].value("id", "") : "";
@@ -698,7 +729,7 @@ class Runner {
         task["status"] = "running";
         task["started_at_ms"] = util::now_ms();
         if (opts_.mode == ContextMode::Hybrid)
-          if (auto head = git_head(opts_.project); !head.empty()) task["git_head"] = head;
+          if (auto head = git_.get(opts_.project).head; !head.empty()) task["git_head"] = head;
         emit("task_started", {{"task_id", task["id"]}, {"title", task["title"]}});
       }
       // Retry unit: one position; its attempts count toward max_task_iterations.
@@ -711,7 +742,6 @@ class Runner {
       const SessionPlan plan = plan_session(opts_.mode, !session.empty(), new_task, clear, compact);
       std::string session_id = session;
       std::string anchor;
-      const int64_t t_start = util::now_ms();
       int64_t client_ms = 0;
 
       if (plan.compact_skipped) emit("compact_skipped", {{"task_id", task["id"]}, {"reason", "the call starts a fresh session"}});
@@ -724,7 +754,7 @@ class Runner {
           extra.push_back(old_anchor);
         }
         auto argv = compact_argv(opts_.claude_bin, extra, session_id, pos.focus);
-        auto r = invoke(argv);
+        auto r = invoke(argv, task.value("git_head", ""));
         if (!r) return finish("failed", 2, r.error().message);
         client_ms += r->client_ms;
         add_usage(task, r->stream.usage);
@@ -767,7 +797,7 @@ class Runner {
       const int n = st["iterations"].get<int>() + 1;
       const std::string stem = fmt::format("tasks/{}/iter-{:03}", RunRecord::safe_name(pos.task_key), n);
       if (auto r = record_.write_file(stem + ".prompt.md", prompt); !r) progress("note: " + r.error().message);
-      auto r = invoke(argv);
+      auto r = invoke(argv, task.value("git_head", ""));
       if (!r) return finish("failed", 2, r.error().message);
       client_ms += r->client_ms;
       const CallResult& call = *r;
@@ -793,13 +823,18 @@ class Runner {
       if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
       if (auto w = record_.write_file(stem + ".result.json", result.dump(2, ' ', false, ojson::error_handler_t::replace)); !w)
         progress("note: " + w.error().message);
-      const int64_t runner_ms = util::now_ms() - t_start - client_ms;
+      // Everything since the last iteration was recorded (closing its task, this task's start,
+      // the anchor, the records) but the client's calls.
+      const int64_t now = util::now_ms();
+      const int64_t runner_ms = now - last_iteration_ms - client_ms - paused_ms_;
+      last_iteration_ms = now;
+      paused_ms_ = 0;
       emit("iteration", {{"task_id", task["id"]},        {"position", pos.key},
                          {"iteration", n},               {"task_iteration", attempt},
                          {"session_id", session_id},     {"fresh", plan.fresh},
                          {"exit_code", call.exit_code},  {"report", result["report"]},
                          {"usage", usage_json(call.stream.usage)}, {"client_ms", client_ms},
-                         {"runner_ms", runner_ms}});
+                         {"client_exit_ms", call.exit_ms}, {"runner_ms", runner_ms}});
       save();
 
       const bool ok = call.exit_code == 0 && call.stream.has_result && !call.stream.is_error;
@@ -875,6 +910,8 @@ class Runner {
   bool session_anchor_loaded_ = false;
   size_t task_number_ = 0;
   std::optional<Position> pending_position_;
+  GitPrefetch git_;  // git's answers, asked while the last client call was exiting
+  int64_t paused_ms_ = 0;  // waited for a PAUSE file to go since the last iteration
 };
 }  // namespace
 

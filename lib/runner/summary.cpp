@@ -90,33 +90,4 @@ std::string build_task_summary(const SummaryInputs& in, size_t max_lines) {
   return text;
 }
 
-std::string git_head(const fs::path& dir) {
-  auto h = run_git(dir, {"rev-parse", "--verify", "-q", "HEAD"});
-  if (!h) return {};
-  while (!h->empty() && (h->back() == '\n' || h->back() == ' ')) h->pop_back();
-  return *h;
-}
-
-std::vector<std::string> changed_files(const fs::path& dir, const std::string& since) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  auto add = [&](std::string_view name) {
-    if (!name.empty() && seen.insert(std::string(name)).second) out.emplace_back(name);
-  };
-  // The whole repository but the run records ctx-run writes under <project>/.ctxkit/runs (they
-  // would fill the list: every iteration adds files there).
-  const std::string all = ":(top)", not_runs = ":(exclude).ctxkit/runs";
-  if (!since.empty() && since.find_first_not_of("0123456789abcdef") == std::string::npos)
-    if (auto d = run_git(dir, {"diff", "--name-only", since, "HEAD", "--", all, not_runs}))
-      for (auto line : lines_of(*d)) add(line);
-  if (auto s = run_git(dir, {"status", "--porcelain", "--untracked-files=all", "--", all, not_runs}))
-    for (auto line : lines_of(*s))
-      if (line.size() > 3) {
-        std::string_view name = line.substr(3);
-        if (auto arrow = name.find(" -> "); arrow != std::string_view::npos) name = name.substr(arrow + 4);
-        add(name);
-      }
-  return out;
-}
-
 }  // namespace ctxkit::runner

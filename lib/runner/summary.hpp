@@ -22,10 +22,4 @@ struct SummaryInputs {
 // lines of the final message). Pure.
 std::string build_task_summary(const SummaryInputs& in, size_t max_lines);
 
-// The commit git is on in `dir` (empty outside a work tree).
-std::string git_head(const std::filesystem::path& dir);
-// The files changed in `dir` since commit `since` (committed or not, untracked included), as
-// git names them; only the uncommitted ones when `since` is empty.
-std::vector<std::string> changed_files(const std::filesystem::path& dir, const std::string& since);
-
 }  // namespace ctxkit::runner

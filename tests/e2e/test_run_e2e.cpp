@@ -24,7 +24,9 @@ using json = nlohmann::json;
 // STOP, PAUSE; DONE when the file has run out). `/compact` calls answer as the real client does
 // and use no reply (with $STANDIN_COMPACT_REFUSED set, as it does on a session too short to
 // compact). Every answer reports usage input 10, cache creation 100, cache read 1000, output 5 (a
-// compaction: 100/0/0/20 through modelUsage).
+// compaction: 100/0/0/20 through modelUsage). $STANDIN_AFTER_RESULT, when set, is run by sh after
+// the result is printed, before the stand-in exits (as the real client's exit takes 40-50 ms),
+// with the call's number as $1; the time just before the result went out is then in result-<n>.
 constexpr const char* kStandin = R"SH(#!/bin/sh
 kind=""; sid=""; anchor=0; prev=""; last=""
 for a in "$@"; do
@@ -63,7 +65,9 @@ case "$reply" in
 esac
 printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$sid"
 printf '{"type":"user","message":{"role":"user","content":"big tool output"}}\n'
+[ -z "$STANDIN_AFTER_RESULT" ] || date +%s%N > "$STANDIN_DIR/result-$n"
 printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"%s","usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":5},"modelUsage":{"m":{"inputTokens":10,"outputTokens":5,"cacheReadInputTokens":1000,"cacheCreationInputTokens":100}}}\n' "$text" "$sid"
+[ -z "$STANDIN_AFTER_RESULT" ] || sh -c "$STANDIN_AFTER_RESULT" standin "$n"
 )SH";
 
 struct Call {
@@ -321,6 +325,63 @@ TEST(RunE2E, TaskSummariesListTheProjectsFilesNotTheRunsOwnRecords) {
   EXPECT_EQ(summary.find(".ctxkit/runs"), std::string::npos) << summary;
 }
 
+std::string anchor_of(const RunRig& r, const std::string& sid) {
+  for (const auto& e : fs::directory_iterator(r.standin_dir))
+    if (e.path().filename().string().starts_with("anchor-" + sid)) return read_file(e.path());
+  return {};
+}
+
+void init_repo(const RunRig& r) {
+  const std::string git = "git -C '" + r.project.string() + "' -c user.name=t -c user.email=t@localhost ";
+  ASSERT_EQ(std::system((git + "init -q -b main && " + git + "commit -q --allow-empty -m start").c_str()), 0);
+}
+
+// The next fresh session's git state is asked for as soon as the client prints its result, while
+// it is still exiting: a git wrapper logs when each `status` starts, the stand-in when it printed
+// its result and when it exited.
+TEST(RunE2E, GitIsAskedWhileTheClientIsStillExiting) {
+  RunRig r;
+  init_repo(r);
+  std::ofstream(r.bin / "git") << "#!/bin/sh\nprintf '%s %s\\n' \"$(date +%s%N)\" \"$*\" >> \"$STANDIN_DIR/git-log\"\nexec /usr/bin/git \"$@\"\n";
+  fs::permissions(r.bin / "git", fs::perms::owner_all);
+  r.env.set("STANDIN_AFTER_RESULT", "sleep 0.5; date +%s%N > \"$STANDIN_DIR/exited-$1\"");
+  auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  std::vector<long long> status_starts;
+  std::istringstream log(read_file(r.standin_dir / "git-log"));
+  for (std::string line; std::getline(log, line);)
+    if (line.find(" status ") != std::string::npos) status_starts.push_back(std::stoll(line.substr(0, line.find(' '))));
+  for (int n : {1, 2}) {
+    const long long result = std::stoll(read_file(r.standin_dir / ("result-" + std::to_string(n))));
+    const long long exited = std::stoll(read_file(r.standin_dir / ("exited-" + std::to_string(n))));
+    EXPECT_EQ(std::count_if(status_starts.begin(), status_starts.end(), [&](long long t) { return t >= result && t < exited; }), 1)
+        << "call " << n << ": no git status between its result and its exit\n" << read_file(r.standin_dir / "git-log");
+    // tasks.yaml is not committed.
+    EXPECT_NE(anchor_of(r, calls[static_cast<size_t>(n)].sid).find("## Git state (when this session started)\nBranch: main\nUncommitted files: 1\n"),
+              std::string::npos) << anchor_of(r, calls[static_cast<size_t>(n)].sid);
+  }
+  // Nothing asked twice: one status before the first call, then one after each call's result
+  // (the last one's is not needed, but the runner cannot know that before it reads the answer).
+  EXPECT_EQ(status_starts.size(), 4u) << read_file(r.standin_dir / "git-log");
+}
+
+// What git was asked ahead is not used once the repository has moved: a commit made after the
+// result (by a SessionEnd hook, say) is in the next session's anchor.
+TEST(RunE2E, ACommitAfterTheResultIsInTheNextAnchor) {
+  RunRig r;
+  init_repo(r);
+  r.env.set("STANDIN_AFTER_RESULT", "sleep 0.3; git -c user.name=t -c user.email=t@localhost commit -q --allow-empty -m \"after result $1\"");
+  auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_NE(anchor_of(r, calls[1].sid).find("Last commits:\n"), std::string::npos);
+  EXPECT_NE(anchor_of(r, calls[1].sid).find(" after result 1\n"), std::string::npos) << anchor_of(r, calls[1].sid);
+  EXPECT_NE(anchor_of(r, calls[2].sid).find(" after result 2\n"), std::string::npos) << anchor_of(r, calls[2].sid);
+}
+
 constexpr const char* kTemplate =
     "name: ship\ndescription: plan, build, review\nsteps:\n"
     "  - id: plan\n    type: action\n    instructions: Write the plan.\n"
@@ -442,6 +503,16 @@ TEST(RunE2E, PauseFileWaitsUntilItIsRemoved) {
   ASSERT_TRUE(st);
   EXPECT_EQ(st->code, 0) << read_file(r.project / "err.txt");
   EXPECT_EQ(r.calls().size(), 3u);
+  // The wait (300 ms and more) is not counted as the runner's work of the next iteration.
+  std::istringstream events(read_file(run / "events.jsonl"));
+  int iterations = 0;
+  for (std::string line; std::getline(events, line);) {
+    const json ev = json::parse(line);
+    if (ev["event"] != "iteration") continue;
+    ++iterations;
+    EXPECT_LT(ev["runner_ms"].get<int64_t>(), 300) << line;
+  }
+  EXPECT_EQ(iterations, 3);
 }
 
 TEST(RunE2E, SigintStopsAfterRecordingTheCurrentIteration) {

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "runner/anchor.hpp"
+#include "runner/git_snapshot.hpp"
 #include "runner/summary.hpp"
 #include "unit/temp_dir.hpp"
 #include "util/process.hpp"
