@@ -2,9 +2,12 @@
  * prints a fixed answer (an init event with the session of --session-id or --resume, one
  * assistant message and a result that reports the task done, with usage) and exits. It reads
  * nothing and writes nothing else, so the time a call takes outside ctx-run is only the process
- * start, which ctx-run counts as the client's time. */
+ * start, which ctx-run counts as the client's time; with CTXKIT_STANDIN_EXIT_MS=N it waits N ms
+ * after printing the result before it exits, as the real client does while it shuts down. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int main(int argc, char** argv) {
   const char* session = "00000000-0000-4000-8000-000000000000";
@@ -30,5 +33,12 @@ int main(int argc, char** argv) {
       "\"cacheReadInputTokens\":0,"
       "\"cacheCreationInputTokens\":0}}}\n",
       session);
+  fflush(stdout);
+  const char* exit_ms = getenv("CTXKIT_STANDIN_EXIT_MS");
+  long ms = exit_ms ? strtol(exit_ms, NULL, 10) : 0;
+  if (ms > 0) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
   return 0;
 }
