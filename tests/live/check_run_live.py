@@ -6,7 +6,7 @@ Usage: check_run_live.py [BIN_DIR] [--model M] [--work DIR] [--harness DIR] [--m
        (see live_common.py; --mode limits the context modes checked, default all four)
 
 ctx-run drives the real client (`claude -p`, found through CTXKIT_ROLLOVER_CLAUDE_BIN) over a
-3-task file in each context mode. Task 1 and task 2's second iteration run a tool then report
+3-task file in each context mode. Task 1 (a commit) and task 2's second iteration run a tool then report
 done; task 2's first iteration ends without the done marker, so the task gets a second
 iteration; task 3 reports done at once. The fake API's turns are played in order, so a main
 request's turn index tells which iteration sent it. From the fake API's request log:
@@ -19,6 +19,10 @@ request's turn index tells which iteration sent it. From the fake API's request 
   for byte) in its system prompt, with PROMPT.md's marker and, except in continuous mode (whose
   anchor leaves the task out: the task is the prompt), the task's title; every later request of
   the session carries the same anchor bytes (the prompt cache holds);
+- git state: task 1 commits alpha.txt through the client's Bash tool and task 2 leaves beta.txt
+  uncommitted; every later fresh session's anchor names task 1's commit as the last one, and task
+  3's counts one uncommitted file more than task 2's (ctx-run asks git while the client exits and
+  must still see what the agent did); hybrid's summary of task 1 lists alpha.txt;
 - hybrid: the first request of tasks 2 and 3 carries a "Previous task summary" section with the
   previous task's title and its Decision line; fresh-per-task has no such section;
 - tokens: the report's totals by kind (input, cache creation, cache read, output) equal the sums
@@ -37,6 +41,7 @@ reset and one compaction and the same token sums.
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -89,9 +94,13 @@ def text(n, body):
     return {"text": body, "usage": usage(n)}
 
 
+COMMIT_MARK = "LIVE-COMMIT-alpha"
+
+
 def task_turns():
     """(turns, iteration of each turn) of the 3-task run."""
-    turns = [tool(0, "echo alpha > alpha.txt"), text(1, f"Wrote alpha.txt.\n{DECISIONS[0]}\nCTXKIT-TASK: DONE"),
+    turns = [tool(0, f"echo alpha > alpha.txt && git add alpha.txt && git -c user.name=live -c user.email=live@localhost "
+                     f"commit -q -m {COMMIT_MARK}"), text(1, f"Wrote alpha.txt.\n{DECISIONS[0]}\nCTXKIT-TASK: DONE"),
              text(2, "Started on the check; not finished yet."),
              tool(3, "echo beta > beta.txt"), text(4, f"Checked.\n{DECISIONS[1]}\nCTXKIT-TASK: DONE"),
              text(5, "Notes written.\nCTXKIT-TASK: DONE")]
@@ -201,6 +210,7 @@ def check_mode(a, Harness, root, model, mode, check):
     anchor_files = sorted(glob.glob(os.path.join(report["folder"], "anchors", "*.md")))
     check(f"{label}: one anchor file per session", len(anchor_files) == len(order) and set(anchors) == set(order),
           f"{anchor_files} {list(anchors)} {run_state.get('session')}")
+    counts = {}
     for n, (sid, path) in enumerate(zip(order, anchor_files)):
         anchor = open(path, encoding="utf-8").read()
         reqs = [q for q in main if session_of(q) == sid]
@@ -214,6 +224,15 @@ def check_mode(a, Harness, root, model, mode, check):
               f"anchor {anchor[:300]!r} system {sys_first[-800:]!r}")
         check(f"{label}: session {n + 1}'s {len(reqs) - 1} later request(s) carry the same anchor bytes",
               all(anchor.rstrip("\n") in system_text(q) for q in reqs[1:]))
+        # The git state as the session starts: task 1 committed alpha.txt through the client's Bash
+        # tool, task 2 left beta.txt uncommitted (asked while the client exited, so it must
+        # still be right).
+        if task > 0 and mode != "continuous":
+            git_part = anchor.split("## Git state (when this session started)\n", 1)[-1]
+            m = re.search(r"Uncommitted files: (\d+)\nLast commits:\n[0-9a-f]+ (\S+)", git_part)
+            counts[task] = int(m.group(1)) if m else None
+            check(f"{label}: session {n + 1}'s git state has task 1's commit as the last one",
+                  m is not None and m.group(2) == COMMIT_MARK, git_part[:400])
         if mode == "continuous":
             check(f"{label}: the task's title is in the prompt of its first request",
                   TITLES[ITER_TASK[0]] in json.dumps(first["body"].get("messages", [])))
@@ -228,6 +247,12 @@ def check_mode(a, Harness, root, model, mode, check):
                       f"section {prev[:600]!r}")
             else:
                 check(f"{label}: task {task + 1}'s first request has no previous task summary", len(section) == 1)
+    if mode != "continuous":
+        check(f"{label}: task 3's git state counts task 2's uncommitted beta.txt ({counts})",
+              counts.get(1) is not None and counts.get(2) == counts[1] + 1)
+    if mode == "hybrid":
+        summary = open(os.path.join(report["folder"], "tasks", "t1", "summary.md"), encoding="utf-8").read()
+        check(f"{label}: task 1's summary lists its committed alpha.txt", "- alpha.txt\n" in summary, summary[:500])
     check_tokens(check, label, h, report)
     check(f"{label}: the report counts {len(order) - 1} context reset(s)",
           report["totals"].get("resets") == len(order) - 1, report["totals"])
