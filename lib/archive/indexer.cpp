@@ -159,24 +159,12 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript, c
   return report;
 }
 
-IndexLock::~IndexLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
-}
-
 Result<std::optional<IndexLock>> IndexLock::acquire(const Locations& loc, bool wait) {
   // The archive folder is not created here: an indexer whose archive is gone has nothing to do.
-  const fs::path p = loc.index_lock();
-  int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
-    return fail(fmt::format("opening {}: {}", p.string(), std::strerror(errno)), errno == ENOENT ? Error::Kind::NotFound : Error::Kind::ReadOnly);
-  while (::flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EINTR) continue;
-    int e = errno;
-    ::close(fd);
-    if (e == EWOULDBLOCK) return std::optional<IndexLock>();
-    return fail(fmt::format("locking {}: {}", p.string(), std::strerror(e)));
-  }
-  return std::optional<IndexLock>(IndexLock(fd));
+  auto lock = util::FileLock::acquire(loc.index_lock(), wait);
+  if (!lock) return std::unexpected(lock.error());
+  if (!*lock) return std::optional<IndexLock>();
+  return std::optional<IndexLock>(IndexLock(std::move(**lock)));
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "core/locations.hpp"
 #include "store/search_index.hpp"
 #include "util/error.hpp"
+#include "util/file_lock.hpp"
 
 namespace ctxkit {
 
@@ -75,17 +76,11 @@ class IndexLock {
  public:
   // nullopt when another process holds it (with wait=false); waits for it with wait=true.
   static Result<std::optional<IndexLock>> acquire(const Locations& loc, bool wait);
-  IndexLock(IndexLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  IndexLock& operator=(IndexLock&&) = delete;
-  IndexLock(const IndexLock&) = delete;
-  IndexLock& operator=(const IndexLock&) = delete;
-  ~IndexLock();
 
  private:
-  explicit IndexLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  explicit IndexLock(util::FileLock lock) : lock_(std::move(lock)) {}
+  util::FileLock lock_;
 };
-
 // Opens the search index, every shard (Locations::index_db). A shard that SQLite reports as corrupt is
 // moved aside ("index.db.corrupt-<stamp>") and a new, empty one created: the archive rebuilds it
 // (index_pending). `note` then says so.

@@ -1,0 +1,54 @@
+#include "util/file_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/core.h>
+
+namespace ctxkit::util {
+
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+Result<std::optional<FileLock>> FileLock::acquire(const std::filesystem::path& path, bool wait) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return fail(fmt::format("opening {}: {}", path.string(), std::strerror(errno)),
+                errno == ENOENT ? Error::Kind::NotFound : Error::Kind::ReadOnly);
+  while (::flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    const int e = errno;
+    ::close(fd);
+    if (e == EWOULDBLOCK) return std::optional<FileLock>();
+    return fail(fmt::format("locking {}: {}", path.string(), std::strerror(e)));
+  }
+  return std::optional<FileLock>(FileLock(fd));
+}
+
+bool FileLock::held(const std::filesystem::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return false;
+  bool busy = false;
+  while (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    busy = errno == EWOULDBLOCK;
+    break;
+  }
+  ::close(fd);
+  return busy;
+}
+
+}  // namespace ctxkit::util

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "util/error.hpp"
+
+namespace ctxkit::util {
+
+// An exclusive flock on a file (created 0600 when missing, never through a link), held while this
+// object lives or until the process ends, however it ends.
+class FileLock {
+ public:
+  // nullopt when another process holds it (with wait=false); waits for it with wait=true. A file
+  // that cannot be opened is an error "opening P: …" (kind NotFound when its folder is missing).
+  static Result<std::optional<FileLock>> acquire(const std::filesystem::path& path, bool wait);
+  // Whether a process holds the lock on `path` now (false when there is no such file).
+  static bool held(const std::filesystem::path& path);
+
+  FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  FileLock& operator=(FileLock&& other) noexcept;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+}  // namespace ctxkit::util
