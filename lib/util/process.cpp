@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,7 +79,52 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
   }
   pid_t pid = 0;
   int rc;
-  if (spec.env && spec.argv[0].find('/') == std::string::npos) {
+  if (spec.parent_death_signal) {
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    // fork + exec: posix_spawn cannot ask for a signal at the parent's death. The program is
+    // found first; the child only makes async-signal-safe calls, and reports a failed exec's
+    // errno through a close-on-exec pipe.
+    std::string_view search = kDefaultPath;
+    if (spec.env) {
+      if (auto it = spec.env->find("PATH"); it != spec.env->end()) search = it->second;
+    } else if (const char* own = std::getenv("PATH")) {
+      search = own;
+    }
+    auto found = find_in_path(spec.argv[0], search);
+    if (!found) return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
+    Pipe status;
+    if (::pipe2(status.fd, O_CLOEXEC) != 0) return fail(fmt::format("creating pipes: {}", std::strerror(errno)));
+    const pid_t parent = ::getpid();
+    const int sig = *spec.parent_death_signal;
+    const char* cwd = spec.cwd ? spec.cwd->c_str() : nullptr;
+    pid = ::fork();
+    if (pid < 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(errno)), Error::Kind::NotFound);
+    if (pid == 0) {
+      int e = 0;
+      if (::prctl(PR_SET_PDEATHSIG, sig) != 0 || ::getppid() != parent) ::_exit(127);  // the parent is already gone
+      if (group) ::setpgid(0, 0);
+      ::signal(SIGPIPE, SIG_DFL);
+      if (::dup2(in.fd[0], 0) < 0 || ::dup2(out.fd[1], 1) < 0 || ::dup2(err.fd[1], 2) < 0 || (cwd && ::chdir(cwd) != 0)) e = errno;
+      if (e == 0) {
+        ::execve(found->c_str(), argv.data(), env_ptr);
+        e = errno;
+      }
+      ssize_t ignored = ::write(status.fd[1], &e, sizeof e);
+      (void)ignored;
+      ::_exit(127);
+    }
+    status.close_end(1);
+    int child_errno = 0;
+    ssize_t n;
+    while ((n = ::read(status.fd[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {}
+    if (n == static_cast<ssize_t>(sizeof child_errno)) {
+      int st = 0;
+      while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+      return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(child_errno)), Error::Kind::NotFound);
+    }
+    rc = 0;
+  } else if (spec.env && spec.argv[0].find('/') == std::string::npos) {
     // posix_spawnp searches the PATH of this process; honour the child's PATH instead.
     auto it = spec.env->find("PATH");
     auto found = find_in_path(spec.argv[0], it != spec.env->end() ? std::string_view(it->second) : kDefaultPath);
@@ -91,8 +137,10 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
   } else {
     rc = ::posix_spawnp(&pid, spec.argv[0].c_str(), &fa, &attr, argv.data(), env_ptr);
   }
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
+  if (!spec.parent_death_signal) {
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+  }
   if (rc != 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(rc)), Error::Kind::NotFound);
   in.close_end(0);
   out.close_end(1);

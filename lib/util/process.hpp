@@ -43,6 +43,9 @@ struct ProcessSpec {
   // Called with each complete line of stdout (without its '\n') as soon as it has arrived, while
   // the child still runs; `out` gets everything as before.
   std::function<void(std::string_view line)> on_stdout_line;
+  // Sent to the child when this thread ends, however it ends (kill -9 included), so that the
+  // child does not outlive the caller (prctl PR_SET_PDEATHSIG; the child is started by fork).
+  std::optional<int> parent_death_signal;
 };
 
 // Runs a child to completion, feeding stdin and collecting both output streams. A child that

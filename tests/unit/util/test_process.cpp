@@ -52,6 +52,33 @@ TEST(Process, RunProcessHandsOverStdoutLinesAsTheyArrive) {
   EXPECT_TRUE(r->out.ends_with("\nsecond\nlast"));
 }
 
+// With a parent-death signal the child is started another way (fork + exec); it behaves the same:
+// output, exit code, working directory, the given PATH searched, and a failed exec an error.
+TEST(Process, RunProcessWithAParentDeathSignalBehavesTheSame) {
+  test::TempDir dir;
+  dir.write("bin/tool", "#!/bin/sh\nprintf '%s|%s' \"$(pwd)\" \"$1\"; read -r line; printf '%s' \"$line\" >&2; exit 4\n");
+  fs::permissions(dir / "bin/tool", fs::perms::owner_all);
+  dir.write("bin/garbage", "not a program\n");
+  fs::permissions(dir / "bin/garbage", fs::perms::owner_all);
+  util::ProcessSpec spec;
+  spec.argv = {"tool", "arg"};
+  spec.env = std::map<std::string, std::string>{{"PATH", (dir / "bin").string()}};
+  spec.cwd = dir.path();
+  spec.stdin_data = "to stderr";
+  spec.parent_death_signal = SIGTERM;
+  auto r = util::run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_code, 4);
+  EXPECT_EQ(r->out, dir.path().string() + "|arg");
+  EXPECT_EQ(r->err, "to stderr");
+  spec.argv = {"garbage"};
+  auto bad = util::run_process(spec);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("starting garbage: Exec format error"), std::string::npos) << bad.error().message;
+  spec.argv = {"missing-tool"};
+  EXPECT_EQ(util::run_process(spec).error().kind, Error::Kind::NotFound);
+}
+
 TEST(Process, DetachRunsTheWorkInAnotherProcessAndReturnsFirst) {
   test::TempDir tmp;
   const fs::path gate = tmp / "gate", done = tmp / "done";
