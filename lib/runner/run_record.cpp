@@ -58,6 +58,19 @@ Result<std::string> RunRecord::read_file(const std::string& relative) const {
   return util::read_file(folder_ / relative, {kMaxRunJson, false});
 }
 
+Result<void> RunRecord::lock() {
+  auto l = util::FileLock::acquire(folder_ / "run.lock", false);
+  if (!l) return std::unexpected(l.error());
+  if (!*l)
+    return fail(fmt::format("run {} is being driven by another ctx-run (it holds {})", folder_.filename().string(),
+                            (folder_ / "run.lock").string()),
+                Error::Kind::Busy);
+  lock_ = std::move(*l);
+  return {};
+}
+
+bool RunRecord::in_use(const fs::path& folder) { return util::FileLock::held(folder / "run.lock"); }
+
 ojson RunRecord::new_task(const std::string& id, const std::string& title, const std::string& status) {
   return {{"id", id},
           {"title", title},

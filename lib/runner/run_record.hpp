@@ -2,17 +2,20 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "util/error.hpp"
+#include "util/file_lock.hpp"
 
 namespace ctxkit::runner {
 
 // A run's folder (<project>/.ctxkit/runs/<run id>/, private): run.json (the run's state, replaced
 // atomically after every iteration), events.jsonl (one event a line), anchors/NNNN.md (each
 // session's anchor, byte for byte), tasks/<task>/iter-NNN.prompt.md and .result.json,
-// tasks/<task>/summary.md, task_summary.md (the latest), and the STOP / PAUSE control files.
+// tasks/<task>/summary.md, task_summary.md (the latest), the STOP / PAUSE control files, and
+// run.lock (held by the ctx-run that drives the run).
 class RunRecord {
  public:
   RunRecord() = default;
@@ -32,6 +35,13 @@ class RunRecord {
   Result<void> write_file(const std::string& relative, std::string_view data);
   Result<std::string> read_file(const std::string& relative) const;
 
+  // Takes the run's lock (run.lock in the folder) for as long as this record lives, or the
+  // process: one ctx-run drives a run at a time. Held by another process: an error of kind Busy.
+  Result<void> lock();
+  // Whether a ctx-run holds the run in `folder` now (a run.json saying "running" without one was
+  // interrupted).
+  static bool in_use(const std::filesystem::path& folder);
+
   const std::filesystem::path& folder() const { return folder_; }
   std::filesystem::path file() const { return folder_ / "run.json"; }
 
@@ -45,6 +55,7 @@ class RunRecord {
 
  private:
   std::filesystem::path folder_;
+  std::optional<util::FileLock> lock_;
 };
 
 }  // namespace ctxkit::runner

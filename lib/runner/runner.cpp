@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -207,6 +208,7 @@ class Runner {
     if (!prepared) return bad_input(prepared.error().message);
     if (opts_.dry_run) return dry_run();
     if (auto r = record_.create(); !r) return bad_input(r.error().message);
+    if (auto r = record_.lock(); !r) return bad_input(r.error().message);
     open_store();
     emit("run_started", {{"mode", std::string(to_string(opts_.mode))}, {"mode_origin", opts_.mode_origin},
                          {"source", record_.state["source"]}, {"tasks", record_.state["tasks"].size()}});
@@ -217,6 +219,9 @@ class Runner {
     auto loaded = RunRecord::load(run_folder(opts_.project, opts_.resume_run));
     if (!loaded) return bad_input(loaded.error().message);
     record_ = std::move(*loaded);
+    if (auto r = record_.lock(); !r) return bad_input(r.error().message);
+    // Read again under the lock: the ctx-run that held it may have saved since.
+    if (auto again = RunRecord::load(record_.folder()); again) record_.state = std::move(again->state);
     const auto& st = record_.state;
     if (st.value("status", "") == "completed") return bad_input(fmt::format("run {} is already complete", st.value("run_id", "")));
     // The run goes on as it was started, whatever the command line says now.
@@ -512,6 +517,9 @@ class Runner {
     util::ProcessSpec spec;
     spec.argv = argv;
     spec.cwd = opts_.project;
+    // A client must not go on working in the project after ctx-run is gone (kill -9 included):
+    // a --resume would start a second agent beside it.
+    spec.parent_death_signal = SIGTERM;
     StreamResultReader reader;
     const bool want_git = git_wanted();
     int64_t t_result = -1;

@@ -21,7 +21,7 @@ using json = nlohmann::json;
 // A stand-in `claude`: records each call (how it picks its session, whether it got an anchor,
 // the prompt's first line, its cwd and stdin) as one line of $STANDIN_LOG, and answers in
 // stream-json with the next line of $STANDIN_REPLIES (DONE, NONE, BLOCKED <why>, FAIL, SLEEP,
-// STOP, PAUSE; DONE when the file has run out). `/compact` calls answer as the real client does
+// HANG (its pid in hang-pid, then 30 s), STOP, PAUSE; DONE when the file has run out). `/compact` calls answer as the real client does
 // and use no reply (with $STANDIN_COMPACT_REFUSED set, as it does on a session too short to
 // compact). Every answer reports usage input 10, cache creation 100, cache read 1000, output 5 (a
 // compaction: 100/0/0/20 through modelUsage). $STANDIN_AFTER_RESULT, when set, is run by sh after
@@ -57,6 +57,7 @@ printf '%s' "$last" > "$STANDIN_DIR/prompt-$n"
 case "$reply" in
   FAIL) echo "stand-in failure" >&2; exit 1;;
   SLEEP) sleep 2; text='Slept.\nCTXKIT-TASK: DONE';;
+  HANG) echo $$ > "$STANDIN_DIR/hang-pid"; sleep 30; text='Woke.\nCTXKIT-TASK: DONE';;
   STOP) for d in .ctxkit/runs/*/; do touch "$d/STOP"; done; text='Stopping.\nCTXKIT-TASK: DONE';;
   PAUSE) for d in .ctxkit/runs/*/; do touch "$d/PAUSE"; done; text='Pausing.\nCTXKIT-TASK: DONE';;
   DONE) text='Worked on it.\nDecision: keep it simple\nCTXKIT-TASK: DONE';;
@@ -513,6 +514,59 @@ TEST(RunE2E, PauseFileWaitsUntilItIsRemoved) {
     EXPECT_LT(ev["runner_ms"].get<int64_t>(), 300) << line;
   }
   EXPECT_EQ(iterations, 3);
+}
+
+bool process_gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  const size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';  // a zombie
+}
+
+// kill -9 in the middle of a call: the client goes too (it would go on working in the project
+// beside the next ctx-run); the run is reported as interrupted and --resume goes on from the
+// last recorded iteration. While a ctx-run drives a run, a second one may not.
+TEST(RunE2E, KilledMidCallTakesTheClientAlongAndResumeGoesOn) {
+  RunRig r;
+  r.replies("DONE\nHANG\n");
+  util::SpawnSpec spec;
+  spec.argv = {bin_dir() + "/ctx-run", "tasks.yaml", "--context-mode", "fresh-per-task"};
+  spec.cwd = r.project;
+  spec.env = r.env.vars();
+  auto child = util::Child::spawn(spec);
+  ASSERT_TRUE(child) << child.error().message;
+  const fs::path pid_file = r.standin_dir / "hang-pid";
+  for (int i = 0; i < 200 && !fs::exists(pid_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(fs::exists(pid_file));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const pid_t client = static_cast<pid_t>(std::stol(read_file(pid_file)));
+  const auto run = r.runs().at(0);
+  const std::string id = run.filename().string();
+
+  auto second = r.run({"--resume", id});
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_NE(second.err.find("is being driven by another ctx-run"), std::string::npos) << second.err;
+  EXPECT_EQ(line_count(second.err), 1);
+
+  ASSERT_TRUE(child->signal(SIGKILL));
+  child->wait();
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = process_gone(client);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(gone) << "the client " << client << " outlived ctx-run";
+  EXPECT_EQ(r.report({id})["status"], "interrupted");
+
+  auto resumed = r.run({"--resume", id});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 4u);  // t1; t2 killed; t2 again, fresh; t3
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "fresh", "fresh"}));
+  const json rep = r.report({id});
+  EXPECT_EQ(rep["status"], "completed");
+  EXPECT_EQ(rep["totals"]["iterations"], 3);
 }
 
 TEST(RunE2E, SigintStopsAfterRecordingTheCurrentIteration) {
