@@ -4,8 +4,10 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -18,6 +20,7 @@
 #include <cstring>
 #include <fmt/core.h>
 #include <thread>
+#include <vector>
 
 extern char** environ;
 
@@ -40,6 +43,46 @@ struct Pipe {
     fd[i] = -1;
   }
 };
+
+// What start_child needs, prepared by the parent: nothing in it is built in the child.
+struct ChildStart {
+  const char* program;
+  char* const* argv;
+  char* const* envp;
+  const char* cwd;  // nullptr: stay
+  int fds[3];       // become 0, 1, 2
+  int status_fd;    // close-on-exec; gets errno when the exec fails
+  int death_signal;
+  pid_t parent;
+  bool group;
+  sigset_t mask;    // the caller's, restored before exec (everything is blocked around clone)
+};
+
+// The child of clone(CLONE_VM | CLONE_VFORK): default dispositions for every caught signal (no
+// handler of the parent may run here), the caller's mask, the death signal, the descriptors,
+// the folder, exec. Only system calls, on its own stack.
+int start_child(void* arg) {
+  const auto* c = static_cast<const ChildStart*>(arg);
+  struct sigaction dfl {}, old {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (::sigaction(sig, nullptr, &old) == 0 && (sig == SIGPIPE || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)))
+      ::sigaction(sig, &dfl, nullptr);
+  ::sigprocmask(SIG_SETMASK, &c->mask, nullptr);
+  if (::prctl(PR_SET_PDEATHSIG, c->death_signal) != 0 || ::getppid() != c->parent) ::_exit(127);  // already gone
+  if (c->group) ::setpgid(0, 0);
+  int e = 0;
+  for (int i = 0; i < 3 && e == 0; ++i)  // dup2 onto itself would keep close-on-exec
+    if (c->fds[i] == i ? ::fcntl(i, F_SETFD, 0) < 0 : ::dup2(c->fds[i], i) < 0) e = errno;
+  if (e == 0 && c->cwd && ::chdir(c->cwd) != 0) e = errno;
+  if (e == 0) {
+    ::execve(c->program, c->argv, c->envp);
+    e = errno;
+  }
+  ssize_t ignored = ::write(c->status_fd, &e, sizeof e);
+  (void)ignored;
+  ::_exit(127);
+}
 }  // namespace
 
 namespace {
@@ -82,9 +125,9 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
   if (spec.parent_death_signal) {
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
-    // fork + exec: posix_spawn cannot ask for a signal at the parent's death. The program is
-    // found first; the child only makes async-signal-safe calls, and reports a failed exec's
-    // errno through a close-on-exec pipe.
+    // clone(CLONE_VM | CLONE_VFORK) + exec on a stack of its own, as posix_spawn does it (which
+    // cannot ask for a signal at the parent's death). The program is found first; the child
+    // shares this memory until it execs, so it makes only system calls (start_child).
     std::string_view search = kDefaultPath;
     if (spec.env) {
       if (auto it = spec.env->find("PATH"); it != spec.env->end()) search = it->second;
@@ -95,25 +138,16 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
     if (!found) return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
     Pipe status;
     if (::pipe2(status.fd, O_CLOEXEC) != 0) return fail(fmt::format("creating pipes: {}", std::strerror(errno)));
-    const pid_t parent = ::getpid();
-    const int sig = *spec.parent_death_signal;
-    const char* cwd = spec.cwd ? spec.cwd->c_str() : nullptr;
-    pid = ::fork();
-    if (pid < 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(errno)), Error::Kind::NotFound);
-    if (pid == 0) {
-      int e = 0;
-      if (::prctl(PR_SET_PDEATHSIG, sig) != 0 || ::getppid() != parent) ::_exit(127);  // the parent is already gone
-      if (group) ::setpgid(0, 0);
-      ::signal(SIGPIPE, SIG_DFL);
-      if (::dup2(in.fd[0], 0) < 0 || ::dup2(out.fd[1], 1) < 0 || ::dup2(err.fd[1], 2) < 0 || (cwd && ::chdir(cwd) != 0)) e = errno;
-      if (e == 0) {
-        ::execve(found->c_str(), argv.data(), env_ptr);
-        e = errno;
-      }
-      ssize_t ignored = ::write(status.fd[1], &e, sizeof e);
-      (void)ignored;
-      ::_exit(127);
-    }
+    ChildStart start{found->c_str(), argv.data(), env_ptr, spec.cwd ? spec.cwd->c_str() : nullptr,
+                     {in.fd[0], out.fd[1], err.fd[1]}, status.fd[1], *spec.parent_death_signal, ::getpid(), group, {}};
+    sigset_t all;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &start.mask);
+    std::vector<char> stack(64 * 1024);
+    pid = ::clone(start_child, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
+    const int clone_errno = errno;
+    ::pthread_sigmask(SIG_SETMASK, &start.mask, nullptr);
+    if (pid < 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(clone_errno)), Error::Kind::NotFound);
     status.close_end(1);
     int child_errno = 0;
     ssize_t n;
