@@ -50,7 +50,11 @@ Result<void> RunRecord::append_event(const std::string& line) { return util::app
 
 Result<void> RunRecord::write_file(const std::string& relative, std::string_view data) {
   const fs::path path = folder_ / relative;
-  if (auto r = util::make_private_dirs(path.parent_path(), folder_); !r) return r;
+  // Each folder is made (links refused) once; a run writes several files into each.
+  if (!made_.contains(path.parent_path())) {
+    if (auto r = util::make_private_dirs(path.parent_path(), folder_); !r) return r;
+    made_.insert(path.parent_path());
+  }
   return util::write_file_atomic(path, data, 0600, util::Durability::Flush);
 }
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -56,6 +57,7 @@ class RunRecord {
  private:
   std::filesystem::path folder_;
   std::optional<util::FileLock> lock_;
+  std::set<std::filesystem::path> made_;  // folders below folder_ this record has made (or found) already
 };
 
 }  // namespace ctxkit::runner

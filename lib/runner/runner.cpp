@@ -843,7 +843,7 @@ class Runner {
                          {"exit_code", call.exit_code},  {"report", result["report"]},
                          {"usage", usage_json(call.stream.usage)}, {"client_ms", client_ms},
                          {"client_exit_ms", call.exit_ms}, {"runner_ms", runner_ms}});
-      save();
+      // run.json is saved once the iteration's outcome is settled, below (or by finish()).
 
       const bool ok = call.exit_code == 0 && call.stream.has_result && !call.stream.is_error;
       if (ok && report.report == TaskReport::Done) {
