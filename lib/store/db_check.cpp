@@ -12,20 +12,6 @@ namespace ctxkit {
 namespace fs = std::filesystem;
 
 namespace {
-Error::Kind kind_of(int rc) {
-  switch (rc & 0xff) {
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      return Error::Kind::Corrupt;
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return Error::Kind::Busy;
-    case SQLITE_CANTOPEN:
-      return Error::Kind::NotFound;
-    default:
-      return Error::Kind::Generic;
-  }
-}
 
 // A file: URI for `path` (RFC 3986: everything but unreserved characters and '/' escaped).
 std::string file_uri(const fs::path& path) {
@@ -54,7 +40,7 @@ Result<sqlite::Handle> open_read_only(const fs::path& path, int busy_timeout_ms)
   int rc = sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   sqlite::Handle db(raw);
   if (rc != SQLITE_OK)
-    return fail(fmt::format("{}: {}", path.string(), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), kind_of(rc));
+    return fail(fmt::format("{}: {}", path.string(), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), sqlite::error_kind(rc));
   sqlite3_busy_timeout(raw, busy_timeout_ms);
   return db;
 }
@@ -63,7 +49,7 @@ Result<DatabaseCheck> check_database(const fs::path& path, int busy_timeout_ms) 
   auto db = open_read_only(path, busy_timeout_ms);
   if (!db) return std::unexpected(db.error());
   auto problem = [&](const char* what, int rc) {
-    return fail(fmt::format("{}: {}: {}", path.string(), what, sqlite3_errmsg(db->get())), kind_of(rc));
+    return fail(fmt::format("{}: {}: {}", path.string(), what, sqlite3_errmsg(db->get())), sqlite::error_kind(rc));
   };
   DatabaseCheck check;
   {

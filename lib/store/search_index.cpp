@@ -38,22 +38,6 @@ const char* kSchema =
     "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', detail=full, tokenize='unicode61');"
     "INSERT INTO fts(fts, rank) VALUES('hashsize', 16777216);";
 
-Error::Kind kind_of(int rc) {
-  switch (rc & 0xff) {
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      return Error::Kind::Corrupt;
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return Error::Kind::Busy;
-    case SQLITE_READONLY:
-    case SQLITE_CANTOPEN:
-    case SQLITE_PERM:
-      return Error::Kind::ReadOnly;
-    default:
-      return Error::Kind::Generic;
-  }
-}
 }  // namespace
 
 struct SearchIndex::Statements {
@@ -66,7 +50,7 @@ struct SearchIndex::Statements {
 
 SearchIndex::SearchIndex(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
 Error SearchIndex::error(const std::string& what, int rc) const {
-  return Error{fmt::format("search index {}: {}: {}", path_, what, db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc)), kind_of(rc)};
+  return Error{fmt::format("search index {}: {}: {}", path_, what, db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc)), sqlite::error_kind(rc)};
 }
 
 Result<void> SearchIndex::exec(const char* sql) {
@@ -75,7 +59,7 @@ Result<void> SearchIndex::exec(const char* sql) {
   if (rc != SQLITE_OK) {
     std::string m = msg ? msg : sqlite3_errstr(rc);
     sqlite3_free(msg);
-    return fail(fmt::format("search index {}: {}", path_, m), kind_of(rc));
+    return fail(fmt::format("search index {}: {}", path_, m), sqlite::error_kind(rc));
   }
   return {};
 }

@@ -1,7 +1,7 @@
 #pragma once
 
-// A prepared SQLite statement that finalizes itself; shared by the two store modules
-// (state_store.cpp, search_index.cpp), the only ones that include sqlite3.h.
+// A prepared SQLite statement that finalizes itself, and the error kind of a result code; shared
+// by the store modules, the only ones that include sqlite3.h.
 
 #include <sqlite3.h>
 
@@ -10,7 +10,28 @@
 #include <string>
 #include <string_view>
 
+#include "util/error.hpp"
+
 namespace ctxkit::sqlite {
+
+// How an SQLite result code is reported: a damaged file, a busy one, one that cannot be opened
+// or written, or anything else.
+inline Error::Kind error_kind(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Error::Kind::Corrupt;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Error::Kind::Busy;
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+      return Error::Kind::ReadOnly;
+    default:
+      return Error::Kind::Generic;
+  }
+}
 
 class Stmt {
  public:

@@ -22,22 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Error::Kind kind_of(int rc) {
-  switch (rc & 0xff) {
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      return Error::Kind::Corrupt;
-    case SQLITE_READONLY:
-    case SQLITE_CANTOPEN:
-    case SQLITE_PERM:
-      return Error::Kind::ReadOnly;
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return Error::Kind::Busy;
-    default:
-      return Error::Kind::Generic;
-  }
-}
 
 using sqlite::Stmt;
 
@@ -119,7 +103,7 @@ Result<fs::path> quarantine_database(const fs::path& path, uint64_t inode) {
 StateStore::StateStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
 Error StateStore::error(const std::string& what, int rc) const {
   const char* msg = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
-  return Error{fmt::format("state database {}: {}: {}", path_, what, msg), kind_of(rc)};
+  return Error{fmt::format("state database {}: {}: {}", path_, what, msg), sqlite::error_kind(rc)};
 }
 
 Result<void> StateStore::exec(const char* sql) {
@@ -128,7 +112,7 @@ Result<void> StateStore::exec(const char* sql) {
   if (rc != SQLITE_OK) {
     std::string m = msg ? msg : sqlite3_errstr(rc);
     sqlite3_free(msg);
-    return std::unexpected(Error{fmt::format("state database {}: {}", path_, m), kind_of(rc)});
+    return std::unexpected(Error{fmt::format("state database {}: {}", path_, m), sqlite::error_kind(rc)});
   }
   return {};
 }
