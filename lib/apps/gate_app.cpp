@@ -9,7 +9,6 @@
 #include "apps/cli.hpp"
 #include "apps/workflow_sink.hpp"
 #include "apps/hook_input.hpp"
-#include "claude/session_locator.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
@@ -36,15 +35,6 @@ Result<std::optional<workflow::WorkflowMachine>> load_machine(const fs::path& wo
   return std::optional<workflow::WorkflowMachine>(std::move(*m));
 }
 
-std::optional<double> session_percent(const std::string& session, const util::Env& env, const Config& cfg,
-                                      const Locations& loc) {
-  if (session.empty()) return std::nullopt;
-  auto transcript = locate_session(session, env, loc);
-  if (!transcript) return std::nullopt;
-  auto p = transcript_percent(*transcript, cfg.context);
-  if (!p) return std::nullopt;
-  return static_cast<double>(*p);
-}
 
 }  // namespace
 
@@ -122,10 +112,8 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, wt.string())});
     const Locations loc = cfg.locations(ctx.env);
     if (session.empty()) session = ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
-    std::optional<double> percent;
     const auto* sub = m.current_loop_step();
-    if ((sub && sub->context_min_percent) || m.current_step().context_min_percent) percent = session_percent(session, ctx.env, cfg, loc);
-    const auto d = workflow::decide_gate(m, percent);
+    const auto d = workflow::decide_gate(m, workflow::gate_needs_percent(m) ? session_percent(session, ctx.env, loc, cfg.context) : std::nullopt);
     answer["step"] = m.step_id();
     if (sub) answer["subStep"] = sub->id;
     if (m.task().is_object()) answer["task"] = m.task()["id"];

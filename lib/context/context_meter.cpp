@@ -7,6 +7,7 @@
 #include <limits>
 #include <thread>
 
+#include "claude/session_locator.hpp"
 #include "claude/transcript_line.hpp"
 #include "util/reverse_line_reader.hpp"
 #include "util/saturate.hpp"
@@ -101,6 +102,16 @@ ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints,
   const int64_t part = (f.tokens % f.denominator) * 100 / f.denominator;
   f.percent = static_cast<int>(std::min<int64_t>(util::sat_add(whole, part), std::numeric_limits<int>::max()));
   return f;
+}
+
+std::optional<double> session_percent(const std::string& session, const util::Env& env, const Locations& loc,
+                                      const ContextConfig& config) {
+  if (session.empty()) return std::nullopt;
+  auto transcript = locate_session(session, env, loc);
+  if (!transcript) return std::nullopt;
+  auto p = transcript_percent(*transcript, config);
+  if (!p) return std::nullopt;
+  return static_cast<double>(*p);
 }
 
 std::optional<int> transcript_percent(const fs::path& transcript, const ContextConfig& config) {

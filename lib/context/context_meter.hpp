@@ -8,6 +8,8 @@
 #include <string>
 
 #include "core/config.hpp"
+#include "core/locations.hpp"
+#include "util/env.hpp"
 #include "util/error.hpp"
 
 namespace ctxkit {
@@ -77,6 +79,10 @@ ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints,
 // The percentage a transcript's newest reading stands at (no waiting, no window hints beyond the
 // reading itself), or nullopt when it has none: how full a session was when it ended.
 std::optional<int> transcript_percent(const std::filesystem::path& transcript, const ContextConfig& config);
+// The same for a session named by its id (its transcript found as ctx-search finds sessions);
+// nullopt for an empty id, a session that cannot be found or a transcript without a reading.
+std::optional<double> session_percent(const std::string& session, const util::Env& env, const Locations& loc,
+                                      const ContextConfig& config);
 
 // "127k", "1.2k", "850", "1M": a short token count for messages.
 std::string short_tokens(int64_t tokens);

@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "claude/claude_cli.hpp"
-#include "claude/session_locator.hpp"
 #include "claude/stream_result.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
@@ -140,14 +139,8 @@ class WorkflowDriver {
     }
     // An action not handed out yet (after set_tasks, or a state another client left) is taken
     // here, as ctx-gate takes it.
-    std::optional<double> percent;
     const auto* sub = m->current_loop_step();
-    if ((sub && sub->context_min_percent) || m->current_step().context_min_percent) {
-      if (!session.empty())
-        if (auto path = locate_session(session, env, loc_))
-          if (auto pct = transcript_percent(*path, cfg.context)) percent = static_cast<double>(*pct);
-    }
-    const auto d = workflow::decide_gate(*m, percent);
+    const auto d = workflow::decide_gate(*m, workflow::gate_needs_percent(*m) ? session_percent(session, env, loc_, cfg.context) : std::nullopt);
     if (d.action != workflow::ContextAction::None || d.skipped != workflow::ContextAction::None) {
       m->mark_action_executed();
       if (auto w = workflow::save_state(opts_.project, *m); !w) return std::unexpected(w.error());

@@ -65,4 +65,9 @@ GateDecision decide_gate(const WorkflowMachine& m, std::optional<double> context
   return d;
 }
 
+bool gate_needs_percent(const WorkflowMachine& machine) {
+  const auto* sub = machine.current_loop_step();
+  return (sub && sub->context_min_percent) || machine.current_step().context_min_percent;
+}
+
 }  // namespace ctxkit::workflow

@@ -27,6 +27,9 @@ struct GateDecision {
 // hands the action out, as the reference implementation always does). Pure: the caller marks
 // the action as handed out (or skipped) and saves.
 GateDecision decide_gate(const WorkflowMachine& machine, std::optional<double> context_percent);
+// Whether decide_gate needs the context figure here: the sub-step or the step has a
+// `context_min_percent` (reading the transcript is skipped otherwise).
+bool gate_needs_percent(const WorkflowMachine& machine);
 
 // The focus text for "/compact <focus>" before the current position: the step's (or sub-step's)
 // `compact_focus` with {task.id} and {task.title} expanded, else "Next workflow step: <step>

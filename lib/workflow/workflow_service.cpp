@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "claude/session_locator.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
 #include "core/locations.hpp"
@@ -149,11 +148,7 @@ WorkflowService::WorkflowService(ServiceOptions options) : opts_(std::move(optio
       auto session = env.get_nonempty("CLAUDE_CODE_SESSION_ID");
       if (!session) return std::nullopt;
       const Config cfg = load_config(env, {project});
-      auto transcript = locate_session(*session, env, cfg.locations(env));
-      if (!transcript) return std::nullopt;
-      auto p = transcript_percent(*transcript, cfg.context);
-      if (!p) return std::nullopt;
-      return static_cast<double>(*p);
+      return session_percent(*session, env, cfg.locations(env), cfg.context);
     };
   }
 }
@@ -248,7 +243,7 @@ class Call {
   std::optional<ToolOutcome> gate(WorkflowMachine& m, bool& saved, const char* by) const {
     saved = false;
     if (m.pending_action() == ContextAction::None) return std::nullopt;
-    const auto d = decide_gate(m, needs_meter(m) ? o_.context_percent() : std::nullopt);
+    const auto d = decide_gate(m, gate_needs_percent(m) ? o_.context_percent() : std::nullopt);
     if (d.action == ContextAction::None && d.skipped == ContextAction::None) return std::nullopt;
     m.mark_action_executed();
     if (auto e = save(m)) return error_outcome(*e);
@@ -258,10 +253,6 @@ class Call {
     return pretty(action_answer(d.action, m, o_.supervised));
   }
 
-  static bool needs_meter(const WorkflowMachine& m) {
-    const auto* sub = m.current_loop_step();
-    return (sub && sub->context_min_percent) || m.current_step().context_min_percent;
-  }
 
   ToolOutcome start(const json& args) const {
     auto loaded = load();
@@ -326,7 +317,7 @@ class Call {
     if (!loaded.machine) return error_outcome(kNotStarted);
     auto& m = *loaded.machine;
     if (m.pending_action() != ContextAction::None) {
-      const auto d = decide_gate(m, needs_meter(m) ? o_.context_percent() : std::nullopt);
+      const auto d = decide_gate(m, gate_needs_percent(m) ? o_.context_percent() : std::nullopt);
       if (d.action != ContextAction::None) return pretty(action_answer(d.action, m, o_.supervised));
     }
     return pretty(with_reminder(m.status()));
