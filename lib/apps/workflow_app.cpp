@@ -66,6 +66,7 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   CLI::App app{"Drives a workflow (Lanes-compatible templates) from the command line; the same state as the MCP server."};
   app.name(kTool);
   app.require_subcommand(0, 1);
+  app.fallthrough();  // `status --worktree P` as well as `--worktree P status`
   std::string worktree, summary, output, output_file, loop_id, tasks_file, spec;
   std::vector<std::string> files, dirs;
   bool json_out = false, show_version = false;

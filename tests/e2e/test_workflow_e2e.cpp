@@ -87,6 +87,15 @@ TEST(WorkflowE2E, HumanOutputNamesTheStepAndTheAction) {
   EXPECT_NE(ctx.out.find("diagnose:\nthe cause is X"), std::string::npos) << ctx.out;
 }
 
+// The options of ctx-workflow itself may come after the subcommand too.
+TEST(WorkflowE2E, GlobalOptionsAfterTheSubcommand) {
+  WorkflowBench b;
+  ASSERT_EQ(b.run({"start", shipped("bugfix.yaml").string()}).exit_code, 0);
+  auto st = run_tool("ctx-workflow", {"status", "--worktree", b.wt.string(), "--json"}, "", b.env);
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_EQ(json::parse(st.out)["step"], "reproduce") << st.out;
+}
+
 TEST(WorkflowE2E, ListAndValidate) {
   WorkflowBench b;
   b.env.set("CTXKIT_SHARE_DIR", (fs::path(CTXKIT_SOURCE_DIR) / "share").string());
