@@ -1,6 +1,8 @@
 #include "apps/workflow_sink.hpp"
 
 #include <fmt/core.h>
+#include <memory>
+#include <optional>
 
 #include "apps/app.hpp"
 #include "runner/anchor.hpp"
@@ -47,9 +49,24 @@ Result<void> request_supervised_action(const Config& cfg, const util::Env& env, 
 
 std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const Config& cfg, const util::Env& env, const fs::path& worktree,
                                                                       std::ostream& err, const char* tool) {
-  return [cfg, env, worktree, &err, tool](const workflow::WorkflowEvent& e) {
-    if (auto r = workflow::append_event(cfg.locations(env).state_db(), cfg.state.busy_timeout_ms, worktree, e); !r)
-      print_note(err, tool, "note: " + r.error().message);
+  // The database is opened at the first event and kept (a server hands out many); after an
+  // error it is opened again at the next one.
+  auto store = std::make_shared<std::optional<StateStore>>();
+  return [cfg, env, worktree, &err, tool, store](const workflow::WorkflowEvent& e) {
+    if (!*store) {
+      auto opened = StateStore::open(cfg.locations(env).state_db(), cfg.state.busy_timeout_ms);
+      if (!opened) {
+        print_note(err, tool, "note: " + opened.error().message);
+      } else {
+        store->emplace(std::move(*opened));
+      }
+    }
+    if (*store) {
+      if (auto r = workflow::append_event(**store, worktree, e); !r) {
+        print_note(err, tool, "note: " + r.error().message);
+        store->reset();
+      }
+    }
     if (e.kind == "handed_out" && under_supervisor(env)) {
       if (auto r = request_supervised_action(cfg, env, worktree, e); !r)
         print_note(err, tool, "note: the supervisor cannot carry out /" + e.action + ": " + r.error().message);

@@ -9,18 +9,22 @@
 namespace ctxkit::workflow {
 namespace fs = std::filesystem;
 
-Result<void> append_event(const fs::path& state_db, int busy_timeout_ms, const fs::path& worktree, const WorkflowEvent& e) {
+Result<void> append_event(StateStore& store, const fs::path& worktree, const WorkflowEvent& e) {
   const int64_t now = util::now_ms();
   nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(now)}, {"worktree", worktree.string()}, {"kind", e.kind},
                               {"action", e.action}, {"workflow", e.workflow}, {"step", e.step}, {"subStep", e.sub_step},
                               {"task", e.task_id}, {"iteration", e.iteration}, {"by", e.by}};
   if (e.percent) j["percent"] = *e.percent;
   if (e.min_percent) j["minPercent"] = *e.min_percent;
+  return store.append_event(
+      {now, "workflow", worktree.string(), e.kind, j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)});
+}
+
+Result<void> append_event(const fs::path& state_db, int busy_timeout_ms, const fs::path& worktree, const WorkflowEvent& e) {
   // The state database: a private file in a private folder, never through a link.
   auto store = StateStore::open(state_db, busy_timeout_ms);
   if (!store) return std::unexpected(store.error());
-  return store->append_event(
-      {now, "workflow", worktree.string(), e.kind, j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)});
+  return append_event(*store, worktree, e);
 }
 
 std::vector<RecordedEvent> read_events(const fs::path& state_db, int busy_timeout_ms, const fs::path& worktree) {

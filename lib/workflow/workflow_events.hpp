@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "store/state_store.hpp"
 #include "util/error.hpp"
 #include "workflow/workflow_service.hpp"
 
@@ -21,6 +22,8 @@ struct RecordedEvent {
 // event to the database at `state_db`. Errors name the database.
 Result<void> append_event(const std::filesystem::path& state_db, int busy_timeout_ms, const std::filesystem::path& worktree,
                           const WorkflowEvent& event);
+// The same into a database already open (a server appends many: opening it is most of the cost).
+Result<void> append_event(StateStore& store, const std::filesystem::path& worktree, const WorkflowEvent& event);
 
 // The events of `worktree`, oldest first (unreadable rows skipped; no database is no events).
 std::vector<RecordedEvent> read_events(const std::filesystem::path& state_db, int busy_timeout_ms, const std::filesystem::path& worktree);
