@@ -51,27 +51,31 @@ struct ChildStart {
   char* const* envp;
   const char* cwd;  // nullptr: stay
   int fds[3];       // become 0, 1, 2
-  int status_fd;    // close-on-exec; gets errno when the exec fails
   int death_signal;
   pid_t parent;
   bool group;
   sigset_t mask;    // the caller's, restored before exec (everything is blocked around clone)
+  int exec_errno;   // set by the child when it could not exec (the parent reads it once clone returns)
 };
 
 // The child of clone(CLONE_VM | CLONE_VFORK): default dispositions for every caught signal (no
-// handler of the parent may run here), the caller's mask, the death signal, the descriptors,
-// the folder, exec. Only system calls, on its own stack.
+// handler of the parent may run here) and for the death signal, the caller's mask without the
+// death signal, the death signal, the descriptors, the folder, exec. Only system calls, on its own
+// stack; the parent is suspended until the exec or the exit, so a failure is left in `exec_errno`.
 int start_child(void* arg) {
-  const auto* c = static_cast<const ChildStart*>(arg);
+  auto* c = static_cast<ChildStart*>(arg);
   struct sigaction dfl {}, old {};
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig)
-    if (::sigaction(sig, nullptr, &old) == 0 && (sig == SIGPIPE || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)))
+    if (::sigaction(sig, nullptr, &old) == 0 &&
+        (sig == SIGPIPE || sig == c->death_signal || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)))
       ::sigaction(sig, &dfl, nullptr);
+  ::sigdelset(&c->mask, c->death_signal);
   ::sigprocmask(SIG_SETMASK, &c->mask, nullptr);
-  if (::prctl(PR_SET_PDEATHSIG, c->death_signal) != 0 || ::getppid() != c->parent) ::_exit(127);  // already gone
-  if (c->group) ::setpgid(0, 0);
   int e = 0;
+  if (::prctl(PR_SET_PDEATHSIG, c->death_signal) != 0) e = errno;
+  if (e == 0 && ::getppid() != c->parent) e = ESRCH;  // the parent is already gone
+  if (e == 0 && c->group) ::setpgid(0, 0);
   for (int i = 0; i < 3 && e == 0; ++i)  // dup2 onto itself would keep close-on-exec
     if (c->fds[i] == i ? ::fcntl(i, F_SETFD, 0) < 0 : ::dup2(c->fds[i], i) < 0) e = errno;
   if (e == 0 && c->cwd && ::chdir(c->cwd) != 0) e = errno;
@@ -79,8 +83,7 @@ int start_child(void* arg) {
     ::execve(c->program, c->argv, c->envp);
     e = errno;
   }
-  ssize_t ignored = ::write(c->status_fd, &e, sizeof e);
-  (void)ignored;
+  c->exec_errno = e;
   ::_exit(127);
 }
 }  // namespace
@@ -134,28 +137,41 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
     } else if (const char* own = std::getenv("PATH")) {
       search = own;
     }
-    auto found = find_in_path(spec.argv[0], search);
+    // As posix_spawnp would after its chdir: a relative program (or PATH entry) is taken from
+    // the child's working directory.
+    std::string name = spec.argv[0];
+    std::string search_text(search);
+    if (spec.cwd && spec.cwd->is_absolute()) {
+      if (name.find('/') != std::string::npos && name.front() != '/') name = (*spec.cwd / name).string();
+      std::string rebased;
+      size_t from = 0;
+      while (from <= search_text.size()) {
+        const size_t colon = search_text.find(':', from);
+        std::string entry = search_text.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
+        if (entry.empty() || entry.front() != '/') entry = (*spec.cwd / entry).string();
+        rebased += (rebased.empty() ? "" : ":") + entry;
+        if (colon == std::string::npos) break;
+        from = colon + 1;
+      }
+      search_text = rebased;
+    }
+    auto found = find_in_path(name, search_text);
     if (!found) return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
-    Pipe status;
-    if (::pipe2(status.fd, O_CLOEXEC) != 0) return fail(fmt::format("creating pipes: {}", std::strerror(errno)));
     ChildStart start{found->c_str(), argv.data(), env_ptr, spec.cwd ? spec.cwd->c_str() : nullptr,
-                     {in.fd[0], out.fd[1], err.fd[1]}, status.fd[1], *spec.parent_death_signal, ::getpid(), group, {}};
+                     {in.fd[0], out.fd[1], err.fd[1]}, *spec.parent_death_signal, ::getpid(), group, {}, 0};
     sigset_t all;
     ::sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &start.mask);
+    const sigset_t caller_mask = start.mask;
     std::vector<char> stack(64 * 1024);
     pid = ::clone(start_child, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
     const int clone_errno = errno;
-    ::pthread_sigmask(SIG_SETMASK, &start.mask, nullptr);
+    ::pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
     if (pid < 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(clone_errno)), Error::Kind::NotFound);
-    status.close_end(1);
-    int child_errno = 0;
-    ssize_t n;
-    while ((n = ::read(status.fd[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {}
-    if (n == static_cast<ssize_t>(sizeof child_errno)) {
+    if (start.exec_errno != 0) {
       int st = 0;
       while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-      return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(child_errno)), Error::Kind::NotFound);
+      return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(start.exec_errno)), Error::Kind::NotFound);
     }
     rc = 0;
   } else if (spec.env && spec.argv[0].find('/') == std::string::npos) {
@@ -233,8 +249,16 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
     };
     drain(idx_out, out, result.out);
     if (spec.on_stdout_line) {
-      for (size_t nl; (nl = result.out.find('\n', scanned)) != std::string::npos; line_start = scanned = nl + 1)
-        spec.on_stdout_line(std::string_view(result.out).substr(line_start, nl - line_start));
+      try {
+        for (size_t nl; (nl = result.out.find('\n', scanned)) != std::string::npos; line_start = scanned = nl + 1)
+          spec.on_stdout_line(std::string_view(result.out).substr(line_start, nl - line_start));
+      } catch (...) {
+        // The child is not left behind, running or unreaped.
+        kill_child();
+        int st = 0;
+        while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+        throw;
+      }
       scanned = result.out.size();
     }
     drain(idx_err, err, result.err);

@@ -79,6 +79,38 @@ TEST(Process, RunProcessWithAParentDeathSignalBehavesTheSame) {
   EXPECT_EQ(util::run_process(spec).error().kind, Error::Kind::NotFound);
 }
 
+// A relative program is found from the child's working directory, as posix_spawnp finds it
+// after its chdir.
+TEST(Process, WithADeathSignalARelativeProgramIsTakenFromTheChildsFolder) {
+  test::TempDir dir;
+  dir.write("proj/bin/tool", "#!/bin/sh\necho ran\n");
+  fs::permissions(dir / "proj/bin/tool", fs::perms::owner_all);
+  util::ProcessSpec spec;
+  spec.argv = {"./bin/tool"};
+  spec.cwd = dir / "proj";
+  spec.parent_death_signal = SIGTERM;
+  auto r = util::run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->out, "ran\n");
+}
+
+// A line callback that throws does not leave the child running or unreaped.
+TEST(Process, ACallbackThatThrowsTakesTheChildDown) {
+  for (bool death_signal : {false, true}) {
+    util::ProcessSpec spec;
+    spec.argv = {"sh", "-c", "echo $$; exec sleep 30"};
+    if (death_signal) spec.parent_death_signal = SIGTERM;
+    pid_t child = 0;
+    spec.on_stdout_line = [&](std::string_view line) {
+      child = static_cast<pid_t>(std::stol(std::string(line)));
+      throw std::runtime_error("stop here");
+    };
+    EXPECT_THROW((void)util::run_process(spec), std::runtime_error);
+    ASSERT_GT(child, 0);
+    EXPECT_NE(::kill(child, 0), 0) << "child " << child << " still there";  // reaped: no such process
+  }
+}
+
 TEST(Process, DetachRunsTheWorkInAnotherProcessAndReturnsFirst) {
   test::TempDir tmp;
   const fs::path gate = tmp / "gate", done = tmp / "done";
