@@ -34,10 +34,51 @@ bool is_commit_id(std::string_view s) {
 // The run records ctx-run writes under <project>/.ctxkit/runs: every iteration adds files there.
 const std::string kTop = ":(top)", kNotRuns = ":(exclude).ctxkit/runs";
 
-// A porcelain path, quoted ("…") when it has unusual bytes, as git prints it.
-bool under(std::string_view name, std::string_view folder) {
-  if (name.starts_with('"')) name.remove_prefix(1);
-  return name.starts_with(folder);
+bool under(std::string_view name, std::string_view folder) { return name.starts_with(folder); }
+
+// One path of git's output at the front of `text`, taken off it: as it is, or in double quotes
+// with C escapes (\" \\ \t \n ... and \ooo bytes) when git quoted it. Unquoted, it ends at
+// `stop` (" -> " between the two names of a rename) or at the end.
+std::string take_path(std::string_view& text, std::string_view stop) {
+  std::string out;
+  if (!text.starts_with('"')) {
+    const size_t end = stop.empty() ? std::string_view::npos : text.find(stop);
+    out = std::string(text.substr(0, end));
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end);
+    return out;
+  }
+  size_t i = 1;
+  for (; i < text.size() && text[i] != '"'; ++i) {
+    if (text[i] != '\\' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char c = text[++i];
+    if (c >= '0' && c <= '7' && i + 2 < text.size()) {
+      out += static_cast<char>(((c - '0') << 6) | ((text[i + 1] - '0') << 3) | (text[i + 2] - '0'));
+      i += 2;
+      continue;
+    }
+    switch (c) {
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 't': out += '\t'; break;
+      case 'n': out += '\n'; break;
+      case 'v': out += '\v'; break;
+      case 'f': out += '\f'; break;
+      case 'r': out += '\r'; break;
+      default: out += c;
+    }
+  }
+  text.remove_prefix(std::min(i + 1, text.size()));
+  return out;
+}
+
+// A name as a summary shows it: control characters become '?'.
+std::string shown(std::string name) {
+  for (char& c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return name;
 }
 }  // namespace
 
@@ -53,7 +94,7 @@ std::optional<std::string> run_git(const fs::path& dir, std::vector<std::string>
 
 GitSnapshot take_git_snapshot(const fs::path& dir, const std::string& since) {
   auto status_future = std::async(std::launch::async, [&dir] {
-    return run_git(dir, {"--no-optional-locks", "status", "--porcelain", "--branch", "--untracked-files=all", "--", kTop, kNotRuns});
+    return run_git(dir, {"--no-optional-locks", "status", "--porcelain", "--branch", "--untracked-files=normal", "--", kTop, kNotRuns});
   });
   std::future<std::optional<std::string>> diff_future;
   if (is_commit_id(since))
@@ -79,9 +120,13 @@ GitSnapshot take_git_snapshot(const fs::path& dir, const std::string& since) {
       continue;
     }
     if (line.size() <= 3) continue;
-    std::string_view name = line.substr(3);
-    if (auto arrow = name.find(" -> "); arrow != std::string_view::npos) name = name.substr(arrow + 4);
-    s.uncommitted.emplace_back(name);
+    std::string_view rest = line.substr(3);
+    std::string name = take_path(rest, " -> ");
+    if (rest.starts_with(" -> ")) {  // a rename: the new name counts
+      rest.remove_prefix(4);
+      name = take_path(rest, "");
+    }
+    s.uncommitted.push_back(std::move(name));
   }
   if (log) {
     for (auto line : lines_of(*log)) {
@@ -95,7 +140,7 @@ GitSnapshot take_git_snapshot(const fs::path& dir, const std::string& since) {
   }
   if (diff) {
     s.since = since;
-    for (auto line : lines_of(*diff)) s.committed_since.emplace_back(line);
+    for (auto line : lines_of(*diff)) s.committed_since.push_back(take_path(line, ""));
   }
   return s;
 }
@@ -115,7 +160,7 @@ std::vector<std::string> changed_files(const GitSnapshot& s) {
   std::set<std::string_view> seen;
   for (const auto* list : {&s.committed_since, &s.uncommitted})
     for (const auto& name : *list)
-      if (!under(name, ".ctxkit/runs/") && seen.insert(name).second) out.push_back(name);
+      if (!under(name, ".ctxkit/runs/") && name != ".ctxkit/" && seen.insert(name).second) out.push_back(shown(name));
   return out;
 }
 
@@ -136,7 +181,8 @@ std::optional<GitFingerprint> git_fingerprint(const fs::path& dir) {
   for (const char* v : {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"})
     if (std::getenv(v)) return std::nullopt;
   std::error_code ec;
-  fs::path p = fs::absolute(dir, ec).lexically_normal();
+  // Through links, as git finds the repository (a project that is a link into a repository).
+  fs::path p = fs::weakly_canonical(fs::absolute(dir, ec), ec);
   if (ec) return std::nullopt;
   if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();  // "a/b/" is "a/b"
   GitFingerprint f;

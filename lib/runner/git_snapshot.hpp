@@ -20,13 +20,13 @@ struct GitSnapshot {
   bool in_repo = false;                  // `dir` is in a git work tree
   std::string branch;                    // "HEAD" when detached
   std::string head;                      // the commit checked out; empty before the first one
-  std::vector<std::string> uncommitted;  // changed and untracked files (every one), as git names them
+  std::vector<std::string> uncommitted;  // changed files and untracked ones (an untracked folder once, as "dir/"), unquoted
   std::string last_commits;              // "<short id> <subject>" lines, newest first, at most 3
   std::string since;                     // the commit committed_since counts from (asked for)
   std::vector<std::string> committed_since;  // files changed in commits since `since`
 };
 
-// Asks git now: `status --porcelain --branch --untracked-files=all` and `log -3` at once, and
+// Asks git now: `status --porcelain --branch` and `log -3` at once, and
 // `diff --name-only since HEAD` with them when `since` is a commit id. Status never takes the
 // index lock (--no-optional-locks), so it can run beside other git users.
 GitSnapshot take_git_snapshot(const std::filesystem::path& dir, const std::string& since = {});
@@ -35,7 +35,7 @@ GitSnapshot take_git_snapshot(const std::filesystem::path& dir, const std::strin
 // records under .ctxkit/, the last commits. Empty outside a work tree.
 std::string render_git_state(const GitSnapshot& s);
 // A summary's files: committed since `since`, then uncommitted, without repeats, leaving out
-// the run records under .ctxkit/runs.
+// the run records under .ctxkit/runs; control characters in a name are shown as '?'.
 std::vector<std::string> changed_files(const GitSnapshot& s);
 
 // Each taken now.

@@ -23,6 +23,9 @@ void git(const fs::path& dir, std::vector<std::string> args) {
 struct Repo {
   test::TempDir dir;
   Repo() {
+    // Whatever the machine's git configuration says (signing, hooks, quoting).
+    ::setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+    ::setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
     git(dir.path(), {"init", "-q"});
     dir.write("a.txt", "a\n");
     git(dir.path(), {"add", "a.txt"});
@@ -39,7 +42,7 @@ TEST(GitSnapshot, HeadBranchFilesAndCommits) {
   git(repo.path(), {"add", "b.txt"});
   git(repo.path(), {"commit", "-q", "-m", "second commit"});
   repo.dir.write("a.txt", "changed\n");
-  repo.dir.write("new/one.txt", "1\n");  // an untracked folder: each of its files
+  repo.dir.write("new/one.txt", "1\n");  // an untracked folder: once
   repo.dir.write("new/two.txt", "2\n");
   repo.dir.write(".ctxkit/runs/r1/run.json", "{}");
   repo.dir.write(".ctxkit/workflow.json", "{}");
@@ -51,16 +54,35 @@ TEST(GitSnapshot, HeadBranchFilesAndCommits) {
   EXPECT_EQ(s.head.size(), 40u);
   EXPECT_EQ(s.since, first);
   EXPECT_EQ(s.committed_since, std::vector<std::string>{"b.txt"});
-  // The run records are not even listed; the rest of .ctxkit/ is, but not counted by the anchor.
-  EXPECT_EQ(s.uncommitted, (std::vector<std::string>{"a.txt", ".ctxkit/workflow.json", "new/one.txt", "new/two.txt"}));
-  EXPECT_EQ(render_git_state(s).substr(0, 63), "Branch: trunk\nUncommitted files: 3\nLast commits:\n" + s.head.substr(0, 7) + " second");
+  // The run records are not even listed; the rest of .ctxkit/ is, but neither counted by the
+  // anchor nor shown in a summary.
+  EXPECT_EQ(s.uncommitted, (std::vector<std::string>{"a.txt", ".ctxkit/", "new/"}));
+  EXPECT_EQ(render_git_state(s).substr(0, 63), "Branch: trunk\nUncommitted files: 2\nLast commits:\n" + s.head.substr(0, 7) + " second");
   EXPECT_NE(render_git_state(s).find(" first commit\n"), std::string::npos);
-  EXPECT_EQ(changed_files(s), (std::vector<std::string>{"b.txt", "a.txt", ".ctxkit/workflow.json", "new/one.txt", "new/two.txt"}));
+  EXPECT_EQ(changed_files(s), (std::vector<std::string>{"b.txt", "a.txt", "new/"}));
   // The same from the directory-taking helpers; a subfolder sees the whole repository.
   EXPECT_EQ(changed_files(repo.path() / "new", first), changed_files(s));
   EXPECT_EQ(git_head(repo.path()), s.head);
   // Not a commit id: no diff asked.
   EXPECT_TRUE(take_git_snapshot(repo.path(), "HEAD~1; rm -rf /").committed_since.empty());
+}
+
+// Names git quotes (spaces, control characters, quotes) come back as they are; a renamed file
+// counts under its new name; a name committed and then changed again is listed once.
+TEST(GitSnapshot, QuotedNamesAndRenames) {
+  Repo repo;
+  const std::string first = git_head(repo.path());
+  repo.dir.write("sp ace.txt", "1\n");
+  repo.dir.write("old name.txt", "2\n");
+  git(repo.path(), {"add", "sp ace.txt", "old name.txt"});
+  git(repo.path(), {"commit", "-q", "-m", "names"});
+  git(repo.path(), {"mv", "old name.txt", "new \"name\".txt"});
+  repo.dir.write("sp ace.txt", "changed\n");
+  repo.dir.write("tab\there.txt", "3\n");
+  const GitSnapshot s = take_git_snapshot(repo.path(), first);
+  EXPECT_EQ(s.uncommitted, (std::vector<std::string>{"new \"name\".txt", "sp ace.txt", "tab\there.txt"}));
+  EXPECT_EQ(s.committed_since, (std::vector<std::string>{"old name.txt", "sp ace.txt"}));
+  EXPECT_EQ(changed_files(s), (std::vector<std::string>{"old name.txt", "sp ace.txt", "new \"name\".txt", "tab?here.txt"}));
 }
 
 TEST(GitSnapshot, OutsideARepositoryIsEmpty) {
@@ -83,6 +105,11 @@ TEST(GitSnapshot, FingerprintMovesWithCommitsBranchesAndTheIndexNotWithTheWorkTr
   repo.dir.write("a.txt", "edited only\n");
   EXPECT_EQ(git_fingerprint(repo.path()), before);  // the work tree alone
   EXPECT_EQ(git_fingerprint(repo.path() / ".git" / ".."), before);
+  // A link to a folder of the repository finds the same repository.
+  test::TempDir links;
+  fs::create_directory(repo.path() / "sub");
+  fs::create_directory_symlink(repo.path() / "sub", links / "sub-link");
+  EXPECT_EQ(git_fingerprint(links / "sub-link"), before);
   git(repo.path(), {"add", "a.txt"});
   auto staged = git_fingerprint(repo.path());
   EXPECT_NE(staged, before);
@@ -102,10 +129,18 @@ TEST(GitSnapshot, FingerprintOfAWorktreeFollowsItsOwnHeadAndTheSharedRefs) {
   ASSERT_TRUE(before);
   EXPECT_EQ(before->git, (wt / ".git").string());
   EXPECT_EQ(before->head, "ref: refs/heads/side\n");
+  // The branch moved from the main work tree: the worktree's own files stay as they were, the
+  // ref in the shared folder does not.
+  repo.dir.write("b.txt", "b\n");
+  git(repo.path(), {"add", "b.txt"});
+  git(repo.path(), {"commit", "-q", "-m", "on trunk"});
+  EXPECT_EQ(git_fingerprint(wt), before);
+  git(repo.path(), {"update-ref", "refs/heads/side", "trunk"});
+  auto moved = git_fingerprint(wt);
+  EXPECT_NE(moved, before);
   other.write("wt/c.txt", "c\n");
   git(wt, {"add", "c.txt"});
-  git(wt, {"commit", "-q", "-m", "on side"});
-  EXPECT_NE(git_fingerprint(wt), before);
+  EXPECT_NE(git_fingerprint(wt), moved);
 }
 
 TEST(GitSnapshot, NoFingerprintWhenGitIsPointedElsewhere) {
