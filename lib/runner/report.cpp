@@ -42,8 +42,10 @@ Result<ojson> run_report(const fs::path& folder) {
   auto rec = RunRecord::load(folder);
   if (!rec) return std::unexpected(rec.error());
   const ojson& st = rec->state;
-  // "running" in run.json with no ctx-run holding the run: it was killed or the machine went down.
-  const bool interrupted = st.value("status", "") == "running" && !RunRecord::in_use(folder);
+  // "running" (or "paused") in run.json with no ctx-run holding the run: it was killed or the
+  // machine went down.
+  const std::string status = st.value("status", "");
+  const bool interrupted = (status == "running" || status == "paused") && !RunRecord::in_use(folder);
   ojson rep = {{"run_id", st["run_id"]}, {"mode", st["mode"]}, {"status", interrupted ? ojson("interrupted") : st["status"]},
                {"folder", folder.string()},
                {"source", st["source"]}};

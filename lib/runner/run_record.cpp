@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fmt/core.h>
+#include <thread>
 
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
@@ -63,7 +65,12 @@ Result<std::string> RunRecord::read_file(const std::string& relative) const {
 }
 
 Result<void> RunRecord::lock() {
+  // A few tries: `ctx-run report` looks at the lock for an instant (FileLock::held).
   auto l = util::FileLock::acquire(folder_ / "run.lock", false);
+  for (int i = 0; i < 5 && l && !*l; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    l = util::FileLock::acquire(folder_ / "run.lock", false);
+  }
   if (!l) return std::unexpected(l.error());
   if (!*l)
     return fail(fmt::format("run {} is being driven by another ctx-run (it holds {})", folder_.filename().string(),

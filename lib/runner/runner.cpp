@@ -617,6 +617,7 @@ class Runner {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
       paused_ms_ += util::now_ms() - t_pause;  // not the runner's work
+      git_.clear();  // the work tree may have changed meanwhile
       record_.state["status"] = "running";
       emit("run_unpaused", {});
     }
@@ -836,7 +837,7 @@ class Runner {
                          {"exit_code", call.exit_code},  {"report", result["report"]},
                          {"usage", usage_json(call.stream.usage)}, {"client_ms", client_ms},
                          {"client_exit_ms", call.exit_ms}, {"runner_ms", runner_ms}});
-      // run.json is saved once the iteration's outcome is settled, below (or by finish()).
+      save();  // the iteration is recorded before anything else can go wrong
 
       const bool ok = call.exit_code == 0 && call.stream.has_result && !call.stream.is_error;
       if (ok && report.report == TaskReport::Done) {
