@@ -50,17 +50,26 @@ Result<void> request_supervised_action(const Config& cfg, const util::Env& env, 
 std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const Config& cfg, const util::Env& env, const fs::path& worktree,
                                                                       std::ostream& err, const char* tool) {
   // The database is opened at the first event and kept (a server hands out many); after an
-  // error it is opened again at the next one.
-  auto store = std::make_shared<std::optional<StateStore>>();
-  return [cfg, env, worktree, &err, tool, store](const workflow::WorkflowEvent& e) {
-    if (!*store) {
-      auto opened = StateStore::open(cfg.locations(env).state_db(), cfg.state.busy_timeout_ms);
+  // error, or once the file is another one (moved aside as corrupt and made again), it is opened
+  // again.
+  struct Kept {
+    std::optional<StateStore> store;
+    uint64_t inode = 0;
+  };
+  auto kept = std::make_shared<Kept>();
+  return [cfg, env, worktree, &err, tool, kept](const workflow::WorkflowEvent& e) {
+    const fs::path db = cfg.locations(env).state_db();
+    if (kept->store && file_inode(db) != kept->inode) kept->store.reset();
+    if (!kept->store) {
+      auto opened = StateStore::open(db, cfg.state.busy_timeout_ms);
       if (!opened) {
         print_note(err, tool, "note: " + opened.error().message);
       } else {
-        store->emplace(std::move(*opened));
+        kept->store.emplace(std::move(*opened));
+        kept->inode = file_inode(db);
       }
     }
+    auto* store = &kept->store;
     if (*store) {
       if (auto r = workflow::append_event(**store, worktree, e); !r) {
         print_note(err, tool, "note: " + r.error().message);

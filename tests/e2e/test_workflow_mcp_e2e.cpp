@@ -8,6 +8,7 @@
 
 #include "e2e/e2e_support.hpp"
 #include "e2e/mcp_client.hpp"
+#include "store/state_store.hpp"
 
 namespace ctxkit::test {
 namespace {
@@ -86,6 +87,33 @@ class WorkflowMcpE2E : public ::testing::Test {
     return json::parse(in);
   }
 };
+
+// The server keeps the state database open for its events, but not past the file: once it has
+// been moved aside (as a corrupt one is), the next event goes into a new database.
+TEST_F(WorkflowMcpE2E, EventsFollowTheStateDatabaseWhenItIsReplaced) {
+  auto c = start();
+  EXPECT_EQ(ok(*c, "workflow_start", {{"summary", "events"}})["contextAction"], "/clear");
+  std::vector<fs::path> dbs;
+  for (const auto& e : fs::recursive_directory_iterator(tmp.path()))
+    if (e.path().filename() == "state.db") dbs.push_back(e.path());
+  ASSERT_EQ(dbs.size(), 1u);
+  const fs::path db = dbs[0];
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::error_code ec;
+    fs::rename(db.string() + suffix, db.string() + ".moved" + suffix, ec);
+  }
+  ok(*c, "workflow_advance", {{"output", "ideas"}});
+  ok(*c, "workflow_set_tasks", {{"loop_id", "implement_loop"}, {"tasks", {{{"id", "t1"}, {"title", "First task"}}}}});
+  ok(*c, "workflow_advance", {{"output", "the plan"}});
+  EXPECT_EQ(ok(*c, "workflow_advance", {{"output", "analysed"}})["contextAction"], "/compact");
+  ASSERT_TRUE(fs::exists(db)) << "no new state database";
+  auto store = StateStore::open(db, 1000);
+  ASSERT_TRUE(store) << store.error().message;
+  auto rows = store->events("workflow", worktree.string());
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_NE(rows->front().data.find("\"action\":\"compact\""), std::string::npos) << rows->front().data;
+}
 
 TEST_F(WorkflowMcpE2E, HandshakeListsTheWorkflowToolsAndInstructions) {
   auto c = start();
