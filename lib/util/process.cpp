@@ -89,6 +89,91 @@ int start_child(void* arg) {
 }  // namespace
 
 namespace {
+// The descriptors that become the child's 0, 1 and 2.
+struct ChildFds {
+  int in, out, err;
+};
+
+// The child by posix_spawn: argv[0] searched in the PATH of the child's environment when it
+// has one (posix_spawnp searches this process's), else in this process's.
+Result<pid_t> spawn_child(const ProcessSpec& spec, char* const* argv, char* const* envp, ChildFds fds, bool group) {
+  std::optional<std::string> program;
+  if (spec.env && spec.argv[0].find('/') == std::string::npos) {
+    auto it = spec.env->find("PATH");
+    auto found = find_in_path(spec.argv[0], it != spec.env->end() ? std::string_view(it->second) : kDefaultPath);
+    if (!found) return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
+    program = std::move(*found);
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds.in, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds.out, 1);
+  posix_spawn_file_actions_adddup2(&fa, fds.err, 2);
+  if (spec.cwd) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd->c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (group) {
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  }
+  pid_t pid = 0;
+  const int rc = program ? ::posix_spawn(&pid, program->c_str(), &fa, &attr, argv, envp)
+                         : ::posix_spawnp(&pid, spec.argv[0].c_str(), &fa, &attr, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(rc)), Error::Kind::NotFound);
+  return pid;
+}
+
+// The child by clone(CLONE_VM | CLONE_VFORK) + exec on a stack of its own, as posix_spawn does it
+// (which cannot ask for a signal at the parent's death). The program is found first, as
+// posix_spawnp would find it after its chdir (a relative program or PATH entry is taken from the
+// child's working directory); the child shares this memory until it execs, so it makes only
+// system calls (start_child).
+Result<pid_t> clone_child(const ProcessSpec& spec, char* const* argv, char* const* envp, ChildFds fds, bool group) {
+  std::string_view search = kDefaultPath;
+  if (spec.env) {
+    if (auto it = spec.env->find("PATH"); it != spec.env->end()) search = it->second;
+  } else if (const char* own = std::getenv("PATH")) {
+    search = own;
+  }
+  std::string name = spec.argv[0];
+  std::string search_text(search);
+  if (spec.cwd && spec.cwd->is_absolute()) {
+    if (name.find('/') != std::string::npos && name.front() != '/') name = (*spec.cwd / name).string();
+    std::string rebased;
+    size_t from = 0;
+    while (from <= search_text.size()) {
+      const size_t colon = search_text.find(':', from);
+      std::string entry = search_text.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
+      if (entry.empty() || entry.front() != '/') entry = (*spec.cwd / entry).string();
+      rebased += (rebased.empty() ? "" : ":") + entry;
+      if (colon == std::string::npos) break;
+      from = colon + 1;
+    }
+    search_text = rebased;
+  }
+  auto found = find_in_path(name, search_text);
+  if (!found) return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
+  ChildStart start{found->c_str(), argv, envp, spec.cwd ? spec.cwd->c_str() : nullptr,
+                   {fds.in, fds.out, fds.err}, *spec.parent_death_signal, ::getpid(), group, {}, 0};
+  sigset_t all;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &start.mask);
+  const sigset_t caller_mask = start.mask;
+  std::vector<char> stack(64 * 1024);
+  const pid_t pid = ::clone(start_child, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
+  if (pid < 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(clone_errno)), Error::Kind::NotFound);
+  if (start.exec_errno != 0) {
+    int st = 0;
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(start.exec_errno)), Error::Kind::NotFound);
+  }
+  return pid;
+}
+
 // run_process, with the child in a process group of its own when `group`, and killed when its
 // stdout passes `max_output` (0: no limit; `*overflowed` then says so).
 Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_output, bool* overflowed) {
@@ -98,13 +183,6 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
       ::pipe2(err.fd, O_CLOEXEC) != 0) {
     return fail(fmt::format("creating pipes: {}", std::strerror(errno)));
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in.fd[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out.fd[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err.fd[1], 2);
-  if (spec.cwd) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd->c_str());
-
   std::vector<char*> argv;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -117,81 +195,11 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
     envp.push_back(nullptr);
     env_ptr = envp.data();
   }
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  if (group) {
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  }
-  pid_t pid = 0;
-  int rc;
-  if (spec.parent_death_signal) {
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    // clone(CLONE_VM | CLONE_VFORK) + exec on a stack of its own, as posix_spawn does it (which
-    // cannot ask for a signal at the parent's death). The program is found first; the child
-    // shares this memory until it execs, so it makes only system calls (start_child).
-    std::string_view search = kDefaultPath;
-    if (spec.env) {
-      if (auto it = spec.env->find("PATH"); it != spec.env->end()) search = it->second;
-    } else if (const char* own = std::getenv("PATH")) {
-      search = own;
-    }
-    // As posix_spawnp would after its chdir: a relative program (or PATH entry) is taken from
-    // the child's working directory.
-    std::string name = spec.argv[0];
-    std::string search_text(search);
-    if (spec.cwd && spec.cwd->is_absolute()) {
-      if (name.find('/') != std::string::npos && name.front() != '/') name = (*spec.cwd / name).string();
-      std::string rebased;
-      size_t from = 0;
-      while (from <= search_text.size()) {
-        const size_t colon = search_text.find(':', from);
-        std::string entry = search_text.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
-        if (entry.empty() || entry.front() != '/') entry = (*spec.cwd / entry).string();
-        rebased += (rebased.empty() ? "" : ":") + entry;
-        if (colon == std::string::npos) break;
-        from = colon + 1;
-      }
-      search_text = rebased;
-    }
-    auto found = find_in_path(name, search_text);
-    if (!found) return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
-    ChildStart start{found->c_str(), argv.data(), env_ptr, spec.cwd ? spec.cwd->c_str() : nullptr,
-                     {in.fd[0], out.fd[1], err.fd[1]}, *spec.parent_death_signal, ::getpid(), group, {}, 0};
-    sigset_t all;
-    ::sigfillset(&all);
-    ::pthread_sigmask(SIG_SETMASK, &all, &start.mask);
-    const sigset_t caller_mask = start.mask;
-    std::vector<char> stack(64 * 1024);
-    pid = ::clone(start_child, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
-    const int clone_errno = errno;
-    ::pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
-    if (pid < 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(clone_errno)), Error::Kind::NotFound);
-    if (start.exec_errno != 0) {
-      int st = 0;
-      while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-      return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(start.exec_errno)), Error::Kind::NotFound);
-    }
-    rc = 0;
-  } else if (spec.env && spec.argv[0].find('/') == std::string::npos) {
-    // posix_spawnp searches the PATH of this process; honour the child's PATH instead.
-    auto it = spec.env->find("PATH");
-    auto found = find_in_path(spec.argv[0], it != spec.env->end() ? std::string_view(it->second) : kDefaultPath);
-    if (!found) {
-      posix_spawn_file_actions_destroy(&fa);
-      posix_spawnattr_destroy(&attr);
-      return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
-    }
-    rc = ::posix_spawn(&pid, found->c_str(), &fa, &attr, argv.data(), env_ptr);
-  } else {
-    rc = ::posix_spawnp(&pid, spec.argv[0].c_str(), &fa, &attr, argv.data(), env_ptr);
-  }
-  if (!spec.parent_death_signal) {
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-  }
-  if (rc != 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(rc)), Error::Kind::NotFound);
+  const ChildFds child_fds{in.fd[0], out.fd[1], err.fd[1]};
+  auto started = spec.parent_death_signal ? clone_child(spec, argv.data(), env_ptr, child_fds, group)
+                                          : spawn_child(spec, argv.data(), env_ptr, child_fds, group);
+  if (!started) return std::unexpected(started.error());
+  const pid_t pid = *started;
   in.close_end(0);
   out.close_end(1);
   err.close_end(1);
