@@ -166,17 +166,6 @@ std::vector<std::string> changed_files(const GitSnapshot& s) {
 
 std::string git_state(const fs::path& dir) { return render_git_state(take_git_snapshot(dir)); }
 
-std::string git_head(const fs::path& dir) {
-  auto h = run_git(dir, {"rev-parse", "--verify", "-q", "HEAD"});
-  if (!h) return {};
-  while (!h->empty() && (h->back() == '\n' || h->back() == ' ')) h->pop_back();
-  return *h;
-}
-
-std::vector<std::string> changed_files(const fs::path& dir, const std::string& since) {
-  return changed_files(take_git_snapshot(dir, since));
-}
-
 std::optional<GitFingerprint> git_fingerprint(const fs::path& dir) {
   for (const char* v : {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"})
     if (std::getenv(v)) return std::nullopt;

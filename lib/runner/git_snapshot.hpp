@@ -38,10 +38,8 @@ std::string render_git_state(const GitSnapshot& s);
 // the run records under .ctxkit/runs; control characters in a name are shown as '?'.
 std::vector<std::string> changed_files(const GitSnapshot& s);
 
-// Each taken now.
+// render_git_state of a snapshot taken now.
 std::string git_state(const std::filesystem::path& dir);
-std::string git_head(const std::filesystem::path& dir);
-std::vector<std::string> changed_files(const std::filesystem::path& dir, const std::string& since);
 
 // What tells, without running git, whether a snapshot may be out of date: the repository found
 // from `dir` (.git, a folder or a worktree's file), HEAD's text, and the identity (inode, size,

@@ -60,9 +60,8 @@ TEST(GitSnapshot, HeadBranchFilesAndCommits) {
   EXPECT_EQ(render_git_state(s).substr(0, 63), "Branch: trunk\nUncommitted files: 2\nLast commits:\n" + s.head.substr(0, 7) + " second");
   EXPECT_NE(render_git_state(s).find(" first commit\n"), std::string::npos);
   EXPECT_EQ(changed_files(s), (std::vector<std::string>{"b.txt", "a.txt", "new/"}));
-  // The same from the directory-taking helpers; a subfolder sees the whole repository.
-  EXPECT_EQ(changed_files(repo.path() / "new", first), changed_files(s));
-  EXPECT_EQ(git_head(repo.path()), s.head);
+  // A subfolder sees the whole repository.
+  EXPECT_EQ(changed_files(take_git_snapshot(repo.path() / "new", first)), changed_files(s));
   // Not a commit id: no diff asked.
   EXPECT_TRUE(take_git_snapshot(repo.path(), "HEAD~1; rm -rf /").committed_since.empty());
 }
@@ -71,7 +70,7 @@ TEST(GitSnapshot, HeadBranchFilesAndCommits) {
 // counts under its new name; a name committed and then changed again is listed once.
 TEST(GitSnapshot, QuotedNamesAndRenames) {
   Repo repo;
-  const std::string first = git_head(repo.path());
+  const std::string first = take_git_snapshot(repo.path()).head;
   repo.dir.write("sp ace.txt", "1\n");
   repo.dir.write("old name.txt", "2\n");
   git(repo.path(), {"add", "sp ace.txt", "old name.txt"});
@@ -171,7 +170,7 @@ TEST(GitPrefetch, AnswersFromTheSnapshotTakenAheadWhileTheRepositoryHasNotMoved)
 TEST(GitPrefetch, AsksAgainWhenTheRepositoryMovedSinceItStarted) {
   Repo repo;
   GitPrefetch p;
-  const std::string first = git_head(repo.path());
+  const std::string first = take_git_snapshot(repo.path()).head;
   p.start(repo.path(), first);
   // A commit after the client's result (a SessionEnd hook, say).
   repo.dir.write("b.txt", "b\n");
@@ -190,9 +189,9 @@ TEST(GitPrefetch, AsksAgainWhenTheRepositoryMovedSinceItStarted) {
 TEST(GitPrefetch, AsksAgainForAnotherFolderOrAnotherStartingCommit) {
   Repo repo, other;
   GitPrefetch p;
-  const std::string first = git_head(repo.path());
+  const std::string first = take_git_snapshot(repo.path()).head;
   p.start(repo.path(), "");
-  EXPECT_EQ(p.get(other.path()).head, git_head(other.path()));
+  EXPECT_EQ(p.get(other.path()).head, take_git_snapshot(other.path()).head);
   EXPECT_EQ(p.reused(), 0);
   p.start(repo.path(), "");
   EXPECT_TRUE(p.get(repo.path(), first).since == first);  // committed_since asked from `first`
