@@ -96,16 +96,6 @@ bool runs_ctxkit(const std::vector<CommandHook>& hooks, const std::string& home,
   });
 }
 
-std::vector<std::string> enabled_ctxkit_plugins(const json& settings) {
-  std::vector<std::string> out;
-  if (!settings.is_object()) return out;
-  auto enabled = settings.find("enabledPlugins");
-  if (enabled == settings.end() || !enabled->is_object()) return out;
-  for (const auto& [id, on] : enabled->items())
-    if (id.starts_with("ctxkit@") && on.is_boolean() && on.get<bool>()) out.push_back(id);
-  return out;
-}
-
 std::vector<std::string> plugin_install_paths(const json& installed, const std::string& id) {
   std::vector<std::string> out;
   if (!installed.is_object()) return out;

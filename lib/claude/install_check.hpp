@@ -43,10 +43,6 @@ std::vector<HookCoverage> match_hooks(const std::vector<CommandHook>& found, con
 // Whether any of `hooks` runs one of ctxkit's programs (a file name starting with "ctx-").
 bool runs_ctxkit(const std::vector<CommandHook>& hooks, const std::string& home, const std::string& plugin_root = {});
 
-// The ctxkit plugins enabled in a settings document's "enabledPlugins" ("ctxkit@<marketplace>"
-// set to true).
-std::vector<std::string> enabled_ctxkit_plugins(const nlohmann::json& settings);
-
 // Where plugin `id` is installed, per ~/.claude/plugins/installed_plugins.json
 // ({"plugins":{"<id>":[{"installPath":…},…]}}).
 std::vector<std::string> plugin_install_paths(const nlohmann::json& installed, const std::string& id);

@@ -116,15 +116,21 @@ std::vector<std::string> ctxkit_hook_commands(const ojson& settings) {
   return out;
 }
 
-std::vector<std::string> enabled_ctxkit_plugins(const ojson& settings) {
+namespace {
+template <class Json>
+std::vector<std::string> enabled_plugins_of(const Json& settings) {
   std::vector<std::string> out;
   if (!settings.is_object()) return out;
   auto plugins = settings.find("enabledPlugins");
   if (plugins == settings.end() || !plugins->is_object()) return out;
   for (const auto& [id, on] : plugins->items())
-    if (id.rfind(std::string(kPluginName) + "@", 0) == 0 && on.is_boolean() && on.get<bool>()) out.push_back(id);
+    if (id.rfind(std::string(kPluginName) + "@", 0) == 0 && on.is_boolean() && on.template get<bool>()) out.push_back(id);
   return out;
 }
+}  // namespace
+
+std::vector<std::string> enabled_ctxkit_plugins(const ojson& settings) { return enabled_plugins_of(settings); }
+std::vector<std::string> enabled_ctxkit_plugins(const nlohmann::json& settings) { return enabled_plugins_of(settings); }
 
 std::string merge_settings(ojson& settings, const SettingsPlan& plan, SettingsReport& report) {
   if (settings.is_null()) settings = ojson::object();

@@ -46,8 +46,10 @@ std::vector<std::string> hook_programs();
 inline constexpr const char* kPluginName = "ctxkit";
 // The hook commands of `settings` that run one of ctxkit's hook programs (wherever installed).
 std::vector<std::string> ctxkit_hook_commands(const nlohmann::ordered_json& settings);
-// The ids ("ctxkit@<marketplace>") of ctxkit plugins that `settings` enables ("enabledPlugins").
+// The ids ("ctxkit@<marketplace>") of ctxkit plugins that `settings` enables ("enabledPlugins"
+// set to true), as the settings file is read for editing or for checking.
 std::vector<std::string> enabled_ctxkit_plugins(const nlohmann::ordered_json& settings);
+std::vector<std::string> enabled_ctxkit_plugins(const nlohmann::json& settings);
 
 // What a merge or removal did, one line per entry, and the containers ("hooks",
 // "hooks.PostToolUse") it created or removed.
