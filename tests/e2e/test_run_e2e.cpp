@@ -137,6 +137,26 @@ struct RunRig {
     return json::parse(r.out);
   }
   std::string prompt(int n) const { return read_file(standin_dir / ("prompt-" + std::to_string(n))); }
+  // The anchors the stand-in got for session `sid`, one a call, oldest first.
+  std::vector<std::string> anchors_of(const std::string& sid) const {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(standin_dir))
+      if (e.path().filename().string().starts_with("anchor-" + sid)) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    std::vector<std::string> out;
+    for (const auto& f : files) out.push_back(read_file(f));
+    return out;
+  }
+  // The first anchor of session `sid` (empty when it got none).
+  std::string anchor_of(const std::string& sid) const {
+    auto all = anchors_of(sid);
+    return all.empty() ? std::string() : all.front();
+  }
+  // Makes the project a git repository on branch main with one empty commit.
+  void init_repo() const {
+    const std::string git = "git -C '" + project.string() + "' -c user.name=t -c user.email=t@localhost ";
+    ASSERT_EQ(std::system((git + "init -q -b main && " + git + "commit -q --allow-empty -m start").c_str()), 0);
+  }
 };
 
 // Each task takes two iterations: the first ends without the done marker.
@@ -194,9 +214,7 @@ TEST(RunE2E, FreshPerTaskStartsASessionPerTaskAndResumesItsIterations) {
   EXPECT_NE(calls[4].sid, calls[2].sid);
   // Every call of a session carries the same anchor, byte for byte (the prompt cache holds).
   for (const auto& c : calls) EXPECT_TRUE(c.anchor);
-  std::vector<std::string> anchors_of_first;
-  for (const auto& e : fs::directory_iterator(r.standin_dir))
-    if (e.path().filename().string().starts_with("anchor-" + calls[0].sid)) anchors_of_first.push_back(read_file(e.path()));
+  const std::vector<std::string> anchors_of_first = r.anchors_of(calls[0].sid);
   ASSERT_EQ(anchors_of_first.size(), 2u);
   EXPECT_EQ(anchors_of_first[0], anchors_of_first[1]);
   EXPECT_NE(anchors_of_first[0].find("Task t1: Write the parser\nParse the input.\nAcceptance criteria:\n- [ ] parses the sample"),
@@ -234,9 +252,7 @@ TEST(RunE2E, HybridCarriesThePreviousTasksSummary) {
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 6u);
   EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume", "fresh", "resume", "fresh", "resume"}));
-  std::string second_anchor;
-  for (const auto& e : fs::directory_iterator(r.standin_dir))
-    if (e.path().filename().string().starts_with("anchor-" + calls[2].sid)) second_anchor = read_file(e.path());
+  const std::string second_anchor = r.anchor_of(calls[2].sid);
   EXPECT_NE(second_anchor.find("Project rules: small commits."), std::string::npos);
   EXPECT_NE(second_anchor.find("## Previous task summary\nTask t1: Write the parser\nStatus: done"), std::string::npos) << second_anchor;
   EXPECT_NE(second_anchor.find("- keep it simple"), std::string::npos);
@@ -316,25 +332,13 @@ TEST(RunE2E, ARunWhoseLastTaskEndsOnTheLastAllowedIterationIsComplete) {
 
 TEST(RunE2E, TaskSummariesListTheProjectsFilesNotTheRunsOwnRecords) {
   RunRig r;
-  const std::string git = "git -C '" + r.project.string() + "' -c user.name=t -c user.email=t@localhost ";
-  ASSERT_EQ(std::system((git + "init -q -b main && " + git + "commit -q --allow-empty -m start").c_str()), 0);
+  r.init_repo();
   r.tmp.write("proj/src/parser.cpp", "int main() {}\n");
   auto res = r.run({"tasks.yaml", "--context-mode", "hybrid"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const std::string summary = read_file(r.runs().at(0) / "tasks" / "t2" / "summary.md");
   EXPECT_NE(summary.find("- src/\n"), std::string::npos) << summary;  // a new folder, once
   EXPECT_EQ(summary.find(".ctxkit/runs"), std::string::npos) << summary;
-}
-
-std::string anchor_of(const RunRig& r, const std::string& sid) {
-  for (const auto& e : fs::directory_iterator(r.standin_dir))
-    if (e.path().filename().string().starts_with("anchor-" + sid)) return read_file(e.path());
-  return {};
-}
-
-void init_repo(const RunRig& r) {
-  const std::string git = "git -C '" + r.project.string() + "' -c user.name=t -c user.email=t@localhost ";
-  ASSERT_EQ(std::system((git + "init -q -b main && " + git + "commit -q --allow-empty -m start").c_str()), 0);
 }
 
 // A git wrapper in front of the real one that logs when each call starts (git-log in the
@@ -357,7 +361,7 @@ std::vector<long long> git_status_starts(const RunRig& r) {
 // its result and when it exited.
 TEST(RunE2E, GitIsAskedWhileTheClientIsStillExiting) {
   RunRig r;
-  init_repo(r);
+  r.init_repo();
   log_git(r);
   r.env.set("STANDIN_AFTER_RESULT", "sleep 1; date +%s%N > \"$STANDIN_DIR/exited-$1\"");
   auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"});
@@ -371,8 +375,8 @@ TEST(RunE2E, GitIsAskedWhileTheClientIsStillExiting) {
     EXPECT_EQ(std::count_if(status_starts.begin(), status_starts.end(), [&](long long t) { return t >= result && t < exited; }), 1)
         << "call " << n << ": no git status between its result and its exit\n" << read_file(r.standin_dir / "git-log");
     // tasks.yaml is not committed.
-    EXPECT_NE(anchor_of(r, calls[static_cast<size_t>(n)].sid).find("## Git state (when this session started)\nBranch: main\nUncommitted files: 1\n"),
-              std::string::npos) << anchor_of(r, calls[static_cast<size_t>(n)].sid);
+    EXPECT_NE(r.anchor_of(calls[static_cast<size_t>(n)].sid).find("## Git state (when this session started)\nBranch: main\nUncommitted files: 1\n"),
+              std::string::npos) << r.anchor_of(calls[static_cast<size_t>(n)].sid);
   }
   // Nothing asked twice: one status before the first call, then one after each call's result
   // (the last one's is not needed, but the runner cannot know that before it reads the answer).
@@ -383,16 +387,16 @@ TEST(RunE2E, GitIsAskedWhileTheClientIsStillExiting) {
 // result (by a SessionEnd hook, say) is in the next session's anchor.
 TEST(RunE2E, ACommitAfterTheResultIsInTheNextAnchor) {
   RunRig r;
-  init_repo(r);
+  r.init_repo();
   log_git(r);
   r.env.set("STANDIN_AFTER_RESULT", "sleep 0.3; git -c user.name=t -c user.email=t@localhost commit -q --allow-empty -m \"after result $1\"");
   auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
-  EXPECT_NE(anchor_of(r, calls[1].sid).find("Last commits:\n"), std::string::npos);
-  EXPECT_NE(anchor_of(r, calls[1].sid).find(" after result 1\n"), std::string::npos) << anchor_of(r, calls[1].sid);
-  EXPECT_NE(anchor_of(r, calls[2].sid).find(" after result 2\n"), std::string::npos) << anchor_of(r, calls[2].sid);
+  EXPECT_NE(r.anchor_of(calls[1].sid).find("Last commits:\n"), std::string::npos);
+  EXPECT_NE(r.anchor_of(calls[1].sid).find(" after result 1\n"), std::string::npos) << r.anchor_of(calls[1].sid);
+  EXPECT_NE(r.anchor_of(calls[2].sid).find(" after result 2\n"), std::string::npos) << r.anchor_of(calls[2].sid);
   // Asked ahead and refused: one status before the first call, then for each of the first two
   // calls the one at its result and the one asked again after the commit, and the last call's.
   EXPECT_EQ(git_status_starts(r).size(), 6u) << read_file(r.standin_dir / "git-log");
@@ -448,10 +452,8 @@ TEST(RunE2E, ACompactionTheClientRefusesIsNotCountedAndTheSessionKeepsItsAnchor)
   EXPECT_NE(events.find(R"("event":"compact_failed")"), std::string::npos) << events;
   EXPECT_NE(events.find("Not enough messages to compact."), std::string::npos);
   // The review resumes the build's session with the anchor that session started with.
-  std::set<std::string> anchors;
-  for (const auto& e : fs::directory_iterator(r.standin_dir))
-    if (e.path().filename().string().starts_with("anchor-" + calls[1].sid)) anchors.insert(read_file(e.path()));
-  EXPECT_EQ(anchors.size(), 1u);
+  const std::vector<std::string> review_anchors = r.anchors_of(calls[1].sid);
+  EXPECT_EQ(std::set<std::string>(review_anchors.begin(), review_anchors.end()).size(), 1u);
   EXPECT_FALSE(fs::exists(r.runs().at(0) / "anchors" / "0003.md"));
 }
 
