@@ -155,6 +155,21 @@ def run_ctx(h, bin_dir, model, args):
     return p, report, events
 
 
+def run_completed(check, what, h, bin_dir, model, script, args, iterations):
+    """Runs ctx-run with the fake API playing `script`: (report, events, the iteration events) when
+    `what` completed in `iterations` iterations (a check either way), else None."""
+    h.start_server(script)
+    try:
+        p, report, events = run_ctx(h, bin_dir, model, args)
+    finally:
+        h.stop_server()
+    iters = [e for e in events if e["event"] == "iteration"]
+    if not check(f"{what} completed in {iterations} iterations", p.returncode == 0 and report.get("status") == "completed"
+                 and len(iters) == iterations, f"rc {p.returncode} {p.stdout[-300:]} {p.stderr[-1200:]}"):
+        return None
+    return report, events, iters
+
+
 class Checker:
     def __init__(self):
         self.ok = True
@@ -181,15 +196,11 @@ def check_mode(a, Harness, root, model, mode, check):
         for i, title in enumerate(TITLES):
             f.write(f"- id: t{i + 1}\n  title: \"{title}\"\n  description: the live check's task {i + 1}\n")
     turns, turn_iter = task_turns()
-    h.start_server({"turns": turns, "default_usage": DEFAULT_USAGE})
-    try:
-        p, report, events = run_ctx(h, a.bin_dir, model, ["tasks.yaml", "--context-mode", mode])
-    finally:
-        h.stop_server()
-    iters = [e for e in events if e["event"] == "iteration"]
-    if not check(f"{label}: the run completed in 4 iterations", p.returncode == 0 and report.get("status") == "completed"
-                 and len(iters) == 4, f"rc {p.returncode} {p.stdout[-300:]} {p.stderr[-1200:]}"):
+    done = run_completed(check, f"{label}: the run", h, a.bin_dir, model, {"turns": turns, "default_usage": DEFAULT_USAGE},
+                         ["tasks.yaml", "--context-mode", mode], 4)
+    if not done:
         return
+    report, events, iters = done
     # Sessions.
     recorded = [e["session_id"] for e in iters]
     order = list(dict.fromkeys(recorded))
@@ -271,17 +282,13 @@ def check_workflow(a, Harness, root, model, check):
              tool(1, "echo built > build.txt"), text(2, "Built build.txt.\nCTXKIT-TASK: DONE"),
              text(3, "Reviewed: fine.\nCTXKIT-TASK: DONE")]
     turn_iter = [0, 1, 1, 2]
-    h.start_server({"turns": turns, "default_usage": DEFAULT_USAGE,
-                    "compact_text": "<analysis>a</analysis>\n<summary>LIVE-WF-SUMMARY the plan and the build.</summary>"})
-    try:
-        p, report, events = run_ctx(h, a.bin_dir, model, ["--workflow", "live-run", "--summary", "live run",
-                                                          "--context-mode", "continuous"])
-    finally:
-        h.stop_server()
-    iters = [e for e in events if e["event"] == "iteration"]
-    if not check(f"{label}: the workflow run completed in 3 iterations", p.returncode == 0 and report.get("status") == "completed"
-                 and len(iters) == 3, f"rc {p.returncode} {p.stdout[-300:]} {p.stderr[-1200:]}"):
+    done = run_completed(check, f"{label}: the workflow run", h, a.bin_dir, model,
+                         {"turns": turns, "default_usage": DEFAULT_USAGE,
+                          "compact_text": "<analysis>a</analysis>\n<summary>LIVE-WF-SUMMARY the plan and the build.</summary>"},
+                         ["--workflow", "live-run", "--summary", "live run", "--context-mode", "continuous"], 3)
+    if not done:
         return
+    report, events, iters = done
     recorded = [e["session_id"] for e in iters]
     main = h.requests(kind="main")
     wrong = [(q["seq"], q["turn_index"], session_of(q)) for q in main

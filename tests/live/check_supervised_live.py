@@ -33,6 +33,7 @@ import tempfile
 import time
 
 import live_common
+from fake_api import flatten as text_of  # a message content's text and tool results
 
 SERVER = "ctxkit-workflow"
 FOCUS = "LIVE-FOCUS keep the plan's list of files for the review"
@@ -51,20 +52,6 @@ steps:
 """
 SUPERVISOR_SAYS = "ctxkit's supervisor runs `/compact` when this turn ends"
 RESUMED_REPLY = "Resumed after the compaction: reviewing now."
-
-
-def text_of(content):
-    """The text of a message's content: a string, or its text and tool_result blocks."""
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content if isinstance(content, list) else []:
-        if isinstance(block, dict):
-            if block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-            elif block.get("type") == "tool_result":
-                parts.append(text_of(block.get("content")))
-    return "\n".join(parts)
 
 
 def session_of(q):

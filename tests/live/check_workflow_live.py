@@ -99,6 +99,19 @@ def cc_run(a, root, script_path, model, prompt, hook, env, mcp_config, extra):
         return {"rc": p.returncode, "stderr_tail": p.stderr[-2000:], "expect": {}, "expect_not": {}}
 
 
+def write_workflow(base, name, text, worktree, bin_dir):
+    """(template, MCP config): the template <base>/<name>.yaml and <base>/<name>.mcp.json that starts
+    ctx-workflow-mcp on it for `worktree`."""
+    template = os.path.join(base, name + ".yaml")
+    with open(template, "w") as f:
+        f.write(text)
+    mcp_config = os.path.join(base, name + ".mcp.json")
+    with open(mcp_config, "w") as f:
+        json.dump({"mcpServers": {SERVER: {"type": "stdio", "command": os.path.join(bin_dir, "ctx-workflow-mcp"),
+                                           "args": ["--worktree", worktree, "--workflow-path", template]}}}, f)
+    return template, mcp_config
+
+
 def main():
     a = live_common.parse_args(__doc__, ["ctx-workflow-mcp", "ctx-gate"])
     work = a.work or tempfile.mkdtemp(prefix="ctxkit-workflow-live-")
@@ -118,13 +131,7 @@ def main():
         os.makedirs(base, exist_ok=True)
         root = os.path.join(base, "run")  # the harness makes root/proj, the worktree
         proj = os.path.join(root, "proj")
-        template = os.path.join(base, "live-check.yaml")
-        with open(template, "w") as f:
-            f.write(TEMPLATE)
-        mcp_config = os.path.join(base, "mcp.json")
-        with open(mcp_config, "w") as f:
-            json.dump({"mcpServers": {SERVER: {"type": "stdio", "command": os.path.join(bin_dir, "ctx-workflow-mcp"),
-                                               "args": ["--worktree", proj, "--workflow-path", template]}}}, f)
+        template, mcp_config = write_workflow(base, "live-check", TEMPLATE, proj, bin_dir)
         env = {"CTXKIT_STATE_DIR": os.path.join(base, "state")}
         hook = os.path.join(bin_dir, "ctx-gate") + " --hook"
         s = lambda name, turns: script(os.path.join(base, name + ".json"), turns)
@@ -165,13 +172,7 @@ def main():
         # A loop step: each sub-step's action handed out once per task, through the real client.
         loop_root = os.path.join(base, "loop")
         loop_proj = os.path.join(loop_root, "proj")
-        loop_template = os.path.join(base, "live-loop.yaml")
-        with open(loop_template, "w") as f:
-            f.write(LOOP_TEMPLATE)
-        loop_mcp = os.path.join(base, "mcp-loop.json")
-        with open(loop_mcp, "w") as f:
-            json.dump({"mcpServers": {SERVER: {"type": "stdio", "command": os.path.join(bin_dir, "ctx-workflow-mcp"),
-                                               "args": ["--worktree", loop_proj, "--workflow-path", loop_template]}}}, f)
+        loop_template, loop_mcp = write_workflow(base, "live-loop", LOOP_TEMPLATE, loop_proj, bin_dir)
         turns = [tool_turn("workflow_start", {"summary": "loop check"}),
                  tool_turn("workflow_set_tasks", {"loop_id": "implement",
                                                   "tasks": [{"id": "ta", "title": "A"}, {"id": "tb", "title": "B"}]}),
