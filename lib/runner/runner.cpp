@@ -457,7 +457,7 @@ class Runner {
       p += fmt::format("\nThis is attempt {} of at most {}: the previous attempt ended without reporting {} as done. "
                        "Check the current state of the work and continue.\n",
                        task_iteration, opts_.max_task_iterations, workflow ? "the step" : "the task");
-    p += "\n" + report_rules(workflow) + "\n";
+    p.append("\n").append(report_rules(workflow)).append("\n");  // not "\n" + …: GCC 12 -Wrestrict at -O3
     return bounded_text(p, kMaxPromptBytes);
   }
 

@@ -349,8 +349,9 @@ std::string WorkflowMachine::output_key() const {
   if (t == StepType::Action) return step_id();
   if (t == StepType::Ralph) return fmt::format("{}.{}", step_id(), *ralph_iteration());
   std::string key = step_id();
-  if (has("task")) key += "." + state_["task"]["id"].get<std::string>();
-  if (has("subStep")) key += "." + state_["subStep"].get<std::string>();
+  // Appended piece by piece: "." + a temporary trips GCC 12's -Wrestrict at -O3.
+  if (has("task")) key.append(".").append(state_["task"]["id"].get<std::string>());
+  if (has("subStep")) key.append(".").append(state_["subStep"].get<std::string>());
   return key;
 }
 
