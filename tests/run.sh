@@ -16,6 +16,8 @@ if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 BUILD="${CTXKIT_TEST_BUILD_DIR:-$SRC/build}"
+# With ccache (used when installed), a clone in another folder hits what this one compiled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$SRC}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 WERROR=OFF
 [ "${CI:-}" = "true" ] && WERROR=ON
 cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCTXKIT_BUILD_TESTS=ON -DCTXKIT_WERROR="$WERROR" "$@"
