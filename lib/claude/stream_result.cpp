@@ -1,73 +1,144 @@
 #include "claude/stream_result.hpp"
 
-#include <nlohmann/json.hpp>
+#include <cstring>
+#include <simdjson.h>
 
 namespace ctxkit {
 namespace {
-using json = nlohmann::json;
+namespace od = simdjson::ondemand;
 
-// The events a runner needs start with one of these (the client writes "type" first).
-bool wanted(std::string_view line) {
-  size_t i = 0;
-  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-  line.remove_prefix(i);
-  return line.starts_with(R"({"type":"system")") || line.starts_with(R"({"type":"result")");
+bool contains(std::string_view hay, std::string_view needle) {
+  return ::memmem(hay.data(), hay.size(), needle.data(), needle.size()) != nullptr;
 }
 
-uint64_t count(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  if (it == obj.end()) return 0;
-  if (it->is_number_unsigned()) return it->get<uint64_t>();
-  if (it->is_number_integer()) return it->get<int64_t>() > 0 ? static_cast<uint64_t>(it->get<int64_t>()) : 0;
-  if (it->is_number_float()) return it->get<double>() > 0 ? static_cast<uint64_t>(it->get<double>()) : 0;
-  return 0;
+// The events a runner needs name a "type" of "system" or "result"; a line without both words
+// cannot be one, whatever the order of its keys or the space between its tokens, and is not
+// parsed at all (tool results and assistant messages are most of the bytes).
+bool may_be_wanted(std::string_view line) {
+  return contains(line, "\"type\"") && (contains(line, "\"result\"") || contains(line, "\"system\""));
 }
 
-std::string text_of(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+// A non-negative count: negative and non-numeric values count as 0.
+uint64_t count(od::value v) {
+  od::number n;
+  if (v.get_number().get(n)) return 0;
+  if (n.is_uint64()) return n.get_uint64();
+  if (n.is_int64()) return n.get_int64() > 0 ? static_cast<uint64_t>(n.get_int64()) : 0;
+  const double d = n.get_double();
+  return d > 0 && d < 1.8e19 ? static_cast<uint64_t>(d) : 0;
+}
+
+bool text(od::value v, std::string& out) {
+  std::string_view s;
+  if (v.get_string().get(s)) return false;
+  out.assign(s);
+  return true;
+}
+
+// Token counts of an API `usage` object (snake_case) or a `modelUsage` entry (camelCase).
+bool read_usage(od::value v, TokenUsage& u) {
+  od::object obj;
+  if (v.get_object().get(obj)) return false;
+  for (auto fr : obj) {
+    od::field f;
+    if (std::move(fr).get(f)) return false;
+    std::string_view key;
+    if (f.unescaped_key().get(key)) return false;
+    if (key == "input_tokens" || key == "inputTokens") u.input = count(f.value());
+    else if (key == "cache_creation_input_tokens" || key == "cacheCreationInputTokens") u.cache_creation = count(f.value());
+    else if (key == "cache_read_input_tokens" || key == "cacheReadInputTokens") u.cache_read = count(f.value());
+    else if (key == "output_tokens" || key == "outputTokens") u.output = count(f.value());
+  }
+  return true;
+}
+
+// Everything a runner reads from one event, whatever the order of its keys.
+struct Event {
+  std::string type, subtype, session_id, result;
+  bool is_error = false;
+  long num_turns = 0;
+  double cost_usd = 0;
+  bool has_cost = false;
+  TokenUsage usage, model_usage;
+  bool has_usage = false, has_model_usage = false;
+};
+
+bool read_event(od::object obj, Event& ev) {
+  for (auto fr : obj) {
+    od::field f;
+    if (std::move(fr).get(f)) return false;
+    std::string_view key;
+    if (f.unescaped_key().get(key)) return false;
+    od::value v = f.value();
+    if (key == "type") text(v, ev.type);
+    else if (key == "subtype") text(v, ev.subtype);
+    else if (key == "session_id") text(v, ev.session_id);
+    else if (key == "result") text(v, ev.result);
+    else if (key == "is_error") {
+      bool b = false;
+      if (!v.get_bool().get(b)) ev.is_error = b;
+    } else if (key == "num_turns") ev.num_turns = static_cast<long>(std::min<uint64_t>(count(v), 1u << 30));
+    else if (key == "total_cost_usd") {
+      double d = 0;
+      if (!v.get_double().get(d) && d >= 0) ev.cost_usd = d, ev.has_cost = true;
+    } else if (key == "usage") {
+      ev.has_usage = read_usage(v, ev.usage);
+    } else if (key == "modelUsage") {
+      od::object models;
+      if (v.get_object().get(models)) continue;
+      TokenUsage sum;
+      bool any = false;
+      for (auto mr : models) {
+        od::field m;
+        if (std::move(mr).get(m)) return false;
+        TokenUsage one;
+        if (read_usage(m.value(), one)) sum += one, any = true;
+      }
+      ev.model_usage = sum;
+      ev.has_model_usage = any;
+    }
+  }
+  return true;
 }
 }  // namespace
 
+struct StreamResultReader::Parser {
+  od::parser parser;
+  simdjson::padded_string buffer;
+};
+
+StreamResultReader::StreamResultReader() : parser_(std::make_unique<Parser>()) {}
+StreamResultReader::~StreamResultReader() = default;
+StreamResultReader::StreamResultReader(StreamResultReader&&) noexcept = default;
+StreamResultReader& StreamResultReader::operator=(StreamResultReader&&) noexcept = default;
+
 void StreamResultReader::feed_line(std::string_view line) {
-  if (!wanted(line)) return;
-  // Events are shallow; anything deeper is not one (and must not exhaust the stack).
-  bool too_deep = false;
-  json::parser_callback_t limit = [&](int depth, json::parse_event_t, json&) {
-    if (depth > 64) too_deep = true;
-    return !too_deep;
-  };
-  json ev = json::parse(line.begin(), line.end(), limit, false);
-  if (too_deep || !ev.is_object()) return;
-  const std::string type = text_of(ev, "type");
-  const std::string subtype = text_of(ev, "subtype");
-  if (type == "system") {
-    if (subtype == "init" && result_.session_id.empty()) result_.session_id = text_of(ev, "session_id");
-    if (subtype == "compact_boundary") result_.compacted = true;
+  if (!may_be_wanted(line)) return;
+  // simdjson reads in linear time and without recursion; nesting past its depth limit (1024) is
+  // an error, and the line is ignored.
+  parser_->buffer = simdjson::padded_string(line);
+  od::document doc;
+  if (parser_->parser.iterate(parser_->buffer).get(doc)) return;
+  od::object obj;
+  if (doc.get_object().get(obj)) return;
+  Event ev;
+  if (!read_event(obj, ev)) return;
+  if (ev.type == "system") {
+    if (ev.subtype == "init" && result_.session_id.empty()) result_.session_id = ev.session_id;
+    if (ev.subtype == "compact_boundary") result_.compacted = true;
     return;
   }
-  if (type != "result") return;
+  if (ev.type != "result") return;
   result_.has_result = true;
-  result_.subtype = subtype;
-  auto err = ev.find("is_error");
-  result_.is_error = (err != ev.end() && err->is_boolean() && err->get<bool>()) || subtype != "success";
-  result_.text = text_of(ev, "result");
-  if (result_.session_id.empty()) result_.session_id = text_of(ev, "session_id");
-  result_.num_turns = static_cast<long>(count(ev, "num_turns"));
-  if (auto c = ev.find("total_cost_usd"); c != ev.end() && c->is_number()) result_.cost_usd = c->get<double>();
-  TokenUsage u;
-  auto models = ev.find("modelUsage");
-  if (models != ev.end() && models->is_object() && !models->empty()) {
-    for (const auto& [name, m] : models->items()) {
-      if (!m.is_object()) continue;
-      u += TokenUsage{count(m, "inputTokens"), count(m, "cacheCreationInputTokens"), count(m, "cacheReadInputTokens"),
-                      count(m, "outputTokens")};
-    }
-  } else if (auto usage = ev.find("usage"); usage != ev.end() && usage->is_object()) {
-    u = TokenUsage{count(*usage, "input_tokens"), count(*usage, "cache_creation_input_tokens"),
-                   count(*usage, "cache_read_input_tokens"), count(*usage, "output_tokens")};
-  }
-  result_.usage = u;
+  result_.subtype = ev.subtype;
+  result_.is_error = ev.is_error || ev.subtype != "success";
+  result_.text = std::move(ev.result);
+  if (result_.session_id.empty()) result_.session_id = ev.session_id;
+  result_.num_turns = ev.num_turns;
+  if (ev.has_cost) result_.cost_usd = ev.cost_usd;
+  // `modelUsage` counts every API call of the client (the compaction call and other models too);
+  // `usage` only the main loop's.
+  result_.usage = ev.has_model_usage ? ev.model_usage : ev.has_usage ? ev.usage : TokenUsage{};
 }
 
 void StreamResultReader::feed(std::string_view text) {

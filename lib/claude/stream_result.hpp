@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -35,17 +36,24 @@ struct StreamResult {
   bool compacted = false;  // a `system/compact_boundary` event was seen
 };
 
-// Reads a stream-json output line by line. Only `system` and `result` events are parsed (the
-// others, tool results included, are skipped by their first bytes); a line that is not JSON is
-// ignored, as is anything nested deeper than a result needs.
+// Reads a stream-json output line by line, by content: the order of an event's keys, the space
+// between its tokens and keys it does not know do not matter. Only lines that name both "type" and
+// "system" or "result" are parsed (in linear time); a line that is not JSON, or nests deeper than
+// the parser's limit, is ignored.
 class StreamResultReader {
  public:
+  StreamResultReader();
+  ~StreamResultReader();
+  StreamResultReader(StreamResultReader&&) noexcept;
+  StreamResultReader& operator=(StreamResultReader&&) noexcept;
   void feed_line(std::string_view line);
   // Feeds every line of `text`.
   void feed(std::string_view text);
   const StreamResult& result() const { return result_; }
 
  private:
+  struct Parser;
+  std::unique_ptr<Parser> parser_;
   StreamResult result_;
 };
 

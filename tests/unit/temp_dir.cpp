@@ -2,6 +2,9 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -47,6 +50,47 @@ std::string read_file(const fs::path& path) {
 }
 
 fs::path fixtures() { return CTXKIT_FIXTURES; }
+
+fs::path fixture_root() { return fs::path(CTXKIT_FIXTURES).parent_path(); }
+
+std::vector<std::string> client_fixture_dirs() {
+  std::vector<std::pair<std::vector<int>, std::string>> found;
+  for (const auto& e : fs::directory_iterator(fixture_root())) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_directory() || !name.starts_with("claude-code-")) continue;
+    std::vector<int> version;
+    std::string_view rest = std::string_view(name).substr(12);
+    while (!rest.empty()) {
+      const size_t dot = rest.find('.');
+      version.push_back(std::atoi(std::string(rest.substr(0, dot)).c_str()));
+      if (dot == std::string_view::npos) break;
+      rest.remove_prefix(dot + 1);
+    }
+    found.emplace_back(version, name);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& f : found) out.push_back(f.second);
+  return out;
+}
+
+std::vector<std::string> fixture_sets(const std::string& part) {
+  std::vector<std::string> out;
+  for (const std::string& version : client_fixture_dirs()) {
+    for (const char* model : {"claude-opus-4-8", "claude-sonnet-4-5"}) {
+      const fs::path p = part == "stream-json" ? fixture_root() / version / "stream-json" / model
+                                               : fixture_root() / version / model / part;
+      if (fs::exists(p)) out.push_back(version + "/" + model);
+    }
+  }
+  return out;
+}
+
+std::string fixture_set_name(const std::string& set) {
+  std::string out = "v";
+  for (char c : set.substr(std::string_view("claude-code-").size())) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
 
 std::vector<std::string> file_lines(const fs::path& p) {
   std::ifstream in(p);

@@ -31,8 +31,22 @@ class TempDir {
 // Reads a whole file.
 std::string read_file(const std::filesystem::path& path);
 
-// The recorded fixtures directory (tests/fixtures/claude-code-2.1.197).
+// The recorded fixtures directory of the oldest supported client (tests/fixtures/claude-code-2.1.197).
 std::filesystem::path fixtures();
+
+// tests/fixtures: one claude-code-<version>/ folder a client version of the supported range.
+std::filesystem::path fixture_root();
+
+// The recorded client versions' folders ("claude-code-2.1.197", ...), oldest first.
+std::vector<std::string> client_fixture_dirs();
+
+// "<version folder>/<model>" for every recorded version and model that holds `part` (a path below
+// the model's folder, or "stream-json", which lies at <version>/stream-json/<model>).
+std::vector<std::string> fixture_sets(const std::string& part);
+
+// A gtest parameter name made of a fixture set ("claude-code-2.1.197/claude-opus-4-8" ->
+// "v2_1_197_claude_opus_4_8").
+std::string fixture_set_name(const std::string& set);
 
 // The lines of a file.
 std::vector<std::string> file_lines(const std::filesystem::path& p);
