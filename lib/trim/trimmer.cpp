@@ -104,6 +104,10 @@ struct Trimmer::Impl {
   bool usage_zeroed = false;
   bool prescan = false;
   bool analysis_only = false;  // dry run: figures only, no edits kept
+  std::vector<Block> blocks;   // the line's content blocks, decided once its type is known
+  // The tool results and inputs already counted: the figures say what the model no longer sees,
+  // so each is counted once, however many lines hold a copy of it.
+  std::unordered_set<std::string> counted_results, counted_inputs;
 
   size_t off(const char* p) const { return static_cast<size_t>(p - base); }
 
@@ -283,10 +287,20 @@ struct Trimmer::Impl {
     return fmt::format("{{\"type\":\"text\",\"text\":\"{}\"}}", json_escape(text));
   }
 
-  void decide(const Block& b, TrimStats& stats) {
+  // Whether a copy of this block is counted: blocks of the conversation (`user` and `assistant`
+  // lines) once each; copies elsewhere (Claude Code 2.1.332's `api-request-blob` lines hold the
+  // messages it sent) are cut as well, which shrinks the file, but not counted again.
+  bool counts(bool conversation, std::unordered_set<std::string>& seen, const std::string& id) {
+    if (!conversation) return false;
+    return id.empty() || seen.insert(id).second;
+  }
+
+  void decide(const Block& b, TrimStats& counted, bool conversation) {
+    TrimStats scratch;
     if (b.type == "tool_use") {
       if (!b.id.empty()) tool_names[b.id] = b.name;
       if (prescan || b.long_inputs.empty() || !targeted(b.name, b.id)) return;
+      TrimStats& stats = counts(conversation, counted_inputs, b.id) ? counted : scratch;
       for (const auto& s : b.long_inputs) {
         uint64_t saved = cut_string(s);
         if (!saved) continue;
@@ -299,6 +313,7 @@ struct Trimmer::Impl {
       return;
     }
     if (b.type != "tool_result" || prescan) return;
+    TrimStats& stats = counts(conversation, counted_results, b.tool_use_id) ? counted : scratch;
     auto it = tool_names.find(b.tool_use_id);
     const std::string tool = it != tool_names.end() ? it->second : std::string("(unknown)");
     auto& t = stats.per_tool[tool];
@@ -372,8 +387,7 @@ struct Trimmer::Impl {
     }
   }
 
-  bool walk_message(od::object m, od::document& doc, TrimStats& stats, std::string& msg_id,
-                    std::vector<std::string>& tool_uses) {
+  bool walk_message(od::object m, od::document& doc, std::string& msg_id, std::vector<std::string>& tool_uses) {
     return for_each_field(m, [&](std::string_view key, od::value& v) {
       if (key == "id") return read_string(v, msg_id);
       if (key == "content") {
@@ -393,7 +407,7 @@ struct Trimmer::Impl {
           Block b;
           if (!walk_block(o, doc, b)) return false;
           if (b.type == "tool_use") tool_uses.push_back(b.id);
-          decide(b, stats);
+          blocks.push_back(std::move(b));
         }
         return true;
       }
@@ -410,6 +424,7 @@ struct Trimmer::Impl {
   bool walk(std::string_view line, size_t capacity, TrimStats& stats) {
     base = line.data();
     edits.clear();
+    blocks.clear();
     usage_zeroed = false;
     simdjson::padded_string_view view(line.data(), line.size(), capacity);
     od::document doc;
@@ -453,9 +468,12 @@ struct Trimmer::Impl {
       if (v.type().get(t)) return false;
       if (t != od::json_type::object) return true;
       od::object m;
-      return !v.get_object().get(m) && walk_message(m, doc, stats, msg_id, tool_uses);
+      return !v.get_object().get(m) && walk_message(m, doc, msg_id, tool_uses);
     });
     if (!read) return false;
+    // The line's type may stand after its message: decide once the whole line is read.
+    const bool conversation = type == "user" || type == "assistant";
+    for (const Block& b : blocks) decide(b, stats, conversation);
     if (prescan && type == "assistant" && !sidechain) {
       if (responses.empty() || msg_id != last_response_id || msg_id.empty()) {
         responses.emplace_back();

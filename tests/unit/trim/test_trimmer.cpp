@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trim/trimmer.hpp"
+#include "unit/temp_dir.hpp"
 
 namespace ctxkit {
 namespace {
@@ -269,6 +270,85 @@ TEST(Trimmer, AnalysisOnlyGivesTheSameFigures) {
   }
   EXPECT_EQ(analysing.stats().chars_saved, writing.stats().chars_saved);
   EXPECT_EQ(analysing.stats().results_trimmed, writing.stats().results_trimmed);
+}
+
+// Claude Code 2.1.332 keeps copies of the messages it sent in `api-request-blob` lines, tool
+// results included. The copy is cut too (the file shrinks), but the figures say what the model no
+// longer sees: each tool result once.
+std::string blob_of(const std::string& id, const std::string& content) {
+  ojson j;
+  j["type"] = "api-request-blob";
+  j["sessionId"] = kOld;
+  j["hash"] = "9887b538";
+  j["message"] = {{"role", "user"},
+                  {"content", ojson::array({{{"tool_use_id", id}, {"type", "tool_result"}, {"content", content}}})}};
+  return j.dump();
+}
+
+TEST(Trimmer, ACopyOfAToolResultIsCutButCountedOnce) {
+  const std::string text = big(3000);
+  Trimmer t(options());
+  auto out = run(t, {tool_use("toolu_1", "Bash"), tool_result("toolu_1", text), blob_of("toolu_1", text + "<total_tokens>")});
+  EXPECT_EQ(t.stats().results_trimmed, 1u);
+  EXPECT_EQ(t.stats().per_tool.at("Bash").results, 1u);
+  EXPECT_EQ(t.stats().per_tool.at("Bash").trimmed, 1u);
+  // The saving is the conversation's result's alone.
+  Trimmer once(options());
+  run(once, {tool_use("toolu_1", "Bash"), tool_result("toolu_1", text)});
+  EXPECT_EQ(t.stats().chars_saved, once.stats().chars_saved);
+  EXPECT_GT(t.stats().chars_saved, 2000u);
+  // ... and the copy is cut all the same.
+  EXPECT_LT(out[2].size(), 1000u);
+  EXPECT_NE(out[2].find(Trimmer::kNoticeMarker), std::string::npos);
+}
+
+TEST(Trimmer, TheSameResultInTwoConversationLinesIsCountedOnce) {
+  const std::string text = big(3000);
+  Trimmer t(options());
+  run(t, {tool_use("toolu_1", "Bash"), tool_result("toolu_1", text), tool_result("toolu_1", text), tool_use("toolu_2", "Bash"),
+          tool_result("toolu_2", text)});
+  EXPECT_EQ(t.stats().results_trimmed, 2u);
+  EXPECT_EQ(t.stats().per_tool.at("Bash").results, 2u);
+}
+
+TEST(Trimmer, ALineIsCountedByItsTypeWhereverTheTypeStands) {
+  // The type after the message (as tool_use() writes it) or before it: the same figures.
+  const std::string text = big(3000);
+  ojson late = ojson::parse(blob_of("toolu_1", text));
+  ojson early;
+  early["message"] = late["message"];
+  early["sessionId"] = kOld;
+  early["type"] = "api-request-blob";
+  Trimmer t(options());
+  run(t, {tool_use("toolu_1", "Bash"), early.dump(), tool_result("toolu_1", text)});
+  EXPECT_EQ(t.stats().results_trimmed, 1u);
+  EXPECT_EQ(t.stats().per_tool.at("Bash").results, 1u);
+}
+
+TEST(Trimmer, RecordedSessionWithTwoLargeResultsReportsTwo) {
+  // Recorded from Claude Code 2.1.332: two Bash results of about 14,000 characters, each also in an
+  // api-request-blob line, among the new line types (api-request, prompt_snapshot, cost-state, ...).
+  const auto lines = test::file_lines(test::fixture_root() / "claude-code-2.1.332/trim/two_bash_results.jsonl");
+  ASSERT_GT(lines.size(), 20u);
+  Trimmer t(options());
+  const auto out = run(t, lines);
+  EXPECT_EQ(t.stats().results_trimmed, 2u);
+  EXPECT_EQ(t.stats().per_tool.at("Bash").results, 2u);
+  EXPECT_LT(t.stats().chars_saved, 2 * 16000u);
+  EXPECT_GT(t.stats().chars_saved, 2 * 13000u);
+  size_t blobs_cut = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto type = json::parse(lines[i]).value("type", "");
+    if (type == "api-request-blob" && out[i].size() < lines[i].size()) ++blobs_cut;
+    if (type == "user" || type == "assistant" || type == "api-request-blob") continue;
+    // Every other line is copied as it was, but for the session id it names.
+    std::string expected = lines[i];
+    const std::string id = json::parse(lines[i]).value("sessionId", "");
+    if (const size_t at = expected.find("\"sessionId\":\"" + id + "\""); !id.empty() && at != std::string::npos)
+      expected.replace(at + 13, id.size(), kNew);
+    EXPECT_EQ(out[i], expected) << "line " << i + 1 << " (" << type << ")";
+  }
+  EXPECT_EQ(blobs_cut, 2u);
 }
 
 }  // namespace
