@@ -1,6 +1,7 @@
 #include "claude/stream_result.hpp"
 
 #include <cstring>
+#include <vector>
 #include <simdjson.h>
 
 namespace ctxkit {
@@ -54,7 +55,7 @@ bool read_usage(od::value v, TokenUsage& u) {
 
 // Everything a runner reads from one event, whatever the order of its keys.
 struct Event {
-  std::string type, subtype, session_id, result;
+  std::string type, subtype, session_id, result, version;
   bool is_error = false;
   long num_turns = 0;
   double cost_usd = 0;
@@ -74,6 +75,7 @@ bool read_event(od::object obj, Event& ev) {
     else if (key == "subtype") text(v, ev.subtype);
     else if (key == "session_id") text(v, ev.session_id);
     else if (key == "result") text(v, ev.result);
+    else if (key == "claude_code_version") text(v, ev.version);
     else if (key == "is_error") {
       bool b = false;
       if (!v.get_bool().get(b)) ev.is_error = b;
@@ -125,6 +127,7 @@ void StreamResultReader::feed_line(std::string_view line) {
   if (!read_event(obj, ev)) return;
   if (ev.type == "system") {
     if (ev.subtype == "init" && result_.session_id.empty()) result_.session_id = ev.session_id;
+    if (ev.subtype == "init" && result_.client_version.empty()) result_.client_version = ev.version;
     if (ev.subtype == "compact_boundary") result_.compacted = true;
     return;
   }
@@ -148,6 +151,47 @@ void StreamResultReader::feed(std::string_view text) {
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }
+}
+
+// Found by bisecting the releases from 2.1.197 to 2.1.332 against the fake API (a call, then a
+// resumed call of the same session): 2.1.276's resumed result holds the call alone, 2.1.277's both.
+const char* const kSessionTotalsSince = "2.1.277";
+
+namespace {
+std::vector<long> version_parts(std::string_view v) {
+  std::vector<long> out;
+  while (!v.empty()) {
+    const size_t dot = v.find('.');
+    const std::string_view part = v.substr(0, dot);
+    long n = 0;
+    for (char c : part) {
+      if (c < '0' || c > '9') return out;
+      n = n * 10 + (c - '0');
+      if (n > 1'000'000) return {};
+    }
+    out.push_back(n);
+    if (dot == std::string_view::npos) break;
+    v.remove_prefix(dot + 1);
+  }
+  return out;
+}
+
+uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+}  // namespace
+
+bool reports_session_totals(std::string_view client_version) {
+  const auto v = version_parts(client_version);
+  return !v.empty() && v >= version_parts(kSessionTotalsSince);
+}
+
+SessionTotals take_call_share(StreamResult& result, const std::optional<SessionTotals>& before) {
+  const SessionTotals now{result.usage, result.cost_usd};
+  if (!reports_session_totals(result.client_version) || !before) return now;
+  result.usage = TokenUsage{minus(now.usage.input, before->usage.input),
+                            minus(now.usage.cache_creation, before->usage.cache_creation),
+                            minus(now.usage.cache_read, before->usage.cache_read), minus(now.usage.output, before->usage.output)};
+  result.cost_usd = now.cost_usd > before->cost_usd ? now.cost_usd - before->cost_usd : 0;
+  return now;
 }
 
 StreamResult parse_stream_json(std::string_view text) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,7 +35,26 @@ struct StreamResult {
   // compaction call and other models too); the result's `usage` when `modelUsage` is absent.
   TokenUsage usage;
   bool compacted = false;  // a `system/compact_boundary` event was seen
+  std::string client_version;  // the `system/init` event's claude_code_version
 };
+
+// What a client has reported for one session: its modelUsage summed, and total_cost_usd.
+struct SessionTotals {
+  TokenUsage usage;
+  double cost_usd = 0;
+};
+
+// Whether a client of this version reports the whole session in a result's modelUsage and
+// total_cost_usd (a resumed call then includes every earlier call of the session), as Claude Code
+// does from kSessionTotalsSince on; earlier releases report the call alone. An unknown version
+// counts as the older behaviour.
+bool reports_session_totals(std::string_view client_version);
+extern const char* const kSessionTotalsSince;
+
+// Turns `result` into this call's share. When its client reports session totals, subtracts
+// `before` (what the previous result of the same session reported; nothing for a new session)
+// from its usage and cost. Returns what the session has reported so far, for the next call.
+SessionTotals take_call_share(StreamResult& result, const std::optional<SessionTotals>& before);
 
 // Reads a stream-json output line by line, by content: the order of an event's keys, the space
 // between its tokens and keys it does not know do not matter. Only lines that name both "type" and

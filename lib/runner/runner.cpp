@@ -535,17 +535,39 @@ class Runner {
     if (const size_t nl = r->out.rfind('\n'); nl != std::string::npos) reader.feed_line(std::string_view(r->out).substr(nl + 1));
     else reader.feed_line(r->out);
     c.stream = reader.result();
+    take_session_share(c.stream);
     if (!r->err.empty()) c.stderr_tail = r->err.size() > 2000 ? r->err.substr(r->err.size() - 2000) : r->err;
     return c;
+  }
+
+  // From 2.1.277 the client reports the whole session's tokens and cost in each result: keep what
+  // each session has reported (in run.json, so a --resume knows it too) and count the call's share.
+  void take_session_share(StreamResult& stream) {
+    if (!stream.has_result || stream.session_id.empty()) return;
+    ojson& all = record_.state["session_totals"];
+    if (!all.is_object()) all = ojson::object();
+    std::optional<SessionTotals> before;
+    if (auto it = all.find(stream.session_id); it != all.end() && it->is_object()) {
+      const auto cost = it->find("cost_usd");
+      const auto usage = it->find("usage");
+      before = SessionTotals{usage != it->end() ? usage_from(*usage) : TokenUsage{},
+                             cost != it->end() && cost->is_number() ? cost->get<double>() : 0.0};
+    }
+    const SessionTotals now = take_call_share(stream, before);
+    all[stream.session_id] = {{"usage", usage_json(now.usage)}, {"cost_usd", now.cost_usd}};
   }
 
   static ojson usage_json(const TokenUsage& u) {
     return {{"input", u.input}, {"cache_creation", u.cache_creation}, {"cache_read", u.cache_read}, {"output", u.output}};
   }
+  // run.json lies in the project: a count that is not a non-negative integer counts as 0.
   static TokenUsage usage_from(const ojson& j) {
     if (!j.is_object()) return {};
-    return {j.value("input", uint64_t{0}), j.value("cache_creation", uint64_t{0}), j.value("cache_read", uint64_t{0}),
-            j.value("output", uint64_t{0})};
+    auto count = [&](const char* key) {
+      const auto it = j.find(key);
+      return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : uint64_t{0};
+    };
+    return {count("input"), count("cache_creation"), count("cache_read"), count("output")};
   }
 
   // The task record of `key` (created on first use in workflow runs).

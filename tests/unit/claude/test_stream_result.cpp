@@ -64,16 +64,29 @@ TEST_P(StreamResultFixtures, ResumeKeepsTheSession) {
   EXPECT_EQ(r.num_turns, 1);
 }
 
-TEST_P(StreamResultFixtures, CompactCountsTheCompactionCallFromModelUsage) {
-  const auto fresh = parse("fresh.jsonl");
-  const auto r = parse("compact.jsonl");
-  ASSERT_TRUE(r.has_result);
-  EXPECT_TRUE(r.compacted);
-  EXPECT_EQ(r.text, "");
-  EXPECT_EQ(r.session_id, fresh.session_id);  // the same session
+// The recorded session: fresh (two replies), resume (one), /compact (the summarizer's call), each
+// reply 20 output tokens. Each call's share is what it cost, whether the client reports the call
+// (2.1.197) or the whole session (2.1.332) in modelUsage.
+TEST_P(StreamResultFixtures, EachCallsShareOfTheSession) {
+  auto fresh = parse("fresh.jsonl");
+  auto resume = parse("resume.jsonl");
+  auto compact = parse("compact.jsonl");
+  EXPECT_EQ(fresh.client_version, GetParam().set.substr(12, GetParam().set.find('/') - 12));
+  auto totals = take_call_share(fresh, std::nullopt);
+  EXPECT_EQ(fresh.usage.output, 40u);
+  totals = take_call_share(resume, totals);
+  EXPECT_EQ(resume.usage.output, 20u);
+  EXPECT_GT(resume.usage.input + resume.usage.cache_read, 0u);
+  EXPECT_GT(resume.cost_usd, 0);
+  EXPECT_LT(resume.cost_usd, fresh.cost_usd + 1e-12);
+  ASSERT_TRUE(compact.has_result);
+  EXPECT_TRUE(compact.compacted);
+  EXPECT_EQ(compact.text, "");
+  EXPECT_EQ(compact.session_id, fresh.session_id);  // the same session
   // `usage` is all zero for /compact; `modelUsage` carries the summarizer's call.
-  EXPECT_GT(r.usage.input + r.usage.cache_read, 0u);
-  EXPECT_EQ(r.usage.output, 20u);
+  take_call_share(compact, totals);
+  EXPECT_GT(compact.usage.input + compact.usage.cache_read, 0u);
+  EXPECT_EQ(compact.usage.output, 20u);
 }
 
 TEST_P(StreamResultFixtures, CompactOfAnEmptySessionCostsNothing) {
@@ -142,6 +155,30 @@ TEST(StreamResult, ManySmallObjectsAreReadWhole) {
   ASSERT_TRUE(r.has_result);
   EXPECT_EQ(r.text, "end");
   EXPECT_EQ(r.usage, (TokenUsage{3, 0, 0, 4}));
+}
+
+TEST(StreamResult, SessionTotalsFromTheReleaseThatReportsThem) {
+  EXPECT_FALSE(reports_session_totals("2.1.197"));
+  EXPECT_FALSE(reports_session_totals("2.1.276"));
+  EXPECT_TRUE(reports_session_totals("2.1.277"));
+  EXPECT_TRUE(reports_session_totals(kSessionTotalsSince));
+  EXPECT_TRUE(reports_session_totals("2.2.0"));
+  EXPECT_TRUE(reports_session_totals("3.0.1"));
+  EXPECT_FALSE(reports_session_totals(""));
+  EXPECT_FALSE(reports_session_totals("x.y"));
+  // A call of a new session is its own share; a later one gives what is new, never less than 0.
+  StreamResult r;
+  r.client_version = "2.1.332";
+  r.usage = {300, 0, 10, 60};
+  r.cost_usd = 0.5;
+  const auto totals = take_call_share(r, SessionTotals{{200, 0, 20, 40}, 0.75});
+  EXPECT_EQ(r.usage, (TokenUsage{100, 0, 0, 20}));
+  EXPECT_EQ(r.cost_usd, 0);
+  EXPECT_EQ(totals.usage, (TokenUsage{300, 0, 10, 60}));
+  r.client_version = "2.1.197";
+  r.usage = {300, 0, 10, 60};
+  take_call_share(r, SessionTotals{{200, 0, 20, 40}, 0.75});
+  EXPECT_EQ(r.usage, (TokenUsage{300, 0, 10, 60}));
 }
 
 TEST(StreamResult, ErrorResultAndMissingResult) {
