@@ -58,7 +58,8 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
     return exit_code(ExitCode::ok);
   }
 
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
+  const auto project = project_start_dir(ctx.env, payload->cwd);
+  Config cfg = load_config(ctx.env, {project});
   const Locations loc = cfg.locations(ctx.env);
   record_hook_run(loc, kTool);
   if (!cfg.errors.empty()) note.add("config error: " + cfg.errors.front());
@@ -103,6 +104,7 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
 
   WindowHints hints;
   hints.model = model;
+  hints.compaction = read_compaction_settings(ctx.env, client_settings_files(ctx.env, project));
   if (status) hints.status_line_window = status->window;
   if (store) {
     if (auto large = store->large_window(payload->session_id, payload->agent_id)) hints.seen_over_200k = *large;

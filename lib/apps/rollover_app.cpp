@@ -110,7 +110,8 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
 
   const std::string parent_id = path.stem().string();
   const std::string project = path.parent_path().filename().string();
-  const std::optional<int> pct = transcript_percent(path, cfg.context);
+  const std::optional<int> pct = transcript_percent(
+      path, cfg.context, read_compaction_settings(ctx.env, client_settings_files(ctx.env, project_start_dir(ctx.env, ""))));
   // The session's working directory (decoded from the transcript), for the new session and the
   // printed command. Outside Claude Code the new session starts where the caller is.
   std::string cwd = head->cwd;

@@ -118,6 +118,8 @@ std::string compose(const std::optional<std::string>& theirs, const std::string&
 }
 }  // namespace
 
+constexpr int64_t kMaxPlausibleTokens = 100'000'000;
+
 int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   CLI::App app{"statusLine command: shows how full the context window is."};
   app.name(kTool);
@@ -155,7 +157,8 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   std::string project = str_at(j, "cwd");
   if (auto ws = j.find("workspace"); ws != j.end() && ws->is_object() && !str_at(*ws, "project_dir").empty())
     project = str_at(*ws, "project_dir");
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, project)});
+  const auto start_dir = project_start_dir(ctx.env, project);
+  Config cfg = load_config(ctx.env, {start_dir});
   const Locations loc = cfg.locations(ctx.env);
   record_hook_run(loc, kTool);
 
@@ -177,6 +180,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   };
 
   WindowHints hints;
+  hints.compaction = read_compaction_settings(ctx.env, client_settings_files(ctx.env, start_dir));
   if (auto m = j.find("model"); m != j.end() && m->is_object()) hints.model = str_at(*m, "id");
   std::optional<int64_t> tokens;
   if (auto cw = j.find("context_window"); cw != j.end() && cw->is_object()) {
@@ -185,6 +189,13 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
       tokens = util::sat_add(util::sat_add(int_at(*cu, "input_tokens"), int_at(*cu, "cache_creation_input_tokens")),
                              int_at(*cu, "cache_read_input_tokens"));
     }
+  }
+  // No window holds more than this (window_tokens stops at 100M): a larger usage is no reading,
+  // and is neither shown nor recorded.
+  if (tokens && *tokens > kMaxPlausibleTokens) {
+    print_note(ctx.err, kTool,
+               fmt::format("status-line input: a context usage of {} tokens cannot be a real reading", *tokens));
+    return finish("Context –");
   }
   std::string problem;
   std::optional<StateStore> store;
@@ -223,10 +234,11 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
     }
   }
   std::string figure =
-      f.basis == Basis::Usable
+      f.basis == Basis::Usable && f.usable < f.window
           ? fmt::format("{} of {} usable · {} window", short_tokens(f.tokens), short_tokens(f.usable),
                         short_tokens(f.window))
           : fmt::format("{} of {} window", short_tokens(f.tokens), short_tokens(f.window));
+  if (!f.auto_compact) figure += " · auto-compact off";
   if (no_colour) return finish(fmt::format("Context {}% · {}", f.percent, figure));
   return finish(fmt::format("{}Context {}%\x1b[0m · {}", colour_of(tier), f.percent, figure));
 }

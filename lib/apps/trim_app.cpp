@@ -163,7 +163,9 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   // Record lineage (trim only when something was written).
   std::string state_note;
   std::optional<int64_t> pct;
-  if (auto p = transcript_percent(path, cfg.context)) pct = *p;
+  if (auto p = transcript_percent(path, cfg.context,
+                                  read_compaction_settings(ctx.env, client_settings_files(ctx.env, project_start_dir(ctx.env, cwd_hint)))))
+    pct = *p;
   if (o.written) {
     std::optional<StateStore> store = open_state(loc, cfg, state_note);
     if (store) {

@@ -82,10 +82,12 @@ Result<TailScan> measure_transcript(const fs::path& transcript, const std::strin
 
 int64_t window_size(const ContextConfig& config, const WindowHints& hints, int64_t tokens) {
   if (config.window_tokens > 0) return config.window_tokens;
-  if (hints.status_line_window >= 1'000'000 || hints.seen_over_200k || tokens > 200'000 ||
-      hints.model.find("[1m]") != std::string::npos) {
-    return 1'000'000;
-  }
+  const bool over_200k = hints.seen_over_200k || tokens > 200'000;
+  // The client's own figure, unless a reading proved the window larger (2.1.197 reported 200,000
+  // on 1M sessions).
+  if (hints.status_line_window > 0 && (hints.status_line_window > 200'000 || !over_200k)) return hints.status_line_window;
+  if (over_200k) return 1'000'000;
+  if (hints.model.find("[1m]") != std::string::npos && !hints.compaction.disable_1m) return 1'000'000;
   return 200'000;
 }
 
@@ -93,7 +95,13 @@ ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints,
   ContextFigure f;
   f.tokens = std::max<int64_t>(tokens, 0);
   f.window = window_size(config, hints, f.tokens);
-  f.usable = std::max<int64_t>(f.window - config.reserved_tokens, 1);
+  if (config.reserved_tokens > 0) {
+    f.usable = std::max<int64_t>(f.window - config.reserved_tokens, 1);
+  } else {
+    const CompactionPoint point = compaction_point(hints.compaction, f.window);
+    f.usable = std::max<int64_t>(point.tokens, 1);
+    f.auto_compact = point.automatic;
+  }
   f.basis = config.basis;
   f.denominator = config.basis == Basis::Usable ? f.usable : f.window;
   // floor(tokens * 100 / denominator) without overflow for a count near INT64_MAX (hostile input):
@@ -109,15 +117,19 @@ std::optional<double> session_percent(const std::string& session, const util::En
   if (session.empty()) return std::nullopt;
   auto transcript = locate_session(session, env, loc);
   if (!transcript) return std::nullopt;
-  auto p = transcript_percent(*transcript, config);
+  auto p = transcript_percent(*transcript, config, read_compaction_settings(env, client_settings_files(env, {})));
   if (!p) return std::nullopt;
   return static_cast<double>(*p);
 }
 
-std::optional<int> transcript_percent(const fs::path& transcript, const ContextConfig& config) {
+std::optional<int> transcript_percent(const fs::path& transcript, const ContextConfig& config,
+                                      const CompactionSettings& compaction) {
   auto scan = scan_transcript_tail(transcript, "");
   if (!scan || !scan->reading) return std::nullopt;
-  return make_figure(config, {}, scan->reading->tokens).percent;
+  WindowHints hints;
+  hints.model = scan->reading->model;
+  hints.compaction = compaction;
+  return make_figure(config, hints, scan->reading->tokens).percent;
 }
 
 std::string short_tokens(int64_t n) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "context/compaction_point.hpp"
 #include "core/config.hpp"
 #include "core/locations.hpp"
 #include "util/env.hpp"
@@ -56,10 +57,11 @@ Result<TailScan> measure_transcript(const std::filesystem::path& transcript,
 struct ContextFigure {
   int64_t tokens = 0;
   int64_t window = 0;       // the whole window
-  int64_t usable = 0;       // window - reserved
+  int64_t usable = 0;       // where the client compacts (window - reserved_tokens when that is set)
   int64_t denominator = 0;  // usable or window, by basis
   int percent = 0;          // floor(tokens * 100 / denominator)
   Basis basis = Basis::Usable;
+  bool auto_compact = true;  // false: the client's auto-compaction is off (usable is the window)
 };
 
 // Facts about a session that decide its window size.
@@ -67,19 +69,25 @@ struct WindowHints {
   int64_t status_line_window = 0;  // context_window_size the status line reported, 0 if none
   bool seen_over_200k = false;     // some reading of the session exceeded 200,000 tokens
   std::string model;               // a model id; a "[1m]" suffix means a 1M window
+  CompactionSettings compaction;   // the client's settings that move or switch off compaction
 };
 
-// The window: the configured size if set; else 1,000,000 if the status line reported it, a
-// reading exceeded 200,000 or the model id says [1m]; else 200,000.
+// The window: the configured size if set; else the client's own figure (the status line's
+// context_window_size) unless a reading exceeded it; else 1,000,000 if a reading exceeded 200,000
+// or the model id says [1m] (and CLAUDE_CODE_DISABLE_1M_CONTEXT is not set); else 200,000.
 int64_t window_size(const ContextConfig& config, const WindowHints& hints, int64_t tokens);
 
-// Turns a token count into a figure on the configured basis.
+// Turns a token count into a figure on the configured basis: usable ends where the client will
+// compact (compaction_point), or reserved_tokens before the window end when that is configured.
 ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints, int64_t tokens);
 
 // The percentage a transcript's newest reading stands at (no waiting, no window hints beyond the
 // reading itself), or nullopt when it has none: how full a session was when it ended.
-std::optional<int> transcript_percent(const std::filesystem::path& transcript, const ContextConfig& config);
-// The same for a session named by its id (its transcript found as ctx-search finds sessions);
+// `compaction`: the client's settings, as read_compaction_settings finds them.
+std::optional<int> transcript_percent(const std::filesystem::path& transcript, const ContextConfig& config,
+                                      const CompactionSettings& compaction = {});
+// The same for a session named by its id (its transcript found as ctx-search finds sessions; the
+// client's settings from `env` and the user's settings file);
 // nullopt for an empty id, a session that cannot be found or a transcript without a reading.
 std::optional<double> session_percent(const std::string& session, const util::Env& env, const Locations& loc,
                                       const ContextConfig& config);

@@ -29,7 +29,7 @@ ReminderDecision decide_reminder(const std::optional<ReminderState>& prev, Tier 
 
 std::string reminder_text(Tier tier, const ContextFigure& f, const ContextConfig&, bool subagent) {
   std::string figure =
-      f.basis == Basis::Usable
+      f.basis == Basis::Usable && f.usable < f.window
           ? fmt::format("Context at {}% ({} of {} usable tokens)", f.percent, short_tokens(f.tokens),
                         short_tokens(f.usable))
           : fmt::format("Context at {}% ({} of {} tokens)", f.percent, short_tokens(f.tokens),
@@ -49,7 +49,10 @@ std::string reminder_text(Tier tier, const ContextFigure& f, const ContextConfig
     return head + ".";
   }
   std::string compaction =
-      f.basis == Basis::Usable
+      !f.auto_compact ? std::string("auto-compaction is off, so the session stops when the window is full")
+      : f.usable >= f.window
+          ? std::string("auto-compaction (lossy) starts when the window is full")
+      : f.basis == Basis::Usable
           ? std::string("auto-compaction (lossy) starts when the usable part is full")
           : fmt::format("auto-compaction (lossy) starts at about {}% of the window",
                         f.usable * 100 / std::max<int64_t>(f.window, 1));

@@ -16,7 +16,7 @@ namespace ctxkit {
 
 // What a context percentage is a percentage of.
 enum class Basis {
-  Usable,  // the part of the window before auto-compaction (window - reserved_tokens)
+  Usable,  // the part of the window before the client's auto-compaction
   Window,  // the whole window
 };
 
@@ -29,7 +29,9 @@ struct ContextConfig {
   int trim_threshold_chars = 500;
   std::vector<std::string> trim_target_tools{"Read", "Bash", "Grep", "Glob"};
   int64_t window_tokens = 0;      // 0: decide from the model and the readings
-  int64_t reserved_tokens = 33000; // what the client keeps free before it compacts
+  // 0: usable ends where the client compacts (its settings decide, context/compaction_point.hpp);
+  // N: an explicit override, usable = window - N.
+  int64_t reserved_tokens = 0;
   Basis basis = Basis::Usable;
   int transcript_wait_ms = 500;   // how long to wait for a lagging transcript
   bool system_message = false;    // also show reminders to the human

@@ -287,7 +287,8 @@ TEST(Hostile, DeeplyNestedSettingsAreRefusedNotACrash) {
 
 // --- numbers at the int64 limit ----------------------------------------------------------------
 
-TEST(Hostile, StatusLineCountsNearInt64MaxSaturate) {
+// A usage no window can hold is no reading: one stderr line, the placeholder, nothing recorded.
+TEST(Hostile, StatusLineCountsNoWindowCanHoldAreNoReading) {
   TempDir tmp;
   util::Env env = tmp.env();
   env.set("NO_COLOR", "1");
@@ -297,12 +298,13 @@ TEST(Hostile, StatusLineCountsNearInt64MaxSaturate) {
   p["transcript_path"] = (tmp / "t.jsonl").string();
   auto r = run_tool("ctx-status", {}, p.dump(), env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "Context 2147483647% · 9223372036854776k of 967k usable · 1M window\n");
+  EXPECT_EQ(r.out, "Context –\n");
+  EXPECT_EQ(r.err, "ctx-status: status-line input: a context usage of 9223372036854775807 tokens cannot be a real reading\n");
   auto store = StateStore::open(tmp / "home/.local/state/ctxkit/state.db", 1000);
   ASSERT_TRUE(store);
   auto fig = store->status("S");
-  ASSERT_TRUE(fig && *fig);
-  EXPECT_EQ((*fig)->tokens, std::numeric_limits<int64_t>::max());
+  ASSERT_TRUE(fig);
+  EXPECT_FALSE(*fig);
 }
 
 TEST(Hostile, NegativeStatusLineCountsCountZero) {
@@ -314,7 +316,7 @@ TEST(Hostile, NegativeStatusLineCountsCountZero) {
                     R"({"input_tokens":-9223372036854775808,"cache_creation_input_tokens":0,"cache_read_input_tokens":-1}}})",
                     env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "Context 0% · 0 of 167k usable · 200k window\n");
+  EXPECT_EQ(r.out, "Context 0% · 0 of 200k window\n");
 }
 
 TEST(Hostile, TranscriptUsageNearInt64MaxSaturatesInRemind) {
@@ -328,7 +330,7 @@ TEST(Hostile, TranscriptUsageNearInt64MaxSaturatesInRemind) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = json::parse(r.out);
   std::string text = j["hookSpecificOutput"]["additionalContext"];
-  EXPECT_TRUE(text.starts_with("Context at 2147483647% (9223372036854776k of 967k usable tokens)")) << text;
+  EXPECT_TRUE(text.starts_with("Context at 2147483647% (9223372036854776k of 1M tokens)")) << text;
 }
 
 // ctx-trim and the detached indexer make the archive: every folder under the state directory is

@@ -85,6 +85,7 @@ TEST_P(RecordedReplay, EachToolCallGetsItsOwnFigureDespiteTheLag) {
     env.set("CTXKIT_CONTEXT_URGENT_THRESHOLD", "3");
     env.set("CTXKIT_CONTEXT_CHECK_INTERVAL_SECONDS", "0");
     env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "3000");
+    env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
     auto fut = std::async(std::launch::async, [&] { return run_tool("ctx-remind", {"PostToolUse"}, p.dump(), env); });
     std::this_thread::sleep_for(std::chrono::milliseconds(40));
     {
@@ -111,6 +112,7 @@ TEST(Remind, TiersFireOnceThenRepeatAfterIntervalAndRearmAfterCompaction) {
   TempDir tmp;
   fs::path t = tmp / "t.jsonl";
   util::Env env = tmp.env();
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "0");
   int n = 0;
   auto step = [&](int64_t cache_read) {
@@ -160,6 +162,7 @@ TEST(Remind, SubagentNeverGetsTheMainSessionsFigure) {
   std::ofstream(t) << assistant("msg_main", 150000, "toolu_main") << "\n";  // main at 89%
   util::Env env = tmp.env();
   env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "30");
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   // No subagent file yet: silent.
   auto r = run_tool("ctx-remind", {}, payload(t, "toolu_sub", "S", "a77"), env);
   EXPECT_EQ(r.exit_code, 0);
@@ -185,6 +188,7 @@ TEST(Remind, StatusLineFigureWinsWhenTheTranscriptLags) {
   std::ofstream(t) << assistant("msg_old", 60000, "toolu_old") << "\n";  // 35% and stale
   util::Env env = tmp.env();
   env.set("NO_COLOR", "1");
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   json status = {{"session_id", "S"}, {"transcript_path", t.string()}, {"cwd", tmp.path().string()},
                  {"model", {{"id", "claude-sonnet-4-5"}}},
                  {"context_window", {{"context_window_size", 200000},
@@ -207,6 +211,7 @@ TEST(Remind, FiftyMegabyteLineIsHandled) {
         << std::string(50 << 20, 'y') << "\"}]}}\n";
   }
   util::Env env = tmp.env();
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   auto r = run_tool("ctx-remind", {}, payload(t, "toolu_big"), env);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(context_of(r).starts_with("Context at 77% ")) << r.err;
@@ -223,6 +228,7 @@ TEST(Remind, CorruptStateDatabaseIsMovedAsideAndNothingIsLost) {
   fs::path t = tmp / "t.jsonl";
   std::ofstream(t) << assistant("msg_1", 130000, "toolu_1") << "\n";
   util::Env env = tmp.env();
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   fs::path db = tmp / "home/.local/state/ctxkit/state.db";
   fs::create_directories(db.parent_path());
   std::ofstream(db) << std::string(8192, 'Q');
@@ -249,6 +255,7 @@ TEST(Remind, LockedStateDatabaseStaysQuietAndFailsOpen) {
   fs::path t = tmp / "t.jsonl";
   std::ofstream(t) << assistant("msg_1", 130000, "toolu_1") << "\n";
   util::Env env = tmp.env();
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   env.set("CTXKIT_STATE_BUSY_TIMEOUT_MS", "50");
   fs::path db = tmp / "home/.local/state/ctxkit/state.db";
   auto store = StateStore::open(db, 1000);
@@ -276,6 +283,7 @@ TEST(Remind, ReadOnlyStateDatabaseRemindsWithoutRateLimitAndSaysSo) {
   fs::path t = tmp / "t.jsonl";
   std::ofstream(t) << assistant("msg_1", 130000, "toolu_1") << "\n";
   util::Env env = tmp.env();
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   fs::path db = tmp / "home/.local/state/ctxkit/state.db";
   {
     auto s = StateStore::open(db, 1000);

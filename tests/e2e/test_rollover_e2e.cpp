@@ -30,6 +30,7 @@ struct Rig : RecordedSession {
     fs::create_directories(caller);
     env.set("PATH", bin.string() + ":/usr/bin:/bin");
     env.set("STANDIN_LOG", log.string());
+    env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k: the session stood at 90 % of it
   }
   std::string standin() const { return fs::exists(log) ? read_file(log) : std::string(); }
   std::string arg_after(const std::string& flag) const {

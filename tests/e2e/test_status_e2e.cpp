@@ -38,7 +38,25 @@ TEST(Status, OneMillionWindowReportedByTheClient) {
             {"context_window", {{"context_window_size", 1000000},
                                 {"current_usage", {{"input_tokens", 1}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 483499}}}}}};
   auto r = run_tool("ctx-status", {}, p.dump(), env);
-  EXPECT_EQ(r.out, "Context 50% · 484k of 967k usable · 1M window\n");
+  EXPECT_EQ(r.out, "Context 48% · 484k of 1M window\n");
+}
+
+// Where the client compacts decides "usable": an auto-compact window from the client's
+// environment or its settings file, or no auto-compaction at all.
+TEST(Status, UsableEndsWhereTheClientCompacts) {
+  TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("NO_COLOR", "1");
+  json p = {{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()}, {"cwd", (tmp / "proj").string()},
+            {"context_window", {{"context_window_size", 1000000},
+                                {"current_usage", {{"input_tokens", 1}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 483499}}}}}};
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "1000000");
+  EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out, "Context 50% · 484k of 967k usable · 1M window\n");
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "");
+  tmp.write("proj/.claude/settings.json", R"({"autoCompactWindow": "600k"})");
+  EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out, "Context 85% · 484k of 567k usable · 1M window\n");
+  env.set("DISABLE_AUTO_COMPACT", "1");
+  EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out, "Context 48% · 484k of 1M window · auto-compact off\n");
 }
 
 TEST(Status, ShowConfigAndVersion) {
@@ -49,7 +67,7 @@ TEST(Status, ShowConfigAndVersion) {
   EXPECT_NE(r.out.find("context.basis = \"usable\"  "), std::string::npos) << r.out;
 }
 
-// A payload of 483,500 tokens in a 1M window: "Context 50% · 484k of 967k usable · 1M window".
+// A payload of 483,500 tokens in a 1M window: "Context 48% · 484k of 1M window".
 json half_full(const TempDir& tmp) {
   return {{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()},
           {"model", {{"id", "claude-opus-4-8"}, {"display_name", "Opus 4.8"}}},
@@ -57,7 +75,7 @@ json half_full(const TempDir& tmp) {
           {"context_window", {{"context_window_size", 1000000},
                               {"current_usage", {{"input_tokens", 1}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 483499}}}}}};
 }
-constexpr const char* kOurs = "Context 50% · 484k of 967k usable · 1M window";
+constexpr const char* kOurs = "Context 48% · 484k of 1M window";
 
 // An executable script in the temp dir.
 std::string script(const TempDir& tmp, const std::string& name, const std::string& body) {
@@ -135,7 +153,7 @@ TEST(Status, NoColorOfAnyNonEmptyValueTurnsColoursOff) {
   TempDir tmp;
   util::Env env = tmp.env();
   auto coloured = run_tool("ctx-status", {}, half_full(tmp).dump(), env);
-  EXPECT_EQ(coloured.out, "\x1b[32mContext 50%\x1b[0m · 484k of 967k usable · 1M window\n");
+  EXPECT_EQ(coloured.out, "\x1b[32mContext 48%\x1b[0m · 484k of 1M window\n");
   env.set("NO_COLOR", "");
   EXPECT_EQ(run_tool("ctx-status", {}, half_full(tmp).dump(), env).out, coloured.out);
   env.set("NO_COLOR", "yes");
@@ -149,12 +167,12 @@ TEST(Status, AFormatNamesTheFieldsAndTheSessionCost) {
   tmp.write("home/.config/ctxkit/config.toml",
             "[status]\nformat = \"{percent}% · {tokens}/{usable} · {window} · {tier} · {model} · {cost}\"\n");
   auto r = run_tool("ctx-status", {}, half_full(tmp).dump(), env);
-  EXPECT_EQ(r.out, "50% · 484k/967k · 1M · ok · Opus 4.8 · $0.14\n");
+  EXPECT_EQ(r.out, "48% · 484k/1M · 1M · ok · Opus 4.8 · $0.14\n");
   json no_cost = half_full(tmp);
   no_cost.erase("cost");
-  EXPECT_EQ(run_tool("ctx-status", {}, no_cost.dump(), env).out, "50% · 484k/967k · 1M · ok · Opus 4.8 · \n");
+  EXPECT_EQ(run_tool("ctx-status", {}, no_cost.dump(), env).out, "48% · 484k/1M · 1M · ok · Opus 4.8 · \n");
   EXPECT_EQ(run_tool("ctx-status", {}, half_full(tmp).dump(), tmp.env()).out,
-            "\x1b[32m50% · 484k/967k · 1M · ok · Opus 4.8 · $0.14\x1b[0m\n");
+            "\x1b[32m48% · 484k/1M · 1M · ok · Opus 4.8 · $0.14\x1b[0m\n");
 }
 
 TEST(Status, AFormatWithAnUnknownFieldKeepsTheDefaultLine) {

@@ -23,9 +23,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(a, root, script, hook, model):
+    # The client compacts at 167k of its 200k window (CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000, which
+    # the hook reads from the environment it inherits), so the reminders count against 167k usable.
     cmd = live_common.cc_run_argv(a) + ["--root", root, "--script", script,
            "--prompt", "do the thing", "--model", model, "--hook-cmd", hook + " {event}",
-           "--events", "PostToolUse"]
+           "--events", "PostToolUse", "--env", "CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     report = json.loads(p.stdout)
     if report["rc"] != 0:

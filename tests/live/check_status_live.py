@@ -42,7 +42,8 @@ def main():
                        "projects": {h.proj: {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True,
                                              "allowedTools": []}}}, f)
         state = os.path.join(h.root, "state")
-        env = h.env({"TERM": "xterm-256color", "XDG_STATE_HOME": state})
+        # The client compacts at 167k of its 200k window: the status line's usable part ends there.
+        env = h.env({"TERM": "xterm-256color", "XDG_STATE_HOME": state, "CLAUDE_CODE_AUTO_COMPACT_WINDOW": "200000"})
         envs = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env.items())
         sess = "ctxkit-status-%d" % os.getpid()
         cmd = "cd %s && env -i %s %s --dangerously-skip-permissions --model %s" % (

@@ -249,6 +249,7 @@ TEST(ContextMeter, WindowRules) {
 
 TEST(ContextMeter, FigureOnUsableAndWholeWindowBasis) {
   ContextConfig c;
+  c.reserved_tokens = 33000;  // an explicit override: usable = window - 33,000
   auto f = make_figure(c, {}, 127000);
   EXPECT_EQ(f.usable, 167000);
   EXPECT_EQ(f.percent, 76);
@@ -271,7 +272,7 @@ TEST(ContextMeter, FigureOfACountNearInt64MaxSaturates) {
   f = make_figure(c, {}, kMax / 100 + 1);  // tokens * 100 alone would overflow
   EXPECT_EQ(f.percent, std::numeric_limits<int>::max());
   f = make_figure(c, {}, 2'000'000);
-  EXPECT_EQ(f.percent, 206);  // 2,000,000 * 100 / 967,000
+  EXPECT_EQ(f.percent, 200);  // 2,000,000 * 100 / 1,000,000 (usable is the window by default)
   EXPECT_EQ(short_tokens(kMax), "9223372036854776k");
 }
 

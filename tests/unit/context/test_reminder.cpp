@@ -7,6 +7,7 @@ namespace {
 
 TEST(Reminder, TierBoundaries) {
   ContextConfig c;
+  c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   EXPECT_EQ(tier_for(59, c), Tier::None);
   EXPECT_EQ(tier_for(60, c), Tier::Warn);
   EXPECT_EQ(tier_for(74, c), Tier::Warn);
@@ -61,6 +62,7 @@ TEST(Reminder, BelowThresholdWithNothingStoredWritesNothing) {
 
 TEST(Reminder, TextsBeginWithContextAtAndNameTheSkills) {
   ContextConfig c;
+  c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   auto f = make_figure(c, {}, 127000);
   std::string warn = reminder_text(Tier::Warn, f, c, false);
   std::string rec = reminder_text(Tier::Recommend, f, c, false);
@@ -76,6 +78,7 @@ TEST(Reminder, TextsBeginWithContextAtAndNameTheSkills) {
 
 TEST(Reminder, WholeWindowBasisStatesTheWindow) {
   ContextConfig c;
+  c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   c.basis = Basis::Window;
   auto f = make_figure(c, {}, 170000);
   std::string t = reminder_text(Tier::Urgent, f, c, false);
@@ -85,6 +88,7 @@ TEST(Reminder, WholeWindowBasisStatesTheWindow) {
 
 TEST(Reminder, SubagentTextDoesNotOfferSessionSkills) {
   ContextConfig c;
+  c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   auto f = make_figure(c, {}, 150000);
   std::string t = reminder_text(Tier::Urgent, f, c, true);
   EXPECT_TRUE(t.starts_with("Context at 89% (150k of 167k usable tokens) in this subagent.")) << t;
@@ -94,6 +98,7 @@ TEST(Reminder, SubagentTextDoesNotOfferSessionSkills) {
 // Every text a reminder can say, pinned: a change of wording is a deliberate change of this test.
 TEST(Reminder, EveryTextIsPinned) {
   ContextConfig c;
+  c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   auto f = make_figure(c, {}, 127000);
   const std::string head = "Context at 76% (127k of 167k usable tokens)";
   EXPECT_EQ(reminder_text(Tier::Warn, f, c, false),
@@ -113,6 +118,7 @@ TEST(Reminder, EveryTextIsPinned) {
             head + " in this subagent. Finish now and return a concise result before the window fills.");
   ContextConfig whole;
   whole.basis = Basis::Window;
+  whole.reserved_tokens = 33000;
   auto w = make_figure(whole, {}, 170000);
   EXPECT_EQ(reminder_text(Tier::Urgent, w, whole, false),
             "Context at 85% (170k of 200k tokens). Close to the limit: auto-compaction (lossy) starts at "
@@ -121,10 +127,33 @@ TEST(Reminder, EveryTextIsPinned) {
 
 TEST(Reminder, NoTextClaimsTrimStaysInThisSession) {
   ContextConfig c;
+  c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   auto f = make_figure(c, {}, 127000);
   for (Tier t : {Tier::Warn, Tier::Recommend, Tier::Urgent}) {
     EXPECT_EQ(reminder_text(t, f, c, false).find("stays in this session"), std::string::npos);
   }
+}
+
+// Without an override, usable ends where the client compacts: at the window when it compacts only
+// once the API refuses, below it with an auto-compact window; with auto-compaction off the texts
+// say so and count against the whole window.
+TEST(Reminder, TheTextsFollowWhereTheClientCompacts) {
+  ContextConfig c;
+  WindowHints h;
+  auto f = make_figure(c, h, 170000);
+  EXPECT_EQ(reminder_text(Tier::Urgent, f, c, false),
+            "Context at 85% (170k of 200k tokens). Close to the limit: auto-compaction (lossy) starts when the "
+            "window is full. Use /trim or /rollover now.");
+  h.compaction.auto_compact_window = 100000;
+  f = make_figure(c, h, 57000);
+  EXPECT_EQ(reminder_text(Tier::Urgent, f, c, false),
+            "Context at 85% (57k of 67k usable tokens). Close to the limit: auto-compaction (lossy) starts when the "
+            "usable part is full. Use /trim or /rollover now.");
+  h.compaction.disabled = true;
+  f = make_figure(c, h, 170000);
+  EXPECT_EQ(reminder_text(Tier::Urgent, f, c, false),
+            "Context at 85% (170k of 200k tokens). Close to the limit: auto-compaction is off, so the session stops "
+            "when the window is full. Use /trim or /rollover now.");
 }
 
 }  // namespace

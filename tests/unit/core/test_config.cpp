@@ -18,7 +18,7 @@ TEST(Config, DefaultsMatchTheDesign) {
   EXPECT_EQ(c.context.trim_threshold_chars, 500);
   EXPECT_EQ(c.context.trim_target_tools, (std::vector<std::string>{"Read", "Bash", "Grep", "Glob"}));
   EXPECT_EQ(c.context.basis, Basis::Usable);
-  EXPECT_EQ(c.context.reserved_tokens, 33000);
+  EXPECT_EQ(c.context.reserved_tokens, 0);
   EXPECT_EQ(c.context.transcript_wait_ms, 500);
   EXPECT_TRUE(c.errors.empty());
   EXPECT_EQ(c.origins.at("context.warn_threshold"), "default");
