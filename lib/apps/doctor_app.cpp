@@ -11,6 +11,7 @@
 #include "apps/cli.hpp"
 #include "archive/indexer.hpp"
 #include "claude/install_check.hpp"
+#include "claude_code_range.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "store/db_check.hpp"
@@ -30,8 +31,6 @@ using json = nlohmann::json;
 namespace {
 constexpr const char* kTool = "ctx-doctor";
 
-// The Claude Code versions ctxkit was checked against (payloads, transcripts, hooks, MCP).
-constexpr std::string_view kKnownGoodClaude[] = {"2.1.197"};
 
 // Every program of an install.
 constexpr const char* kPrograms[] = {"ctx-remind",  "ctx-status", "ctx-session-hook", "ctx-gate",
@@ -283,15 +282,21 @@ void check_claude(Doctor& d) {
           "check that it is Claude Code and that it runs");
     return;
   }
-  std::string known = kKnownGoodClaude[std::size(kKnownGoodClaude) - 1].data();
-  for (auto k : kKnownGoodClaude)
-    if (v == k) return d.add("claude", Status::Ok, fmt::format("Claude Code {} ({}), a version ctxkit was checked against", v, *found));
-  if (compare_versions(v, known) > 0)
-    d.add("claude", Status::Warning, fmt::format("Claude Code {} ({}) is newer than the versions ctxkit was checked against ({}): untested", v,
-                                                 *found, known),
+  // The supported range (cmake/claude-code-range.txt): checked at both ends, payloads,
+  // transcripts, hooks and MCP.
+  constexpr const char* oldest = CTXKIT_CLAUDE_OLDEST;
+  constexpr const char* newest = CTXKIT_CLAUDE_NEWEST;
+  if (compare_versions(v, oldest) >= 0 && compare_versions(v, newest) <= 0)
+    return d.add("claude", Status::Ok,
+                 fmt::format("Claude Code {} ({}): supported (ctxkit supports {} to {})", v, *found, oldest, newest));
+  if (compare_versions(v, newest) > 0)
+    d.add("claude", Status::Warning,
+          fmt::format("Claude Code {} ({}) is newer than the newest release ctxkit was checked against ({}): untested", v,
+                      *found, newest),
           "if something misbehaves, say which version in the report");
   else
-    d.add("claude", Status::Warning, fmt::format("Claude Code {} ({}) is older than the versions ctxkit was checked against ({})", v, *found, known),
+    d.add("claude", Status::Warning,
+          fmt::format("Claude Code {} ({}) is older than the oldest release ctxkit supports ({}): untested", v, *found, oldest),
           "update Claude Code");
 }
 

@@ -36,8 +36,9 @@ bool text(od::value v, std::string& out) {
   return true;
 }
 
-// Token counts of an API `usage` object (snake_case) or a `modelUsage` entry (camelCase).
-bool read_usage(od::value v, TokenUsage& u) {
+// Token counts of an API `usage` object (snake_case) or a `modelUsage` entry (camelCase), and
+// the entry's `costUSD` added to `cost` when given.
+bool read_usage(od::value v, TokenUsage& u, double* cost = nullptr) {
   od::object obj;
   if (v.get_object().get(obj)) return false;
   for (auto fr : obj) {
@@ -49,8 +50,27 @@ bool read_usage(od::value v, TokenUsage& u) {
     else if (key == "cache_creation_input_tokens" || key == "cacheCreationInputTokens") u.cache_creation = count(f.value());
     else if (key == "cache_read_input_tokens" || key == "cacheReadInputTokens") u.cache_read = count(f.value());
     else if (key == "output_tokens" || key == "outputTokens") u.output = count(f.value());
+    else if (cost && key == "costUSD") {
+      double d = 0;
+      if (!f.value().get_double().get(d) && d >= 0) *cost += d;
+    }
   }
   return true;
+}
+
+// The sum over the models of a `modelUsage`-shaped object ({"<model>": {"inputTokens": …}}), and
+// of their costs; false when it is not such an object.
+bool read_model_usage(od::value v, TokenUsage& sum, double& cost) {
+  od::object models;
+  if (v.get_object().get(models)) return false;
+  bool any = false;
+  for (auto mr : models) {
+    od::field m;
+    if (std::move(mr).get(m)) return false;
+    TokenUsage one;
+    if (read_usage(m.value(), one, &cost)) sum += one, any = true;
+  }
+  return any;
 }
 
 // Everything a runner reads from one event, whatever the order of its keys.
@@ -60,8 +80,9 @@ struct Event {
   long num_turns = 0;
   double cost_usd = 0;
   bool has_cost = false;
-  TokenUsage usage, model_usage;
-  bool has_usage = false, has_model_usage = false;
+  TokenUsage usage, model_usage, call_usage;
+  double call_cost = 0;
+  bool has_usage = false, has_model_usage = false, has_call_usage = false;
 };
 
 bool read_event(od::object obj, Event& ev) {
@@ -86,18 +107,16 @@ bool read_event(od::object obj, Event& ev) {
     } else if (key == "usage") {
       ev.has_usage = read_usage(v, ev.usage);
     } else if (key == "modelUsage") {
-      od::object models;
-      if (v.get_object().get(models)) continue;
+      double ignored = 0;
       TokenUsage sum;
-      bool any = false;
-      for (auto mr : models) {
-        od::field m;
-        if (std::move(mr).get(m)) return false;
-        TokenUsage one;
-        if (read_usage(m.value(), one)) sum += one, any = true;
-      }
+      ev.has_model_usage = read_model_usage(v, sum, ignored);
       ev.model_usage = sum;
-      ev.has_model_usage = any;
+    } else if (key == "model_usage_since_last_result") {
+      TokenUsage sum;
+      double cost = 0;
+      ev.has_call_usage = read_model_usage(v, sum, cost);
+      ev.call_usage = sum;
+      ev.call_cost = cost;
     }
   }
   return true;
@@ -140,8 +159,15 @@ void StreamResultReader::feed_line(std::string_view line) {
   result_.num_turns = ev.num_turns;
   if (ev.has_cost) result_.cost_usd = ev.cost_usd;
   // `modelUsage` counts every API call of the client (the compaction call and other models too);
-  // `usage` only the main loop's.
-  result_.usage = ev.has_model_usage ? ev.model_usage : ev.has_usage ? ev.usage : TokenUsage{};
+  // `usage` only the main loop's. Since 2.1.332 `modelUsage` and `total_cost_usd` count the whole
+  // session, earlier calls of a resumed one included, and `model_usage_since_last_result` (same
+  // shape) this call's alone: that one, when given.
+  if (ev.has_call_usage) {
+    result_.usage = ev.call_usage;
+    result_.cost_usd = ev.call_cost;
+  } else {
+    result_.usage = ev.has_model_usage ? ev.model_usage : ev.has_usage ? ev.usage : TokenUsage{};
+  }
 }
 
 void StreamResultReader::feed(std::string_view text) {

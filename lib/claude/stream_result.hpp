@@ -31,8 +31,10 @@ struct StreamResult {
   std::string text;        // the result's text (the final message)
   long num_turns = 0;
   double cost_usd = 0;
-  // Every API call of the client in this run, summed over `modelUsage` (which counts the
-  // compaction call and other models too); the result's `usage` when `modelUsage` is absent.
+  // Every API call of the client in this run, summed over `model_usage_since_last_result` (2.1.332:
+  // this call's) or else `modelUsage` (which counts the compaction call and other models too, and
+  // since 2.1.332 a resumed session's earlier calls); the result's `usage` when both are absent.
+  // cost_usd likewise: that object's costUSD, else `total_cost_usd`.
   TokenUsage usage;
   bool compacted = false;  // a `system/compact_boundary` event was seen
   std::string client_version;  // the `system/init` event's claude_code_version

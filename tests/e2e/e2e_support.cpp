@@ -60,28 +60,35 @@ util::ProcessResult run_tool_as_nobody(const std::string& name, const std::strin
   return r ? *r : util::ProcessResult{};
 }
 
-RecordedSession::RecordedSession(size_t output_chars) {
+RecordedSession::RecordedSession(size_t output_chars, const std::string& set) {
   namespace fs = std::filesystem;
-  fs::path src = fixtures() / "claude-sonnet-4-5/basic/transcripts";
+  fs::path src = set.empty() ? fixtures() / kDefaultSet / "basic/transcripts" : fixture_path(set, "basic/transcripts");
+  const auto mains = main_transcripts(src);
+  EXPECT_EQ(mains.size(), 1u) << src;
+  id = mains.empty() ? std::string(kId) : mains[0].stem().string();
   dir = tmp / "home/.claude/projects/-proj";
   fs::create_directories(dir);
-  transcript = dir / (std::string(kId) + ".jsonl");
+  transcript = dir / (id + ".jsonl");
+  std::string text;
+  for (size_t i = 0; text.size() < output_chars; ++i) text += "output line " + std::to_string(i) + " of a long command\n";
   std::string out;
-  for (const auto& line : file_lines(src / (std::string(kId) + ".jsonl"))) {
+  for (const auto& line : file_lines(src / (id + ".jsonl"))) {
     if (line.find("\"tool_result\"") != std::string::npos && output_chars > 0) {
       auto j = nlohmann::ordered_json::parse(line);
-      auto& block = j["message"]["content"][0];
-      std::string text;
-      for (size_t i = 0; text.size() < output_chars; ++i) text += "output line " + std::to_string(i) + " of a long command\n";
-      block["content"] = text;
-      out += j.dump() + "\n";
-    } else {
-      out += line + "\n";
+      const std::string type = j.value("type", "");
+      if ((type == "user" || type == "api-request-blob") && j.contains("message") && j["message"].is_object() &&
+          j["message"].contains("content") && j["message"]["content"].is_array()) {
+        for (auto& block : j["message"]["content"])
+          if (block.is_object() && block.value("type", "") == "tool_result") block["content"] = text;
+        out += j.dump() + "\n";
+        continue;
+      }
     }
+    out += line + "\n";
   }
   std::ofstream(transcript) << out;
   original = out;
-  fs::copy(src / kId, dir / kId, fs::copy_options::recursive);
+  if (fs::exists(src / id)) fs::copy(src / id, dir / id, fs::copy_options::recursive);
   env = tmp.env();
 }
 

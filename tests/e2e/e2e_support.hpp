@@ -20,14 +20,20 @@ util::ProcessResult run_tool(const std::string& name, const std::vector<std::str
                              const std::filesystem::path& cwd = {});
 
 // A recorded session (with its subagent file) under HOME/.claude/projects/-proj in a temp dir,
-// its tool outputs enlarged to `output_chars` (as a long session's would be; 0 keeps them).
+// its tool outputs enlarged to `output_chars` (as a long session's would be; 0 keeps them): the
+// basic session of a fixture set ("claude-code-<version>/<model>", see fixture_sets), by default
+// the oldest supported release's claude-sonnet-4-5 one (kId). Where the client copies the
+// messages it sends into the transcript (api-request-blob lines, 2.1.332), the copies are
+// enlarged the same way.
 struct RecordedSession {
   static constexpr const char* kId = "e276539b-fd98-4786-afff-185c4144940f";
+  static constexpr const char* kDefaultSet = "claude-sonnet-4-5";
   TempDir tmp;
+  std::string id;
   std::filesystem::path dir, transcript;
   std::string original;
   util::Env env;
-  explicit RecordedSession(size_t output_chars = 20000);
+  explicit RecordedSession(size_t output_chars = 20000, const std::string& set = "");
   std::filesystem::path state() const { return tmp / "home/.local/state/ctxkit"; }
 };
 

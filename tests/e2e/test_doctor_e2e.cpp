@@ -2,6 +2,8 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
@@ -186,13 +188,49 @@ TEST(Doctor, HooksThatNeverRanAndNoStateAreWarningsOnly) {
   EXPECT_FALSE(fs::exists(in.state)) << "the doctor creates nothing";
 }
 
+// "oldest" and "newest" of cmake/claude-code-range.txt, the supported Claude Code releases.
+std::map<std::string, std::string> claude_range() {
+  std::map<std::string, std::string> out;
+  std::istringstream in(read_file(fs::path(CTXKIT_SOURCE_DIR) / "cmake/claude-code-range.txt"));
+  std::string key, value;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    if (words >> key >> value && (key == "oldest" || key == "newest")) out[key] = value;
+  }
+  return out;
+}
+
+TEST(Doctor, AClientInsideTheSupportedRangeIsSupportedOutsideItUntested) {
+  const auto range = claude_range();
+  ASSERT_EQ(range.size(), 2u);
+  const std::string oldest = range.at("oldest"), newest = range.at("newest");
+  const std::string span = "(ctxkit supports " + oldest + " to " + newest + ")";
+  // Both ends and a release between them.
+  const std::string between = oldest.substr(0, oldest.rfind('.') + 1) + std::to_string(std::stoi(oldest.substr(oldest.rfind('.') + 1)) + 1);
+  for (const std::string& v : {oldest, between, newest}) {
+    Install in(true, v + " (Claude Code)");
+    auto r = in.doctor();
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_TRUE(has_line(r.out, "ok    claude: ", "Claude Code " + v + " (")) << r.out;
+    EXPECT_TRUE(has_line(r.out, "ok    claude: ", "): supported " + span)) << r.out;
+  }
+  Install older(true, "0.9.1 (Claude Code)");
+  auto r = older.doctor();
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "Claude Code 0.9.1 (")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "older than the oldest release ctxkit supports (" + oldest + "): untested")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", " → update Claude Code")) << r.out;
+}
+
 TEST(Doctor, ClaudeMissingOrNewerIsAWarning) {
-  Install newer(true, "2.3.0 (Claude Code)");
+  Install newer(true, "99.3.0 (Claude Code)");
   newer.run_a_hook();
   auto r = newer.doctor();
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "Claude Code 2.3.0 (")) << r.out;
-  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "newer than the versions ctxkit was checked against (2.1.197): untested")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "Claude Code 99.3.0 (")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "newer than the newest release ctxkit was checked against (" +
+                                                    claude_range().at("newest") + "): untested"))
+      << r.out;
   Install none(true, "");
   none.env.set("PATH", (none.tmp / "bin").string() + ":/bin");
   none.run_a_hook();

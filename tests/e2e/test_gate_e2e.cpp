@@ -3,19 +3,38 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
 #include "e2e/e2e_support.hpp"
+#include "unit/json_variants.hpp"
 
 namespace ctxkit::test {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// The SessionStart payloads Claude Code 2.1.197 sent (one per source), as recorded.
-std::map<std::string, std::string> recorded_session_start_payloads() {
+// A recorded version and model, its payloads as recorded or rewritten (keys reversed, spaced,
+// unknown keys added at every depth).
+struct Recorded {
+  std::string set;
+  std::optional<JsonVariant> variant;
+};
+
+std::vector<Recorded> recorded() {
+  std::vector<Recorded> out;
+  for (const auto& set : fixture_sets("b_sessionstart/additionalContext/hooks.jsonl")) {
+    out.push_back({set, std::nullopt});
+    for (auto v : all_json_variants()) out.push_back({set, v});
+  }
+  return out;
+}
+
+// The SessionStart payloads the client sent (one per source), as recorded for the set.
+std::map<std::string, std::string> session_start_payloads_of(const Recorded& r) {
   std::map<std::string, std::string> by_source;
-  for (const char* model : {"claude-sonnet-4-5", "claude-opus-4-8"}) {
-    std::ifstream in(fixtures() / model / "b_sessionstart" / "additionalContext" / "hooks.jsonl");
+  {
+    std::ifstream in(fixture_path(r.set, "b_sessionstart/additionalContext/hooks.jsonl"));
     std::string line;
     while (std::getline(in, line)) {
       auto rec = json::parse(line, nullptr, false);
@@ -23,7 +42,7 @@ std::map<std::string, std::string> recorded_session_start_payloads() {
       const std::string raw = rec.value("stdin_raw", "");
       auto payload = json::parse(raw, nullptr, false);
       if (payload.is_discarded()) continue;
-      by_source.emplace(payload.value("source", ""), raw);
+      by_source.emplace(payload.value("source", ""), r.variant ? json_variant(raw, *r.variant) : raw);
     }
   }
   return by_source;
@@ -66,7 +85,14 @@ struct GateBench {
   util::ProcessResult gate(std::vector<std::string> args, const std::string& in = "") { return run_tool("ctx-gate", args, in, env); }
 };
 
-TEST(GateE2E, RecordedPayloadsForEverySourceArePresent) {
+class GateOnRecorded : public ::testing::TestWithParam<Recorded> {
+ protected:
+  std::map<std::string, std::string> recorded_session_start_payloads() const {
+    return session_start_payloads_of(GetParam());
+  }
+};
+
+TEST_P(GateOnRecorded, RecordedPayloadsForEverySourceArePresent) {
   const auto p = recorded_session_start_payloads();
   for (const char* s : {"startup", "resume", "clear", "compact"}) EXPECT_TRUE(p.count(s)) << s;
 }
@@ -91,7 +117,7 @@ TEST(GateE2E, CommandAnswersNothingThenCompactWithFocusThenNothingAgain) {
   EXPECT_EQ(json::parse(b.gate({"--json"}).out)["action"], "none");
 }
 
-TEST(GateE2E, HookAnswersOnlyForClearAndCompact) {
+TEST_P(GateOnRecorded, HookAnswersOnlyForClearAndCompact) {
   GateBench b;
   const auto payloads = recorded_session_start_payloads();
   ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string(), "--summary", "gate demo"}).exit_code, 0);
@@ -113,7 +139,7 @@ TEST(GateE2E, HookAnswersOnlyForClearAndCompact) {
   }
 }
 
-TEST(GateE2E, HookConfirmsTheActionAndReanchorsTheSubStep) {
+TEST_P(GateOnRecorded, HookConfirmsTheActionAndReanchorsTheSubStep) {
   GateBench b;
   const auto payloads = recorded_session_start_payloads();
   ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string()}).exit_code, 0);
@@ -132,7 +158,7 @@ TEST(GateE2E, HookConfirmsTheActionAndReanchorsTheSubStep) {
   EXPECT_NE(st.out.find(" by session-start:"), std::string::npos) << st.out;
 }
 
-TEST(GateE2E, HookMarksAnActionDoneBeforeAnyoneAskedForIt) {
+TEST_P(GateOnRecorded, HookMarksAnActionDoneBeforeAnyoneAskedForIt) {
   GateBench b;
   const auto payloads = recorded_session_start_payloads();
   ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string()}).exit_code, 0);
@@ -142,7 +168,7 @@ TEST(GateE2E, HookMarksAnActionDoneBeforeAnyoneAskedForIt) {
   EXPECT_EQ(json::parse(b.gate({"--json"}).out)["action"], "none");  // the compact already happened
 }
 
-TEST(GateE2E, HookFailsOpenOnBadInputAndMissingState) {
+TEST_P(GateOnRecorded, HookFailsOpenOnBadInputAndMissingState) {
   GateBench b;
   const auto payloads = recorded_session_start_payloads();
   auto no_state = b.gate({"--hook"}, payloads.at("clear"));
@@ -158,7 +184,7 @@ TEST(GateE2E, HookFailsOpenOnBadInputAndMissingState) {
   EXPECT_NE(broken.err.find("ctx-gate: note: "), std::string::npos);
 }
 
-TEST(GateE2E, ReanchorIsBounded) {
+TEST_P(GateOnRecorded, ReanchorIsBounded) {
   GateBench b;
   const auto payloads = recorded_session_start_payloads();
   std::string big = "name: big\ndescription: d\nsteps:\n  - id: s\n    type: action\n    instructions: \"";
@@ -173,6 +199,12 @@ TEST(GateE2E, ReanchorIsBounded) {
   auto dflt = b.gate({"--hook"}, payloads.at("clear"));
   EXPECT_LE(json::parse(dflt.out)["hookSpecificOutput"]["additionalContext"].get<std::string>().size(), 8000u);
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryVersion, GateOnRecorded, ::testing::ValuesIn(recorded()),
+                         [](const ::testing::TestParamInfo<Recorded>& p) {
+                           return fixture_set_name(p.param.set) + "_" +
+                                  (p.param.variant ? variant_name(*p.param.variant) : "Recorded");
+                         });
 
 }  // namespace
 }  // namespace ctxkit::test

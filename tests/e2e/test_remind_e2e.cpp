@@ -49,7 +49,7 @@ class RecordedReplay : public ::testing::TestWithParam<std::string> {};
 // the tool_use reaches the disk only after the hook has started. The reminder states that call's
 // exact figure, for the main session and for the subagent (from its own file).
 TEST_P(RecordedReplay, EachToolCallGetsItsOwnFigureDespiteTheLag) {
-  fs::path base = fixtures() / GetParam() / "basic";
+  fs::path base = fixture_path(GetParam(), "basic");
   std::ifstream hooks(base / "hooks.jsonl");
   std::string l;
   int checked = 0, subagent_checked = 0;
@@ -106,7 +106,9 @@ TEST_P(RecordedReplay, EachToolCallGetsItsOwnFigureDespiteTheLag) {
   EXPECT_EQ(subagent_checked, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(BothModels, RecordedReplay, ::testing::Values("claude-sonnet-4-5", "claude-opus-4-8"));
+// Every recorded version and model.
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedReplay, ::testing::ValuesIn(fixture_sets("basic")),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return fixture_set_name(p.param); });
 
 TEST(Remind, TiersFireOnceThenRepeatAfterIntervalAndRearmAfterCompaction) {
   TempDir tmp;

@@ -105,6 +105,26 @@ TEST(SearchIndexing, TrimReturnsFirstAndTheArchiveBecomesSearchable) {
   EXPECT_NE(j[0]["snippet"].get<std::string>().find("[output]"), std::string::npos) << j[0]["snippet"];
 }
 
+// The recorded session of every version and model: trimmed (the original archived) and found by
+// what its tool output held.
+class SearchOnRecorded : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SearchOnRecorded, TrimmedSessionIsFoundByItsCutOutput) {
+  RecordedSession s(20000, GetParam());
+  auto t = run_tool("ctx-trim", {s.id}, "", s.env);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(t.err, "");
+  wait_for_indexer(s.state());
+  auto hits = run_tool("ctx-search", {"output line 500 of", "--json"}, "", s.env);
+  ASSERT_EQ(hits.exit_code, 0) << hits.err;
+  auto j = json::parse(hits.out);
+  ASSERT_FALSE(j.empty()) << hits.out;
+  EXPECT_EQ(j[0]["session_id"], s.id);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVersion, SearchOnRecorded, ::testing::ValuesIn(fixture_sets("basic")),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return fixture_set_name(p.param); });
+
 TEST(SearchIndexing, SearchSaysWhenTheIndexIsBeingBuiltAndFinishesItOtherwise) {
   RecordedSession s;
   // Archived but never indexed (as after a killed indexer): hold the lock as an indexer would.

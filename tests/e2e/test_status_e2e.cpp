@@ -3,32 +3,71 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "context/context_meter.hpp"
 #include "e2e/e2e_support.hpp"
+#include "unit/json_variants.hpp"
 #include "store/state_store.hpp"
 
 namespace ctxkit::test {
 namespace {
 using json = nlohmann::json;
 
-TEST(Status, RecordsTheClientsExactFigureForTheSession) {
-  TempDir tmp;
-  util::Env env = tmp.env();
-  env.set("NO_COLOR", "1");
-  json all = json::parse(read_file(fixtures() / "claude-sonnet-4-5/hooks/StatusLine.json"));
-  json p = all["payloads"][1];
-  p["transcript_path"] = (tmp / "t.jsonl").string();
-  auto r = run_tool("ctx-status", {}, p.dump(), env);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto store = StateStore::open(tmp / "home/.local/state/ctxkit/state.db", 1000);
-  ASSERT_TRUE(store);
-  auto fig = store->status(p["session_id"]);
-  ASSERT_TRUE(fig && *fig);
-  auto cu = p["context_window"]["current_usage"];
-  EXPECT_EQ((*fig)->tokens, cu["input_tokens"].get<int64_t>() + cu["cache_creation_input_tokens"].get<int64_t>() +
-                                cu["cache_read_input_tokens"].get<int64_t>());
-  EXPECT_EQ((*fig)->window, 200000);
+// Every recorded version and model, the status-line input as recorded and rewritten (keys
+// reversed, spaced, unknown keys added at every depth).
+struct Recorded {
+  std::string set;
+  std::optional<JsonVariant> variant;
+};
+
+std::vector<Recorded> recorded() {
+  std::vector<Recorded> out;
+  for (const auto& set : fixture_sets("hooks/StatusLine.json")) {
+    out.push_back({set, std::nullopt});
+    for (auto v : all_json_variants()) out.push_back({set, v});
+  }
+  return out;
 }
+
+class RecordedStatusInput : public ::testing::TestWithParam<Recorded> {};
+
+// The inputs the client gave after a response: ctx-status records the client's own figure (its
+// token count and its window, whatever that is for this version and model) and shows it.
+TEST_P(RecordedStatusInput, RecordsAndShowsTheClientsExactFigure) {
+  json all = json::parse(read_file(fixture_path(GetParam().set, "hooks/StatusLine.json")));
+  int checked = 0;
+  for (json p : all["payloads"]) {
+    if (!p["context_window"].is_object() || !p["context_window"]["current_usage"].is_object()) continue;
+    TempDir tmp;
+    util::Env env = tmp.env();
+    env.set("NO_COLOR", "1");
+    p["transcript_path"] = (tmp / "t.jsonl").string();
+    auto input = GetParam().variant ? json_variant(p.dump(), *GetParam().variant) : p.dump();
+    auto r = run_tool("ctx-status", {}, input, env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto store = StateStore::open(tmp / "home/.local/state/ctxkit/state.db", 1000);
+    ASSERT_TRUE(store);
+    auto fig = store->status(p["session_id"]);
+    ASSERT_TRUE(fig && *fig);
+    auto cu = p["context_window"]["current_usage"];
+    const int64_t tokens = cu["input_tokens"].get<int64_t>() + cu["cache_creation_input_tokens"].get<int64_t>() +
+                           cu["cache_read_input_tokens"].get<int64_t>();
+    const int64_t window = p["context_window"]["context_window_size"];
+    EXPECT_EQ((*fig)->tokens, tokens);
+    EXPECT_EQ((*fig)->window, window);
+    EXPECT_NE(r.out.find(" · " + short_tokens(window) + " window"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(short_tokens(tokens) + " of "), std::string::npos) << r.out;
+    ++checked;
+  }
+  EXPECT_GE(checked, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedStatusInput, ::testing::ValuesIn(recorded()),
+                         [](const ::testing::TestParamInfo<Recorded>& p) {
+                           return fixture_set_name(p.param.set) + "_" +
+                                  (p.param.variant ? variant_name(*p.param.variant) : "Recorded");
+                         });
 
 TEST(Status, OneMillionWindowReportedByTheClient) {
   TempDir tmp;

@@ -12,8 +12,11 @@ claude-opus-4-8), in a fresh HOME:
   1. `claude plugin marketplace add PLUGIN_DIR` and `claude plugin install ctxkit@ctxkit` succeed,
      and `ctx-settings active` then names the plugin while `ctx-settings install` refuses to
      register the same hooks a second time;
-  2. in a `claude -p` run with no ctxkit entry in any settings file, the model's tools include the
-     plugin's workflow MCP tools (mcp__plugin_ctxkit_ctxkit-workflow__workflow_*), the plugin's
+  2. in a `claude -p` run with no ctxkit entry in any settings file, the model can find and call
+     the plugin's workflow MCP tools (mcp__plugin_ctxkit_ctxkit-workflow__workflow_*): offered in
+     the first request's tools (2.1.197), or, where the client defers MCP tools behind its tool
+     search (2.1.332: named in a "deferred tools" reminder, schemas loaded by ToolSearch), named in
+     that reminder and found by a ToolSearch for what they do ("workflow step"), not by name; the plugin's
      bin/ is on the Bash tool's PATH, the PostToolUse hook (ctx-remind, from the plugin) puts its
      context reminder in the request after a tool call at 60% of the window, and a workflow_list
      call reaches ctx-workflow-mcp, whose answer (the templates in the plugin's share/ctxkit)
@@ -23,6 +26,7 @@ Exit 0 when every check passes.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,6 +35,8 @@ import live_common
 
 SERVER = "ctxkit-workflow"
 PREFIX = f"mcp__plugin_ctxkit_{SERVER}__"
+# What a model would search for, knowing what it wants and not the tools' names.
+SEARCH_QUERY = "workflow step"
 
 
 def client():
@@ -88,11 +94,15 @@ def main():
               rc == 1 and "--status-line-only" in out and before == after, out)
 
         script = os.path.join(base, "script.json")
+        # ToolSearch is the client's way to load deferred tools (2.1.332); a client without it
+        # answers that call with an error and offers the tools up front.
         with open(script, "w") as f:
             json.dump({"context_window": 200000, "turns": [
                 {"text": "Looking.", "tool": "Bash", "input": {"command": "command -v ctx-trim", "description": "where"},
-                 "fill_pct": 60},
-                {"text": "Listing the workflows.", "tool": PREFIX + "workflow_list", "input": {}},
+                 "fill_pct": 60, "id": "toolu_bash"},
+                {"text": "Finding the workflow tools.", "tool": "ToolSearch",
+                 "input": {"query": SEARCH_QUERY, "max_results": 10}, "id": "toolu_search"},
+                {"text": "Listing the workflows.", "tool": PREFIX + "workflow_list", "input": {}, "id": "toolu_list"},
                 {"text": "Done."}]}, f)
         cmd = live_common.cc_run_argv(a) + ["--root", root, "--keep", "--script", script,
                "--prompt", "check the plugin", "--model", model, "--events", "PostToolUse",
@@ -107,33 +117,48 @@ def main():
             continue
         with open(rep["requests_log"]) as f:
             reqs = [q for q in (json.loads(l) for l in f if l.strip()) if q.get("kind") == "main"]
-        tools = sorted(t["name"] for t in reqs[0]["body"].get("tools", []) if t["name"].startswith(PREFIX))
-        check(model, f"the first request offers the plugin's MCP tools ({', '.join(t[len(PREFIX):] for t in tools)})",
-              PREFIX + "workflow_status" in tools and PREFIX + "workflow_start" in tools, json.dumps(tools))
+        offered = sorted(t["name"] for t in reqs[0]["body"].get("tools", []) if t["name"].startswith(PREFIX))
+        first_text = json.dumps(reqs[0]["body"].get("messages", []))
+        deferred = sorted(set(re.findall(re.escape(PREFIX) + r"workflow_[a-z_]+", first_text)))
 
         def tool_results(req):
-            out = []
+            out = {}
             for m in req["body"]["messages"]:
                 if isinstance(m["content"], list):
-                    out += [b for b in m["content"] if b.get("type") == "tool_result"]
+                    out.update({b.get("tool_use_id"): b for b in m["content"] if b.get("type") == "tool_result"})
             return out
 
         def text_of(block):
             c = block.get("content")
-            return c if isinstance(c, str) else "".join(x.get("text", "") for x in c or [])
+            if isinstance(c, str):
+                return c
+            return "".join(x.get("text", "") if x.get("type") == "text" else json.dumps(x) for x in c or [])
 
-        bash = [text_of(b) for b in tool_results(reqs[1])] if len(reqs) > 1 else []
+        results = tool_results(reqs[-1])
+        if offered:
+            check(model, f"the first request offers the plugin's MCP tools ({', '.join(t[len(PREFIX):] for t in offered)})",
+                  PREFIX + "workflow_status" in offered and PREFIX + "workflow_start" in offered, json.dumps(offered))
+        else:
+            check(model, f"the client defers MCP tools; its first request names the plugin's as deferred "
+                  f"({', '.join(t[len(PREFIX):] for t in deferred)})",
+                  PREFIX + "workflow_status" in deferred and PREFIX + "workflow_start" in deferred, first_text[-1500:])
+            found = text_of(results.get("toolu_search", {}))
+            names = sorted(set(re.findall(re.escape(PREFIX) + r"workflow_[a-z_]+", found)))
+            check(model, f"a ToolSearch for {SEARCH_QUERY!r} finds them ({', '.join(t[len(PREFIX):] for t in names)})",
+                  PREFIX + "workflow_start" in names and PREFIX + "workflow_advance" in names
+                  and not results.get("toolu_search", {}).get("is_error"), found[:1500])
+        bash = text_of(results.get("toolu_bash", {}))
         check(model, "the plugin's bin/ is on the Bash tool's PATH",
-              any(t.strip() == os.path.join(plugin, "bin", "ctx-trim") for t in bash), json.dumps(bash))
-        reminder = [h for h in rep["expect"].get("Context at", []) if h["request_seq"] == reqs[1]["seq"]] if len(reqs) > 1 else []
+              os.path.join(plugin, "bin", "ctx-trim") in bash.split(), bash[:800])
+        bash_req = next((q for q in reqs if "toolu_bash" in tool_results(q)), None)
+        reminder = [h for h in rep["expect"].get("Context at", []) if bash_req and h["request_seq"] == bash_req["seq"]]
         check(model, "ctx-remind's reminder (PostToolUse hook from the plugin) reached the model right after the tool call",
               bool(reminder), json.dumps(rep["expect"]))
-        status = [b for b in tool_results(reqs[2])] if len(reqs) > 2 else []
-        last = status[-1] if status else {}
+        last = results.get("toolu_list", {})
         text = text_of(last) if last else ""
         check(model, "workflow_list through the plugin's MCP server answered the model with the plugin's templates "
               "(share/ctxkit/workflows beside its bin/)",
-              bool(last) and not last.get("is_error") and '"feature"' in text and '"bugfix"' in text, json.dumps(last))
+              bool(last) and not last.get("is_error") and '"feature"' in text and '"bugfix"' in text, json.dumps(last)[:1500])
         state = os.path.join(home, ".local", "state", "ctxkit")
         check(model, "the plugin's hooks keep their state in ctxkit's usual folder (~/.local/state/ctxkit)",
               os.path.isdir(state) and any(n.endswith(".db") or n.endswith(".sqlite") for n in os.listdir(state)),

@@ -4,9 +4,11 @@ of this folder. The status line only runs in interactive mode.
 
 Usage: check_status_live.py [BIN_DIR] [--model M] [--work DIR] [--harness DIR]   (see live_common.py)
 
-Checks: the status line shows ctx-status's figure (percent of the usable window, tokens, window)
-for the client's own context figure, and ctx-status recorded that exact figure in the state
-database for ctx-remind.
+Checks: the status line shows ctx-status's figure for the client's own context figure, whatever
+the client's release says it is: the tokens and the window of the status-line input the client
+gave (the recorder, wrapped by ctx-status, logs that input: 2.1.332 gives claude-opus-4-8 a
+1,000,000-token window where 2.1.197 gave 200,000), and ctx-status recorded that exact figure in
+the state database for ctx-remind.
 """
 import json
 import os
@@ -20,6 +22,27 @@ import time
 import live_common
 
 
+def short_tokens(n):
+    """ctx-status's short form of a token count (context_meter.cpp short_tokens)."""
+    if n >= 1000000 and n % 1000000 == 0:
+        return f"{n // 1000000}M"
+    if n >= 10000:
+        return f"{n // 1000 + (1 if n % 1000 >= 500 else 0)}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
+
+
+def client_figure(payload):
+    """(tokens, window) of a status-line input, or None before the first response."""
+    cw = payload.get("context_window") or {}
+    cu = cw.get("current_usage")
+    if not isinstance(cu, dict):
+        return None
+    tokens = sum(int(cu.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    return tokens, int(cw.get("context_window_size") or 0)
+
+
 def main():
     a = live_common.parse_args(__doc__, ["ctx-status", "ctx-remind"])
     from harness import Harness  # noqa: E402 (the harness parse_args chose)
@@ -29,8 +52,10 @@ def main():
     ok = True
     for model in a.models:
         h = Harness(os.path.join(work, model))
+        # ctx-status wraps the recorder, which logs the very input the client gave.
+        status_cmd = "%s --wrap %s" % (os.path.join(bin_dir, "ctx-status"), shlex.quote(h.recorder("StatusLine")))
         h.write_settings(events=["PostToolUse"], hook_command=os.path.join(bin_dir, "ctx-remind") + " {event}", record=False,
-                         extra={"statusLine": {"type": "command", "command": os.path.join(bin_dir, "ctx-status")}})
+                         extra={"statusLine": {"type": "command", "command": status_cmd}})
         h.start_server({"context_window": 200000, "turns": [
             {"text": "Running.", "tool": "Bash", "input": {"command": "echo hi", "description": "say hi"}, "fill_pct": 60},
             {"text": "Done interactive.", "fill_pct": 75}]})
@@ -58,11 +83,14 @@ def main():
             subprocess.run(["tmux", "send-keys", "-t", sess, "do the thing"])
             time.sleep(1)
             subprocess.run(["tmux", "send-keys", "-t", sess, "Enter"])
-            after = ""
-            for _ in range(30):
+            after, figure = "", None
+            for _ in range(60):
                 time.sleep(1)
                 after = screen()
-                if "Context 89%" in after:
+                figures = [f for f in (client_figure(x.get("stdin") or {}) for x in h.hooks("StatusLine")) if f]
+                figure = figures[-1] if figures else None
+                # The last response's usage (75 % of the scripted 200,000) shown on the screen.
+                if figure and figure[0] == 150000 and (short_tokens(figure[0]) + " of ") in after:
                     break
             subprocess.run(["tmux", "send-keys", "-t", sess, "/exit", "Enter"])
             time.sleep(2)
@@ -75,17 +103,19 @@ def main():
         else:
             print(f"FAIL {model}: no placeholder before the first response:\n{before[-600:]}")
             ok = False
-        if "Context 89% · 150k of 167k usable · 200k window" in after:
-            print(f"ok   {model}: the status line shows: {line}")
+        want = figure and "%s of " % short_tokens(figure[0])
+        want_window = figure and "· %s window" % short_tokens(figure[1])
+        if figure and line.startswith("Context ") and want in line and want_window in line:
+            print(f"ok   {model}: the status line shows the client's figure ({figure[0]} of a {figure[1]} window): {line}")
         else:
-            print(f"FAIL {model}: status line not as expected:\n{after[-900:]}")
+            print(f"FAIL {model}: status line not the client's figure {figure}:\n{after[-900:]}")
             ok = False
         db = os.path.join(state, "ctxkit", "state.db")
         rows = sqlite3.connect(db).execute("SELECT tokens, window FROM status_figures").fetchall() if os.path.exists(db) else []
-        if rows and rows[-1][0] == 150000 and rows[-1][1] == 200000:
-            print(f"ok   {model}: ctx-status recorded the client's exact figure (150000 of 200000) for ctx-remind")
+        if figure and rows and tuple(rows[-1]) == tuple(figure):
+            print(f"ok   {model}: ctx-status recorded the client's exact figure ({figure[0]} of {figure[1]}) for ctx-remind")
         else:
-            print(f"FAIL {model}: recorded status figures: {rows}")
+            print(f"FAIL {model}: recorded status figures: {rows}, the client's: {figure}")
             ok = False
     print("status live check passed" if ok else "status live check FAILED")
     sys.exit(0 if ok else 1)

@@ -33,7 +33,7 @@ import tempfile
 import time
 
 import live_common
-from fake_api import flatten as text_of  # a message content's text and tool results
+from fake_api import SUMMARY_PHRASES, flatten as text_of  # a message content's text and tool results
 
 SERVER = "ctxkit-workflow"
 FOCUS = "LIVE-FOCUS keep the plan's list of files for the review"
@@ -148,18 +148,31 @@ def run_model(Harness, bin_dir, base, model):
     check(first_session and agent_of(mains[0]) == "interactive",
           f"the interactive client made the first request (session {first_session})",
           f"requests: {[(q['kind'], agent_of(q)) for q in msgs]}")
-    # The advance's answer the model saw (the tool_result of the request after the advance).
-    told = [q for q in mains if SUPERVISOR_SAYS in text_of(q["body"]["messages"][-1].get("content"))]
+    # The advance's answer the model saw: in what the request adds after the model's last turn
+    # (2.1.332 may send its own reminders in a message after the one with the tool result).
+    def added(q):
+        tail = []
+        for m in reversed(q["body"]["messages"]):
+            if m.get("role") == "assistant":
+                break
+            tail.append(text_of(m.get("content")))
+        return "\n".join(reversed(tail))
+    told = [q for q in mains if SUPERVISOR_SAYS in added(q)]
     check(told, "workflow_advance answered that the supervisor runs /compact when the turn ends",
           f"main requests: {len(mains)}; pane:\n{pane[-800:]}")
     compacts = [i for i, q in enumerate(msgs) if q["kind"] == "compact"]
     c = msgs[compacts[0]] if compacts else None
-    ctext = text_of(c["body"]["messages"][-1].get("content")) if c else ""
+    # The summarizer prompt, wherever the client puts the focus in it: 2.1.332 adds its own
+    # reminders (e.g. <total_tokens>) after the instructions, so the user messages are searched
+    # from the one that asks for the summary on.
+    c_users = [text_of(m.get("content")) for m in c["body"]["messages"] if m.get("role") == "user"] if c else []
+    asks = next((i for i, t in enumerate(c_users) if any(p in t for p in SUMMARY_PHRASES)), len(c_users))
+    ctext = "\n".join(c_users[asks:])
     check(c and session_of(c) == first_session and agent_of(c) == "print",
           "a compaction request on the same session, from the headless client",
           f"compaction requests: {[(session_of(msgs[i]), agent_of(msgs[i])) for i in compacts]}; "
           f"supervisor stderr: {sup_text[-600:]}")
-    check("Additional Instructions" in ctext and FOCUS in ctext,
+    check("Additional Instructions" in ctext and FOCUS in ctext[ctext.find("Additional Instructions"):],
           "the compaction's summarizer prompt carries the step's focus as Additional Instructions",
           f"summarizer prompt tail: {ctext[-600:]!r}")
     after = [q for q in msgs[compacts[0] + 1:] if q["kind"] == "main"] if compacts else []

@@ -58,22 +58,45 @@ loops:
 """
 
 
+def result_text(block):
+    """The text of a tool_result block: its string content, or its text blocks joined."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(c.get("text", "") for c in content or [] if isinstance(c, dict))
+
+
+def result_value(text):
+    """The JSON object a tool answered with, found by content: the client may add text around it
+    (2.1.332 appends hook context and its own <system-reminder> blocks to the tool_result);
+    {"text": text} when the result holds none."""
+    decoder = json.JSONDecoder()
+    at = text.find("{")
+    while at != -1:
+        try:
+            value, _ = decoder.raw_decode(text, at)
+            if isinstance(value, dict):
+                return value
+        except json.JSONDecodeError:
+            pass
+        at = text.find("{", at + 1)
+    return {"text": text}
+
+
+def last_main_request(requests_log):
+    with open(requests_log) as f:
+        return [q for q in (json.loads(l) for l in f) if q.get("kind") == "main"][-1]
+
+
 def tool_results(requests_log):
     """The tool results the model received, in order, from the last main request of a run."""
-    with open(requests_log) as f:
-        last = [json.loads(l) for l in f if '"kind": "main"' in l or '"kind":"main"' in l][-1]
     out = []
-    for message in last["body"]["messages"]:
+    for message in last_main_request(requests_log)["body"]["messages"]:
         if not isinstance(message.get("content"), list):
             continue
         for block in message["content"]:
-            if block.get("type") == "tool_result":
-                content = block["content"]
-                text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
-                try:
-                    out.append(json.loads(text))
-                except json.JSONDecodeError:
-                    out.append({"text": text})
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                out.append(result_value(result_text(block)))
     return out
 
 
@@ -156,14 +179,8 @@ def main():
                                  "--expect-not", "LIVE-PLAN-INSTR"])
         check(model, "after /compact the request carries the second step's re-anchor, not the first", r5)
         # The action was handed out once: the status after it reports the step, not /compact again.
-        with open(r5["requests_log"]) as f:
-            last = [json.loads(l) for l in f if '"kind": "main"' in l or '"kind":"main"' in l][-1]
-        status = None
-        for block in last["body"]["messages"][-1]["content"]:
-            if block.get("type") == "tool_result":
-                content = block["content"]
-                text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
-                status = json.loads(text)
+        results = tool_results(r5["requests_log"]) if r5.get("requests_log") else []
+        status = results[-1] if results else None
         check(model, "workflow_status after the handed-out /compact gives the step, not the action again", r5,
               isinstance(status, dict) and status.get("step") == "build" and "contextAction" not in status)
         state = json.load(open(os.path.join(proj, "workflow-state.json")))

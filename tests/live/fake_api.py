@@ -51,6 +51,10 @@ TURN:
     "pad_chars": N      N characters of filler appended to the text (grows the history itself)
     "delay": 0.5        seconds to wait before answering
     "expect": "text"    the log line records whether the request's JSON contains the text ("expect_ok")
+    "thread": "subagent"  played only for a subagent's request ("main": only for the main thread's);
+                        a request takes the first turn not yet played that its thread may take, so a
+                        subagent running beside the main thread (2.1.332 runs them in the
+                        background) gets its own turns whatever order the requests come in
 
 Usage of a reply, in this order: default_usage; then, when "usage_mode" is "estimate" and the turn
 gives neither "usage" nor "fill_pct", the estimate; then "fill_pct"; then the turn's "usage".
@@ -235,14 +239,24 @@ class Script:
     def __init__(self, script):
         self.settings = {"turns": script} if isinstance(script, list) else dict(script or {})
         self.turns = list(self.settings.get("turns", []))
-        self.cursor = 0
+        self.played = set()
 
-    def next_turn(self):
-        """(index, turn) of the next turn, or (-1, None) once the script has run out."""
-        if self.cursor >= len(self.turns):
-            return -1, None
-        self.cursor += 1
-        return self.cursor - 1, self.turns[self.cursor - 1]
+    @property
+    def cursor(self):
+        """How many turns have been played."""
+        return len(self.played)
+
+    def rewind(self):
+        self.played = set()
+
+    def next_turn(self, thread="main"):
+        """(index, turn) of the first turn not yet played that `thread` may take, or (-1, None) once
+        there is none."""
+        for index, turn in enumerate(self.turns):
+            if index not in self.played and (not isinstance(turn, dict) or turn.get("thread") in (None, thread)):
+                self.played.add(index)
+                return index, turn
+        return -1, None
 
     def usage(self, turn, body):
         usage = dict(BUILTIN_USAGE)
@@ -300,7 +314,7 @@ class FakeApi:
         kind = kind_of(body)
         with self.lock:
             script = self.script
-            index, turn = script.next_turn() if kind == "main" else (None, None)
+            index, turn = script.next_turn(thread_of(body)) if kind == "main" else (None, None)
         fields = {"kind": kind, "thread": thread_of(body), "turn_index": index}
         settings = script.settings
         if turn and "error" in turn:
@@ -420,7 +434,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         if path == "/_control/reset":
             with self.owner.lock:
-                self.owner.script.cursor = 0
+                self.owner.script.rewind()
             self.send(200, {"ok": True})
             return
         if path == "/v1/messages/count_tokens":

@@ -142,6 +142,22 @@ def main():
     check(lines[5]["thread"] == "subagent" and lines[0]["thread"] == "main", "subagent marker")
     check(all("secret-key" not in json.dumps(q["headers"]) for q in lines), "credentials kept out of the log")
 
+    # 6. turns for a thread: a subagent running beside the main thread gets its own turns, in
+    # whatever order the two threads' requests come
+    api = FakeApi({"turns": [{"thread": "main", "text": "main one"}, {"thread": "subagent", "text": "sub one"},
+                             {"thread": "subagent", "text": "sub two"}, {"text": "anyone"},
+                             {"thread": "main", "text": "main two"}]}, os.path.join(work, "threads.jsonl"))
+    sub = "x-anthropic-billing-header: cc_is_subagent=true;"
+    try:
+        order = [("main", None), ("sub", sub), ("main", None), ("sub", sub), ("main", None), ("main", None)]
+        got = []
+        for _, system in order:
+            body = request("go", system=system or "You are a test.")
+            got.append(json.loads(call(api.port, "POST", "/v1/messages", body)[2])["content"][0]["text"])
+        check(got == ["main one", "sub one", "anyone", "sub two", "main two", "Done."], f"turns by thread: {got}")
+    finally:
+        api.close()
+
     for f in FAILURES:
         print("FAIL " + f, file=sys.stderr)
     print("fake_api self-test " + ("passed" if not FAILURES else "FAILED"))

@@ -93,8 +93,9 @@ class Run:
 
 
 class Harness:
-    def __init__(self, root, fresh=True):
+    def __init__(self, root, fresh=True, transcript_lines=False):
         self.root = os.path.abspath(root)
+        self.transcript_lines = transcript_lines  # the recorder notes the transcript's length at each hook
         if fresh and os.path.exists(self.root):
             shutil.rmtree(self.root)
         self.home = os.path.join(self.root, "home")
@@ -115,7 +116,7 @@ class Harness:
     # settings
     def recorder(self, event):
         return f"{sys.executable} {os.path.join(HERE, 'hook_recorder.py')} --event {event} " \
-               f"--log {self.hook_log} --reply {self.replies}"
+               f"--log {self.hook_log} --reply {self.replies}" + (" --transcript-lines 1" if self.transcript_lines else "")
 
     def write_settings(self, events=EVENTS, hook_command=None, record=True, extra=None):
         """The project's .claude/settings.json: for each event the recorder (record) and hook_command

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Hook (and status line) command that records each call for the live checks.
 
-    hook_recorder.py --event NAME --log HOOKS.jsonl [--reply REPLIES.json]
+    hook_recorder.py --event NAME --log HOOKS.jsonl [--reply REPLIES.json] [--transcript-lines 1]
 
 Appends one JSON object a line to the log: {"event", "ts", "pid", "argv", "cwd", "env" (the
-CLAUDE* variables and HOME), "stdin" (the parsed payload, or {"unparsed": text}), "reply"}.
+CLAUDE* variables and HOME), "stdin" (the parsed payload, or {"unparsed": text}), "stdin_raw" (the
+payload's text as the client wrote it), "reply"}; with --transcript-lines 1 also
+"transcript_at_hook": {"exists", "lines"}, the payload's transcript_path as the hook found it.
 
 REPLIES.json (read at every call, so a check can change it between runs) says what to answer:
     {"PostToolUse": {"stdout": "text"}, "SessionStart": {"json": {...}}, "*": {"stderr": "x", "exit": 2}}
@@ -41,6 +43,14 @@ def choose(entry, payload):
     return None
 
 
+def transcript_state(path):
+    """{"exists", "lines"} of a transcript file at this moment."""
+    if not isinstance(path, str) or not os.path.isfile(path):
+        return {"exists": False}
+    with open(path, "rb") as f:
+        return {"exists": True, "lines": sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))}
+
+
 def main():
     args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
     event = args.get("--event", "unknown")
@@ -65,7 +75,9 @@ def main():
     code = int(reply.get("exit", 0))
     entry = {"event": event, "ts": time.time(), "pid": os.getpid(), "argv": sys.argv, "cwd": os.getcwd(),
              "env": {k: v for k, v in os.environ.items() if k.startswith("CLAUDE") or k == "HOME"},
-             "stdin": payload, "reply": {"stdout": out, "stderr": err, "exit": code}}
+             "stdin": payload, "stdin_raw": text, "reply": {"stdout": out, "stderr": err, "exit": code}}
+    if args.get("--transcript-lines") == "1":
+        entry["transcript_at_hook"] = transcript_state(fields.get("transcript_path"))
     if note:
         entry["note"] = note
     with open(log, "a", encoding="utf-8") as f:

@@ -5,15 +5,16 @@
 #   CLAUDE_BIN=$(tests/live/install_client.sh)
 #
 # CLAUDE_BIN set and executable: printed as is, nothing installed.
-# Otherwise @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION (default: the version the checks and the
-# recorded fixtures were made with) is installed with npm into
+# Otherwise @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION (default: the oldest supported release,
+# "oldest" in cmake/claude-code-range.txt) is installed with npm into
 # ${CTXKIT_LIVE_CACHE:-$HOME/.cache/ctxkit-live}/claude-<version>, once: npm works in a fresh folder
 # beside it, which is renamed into place only when the installed client answers --version with the
 # wanted version, so an interrupted install is never mistaken for a good one.
 # Progress goes to stderr, the path alone to stdout. Exit 1 with one line on stderr on failure.
 set -euo pipefail
 
-VERSION="${CLAUDE_CODE_VERSION:-2.1.197}"
+HERE=$(cd "$(dirname "$0")" && pwd)
+VERSION="${CLAUDE_CODE_VERSION:-$(awk '$1 == "oldest" { print $2 }' "$HERE/../../cmake/claude-code-range.txt")}"
 
 if [ -n "${CLAUDE_BIN:-}" ]; then
   if [ -x "$CLAUDE_BIN" ]; then

@@ -92,6 +92,29 @@ std::string fixture_set_name(const std::string& set) {
   return out;
 }
 
+fs::path fixture_path(const std::string& set, const std::string& part) { return fixture_root() / set / part; }
+
+std::vector<fs::path> main_transcripts(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".jsonl") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<fs::path> recorded_transcripts(const std::string& set) {
+  std::vector<fs::path> out;
+  for (const char* part : {"basic", "d_compact"}) {
+    const fs::path dir = fixture_path(set, part);
+    if (!fs::exists(dir)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".jsonl" && e.path().filename() != "hooks.jsonl")
+        out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<std::string> file_lines(const fs::path& p) {
   std::ifstream in(p);
   std::vector<std::string> out;

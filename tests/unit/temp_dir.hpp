@@ -48,6 +48,16 @@ std::vector<std::string> fixture_sets(const std::string& part);
 // "v2_1_197_claude_opus_4_8").
 std::string fixture_set_name(const std::string& set);
 
+// fixture_root() / "<version>/<model>" / part for a set of fixture_sets().
+std::filesystem::path fixture_path(const std::string& set, const std::string& part);
+
+// The main transcripts (<session id>.jsonl) of a recorded transcripts folder, by name.
+std::vector<std::filesystem::path> main_transcripts(const std::filesystem::path& transcripts_dir);
+
+// Every transcript file of a fixture set: the basic session's (with its subagent's) and the
+// compactions', by path.
+std::vector<std::filesystem::path> recorded_transcripts(const std::string& set);
+
 // The lines of a file.
 std::vector<std::string> file_lines(const std::filesystem::path& p);
 

@@ -3,30 +3,87 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "claude/hook_payload.hpp"
+#include "unit/json_variants.hpp"
 #include "unit/temp_dir.hpp"
 
 namespace ctxkit {
 namespace {
 using json = nlohmann::json;
 
-TEST(HookPayload, ParsesEveryRecordedPostToolUsePayload) {
-  for (std::string model : {"claude-sonnet-4-5", "claude-opus-4-8"}) {
-    json all = json::parse(test::read_file(test::fixtures() / model / "hooks/PostToolUse.json"));
+// Every recorded version and model, each payload as recorded and rewritten (keys reversed,
+// spaced, unknown keys added at every depth).
+struct Recorded {
+  std::string set;
+  std::optional<test::JsonVariant> variant;
+};
+
+std::vector<Recorded> recorded(const std::string& part) {
+  std::vector<Recorded> out;
+  for (const auto& set : test::fixture_sets(part)) {
+    out.push_back({set, std::nullopt});
+    for (auto v : test::all_json_variants()) out.push_back({set, v});
+  }
+  return out;
+}
+
+std::string recorded_name(const ::testing::TestParamInfo<Recorded>& info) {
+  return test::fixture_set_name(info.param.set) + "_" + (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
+}
+
+class RecordedHookPayloads : public ::testing::TestWithParam<Recorded> {
+ protected:
+  std::string text_of(const json& payload) const {
+    return GetParam().variant ? test::json_variant(payload.dump(), *GetParam().variant) : payload.dump();
+  }
+};
+
+TEST_P(RecordedHookPayloads, EveryPostToolUsePayloadIsRead) {
+  json all = json::parse(test::read_file(test::fixture_path(GetParam().set, "hooks/PostToolUse.json")));
+  ASSERT_FALSE(all["payloads"].empty());
+  int subagent = 0;
+  for (const auto& p : all["payloads"]) {
+    auto parsed = parse_hook_payload(text_of(p));
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    EXPECT_EQ(parsed->hook_event_name, "PostToolUse");
+    EXPECT_EQ(parsed->session_id, p["session_id"]);
+    EXPECT_EQ(parsed->transcript_path, p["transcript_path"]);
+    EXPECT_EQ(parsed->cwd, p["cwd"]);
+    EXPECT_EQ(parsed->tool_name, p["tool_name"]);
+    EXPECT_EQ(parsed->tool_use_id, p["tool_use_id"]);
+    EXPECT_EQ(parsed->agent_id, p.value("agent_id", ""));
+    if (!parsed->agent_id.empty()) ++subagent;
+  }
+  EXPECT_GE(subagent, 1) << "the recorded run calls a tool inside a subagent";
+}
+
+// Every event the client sent: the fields every hook reads.
+TEST_P(RecordedHookPayloads, EveryEventsPayloadIsRead) {
+  int events = 0;
+  for (const auto& e : std::filesystem::directory_iterator(test::fixture_path(GetParam().set, "hooks"))) {
+    json all = json::parse(test::read_file(e.path()));
+    if (all["event"] == "StatusLine") continue;  // not a hook: ctx-status reads it (test_status_e2e)
+    ++events;
     for (const auto& p : all["payloads"]) {
-      auto parsed = parse_hook_payload(p.dump());
-      ASSERT_TRUE(parsed) << parsed.error().message;
-      EXPECT_EQ(parsed->hook_event_name, "PostToolUse");
-      EXPECT_EQ(parsed->session_id, p["session_id"]);
-      EXPECT_EQ(parsed->tool_use_id, p["tool_use_id"]);
-      EXPECT_EQ(parsed->agent_id, p.value("agent_id", ""));
+      auto parsed = parse_hook_payload(text_of(p));
+      ASSERT_TRUE(parsed) << e.path() << ": " << parsed.error().message;
+      EXPECT_EQ(parsed->hook_event_name, all["event"]) << e.path();
+      EXPECT_EQ(parsed->session_id, p["session_id"]) << e.path();
+      EXPECT_EQ(parsed->source, p.value("source", "")) << e.path();
+      EXPECT_EQ(parsed->stop_hook_active, p.value("stop_hook_active", false)) << e.path();
     }
   }
+  EXPECT_GE(events, 5);
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedHookPayloads, ::testing::ValuesIn(recorded("hooks/PostToolUse.json")),
+                         recorded_name);
 
 TEST(HookPayload, SubagentPayloadPointsAtTheSubagentsOwnFile) {
   auto p = parse_hook_payload(

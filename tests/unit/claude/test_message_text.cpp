@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
 #include "claude/message_text.hpp"
+#include "unit/json_variants.hpp"
+#include "unit/temp_dir.hpp"
 
 namespace ctxkit {
 namespace {
@@ -76,6 +80,63 @@ TEST(MessageText, OneExtractorForManyLinesKeepsNothingFromTheLastOne) {
   EXPECT_EQ(x.extract(R"({"type":"progress","message":{"content":"x"}})").text, "");
   EXPECT_EQ(x.extract(R"({"type":"user","message":{"content":"third"}})").text, "third");
 }
+
+
+// Every recorded version and model, each line as recorded and rewritten (keys reversed, spaced,
+// unknown keys added at every depth).
+struct Recorded {
+  std::string set;
+  std::optional<test::JsonVariant> variant;
+};
+
+std::vector<Recorded> recorded() {
+  std::vector<Recorded> out;
+  for (const auto& set : test::fixture_sets("basic")) {
+    out.push_back({set, std::nullopt});
+    for (auto v : test::all_json_variants()) out.push_back({set, v});
+  }
+  return out;
+}
+
+std::string recorded_name(const ::testing::TestParamInfo<Recorded>& info) {
+  return test::fixture_set_name(info.param.set) + "_" + (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
+}
+
+std::string given(const std::string& line, const Recorded& r) { return r.variant ? test::json_variant(line, *r.variant) : line; }
+
+class RecordedMessageText : public ::testing::TestWithParam<Recorded> {};
+
+// Every line the client wrote gives the same role, timestamp and text whatever its layout (a
+// tool input's text is its JSON, so its key order follows the line's; its length does not).
+TEST_P(RecordedMessageText, EveryLineGivesTheSameTextInAnyLayout) {
+  int with_text = 0;
+  MessageTextExtractor ex;
+  for (const auto& file : test::recorded_transcripts(GetParam().set)) {
+    for (const auto& line : test::file_lines(file)) {
+      const MessageText want = message_text(line);
+      const MessageText got = ex.extract(given(line, GetParam()));
+      EXPECT_EQ(got.role, want.role) << line.substr(0, 200);
+      EXPECT_EQ(got.timestamp, want.timestamp) << line.substr(0, 200);
+      if (want.role == "tool_use" && GetParam().variant) {
+        // "<name> <input JSON>": the same name, and (unless unknown keys were added to the input
+        // itself) the same input.
+        const size_t w = want.text.find(' '), g = got.text.find(' ');
+        ASSERT_NE(g, std::string::npos) << got.text;
+        EXPECT_EQ(got.text.substr(0, g), want.text.substr(0, w));
+        if (GetParam().variant != test::JsonVariant::Extended) {
+          EXPECT_EQ(nlohmann::json::parse(got.text.substr(g + 1), nullptr, false),
+                    nlohmann::json::parse(want.text.substr(w + 1), nullptr, false)) << got.text;
+        }
+      } else {
+        EXPECT_EQ(got.text, want.text) << line.substr(0, 200);
+      }
+      if (!want.text.empty()) ++with_text;
+    }
+  }
+  EXPECT_GT(with_text, 10);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedMessageText, ::testing::ValuesIn(recorded()), recorded_name);
 
 }  // namespace
 }  // namespace ctxkit

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <sstream>
+
 #include "claude/stream_result.hpp"
 #include "unit/json_variants.hpp"
 #include "unit/temp_dir.hpp"
@@ -62,6 +65,10 @@ TEST_P(StreamResultFixtures, ResumeKeepsTheSession) {
   EXPECT_EQ(r.text, "Second reply.");
   EXPECT_EQ(r.session_id, fresh.session_id);
   EXPECT_EQ(r.num_turns, 1);
+  // This call's one reply (output 20), not the session's three (2.1.332's modelUsage).
+  EXPECT_EQ(r.usage.output, 20u);
+  EXPECT_GT(r.cost_usd, 0);
+  EXPECT_LT(r.cost_usd, fresh.cost_usd);
 }
 
 // The recorded session: fresh (two replies), resume (one), /compact (the summarizer's call), each
@@ -107,6 +114,28 @@ TEST(StreamResult, EveryRecordedVersionIsRead) {
   EXPECT_GE(test::fixture_sets("stream-json").size(), 4u);
 }
 
+// cmake/claude-code-range.txt names the supported releases; each end has its recorded data, for
+// both models, so that every test above runs on it.
+TEST(StreamResult, BothEndsOfTheSupportedRangeAreRecorded) {
+  std::istringstream range(test::read_file(test::fixture_root().parent_path().parent_path() / "cmake/claude-code-range.txt"));
+  int ends = 0;
+  for (std::string line; std::getline(range, line);) {
+    std::istringstream words(line);
+    std::string key, version;
+    if (!(words >> key >> version) || (key != "oldest" && key != "newest")) continue;
+    ++ends;
+    for (const char* model : {"claude-sonnet-4-5", "claude-opus-4-8"}) {
+      const std::string set = "claude-code-" + version + "/" + model;
+      for (const char* part : {"hooks/PostToolUse.json", "hooks/StatusLine.json", "basic/hooks.jsonl",
+                               "b_sessionstart/additionalContext/hooks.jsonl", "d_compact"})
+        EXPECT_TRUE(std::filesystem::exists(test::fixture_path(set, part))) << set << "/" << part;
+      EXPECT_TRUE(std::filesystem::exists(test::fixture_root() / ("claude-code-" + version) / "stream-json" / model / "fresh.jsonl"))
+          << set;
+    }
+  }
+  EXPECT_EQ(ends, 2);
+}
+
 TEST(StreamResult, TheResultIsFoundWhereverItsTypeStands) {
   // 2.1.332 writes "type" late in the result line; any producer may space its tokens.
   for (const char* line : {R"({"duration_api_ms":5,"session_id":"S","type":"result","subtype":"success","is_error":false,"result":"ok"})",
@@ -122,6 +151,22 @@ TEST(StreamResult, TheResultIsFoundWhereverItsTypeStands) {
     EXPECT_EQ(r.result().text, "ok");
     EXPECT_EQ(r.result().session_id, "S");
   }
+}
+
+TEST(StreamResult, TheCallsOwnUsageWinsOverTheSessionsTotals) {
+  // 2.1.332 on a resumed session: modelUsage and total_cost_usd are the session's, and
+  // model_usage_since_last_result this call's, over every model it used.
+  auto r = parse_stream_json(
+      R"({"total_cost_usd":0.5,"modelUsage":{"m":{"inputTokens":300,"outputTokens":60,"costUSD":0.5}},"type":"result",)"
+      R"("model_usage_since_last_result":{"m":{"inputTokens":100,"outputTokens":20,"cacheReadInputTokens":7,"costUSD":0.1},)"
+      R"("h":{"inputTokens":1,"cacheCreationInputTokens":2,"costUSD":0.05}},"subtype":"success","result":"ok","session_id":"S"})");
+  ASSERT_TRUE(r.has_result);
+  EXPECT_EQ(r.usage, (TokenUsage{101, 2, 7, 20}));
+  EXPECT_DOUBLE_EQ(r.cost_usd, 0.15);
+  // Without it (2.1.197), modelUsage and total_cost_usd are the call's.
+  r = parse_stream_json(R"({"type":"result","subtype":"success","total_cost_usd":0.5,"modelUsage":{"m":{"inputTokens":300,"outputTokens":60}}})");
+  EXPECT_EQ(r.usage, (TokenUsage{300, 0, 0, 60}));
+  EXPECT_DOUBLE_EQ(r.cost_usd, 0.5);
 }
 
 TEST(StreamResult, OnlyTheTopLevelTypeCounts) {

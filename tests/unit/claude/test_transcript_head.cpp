@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
 #include "claude/transcript_head.hpp"
+#include "unit/json_variants.hpp"
 #include "unit/temp_dir.hpp"
 
 namespace ctxkit {
@@ -106,6 +110,55 @@ TEST(TranscriptHead, ReadingIsBounded) {
   EXPECT_EQ(h->lines_read, 2u);  // only lines that end within the first 64 bytes
   EXPECT_EQ(read_transcript_head(p)->cwd, "/late");
 }
+
+
+// Every recorded version and model, each line as recorded and rewritten (keys reversed, spaced,
+// unknown keys added at every depth).
+struct Recorded {
+  std::string set;
+  std::optional<test::JsonVariant> variant;
+};
+
+std::vector<Recorded> recorded() {
+  std::vector<Recorded> out;
+  for (const auto& set : test::fixture_sets("basic")) {
+    out.push_back({set, std::nullopt});
+    for (auto v : test::all_json_variants()) out.push_back({set, v});
+  }
+  return out;
+}
+
+std::string recorded_name(const ::testing::TestParamInfo<Recorded>& info) {
+  return test::fixture_set_name(info.param.set) + "_" + (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
+}
+
+std::string given(const std::string& line, const Recorded& r) { return r.variant ? test::json_variant(line, *r.variant) : line; }
+
+// A top-level string field of a line, or nullopt.
+std::optional<std::string> field(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? std::optional<std::string>(j[key].get<std::string>()) : std::nullopt;
+}
+
+class RecordedHeadLines : public ::testing::TestWithParam<Recorded> {};
+
+// Every line the client wrote: its sessionId, cwd and timestamp, whatever the layout.
+TEST_P(RecordedHeadLines, EveryLineGivesItsTopLevelFields) {
+  int lines = 0;
+  for (const auto& file : test::recorded_transcripts(GetParam().set)) {
+    for (const auto& line : test::file_lines(file)) {
+      const auto j = nlohmann::json::parse(line);
+      auto h = parse_head_line(given(line, GetParam()));
+      ASSERT_TRUE(h) << file;
+      EXPECT_EQ(h->session_id, field(j, "sessionId")) << file;
+      EXPECT_EQ(h->cwd, field(j, "cwd")) << file;
+      EXPECT_EQ(h->timestamp, field(j, "timestamp")) << file;
+      ++lines;
+    }
+  }
+  EXPECT_GT(lines, 50);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedHeadLines, ::testing::ValuesIn(recorded()), recorded_name);
 
 }  // namespace
 }  // namespace ctxkit

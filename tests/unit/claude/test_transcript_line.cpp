@@ -2,10 +2,15 @@
 
 #include <limits>
 
+#include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "claude/transcript_line.hpp"
+#include "unit/json_variants.hpp"
 #include "unit/temp_dir.hpp"
 
 namespace ctxkit {
@@ -89,20 +94,93 @@ TEST(TranscriptLine, PrefilterKeepsAssistantAndBoundaryLinesOnly) {
   EXPECT_FALSE(may_matter_for_meter(R"({"type":"user","message":{"content":"say \"assistant\" please"}})"));
 }
 
-TEST(TranscriptLine, EveryFixtureAssistantLineWithToolUseYieldsItsId) {
-  std::ifstream in(test::fixtures() /
-                   "claude-sonnet-4-5/basic/transcripts/e276539b-fd98-4786-afff-185c4144940f.jsonl");
-  std::string line;
+// Every recorded version and model, each line as recorded and rewritten (keys reversed, spaced,
+// unknown keys added at every depth).
+struct Recorded {
+  std::string set;
+  std::optional<test::JsonVariant> variant;
+};
+
+std::vector<Recorded> recorded() {
+  std::vector<Recorded> out;
+  for (const auto& set : test::fixture_sets("basic")) {
+    out.push_back({set, std::nullopt});
+    for (auto v : test::all_json_variants()) out.push_back({set, v});
+  }
+  return out;
+}
+
+class RecordedTranscripts : public ::testing::TestWithParam<Recorded> {
+ protected:
+  std::string as_given(const std::string& line) const {
+    return GetParam().variant ? test::json_variant(line, *GetParam().variant) : line;
+  }
+  std::vector<std::filesystem::path> files() const { return test::recorded_transcripts(GetParam().set); }
+};
+
+TEST_P(RecordedTranscripts, EveryAssistantLineWithToolUseYieldsItsIdsAndUsage) {
+  const auto mains = test::main_transcripts(test::fixture_path(GetParam().set, "basic/transcripts"));
+  ASSERT_EQ(mains.size(), 1u);
   int with_ids = 0;
-  while (std::getline(in, line)) {
-    if (line.find("\"type\":\"tool_use\"") == std::string::npos || line.find("\"type\":\"assistant\"") == std::string::npos) continue;
-    auto t = parse_transcript_line(line);
-    ASSERT_TRUE(t);
-    EXPECT_FALSE(t->tool_use_ids.empty()) << line.substr(0, 200);
-    ++with_ids;
+  for (const auto& line : test::file_lines(mains[0])) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["type"] != "assistant") continue;
+    std::vector<std::string> ids;
+    for (const auto& b : j["message"]["content"])
+      if (b["type"] == "tool_use") ids.push_back(b["id"]);
+    const std::string given = as_given(line);
+    ASSERT_TRUE(may_matter_for_meter(given));
+    auto t = parse_transcript_line(given);
+    ASSERT_TRUE(t) << t.error().message;
+    EXPECT_EQ(t->type, "assistant");
+    EXPECT_EQ(t->tool_use_ids, ids);
+    EXPECT_EQ(t->model, j["message"]["model"]);
+    EXPECT_EQ(t->message_id, j["message"]["id"]);
+    EXPECT_EQ(t->timestamp, j["timestamp"]);
+    ASSERT_TRUE(t->usage);
+    const auto& u = j["message"]["usage"];
+    EXPECT_EQ(t->usage->context_tokens(), u["input_tokens"].get<int64_t>() + u["cache_creation_input_tokens"].get<int64_t>() +
+                                               u["cache_read_input_tokens"].get<int64_t>());
+    if (!ids.empty()) ++with_ids;
   }
   EXPECT_GE(with_ids, 8);
 }
+
+// Every line the client wrote, of every type, known or not: read without error, with its type,
+// and the prefilter keeps every line the meter needs.
+TEST_P(RecordedTranscripts, EveryLineOfEveryTypeIsRead) {
+  int lines = 0, boundaries = 0;
+  for (const auto& file : files()) {
+    for (const auto& line : test::file_lines(file)) {
+      const auto j = nlohmann::json::parse(line);
+      auto str = [&](const char* key) {
+        return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+      };
+      const std::string given = as_given(line);
+      auto t = parse_transcript_line(given);
+      ASSERT_TRUE(t) << file << ": " << t.error().message;
+      EXPECT_EQ(t->type, str("type")) << file;
+      EXPECT_EQ(t->subtype, str("subtype")) << file;
+      if (str("type") == "assistant" || str("subtype") == "compact_boundary") {
+        EXPECT_TRUE(may_matter_for_meter(given)) << line.substr(0, 200);
+      }
+      if (t->is_compact_boundary()) {
+        ASSERT_TRUE(t->compact_post_tokens);
+        EXPECT_EQ(*t->compact_post_tokens, j["compactMetadata"]["postTokens"].get<int64_t>());
+        ++boundaries;
+      }
+      ++lines;
+    }
+  }
+  EXPECT_GT(lines, 50);
+  EXPECT_GE(boundaries, 2);  // manual and reactive compaction, at least
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedTranscripts, ::testing::ValuesIn(recorded()),
+                         [](const ::testing::TestParamInfo<Recorded>& p) {
+                           return test::fixture_set_name(p.param.set) + "_" +
+                                  (p.param.variant ? test::variant_name(*p.param.variant) : "Recorded");
+                         });
 
 }  // namespace
 }  // namespace ctxkit

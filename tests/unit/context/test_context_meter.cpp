@@ -4,11 +4,13 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "context/context_meter.hpp"
+#include "unit/json_variants.hpp"
 #include "unit/temp_dir.hpp"
 
 namespace ctxkit {
@@ -32,12 +34,41 @@ std::string assistant(const std::string& msg_id, int64_t cache_read, const std::
 }
 
 
-class RecordedSession : public ::testing::TestWithParam<std::string> {};
+// Every recorded version and model, the transcripts as recorded and rewritten (keys reversed,
+// spaced, unknown keys added at every depth).
+struct Recorded {
+  std::string set;
+  std::optional<test::JsonVariant> variant;
+};
+
+std::vector<Recorded> recorded(const std::string& part) {
+  std::vector<Recorded> out;
+  for (const auto& set : test::fixture_sets(part)) {
+    out.push_back({set, std::nullopt});
+    for (auto v : test::all_json_variants()) out.push_back({set, v});
+  }
+  return out;
+}
+
+std::string recorded_name(const ::testing::TestParamInfo<Recorded>& info) {
+  return test::fixture_set_name(info.param.set) + "_" + (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
+}
+
+class RecordedSession : public ::testing::TestWithParam<Recorded> {
+ protected:
+  // The first n lines, in the layout of the parameter.
+  std::string first(const std::vector<std::string>& lines, size_t n) const {
+    std::string out;
+    for (size_t i = 0; i < n && i < lines.size(); ++i)
+      out += (GetParam().variant ? test::json_variant(lines[i], *GetParam().variant) : lines[i]) + "\n";
+    return out;
+  }
+};
 
 // For every PostToolUse of the recorded run, the transcript cut right after the assistant line
 // with that tool_use gives exactly that line's usage, and the tool_use is found.
 TEST_P(RecordedSession, ReadingAtEachToolCallEqualsThatResponsesUsage) {
-  fs::path base = test::fixtures() / GetParam() / "basic";
+  fs::path base = test::fixture_path(GetParam().set, "basic");
   test::TempDir tmp;
   int checked = 0;
   std::ifstream hooks(base / "hooks.jsonl");
@@ -55,7 +86,7 @@ TEST_P(RecordedSession, ReadingAtEachToolCallEqualsThatResponsesUsage) {
     int64_t expected = test::usage_of_tool_use(lines, p["tool_use_id"], idx);
     ASSERT_GT(expected, 0) << p["tool_use_id"];
     // Cut after the tool_use line plus any sibling lines of the same response.
-    fs::path cut = tmp.write("cut.jsonl", test::first_lines(lines, idx + 1));
+    fs::path cut = tmp.write("cut.jsonl", first(lines, idx + 1));
     auto scan = scan_transcript_tail(cut, p["tool_use_id"], p.contains("agent_id") ? Chain::Subagent : Chain::Main);
     ASSERT_TRUE(scan) << scan.error().message;
     ASSERT_TRUE(scan->reading);
@@ -66,8 +97,53 @@ TEST_P(RecordedSession, ReadingAtEachToolCallEqualsThatResponsesUsage) {
   EXPECT_GE(checked, 8);
 }
 
-INSTANTIATE_TEST_SUITE_P(BothModels, RecordedSession,
-                         ::testing::Values("claude-sonnet-4-5", "claude-opus-4-8"));
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedSession, ::testing::ValuesIn(recorded("basic")), recorded_name);
+
+class RecordedCompactions : public RecordedSession {};
+
+// Every recorded compaction (manual, reactive, and proactive where the client compacted on its
+// own): the reading after it is the first response after the boundary, far below the figure
+// before; cut right after the boundary, it is the boundary's own postTokens.
+TEST_P(RecordedCompactions, ResetTheReading) {
+  int kinds = 0;
+  for (const auto& kind : fs::directory_iterator(test::fixture_path(GetParam().set, "d_compact"))) {
+    ++kinds;
+    for (const auto& path : test::main_transcripts(kind.path() / "transcripts")) {
+      auto lines = test::file_lines(path);
+      size_t boundary = 0;
+      int64_t after = -1, before = -1, post_tokens = -1;
+      for (size_t i = 0; i < lines.size(); ++i) {
+        json j = json::parse(lines[i]);
+        if (j.value("subtype", json()) == "compact_boundary") {
+          boundary = i;
+          post_tokens = j["compactMetadata"]["postTokens"];
+        }
+        if (j["type"] == "assistant" && j["message"]["model"] != "<synthetic>") {
+          auto u = j["message"]["usage"];
+          (boundary ? after : before) = u["input_tokens"].get<int64_t>() + u["cache_creation_input_tokens"].get<int64_t>() +
+                                        u["cache_read_input_tokens"].get<int64_t>();
+        }
+      }
+      ASSERT_GT(boundary, 0u) << path;
+      ASSERT_GT(after, 0) << path;
+      test::TempDir tmp;
+      auto whole = tmp.write("whole.jsonl", first(lines, lines.size()));
+      auto scan = scan_transcript_tail(whole, "");
+      ASSERT_TRUE(scan && scan->reading) << path;
+      EXPECT_EQ(scan->reading->tokens, after) << path;
+      EXPECT_LT(scan->reading->tokens, before) << path;
+      // Cut right after the boundary: the estimate is compactMetadata.postTokens.
+      auto cut = tmp.write("cut.jsonl", first(lines, boundary + 2));
+      auto scan2 = scan_transcript_tail(cut, "");
+      ASSERT_TRUE(scan2 && scan2->reading);
+      EXPECT_TRUE(scan2->reading->after_compaction) << path;
+      EXPECT_EQ(scan2->reading->tokens, post_tokens) << path;
+    }
+  }
+  EXPECT_GE(kinds, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedCompactions, ::testing::ValuesIn(recorded("d_compact")), recorded_name);
 
 TEST(ContextMeter, ParallelToolCallsFindEarlierSiblingOfSameResponse) {
   test::TempDir tmp;
@@ -121,43 +197,6 @@ TEST(ContextMeter, CompactBoundaryWithoutLaterResponseGivesPostTokens) {
   ASSERT_TRUE(scan->reading);
   EXPECT_EQ(scan->reading->tokens, 707);
   EXPECT_TRUE(scan->reading->after_compaction);
-}
-
-TEST(ContextMeter, RecordedCompactionsResetTheReading) {
-  // Manual, proactive and reactive compaction of both models: the reading after compaction is
-  // the first response after the boundary, far below the pre-compaction figure.
-  for (std::string model : {"claude-sonnet-4-5", "claude-opus-4-8"}) {
-    for (std::string kind : {"manual", "proactive", "reactive"}) {
-      fs::path dir = test::fixtures() / model / "d_compact" / kind / "transcripts";
-      for (const auto& e : fs::directory_iterator(dir)) {
-        if (e.path().extension() != ".jsonl") continue;
-        auto lines = test::file_lines(e.path());
-        size_t boundary = 0;
-        int64_t after = -1;
-        for (size_t i = 0; i < lines.size(); ++i) {
-          json j = json::parse(lines[i]);
-          if (j.value("subtype", "") == "compact_boundary") boundary = i;
-          if (boundary && i > boundary && j["type"] == "assistant" && j["message"]["model"] != "<synthetic>") {
-            auto u = j["message"]["usage"];
-            after = u["input_tokens"].get<int64_t>() + u["cache_creation_input_tokens"].get<int64_t>() +
-                    u["cache_read_input_tokens"].get<int64_t>();
-          }
-        }
-        ASSERT_GT(boundary, 0u) << e.path();
-        auto scan = scan_transcript_tail(e.path(), "");
-        ASSERT_TRUE(scan && scan->reading) << e.path();
-        EXPECT_EQ(scan->reading->tokens, after) << e.path();
-        EXPECT_LT(scan->reading->tokens, 50000) << e.path();
-        // Cut right after the boundary: the estimate is compactMetadata.postTokens.
-        test::TempDir tmp;
-        auto cut = tmp.write("cut.jsonl", test::first_lines(lines, boundary + 2));
-        auto scan2 = scan_transcript_tail(cut, "");
-        ASSERT_TRUE(scan2 && scan2->reading);
-        EXPECT_TRUE(scan2->reading->after_compaction) << e.path();
-        EXPECT_LT(scan2->reading->tokens, 2000);
-      }
-    }
-  }
 }
 
 TEST(ContextMeter, HalfWrittenLastLineIsIgnored) {

@@ -1,0 +1,15 @@
+# CTXKIT_CLAUDE_OLDEST and CTXKIT_CLAUDE_NEWEST: the supported Claude Code releases, from
+# cmake/claude-code-range.txt (a change to it reconfigures the build).
+set(_range_file ${CMAKE_CURRENT_LIST_DIR}/claude-code-range.txt)
+set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_range_file})
+file(STRINGS ${_range_file} _range_lines REGEX "^(oldest|newest) ")
+foreach(_line IN LISTS _range_lines)
+  if(_line MATCHES "^oldest +([0-9]+\\.[0-9]+\\.[0-9]+) *$")
+    set(CTXKIT_CLAUDE_OLDEST ${CMAKE_MATCH_1})
+  elseif(_line MATCHES "^newest +([0-9]+\\.[0-9]+\\.[0-9]+) *$")
+    set(CTXKIT_CLAUDE_NEWEST ${CMAKE_MATCH_1})
+  endif()
+endforeach()
+if(NOT CTXKIT_CLAUDE_OLDEST OR NOT CTXKIT_CLAUDE_NEWEST)
+  message(FATAL_ERROR "${_range_file}: expected the lines 'oldest X.Y.Z' and 'newest X.Y.Z'")
+endif()
