@@ -157,17 +157,15 @@ void StreamResultReader::feed_line(std::string_view line) {
   result_.text = std::move(ev.result);
   if (result_.session_id.empty()) result_.session_id = ev.session_id;
   result_.num_turns = ev.num_turns;
-  if (ev.has_cost) result_.cost_usd = ev.cost_usd;
   // `modelUsage` counts every API call of the client (the compaction call and other models too);
-  // `usage` only the main loop's. Since 2.1.332 `modelUsage` and `total_cost_usd` count the whole
-  // session, earlier calls of a resumed one included, and `model_usage_since_last_result` (same
-  // shape) this call's alone: that one, when given.
-  if (ev.has_call_usage) {
-    result_.usage = ev.call_usage;
-    result_.cost_usd = ev.call_cost;
-  } else {
-    result_.usage = ev.has_model_usage ? ev.model_usage : ev.has_usage ? ev.usage : TokenUsage{};
-  }
+  // `usage` only the main loop's. From 2.1.277 `modelUsage` and `total_cost_usd` count the whole
+  // session, earlier calls of a resumed one included (take_call_share), and newer releases add
+  // `model_usage_since_last_result` (same shape, with costs): this call's own, when given.
+  result_.reported = SessionTotals{ev.has_model_usage ? ev.model_usage : ev.has_usage ? ev.usage : TokenUsage{},
+                                   ev.has_cost ? ev.cost_usd : 0.0};
+  result_.share_given = ev.has_call_usage;
+  result_.usage = ev.has_call_usage ? ev.call_usage : result_.reported.usage;
+  result_.cost_usd = ev.has_call_usage ? ev.call_cost : result_.reported.cost_usd;
 }
 
 void StreamResultReader::feed(std::string_view text) {
@@ -211,8 +209,8 @@ bool reports_session_totals(std::string_view client_version) {
 }
 
 SessionTotals take_call_share(StreamResult& result, const std::optional<SessionTotals>& before) {
-  const SessionTotals now{result.usage, result.cost_usd};
-  if (!reports_session_totals(result.client_version) || !before) return now;
+  const SessionTotals now = result.reported;
+  if (result.share_given || !reports_session_totals(result.client_version) || !before) return now;
   result.usage = TokenUsage{minus(now.usage.input, before->usage.input),
                             minus(now.usage.cache_creation, before->usage.cache_creation),
                             minus(now.usage.cache_read, before->usage.cache_read), minus(now.usage.output, before->usage.output)};

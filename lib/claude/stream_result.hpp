@@ -22,6 +22,12 @@ struct TokenUsage {
   bool operator==(const TokenUsage&) const = default;
 };
 
+// What a client has reported for one session: its modelUsage summed, and total_cost_usd.
+struct SessionTotals {
+  TokenUsage usage;
+  double cost_usd = 0;
+};
+
 // What one `claude -p --output-format stream-json` call reported.
 struct StreamResult {
   std::string session_id;  // from the `system/init` event, else from the result
@@ -30,20 +36,16 @@ struct StreamResult {
   std::string subtype;     // "success", "error_max_turns", ...
   std::string text;        // the result's text (the final message)
   long num_turns = 0;
-  double cost_usd = 0;
-  // Every API call of the client in this run, summed over `model_usage_since_last_result` (2.1.332:
-  // this call's) or else `modelUsage` (which counts the compaction call and other models too, and
-  // since 2.1.332 a resumed session's earlier calls); the result's `usage` when both are absent.
-  // cost_usd likewise: that object's costUSD, else `total_cost_usd`.
+  // This call's tokens and cost: `model_usage_since_last_result` (newer releases: the call's own,
+  // with costs) when given, else `modelUsage` (which counts the compaction call and other models
+  // too, and from 2.1.277 a resumed session's earlier calls: see take_call_share) and
+  // `total_cost_usd`; the result's `usage` when neither is there.
   TokenUsage usage;
+  double cost_usd = 0;
+  SessionTotals reported;    // modelUsage summed (else usage) and total_cost_usd, as reported
+  bool share_given = false;  // the client gave this call's own share
   bool compacted = false;  // a `system/compact_boundary` event was seen
   std::string client_version;  // the `system/init` event's claude_code_version
-};
-
-// What a client has reported for one session: its modelUsage summed, and total_cost_usd.
-struct SessionTotals {
-  TokenUsage usage;
-  double cost_usd = 0;
 };
 
 // Whether a client of this version reports the whole session in a result's modelUsage and

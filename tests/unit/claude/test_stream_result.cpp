@@ -213,15 +213,24 @@ TEST(StreamResult, SessionTotalsFromTheReleaseThatReportsThem) {
   EXPECT_FALSE(reports_session_totals("x.y"));
   // A call of a new session is its own share; a later one gives what is new, never less than 0.
   StreamResult r;
-  r.client_version = "2.1.332";
-  r.usage = {300, 0, 10, 60};
-  r.cost_usd = 0.5;
-  const auto totals = take_call_share(r, SessionTotals{{200, 0, 20, 40}, 0.75});
+  r.client_version = "2.1.277";
+  r.reported = {{300, 0, 10, 60}, 0.5};
+  r.usage = r.reported.usage;
+  auto totals = take_call_share(r, SessionTotals{{200, 0, 20, 40}, 0.75});
   EXPECT_EQ(r.usage, (TokenUsage{100, 0, 0, 20}));
   EXPECT_EQ(r.cost_usd, 0);
   EXPECT_EQ(totals.usage, (TokenUsage{300, 0, 10, 60}));
+  // The client's own share, when it gives one, is kept; the session's totals are still returned.
+  r.share_given = true;
+  r.usage = {7, 0, 0, 1};
+  totals = take_call_share(r, SessionTotals{{200, 0, 20, 40}, 0.75});
+  EXPECT_EQ(r.usage, (TokenUsage{7, 0, 0, 1}));
+  EXPECT_EQ(totals.usage, (TokenUsage{300, 0, 10, 60}));
+  // An older client reports the call alone.
+  r = StreamResult{};
   r.client_version = "2.1.197";
-  r.usage = {300, 0, 10, 60};
+  r.reported = {{300, 0, 10, 60}, 0.5};
+  r.usage = r.reported.usage;
   take_call_share(r, SessionTotals{{200, 0, 20, 40}, 0.75});
   EXPECT_EQ(r.usage, (TokenUsage{300, 0, 10, 60}));
 }
