@@ -171,6 +171,24 @@ TEST(HostileWorkflow, StatusPrintsNoEscapeSequences) {
   EXPECT_EQ(ctx.out.find('\x1b'), std::string::npos);
 }
 
+// The SessionStart hook records the session id that confirmed an action; status prints it escaped.
+TEST(HostileWorkflow, StatusPrintsASessionIdFromTheHookEscaped) {
+  Bench b;
+  b.tmp.write("compact.yaml",
+              "name: c\ndescription: d\nsteps:\n  - {id: plan, type: action, instructions: P.}\n"
+              "  - {id: build, type: action, context: compact, instructions: B.}\n");
+  ASSERT_EQ(b.wf({"start", (b.tmp / "compact.yaml").string()}).exit_code, 0);
+  ASSERT_EQ(b.wf({"advance", "--output", "planned"}).exit_code, 0);  // hands out /compact
+  const json payload = {{"session_id", "evil\x1b]0;pwned\x07"}, {"transcript_path", (b.tmp / "t.jsonl").string()},
+                        {"cwd", b.wt.string()}, {"hook_event_name", "SessionStart"}, {"source", "compact"}};
+  auto hook = run_tool("ctx-gate", {"--hook"}, payload.dump(), b.env);
+  ASSERT_EQ(hook.exit_code, 0) << hook.err;
+  auto st = b.wf({"status"});
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_NE(st.out.find("by session-start:evil\\x1b]0;pwned\\x07"), std::string::npos) << st.out;
+  EXPECT_EQ(st.out.find('\x1b'), std::string::npos) << st.out;
+}
+
 // Two servers on one worktree advancing at the same time: every advance answered as a success is
 // recorded (the state's lock orders them; neither saves over the other's change).
 TEST(HostileWorkflow, TwoServersOnOneWorktreeLoseNoAdvance) {

@@ -706,22 +706,21 @@ TEST(RunE2E, ResumeRunsTheUsersClientNotTheOneRunJsonNames) {
   j["options"]["claude_args"] = {"-c", "touch '" + pwned.string() + "'"};
   write_run_json(run, j);
   auto res = r.run({"--resume", run.filename().string()});
-  ASSERT_EQ(res.exit_code, 0) << res.err;
   EXPECT_FALSE(fs::exists(pwned)) << "run.json's program was run";
+  ASSERT_EQ(res.exit_code, 0) << res.err;
   EXPECT_EQ(r.calls().size(), 3u);  // the user's claude (the stand-in on PATH) did the work
   EXPECT_EQ(lines_with(res.err, "records claude_bin \"/bin/sh\" and claude_args [\"-c\","), 1u) << res.err;
   EXPECT_EQ(lines_with(res.err, "they are ignored: this run uses \"claude\" and []"), 1u) << res.err;
   EXPECT_EQ(r.run_json(run)["options"]["claude_bin"], "claude");  // what ran is what is recorded
 }
 
-TEST(RunE2E, ResumeTakesNoOptionOrFileFromRunJson) {
+// A session id the client would read as an option (`--resume` takes an optional value).
+TEST(RunE2E, ResumeRefusesASessionIdThatIsNotOne) {
   RunRig r;
   r.replies("STOP\nDONE\nDONE\n");
   ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);  // continuous: the next calls resume the session
   const auto run = r.runs().at(0);
-  const json original = r.run_json(run);
-  // A session id the client would read as an option (`--resume` takes an optional value).
-  json j = original;
+  json j = r.run_json(run);
   j["session"]["id"] = "--dangerously-skip-permissions";
   write_run_json(run, j);
   auto bad = r.run({"--resume", run.filename().string()});
@@ -729,9 +728,16 @@ TEST(RunE2E, ResumeTakesNoOptionOrFileFromRunJson) {
   EXPECT_EQ(line_count(bad.err), 1u) << bad.err;
   EXPECT_NE(bad.err.find("the session id \"--dangerously-skip-permissions\" is not a session id"), std::string::npos) << bad.err;
   EXPECT_EQ(r.calls().size(), 1u);
-  // A session anchor outside the run folder is not read into the client's system prompt.
+}
+
+// A session anchor outside the run folder is not read into the client's system prompt.
+TEST(RunE2E, ResumeReadsNoAnchorOutsideTheRunFolder) {
+  RunRig r;
+  r.replies("STOP\nDONE\nDONE\n");
+  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);  // continuous: the next calls resume the session
+  const auto run = r.runs().at(0);
   r.tmp.write("secret.txt", "TOP SECRET\n");
-  j = original;
+  json j = r.run_json(run);
   j["session"]["anchor_file"] = "../../../../secret.txt";
   write_run_json(run, j);
   auto res = r.run({"--resume", run.filename().string()});
@@ -764,7 +770,7 @@ TEST(RunE2E, AnAliasBombTasksFileIsRefusedInOneLine) {
 
 // A NUL would end the argument exec hands the client: the client would get the task without its
 // description and rules while the run folder recorded all of it.
-TEST(RunE2E, ANulNeverCutsWhatTheClientGets) {
+TEST(RunE2E, ATasksFileWithANulIsRefusedInOneLine) {
   RunRig r;
   r.tmp.write("proj/nul.json", R"([{"id": "a", "title": "A", "description": "before\u0000after"}])");
   auto refused = r.run({"nul.json"});
@@ -772,7 +778,12 @@ TEST(RunE2E, ANulNeverCutsWhatTheClientGets) {
   EXPECT_EQ(line_count(refused.err), 1u) << refused.err;
   EXPECT_NE(refused.err.find("task 1 ('a'): description contains a NUL character"), std::string::npos) << refused.err;
   EXPECT_TRUE(r.runs().empty());
-  // PROMPT.md is read for every fresh session: its NUL is passed as U+FFFD, nothing is cut.
+  EXPECT_TRUE(r.calls().empty());
+}
+
+// PROMPT.md is read for every fresh session: its NUL is passed as U+FFFD, nothing is cut.
+TEST(RunE2E, ANulInPromptMdReachesTheClientUncut) {
+  RunRig r;
   const char prompt_md[] = "Rules before.\0Rules after the NUL.\n";
   r.tmp.write("proj/PROMPT.md", std::string(prompt_md, sizeof prompt_md - 1));
   auto res = r.run({"tasks.yaml", "--fresh-context"});
@@ -855,7 +866,9 @@ TEST(RunE2E, AClientThatStaysAfterItsResultHoldsTheRunOnlyForTheGrace) {
   EXPECT_EQ(r.calls().size(), 3u);
   EXPECT_EQ(lines_with(res.err, "held its output open 1 s after its"), 3u) << res.err;
   EXPECT_EQ(r.report()["status"], "completed");
+}
 
+TEST(RunE2E, ACallTimeoutEndsAClientThatHangs) {
   RunRig t;
   t.replies("HANG\nDONE\n");
   t.env.set("CTXKIT_RUNNER_CALL_TIMEOUT_SECONDS", "1");
