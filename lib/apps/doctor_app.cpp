@@ -18,6 +18,7 @@
 #include "store/search_index.hpp"
 #include "store/state_store.hpp"
 #include "util/fs.hpp"
+#include "util/json_depth.hpp"
 #include "util/paths.hpp"
 #include "util/bounded_run.hpp"
 #include "util/process.hpp"
@@ -84,6 +85,9 @@ Result<json> read_json_file(const fs::path& p) {
   if (!fs::exists(p, ec)) return json();
   auto text = util::read_file(p, {64u << 20});
   if (!text) return std::unexpected(text.error());
+  constexpr size_t kMaxDepth = 256;
+  if (util::json_depth(*text, kMaxDepth) > kMaxDepth)
+    return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth), Error::Kind::Invalid);
   json j = json::parse(*text, nullptr, false);
   if (j.is_discarded()) return fail(fmt::format("{} is not valid JSON", p.string()), Error::Kind::Invalid);
   return j;

@@ -14,6 +14,7 @@
 #include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
 #include "runner/anchor.hpp"
+#include "util/one_line.hpp"
 #include "workflow/step_gate.hpp"
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
@@ -35,7 +36,15 @@ Result<std::optional<workflow::WorkflowMachine>> load_machine(const fs::path& wo
   return std::optional<workflow::WorkflowMachine>(std::move(*m));
 }
 
-
+// The state's lock when there is a state to save (none without a state file: nothing is saved).
+Result<std::optional<util::FileLock>> lock_if_state(const fs::path& worktree) {
+  std::error_code ec;
+  if (fs::symlink_status(workflow::state_path(worktree), ec).type() == fs::file_type::not_found)
+    return std::optional<util::FileLock>();
+  auto lock = workflow::lock_state(worktree);
+  if (!lock) return std::unexpected(lock.error());
+  return std::optional<util::FileLock>(std::move(*lock));
+}
 }  // namespace
 
 int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
@@ -63,6 +72,12 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     if (payload->source != "clear" && payload->source != "compact") return 0;
     if (worktree.empty()) worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(payload->cwd);
     if (worktree.empty()) return 0;
+    // It may save the state (the action marked as done): under the state's lock.
+    auto lock = lock_if_state(worktree);
+    if (!lock) {
+      print_note(ctx.err, kTool, "note: " + std::string(lock.error().message));
+      return 0;
+    }
     auto loaded = load_machine(worktree);
     if (!loaded) {
       print_note(ctx.err, kTool, "note: " + std::string(loaded.error().message));
@@ -104,6 +119,8 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     print_error(ctx.err, kTool, what);
     return 1;
   };
+  auto lock = lock_if_state(wt);
+  if (!lock) return error(lock.error().message);
   auto loaded = load_machine(wt);
   if (!loaded) return error(loaded.error().message);
   ojson answer = {{"action", "none"}};
@@ -138,7 +155,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     }
   }
   if (json_out) ctx.out << answer.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
-  else if (answer.contains("command")) ctx.out << answer["command"].get<std::string>() << '\n';
+  else if (answer.contains("command")) ctx.out << util::one_line(answer["command"].get<std::string>(), SIZE_MAX) << '\n';  // the focus is the template's text
   return 0;
 }
 

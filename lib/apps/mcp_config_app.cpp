@@ -13,6 +13,7 @@
 #include "util/paths.hpp"
 #include "util/time.hpp"
 #include "util/fs.hpp"
+#include "util/json_depth.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -32,9 +33,14 @@ Result<ojson> read_json(const fs::path& p) {
   auto text = read_text(p);
   if (!text) return std::unexpected(text.error());
   if (text->find_first_not_of(" \t\r\n") == std::string::npos) return ojson();
+  // Not our file: deeper than this is not a configuration (and would overflow the stack of the
+  // recursive copy and dump).
+  constexpr size_t kMaxDepth = 256;
+  if (util::json_depth(*text, kMaxDepth) > kMaxDepth)
+    return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth), Error::Kind::Invalid);
   try {
     return ojson::parse(*text);
-  } catch (const ojson::parse_error& e) {
+  } catch (const ojson::exception& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");
     return fail(fmt::format("{} is not valid JSON: {}", p.string(), pos == std::string::npos ? what : what.substr(pos)));
@@ -98,6 +104,8 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
                             ? merge_mcp_server(*doc, entry, replace, report)
                             : remove_mcp_server(*doc, entry, manifest.value("created_container", false), report);
   if (!problem.empty()) return error(ctx, fmt::format("{}: {} (nothing written)", target.string(), problem));
+  if (report.changed && util::read_only_file(target))
+    return error(ctx, fmt::format("{}: the file is read-only (nothing written; make it writable to {})", target.string(), action));
   if (dry_run) {
     ctx.out << (doc->is_null() ? ojson::object() : *doc).dump(2) << '\n';
     return 0;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -100,6 +101,10 @@ int run_config_command(const std::vector<std::string>& args, AppContext& ctx) {
   Config check;
   apply_toml_text(check, *edited, file.string(), ConfigLayer::Project);
   if (!check.errors.empty()) return error(ctx, fmt::format("{}: {}", file.string(), check.errors.front()));
+  if (name == "progress_file" && check.runner.progress_file != value) {
+    const auto w = std::find_if(check.warnings.begin(), check.warnings.end(), [](const std::string& s) { return s.find("progress_file") != std::string::npos; });
+    return error(ctx, w != check.warnings.end() ? *w : fmt::format("{}: runner.progress_file would not take '{}'", file.string(), value));
+  }
   struct stat st {};
   const unsigned mode = ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
   if (auto w = util::write_file_atomic(file, *edited, mode); !w) return error(ctx, w.error().message);
@@ -188,9 +193,15 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   o.reanchor = !no_reanchor;
   o.anchor_files = cfg.runner.anchor_files;
   o.progress_file = cfg.runner.progress_file;
+  // A file the user named may be anywhere; the defaults and the project's own names only inside
+  // the project (links followed), so that a cloned repository cannot pull a file into the prompt.
+  o.anchor_files_anywhere = cfg.set_by_user("runner.anchor_files");
+  o.progress_file_anywhere = cfg.set_by_user("runner.progress_file");
   o.progress_lines = cfg.runner.progress_lines;
   o.summary_max_lines = cfg.runner.summary_max_lines;
   o.anchor_max_tokens = cfg.runner.anchor_max_tokens;
+  o.exit_grace_seconds = cfg.runner.exit_grace_seconds;
+  o.call_timeout_seconds = cfg.runner.call_timeout_seconds;
   o.dry_run = dry_run;
   o.resume_run = resume;
   o.busy_timeout_ms = cfg.state.busy_timeout_ms;

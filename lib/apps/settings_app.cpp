@@ -6,12 +6,14 @@
 #include <cctype>
 #include <filesystem>
 #include <fmt/core.h>
+#include <sstream>
 
 #include "apps/mcp_config_app.hpp"
 #include "claude/settings_merge.hpp"
 #include "apps/cli.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/json_depth.hpp"
 #include "util/paths.hpp"
 #include "util/shell.hpp"
 #include "util/time.hpp"
@@ -25,7 +27,7 @@ constexpr const char* kTool = "ctx-settings";
 
 // Settings files are small; anything deeper than this is not a settings file (and would
 // overflow the stack of the recursive dump).
-constexpr int kMaxDepth = 256;
+constexpr size_t kMaxDepth = 256;
 constexpr uint64_t kMaxSettingsBytes = 16ull << 20;
 
 Result<std::string> read_text(const fs::path& p) { return util::read_file(p, {kMaxSettingsBytes}); }
@@ -39,16 +41,11 @@ Result<ojson> read_json(const fs::path& p, bool missing_ok) {
   auto text = read_text(p);
   if (!text) return std::unexpected(text.error());
   if (text->find_first_not_of(" \t\r\n") == std::string::npos) return ojson();
-  bool too_deep = false;
-  ojson::parser_callback_t limit = [&](int depth, nlohmann::detail::parse_event_t, ojson&) {
-    if (depth > kMaxDepth) too_deep = true;
-    return !too_deep;
-  };
+  if (util::json_depth(*text, kMaxDepth) > kMaxDepth)
+    return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth), Error::Kind::Invalid);
   try {
-    ojson j = ojson::parse(*text, limit);
-    if (too_deep) return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth), Error::Kind::Invalid);
-    return j;
-  } catch (const ojson::parse_error& e) {
+    return ojson::parse(*text);
+  } catch (const ojson::exception& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");
     return fail(fmt::format("{} is not valid JSON: {}", p.string(), pos == std::string::npos ? what : what.substr(pos)));
@@ -95,6 +92,10 @@ int edit_settings(const std::string& action, const std::string& settings_path, c
                                             : remove_settings(*settings, plan, created, report, wrapped);
   if (!problem.empty()) {
     print_error(ctx.err, kTool, target.string() + ": " + problem + " (nothing written)");
+    return exit_code(ExitCode::failure);
+  }
+  if (report.changed && util::read_only_file(target)) {
+    print_error(ctx.err, kTool, target.string() + ": the file is read-only (nothing written; make it writable to " + action + ")");
     return exit_code(ExitCode::failure);
   }
   if (dry_run) {
@@ -332,13 +333,22 @@ int full_install(const std::string& action, const Targets& t, const std::string&
     std::error_code ec;
     if (!status_line_only && !dry_run && !fs::is_regular_file(fs::path(bin_dir) / "ctx-workflow-mcp", ec))
       return usage_error(ctx, fmt::format("{} has no ctx-workflow-mcp; give --bin-dir (nothing written)", bin_dir));
+    std::vector<std::string> mcp_args{"register", "--config", t.mcp_config.string(), "--command",
+                                      (fs::path(bin_dir) / "ctx-workflow-mcp").string()};
+    if (!status_line_only && !dry_run) {
+      // The MCP configuration is read and merged first, without writing: an install that fails
+      // there writes nothing (not a settings.json with hooks and no server).
+      std::ostringstream discard;
+      AppContext check{ctx.env, ctx.read_stdin, discard, ctx.err};
+      std::vector<std::string> check_args = mcp_args;
+      check_args.push_back("--dry-run");
+      if (int rc = run_mcp_config(check_args, check)) return rc;
+    }
     fs::create_directories(t.settings_manifest.parent_path(), ec);
     if (int rc = edit_settings(action, t.settings.string(), plan, dry_run ? "" : t.settings_manifest.string(), dry_run,
                                wrap_hint, ctx))
       return rc;
     if (status_line_only) return exit_code(ExitCode::ok);
-    std::vector<std::string> mcp_args{"register", "--config", t.mcp_config.string(), "--command",
-                                      (fs::path(bin_dir) / "ctx-workflow-mcp").string()};
     if (dry_run) mcp_args.push_back("--dry-run");
     else mcp_args.insert(mcp_args.end(), {"--manifest", t.mcp_manifest.string()});
     if (int rc = run_mcp_config(mcp_args, ctx)) return rc;

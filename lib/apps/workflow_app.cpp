@@ -14,6 +14,8 @@
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
 #include "util/fs.hpp"
+#include "util/one_line.hpp"
+#include "util/json_depth.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -34,15 +36,32 @@ std::optional<std::string> read_text(const std::string& path, AppContext& ctx) {
   return *text;
 }
 
+// Text from outside (templates, task titles, the model's outputs, session ids) for the terminal:
+// one line with its control characters escaped (util::one_line, as the hooks do), or, for text
+// meant to span lines (instructions, outputs), each line so.
+std::string line_of(std::string_view text) { return util::one_line(text, SIZE_MAX); }
+std::string lines_of(std::string_view text) {
+  std::string out;
+  for (size_t pos = 0; pos <= text.size();) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    if (pos) out += '\n';
+    out += util::one_line(text.substr(pos, nl - pos), SIZE_MAX);
+    pos = nl + 1;
+  }
+  return out;
+}
+
 // Human-readable form of a status answer.
 void print_status(const ojson& s, std::ostream& out) {
   if (s.contains("contextAction") && s.value("message", "").starts_with("ctxkit's supervisor")) {
-    out << s["message"].get<std::string>() << '\n';  // carried out by the supervisor at the end of the turn
+    out << lines_of(s["message"].get<std::string>()) << '\n';  // carried out by the supervisor at the end of the turn
     return;
   }
   if (s.contains("contextAction")) {
-    out << fmt::format("Before this step: run {}{}\n", s["contextAction"].get<std::string>(),
-                       s.contains("focus") ? " " + s["focus"].get<std::string>() : std::string());
+    out << line_of(fmt::format("Before this step: run {}{}", s["contextAction"].get<std::string>(),
+                               s.contains("focus") ? " " + s["focus"].get<std::string>() : std::string()))
+        << '\n';
     out << "Then run `ctx-workflow status` for the step's instructions.\n";
     return;
   }
@@ -57,8 +76,8 @@ void print_status(const ojson& s, std::ostream& out) {
                          s["task"]["index"].get<long>() + 1, s["task"]["total"].get<long>());
   if (s.contains("ralphIteration"))
     where += fmt::format(", iteration {} of {}", s["ralphIteration"].get<long>(), s["ralphTotal"].get<long>());
-  out << fmt::format("Workflow {}: {}\n", s["status"].get<std::string>(), where);
-  if (s["status"] == "running") out << '\n' << s["instructions"].get<std::string>() << '\n';
+  out << line_of(fmt::format("Workflow {}: {}", s["status"].get<std::string>(), where)) << '\n';
+  if (s["status"] == "running") out << '\n' << lines_of(s["instructions"].get<std::string>()) << '\n';
 }
 }  // namespace
 
@@ -142,6 +161,8 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
     tool = "workflow_set_tasks";
     auto text = read_text(tasks_file, ctx);
     if (!text) return error(fmt::format("{}: cannot read the tasks", tasks_file));
+    constexpr size_t kMaxDepth = 64;  // a task list needs 3 levels
+    if (util::json_depth(*text, kMaxDepth) > kMaxDepth) return error(fmt::format("{}: nested deeper than {} levels", tasks_file, kMaxDepth));
     auto tasks = json::parse(*text, nullptr, false);
     if (tasks.is_discarded()) return error(fmt::format("{}: not valid JSON", tasks_file));
     if (tasks.is_object() && tasks.contains("tasks")) tasks = tasks["tasks"];
@@ -173,14 +194,16 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   const ojson body = ojson::parse(outcome.text);
   if (tool == "workflow_list") {
     for (const auto& w : body["workflows"])
-      ctx.out << fmt::format("{:<20} {}{}\n    {}\n", w["name"].get<std::string>(), w["description"].get<std::string>(),
-                             w.contains("error") ? " (does not load: " + w["error"].get<std::string>() + ")" : std::string(),
-                             w["path"].get<std::string>());
+      ctx.out << fmt::format("{:<20} {}\n    {}\n", line_of(w["name"].get<std::string>()),
+                             line_of(w["description"].get<std::string>() +
+                                     (w.contains("error") ? " (does not load: " + w["error"].get<std::string>() + ")" : std::string())),
+                             line_of(w["path"].get<std::string>()));
     if (body["workflows"].empty()) ctx.out << "no workflow templates found\n";
   } else if (tool == "workflow_set_tasks") {
-    ctx.out << fmt::format("{} tasks set for {}\n", body["tasksSet"].get<long>(), loop_id);
+    ctx.out << line_of(fmt::format("{} tasks set for {}", body["tasksSet"].get<long>(), loop_id)) << '\n';
   } else if (tool == "workflow_context") {
-    for (auto it = body.begin(); it != body.end(); ++it) ctx.out << fmt::format("{}:\n{}\n\n", it.key(), it.value().get<std::string>());
+    for (auto it = body.begin(); it != body.end(); ++it)
+      ctx.out << fmt::format("{}:\n{}\n\n", line_of(it.key()), lines_of(it.value().get<std::string>()));
   } else {
     print_status(body, ctx.out);
     if (tool == "workflow_status" && !body.contains("contextAction")) {
@@ -202,14 +225,14 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
           return fmt::format("{} at {} by {}", kind, e.at, e.event.by);
         };
         const auto& ev = events[last];
-        std::string line = fmt::format("\nContext action ({}): {}", ev.event.action, phrase(ev));
+        std::string line = fmt::format("Context action ({}): {}", ev.event.action, phrase(ev));
         for (size_t i = last + 1; i < events.size(); ++i) {
           const auto& next = events[i];
           if (next.event.action != ev.event.action) continue;
           if (next.event.kind == "executed" || (next.event.kind == "confirmed" && next.event.step == ev.event.step))
             line += "; " + phrase(next);
         }
-        ctx.out << line << '\n';
+        ctx.out << '\n' << line_of(line) << '\n';
       }
     }
   }

@@ -31,6 +31,7 @@ struct KeyDef {
   std::function<std::string(const Config&)> show;
   bool user_only = false;  // chooses where private data goes or what runs: not from a project file
   bool soft = false;       // a value it refuses is a warning (the previous value stays), not an error
+  bool project_path = false;  // a file read from the project: from a project file, only a path inside it
   std::string full() const { return section + "." + name; }
 };
 
@@ -234,12 +235,16 @@ const std::vector<KeyDef>& known_keys() {
     k.push_back(make_string_list(
         "runner", "anchor_files", [](const Config& c) { return c.runner.anchor_files; },
         [](Config& c, std::vector<std::string> v) { c.runner.anchor_files = std::move(v); }));
+    k.back().project_path = true;
     k.push_back(make_string(
         "runner", "progress_file", {}, [](const Config& c) { return c.runner.progress_file; },
         [](Config& c, const std::string& v) { c.runner.progress_file = v; }));
+    k.back().project_path = true;
     run_int("progress_lines", 0, 1000, &RunnerConfig::progress_lines);
     run_int("summary_max_lines", 1, 10000, &RunnerConfig::summary_max_lines);
     run_int("anchor_max_tokens", 100, 100000, &RunnerConfig::anchor_max_tokens);
+    run_int("exit_grace_seconds", 0, 3600, &RunnerConfig::exit_grace_seconds);
+    run_int("call_timeout_seconds", 0, 604800, &RunnerConfig::call_timeout_seconds);
     k.push_back(make_string_list(
         "runner", "claude_args", [](const Config& c) { return c.runner.claude_args; },
         [](Config& c, std::vector<std::string> v) { c.runner.claude_args = std::move(v); }));
@@ -331,6 +336,20 @@ std::string location(const std::string& origin, const toml::source_region& r) {
   return fmt::format("{}:{}:{}", origin, r.begin.line, r.begin.column);
 }
 
+// The first path of a string (or array of strings) value that is absolute or leaves the folder it
+// is relative to ("../x", "a/../../x"); nullopt when there is none.
+std::optional<std::string> path_outside_project(const toml::node& node) {
+  auto outside = [](const std::string& s) {
+    const fs::path p = fs::path(s).lexically_normal();
+    return p.is_absolute() || p.has_root_name() || p.has_root_directory() || (!p.empty() && *p.begin() == "..");
+  };
+  if (auto v = node.value_exact<std::string>()) return outside(*v) ? std::optional(*v) : std::nullopt;
+  if (const auto* arr = node.as_array())
+    for (const auto& el : *arr)
+      if (auto v = el.value_exact<std::string>(); v && outside(*v)) return *v;
+  return std::nullopt;
+}
+
 void apply_table(Config& config, const toml::table& root, const std::string& origin, ConfigLayer layer) {
   for (const auto& [sect_key, sect_node] : root) {
     std::string sect(sect_key.str());
@@ -354,6 +373,15 @@ void apply_table(Config& config, const toml::table& root, const std::string& ori
             "{}: '{}.{}' is ignored in a project file (set it in the user's config.toml or as CTXKIT_{}_{})",
             location(origin, key.source()), sect, name, upper(sect), upper(name)));
         continue;
+      }
+      if (def->project_path && layer == ConfigLayer::Project) {
+        if (auto outside = path_outside_project(node)) {
+          config.warnings.push_back(fmt::format(
+              "{}: '{}.{}' names '{}', outside the project: ignored in a project file (a path elsewhere is taken only from "
+              "the user's config.toml or CTXKIT_{}_{})",
+              location(origin, node.source()), sect, name, *outside, upper(sect), upper(name)));
+          continue;
+        }
       }
       if (auto err = def->from_toml(config, node)) {
         if (def->soft) {
@@ -415,6 +443,11 @@ void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
 
 Locations Config::locations(const util::Env& env) const { return Locations::resolve(env, state.dir); }
 
+bool Config::set_by_user(const std::string& key) const {
+  auto it = origins.find(key);
+  return it != origins.end() && it->second != "default" && (project_file.empty() || it->second != project_file.string());
+}
+
 fs::path project_start_dir(const util::Env& env, const std::string& cwd) {
   if (auto p = env.get_nonempty("CLAUDE_PROJECT_DIR")) return *p;
   if (!cwd.empty()) return cwd;
@@ -472,6 +505,7 @@ Config load_config(const util::Env& env, const ConfigSources& sources) {
     for (int depth = 0; depth < 64; ++depth) {
       fs::path candidate = dir / ".work.toml";
       if (fs::is_regular_file(candidate, ec)) {
+        config.project_file = candidate;
         apply_file(config, candidate, ConfigLayer::Project);
         break;
       }

@@ -69,6 +69,8 @@ struct RunnerConfig {
   int progress_lines = 20;
   int summary_max_lines = 50;
   int anchor_max_tokens = 4000;
+  int exit_grace_seconds = 30;            // after its result line, the client's time to exit and close its output
+  int call_timeout_seconds = 0;           // one client call at most this long (0: no limit)
   std::vector<std::string> claude_args;   // user's file only: they decide what the client may do
 };
 
@@ -99,6 +101,12 @@ struct Config {
   std::vector<std::string> errors;
   // The files that were read, in order.
   std::vector<std::filesystem::path> files;
+  // The project's .work.toml, when one was found (the origin of the keys it set).
+  std::filesystem::path project_file;
+
+  // Whether `key` ("section.key") was set by the user: their config.toml or the environment,
+  // not the default and not the project's file.
+  bool set_by_user(const std::string& key) const;
 
   // ctxkit's folders for this configuration: Locations::resolve with `state.dir`.
   Locations locations(const util::Env& env) const;
@@ -124,7 +132,9 @@ Config load_config(const util::Env& env, const ConfigSources& sources);
 // Which file a layer comes from. A project's .work.toml is part of a repository someone else may
 // have written: keys that choose where private data goes or what program runs (`state.dir`,
 // `rollover.claude_bin`) are taken only from the user's file and the environment; in a project
-// file they are a warning and ignored.
+// file they are a warning and ignored. Keys that name a file of the project
+// (`runner.anchor_files`, `runner.progress_file`) take from a project file only relative paths
+// that stay inside the project; any other is a warning and ignored.
 enum class ConfigLayer { User, Project };
 
 // Parses one TOML document into `config` (as a layer named `origin`), for tests and tools.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.hpp"
+#include "util/json_depth.hpp"
 
 namespace ctxkit::mcp {
 
@@ -25,9 +26,8 @@ inline constexpr std::size_t kMaxJsonDepth = 64;
 // recursion), invalid JSON, invalid UTF-8 and NUL bytes.
 Result<nlohmann::json> parse_message(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
 
-// The deepest array/object nesting of `text`, stopping as soon as it exceeds `limit` (strings
-// and escapes are skipped, so brackets inside strings do not count).
-std::size_t json_depth(std::string_view text, std::size_t limit);
+// The deepest array/object nesting of `text`, stopping as soon as it exceeds `limit`.
+using util::json_depth;
 
 // A response object {"jsonrpc":"2.0","id":id,"result":result}.
 nlohmann::json make_result(const nlohmann::json& id, nlohmann::json result);

@@ -96,6 +96,19 @@ Result<AnchorSources> parse_anchor_sources(std::string_view list) {
   return s;
 }
 
+std::optional<fs::path> project_file(const fs::path& project, const std::string& name, bool anywhere) {
+  const fs::path path = project / name;
+  if (anywhere) return path;
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(fs::absolute(project, ec), ec);
+  if (ec) return std::nullopt;
+  const fs::path real = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec) return std::nullopt;
+  auto [r, f] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  if (r != root.end() || f == real.end()) return std::nullopt;  // not below the project
+  return real;
+}
+
 std::string file_tail(const fs::path& file, size_t lines) {
   if (lines == 0) return {};
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -153,7 +166,9 @@ std::string build_runner_anchor(const AnchorInputs& in) {
     const bool is_default_agent = in.files.empty() && name == "AGENT.md";
     if ((is_default_prompt && !in.sources.prompt) || (is_default_agent && !in.sources.agent)) continue;
     if (!in.files.empty() && !in.sources.prompt) continue;
-    auto text = util::read_file(in.project / name, {kMaxInstructionFile, true});
+    const auto file = project_file(in.project, name, in.files_anywhere);
+    if (!file) continue;
+    auto text = util::read_file(*file, {kMaxInstructionFile, true});
     if (!text || text->empty()) continue;
     sections.push_back({fmt::format("## Project instructions ({})", name), *text});
   }
@@ -164,7 +179,8 @@ std::string build_runner_anchor(const AnchorInputs& in) {
       sections.push_back({"## Git state (when this session started)", g});
   }
   if (in.sources.progress && !in.progress_file.empty()) {
-    if (auto t = file_tail(in.project / in.progress_file, in.progress_lines); !t.empty())
+    const auto file = project_file(in.project, in.progress_file, in.progress_anywhere);
+    if (auto t = file ? file_tail(*file, in.progress_lines) : std::string(); !t.empty())
       sections.push_back({fmt::format("## Progress ({}, last {} lines)", in.progress_file, in.progress_lines), t});
   }
   if (in.sources.summary && !in.summary.empty()) sections.push_back({"## Previous task summary", in.summary});

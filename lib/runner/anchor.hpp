@@ -43,6 +43,10 @@ struct AnchorSources {
 // Parses a comma-separated list; an unknown name is an error naming it and the known ones.
 Result<AnchorSources> parse_anchor_sources(std::string_view list);
 
+// The file `name` names (relative to `project`, or absolute): as it is with `anywhere`; otherwise
+// only when it resolves (links followed) to a path inside the project, else nullopt.
+std::optional<std::filesystem::path> project_file(const std::filesystem::path& project, const std::string& name, bool anywhere);
+
 // The last `lines` lines of `file` (a regular file, at most the last 64 KiB read); empty when missing.
 std::string file_tail(const std::filesystem::path& file, size_t lines);
 // A task as the anchor and the prompts show it: id, title, description, acceptance criteria as
@@ -59,6 +63,10 @@ struct AnchorInputs {
   std::string workflow;      // the workflow position and instructions, or empty
   std::string progress_file; // relative to project
   size_t progress_lines = 20;
+  // Whether `files` / `progress_file` may name files outside the project (the user's own
+  // configuration named them); otherwise a file that resolves outside the project is not read.
+  bool files_anywhere = false;
+  bool progress_anywhere = false;
   std::string summary;       // hybrid: the previous task's summary, or empty
   // The git section (render_git_state) when the caller has it; otherwise git is asked now.
   std::optional<std::string> git_state;

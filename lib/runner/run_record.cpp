@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/core.h>
 #include <thread>
 
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/json_depth.hpp"
 
 namespace ctxkit::runner {
 namespace fs = std::filesystem;
@@ -29,7 +31,8 @@ Result<RunRecord> RunRecord::load(const fs::path& folder) {
     return fail(fmt::format("{} is not a ctxkit run folder (not a directory of this user)", folder.string()), Error::Kind::Invalid);
   auto text = util::read_file(folder / "run.json", {kMaxRunJson, false});
   if (!text) return fail(fmt::format("{} is not a ctxkit run folder ({})", folder.string(), text.error().message), Error::Kind::Invalid);
-  ojson state = ojson::parse(*text, nullptr, false);
+  constexpr size_t kMaxDepth = 64;  // run.json nests 4 levels; it lives in the project tree
+  ojson state = util::json_depth(*text, kMaxDepth) > kMaxDepth ? ojson(ojson::value_t::discarded) : ojson::parse(*text, nullptr, false);
   if (state.is_discarded() || !state.is_object() || state.value("ctxkit", "") != "run" || state.value("version", 0) != 1 ||
       state.value("run_id", "") != folder.filename().string() || !state["tasks"].is_array())
     return fail(fmt::format("{} is not a ctxkit run folder (run.json is not a ctxkit run)", folder.string()), Error::Kind::Invalid);
@@ -61,6 +64,10 @@ Result<void> RunRecord::write_file(const std::string& relative, std::string_view
 }
 
 Result<std::string> RunRecord::read_file(const std::string& relative) const {
+  // The name may come from run.json: only a file below the folder.
+  const fs::path rel(relative);
+  if (rel.empty() || rel.is_absolute() || std::any_of(rel.begin(), rel.end(), [](const fs::path& c) { return c == ".."; }))
+    return fail(fmt::format("{}: '{}' is not a file of the run folder", folder_.string(), relative), Error::Kind::Invalid);
   return util::read_file(folder_ / relative, {kMaxRunJson, false});
 }
 

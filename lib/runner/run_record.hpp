@@ -34,6 +34,7 @@ class RunRecord {
   Result<void> append_event(const std::string& line);
   // Replaces the file `relative` (below the folder; parents created) with `data`.
   Result<void> write_file(const std::string& relative, std::string_view data);
+  // Reads the file `relative` below the folder (an absolute name or one with ".." is refused).
   Result<std::string> read_file(const std::string& relative) const;
 
   // Takes the run's lock (run.lock in the folder) for as long as this record lives, or the

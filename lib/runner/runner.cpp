@@ -19,6 +19,7 @@
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/one_line.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
 #include "util/uuid.hpp"
@@ -51,10 +52,19 @@ struct Position {
   std::string focus;
 };
 
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return s;
+// Text for the client's command line with every NUL byte replaced by U+FFFD: exec would end the
+// argument at the first NUL, and the client would get the text cut short (no task description,
+// no DONE/BLOCKED rules) while the run folder recorded all of it. Replaced here, before the text
+// is recorded, what is recorded is what the client gets.
+std::string without_nul(std::string text) {
+  if (text.find('\0') == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size() + 16);
+  for (char c : text) {
+    if (c == '\0') out += "\xEF\xBF\xBD";
+    else out += c;
+  }
+  return out;
 }
 
 std::string report_rules(bool workflow) {
@@ -138,7 +148,11 @@ class WorkflowDriver {
       }
     }
     // An action not handed out yet (after set_tasks, or a state another client left) is taken
-    // here, as ctx-gate takes it.
+    // here, as ctx-gate takes it: under the state's lock, from the state as it is now.
+    auto lock = workflow::lock_state(opts_.project);
+    if (!lock) return std::unexpected(lock.error());
+    if (auto again = load(); again) *m = std::move(*again);
+    else return std::unexpected(again.error());
     const auto* sub = m->current_loop_step();
     const auto d = workflow::decide_gate(*m, workflow::gate_needs_percent(*m) ? session_percent(session, env, loc_, cfg.context) : std::nullopt);
     if (d.action != workflow::ContextAction::None || d.skipped != workflow::ContextAction::None) {
@@ -221,13 +235,32 @@ class Runner {
     auto mode = parse_context_mode(st.value("mode", ""));
     if (!mode) return bad_input(fmt::format("{}: unknown mode in run.json", record_.file().string()));
     opts_.mode = *mode;
-    const auto& o = st["options"];
+    const ojson o = st.value("options", ojson::object());
     opts_.max_iterations = o.value("max_iterations", opts_.max_iterations);
     opts_.max_task_iterations = o.value("max_task_iterations", opts_.max_task_iterations);
     if (auto f = parse_on_fail(o.value("on_fail", ""))) opts_.on_fail = *f;
     opts_.reanchor = o.value("reanchor", opts_.reanchor);
-    opts_.claude_args = o.value("claude_args", opts_.claude_args);
-    opts_.claude_bin = o.value("claude_bin", opts_.claude_bin);
+    // What runs is never taken from the folder: run.json lives in the project, which a cloned
+    // repository can ship. The client and its arguments come from the user's configuration and
+    // this command line, as for a new run; a recorded value that differs is named, then replaced.
+    if (o.is_object()) {
+      const ojson bin = o.value("claude_bin", ojson()), args = o.value("claude_args", ojson());
+      if ((!bin.is_null() && bin != ojson(opts_.claude_bin)) || (!args.is_null() && args != ojson(opts_.claude_args)))
+        progress(fmt::format("note: {} records claude_bin {} and claude_args {}; they are ignored: this run uses {} and {} "
+                             "(your configuration and command line)",
+                             record_.file().string(), bin.dump(-1, ' ', false, ojson::error_handler_t::replace),
+                             args.dump(-1, ' ', false, ojson::error_handler_t::replace), ojson(opts_.claude_bin).dump(),
+                             ojson(opts_.claude_args).dump()));
+    }
+    record_.state["options"]["claude_bin"] = opts_.claude_bin;
+    record_.state["options"]["claude_args"] = opts_.claude_args;
+    // The session is resumed by its id on the client's command line: only an id of the client's
+    // shape is passed (an id starting with '-' would be taken for an option).
+    if (const ojson session = st.value("session", ojson()); session.is_object()) {
+      const ojson id = session.value("id", ojson());
+      if (!id.is_string() || (!id.get<std::string>().empty() && !util::is_uuid(id.get<std::string>())))
+        return bad_input(fmt::format("{}: the session id {} is not a session id", record_.file().string(), id.dump()));
+    }
     const auto& src = st["source"];
     if (src.value("kind", "") == "workflow") opts_.workflow = src.value("workflow", "");
     for (const auto& t : st["task_specs"]) specs_.push_back(spec_from_json(t));
@@ -243,7 +276,7 @@ class Runner {
  private:
   // --------------------------------------------------------------------------------------
   int bad_input(const std::string& what) {
-    w_.err << "ctx-run: error: " << one_line(what) << '\n';
+    w_.err << "ctx-run: error: " << util::one_line(what) << '\n';
     return 1;
   }
 
@@ -375,7 +408,9 @@ class Runner {
     progress_event(kind, ev);
   }
 
-  void progress(const std::string& line) { w_.err << "ctx-run: " << one_line(line) << '\n' << std::flush; }
+  // One line on stderr: text from outside (the model's BLOCKED reason, task titles, paths) has its
+  // control characters escaped, so it can neither break the line nor drive the terminal.
+  void progress(const std::string& line) { w_.err << "ctx-run: " << util::one_line(line) << '\n' << std::flush; }
 
   void progress_event(const std::string& kind, const ojson& ev) {
     if (kind == "iteration") {
@@ -442,12 +477,14 @@ class Runner {
     in.task = task.id.empty() ? std::string() : task_text(task);
     in.workflow = opts_.mode != ContextMode::Continuous ? workflow_text : std::string();
     in.progress_file = opts_.progress_file;
+    in.files_anywhere = opts_.anchor_files_anywhere;
+    in.progress_anywhere = opts_.progress_file_anywhere;
     in.progress_lines = static_cast<size_t>(opts_.progress_lines);
     in.summary = opts_.mode == ContextMode::Hybrid ? summary : std::string();
     in.sources = opts_.sources;
     if (in.sources.git) in.git_state = render_git_state(git_.get(opts_.project));
     in.max_bytes = static_cast<size_t>(opts_.anchor_max_tokens) * 4;
-    return build_runner_anchor(in);
+    return without_nul(build_runner_anchor(in));
   }
 
   std::string call_prompt(const std::string& work, int task_iteration, bool workflow) {
@@ -458,7 +495,7 @@ class Runner {
                        "Check the current state of the work and continue.\n",
                        task_iteration, opts_.max_task_iterations, workflow ? "the step" : "the task");
     p.append("\n").append(report_rules(workflow)).append("\n");  // not "\n" + …: GCC 12 -Wrestrict at -O3
-    return bounded_text(p, kMaxPromptBytes);
+    return bounded_text(without_nul(std::move(p)), kMaxPromptBytes);
   }
 
   std::vector<std::string> base_args() const {
@@ -494,6 +531,8 @@ class Runner {
     int64_t client_ms = 0;
     int64_t exit_ms = -1;  // from the result line to the client's exit (-1: no result line)
     std::string stderr_tail;
+    bool timed_out = false;  // killed at call_timeout_seconds
+    bool cut_off = false;    // killed (or its output left) exit_grace_seconds after its result or exit
   };
 
   // Whether git's answers may be needed after a call: for a fresh session's anchor (any mode
@@ -513,7 +552,16 @@ class Runner {
     // A client must not go on working in the project after ctx-run is gone (kill -9 included):
     // a --resume would start a second agent beside it.
     spec.parent_death_signal = SIGTERM;
+    // Memory: the lines are read as they come and not kept (the longest line is held, not the
+    // whole output); stderr's tail only. Time: after its result (or its exit) the client gets
+    // exit_grace_seconds to exit and close its output, then it is killed and its output left
+    // (a process it started may hold it open for ever); call_timeout_seconds bounds a whole call.
+    spec.keep_handed_lines = false;
+    spec.err_tail_bytes = 64u << 10;
+    spec.linger = std::chrono::seconds(opts_.exit_grace_seconds);
+    if (opts_.call_timeout_seconds > 0) spec.timeout = std::chrono::seconds(opts_.call_timeout_seconds);
     StreamResultReader reader;
+    spec.done = [&reader] { return reader.result().has_result; };
     const bool want_git = git_wanted();
     int64_t t_result = -1;
     spec.on_stdout_line = [&](std::string_view line) {
@@ -531,6 +579,13 @@ class Runner {
     c.client_ms = t_end - t0;
     if (t_result >= 0) c.exit_ms = t_end - t_result;
     c.exit_code = r->exit_code;
+    c.timed_out = r->timed_out;
+    c.cut_off = r->cut_off;
+    if (c.timed_out) progress(fmt::format("note: the call took longer than call_timeout_seconds ({} s): the client was killed", opts_.call_timeout_seconds));
+    else if (c.cut_off)
+      progress(fmt::format("note: the client (or a process it started) held its output open {} s after its {}: killed, its output "
+                           "no longer read",
+                           opts_.exit_grace_seconds, t_result >= 0 ? "result" : "exit"));
     // A last line without its newline was not handed over.
     if (const size_t nl = r->out.rfind('\n'); nl != std::string::npos) reader.feed_line(std::string_view(r->out).substr(nl + 1));
     else reader.feed_line(r->out);
@@ -613,18 +668,34 @@ class Runner {
     if (!why.empty()) data["reason"] = why;
     emit("run_ended", data);
     save();
-    w_.out << fmt::format("run {} {}{}: {}\n", record_.state["run_id"].get<std::string>(), status, why.empty() ? "" : " (" + why + ")",
-                          record_.folder().string());
+    w_.out << util::one_line(fmt::format("run {} {}{}: {}", record_.state["run_id"].get<std::string>(), status,
+                                         why.empty() ? "" : " (" + why + ")", record_.folder().string()))
+           << '\n';
     return code;
+  }
+
+  // A STOP request: a regular file named STOP in the run folder, consumed here. Anything else of
+  // that name (a directory, a link) is not a request: it could not be consumed and would stop
+  // every --resume at once. It is named once and ignored.
+  bool stop_requested() {
+    const fs::path stop = record_.folder() / "STOP";
+    struct stat st {};
+    if (::lstat(stop.c_str(), &st) != 0) return false;
+    if (!S_ISREG(st.st_mode)) {
+      if (!stop_noted_) progress(fmt::format("note: {} is not a regular file: ignored (a STOP request is a file)", stop.string()));
+      stop_noted_ = true;
+      return false;
+    }
+    std::error_code ec;
+    fs::remove(stop, ec);
+    if (ec) progress(fmt::format("note: removing {}: {}", stop.string(), ec.message()));
+    return true;
   }
 
   // Between iterations: STOP ends the run (the file is consumed), PAUSE waits while it exists.
   std::optional<int> control() {
     std::error_code ec;
-    if (fs::exists(record_.folder() / "STOP", ec)) {
-      fs::remove(record_.folder() / "STOP", ec);
-      return finish("stopped", 3, "STOP file");
-    }
+    if (stop_requested()) return finish("stopped", 3, "STOP file");
     if (fs::exists(record_.folder() / "PAUSE", ec)) {
       record_.state["status"] = "paused";
       emit("run_paused", {{"reason", "PAUSE file"}});
@@ -632,10 +703,7 @@ class Runner {
       const int64_t t_pause = util::now_ms();
       while (fs::exists(record_.folder() / "PAUSE", ec)) {
         if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
-        if (fs::exists(record_.folder() / "STOP", ec)) {
-          fs::remove(record_.folder() / "STOP", ec);
-          return finish("stopped", 3, "STOP file");
-        }
+        if (stop_requested()) return finish("stopped", 3, "STOP file");
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
       paused_ms_ += util::now_ms() - t_pause;  // not the runner's work
@@ -696,7 +764,7 @@ class Runner {
     si.final_message = final_text;
     si.blocked_reason = reason;
     si.files_changed = changed_files(git_.get(opts_.project, task.value("git_head", "")));
-    si.progress_tail = file_tail(opts_.project / opts_.progress_file, 200);
+    if (auto f = project_file(opts_.project, opts_.progress_file, opts_.progress_file_anywhere)) si.progress_tail = file_tail(*f, 200);
     const std::string summary = build_task_summary(si, static_cast<size_t>(opts_.summary_max_lines));
     record_.state["previous_summary"] = summary;
     if (auto r = record_.write_file("task_summary.md", summary); !r) progress("note: " + r.error().message);
@@ -777,7 +845,7 @@ class Runner {
           extra.push_back("--append-system-prompt");
           extra.push_back(old_anchor);
         }
-        auto argv = compact_argv(opts_.claude_bin, extra, session_id, pos.focus);
+        auto argv = compact_argv(opts_.claude_bin, extra, session_id, without_nul(pos.focus));
         auto r = invoke(argv, task.value("git_head", ""));
         if (!r) return finish("failed", 2, r.error().message);
         client_ms += r->client_ms;
@@ -786,7 +854,7 @@ class Runner {
           // The client compacted nothing (it answers "Not enough messages to compact." on a short
           // session, with exit 0): not a compaction; the session goes on with its own anchor.
           emit("compact_failed", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", pos.focus},
-                                  {"reason", one_line(r->stream.text)}, {"usage", usage_json(r->stream.usage)},
+                                  {"reason", util::one_line(r->stream.text)}, {"usage", usage_json(r->stream.usage)},
                                   {"exit_code", r->exit_code}});
           anchor = old_anchor;
         } else {
@@ -845,6 +913,8 @@ class Runner {
                       {"report", report.report == TaskReport::Done ? "done" : report.report == TaskReport::Blocked ? "blocked" : "none"},
                       {"text", call.stream.text}};
       if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
+      if (call.timed_out) result["timed_out"] = true;
+      if (call.cut_off) result["cut_off"] = true;
       if (auto w = record_.write_file(stem + ".result.json", result.dump(2, ' ', false, ojson::error_handler_t::replace)); !w)
         progress("note: " + w.error().message);
       // Everything since the last iteration was recorded (closing its task, this task's start,
@@ -861,7 +931,8 @@ class Runner {
                          {"client_exit_ms", call.exit_ms}, {"runner_ms", runner_ms}});
       save();  // the iteration is recorded before anything else can go wrong
 
-      const bool ok = call.exit_code == 0 && call.stream.has_result && !call.stream.is_error;
+      // A client killed after its result because it did not exit has done its work.
+      const bool ok = (call.exit_code == 0 || (call.cut_off && !call.timed_out)) && call.stream.has_result && !call.stream.is_error;
       if (ok && report.report == TaskReport::Done) {
         st["attempts"].erase(pos.key);
         if (driver_) {
@@ -918,7 +989,7 @@ class Runner {
     const auto& s = record_.state["session"];
     if (!s.is_object() || s.value("anchor_file", "").empty()) return session_anchor_ = "";
     auto text = record_.read_file(s.value("anchor_file", ""));
-    session_anchor_ = text ? *text : "";
+    session_anchor_ = text ? without_nul(std::move(*text)) : "";
     return session_anchor_;
   }
 
@@ -936,6 +1007,7 @@ class Runner {
   std::optional<Position> pending_position_;
   GitPrefetch git_;  // git's answers, asked while the last client call was exiting
   int64_t paused_ms_ = 0;  // waited for a PAUSE file to go since the last iteration
+  bool stop_noted_ = false;  // a STOP that is not a file was named
 };
 }  // namespace
 

@@ -32,9 +32,15 @@ struct RunOptions {
   AnchorSources sources;
   std::vector<std::string> anchor_files;
   std::string progress_file = "progress.txt";
+  // Whether anchor_files / progress_file come from the user's own configuration: then they may
+  // name a file anywhere; otherwise only a file inside the project is read.
+  bool anchor_files_anywhere = false;
+  bool progress_file_anywhere = false;
   int progress_lines = 20;
   int summary_max_lines = 50;
   int anchor_max_tokens = 4000;
+  int exit_grace_seconds = 30;    // after the result line (or the client's exit): then it is killed, its output left
+  int call_timeout_seconds = 0;   // a call killed after this long (0: no limit)
   bool dry_run = false;
   std::string resume_run;                 // --resume RUN: continue this run
   int busy_timeout_ms = 1000;

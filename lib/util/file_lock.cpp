@@ -4,9 +4,11 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fmt/core.h>
+#include <thread>
 
 namespace ctxkit::util {
 
@@ -36,6 +38,26 @@ Result<std::optional<FileLock>> FileLock::acquire(const std::filesystem::path& p
     return fail(fmt::format("locking {}: {}", path.string(), std::strerror(e)));
   }
   return std::optional<FileLock>(FileLock(fd));
+}
+
+Result<FileLock> FileLock::acquire_directory(const std::filesystem::path& dir, std::chrono::milliseconds wait) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return fail(fmt::format("opening {}: {}", dir.string(), std::strerror(errno)));
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  auto pause = std::chrono::milliseconds(1);
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    if (e == EINTR) continue;
+    if (e != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline) {
+      ::close(fd);
+      if (e == EWOULDBLOCK)
+        return fail(fmt::format("{} is locked by another program for longer than {} ms", dir.string(), wait.count()), Error::Kind::Busy);
+      return fail(fmt::format("locking {}: {}", dir.string(), std::strerror(e)));
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
+  return FileLock(fd);
 }
 
 bool FileLock::held(const std::filesystem::path& path) {

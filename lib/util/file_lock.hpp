@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 
@@ -14,6 +15,9 @@ class FileLock {
   // nullopt when another process holds it (with wait=false); waits for it with wait=true. A file
   // that cannot be opened is an error "opening P: …" (kind NotFound when its folder is missing).
   static Result<std::optional<FileLock>> acquire(const std::filesystem::path& path, bool wait);
+  // An exclusive flock on the directory `dir` itself (nothing is created in it), waiting up to
+  // `wait` for another holder; still held then: an error of kind Busy.
+  static Result<FileLock> acquire_directory(const std::filesystem::path& dir, std::chrono::milliseconds wait);
   // Whether a process holds the lock on `path` now (false when there is no such file).
   static bool held(const std::filesystem::path& path);
 

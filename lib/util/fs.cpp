@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fmt/core.h>
 #include <vector>
@@ -79,6 +80,33 @@ Result<void> make_private_dirs(const fs::path& dir, const fs::path& base_in) {
     if (auto r = check_owned_dir(cur, /*follow=*/depth == base_depth); !r) return r;
   }
   return {};
+}
+
+unsigned umask_mode(unsigned mode) {
+  // The umask can only be read by setting it; /proc tells without changing it (another thread
+  // may be creating files).
+  unsigned mask = 022;
+  bool found = false;
+  if (FILE* f = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "Umask: %o", &mask) == 1) {
+        found = true;
+        break;
+      }
+    std::fclose(f);
+  }
+  if (!found) {
+    const mode_t old = ::umask(022);
+    ::umask(old);
+    mask = old;
+  }
+  return mode & ~mask & 07777;
+}
+
+bool read_only_file(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && (st.st_mode & S_IWUSR) == 0;
 }
 
 Result<std::string> read_file(const fs::path& path, const ReadLimits& limits) {

@@ -17,6 +17,13 @@ namespace ctxkit::util {
 // Folders above `base` are created 0700 when missing and otherwise left as they are.
 Result<void> make_private_dirs(const std::filesystem::path& dir, const std::filesystem::path& base = {});
 
+// `mode` less this process's umask: the mode open(O_CREAT) would give a new file.
+unsigned umask_mode(unsigned mode);
+
+// Whether `path` is an existing file its owner may not write (mode without u+w): a file the user
+// made read-only, which ctxkit does not replace (root could, through rename).
+bool read_only_file(const std::filesystem::path& path);
+
 // Options of read_file.
 struct ReadLimits {
   uint64_t max_bytes = 64ull << 20;  // a larger file is an error (kind Invalid)

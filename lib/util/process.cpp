@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -178,6 +179,11 @@ Result<pid_t> clone_child(const ProcessSpec& spec, char* const* argv, char* cons
 // stdout passes `max_output` (0: no limit; `*overflowed` then says so).
 Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_output, bool* overflowed) {
   if (spec.argv.empty()) return fail("starting a process: empty argv");
+  // exec ends an argument at its first NUL: the child would get it cut short, silently.
+  for (size_t i = 0; i < spec.argv.size(); ++i)
+    if (spec.argv[i].find('\0') != std::string::npos)
+      return fail(fmt::format("starting {}: argument {} holds a NUL byte (it would be cut short)", spec.argv[0].substr(0, spec.argv[0].find('\0')), i),
+                  Error::Kind::Invalid);
   Pipe in, out, err;
   if (::pipe2(in.fd, O_CLOEXEC) != 0 || ::pipe2(out.fd, O_CLOEXEC) != 0 ||
       ::pipe2(err.fd, O_CLOEXEC) != 0) {
@@ -208,16 +214,26 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
   size_t written = 0;
   if (spec.stdin_data.empty()) in.close_end(1);
   else ::fcntl(in.fd[1], F_SETFL, O_NONBLOCK);
-  auto deadline = spec.timeout ? std::chrono::steady_clock::now() + *spec.timeout
-                               : std::chrono::steady_clock::time_point::max();
+  using clock = std::chrono::steady_clock;
+  auto deadline = spec.timeout ? clock::now() + *spec.timeout : clock::time_point::max();
   ::signal(SIGPIPE, SIG_IGN);
-  auto finish = [&](int status) {
-    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+  int status = 0;
+  bool reaped = false;  // the child has exited and was waited for (its pid may be reused: never signalled again)
+  auto finish = [&](int st) {
+    if (WIFEXITED(st)) result.exit_code = WEXITSTATUS(st);
+    else if (WIFSIGNALED(st)) result.exit_code = 128 + WTERMSIG(st);
     return result;
   };
   // The group too when the child leads one (its pid is the group's id).
-  auto kill_child = [&] { ::kill(group ? -pid : pid, SIGKILL); };
+  auto kill_child = [&] {
+    if (!reaped) ::kill(group ? -pid : pid, SIGKILL);
+  };
+  // With a linger: from the moment the caller is done with the output or the child has exited,
+  // the output is read for at most that long.
+  auto linger_end = clock::time_point::max();
+  auto start_linger = [&] {
+    if (spec.linger && linger_end == clock::time_point::max()) linger_end = clock::now() + *spec.linger;
+  };
   char buf[65536];
   size_t line_start = 0;  // of the first stdout line not yet handed to on_stdout_line
   size_t scanned = 0;     // stdout before this has no '\n' after line_start
@@ -228,20 +244,35 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
     if (out.fd[0] >= 0) { fds[n] = {out.fd[0], POLLIN, 0}; idx_out = n++; }
     if (err.fd[0] >= 0) { fds[n] = {err.fd[0], POLLIN, 0}; idx_err = n++; }
     if (in.fd[1] >= 0) { fds[n] = {in.fd[1], POLLOUT, 0}; idx_in = n++; }
-    int wait_ms = -1;
-    if (spec.timeout) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
-        kill_child();
-        result.timed_out = true;
-        break;
-      }
-      wait_ms = static_cast<int>(left.count());
+    const auto now = clock::now();
+    if (now >= deadline) {
+      kill_child();
+      result.timed_out = true;
+      break;
     }
+    if (now >= linger_end) {
+      kill_child();
+      result.cut_off = true;
+      break;
+    }
+    int wait_ms = -1;
+    const auto until = std::min(deadline, linger_end);
+    if (until != clock::time_point::max())
+      wait_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) + 1;
+    // With a linger, the child's exit is looked for now and then (a process it started may hold
+    // the pipes open long after).
+    if (spec.linger && !reaped && (wait_ms < 0 || wait_ms > 100)) wait_ms = 100;
     int pr = ::poll(fds, static_cast<nfds_t>(n), wait_ms);
     if (pr < 0) {
       if (errno == EINTR) continue;
       break;
+    }
+    if (spec.linger && !reaped) {
+      pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid) {
+        reaped = true;
+        start_linger();
+      }
     }
     if (idx_in >= 0 && (fds[idx_in].revents & (POLLOUT | POLLERR | POLLHUP))) {
       ssize_t w = ::write(in.fd[1], spec.stdin_data.data() + written, spec.stdin_data.size() - written);
@@ -263,13 +294,22 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
       } catch (...) {
         // The child is not left behind, running or unreaped.
         kill_child();
-        int st = 0;
-        while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+        if (!reaped)
+          while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
         throw;
       }
       scanned = result.out.size();
+      if (!spec.keep_handed_lines && line_start > 0) {
+        // Only the line still arriving is kept: memory is the longest line, not the whole output.
+        result.out.erase(0, line_start);
+        scanned -= line_start;
+        line_start = 0;
+      }
+      if (spec.done && spec.done()) start_linger();
     }
     drain(idx_err, err, result.err);
+    if (spec.err_tail_bytes > 0 && result.err.size() > 2 * spec.err_tail_bytes)
+      result.err.erase(0, result.err.size() - spec.err_tail_bytes);
     if (max_output > 0 && result.out.size() > max_output) {
       kill_child();
       result.out.resize(max_output);
@@ -278,15 +318,33 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
     }
   }
   in.close_end(1);
-  int status = 0;
-  if (spec.timeout && !result.timed_out && !*overflowed) {
+  if (spec.err_tail_bytes > 0 && result.err.size() > spec.err_tail_bytes)
+    result.err.erase(0, result.err.size() - spec.err_tail_bytes);
+  if (reaped) return finish(status);
+  if (linger_end != clock::time_point::max() && !result.timed_out && !*overflowed && !result.cut_off) {
+    // Done with, its output closed, and still running: it gets the rest of the linger to exit.
+    auto step = std::chrono::microseconds(200);
+    while (true) {
+      pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid) return finish(status);
+      if (r < 0 && errno != EINTR) break;
+      if (clock::now() >= std::min(linger_end, deadline)) {
+        kill_child();
+        (clock::now() >= deadline ? result.timed_out : result.cut_off) = true;
+        break;
+      }
+      std::this_thread::sleep_for(step);
+      step = std::min<std::chrono::microseconds>(step * 2, std::chrono::milliseconds(10));
+    }
+  }
+  if (spec.timeout && !result.timed_out && !*overflowed && !result.cut_off) {
     // Its output is closed, but it may still run: the timeout holds until it has exited.
     auto step = std::chrono::microseconds(200);
     while (true) {
       pid_t r = ::waitpid(pid, &status, WNOHANG);
       if (r == pid) return finish(status);
       if (r < 0 && errno != EINTR) break;
-      if (std::chrono::steady_clock::now() >= deadline) {
+      if (clock::now() >= deadline) {
         kill_child();
         result.timed_out = true;
         break;

@@ -31,6 +31,7 @@ struct ProcessResult {
   std::string out;        // everything it wrote to stdout
   std::string err;        // everything it wrote to stderr
   bool timed_out = false; // it was killed because the timeout passed
+  bool cut_off = false;   // the linger passed: it was killed, or its output left unread (ProcessSpec::linger)
 };
 
 // How to start a child: argv (argv[0] is searched in PATH), never a shell.
@@ -46,10 +47,22 @@ struct ProcessSpec {
   // Sent to the child when this thread ends, however it ends (kill -9 included), so that the
   // child does not outlive the caller (prctl PR_SET_PDEATHSIG; the child is started by fork).
   std::optional<int> parent_death_signal;
+  // false: the lines handed to on_stdout_line are dropped from `out`, which keeps only a last
+  // line without its '\n' (the caller holds the longest line, not the whole output).
+  bool keep_handed_lines = true;
+  // More than 0: only the last this many bytes of stderr are kept in `err`.
+  size_t err_tail_bytes = 0;
+  // Set: once `done()` says the caller has what it wanted from the output (asked after each
+  // line handed over), or once the child has exited, it is read for at most this long more;
+  // then a child still running is killed (SIGKILL) and the output is left unread, even when a
+  // process the child started still holds it open (`cut_off` says so).
+  std::optional<std::chrono::milliseconds> linger;
+  std::function<bool()> done;
 };
 
 // Runs a child to completion, feeding stdin and collecting both output streams. A child that
-// cannot be started is an error; a child that fails is a result with its exit code.
+// cannot be started is an error (an argument holding a NUL byte too: exec would cut it short);
+// a child that fails is a result with its exit code.
 Result<ProcessResult> run_process(const ProcessSpec& spec);
 
 // The full path of the program `name`: when it contains '/', itself if it is an executable

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "util/fs.hpp"
+#include "workflow/yaml_budget.hpp"
 
 namespace ctxkit::workflow {
 namespace {
@@ -36,9 +37,14 @@ struct DuplicateKey {
 
 bool is_null_plain(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
 
+// What a tasks file may expand to (yaml_budget.hpp): far beyond any real list (a task is about
+// ten nodes), far below what would exhaust memory.
+constexpr YamlLimits kYamlLimits{1'000'000, 64, 64u << 20};
+
 // A YAML document as JSON: a plain null is null, a plain true/false a boolean, every other
-// scalar its text (so a number stays as written). Depth is bounded by yaml-cpp's own guard.
-ojson to_json(const YAML::Node& node) {
+// scalar its text (so a number stays as written). Nodes, depth and text within `budget`.
+ojson to_json(const YAML::Node& node, YamlBudget& budget) {
+  YamlBudget::Scope scope(budget, node, node.IsScalar() ? node.Scalar().size() : 0);
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -54,7 +60,7 @@ ojson to_json(const YAML::Node& node) {
     }
     case YAML::NodeType::Sequence: {
       ojson arr = ojson::array();
-      for (const auto& child : node) arr.push_back(to_json(child));
+      for (const auto& child : node) arr.push_back(to_json(child, budget));
       return arr;
     }
     case YAML::NodeType::Map: {
@@ -62,7 +68,7 @@ ojson to_json(const YAML::Node& node) {
       for (const auto& kv : node) {
         std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
         if (obj.contains(key)) throw DuplicateKey{kv.first.Mark(), key};
-        obj[key] = to_json(kv.second);
+        obj[key] = to_json(kv.second, budget);
       }
       return obj;
     }
@@ -194,6 +200,10 @@ class Validator {
         if (!d->is_string()) return error(path + "/description", fmt::format("{}: description must be a string (got {})", label, type_name(*d)));
         t.description = d->get<std::string>();
       }
+      // A NUL (JSON "\u0000", YAML "\0") would cut the prompt short on the client's command line.
+      if (t.title.find('\0') != std::string::npos) return error(path + "/title", fmt::format("{}: title contains a NUL character", label));
+      if (t.description.find('\0') != std::string::npos)
+        return error(path + "/description", fmt::format("{}: description contains a NUL character", label));
       if (auto r = string_list(item, path, label, "acceptance", false, t.acceptance); !r) return std::unexpected(r.error());
       if (auto r = string_list(item, path, label, "depends_on", true, t.depends_on); !r) return std::unexpected(r.error());
       if (auto d = item.find("done"); d != item.end() && !d->is_null()) {
@@ -219,6 +229,8 @@ class Validator {
       if (!text)
         return error(fpath + "/" + std::to_string(k),
                      fmt::format("{}: {} item {} must be a string (got {})", label, field, k + 1, type_name(v)));
+      if (text->find('\0') != std::string::npos)
+        return error(fpath + "/" + std::to_string(k), fmt::format("{}: {} item {} contains a NUL character", label, field, k + 1));
       out.push_back(std::move(*text));
     }
     return {};
@@ -245,8 +257,11 @@ Result<std::vector<TaskSpec>> parse_yaml(std::string_view text, std::string_view
     }
     if (!docs.empty()) {
       root = docs[0];
-      doc = to_json(root);
+      YamlBudget budget(kYamlLimits);
+      doc = to_json(root, budget);
     }
+  } catch (const YamlTooLarge& e) {
+    return fail(fmt::format("{}:{}:{}: invalid YAML: {}", name, e.mark.line + 1, e.mark.column + 1, e.what), Error::Kind::Invalid);
   } catch (const YAML::DeepRecursion& e) {
     return fail(fmt::format("{}:{}:{}: invalid YAML: nested too deeply", name, e.mark.line + 1, e.mark.column + 1),
                 Error::Kind::Invalid);

@@ -45,8 +45,9 @@ TaskListFormat detect_task_list_format(const std::filesystem::path& file, std::s
 //
 // Errors are one line: "name:line:col: task N ('id'): what" (line:col for YAML, where yaml-cpp
 // gives it; "name: task N …" otherwise): missing title, non-string id, empty list, duplicate id,
-// an id with characters outside [A-Za-z0-9._-], a field of the wrong type, a NUL byte, nesting
-// deeper than the parser allows.
+// an id with characters outside [A-Za-z0-9._-], a field of the wrong type, a NUL byte (also one
+// written as an escape, "\u0000" or "\0"), nesting deeper than the parser allows, a YAML document
+// that expands (aliases counted each time they are used) past 1,000,000 nodes, 64 levels or 64 MiB.
 Result<std::vector<TaskSpec>> parse_task_list(std::string_view text, TaskListFormat format, std::string_view name);
 
 // Reads (at most kMaxTaskListBytes, regular files only, never blocking on a FIFO) and parses a

@@ -23,7 +23,13 @@ Result<WorkflowTemplate> load_workflow_file(const fs::path& path) {
   // Never blocks on a FIFO; a template is small (4 MiB at most).
   auto text = util::read_file(path, {4u << 20});
   if (!text) return fail(fmt::format("{}: cannot read the workflow file ({})", path.string(), text.error().message), Error::Kind::NotFound);
-  return parse_template(*text, path.string());
+  // One template that cannot be loaded (memory included) is an error of its own: it never takes
+  // the others, or the program listing them, along.
+  try {
+    return parse_template(*text, path.string());
+  } catch (const std::exception& e) {
+    return fail(fmt::format("{}: cannot load the workflow file ({})", path.string(), e.what()), Error::Kind::Invalid);
+  }
 }
 
 std::vector<CatalogEntry> list_workflows(const std::vector<fs::path>& dirs) {

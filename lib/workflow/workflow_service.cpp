@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include <cerrno>
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -66,17 +68,62 @@ struct Loaded {
 
 fs::path state_path(const fs::path& worktree) { return worktree / "workflow-state.json"; }
 
+namespace {
+std::string link_refusal(const fs::path& p) {
+  return fmt::format("{} is a symbolic link: the workflow state is neither read nor written through one (put the file itself there)",
+                     p.string());
+}
+
+// The mode a save gives the state file: its own when it exists, else what any program would
+// create it with under the user's umask (as Lanes's writeFile does). A link is refused: replacing
+// it would silently turn it into a file, writing through it would write elsewhere.
+Result<unsigned> state_mode(const fs::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return util::umask_mode(0666);
+  if (S_ISLNK(st.st_mode)) return fail("not saved: " + link_refusal(path), Error::Kind::Invalid);
+  if (!S_ISREG(st.st_mode)) return fail(fmt::format("not saved: {} is not a regular file", path.string()), Error::Kind::Invalid);
+  return static_cast<unsigned>(st.st_mode & 07777);
+}
+}  // namespace
+
 Result<std::optional<std::string>> read_state_text(const fs::path& worktree) {
   const fs::path p = state_path(worktree);
-  std::error_code ec;
-  if (!fs::exists(p, ec)) return std::optional<std::string>();
-  auto text = util::read_file(p, {64u << 20});
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::optional<std::string>();
+  } else if (S_ISLNK(st.st_mode)) {
+    return fail(link_refusal(p), Error::Kind::Invalid);
+  }
+  auto text = util::read_file(p, {kMaxStateBytes, false});
   if (!text) return fail(fmt::format("{}: cannot read the workflow state ({})", p.string(), text.error().message));
   return std::optional<std::string>(std::move(*text));
 }
 
+namespace {
+// The state's text, unless it is too large to be read again.
+Result<std::string> state_text(const fs::path& worktree, const WorkflowMachine& machine) {
+  std::string text = machine.serialize();
+  if (text.size() > kMaxStateBytes)
+    return fail(fmt::format("{}: not saved: the workflow state would be {} bytes, more than the {} MiB a state file may hold "
+                            "(it keeps its last state)",
+                            state_path(worktree).string(), text.size(), kMaxStateBytes >> 20),
+                Error::Kind::Invalid);
+  return text;
+}
+}  // namespace
+
 Result<void> save_state(const fs::path& worktree, const WorkflowMachine& machine) {
-  return util::write_file_atomic(state_path(worktree), machine.serialize(), 0644, util::Durability::Flush);
+  auto text = state_text(worktree, machine);
+  if (!text) return std::unexpected(text.error());
+  auto mode = state_mode(state_path(worktree));
+  if (!mode) return std::unexpected(mode.error());
+  return util::write_file_atomic(state_path(worktree), *text, *mode, util::Durability::Flush);
+}
+
+Result<util::FileLock> lock_state(const fs::path& worktree) {
+  auto lock = util::FileLock::acquire_directory(worktree, std::chrono::seconds(10));
+  if (!lock) return fail(fmt::format("the workflow state's lock: {}", lock.error().message), lock.error().kind);
+  return std::move(*lock);
 }
 
 std::optional<FileVersion> file_version(const fs::path& path) {
@@ -89,9 +136,13 @@ std::optional<FileVersion> file_version(const fs::path& path) {
 
 Result<std::optional<FileVersion>> save_state_versioned(const fs::path& worktree, const WorkflowMachine& machine) {
   const fs::path path = state_path(worktree);
-  auto file = util::AtomicFile::create(path, 0644);
+  auto state = state_text(worktree, machine);
+  if (!state) return std::unexpected(state.error());
+  const std::string& text = *state;
+  auto mode = state_mode(path);
+  if (!mode) return std::unexpected(mode.error());
+  auto file = util::AtomicFile::create(path, *mode);
   if (!file) return std::unexpected(file.error());
-  const std::string text = machine.serialize();
   file->write(text);
   // The temporary file keeps its inode through the rename: the file found under the final name
   // afterwards is ours only if it has that inode and still our size (an edit in place by another
@@ -261,7 +312,9 @@ class Call {
       if (!args["workflow"].is_string()) return error_outcome("workflow must be a string");
       explicit_spec = args["workflow"].get<std::string>();
     }
-    if (loaded.error && explicit_spec.empty()) return error_outcome(*loaded.error);
+    // A state file that does not load is an error whatever the call names: starting over would
+    // replace it, and the outputs in it would be gone.
+    if (loaded.error) return error_outcome(*loaded.error + " (nothing was started: fix or remove the file to start a workflow)");
     bool dirty = false;
     std::optional<WorkflowMachine> m;
     if (loaded.machine && !(!explicit_spec.empty() && loaded.machine->state_status() != "running")) {
@@ -374,6 +427,14 @@ ToolOutcome WorkflowService::call(std::string_view tool, const json& arguments) 
   if (!arguments.is_null() && !arguments.is_object()) return error_outcome("arguments must be an object");
   try {
     Call c(opts_, *cache_);
+    // A call that may save holds the state's lock from its read to its save: another server,
+    // ctx-workflow or ctx-gate on the same worktree waits instead of saving over it.
+    std::optional<util::FileLock> lock;
+    if (tool == "workflow_start" || tool == "workflow_set_tasks" || tool == "workflow_advance") {
+      auto l = lock_state(opts_.worktree);
+      if (!l) return error_outcome(l.error().message);
+      lock.emplace(std::move(*l));
+    }
     if (tool == "workflow_start") return c.start(args);
     if (tool == "workflow_set_tasks") return c.set_tasks(args);
     if (tool == "workflow_status") return c.status();

@@ -12,6 +12,7 @@
 
 #include "util/env.hpp"
 #include "util/error.hpp"
+#include "util/file_lock.hpp"
 
 namespace ctxkit::workflow {
 
@@ -103,12 +104,22 @@ struct GateDecision;
 // The event describing a gate decision (handed out or skipped) at `machine`'s position.
 WorkflowEvent event_for(const WorkflowMachine& machine, const GateDecision& decision, std::string by);
 
+// The largest state file that is read (and so the largest that is written: a save that would
+// pass it is refused, the file keeping its last state).
+inline constexpr uint64_t kMaxStateBytes = 64ull << 20;
+
 // The state file of a worktree: <worktree>/workflow-state.json.
 std::filesystem::path state_path(const std::filesystem::path& worktree);
 // The state file's text, nullopt when there is none; never blocks on a FIFO. An error names the file.
 Result<std::optional<std::string>> read_state_text(const std::filesystem::path& worktree);
-// Replaces the state file atomically with `machine`'s state.
+// Replaces the state file atomically with `machine`'s state; refuses a state larger than
+// kMaxStateBytes and a state file that is a symbolic link (read_state_text refuses it too). A
+// new file gets 0666 less the umask, an existing one keeps its mode.
 Result<void> save_state(const std::filesystem::path& worktree, const WorkflowMachine& machine);
+// The lock every writer of a worktree's state holds from reading the state to saving it (a flock
+// on the worktree directory itself: nothing is created in it), so that two servers, or a server
+// and ctx-workflow / ctx-gate / ctx-run, never save over each other's change. Waits up to 10 s.
+Result<util::FileLock> lock_state(const std::filesystem::path& worktree);
 
 // One version of a file: a replacement (another inode) or an edit in place (size, times) is
 // another version.

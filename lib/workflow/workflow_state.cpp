@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "util/json_depth.hpp"
 #include "workflow/js_compat.hpp"
 
 namespace ctxkit::workflow {
@@ -131,6 +132,10 @@ Result<WorkflowMachine> WorkflowMachine::from_state(ojson state, const WorkflowT
 }
 
 Result<WorkflowMachine> WorkflowMachine::from_state_text(std::string_view text, const WorkflowTemplate* fallback) {
+  // A state is a template (64 levels at most) and a few levels around it.
+  constexpr size_t kMaxDepth = 128;
+  if (util::json_depth(text, kMaxDepth) > kMaxDepth)
+    return fail(fmt::format("workflow state: nested deeper than {} levels", kMaxDepth), Error::Kind::Corrupt);
   ojson doc = ojson::parse(text.begin(), text.end(), nullptr, false);
   if (doc.is_discarded()) return fail("workflow state: not valid JSON", Error::Kind::Corrupt);
   return from_state(std::move(doc), fallback);

@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "workflow/yaml_budget.hpp"
+
 namespace ctxkit::workflow {
 namespace {
 using ojson = nlohmann::ordered_json;
@@ -98,7 +100,12 @@ ojson resolve_plain(const std::string& s) {
   return s;
 }
 
-ojson to_json(const YAML::Node& node, const std::string& path, Marks& marks) {
+// What a template may expand to (yaml_budget.hpp): templates are a few hundred nodes; the
+// location paths kept for each node count as text.
+constexpr YamlLimits kYamlLimits{100'000, 64, 16u << 20};
+
+ojson to_json(const YAML::Node& node, const std::string& path, Marks& marks, YamlBudget& budget) {
+  YamlBudget::Scope scope(budget, node, path.size() + (node.IsScalar() ? node.Scalar().size() : 0));
   const auto m = node.Mark();
   if (!m.is_null()) marks[path] = Mark{m.line + 1, m.column + 1};
   switch (node.Type()) {
@@ -117,7 +124,7 @@ ojson to_json(const YAML::Node& node, const std::string& path, Marks& marks) {
       ojson arr = ojson::array();
       size_t i = 0;
       for (const auto& child : node) {
-        arr.push_back(to_json(child, path + "/" + std::to_string(i), marks));
+        arr.push_back(to_json(child, path + "/" + std::to_string(i), marks, budget));
         ++i;
       }
       return arr;
@@ -127,7 +134,7 @@ ojson to_json(const YAML::Node& node, const std::string& path, Marks& marks) {
       for (const auto& kv : node) {
         std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
         if (obj.contains(key)) throw DuplicateKey{kv.first.Mark()};
-        obj[key] = to_json(kv.second, path + "/" + escape_pointer(key), marks);
+        obj[key] = to_json(kv.second, path + "/" + escape_pointer(key), marks, budget);
         const auto km = kv.first.Mark();
         if (!km.is_null() && !marks.count(path + "/" + escape_pointer(key)))
           marks[path + "/" + escape_pointer(key)] = Mark{km.line + 1, km.column + 1};
@@ -390,8 +397,14 @@ Result<WorkflowTemplate> parse_template(std::string_view yaml_text, std::string_
       const auto m = docs[1].Mark();
       return fail(located(m.line + 1, m.column + 1, "Invalid YAML syntax: Source contains multiple documents"), Error::Kind::Invalid);
     }
-    if (!docs.empty()) doc = to_json(docs[0], "", marks);
-    else doc = nullptr;
+    if (!docs.empty()) {
+      YamlBudget budget(kYamlLimits);
+      doc = to_json(docs[0], "", marks, budget);
+    } else {
+      doc = nullptr;
+    }
+  } catch (const YamlTooLarge& e) {
+    return fail(located(e.mark.line + 1, e.mark.column + 1, "Invalid YAML: " + e.what), Error::Kind::Invalid);
   } catch (const YAML::Exception& e) {
     return fail(located(e.mark.line + 1, e.mark.column + 1, "Invalid YAML syntax: " + e.msg), Error::Kind::Invalid);
   } catch (const DuplicateKey& d) {

@@ -682,5 +682,203 @@ TEST(RunE2E, ConfigSetEditsOnlyTheModeKey) {
   EXPECT_EQ(read_file(r.project / ".work.toml"), expected);
 }
 
+// ---- hostile input (issue 23) -------------------------------------------------------------
+
+void write_run_json(const fs::path& run, const json& j) { std::ofstream(run / "run.json") << j.dump(2) << "\n"; }
+
+size_t lines_with(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+
+// run.json lives in the project, which a cloned repository can ship: what a resumed run executes
+// comes from the user's configuration and command line, never from the folder.
+TEST(RunE2E, ResumeRunsTheUsersClientNotTheOneRunJsonNames) {
+  RunRig r;
+  r.replies("STOP\nDONE\nDONE\n");
+  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);
+  const auto run = r.runs().at(0);
+  json j = r.run_json(run);
+  const fs::path pwned = r.tmp / "pwned";
+  j["options"]["claude_bin"] = "/bin/sh";
+  j["options"]["claude_args"] = {"-c", "touch '" + pwned.string() + "'"};
+  write_run_json(run, j);
+  auto res = r.run({"--resume", run.filename().string()});
+  EXPECT_FALSE(fs::exists(pwned)) << "run.json's program was run";
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(r.calls().size(), 3u);  // the user's claude (the stand-in on PATH) did the work
+  EXPECT_EQ(lines_with(res.err, "records claude_bin \"/bin/sh\" and claude_args [\"-c\","), 1u) << res.err;
+  EXPECT_EQ(lines_with(res.err, "they are ignored: this run uses \"claude\" and []"), 1u) << res.err;
+  EXPECT_EQ(r.run_json(run)["options"]["claude_bin"], "claude");  // what ran is what is recorded
+}
+
+// A session id the client would read as an option (`--resume` takes an optional value).
+TEST(RunE2E, ResumeRefusesASessionIdThatIsNotOne) {
+  RunRig r;
+  r.replies("STOP\nDONE\nDONE\n");
+  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);  // continuous: the next calls resume the session
+  const auto run = r.runs().at(0);
+  json j = r.run_json(run);
+  j["session"]["id"] = "--dangerously-skip-permissions";
+  write_run_json(run, j);
+  auto bad = r.run({"--resume", run.filename().string()});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(line_count(bad.err), 1u) << bad.err;
+  EXPECT_NE(bad.err.find("the session id \"--dangerously-skip-permissions\" is not a session id"), std::string::npos) << bad.err;
+  EXPECT_EQ(r.calls().size(), 1u);
+}
+
+// A session anchor outside the run folder is not read into the client's system prompt.
+TEST(RunE2E, ResumeReadsNoAnchorOutsideTheRunFolder) {
+  RunRig r;
+  r.replies("STOP\nDONE\nDONE\n");
+  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);  // continuous: the next calls resume the session
+  const auto run = r.runs().at(0);
+  r.tmp.write("secret.txt", "TOP SECRET\n");
+  json j = r.run_json(run);
+  j["session"]["anchor_file"] = "../../../../secret.txt";
+  write_run_json(run, j);
+  auto res = r.run({"--resume", run.filename().string()});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  ASSERT_EQ(r.calls().size(), 3u);
+  for (const auto& e : fs::directory_iterator(r.standin_dir))
+    EXPECT_EQ(read_file(e.path()).find("TOP SECRET"), std::string::npos) << e.path();
+}
+
+// A 500-byte tasks file whose aliases expand to 10^8 nodes: one line, nothing recorded.
+TEST(RunE2E, AnAliasBombTasksFileIsRefusedInOneLine) {
+  RunRig r;
+  std::string y = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 8; ++i) {
+    y += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) y += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
+    y += "]\n";
+  }
+  r.tmp.write("proj/bomb.yaml", y + "tasks:\n  - {id: a, title: A}\n");
+  r.tmp.write("proj/loop.yaml", "tasks: &a [ *a ]\n");
+  for (const char* file : {"bomb.yaml", "loop.yaml"}) {
+    auto res = r.run({file});
+    EXPECT_EQ(res.exit_code, 1) << file << ": " << res.err;
+    EXPECT_EQ(line_count(res.err), 1u) << res.err;
+    EXPECT_NE(res.err.find(std::string(file) + ":"), std::string::npos) << res.err;
+    EXPECT_TRUE(r.runs().empty());
+  }
+  EXPECT_TRUE(r.calls().empty());
+}
+
+// A NUL would end the argument exec hands the client: the client would get the task without its
+// description and rules while the run folder recorded all of it.
+TEST(RunE2E, ATasksFileWithANulIsRefusedInOneLine) {
+  RunRig r;
+  r.tmp.write("proj/nul.json", R"([{"id": "a", "title": "A", "description": "before\u0000after"}])");
+  auto refused = r.run({"nul.json"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(line_count(refused.err), 1u) << refused.err;
+  EXPECT_NE(refused.err.find("task 1 ('a'): description contains a NUL character"), std::string::npos) << refused.err;
+  EXPECT_TRUE(r.runs().empty());
+  EXPECT_TRUE(r.calls().empty());
+}
+
+// PROMPT.md is read for every fresh session: its NUL is passed as U+FFFD, nothing is cut.
+TEST(RunE2E, ANulInPromptMdReachesTheClientUncut) {
+  RunRig r;
+  const char prompt_md[] = "Rules before.\0Rules after the NUL.\n";
+  r.tmp.write("proj/PROMPT.md", std::string(prompt_md, sizeof prompt_md - 1));
+  auto res = r.run({"tasks.yaml", "--fresh-context"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  const std::string anchor = r.anchor_of(calls[0].sid);
+  EXPECT_NE(anchor.find("Rules before.\xEF\xBF\xBDRules after the NUL."), std::string::npos) << anchor;
+  EXPECT_NE(anchor.find("## Current task"), std::string::npos) << anchor;
+  EXPECT_NE(r.prompt(1).find("CTXKIT-TASK: DONE"), std::string::npos);
+  // What the run folder recorded is what the client got.
+  EXPECT_EQ(read_file(r.runs().at(0) / "anchors" / "0001.md"), anchor);
+}
+
+// From a project's .work.toml, anchor_files and progress_file name only files inside the project
+// (links followed); the user's own configuration may name any file.
+TEST(RunE2E, AProjectsWorkTomlReadsNoFileOutsideTheProject) {
+  RunRig r;
+  const fs::path secret = r.tmp.write("secret.txt", "TOP SECRET\n");
+  fs::permissions(secret, fs::perms::owner_read | fs::perms::owner_write);
+  r.tmp.write("proj/.work.toml", "[runner]\nanchor_files = [\"" + secret.string() + "\", \"NOTES.md\"]\nprogress_file = \"../secret.txt\"\n");
+  r.tmp.write("proj/NOTES.md", "notes\n");
+  fs::create_symlink(secret, r.project / "AGENT.md");  // a default file that leads out
+  auto res = r.run({"tasks.yaml", "--context-mode", "hybrid"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(lines_with(res.err, "outside the project: ignored in a project file"), 2u) << res.err;
+  EXPECT_EQ(r.calls().size(), 3u);
+  for (const auto& e : fs::directory_iterator(r.standin_dir))
+    EXPECT_EQ(read_file(e.path()).find("TOP SECRET"), std::string::npos) << e.path();
+  for (const auto& e : fs::recursive_directory_iterator(r.runs().at(0))) {
+    if (e.is_regular_file()) {
+      EXPECT_EQ(read_file(e.path()).find("TOP SECRET"), std::string::npos) << e.path();
+    }
+  }
+  // The same file named in the user's own config.toml is theirs to give.
+  r.tmp.write("home/.config/ctxkit/config.toml", "[runner]\nanchor_files = [\"" + secret.string() + "\"]\n");
+  fs::remove(r.project / ".work.toml");
+  auto mine = r.run({"tasks.yaml", "--context-mode", "fresh-per-task"});
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  EXPECT_NE(r.anchor_of(r.calls().at(3).sid).find("TOP SECRET"), std::string::npos);
+}
+
+// The model's BLOCKED reason reaches the terminal only with its control characters escaped.
+TEST(RunE2E, EscapeSequencesFromTheModelDoNotReachTheTerminal) {
+  RunRig r;
+  r.replies("BLOCKED \\u001b]0;pwned\\u0007\\u001b[2Jgone\n");
+  auto res = r.run({"tasks.yaml"});
+  EXPECT_EQ(res.exit_code, 2) << res.err;
+  EXPECT_EQ(res.err.find('\x1b'), std::string::npos) << res.err;
+  EXPECT_EQ(res.out.find('\x1b'), std::string::npos) << res.out;
+  EXPECT_EQ(res.err.find('\x07'), std::string::npos);
+  EXPECT_NE(res.err.find("\\x1b]0;pwned\\x07\\x1b[2Jgone"), std::string::npos) << res.err;
+}
+
+// A STOP that is not a file cannot be consumed: it is not a request (else every --resume would
+// stop at once), and it is named once.
+TEST(RunE2E, AStopThatIsADirectoryIsNotARequest) {
+  RunRig r;
+  r.replies("STOP\nDONE\nDONE\n");
+  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);
+  const auto run = r.runs().at(0);
+  fs::create_directories(run / "STOP" / "inside");
+  auto res = r.run({"--resume", run.filename().string()});
+  EXPECT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(r.calls().size(), 3u);
+  EXPECT_TRUE(fs::is_directory(run / "STOP"));
+  EXPECT_EQ(lines_with(res.err, "STOP is not a regular file: ignored"), 1u) << res.err;
+}
+
+// A client that stays after its result (or a process it started that keeps its output open) holds
+// a call for exit_grace_seconds, not for ever; call_timeout_seconds bounds a whole call.
+TEST(RunE2E, AClientThatStaysAfterItsResultHoldsTheRunOnlyForTheGrace) {
+  RunRig r;
+  r.env.set("STANDIN_AFTER_RESULT", "sleep 20 &");  // a background child holding stdout
+  r.env.set("CTXKIT_RUNNER_EXIT_GRACE_SECONDS", "1");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto res = r.run({"tasks.yaml"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(15));
+  EXPECT_EQ(r.calls().size(), 3u);
+  EXPECT_EQ(lines_with(res.err, "held its output open 1 s after its"), 3u) << res.err;
+  EXPECT_EQ(r.report()["status"], "completed");
+}
+
+TEST(RunE2E, ACallTimeoutEndsAClientThatHangs) {
+  RunRig t;
+  t.replies("HANG\nDONE\n");
+  t.env.set("CTXKIT_RUNNER_CALL_TIMEOUT_SECONDS", "1");
+  auto timed = t.run({"tasks.yaml"});
+  ASSERT_EQ(timed.exit_code, 0) << timed.err;
+  EXPECT_EQ(lines_with(timed.err, "longer than call_timeout_seconds (1 s)"), 1u) << timed.err;
+  const json first = json::parse(read_file(t.runs().at(0) / "tasks" / "t1" / "iter-001.result.json"));
+  EXPECT_EQ(first["timed_out"], true);
+  EXPECT_EQ(t.calls().size(), 4u);  // t1 again after the timeout, then t2, t3
+}
+
 }  // namespace
 }  // namespace ctxkit::test

@@ -182,6 +182,20 @@ TEST_F(McpServerTest, ParseErrorsAnswerMinus32700WithNullId) {
   }
 }
 
+// A number past double's range does not parse either (nlohmann reports it as out_of_range, not
+// as a parse_error): -32700 with id null, as for any unparsable line, and the server goes on.
+TEST_F(McpServerTest, ANumberOutOfRangeIsAParseError) {
+  for (const std::string& line : {std::string(R"({"jsonrpc":"2.0","id":1e400,"method":"ping"})"),
+                                 std::string(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":-1e400}})")}) {
+    json r = send(line);
+    EXPECT_TRUE(r["id"].is_null()) << line;
+    EXPECT_EQ(r["error"]["code"], kParseError) << line;
+    EXPECT_EQ(r["error"]["message"], "Parse error: number overflow parsing '" + std::string(line.find("-1e400") != std::string::npos ? "-1e400" : "1e400") + "'")
+        << r.dump();
+  }
+  EXPECT_EQ(send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})")["result"], json::object());
+}
+
 TEST_F(McpServerTest, InvalidUtf8AndNulBytesAreParseErrors) {
   json r = send(std::string("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}"));
   EXPECT_EQ(r["error"]["code"], kParseError);

@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -109,6 +110,82 @@ TEST(Process, ACallbackThatThrowsTakesTheChildDown) {
     ASSERT_GT(child, 0);
     EXPECT_NE(::kill(child, 0), 0) << "child " << child << " still there";  // reaped: no such process
   }
+}
+
+// exec ends an argument at its first NUL: such an argument is refused, nothing runs.
+TEST(Process, AnArgumentWithANulIsRefusedNotCut) {
+  test::TempDir dir;
+  util::ProcessSpec spec;
+  spec.argv = {"sh", "-c", std::string("touch ran\0; echo cut", 18)};
+  spec.cwd = dir.path();
+  auto r = util::run_process(spec);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "starting sh: argument 2 holds a NUL byte (it would be cut short)");
+  EXPECT_FALSE(fs::exists(dir / "ran"));
+}
+
+// Lines handed over need not stay in memory: `out` keeps only the line still arriving, and
+// stderr its tail, however much the child writes.
+TEST(Process, HandedLinesAreNotKeptWhenAskedSo) {
+  util::ProcessSpec spec;
+  spec.argv = {"sh", "-c", "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 40000000; yes e | head -c 1000000 >&2; printf tail"};
+  spec.keep_handed_lines = false;
+  spec.err_tail_bytes = 1000;
+  size_t lines = 0, longest = 0;
+  spec.on_stdout_line = [&](std::string_view line) {
+    ++lines;
+    longest = std::max(longest, line.size());
+  };
+  auto r = util::run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(lines, 40000000u / 37);
+  EXPECT_EQ(longest, 36u);
+  EXPECT_EQ(r->out.size(), 40000000u % 37 + 4) << "only the unfinished last line";
+  EXPECT_EQ(r->out.substr(r->out.size() - 4), "tail");
+  EXPECT_EQ(r->err.size(), 1000u);
+}
+
+// A child that has given what was wanted and does not exit, or whose output a process it started
+// keeps open, holds the caller only for the linger.
+TEST(Process, TheLingerEndsAChildThatStaysAfterItIsDone) {
+  util::ProcessSpec spec;
+  spec.argv = {"sh", "-c", "echo result; exec sleep 30"};
+  spec.linger = 300ms;
+  bool seen = false;
+  spec.on_stdout_line = [&](std::string_view line) { seen = seen || line == "result"; };
+  spec.done = [&] { return seen; };
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = util::run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
+  EXPECT_TRUE(r->cut_off);
+  EXPECT_FALSE(r->timed_out);
+  EXPECT_EQ(r->exit_code, 128 + SIGKILL);
+  // Not done yet: no linger (a client may work for hours before its result).
+  seen = false;
+  spec.argv = {"sh", "-c", "echo working; sleep 1; echo result"};
+  auto slow = util::run_process(spec);
+  ASSERT_TRUE(slow);
+  EXPECT_FALSE(slow->cut_off);
+  EXPECT_EQ(slow->exit_code, 0);
+}
+
+TEST(Process, TheLingerEndsTheWaitForOutputABackgroundChildHolds) {
+  test::TempDir dir;
+  util::ProcessSpec spec;
+  // The shell exits at once; the sleep it started keeps stdout open for 30 s.
+  spec.argv = {"sh", "-c", "sleep 30 & echo $! > bg.pid; echo started; exit 4"};
+  spec.cwd = dir.path();
+  spec.linger = 300ms;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = util::run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
+  EXPECT_TRUE(r->cut_off);
+  EXPECT_EQ(r->exit_code, 4);  // the child's own exit
+  EXPECT_EQ(r->out, "started\n");
+  const pid_t bg = static_cast<pid_t>(std::stol(test::read_file(dir / "bg.pid")));
+  ::kill(bg, SIGKILL);
 }
 
 TEST(Process, DetachRunsTheWorkInAnotherProcessAndReturnsFirst) {

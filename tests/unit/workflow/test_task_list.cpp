@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -157,6 +158,48 @@ TEST(TaskListYaml, DeepNestingIsAnErrorNotACrash) {
   for (int i = 0; i < 100000; ++i) block += "- ";
   block += "x\n";
   EXPECT_EQ(parse_error(block, TaskListFormat::Yaml), "tasks:1:1000: invalid YAML: nested too deeply");
+}
+
+TEST(TaskListYaml, AnAliasBombIsRefusedInOneLine) {
+  // Ten aliases of the line before, eight lines deep: 10^8 nodes from 500 bytes.
+  std::string y = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 8; ++i) {
+    y += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) y += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
+    y += "]\n";
+  }
+  y += "tasks:\n  - {id: a, title: A}\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string e = parse_error(y, TaskListFormat::Yaml);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_NE(e.find("tasks:"), std::string::npos) << e;
+  EXPECT_NE(e.find("invalid YAML: the document expands to more than 1000000 nodes"), std::string::npos) << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos);
+  EXPECT_EQ(parse_error("tasks: " + std::string(80, '[') + std::string(80, ']') + "\n", TaskListFormat::Yaml),
+            "tasks:1:71: invalid YAML: nested deeper than 64 levels");
+  // A few aliases are fine.
+  auto tasks = parse_ok("d: &d Shared text.\ntasks:\n  - {id: a, title: A, description: *d}\n  - {id: b, title: B, description: *d}\n",
+                        TaskListFormat::Yaml);
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[1].description, "Shared text.");
+}
+
+TEST(TaskListYaml, AnAliasIntoItsOwnNodeIsAnErrorNotACrash) {
+  EXPECT_EQ(parse_error("tasks: &a [ *a ]\n", TaskListFormat::Yaml),
+            "tasks:1:8: invalid YAML: an alias refers to a node that contains it (the document would never end)");
+  EXPECT_NE(parse_error("- &t {id: a, title: A, sub: *t}\n", TaskListFormat::Yaml).find("an alias refers to a node that contains it"),
+            std::string::npos);
+}
+
+// A NUL written as an escape would cut the prompt short on the client's command line.
+TEST(TaskListParse, AnEscapedNulIsRefusedInOneLine) {
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "description": "before\u0000after"}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): description contains a NUL character");
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A\u0000"}])", TaskListFormat::Json), "tasks: task 1 ('a'): title contains a NUL character");
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "acceptance": ["ok", "x\u0000"]}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): acceptance item 2 contains a NUL character");
+  EXPECT_EQ(parse_error("- {id: a, title: A, description: \"x\\0y\"}\n", TaskListFormat::Yaml),
+            "tasks:1:34: task 1 ('a'): description contains a NUL character");
 }
 
 // ---- JSON ----

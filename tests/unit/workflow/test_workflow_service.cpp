@@ -2,7 +2,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <fstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "unit/temp_dir.hpp"
@@ -186,6 +188,134 @@ TEST(WorkflowService, CorruptStateIsAnErrorNotSilentlyReplaced) {
   EXPECT_TRUE(o.is_error);
   EXPECT_NE(o.text.find("workflow-state.json: workflow state: not valid JSON"), std::string::npos) << o.text;
   EXPECT_EQ(b.state(), "{not json");
+}
+
+// Naming a workflow does not make a corrupt state replaceable: its outputs would be gone.
+TEST(WorkflowService, CorruptStateIsNotReplacedByStartingANamedWorkflow) {
+  Bench b;
+  const auto tpl = b.tmp.write("wf.yaml", kCompactExample);
+  const std::string corrupt = R"({"status":"running","step":"build","outputs":{"plan":"three days of work"},})";
+  b.tmp.write("wt/workflow-state.json", corrupt);
+  auto s = b.service("");
+  auto o = s.call("workflow_start", {{"workflow", tpl.string()}});
+  EXPECT_TRUE(o.is_error) << o.text;
+  EXPECT_NE(o.text.find("workflow state: not valid JSON"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("nothing was started"), std::string::npos) << o.text;
+  EXPECT_EQ(b.state(), corrupt);
+}
+
+// A state file deeper than any state is refused before it is parsed (copying or printing it
+// would recurse once per level).
+TEST(WorkflowService, DeeplyNestedStateIsAnErrorNotACrash) {
+  Bench b;
+  const auto tpl = b.tmp.write("wf.yaml", kCompactExample);
+  auto s = b.service(tpl.string());
+  ASSERT_FALSE(s.call("workflow_start", json::object()).is_error);
+  std::string state = b.state();
+  const size_t depth = 500000;
+  state.insert(1, "\"deep\": " + std::string(depth, '[') + std::string(depth, ']') + ",");
+  b.tmp.write("wt/workflow-state.json", state);
+  for (const char* tool : {"workflow_status", "workflow_advance", "workflow_context"}) {
+    auto o = b.service(tpl.string()).call(tool, {{"output", "x"}});
+    EXPECT_TRUE(o.is_error) << tool;
+    EXPECT_NE(o.text.find("workflow state: nested deeper than 128 levels"), std::string::npos) << o.text;
+  }
+  EXPECT_EQ(b.state(), state);
+}
+
+// The state file is read only up to kMaxStateBytes, so no save may make it larger: the save is
+// refused, the file keeps its last state, and a program started afterwards can still load it.
+TEST(WorkflowService, AStateThatWouldOutgrowItsReadLimitIsNotSaved) {
+  Bench b;
+  const auto tpl = b.tmp.write("wf.yaml", "name: r\ndescription: d\nsteps:\n  - {id: polish, type: ralph, n: 10, instructions: P.}\n");
+  auto s = b.service(tpl.string());
+  ASSERT_FALSE(s.call("workflow_start", json::object()).is_error);
+  const std::string big(15u << 20, 'o');
+  int saved = 0;
+  for (int i = 0; i < 5; ++i) {
+    auto o = s.call("workflow_advance", {{"output", big}});
+    if (o.is_error) {
+      EXPECT_NE(o.text.find("not saved: the workflow state would be"), std::string::npos) << o.text.substr(0, 300);
+      break;
+    }
+    ++saved;
+  }
+  EXPECT_EQ(saved, 4);
+  EXPECT_LE(fs::file_size(b.worktree / "workflow-state.json"), kMaxStateBytes);
+  auto fresh = b.service(tpl.string());
+  auto st = fresh.call("workflow_status", json::object());
+  ASSERT_FALSE(st.is_error) << st.text.substr(0, 300);
+  EXPECT_EQ(json::parse(st.text)["ralphIteration"], 5);
+  // The server that refused answers from the file, not from the state it could not save.
+  EXPECT_EQ(json::parse(s.call("workflow_status", json::object()).text)["ralphIteration"], 5);
+}
+
+// A new state file gets 0666 less the umask (as Lanes's writeFile); an existing one keeps its mode.
+TEST(WorkflowService, TheStateFileFollowsTheUmaskAndKeepsItsMode) {
+  Bench b;
+  const auto tpl = b.tmp.write("wf.yaml", kCompactExample);
+  const mode_t old = ::umask(077);
+  auto s = b.service(tpl.string());
+  const bool started = !s.call("workflow_start", json::object()).is_error;
+  ::umask(old);
+  ASSERT_TRUE(started);
+  struct stat st {};
+  ASSERT_EQ(::stat((b.worktree / "workflow-state.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  ASSERT_EQ(::chmod((b.worktree / "workflow-state.json").c_str(), 0640), 0);
+  ASSERT_FALSE(s.call("workflow_advance", {{"output", "planned"}}).is_error);
+  ASSERT_EQ(::stat((b.worktree / "workflow-state.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+}
+
+// A state file that is a link is neither followed nor replaced: it stays a link, its target is
+// untouched, and every call says so in one line.
+TEST(WorkflowService, ASymlinkedStateFileIsRefusedAndLeftALink) {
+  Bench b;
+  const auto tpl = b.tmp.write("wf.yaml", kCompactExample);
+  {
+    auto elsewhere = b.service(tpl.string());
+    ASSERT_FALSE(elsewhere.call("workflow_start", json::object()).is_error);
+  }
+  fs::rename(b.worktree / "workflow-state.json", b.tmp.path() / "target.json");
+  fs::create_symlink(b.tmp.path() / "target.json", b.worktree / "workflow-state.json");
+  const std::string target = test::read_file(b.tmp.path() / "target.json");
+  auto s = b.service(tpl.string());
+  for (const char* tool : {"workflow_status", "workflow_advance", "workflow_start"}) {
+    auto o = s.call(tool, {{"output", "x"}});
+    EXPECT_TRUE(o.is_error) << tool << ": " << o.text;
+    EXPECT_NE(o.text.find("is a symbolic link"), std::string::npos) << o.text;
+  }
+  EXPECT_TRUE(fs::is_symlink(b.worktree / "workflow-state.json"));
+  EXPECT_EQ(test::read_file(b.tmp.path() / "target.json"), target);
+  // A dangling link is not "no state" either: starting would replace it.
+  fs::remove(b.tmp.path() / "target.json");
+  EXPECT_TRUE(s.call("workflow_start", json::object()).is_error);
+  EXPECT_TRUE(fs::is_symlink(b.worktree / "workflow-state.json"));
+}
+
+// Two servers on one worktree, advancing at the same time: every advance answered as a success
+// is in the state (the state's lock orders them; none saves over another's).
+TEST(WorkflowService, TwoServersAdvancingAtOnceLoseNothing) {
+  Bench b;
+  const auto tpl = b.tmp.write("wf.yaml", "name: r\ndescription: d\nsteps:\n  - {id: polish, type: ralph, n: 1000, instructions: P.}\n");
+  {
+    auto s = b.service(tpl.string());
+    ASSERT_FALSE(s.call("workflow_start", json::object()).is_error);
+  }
+  constexpr int kEach = 100;
+  std::atomic<int> ok{0};
+  auto work = [&](const std::string& who) {
+    auto s = b.service(tpl.string());
+    for (int i = 0; i < kEach; ++i)
+      if (!s.call("workflow_advance", {{"output", who + std::to_string(i)}}).is_error) ++ok;
+  };
+  std::thread t1(work, "a"), t2(work, "b");
+  t1.join();
+  t2.join();
+  EXPECT_EQ(ok.load(), 2 * kEach);
+  auto st = json::parse(b.service(tpl.string()).call("workflow_status", json::object()).text);
+  EXPECT_EQ(st["ralphIteration"], 2 * kEach + 1);
 }
 
 TEST(WorkflowService, WithoutAConfiguredWorkflowStartTakesOneByName) {

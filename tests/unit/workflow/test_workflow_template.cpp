@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -249,6 +250,47 @@ TEST(WorkflowTemplate, DuplicateKeysAreAYamlError) {
 
 // Every template the reference server was given, with the message it answered: ours is the same
 // after the "file:line:col: " prefix, except where ctxkit differs on purpose.
+// Aliases expand each time they are used: ten of the line before, eight lines deep, are 10^8
+// nodes from 500 bytes. Refused in one line, fast, whatever the aliases multiply to.
+std::string alias_bomb(const std::string& head) {
+  std::string y = head + "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 8; ++i) {
+    y += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) y += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
+    y += "]\n";
+  }
+  return y;
+}
+
+TEST(WorkflowTemplate, AnAliasBombIsRefusedInOneLine) {
+  const std::string bomb = alias_bomb("name: n\ndescription: d\nsteps:\n  - {id: s, type: action, instructions: i}\n");
+  ASSERT_LT(bomb.size(), 600u);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string e = error_of(bomb);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_NE(e.find("w.yaml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("expands to more than 100000 nodes"), std::string::npos) << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos);
+  // One alias of a long text, used many times: bounded by its size.
+  std::string text = "name: n\ndescription: d\nsteps:\n  - {id: s, type: action, instructions: i}\nbig: &b " + std::string(1 << 20, 'x') + "\nmany: [";
+  for (int i = 0; i < 40; ++i) text += std::string(i ? ", " : "") + "*b";
+  EXPECT_NE(error_of(text + "]\n").find("expands to more than 16 MiB of text"), std::string::npos);
+  // Nesting stops at 64 levels.
+  EXPECT_NE(error_of("name: n\ndescription: d\nsteps: " + std::string(80, '[') + std::string(80, ']') + "\n").find("nested deeper than 64 levels"),
+            std::string::npos);
+  // Aliases that stay small are fine.
+  EXPECT_TRUE(parse_template("name: n\ndescription: d\ni: &i Do it.\nsteps:\n  - {id: a, type: action, instructions: *i}\n"
+                             "  - {id: b, type: action, instructions: *i}\n"));
+}
+
+TEST(WorkflowTemplate, AnAliasIntoItsOwnNodeIsAnErrorNotACrash) {
+  EXPECT_EQ(error_of("name: n\ndescription: d\nsteps: &a [ *a ]\n"),
+            "w.yaml:3:8: Invalid YAML: an alias refers to a node that contains it (the document would never end)");
+  EXPECT_NE(error_of("name: n\ndescription: d\nsteps:\n  - &m {id: s, type: action, instructions: i, more: *m}\n")
+                .find("an alias refers to a node that contains it"),
+            std::string::npos);
+}
+
 TEST(WorkflowTemplate, SameMessagesAsTheReferenceForEveryRecordedTemplate) {
   const auto cases = nlohmann::json::parse(test::read_file(test::fixtures().parent_path() / "lanes" / "validation.json"));
   const std::map<std::string, std::string> differs = {
