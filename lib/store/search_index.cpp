@@ -38,6 +38,8 @@ const char* kSchema =
     "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', detail=full, tokenize='unicode61');"
     "INSERT INTO fts(fts, rank) VALUES('hashsize', 16777216);";
 
+const char* kLineIndex = "CREATE INDEX IF NOT EXISTS messages_line ON messages(file_id, line);";
+
 }  // namespace
 
 struct SearchIndex::Statements {
@@ -123,6 +125,9 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
     if (auto r = idx.exec("COMMIT"); !r) return std::unexpected(r.error());
     if (*now > 0 && *now < kSchemaVersion) (void)idx.exec("VACUUM");
   }
+  // Where a line is (archive_show): added to indexes of this schema made before it existed; a
+  // no-op once it exists.
+  if (auto r = idx.exec(kLineIndex); !r) return std::unexpected(r.error());
   idx.st_ = std::make_shared<Statements>(raw);
   for (Stmt* s : {&idx.st_->meta, &idx.st_->text, &idx.st_->progress})
     if (s->prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("preparing", s->prepare_rc()));
@@ -414,13 +419,35 @@ Result<int64_t> SearchIndex::token_documents(const std::string& token) {
   return s.col_int(0);
 }
 
-Result<std::optional<fs::path>> SearchIndex::file_of(const std::string& session_id) {
-  Stmt s(db_.get(), "SELECT path FROM files WHERE session_id=?1 ORDER BY indexed_bytes DESC LIMIT 1");
+std::string agent_of_path(std::string_view path) {
+  fs::path p(path);
+  if (p.parent_path().filename() != "subagents") return {};
+  return p.stem().string();
+}
+
+Result<std::optional<fs::path>> SearchIndex::file_of(const std::string& session_id, const std::string& agent) {
+  Stmt s(db_.get(), "SELECT path FROM files WHERE session_id=?1 ORDER BY indexed_bytes DESC");
   s.bind(1, session_id);
+  while (true) {
+    int rc = s.step();
+    if (rc == SQLITE_DONE) return std::optional<fs::path>();
+    if (rc != SQLITE_ROW) return std::unexpected(error("reading files", rc));
+    std::string path = s.col_text(0);
+    if (agent_of_path(path) == agent) return std::optional<fs::path>(fs::path(path));
+  }
+}
+
+Result<std::optional<IndexedLine>> SearchIndex::line_at_or_before(const fs::path& file, int64_t line) {
+  Stmt s(db_.get(),
+         "SELECT m.line, m.offset FROM files f CROSS JOIN messages m ON m.file_id = f.id "
+         "WHERE f.path = ?1 AND m.line <= ?2 ORDER BY m.line DESC LIMIT 1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading messages", s.prepare_rc()));
+  s.bind(1, file.string());
+  s.bind(2, line);
   int rc = s.step();
-  if (rc == SQLITE_DONE) return std::optional<fs::path>();
-  if (rc != SQLITE_ROW) return std::unexpected(error("reading files", rc));
-  return std::optional<fs::path>(fs::path(s.col_text(0)));
+  if (rc == SQLITE_DONE) return std::optional<IndexedLine>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading messages", rc));
+  return std::optional<IndexedLine>(IndexedLine{s.col_int(0), s.col_int(1)});
 }
 
 }  // namespace ctxkit
