@@ -75,6 +75,8 @@ TEST(Plugin, EveryHookRunsAProgramOfBinThroughThePluginRoot) {
   json mcp = parse(kPlugin / ".mcp.json");
   EXPECT_EQ(mcp["mcpServers"]["ctxkit-workflow"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp");
   EXPECT_TRUE(fs::is_regular_file(kPlugin / "bin/ctx-workflow-mcp"));
+  EXPECT_EQ(mcp["mcpServers"]["ctxkit-archive"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp");
+  EXPECT_TRUE(fs::is_regular_file(kPlugin / "bin/ctx-archive-mcp"));
 }
 
 TEST(Plugin, SkillsCallTheProgramsByName) {

@@ -51,6 +51,8 @@ grep -q '@CTXKIT_BIN@' "$SK" && fail "the skill still has a placeholder"
 "$T/prefix/bin/ctx-trim" --version | grep -q '^ctx-trim ' || fail "installed ctx-trim does not run"
 
 grep -q "\"command\": \"$T/prefix/bin/ctx-workflow-mcp\"" "$HOME/.claude.json" || fail "the MCP server was not registered in ~/.claude.json"
+grep -q "\"ctxkit-archive\"" "$HOME/.claude.json" && grep -q "\"command\": \"$T/prefix/bin/ctx-archive-mcp\"" "$HOME/.claude.json" ||
+  fail "the archive's MCP server was not registered in ~/.claude.json"
 cp "$S" "$T/after1.json"
 cp "$HOME/.claude.json" "$T/claude1.json"
 "$SRC/install.sh" --prefix "$T/prefix" --from-build "$BUILD" > "$T/out2" || fail "second install failed"
