@@ -434,7 +434,7 @@ TEST(SettingsPlugin, WritesThePluginFromTheSameHookListAsTheSettingsInstall) {
       ++n;
     }
   }
-  EXPECT_EQ(n, 5u);
+  EXPECT_EQ(n, 6u);
   ojson mcp = ojson::parse(read_file(out / ".mcp.json"));
   EXPECT_EQ(mcp["mcpServers"]["ctxkit-workflow"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp");
   EXPECT_EQ(mcp["mcpServers"]["ctxkit-archive"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp");
