@@ -223,12 +223,23 @@ Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
   // a session one has excluded is left out of every shard's hits (another may not have got that
   // far yet).
   const int64_t share = std::max<int64_t>(1, SearchIndex::kMaxRanked / std::max(size(), 1));
+  // When every match fits in the limit, ranking changes only their order, and bm25 would cost a
+  // pass over the whole index for each common word or phrase of the query (an identifier beside
+  // "src/engine.c:42"): then the hits come newest first, unranked.
+  const int64_t fits = std::min<int64_t>(std::max(query.limit, 0), SearchIndex::kMaxRanked);
+  int64_t matches = 0;
+  for (int i = 0; i < size() && matches <= fits; ++i) {
+    auto c = shard(i).count_matches(query, fits + 1);
+    if (!c) return std::unexpected(c.error());
+    matches += *c;
+  }
+  const bool ranked = matches > fits;
   struct Found {
     SearchResult result;
     std::vector<std::string> excluded;
   };
   auto found = on_each_shard(size(), "searching", [&](int i) -> Result<Found> {
-    auto r = shard(i).search(query, share);
+    auto r = shard(i).search(query, share, ranked);
     if (!r) return std::unexpected(r.error());
     auto excluded = shard(i).excluded_paths();
     if (!excluded) return std::unexpected(excluded.error());
@@ -249,7 +260,8 @@ Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
     for (auto& h : f->result.hits)
       if (!excluded.contains(h.session_id)) all.hits.push_back(std::move(h));
   }
-  std::stable_sort(all.hits.begin(), all.hits.end(), [](const SearchHit& a, const SearchHit& b) {
+  std::stable_sort(all.hits.begin(), all.hits.end(), [ranked](const SearchHit& a, const SearchHit& b) {
+    if (!ranked && a.timestamp != b.timestamp) return a.timestamp > b.timestamp;
     if (a.rank != b.rank) return a.rank < b.rank;
     if (a.path != b.path) return a.path < b.path;
     return a.line < b.line;

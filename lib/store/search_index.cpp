@@ -351,13 +351,48 @@ Result<std::vector<std::string>> SearchIndex::excluded_paths() {
   return out;
 }
 
-Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranked) {
+namespace {
+// The filters of a search as SQL after the FTS5 match (?1), numbered from ?2.
+std::string filter_sql(const SearchQuery& q, int& n) {
+  std::string sql;
+  if (!q.project.empty()) sql += fmt::format(" AND f.project = ?{}", n++);
+  if (!q.session.empty()) sql += fmt::format(" AND f.session_id = ?{}", n++);
+  if (!q.since.empty()) sql += fmt::format(" AND m.timestamp >= ?{}", n++);
+  return sql;
+}
+void bind_filters(sqlite::Stmt& s, const SearchQuery& q, int& k) {
+  if (!q.project.empty()) s.bind(k++, q.project);
+  if (!q.session.empty()) s.bind(k++, q.session);
+  if (!q.since.empty()) s.bind(k++, q.since);
+}
+}  // namespace
+
+Result<int64_t> SearchIndex::count_matches(const SearchQuery& q, int64_t up_to) {
+  std::string match = fts_query(q.words);
+  if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
+  int n = 2;
+  std::string sql =
+      "SELECT count(*) FROM (SELECT m.id FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
+      "WHERE fts MATCH ?1 AND f.excluded = 0" + filter_sql(q, n);
+  sql += fmt::format(" LIMIT ?{})", n);
+  Stmt s(db_.get(), sql);
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
+  int k = 1;
+  s.bind(k++, match);
+  bind_filters(s, q, k);
+  s.bind(k, up_to);
+  int rc = s.step();
+  if (rc != SQLITE_ROW) return std::unexpected(error("searching", rc));
+  return s.col_int(0);
+}
+
+Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranked, bool ranked) {
   std::string match = fts_query(q.words);
   if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
   SearchResult result;
   // Where the newest kMaxRanked matches begin (walking matches by rowid is cheap; ranking is not).
   int64_t floor_rowid = 0;
-  {
+  if (ranked) {
     Stmt c(db_.get(), "SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2");
     if (c.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", c.prepare_rc()));
     c.bind(1, match);
@@ -370,25 +405,21 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
       return std::unexpected(error("searching", rc));
     }
   }
-  std::string sql =
-      "SELECT f.session_id, f.project, m.line, m.timestamp, m.role, bm25(fts), f.path, m.offset "
-      // CROSS JOIN keeps the FTS5 match the outer loop (SQLite would otherwise scan messages).
-      "FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
-      "WHERE fts MATCH ?1 AND f.excluded = 0";
+  std::string sql = std::string("SELECT f.session_id, f.project, m.line, m.timestamp, m.role, ") + (ranked ? "bm25(fts)" : "0.0") +
+                    ", f.path, m.offset "
+                    // CROSS JOIN keeps the FTS5 match the outer loop (SQLite would otherwise scan messages).
+                    "FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
+                    "WHERE fts MATCH ?1 AND f.excluded = 0";
   int n = 2;
   if (floor_rowid > 0) sql += fmt::format(" AND fts.rowid >= ?{}", n++);
-  if (!q.project.empty()) sql += fmt::format(" AND f.project = ?{}", n++);
-  if (!q.session.empty()) sql += fmt::format(" AND f.session_id = ?{}", n++);
-  if (!q.since.empty()) sql += fmt::format(" AND m.timestamp >= ?{}", n++);
-  sql += fmt::format(" ORDER BY bm25(fts) LIMIT ?{}", n);
+  sql += filter_sql(q, n);
+  sql += ranked ? fmt::format(" ORDER BY bm25(fts) LIMIT ?{}", n) : fmt::format(" ORDER BY fts.rowid DESC LIMIT ?{}", n);
   Stmt s(db_.get(), sql);
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
   int k = 1;
   s.bind(k++, match);
   if (floor_rowid > 0) s.bind(k++, floor_rowid);
-  if (!q.project.empty()) s.bind(k++, q.project);
-  if (!q.session.empty()) s.bind(k++, q.session);
-  if (!q.since.empty()) s.bind(k++, q.since);
+  bind_filters(s, q, k);
   s.bind(k, static_cast<int64_t>(q.limit));
   while (true) {
     int rc = s.step();

@@ -114,8 +114,12 @@ class SearchIndex {
 
   // Ranked hits (bm25) for the user's words (each word quoted: FTS5 syntax is not the user's).
   // Snippets are left empty.
-  // At most `max_ranked` of the newest matches are ranked.
-  Result<SearchResult> search(const SearchQuery& query, int64_t max_ranked = kMaxRanked);
+  // At most `max_ranked` of the newest matches are ranked. With `ranked` false every match is
+  // returned newest first with rank 0, without bm25 (whose document frequencies cost a pass over
+  // the whole index for a common word or phrase): for a query whose matches all fit in the limit.
+  Result<SearchResult> search(const SearchQuery& query, int64_t max_ranked = kMaxRanked, bool ranked = true);
+  // How many messages match (with the query's filters), counted up to `up_to`.
+  Result<int64_t> count_matches(const SearchQuery& query, int64_t up_to);
   // Moves what the write-ahead log holds into the database and empties the log (after a long
   // indexing run; a reader in the way leaves it for later).
   void checkpoint();
