@@ -13,6 +13,9 @@ cmake --build "$BUILD" -j"$(nproc)" >/dev/null
 # The workflow MCP server from spawn to tools/list, per tools/call on a 200-task loop, RSS; beside
 # Lanes's Node server when $CTXKIT_LANES_SERVER names its out/mcp/server.js.
 python3 "$SRC/bench/bench_workflow_mcp.py" --ours "$BUILD/hooks/ctx-workflow-mcp" --runs "${CTXKIT_BENCH_MCP_RUNS:-21}"
+# The archive's search through ctx-archive-mcp on a generated 1 GB archive (per query class, median
+# and p99 a call), archive_show, and the live session's indexing by the Stop hook.
+python3 "$SRC/bench/bench_archive_mcp.py" --bin "$BUILD/hooks" --gen "$BUILD/bench/ctx-gen-transcript" --runs "${CTXKIT_BENCH_ARCHIVE_RUNS:-200}"
 # ctx-run's overhead per iteration (its wall time minus the client's) in each context mode, against
 # bench/claude_standin.c, 50 one-iteration tasks a mode.
 python3 "$SRC/bench/bench_run_overhead.py" --ctx-run "$BUILD/hooks/ctx-run" --claude "$BUILD/bench/claude_standin" --tasks "${CTXKIT_BENCH_RUN_TASKS:-50}"

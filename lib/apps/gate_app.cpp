@@ -8,6 +8,7 @@
 
 #include "apps/cli.hpp"
 #include "apps/workflow_sink.hpp"
+#include "apps/archive_tool.hpp"
 #include "apps/hook_input.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
@@ -106,8 +107,11 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
       if (auto r = workflow::append_event(cfg.locations(ctx.env).state_db(), cfg.state.busy_timeout_ms, fs::absolute(worktree), e); !r)
         print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }
-    const std::string text = runner::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
+    std::string text = runner::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
     if (text.empty()) return 0;
+    // What the context lost is searchable: say with which tool, when the session has it.
+    if (const std::string tool = archive_search_tool(ctx.env, payload->cwd); !tool.empty())
+      text += "\n\n" + (payload->source == "compact" ? searchable_after_compaction(tool, payload->session_id) : searchable_after_clear(tool));
     ojson out = {{"hookSpecificOutput", {{"hookEventName", "SessionStart"}, {"additionalContext", text}}}};
     ctx.out << out.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
     return 0;

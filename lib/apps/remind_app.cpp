@@ -44,7 +44,7 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   }
   if (show) {
     Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
-    ctx.out << show_config(cfg);
+    ctx.out << show_config(cfg, &ctx.env);
     return exit_code(ExitCode::ok);
   }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <iostream>
 
+#include "apps/archive_tool.hpp"
 #include "core/config.hpp"
 #include "core/locations.hpp"
 #include "context/context_meter.hpp"
@@ -66,7 +67,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   }
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
   if (show) {
-    ctx.out << show_config(cfg);
+    ctx.out << show_config(cfg, &ctx.env);
     return 0;
   }
   if (supervise_mode) {
@@ -132,6 +133,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   info.parent_transcript = path.string();
   info.archive = where.transcript.string();
   info.search_command = exe_dir ? (*exe_dir / "ctx-search").string() : std::string("ctx-search");
+  info.retrieval = continuation_retrieval(archive_search_tool(ctx.env, cwd), parent_id);
   auto prompt = render_continuation(continuation_template(exe_dir), info);
   if (!prompt) return error(prompt.error().message);
   // The prompt is one argument of the client, whoever starts it: it must pass whole.

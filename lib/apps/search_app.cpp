@@ -8,6 +8,7 @@
 #include "store/search_index.hpp"
 #include "claude/session_locator.hpp"
 #include "archive/indexer.hpp"
+#include "archive/recall.hpp"
 #include "claude/message_text.hpp"
 #include "apps/cli.hpp"
 #include "util/line_reader.hpp"
@@ -103,9 +104,12 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   if (!building.empty() && (json_out || !show.empty())) ctx.err << "ctx-search: " << building << '\n';
 
   if (!show.empty()) {
-    auto file = index->file_of(sid);
+    auto ref = parse_session_ref(sid);
+    if (!ref) return error(fmt::format("--show takes SESSION:LINE (SESSION/agent-ID:LINE for a subagent's), not {}", show));
+    auto file = index->file_of(ref->session_id, ref->agent);
     if (!file) return error(file.error().message);
-    if (!*file) return error(fmt::format("session {} is not in the archive", sid));
+    if (!*file || project_is_excluded((ref->agent.empty() ? (*file)->parent_path() : (*file)->parent_path().parent_path().parent_path()).filename().string(), cfg.archive))
+      return error(fmt::format("session {} is not in the archive", sid));
     auto reader = util::LineReader::open(**file, {}, 4 << 20);
     if (!reader) return error(reader.error().message);
     while (true) {
@@ -129,17 +133,20 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   q.project = project.find('/') != std::string::npos ? project_folder_name(project) : project;
   q.session = session;
   q.since = since;
-  q.limit = limit;
+  // An index made before a project was excluded still holds it: its hits are dropped here.
+  q.limit = cfg.archive.exclude_projects.empty() ? limit : std::min(limit * 4 + 20, 10000);
   auto found = index->search(q);
   if (!found) return error(found.error().message);
+  std::erase_if(found->hits, [&](const SearchHit& h) { return project_is_excluded(h.project, cfg.archive); });
+  if (found->hits.size() > static_cast<size_t>(limit)) found->hits.resize(static_cast<size_t>(limit));
   fill_snippets(*found, q.words);
   if (!building.empty() && !json_out) ctx.out << building << '\n';
   const std::vector<SearchHit>* hits = &found->hits;
   if (json_out) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& h : *hits)
-      arr.push_back({{"session_id", h.session_id}, {"project", h.project}, {"line", h.line}, {"timestamp", h.timestamp},
-                     {"role", h.role}, {"snippet", h.snippet}, {"rank", h.rank}});
+      arr.push_back({{"session_id", h.session_id}, {"agent", agent_of_path(h.path)}, {"project", h.project}, {"line", h.line},
+                     {"timestamp", h.timestamp}, {"role", h.role}, {"snippet", h.snippet}, {"rank", h.rank}});
     ctx.out << arr.dump() << '\n';
     return 0;
   }
@@ -151,7 +158,9 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
     std::string snippet = h.snippet;
     for (auto& c : snippet)
       if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    ctx.out << fmt::format("{}:{}  {}  {}  {}\n    {}\n", h.session_id, h.line, h.timestamp, h.role, h.project, snippet);
+    const std::string agent = agent_of_path(h.path);
+    ctx.out << fmt::format("{}{}:{}  {}  {}  {}\n    {}\n", h.session_id, agent.empty() ? "" : "/" + agent, h.line, h.timestamp, h.role,
+                           h.project, snippet);
   }
   if (found->capped)
     ctx.out << fmt::format("(more than {} messages match; the newest {} were ranked: add words or --session/--project/--since to narrow)\n",

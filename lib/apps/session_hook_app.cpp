@@ -7,7 +7,9 @@
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
+#include "apps/archive_tool.hpp"
 #include "apps/hook_input.hpp"
+#include "claude/hook_response.hpp"
 #include "rollover/rollover.hpp"
 #include "rollover/supervisor.hpp"
 #include "archive/session_archiver.hpp"
@@ -28,7 +30,8 @@ constexpr const char* kTool = "ctx-session-hook";
 }  // namespace
 
 int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"SessionStart/Stop/SessionEnd hook: records sessions, hands rollovers to the supervisor, archives ended sessions."};
+  CLI::App app{"SessionStart/Stop/PreCompact/SessionEnd hook: records sessions, hands rollovers to the supervisor, archives and indexes "
+               "sessions (after every turn, before a compaction, at the end)."};
   app.name(kTool);
   std::string event;
   bool foreground = false, show_version = false;
@@ -59,10 +62,13 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       r.started_at = util::format_iso8601_ms(util::now_ms());
       if (auto w = store->record_session_seen(r); !w) note = w.error().message;
     }
-  } else if (ev == "Stop") {
+    // After a compaction: one line telling the model that what it lost is searchable, and how.
+    if (payload->source == "compact" && !payload->session_id.empty())
+      ctx.out << session_start_response(searchable_after_compaction(archive_search_tool(ctx.env, payload->cwd), payload->session_id)) << '\n';
+  } else if (ev == "Stop" || ev == "PreCompact") {
     // Under a supervisor: mark its pending rollover ready, then wake it, but only once the pid
     // is proven to be that supervisor (it polls anyway; a wrong pid is never signalled).
-    auto supervisor = ctx.env.get_nonempty("CTXKIT_SUPERVISOR");
+    auto supervisor = ev == "Stop" ? ctx.env.get_nonempty("CTXKIT_SUPERVISOR") : std::nullopt;
     if (supervisor) {
       if (auto store = open_state(loc, cfg, note)) {
         auto ready = store->mark_rollover_ready(*supervisor, payload->session_id);
@@ -74,6 +80,21 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
           else note = fmt::format("note: not waking the supervisor: {}", pid.error().message);
         }
       }
+    }
+    // The live session searchable: its new lines archived (appended to the archived copy) and
+    // indexed by the detached, resumable indexer, so this hook returns at once.
+    std::error_code ec;
+    if (!payload->transcript_path.empty() && fs::is_regular_file(transcript, ec)) {
+      const ArchiveConfig archive_cfg = cfg.archive;
+      auto work = [transcript, loc, archive_cfg] {
+        auto r = archive_session(transcript, loc, archive_cfg, /*queue_once=*/true);
+        if (r && !r->indexed && !r->project_excluded && !r->queued_behind) run_indexer(loc, archive_cfg, /*queue_once=*/true);
+        if (!r && util::make_private_dirs(loc.state_dir))
+          (void)util::append_private_line(loc.archive_log(), fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
+                                                                         util::one_line(transcript.string()), util::one_line(r.error().message)));
+      };
+      if (foreground) work();
+      else util::detach(work);
     }
   } else if (ev == "SessionEnd") {
     std::error_code ec;
@@ -108,7 +129,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       else util::detach(work);
     }
   } else {
-    note = fmt::format("note: ignoring a '{}' payload (this hook handles SessionStart, Stop and SessionEnd)", ev.empty() ? "unnamed" : ev);
+    note = fmt::format("note: ignoring a '{}' payload (this hook handles SessionStart, Stop, PreCompact and SessionEnd)", ev.empty() ? "unnamed" : ev);
   }
   if (!note.empty()) print_note(ctx.err, kTool, note);
   return 0;

@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 #include <sstream>
 
+#include "apps/archive_tool.hpp"
 #include "apps/mcp_config_app.hpp"
 #include "claude/settings_merge.hpp"
 #include "apps/cli.hpp"
@@ -185,7 +186,7 @@ struct Targets {
   fs::path claude_dir;   // settings.json and skills/ live here
   fs::path settings;
   fs::path mcp_config;
-  fs::path settings_manifest, mcp_manifest;
+  fs::path settings_manifest, mcp_manifest, archive_mcp_manifest;
   fs::path skills_list;  // the skill files the install wrote, one a line
 };
 
@@ -205,6 +206,7 @@ Targets targets_for(const util::Env& env, const std::string& project, const fs::
   t.settings = t.claude_dir / "settings.json";
   t.settings_manifest = manifest_dir / ("settings-manifest" + path_key(t.settings) + ".json");
   t.mcp_manifest = manifest_dir / ("mcp-manifest" + path_key(t.mcp_config) + ".json");
+  t.archive_mcp_manifest = manifest_dir / ("mcp-archive-manifest" + path_key(t.mcp_config) + ".json");
   t.skills_list = t.claude_dir / "skills" / ".ctxkit-installed";
   return t;
 }
@@ -352,6 +354,14 @@ int full_install(const std::string& action, const Targets& t, const std::string&
     if (dry_run) mcp_args.push_back("--dry-run");
     else mcp_args.insert(mcp_args.end(), {"--manifest", t.mcp_manifest.string()});
     if (int rc = run_mcp_config(mcp_args, ctx)) return rc;
+    // The archive's search server, beside it (its own record: each is removed on its own).
+    std::vector<std::string> archive_args{"register", "--config", t.mcp_config.string(), "--name", kArchiveServer,
+                                          "--command", (fs::path(bin_dir) / "ctx-archive-mcp").string()};
+    if (dry_run) archive_args.push_back("--dry-run");
+    else archive_args.insert(archive_args.end(), {"--manifest", t.archive_mcp_manifest.string()});
+    if (!dry_run && !fs::is_regular_file(fs::path(bin_dir) / "ctx-archive-mcp", ec))
+      print_note(ctx.err, kTool, fmt::format("{} has no ctx-archive-mcp: the archive's search tools are not registered", bin_dir));
+    else if (int rc = run_mcp_config(archive_args, ctx)) return rc;
     if (dry_run) return exit_code(ExitCode::ok);
     auto skills = copy_skills(data_dir / "skills", t.claude_dir / "skills", bin_dir, ctx);
     if (!skills) return usage_error(ctx, "installing the skills: " + skills.error().message);
@@ -365,6 +375,15 @@ int full_install(const std::string& action, const Targets& t, const std::string&
   // uninstall: only what the manifests and the skills list record.
   std::error_code ec;
   bool any = false;
+  // The archive's server first: the workflow server's record says whether the file and its
+  // "mcpServers" were created by the install, and it goes last.
+  if (fs::exists(t.archive_mcp_manifest, ec)) {
+    any = true;
+    std::vector<std::string> archive_args{"unregister", "--config", t.mcp_config.string(), "--name", kArchiveServer,
+                                          "--command", (fs::path(bin_dir) / "ctx-archive-mcp").string(), "--manifest",
+                                          t.archive_mcp_manifest.string()};
+    if (int rc = run_mcp_config(archive_args, ctx)) return rc;
+  }
   if (fs::exists(t.mcp_manifest, ec)) {
     any = true;
     std::vector<std::string> mcp_args{"unregister", "--config", t.mcp_config.string(), "--command",
@@ -416,6 +435,8 @@ int write_plugin(const fs::path& out, const fs::path& data_dir, const fs::path& 
                    {"hooks", hooks["hooks"]}};
   ojson mcp{{"mcpServers",
              {{"ctxkit-workflow", {{"command", "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp"}, {"args", ojson::array()}}}}}};
+  if (fs::is_regular_file(out / "bin" / "ctx-archive-mcp", ec))
+    mcp["mcpServers"][kArchiveServer] = {{"command", "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp"}, {"args", ojson::array()}};
   const std::pair<fs::path, const ojson*> files[] = {{out / ".claude-plugin" / "plugin.json", &plugin},
                                                      {out / ".claude-plugin" / "marketplace.json", &market},
                                                      {out / "hooks" / "hooks.json", &hooks_file},

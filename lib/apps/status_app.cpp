@@ -136,7 +136,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
     return exit_code(ExitCode::ok);
   }
   if (show) {
-    ctx.out << show_config(load_config(ctx.env, {project_start_dir(ctx.env, "")}));
+    ctx.out << show_config(load_config(ctx.env, {project_start_dir(ctx.env, "")}), &ctx.env);
     return exit_code(ExitCode::ok);
   }
   if (ctx.env.get_nonempty("NO_COLOR")) no_colour = true;

@@ -104,7 +104,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   auto transcript = locate_session(session, ctx.env, loc);
   if (!transcript && !show) return error(transcript.error().message);
   if (show) {
-    ctx.out << show_config(cfg);
+    ctx.out << show_config(cfg, &ctx.env);
     return 0;
   }
   std::set<std::string> tools(cfg.context.trim_target_tools.begin(), cfg.context.trim_target_tools.end());

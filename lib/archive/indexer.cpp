@@ -24,12 +24,7 @@
 namespace ctxkit {
 namespace fs = std::filesystem;
 
-bool project_is_excluded(const std::string& project, const ArchiveConfig& config) {
-  for (const auto& p : config.exclude_projects) {
-    if (p == project || project_folder_name(p) == project) return true;
-  }
-  return false;
-}
+bool project_is_excluded(const std::string& project, const ArchiveConfig& config) { return config.excludes(project); }
 
 namespace {
 
@@ -228,29 +223,45 @@ Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
   // a session one has excluded is left out of every shard's hits (another may not have got that
   // far yet).
   const int64_t share = std::max<int64_t>(1, SearchIndex::kMaxRanked / std::max(size(), 1));
+  // When every match fits in the limit, ranking changes only their order, and bm25 would cost a
+  // pass over the whole index for each common word or phrase of the query (an identifier beside
+  // "src/engine.c:42"): then the hits come newest first, unranked.
+  const int64_t fits = std::min<int64_t>(std::max(query.limit, 0), SearchIndex::kMaxRanked);
+  int64_t matches = 0;
+  for (int i = 0; i < size() && matches <= fits; ++i) {
+    auto c = shard(i).count_matches(query, fits + 1);
+    if (!c) return std::unexpected(c.error());
+    matches += *c;
+  }
+  const bool ranked = matches > fits;
   struct Found {
     SearchResult result;
     std::vector<std::string> excluded;
   };
   auto found = on_each_shard(size(), "searching", [&](int i) -> Result<Found> {
-    auto r = shard(i).search(query, share);
+    auto r = shard(i).search(query, share, ranked);
     if (!r) return std::unexpected(r.error());
     auto excluded = shard(i).excluded_paths();
     if (!excluded) return std::unexpected(excluded.error());
     return Found{std::move(*r), std::move(*excluded)};
   });
+  // A session is left out whole when its transcript or one of its subagents' carries the marker.
   std::set<std::string> excluded;
   for (const auto& f : found) {
     if (!f) return std::unexpected(f.error());
-    excluded.insert(f->excluded.begin(), f->excluded.end());
+    for (const auto& p : f->excluded) {
+      fs::path path(p);
+      excluded.insert(agent_of_path(p).empty() ? path.stem().string() : path.parent_path().parent_path().filename().string());
+    }
   }
   SearchResult all;
   for (auto& f : found) {
     all.capped = all.capped || f->result.capped;
     for (auto& h : f->result.hits)
-      if (!excluded.contains(h.path)) all.hits.push_back(std::move(h));
+      if (!excluded.contains(h.session_id)) all.hits.push_back(std::move(h));
   }
-  std::stable_sort(all.hits.begin(), all.hits.end(), [](const SearchHit& a, const SearchHit& b) {
+  std::stable_sort(all.hits.begin(), all.hits.end(), [ranked](const SearchHit& a, const SearchHit& b) {
+    if (!ranked && a.timestamp != b.timestamp) return a.timestamp > b.timestamp;
     if (a.rank != b.rank) return a.rank < b.rank;
     if (a.path != b.path) return a.path < b.path;
     return a.line < b.line;
@@ -289,12 +300,22 @@ Result<std::map<std::string, ArchiveIndex::File>> ArchiveIndex::files() {
   return out;
 }
 
-Result<std::optional<fs::path>> ArchiveIndex::file_of(const std::string& session_id) {
+Result<std::optional<fs::path>> ArchiveIndex::file_of(const std::string& session_id, const std::string& agent) {
   for (auto& s : shards_) {
-    auto f = s.file_of(session_id);
+    auto f = s.file_of(session_id, agent);
     if (!f || *f) return f;
   }
   return std::optional<fs::path>();
+}
+
+Result<std::optional<IndexedLine>> ArchiveIndex::line_at_or_before(const fs::path& file, int64_t line) {
+  std::optional<IndexedLine> best;
+  for (auto& s : shards_) {
+    auto l = s.line_at_or_before(file, line);
+    if (!l) return std::unexpected(l.error());
+    if (*l && (!best || (*l)->line > best->line)) best = *l;
+  }
+  return best;
 }
 
 namespace {
@@ -316,7 +337,16 @@ std::vector<Archived> archived_transcripts(const Locations& loc, const ArchiveCo
       std::string name = f.path().filename().string();
       std::error_code e3;
       if (name.starts_with('.') || !name.ends_with(".jsonl") || f.is_symlink(e3) || !f.is_regular_file(e3)) continue;
-      out.push_back({f.path(), project, f.path().stem().string(), f.file_size(e3)});
+      const std::string session = f.path().stem().string();
+      out.push_back({f.path(), project, session, f.file_size(e3)});
+      // Its subagents' transcripts (<session>/subagents/agent-<id>.jsonl), indexed as the
+      // session's: a hit in one names the agent (agent_of_path).
+      for (const auto& a : fs::directory_iterator(proj.path() / session / "subagents", e3)) {
+        std::string agent = a.path().filename().string();
+        std::error_code e4;
+        if (!agent.starts_with("agent-") || !agent.ends_with(".jsonl") || a.is_symlink(e4) || !a.is_regular_file(e4)) continue;
+        out.push_back({a.path(), project, session, a.file_size(e4)});
+      }
     }
   }
   return out;
@@ -385,8 +415,15 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc, cons
   return run;
 }
 
-void run_indexer(const Locations& loc, const ArchiveConfig& config) {
+void run_indexer(const Locations& loc, const ArchiveConfig& config, bool queue_once) {
+  std::optional<util::FileLock> queued;
+  if (queue_once) {
+    auto q = util::FileLock::acquire(loc.archive_dir() / ".index.queue.lock", false);
+    if (!q || !*q) return;  // another waits already (or there is no archive)
+    queued = std::move(*q);
+  }
   auto lock = IndexLock::acquire(loc, true);
+  queued.reset();  // a later hook's indexer may queue now: this one lists the pending work only below
   if (!lock || !*lock) {
     if (!lock && lock.error().kind != Error::Kind::NotFound) log_line(loc, fmt::format("indexing: {}", lock.error().message));
     return;

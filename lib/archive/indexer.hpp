@@ -50,7 +50,9 @@ class ArchiveIndex {
     bool excluded_somewhere = false;
   };
   Result<std::map<std::string, File>> files();
-  Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id);
+  Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id, const std::string& agent = {});
+  // The indexed line nearest before or at `line` in `file`, over every shard.
+  Result<std::optional<IndexedLine>> line_at_or_before(const std::filesystem::path& file, int64_t line);
 
  private:
   std::vector<SearchIndex> shards_;
@@ -115,7 +117,10 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc, cons
 
 // Takes the lock (waiting for it), opens the index and indexes what is pending: what a detached
 // indexer runs. Errors go to Locations::archive_log().
-void run_indexer(const Locations& loc, const ArchiveConfig& config);
+// With `queue_once`, returns at once when another process already waits for the lock: that one
+// indexes what this one would have (it lists the pending work once it has the lock), so hooks
+// that run after every turn never pile up waiting indexers.
+void run_indexer(const Locations& loc, const ArchiveConfig& config, bool queue_once = false);
 
 // Cuts each hit's snippet from its archived transcript (the index keeps no text).
 void fill_snippets(SearchResult& result, const std::string& words);

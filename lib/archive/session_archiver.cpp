@@ -1,11 +1,17 @@
 #include "archive/session_archiver.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <fmt/core.h>
 
 #include "claude/session_locator.hpp"
+#include "util/file_lock.hpp"
 #include "util/fs.hpp"
 #include "util/atomic_file.hpp"
 #include "util/line_reader.hpp"
@@ -30,9 +36,56 @@ Result<void> copy_complete_lines(const fs::path& from, const fs::path& to) {
   }
   return out->commit(util::Durability::Fsync);
 }
+// When the archived copy `to` (of `have` bytes) is a prefix of `from` (its last 4 KB are the same
+// bytes there), appends what `from` holds after it, up to `from`'s last complete line, and
+// returns true; returns false, writing nothing, when it is not (the transcript was replaced).
+// The cost is that of the new lines, not of the session: a live session is archived after every
+// turn this way.
+Result<bool> append_new_lines(const fs::path& from, const fs::path& to, uint64_t have) {
+  struct Fd {
+    int fd;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
+  Fd in{::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+  if (in.fd < 0) return fail(fmt::format("reading {}: {}", from.string(), std::strerror(errno)));
+  Fd out{::open(to.c_str(), O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW)};
+  if (out.fd < 0) return false;
+  struct stat st {};
+  if (::fstat(out.fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != have) return false;
+  const size_t tail = static_cast<size_t>(std::min<uint64_t>(have, 4096));
+  std::string a(tail, '\0'), b(tail, '\0');
+  const auto at = static_cast<off_t>(have - tail);
+  if (::pread(in.fd, a.data(), tail, at) != static_cast<ssize_t>(tail) || ::pread(out.fd, b.data(), tail, at) != static_cast<ssize_t>(tail) || a != b)
+    return false;
+  std::string buf(1 << 20, '\0'), held;
+  auto pos = static_cast<off_t>(have);
+  bool wrote = false;
+  while (true) {
+    ssize_t n = ::pread(in.fd, buf.data(), buf.size(), pos);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail(fmt::format("reading {}: {}", from.string(), std::strerror(errno)));
+    if (n == 0) break;
+    pos += n;
+    held.append(buf.data(), static_cast<size_t>(n));
+    const size_t nl = held.rfind('\n');
+    if (nl == std::string::npos) continue;
+    for (size_t done = 0; done <= nl;) {
+      ssize_t w = ::write(out.fd, held.data() + done, nl + 1 - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return fail(fmt::format("writing {}: {}", to.string(), std::strerror(errno)));
+      done += static_cast<size_t>(w);
+    }
+    held.erase(0, nl + 1);
+    wrote = true;
+  }
+  if (wrote && ::fdatasync(out.fd) != 0) return fail(fmt::format("writing {}: {}", to.string(), std::strerror(errno)));
+  return true;
+}
 }  // namespace
 
-Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locations& loc, const ArchiveConfig& config) {
+Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locations& loc, const ArchiveConfig& config, bool queue_once) {
   ArchiveOutcome out;
   const std::string project = transcript.parent_path().filename().string();
   const std::string session = transcript.stem().string();
@@ -40,11 +93,37 @@ Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locatio
   struct stat st {};
   if (::stat(transcript.c_str(), &st) != 0)
     return fail(fmt::format("reading {}: {}", transcript.string(), std::strerror(errno)), Error::Kind::NotFound);
-  if (archive_needs_update(out.where, static_cast<uint64_t>(st.st_size))) {
-    if (auto r = copy_complete_lines(transcript, out.where.transcript); !r) return std::unexpected(r.error());
-    out.copied = true;
+  {
+    // One archiver of a session at a time (the Stop and PreCompact hooks of one session may
+    // overlap), and with `queue_once` at most one waiting behind it.
+    const fs::path dir = out.where.transcript.parent_path();
+    if (auto made = util::make_private_dirs(dir); !made) return std::unexpected(made.error());
+    std::optional<util::FileLock> queued;
+    if (queue_once) {
+      auto q = util::FileLock::acquire(dir / ("." + session + ".queue"), false);
+      if (!q) return std::unexpected(q.error());
+      if (!*q) {
+        out.queued_behind = true;
+        return out;
+      }
+      queued = std::move(*q);
+    }
+    auto lock = util::FileLock::acquire(dir / ("." + session + ".lock"), true);
+    if (!lock) return std::unexpected(lock.error());
+    queued.reset();  // the next hook may queue now: this one reads the transcript's size only below
+    std::error_code ec;
+    const auto have = fs::file_size(out.where.transcript, ec);
+    if (!ec && have < static_cast<uint64_t>(st.st_size)) {
+      auto appended = append_new_lines(transcript, out.where.transcript, have);
+      if (!appended) return std::unexpected(appended.error());
+      out.copied = *appended;
+    }
+    if (!out.copied && archive_needs_update(out.where, static_cast<uint64_t>(st.st_size))) {
+      if (auto r = copy_complete_lines(transcript, out.where.transcript); !r) return std::unexpected(r.error());
+      out.copied = true;
+    }
+    if (auto r = copy_side_folder(transcript.parent_path() / session, out.where.side_dir); !r) return std::unexpected(r.error());
   }
-  if (auto r = copy_side_folder(transcript.parent_path() / session, out.where.side_dir); !r) return std::unexpected(r.error());
   out.project_excluded = project_is_excluded(project, config);
   if (out.project_excluded) return out;
   auto lock = IndexLock::acquire(loc, false);

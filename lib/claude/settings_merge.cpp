@@ -35,6 +35,8 @@ constexpr HookSpec kHooks[] = {
     // (detached, so the client is not held).
     {"SessionStart", "", "ctx-session-hook", ""},
     {"Stop", "", "ctx-session-hook", ""},
+    // Makes the live session searchable before the client compacts it (Stop does after each turn).
+    {"PreCompact", "", "ctx-session-hook", ""},
     {"SessionEnd", "", "ctx-session-hook", ""},
     // The pre-step context gate re-anchors a workflow after /clear and /compact only: its output
     // is replayed on every resume, so it does not answer on startup or resume.

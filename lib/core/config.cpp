@@ -6,9 +6,11 @@
 #define TOML_HEADER_ONLY 1
 #define TOML_EXCEPTIONS 1
 #include <fmt/core.h>
+#include <set>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <fstream>
 #include <functional>
@@ -534,7 +536,29 @@ Config load_config(const util::Env& env, const ConfigSources& sources) {
   return config;
 }
 
-std::string show_config(const Config& config) {
+namespace {
+// The client's folder name of a path: every character but letters and digits becomes '-'.
+std::string folder_name_of(std::string_view path) {
+  std::string out(path);
+  for (auto& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
+  return out;
+}
+}  // namespace
+
+bool ArchiveConfig::excludes(const std::string& project) const {
+  for (const auto& p : exclude_projects) {
+    if (p.empty()) continue;
+    if (p == project || folder_name_of(p) == project) return true;
+    if (p.find('/') == std::string::npos && !p.starts_with('-')) {
+      const std::string tail = "-" + folder_name_of(p);
+      if (project.ends_with(tail)) return true;
+    }
+  }
+  return false;
+}
+
+std::string show_config(const Config& config, const util::Env* env) {
   std::string out;
   size_t width = 0;
   std::vector<std::pair<std::string, std::string>> rows;
@@ -543,6 +567,22 @@ std::string show_config(const Config& config) {
     width = std::max(width, rows.back().first.size());
   }
   for (const auto& [line, origin] : rows) out += fmt::format("{:<{}}  # {}\n", line, width, origin);
+  if (env && !config.archive.exclude_projects.empty()) {
+    const Locations loc = config.locations(*env);
+    std::set<std::string> matched;
+    for (const auto& dir : {loc.claude_projects_dir(), loc.archive_dir()}) {
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        std::string name = e.path().filename().string();
+        std::error_code e2;
+        if (e.is_directory(e2) && !name.starts_with('.') && config.archive.excludes(name)) matched.insert(name);
+      }
+    }
+    std::string list;
+    for (const auto& m : matched) list += (list.empty() ? "" : ", ") + m;
+    out += matched.empty() ? "archive.exclude_projects matches no project yet\n"
+                           : fmt::format("archive.exclude_projects matches: {}\n", list);
+  }
   for (const auto& w : config.warnings) out += fmt::format("warning: {}\n", w);
   for (const auto& e : config.errors) out += fmt::format("error: {}\n", e);
   return out;

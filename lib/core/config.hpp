@@ -45,9 +45,20 @@ struct StateConfig {
 
 // The [archive] section: what the searchable archive keeps out.
 struct ArchiveConfig {
-  std::vector<std::string> exclude_projects;     // project folder names (or their cwd) not indexed
+  // Projects not indexed nor answered from: the client's folder name (-home-me-app), the
+  // project's path (/home/me/app) or its plain folder name (app: every project whose path ends
+  // in /app; see excludes).
+  std::vector<std::string> exclude_projects;
   std::string exclude_marker = "ctxkit:no-index"; // a session containing this text is not indexed
   bool episodic_memory_sync = false;              // also run `episodic-memory sync` when present
+
+  // Whether exclude_projects names the project whose folder under the client's projects folder
+  // (and the archive) is `project_folder`. An entry with a '/' is a path, one starting with '-' a
+  // folder name; any other is a plain folder name and matches every project folder ending in
+  // "-<name>" (the client writes /home/me/secretproj as -home-me-secretproj; a path cannot be
+  // recovered from the folder name, so /srv/other-secretproj matches too: --show-config lists
+  // what matched).
+  bool excludes(const std::string& project_folder) const;
 };
 
 // The [rollover] section: how a fresh session is started.
@@ -149,6 +160,8 @@ Result<std::optional<std::string>> toml_string_value(std::string_view text, std:
 
 // Renders every known key with its effective value and origin, one "section.key = value  # origin"
 // line each, followed by warnings and errors.
-std::string show_config(const Config& config);
+// With `env`, the project folders [archive] exclude_projects matches (in the client's projects
+// folder and the archive) follow on one line.
+std::string show_config(const Config& config, const util::Env* env = nullptr);
 
 }  // namespace ctxkit

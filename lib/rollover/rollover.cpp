@@ -58,6 +58,16 @@ Result<std::string> render_continuation(const std::string& tmpl, const Continuat
   args.push_back(fmt::arg("percent", info.previous_percent ? fmt::format("{}%", *info.previous_percent) : std::string("an unknown level of")));
   args.push_back(fmt::arg("summary", info.summary));
   args.push_back(fmt::arg("search_command", info.search_command));
+  args.push_back(fmt::arg(
+      "retrieval",
+      !info.retrieval.empty()
+          ? info.retrieval
+          : fmt::format("The full previous session is archived and searchable. For anything not in the summary above, search "
+                        "it (all projects unless you add `--project` or `--session`):\n\n    {0} \"what you need to find\"\n\n"
+                        "Each hit names a session and a line; print that message in full (the original text of anything that "
+                        "was trimmed) with:\n\n    {0} --show SESSION:LINE\n\n"
+                        "Example queries: a decision about a topic, an error message, a file name such as engine.c:42.",
+                        info.search_command)));
   args.push_back(fmt::arg("parent_session_id", info.parent_session_id));
   args.push_back(fmt::arg("parent_transcript", info.parent_transcript));
   args.push_back(fmt::arg("archive", info.archive));

@@ -32,15 +32,16 @@ struct ContinuationInfo {
   std::string parent_transcript;
   std::string archive;
   std::string search_command;         // e.g. /home/me/.local/bin/ctx-search
+  std::string retrieval;              // how to search the previous session ({retrieval}); empty: with search_command
 };
 
 // The continuation template: <exe dir>/../share/ctxkit/prompts/continuation.md when installed
 // beside the program, else the copy built into the program.
 std::string continuation_template(const std::optional<std::filesystem::path>& exe_dir);
 
-// Renders the template (fmt named fields {number} {percent} {summary} {search_command}
-// {parent_session_id} {parent_transcript} {archive}); a template with unknown or broken fields
-// is an error.
+// Renders the template (fmt named fields {number} {percent} {summary} {retrieval}
+// {search_command} {parent_session_id} {parent_transcript} {archive}); a template with unknown or
+// broken fields is an error.
 Result<std::string> render_continuation(const std::string& tmpl, const ContinuationInfo& info);
 
 // The full path of `bin` (searched in $PATH unless it contains '/'), or an error naming it and

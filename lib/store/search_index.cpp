@@ -38,6 +38,8 @@ const char* kSchema =
     "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', detail=full, tokenize='unicode61');"
     "INSERT INTO fts(fts, rank) VALUES('hashsize', 16777216);";
 
+const char* kLineIndex = "CREATE INDEX IF NOT EXISTS messages_line ON messages(file_id, line);";
+
 }  // namespace
 
 struct SearchIndex::Statements {
@@ -123,6 +125,9 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
     if (auto r = idx.exec("COMMIT"); !r) return std::unexpected(r.error());
     if (*now > 0 && *now < kSchemaVersion) (void)idx.exec("VACUUM");
   }
+  // Where a line is (archive_show): added to indexes of this schema made before it existed; a
+  // no-op once it exists.
+  if (auto r = idx.exec(kLineIndex); !r) return std::unexpected(r.error());
   idx.st_ = std::make_shared<Statements>(raw);
   for (Stmt* s : {&idx.st_->meta, &idx.st_->text, &idx.st_->progress})
     if (s->prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("preparing", s->prepare_rc()));
@@ -346,13 +351,48 @@ Result<std::vector<std::string>> SearchIndex::excluded_paths() {
   return out;
 }
 
-Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranked) {
+namespace {
+// The filters of a search as SQL after the FTS5 match (?1), numbered from ?2.
+std::string filter_sql(const SearchQuery& q, int& n) {
+  std::string sql;
+  if (!q.project.empty()) sql += fmt::format(" AND f.project = ?{}", n++);
+  if (!q.session.empty()) sql += fmt::format(" AND f.session_id = ?{}", n++);
+  if (!q.since.empty()) sql += fmt::format(" AND m.timestamp >= ?{}", n++);
+  return sql;
+}
+void bind_filters(sqlite::Stmt& s, const SearchQuery& q, int& k) {
+  if (!q.project.empty()) s.bind(k++, q.project);
+  if (!q.session.empty()) s.bind(k++, q.session);
+  if (!q.since.empty()) s.bind(k++, q.since);
+}
+}  // namespace
+
+Result<int64_t> SearchIndex::count_matches(const SearchQuery& q, int64_t up_to) {
+  std::string match = fts_query(q.words);
+  if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
+  int n = 2;
+  std::string sql =
+      "SELECT count(*) FROM (SELECT m.id FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
+      "WHERE fts MATCH ?1 AND f.excluded = 0" + filter_sql(q, n);
+  sql += fmt::format(" LIMIT ?{})", n);
+  Stmt s(db_.get(), sql);
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
+  int k = 1;
+  s.bind(k++, match);
+  bind_filters(s, q, k);
+  s.bind(k, up_to);
+  int rc = s.step();
+  if (rc != SQLITE_ROW) return std::unexpected(error("searching", rc));
+  return s.col_int(0);
+}
+
+Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranked, bool ranked) {
   std::string match = fts_query(q.words);
   if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
   SearchResult result;
   // Where the newest kMaxRanked matches begin (walking matches by rowid is cheap; ranking is not).
   int64_t floor_rowid = 0;
-  {
+  if (ranked) {
     Stmt c(db_.get(), "SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2");
     if (c.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", c.prepare_rc()));
     c.bind(1, match);
@@ -365,25 +405,21 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
       return std::unexpected(error("searching", rc));
     }
   }
-  std::string sql =
-      "SELECT f.session_id, f.project, m.line, m.timestamp, m.role, bm25(fts), f.path, m.offset "
-      // CROSS JOIN keeps the FTS5 match the outer loop (SQLite would otherwise scan messages).
-      "FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
-      "WHERE fts MATCH ?1 AND f.excluded = 0";
+  std::string sql = std::string("SELECT f.session_id, f.project, m.line, m.timestamp, m.role, ") + (ranked ? "bm25(fts)" : "0.0") +
+                    ", f.path, m.offset "
+                    // CROSS JOIN keeps the FTS5 match the outer loop (SQLite would otherwise scan messages).
+                    "FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
+                    "WHERE fts MATCH ?1 AND f.excluded = 0";
   int n = 2;
   if (floor_rowid > 0) sql += fmt::format(" AND fts.rowid >= ?{}", n++);
-  if (!q.project.empty()) sql += fmt::format(" AND f.project = ?{}", n++);
-  if (!q.session.empty()) sql += fmt::format(" AND f.session_id = ?{}", n++);
-  if (!q.since.empty()) sql += fmt::format(" AND m.timestamp >= ?{}", n++);
-  sql += fmt::format(" ORDER BY bm25(fts) LIMIT ?{}", n);
+  sql += filter_sql(q, n);
+  sql += ranked ? fmt::format(" ORDER BY bm25(fts) LIMIT ?{}", n) : fmt::format(" ORDER BY fts.rowid DESC LIMIT ?{}", n);
   Stmt s(db_.get(), sql);
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
   int k = 1;
   s.bind(k++, match);
   if (floor_rowid > 0) s.bind(k++, floor_rowid);
-  if (!q.project.empty()) s.bind(k++, q.project);
-  if (!q.session.empty()) s.bind(k++, q.session);
-  if (!q.since.empty()) s.bind(k++, q.since);
+  bind_filters(s, q, k);
   s.bind(k, static_cast<int64_t>(q.limit));
   while (true) {
     int rc = s.step();
@@ -414,13 +450,35 @@ Result<int64_t> SearchIndex::token_documents(const std::string& token) {
   return s.col_int(0);
 }
 
-Result<std::optional<fs::path>> SearchIndex::file_of(const std::string& session_id) {
-  Stmt s(db_.get(), "SELECT path FROM files WHERE session_id=?1 ORDER BY indexed_bytes DESC LIMIT 1");
+std::string agent_of_path(std::string_view path) {
+  fs::path p(path);
+  if (p.parent_path().filename() != "subagents") return {};
+  return p.stem().string();
+}
+
+Result<std::optional<fs::path>> SearchIndex::file_of(const std::string& session_id, const std::string& agent) {
+  Stmt s(db_.get(), "SELECT path FROM files WHERE session_id=?1 ORDER BY indexed_bytes DESC");
   s.bind(1, session_id);
+  while (true) {
+    int rc = s.step();
+    if (rc == SQLITE_DONE) return std::optional<fs::path>();
+    if (rc != SQLITE_ROW) return std::unexpected(error("reading files", rc));
+    std::string path = s.col_text(0);
+    if (agent_of_path(path) == agent) return std::optional<fs::path>(fs::path(path));
+  }
+}
+
+Result<std::optional<IndexedLine>> SearchIndex::line_at_or_before(const fs::path& file, int64_t line) {
+  Stmt s(db_.get(),
+         "SELECT m.line, m.offset FROM files f CROSS JOIN messages m ON m.file_id = f.id "
+         "WHERE f.path = ?1 AND m.line <= ?2 ORDER BY m.line DESC LIMIT 1");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading messages", s.prepare_rc()));
+  s.bind(1, file.string());
+  s.bind(2, line);
   int rc = s.step();
-  if (rc == SQLITE_DONE) return std::optional<fs::path>();
-  if (rc != SQLITE_ROW) return std::unexpected(error("reading files", rc));
-  return std::optional<fs::path>(fs::path(s.col_text(0)));
+  if (rc == SQLITE_DONE) return std::optional<IndexedLine>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading messages", rc));
+  return std::optional<IndexedLine>(IndexedLine{s.col_int(0), s.col_int(1)});
 }
 
 }  // namespace ctxkit

@@ -55,6 +55,12 @@ struct IndexedFile {
   bool excluded = false;       // carries the exclusion marker: nothing of it is indexed
 };
 
+// Where an indexed message's line starts in its archived transcript.
+struct IndexedLine {
+  int64_t line = 0;
+  int64_t offset = 0;
+};
+
 // One message to index.
 struct IndexRow {
   int64_t line = 0;
@@ -108,8 +114,12 @@ class SearchIndex {
 
   // Ranked hits (bm25) for the user's words (each word quoted: FTS5 syntax is not the user's).
   // Snippets are left empty.
-  // At most `max_ranked` of the newest matches are ranked.
-  Result<SearchResult> search(const SearchQuery& query, int64_t max_ranked = kMaxRanked);
+  // At most `max_ranked` of the newest matches are ranked. With `ranked` false every match is
+  // returned newest first with rank 0, without bm25 (whose document frequencies cost a pass over
+  // the whole index for a common word or phrase): for a query whose matches all fit in the limit.
+  Result<SearchResult> search(const SearchQuery& query, int64_t max_ranked = kMaxRanked, bool ranked = true);
+  // How many messages match (with the query's filters), counted up to `up_to`.
+  Result<int64_t> count_matches(const SearchQuery& query, int64_t up_to);
   // Moves what the write-ahead log holds into the database and empties the log (after a long
   // indexing run; a reader in the way leaves it for later).
   void checkpoint();
@@ -119,8 +129,13 @@ class SearchIndex {
   // How many messages the index holds a token for (the index's own view, whatever rows refer to).
   Result<int64_t> token_documents(const std::string& token);
 
-  // The archived file of a session, if it was indexed.
-  Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id);
+  // The archived file of a session (or, with `agent`, of that subagent of it: agent-<id>), if it
+  // was indexed.
+  Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id, const std::string& agent = {});
+
+  // The indexed message of `file` nearest before or at `line` (where to start reading to reach
+  // that line without reading the file from its start), nullopt when none is.
+  Result<std::optional<IndexedLine>> line_at_or_before(const std::filesystem::path& file, int64_t line);
 
   // Turns the user's words into an FTS5 query that matches them literally (all of them).
   static std::string fts_query(const std::string& words);
@@ -135,6 +150,10 @@ class SearchIndex {
   std::shared_ptr<Statements> st_;
   int busy_timeout_ms_ = 5000;
 };
+
+// The subagent an archived transcript belongs to: "agent-<id>" for
+// <session>/subagents/agent-<id>.jsonl, "" for a session's own transcript.
+std::string agent_of_path(std::string_view path);
 
 // A window of `text` around the first occurrence of one of the user's words (case-insensitive),
 // every occurrence in it marked with [ ]; "…" where text was left out. Its cost is bounded by

@@ -690,7 +690,9 @@ void detach(const std::function<void()>& work) {
     return;
   }
   ::setsid();
-  if (::fork() != 0) ::_exit(0);
+  // The caller's stdin/stdout/stderr go before the second fork, so that the worker never holds
+  // them: a hook's reader sees its output end when the hook exits, not when the worker is first
+  // scheduled (several milliseconds on a busy machine).
   int null = ::open("/dev/null", O_RDWR);
   if (null >= 0) {
     ::dup2(null, 0);
@@ -698,6 +700,7 @@ void detach(const std::function<void()>& work) {
     ::dup2(null, 2);
     if (null > 2) ::close(null);
   }
+  if (::fork() != 0) ::_exit(0);
   work();
   ::_exit(0);
 }

@@ -75,7 +75,7 @@ TEST(Doctor, AHealthyInstallIsHealthy) {
   EXPECT_EQ(r.out.find("FAULT"), std::string::npos) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    programs: ", "programs answer --version (0.1.0)")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    install: ", "settings.json install (" + in.settings.string() + ")")) << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "5 hooks registered in " + in.settings.string())) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "6 hooks registered in " + in.settings.string())) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    status line: ", "ctx-status (" + bin_dir() + "/ctx-status)")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    mcp: ", "MCP server 'ctxkit-workflow' answers initialize (ctxkit-workflow 0.1.0")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    claude: ", "Claude Code 2.1.197")) << r.out;
@@ -105,7 +105,7 @@ TEST(Doctor, AHookWhoseProgramIsMissingIsAFault) {
   EXPECT_TRUE(has_line(r.out, "FAULT hooks: ", "PostToolUse[*] hook ctx-remind: " + (in.tmp / "gone/ctx-remind").string() +
                                                     " does not exist → ctx-settings install --settings"))
       << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "4 hooks registered")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "5 hooks registered")) << r.out;
   EXPECT_TRUE(has_line(r.out, "1 faults, ", "")) << r.out;
 }
 

@@ -139,6 +139,26 @@ TEST_P(GateOnRecorded, HookAnswersOnlyForClearAndCompact) {
   }
 }
 
+// The re-anchor names the archive's search tool when the session has it, and only then.
+TEST_P(GateOnRecorded, HookNamesTheArchiveSearchToolWhenItIsRegistered) {
+  GateBench b;
+  const auto payloads = recorded_session_start_payloads();
+  ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string()}).exit_code, 0);
+  auto text_of = [&](const char* source) {
+    auto r = b.gate({"--hook"}, payloads.at(source));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["hookSpecificOutput"]["additionalContext"].get<std::string>();
+  };
+  EXPECT_EQ(text_of("compact").find("archive_search"), std::string::npos);
+  b.tmp.write("home/.claude.json", R"({"mcpServers":{"ctxkit-archive":{"type":"stdio","command":"/x/ctx-archive-mcp"}}})");
+  const std::string sid = json::parse(payloads.at("compact"))["session_id"];
+  EXPECT_NE(text_of("compact").find("call mcp__ctxkit-archive__archive_search with the words you remember (session \"" + sid + "\""),
+            std::string::npos);
+  EXPECT_NE(text_of("clear").find("Earlier sessions, the one before this /clear included, are archived and searchable: when the "
+                                  "work needs a detail from them, call mcp__ctxkit-archive__archive_search"),
+            std::string::npos);
+}
+
 TEST_P(GateOnRecorded, HookConfirmsTheActionAndReanchorsTheSubStep) {
   GateBench b;
   const auto payloads = recorded_session_start_payloads();

@@ -69,12 +69,14 @@ TEST(Plugin, EveryHookRunsAProgramOfBinThroughThePluginRoot) {
       }
     }
   }
-  EXPECT_EQ(n, 5u);
+  EXPECT_EQ(n, 6u);
   EXPECT_TRUE(hooks.contains("PostToolUse"));
   EXPECT_TRUE(hooks.contains("SessionStart"));
   json mcp = parse(kPlugin / ".mcp.json");
   EXPECT_EQ(mcp["mcpServers"]["ctxkit-workflow"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp");
   EXPECT_TRUE(fs::is_regular_file(kPlugin / "bin/ctx-workflow-mcp"));
+  EXPECT_EQ(mcp["mcpServers"]["ctxkit-archive"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp");
+  EXPECT_TRUE(fs::is_regular_file(kPlugin / "bin/ctx-archive-mcp"));
 }
 
 TEST(Plugin, SkillsCallTheProgramsByName) {

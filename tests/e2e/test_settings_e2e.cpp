@@ -170,10 +170,14 @@ TEST(SettingsSetup, InstallRegistersHooksMcpAndSkillsAndUninstallRemovesExactlyT
   EXPECT_EQ(c["numStartups"], 3);
   EXPECT_EQ(c["mcpServers"]["other"]["command"], "/usr/bin/other");
   EXPECT_EQ(c["mcpServers"]["ctxkit-workflow"]["command"], bin + "/ctx-workflow-mcp");
+  EXPECT_EQ(c["mcpServers"]["ctxkit-archive"]["command"], bin + "/ctx-archive-mcp");
   std::string skill = read_file(tmp / "home/.claude/skills/trim/SKILL.md");
   EXPECT_NE(skill.find(bin + "/ctx-trim"), std::string::npos);
   EXPECT_EQ(skill.find("@CTXKIT_BIN@"), std::string::npos);
   EXPECT_TRUE(fs::exists(tmp / "home/.claude/skills/workflow/SKILL.md"));
+  std::string recall = read_file(tmp / "home/.claude/skills/recall/SKILL.md");
+  EXPECT_NE(recall.find("allowed-tools: mcp__ctxkit-archive__archive_search,"), std::string::npos);
+  EXPECT_NE(recall.find("Bash(" + bin + "/ctx-search:*)"), std::string::npos);
   EXPECT_NE(r.out.find("installed skill /trim"), std::string::npos);
   EXPECT_FALSE(fs::is_empty(tmp / "home/.local/state/ctxkit/install"));
 
@@ -191,6 +195,7 @@ TEST(SettingsSetup, InstallRegistersHooksMcpAndSkillsAndUninstallRemovesExactlyT
   EXPECT_EQ(ojson::parse(read_file(s)), ojson::parse(setup::kUserSettings));
   EXPECT_EQ(ojson::parse(read_file(cj)), ojson::parse(setup::kClaudeJson));
   EXPECT_FALSE(fs::exists(tmp / "home/.claude/skills/trim"));
+  EXPECT_FALSE(fs::exists(tmp / "home/.claude/skills/recall"));
   EXPECT_FALSE(fs::exists(tmp / "home/.claude/skills/.ctxkit-installed"));
   EXPECT_TRUE(fs::exists(tmp / "home/.claude/skills/mine/SKILL.md"));
   EXPECT_TRUE(fs::is_empty(tmp / "home/.local/state/ctxkit/install"));
@@ -324,6 +329,7 @@ TEST(SettingsSetup, ProjectInstallWritesOnlyTheProjectsFiles) {
   EXPECT_EQ(j["hooks"]["PostToolUse"][0]["hooks"][0]["command"], bin + "/ctx-remind");
   ojson m = ojson::parse(read_file(tmp / "proj/.mcp.json"));
   EXPECT_EQ(m["mcpServers"]["ctxkit-workflow"]["command"], bin + "/ctx-workflow-mcp");
+  EXPECT_EQ(m["mcpServers"]["ctxkit-archive"]["command"], bin + "/ctx-archive-mcp");
   EXPECT_TRUE(fs::exists(tmp / "proj/.claude/skills/rollover/SKILL.md"));
   EXPECT_FALSE(fs::exists(tmp / "home/.claude"));
   EXPECT_FALSE(fs::exists(tmp / "home/.claude.json"));
@@ -428,9 +434,10 @@ TEST(SettingsPlugin, WritesThePluginFromTheSameHookListAsTheSettingsInstall) {
       ++n;
     }
   }
-  EXPECT_EQ(n, 5u);
+  EXPECT_EQ(n, 6u);
   ojson mcp = ojson::parse(read_file(out / ".mcp.json"));
   EXPECT_EQ(mcp["mcpServers"]["ctxkit-workflow"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp");
+  EXPECT_EQ(mcp["mcpServers"]["ctxkit-archive"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp");
   // Skills call the programs by name (the plugin's bin/ is on the Bash tool's PATH).
   std::string skill = read_file(out / "skills/trim/SKILL.md");
   EXPECT_EQ(skill.find("@CTXKIT_BIN@"), std::string::npos);

@@ -29,7 +29,7 @@ echo "built $(basename "$DEB") ($(du -k "$DEB" | cut -f1) KiB)"
 # Contents: programs in /usr/bin, data in /usr/share/ctxkit, nothing else.
 dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's|^\./|/|' > "$T/contents"
 grep -v '/$' "$T/contents" > "$T/files"
-for p in ctx-remind ctx-status ctx-settings ctx-trim ctx-workflow-mcp ctx-gate ctx-session-hook; do
+for p in ctx-remind ctx-status ctx-settings ctx-trim ctx-workflow-mcp ctx-archive-mcp ctx-gate ctx-session-hook; do
   grep -qx "/usr/bin/$p" "$T/files" || fail "/usr/bin/$p is not in the package"
 done
 for f in /usr/share/ctxkit/skills/trim/SKILL.md /usr/share/ctxkit/workflows/feature.yaml \
@@ -63,6 +63,7 @@ echo "installed: $(/usr/bin/ctx-remind --version)"
   /usr/bin/ctx-settings install > "$T/setup.log" || fail "ctx-settings install: $(cat "$T/setup.log")"
   grep -q '"command": "/usr/bin/ctx-remind"' "$HOME/.claude/settings.json" || fail "ctx-settings install did not register /usr/bin/ctx-remind"
   grep -q '"command": "/usr/bin/ctx-workflow-mcp"' "$HOME/.claude.json" || fail "the MCP server was not registered"
+  grep -q '"command": "/usr/bin/ctx-archive-mcp"' "$HOME/.claude.json" || fail "the archive's MCP server was not registered"
   grep -q '/usr/bin/ctx-trim' "$HOME/.claude/skills/trim/SKILL.md" || fail "the /trim skill was not installed from /usr/share/ctxkit"
   /usr/bin/ctx-settings uninstall > "$T/unsetup.log" || fail "ctx-settings uninstall: $(cat "$T/unsetup.log")"
   [ ! -e "$HOME/.claude/settings.json" ] && [ ! -e "$HOME/.claude.json" ] && [ ! -e "$HOME/.claude/skills/trim" ] ||

@@ -251,6 +251,30 @@ TEST(Indexer, ExcludedProjectsAreNeitherIndexedNorPending) {
   EXPECT_EQ(hits->hits[0].project, "-open");
 }
 
+// All the matches fit in the limit: newest first, without bm25 (whose document frequencies cost a
+// pass over the index for a common phrase); more matches than the limit: ranked by bm25.
+TEST(Indexer, MatchesThatAllFitInTheLimitComeNewestFirstOthersByRank) {
+  test::TempDir tmp;
+  const Locations loc = Locations::resolve(tmp.env(), (tmp / "state").string());
+  tmp.write("state/archive/p1/A.jsonl", user("deadlock deadlock deadlock in the scheduler", "2026-11-01T00:00:00Z"));
+  tmp.write("state/archive/p2/B.jsonl", user("a long note that mentions a deadlock once among many other words here", "2026-11-19T00:00:00Z"));
+  auto idx = open_index(loc, nullptr);
+  ASSERT_TRUE(idx);
+  ASSERT_TRUE(index_pending(*idx, loc, {}));
+  auto all = idx->search({"deadlock", "", "", "", 10});
+  ASSERT_TRUE(all) << all.error().message;
+  ASSERT_EQ(all->hits.size(), 2u);
+  EXPECT_EQ(all->hits[0].session_id, "B");
+  EXPECT_EQ(all->hits[1].session_id, "A");
+  auto best = idx->search({"deadlock", "", "", "", 1});
+  ASSERT_TRUE(best) << best.error().message;
+  ASSERT_EQ(best->hits.size(), 1u);
+  EXPECT_EQ(best->hits[0].session_id, "A");
+  EXPECT_LT(best->hits[0].rank, 0);
+  EXPECT_EQ(*idx->shard(0).count_matches({"deadlock", "", "", "", 10}, 10) + *idx->shard(1).count_matches({"deadlock", "", "", "", 10}, 10), 2);
+  EXPECT_EQ(*idx->shard(0).count_matches({"deadlock", "p1", "", "", 10}, 10) + *idx->shard(1).count_matches({"deadlock", "p1", "", "", 10}, 10), 1);
+}
+
 TEST(Indexer, ExcludedSessionLeavesNoTokenBehind) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";

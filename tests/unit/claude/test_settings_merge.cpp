@@ -19,7 +19,7 @@ TEST(SettingsMerge, AddsHookAndStatusLineKeepingUserEntries) {
   EXPECT_EQ(s["statusLine"]["command"], "/opt/ctx/bin/ctx-status");
   // Key order of the user's file survives.
   EXPECT_EQ(s.begin().key(), "model");
-  EXPECT_EQ(r.created, (std::vector<std::string>{"hooks.SessionStart", "hooks.Stop", "hooks.SessionEnd"}));
+  EXPECT_EQ(r.created, (std::vector<std::string>{"hooks.SessionStart", "hooks.Stop", "hooks.PreCompact", "hooks.SessionEnd"}));
 }
 
 TEST(SettingsMerge, RunningTwiceRegistersOnce) {
@@ -31,7 +31,7 @@ TEST(SettingsMerge, RunningTwiceRegistersOnce) {
   EXPECT_FALSE(r2.changed);
   EXPECT_EQ(s, once);
   EXPECT_EQ(r1.created, (std::vector<std::string>{"hooks", "hooks.PostToolUse", "hooks.SessionStart", "hooks.Stop",
-                                                  "hooks.SessionEnd"}));
+                                                  "hooks.PreCompact", "hooks.SessionEnd"}));
   EXPECT_EQ(s["hooks"]["SessionEnd"][0]["hooks"][0]["command"], "/b/ctx-session-hook");
   EXPECT_FALSE(s["hooks"]["SessionEnd"][0].contains("matcher"));
   // The workflow gate answers only after /clear and /compact (its output is replayed on resume).

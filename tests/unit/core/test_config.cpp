@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
+
 #include "core/config.hpp"
 #include "unit/temp_dir.hpp"
 
@@ -170,6 +172,44 @@ TEST(Config, StateDirFollowsXdgStateHome) {
   test::TempDir tmp;
   Config c;
   EXPECT_EQ(c.locations(tmp.env()).state_dir, tmp / "home/.local/state/ctxkit");
+}
+
+
+// A user writes the name of the folder; the client names the project -home-me-secretproj.
+TEST(Config, ExcludeProjectsTakesAPlainFolderNameAPathOrTheClientsFolderName) {
+  ArchiveConfig a;
+  a.exclude_projects = {"secretproj"};
+  EXPECT_TRUE(a.excludes("-home-me-secretproj"));
+  EXPECT_TRUE(a.excludes("-srv-other-secretproj"));  // the folder name cannot tell these apart
+  EXPECT_FALSE(a.excludes("-home-me-secretproj2"));
+  EXPECT_FALSE(a.excludes("-home-me-notsecretproj"));
+  EXPECT_FALSE(a.excludes("secretproj-home"));
+  a.exclude_projects = {"/home/me/secretproj"};
+  EXPECT_TRUE(a.excludes("-home-me-secretproj"));
+  EXPECT_FALSE(a.excludes("-srv-other-secretproj"));
+  a.exclude_projects = {"-home-me-secretproj"};
+  EXPECT_TRUE(a.excludes("-home-me-secretproj"));
+  EXPECT_FALSE(a.excludes("-srv-secretproj"));
+  a.exclude_projects = {"my.project"};
+  EXPECT_TRUE(a.excludes("-home-me-my-project"));
+  a.exclude_projects = {""};
+  EXPECT_FALSE(a.excludes("-home-me-x"));
+}
+
+TEST(Config, ShowConfigListsTheProjectsExcludeProjectsMatched) {
+  test::TempDir tmp;
+  util::Env env = tmp.env();
+  std::filesystem::create_directories(tmp / "home/.claude/projects/-home-me-secretproj");
+  std::filesystem::create_directories(tmp / "home/.claude/projects/-home-me-open");
+  std::filesystem::create_directories(tmp / "home/.local/state/ctxkit/archive/-old-secretproj");
+  env.set("CTXKIT_ARCHIVE_EXCLUDE_PROJECTS", "secretproj");
+  Config c = load_config(env, {});
+  ASSERT_EQ(c.archive.exclude_projects, std::vector<std::string>{"secretproj"});
+  std::string shown = show_config(c, &env);
+  EXPECT_NE(shown.find("\narchive.exclude_projects matches: -home-me-secretproj, -old-secretproj\n"), std::string::npos) << shown;
+  env.set("CTXKIT_ARCHIVE_EXCLUDE_PROJECTS", "nothere");
+  EXPECT_NE(show_config(load_config(env, {}), &env).find("\narchive.exclude_projects matches no project yet\n"), std::string::npos);
+  EXPECT_EQ(show_config(load_config(env, {})).find("matches"), std::string::npos);
 }
 
 }  // namespace

@@ -29,6 +29,17 @@ TEST(Rollover, ContinuationPromptCarriesEverything) {
   EXPECT_NE(text->find("Archived copy: /s/archive/-p/aaaa-1.jsonl"), std::string::npos);
 }
 
+TEST(Rollover, ContinuationPromptNamesTheSearchToolWhenTheSessionHasIt) {
+  ContinuationInfo info;
+  info.parent_session_id = "aaaa-1";
+  info.search_command = "/opt/bin/ctx-search";
+  info.retrieval = "Search with archive_search (session \"aaaa-1\").";
+  auto text = render_continuation(continuation_template(std::nullopt), info);
+  ASSERT_TRUE(text) << text.error().message;
+  EXPECT_NE(text->find("### Retrieving Details\n\nSearch with archive_search (session \"aaaa-1\").\n"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("/opt/bin/ctx-search"), std::string::npos) << *text;
+}
+
 TEST(Rollover, InstalledTemplateOverridesTheBuiltInOne) {
   test::TempDir tmp;
   tmp.write("share/ctxkit/prompts/continuation.md", "Session {number}: {summary}");

@@ -1,0 +1,156 @@
+// The archive's search as its tools answer it: citations, subagents, resume commands, ranges of
+// lines, and projects the user excluded.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "archive/recall.hpp"
+#include "core/locations.hpp"
+#include "unit/temp_dir.hpp"
+
+namespace ctxkit {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const std::string kSession = "6a0e7c7e-0b1c-4d2e-9f30-1a2b3c4d5e6f";
+const std::string kOther = "7b1f8d8f-1c2d-4e3f-8a41-2b3c4d5e6f70";
+
+std::string line(const std::string& type, const std::string& role, const json& content, int n) {
+  return json{{"type", type}, {"sessionId", kSession}, {"cwd", "/home/me/app dir"}, {"uuid", "u" + std::to_string(n)},
+              {"timestamp", "2026-11-20T10:00:00.000Z"}, {"message", {{"role", role}, {"content", content}}}}
+             .dump() + "\n";
+}
+std::string user(const std::string& text, int n) { return line("user", "user", text, n); }
+std::string tool_result(const std::string& text, int n) {
+  return line("user", "user", json::array({{{"type", "tool_result"}, {"tool_use_id", "t"}, {"content", text}}}), n);
+}
+std::string fmt_line(int n) { return "message number " + std::to_string(n) + " of the long session"; }
+std::string meta(int n) { return json{{"type", "system"}, {"subtype", "x"}, {"uuid", "m" + std::to_string(n)}}.dump() + "\n"; }
+
+struct Archive {
+  test::TempDir tmp;
+  Locations loc = Locations::resolve(tmp.env(), (tmp / "state").string());
+  fs::path write(const std::string& project, const std::string& rel, const std::string& text) {
+    fs::path p = loc.archive_dir() / project / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p;
+  }
+};
+
+TEST(Recall, HitsAreCitedWithTheirLineAndTheCommandThatResumesTheSession) {
+  Archive a;
+  std::string text;
+  for (int i = 1; i <= 40; ++i) text += i % 3 == 0 ? meta(i) : user("ordinary chatter number " + std::to_string(i), i);
+  text += tool_result("the build failed with ERR_QUOKKA_7731 in stage two", 41);
+  a.write("-home-me-app-dir", kSession + ".jsonl", text);
+  ArchiveRecall recall(a.loc, {});
+  auto found = recall.search({"ERR_QUOKKA_7731", "", "", "", 10});
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found->hits.size(), 1u);
+  const auto& h = found->hits[0];
+  EXPECT_EQ(h.cite, kSession + ":41");
+  EXPECT_EQ(h.line, 41);
+  EXPECT_EQ(h.kind, "tool_result");
+  EXPECT_EQ(h.project, "-home-me-app-dir");
+  EXPECT_EQ(h.agent, "");
+  EXPECT_EQ(h.snippet, "the build failed with [ERR_QUOKKA_7731] in stage two");
+  EXPECT_EQ(h.resume, "cd '/home/me/app dir' && claude --resume " + kSession);
+  EXPECT_EQ(found->note, "");
+}
+
+TEST(Recall, ShowReadsTheCitedLineAndItsNeighboursWithoutTheMetadataLines) {
+  Archive a;
+  std::string text;
+  for (int i = 1; i <= 3000; ++i) text += i % 2 == 0 ? meta(i) : user(fmt_line(i), i);
+  a.write("-p", kSession + ".jsonl", text);
+  ArchiveRecall recall(a.loc, {});
+  ASSERT_TRUE(recall.search({"message", "", "", "", 1}));  // indexes the archive
+  auto shown = recall.show({kSession, ""}, 2001, 2, 2);
+  ASSERT_TRUE(shown) << shown.error().message;
+  ASSERT_EQ(shown->messages.size(), 3u);  // 1999, 2001, 2003; the even lines carry no message text
+  EXPECT_EQ(shown->messages[0].line, 1999);
+  EXPECT_EQ(shown->messages[1].text, fmt_line(2001));
+  EXPECT_EQ(shown->messages[2].line, 2003);
+  // The cited line itself is shown even when it holds no message text.
+  auto bare = recall.show({kSession, ""}, 2000, 0, 0);
+  ASSERT_TRUE(bare) << bare.error().message;
+  ASSERT_EQ(bare->messages.size(), 1u);
+  EXPECT_EQ(bare->messages[0].kind, "(no message text)");
+  auto past = recall.show({kSession, ""}, 3001, 0, 0);
+  ASSERT_FALSE(past);
+  EXPECT_EQ(past.error().message, "session " + kSession + " has no line 3001");
+  auto unknown = recall.show({kOther, ""}, 1, 0, 0);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message, "session " + kOther + " is not in the searchable archive");
+}
+
+TEST(Recall, ALongMessageIsCutAndSaysHowMuchWasLeftOut) {
+  Archive a;
+  a.write("-p", kSession + ".jsonl", user("head " + std::string(5000, 'x'), 1));
+  ArchiveRecall recall(a.loc, {});
+  auto shown = recall.show({kSession, ""}, 1, 0, 0, 1000, 100);
+  ASSERT_TRUE(shown) << shown.error().message;
+  ASSERT_EQ(shown->messages.size(), 1u);
+  EXPECT_EQ(shown->messages[0].text.size(), 1000u);
+  EXPECT_EQ(shown->messages[0].omitted_chars, 4005u);
+}
+
+TEST(Recall, ASubagentsTranscriptIsSearchedAsItsSessionsAndSaysWhichAgent) {
+  Archive a;
+  a.write("-p", kSession + ".jsonl", user("the parent asked for a review", 1));
+  a.write("-p", kSession + "/subagents/agent-a12aac722b824f25d.jsonl",
+          user("review task", 1) + tool_result("found WOMBAT_SENTINEL_99 in the config", 2));
+  ArchiveRecall recall(a.loc, {});
+  auto found = recall.search({"WOMBAT_SENTINEL_99", "", kSession, "", 10});
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found->hits.size(), 1u);
+  EXPECT_EQ(found->hits[0].session_id, kSession);
+  EXPECT_EQ(found->hits[0].agent, "agent-a12aac722b824f25d");
+  EXPECT_EQ(found->hits[0].cite, kSession + "/agent-a12aac722b824f25d:2");
+  EXPECT_EQ(found->hits[0].resume, "cd '/home/me/app dir' && claude --resume " + kSession);
+  auto ref = parse_session_ref(kSession + "/agent-a12aac722b824f25d");
+  ASSERT_TRUE(ref);
+  auto shown = recall.show(*ref, 2, 0, 0);
+  ASSERT_TRUE(shown) << shown.error().message;
+  ASSERT_EQ(shown->messages.size(), 1u);
+  EXPECT_EQ(shown->messages[0].text, "found WOMBAT_SENTINEL_99 in the config");
+  // The parent's own line 2 does not exist: the agent's file was read, not the parent's.
+  EXPECT_FALSE(recall.show({kSession, ""}, 2, 0, 0));
+}
+
+TEST(Recall, SessionReferencesAreSessionIdsOrASessionsAgent) {
+  EXPECT_TRUE(parse_session_ref(kSession));
+  EXPECT_FALSE(parse_session_ref("../../etc/passwd"));
+  EXPECT_FALSE(parse_session_ref(kSession + "/../x"));
+  EXPECT_FALSE(parse_session_ref(kSession + "/agent-"));
+  EXPECT_FALSE(parse_session_ref(kSession + "/agent-x/y"));
+}
+
+// An index built before the project was excluded still holds it: the answers leave it out.
+TEST(Recall, AProjectExcludedAfterItWasIndexedIsNeverAnsweredFrom) {
+  Archive a;
+  a.write("-home-me-secretproj", kSession + ".jsonl", user("the launch code is PANGOLIN_42", 1));
+  a.write("-home-me-open", kOther + ".jsonl", user("the public code is PANGOLIN_42", 1));
+  {
+    ArchiveRecall before(a.loc, {});
+    auto all = before.search({"PANGOLIN_42", "", "", "", 10});
+    ASSERT_TRUE(all) << all.error().message;
+    EXPECT_EQ(all->hits.size(), 2u);
+  }
+  ArchiveConfig cfg;
+  cfg.exclude_projects = {"secretproj"};
+  ArchiveRecall recall(a.loc, cfg);
+  auto found = recall.search({"PANGOLIN_42", "", "", "", 10});
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found->hits.size(), 1u);
+  EXPECT_EQ(found->hits[0].session_id, kOther);
+  auto shown = recall.show({kSession, ""}, 1, 0, 0);
+  ASSERT_FALSE(shown);
+  EXPECT_EQ(shown.error().message, "session " + kSession + " is not in the searchable archive");
+}
+
+}  // namespace
+}  // namespace ctxkit
