@@ -616,10 +616,11 @@ class Runner {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
-      paused_ms_ += util::now_ms() - t_pause;  // not the runner's work
+      const int64_t paused = util::now_ms() - t_pause;
+      paused_ms_ += paused;  // not the runner's work
       git_.clear();  // the work tree may have changed meanwhile
       record_.state["status"] = "running";
-      emit("run_unpaused", {});
+      emit("run_unpaused", {{"paused_ms", paused}});
     }
     if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
     return std::nullopt;

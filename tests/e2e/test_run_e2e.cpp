@@ -2,9 +2,11 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -12,6 +14,7 @@
 
 #include "e2e/e2e_support.hpp"
 #include "store/state_store.hpp"
+#include "util/time.hpp"
 
 namespace ctxkit::test {
 namespace {
@@ -356,44 +359,57 @@ std::vector<long long> git_status_starts(const RunRig& r) {
   return out;
 }
 
+// A script for STANDIN_AFTER_RESULT: waits (20 s at most) until git-log shows more than
+// `$1 * per_call + before` status calls, then writes asked-$1 ("yes", or "no" when the wait ran
+// out), then runs `then`. Waiting on the runner's git call instead of for a time: a runner that
+// asked git only after the client's exit would keep the stand-in waiting until the bound.
+std::string wait_for_status(int per_call, int before, const std::string& then = "") {
+  return "want=$(( $1 * " + std::to_string(per_call) + " + " + std::to_string(before) +
+         " )); i=0; while n=$(grep -c ' status ' \"$STANDIN_DIR/git-log\" 2>/dev/null); [ \"${n:-0}\" -le \"$want\" ] && [ $i -lt 1000 ]; do "
+         "sleep 0.02; i=$((i+1)); done; if [ $i -lt 1000 ]; then echo yes; else echo no; fi > \"$STANDIN_DIR/asked-$1\"; " + then;
+}
+
 // The next fresh session's git state is asked for as soon as the client prints its result, while
-// it is still exiting: a git wrapper logs when each `status` starts, the stand-in when it printed
-// its result and when it exited.
+// it is still running: the stand-in does not exit until a git wrapper has logged the `status` that
+// follows its result (git run after the client's exit would never come).
 TEST(RunE2E, GitIsAskedWhileTheClientIsStillExiting) {
   RunRig r;
   r.init_repo();
   log_git(r);
-  r.env.set("STANDIN_AFTER_RESULT", "sleep 1; date +%s%N > \"$STANDIN_DIR/exited-$1\"");
+  // Before call n's result: one status before the first call and one after each earlier result.
+  r.env.set("STANDIN_AFTER_RESULT", wait_for_status(1, 0));
   auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
-  const std::vector<long long> status_starts = git_status_starts(r);
+  for (int n : {1, 2, 3})
+    EXPECT_EQ(read_file(r.standin_dir / ("asked-" + std::to_string(n))), "yes\n")
+        << "call " << n << ": no git status while the client was still running\n" << read_file(r.standin_dir / "git-log");
   for (int n : {1, 2}) {
-    const long long result = std::stoll(read_file(r.standin_dir / ("result-" + std::to_string(n))));
-    const long long exited = std::stoll(read_file(r.standin_dir / ("exited-" + std::to_string(n))));
-    EXPECT_EQ(std::count_if(status_starts.begin(), status_starts.end(), [&](long long t) { return t >= result && t < exited; }), 1)
-        << "call " << n << ": no git status between its result and its exit\n" << read_file(r.standin_dir / "git-log");
     // tasks.yaml is not committed.
     EXPECT_NE(r.anchor_of(calls[static_cast<size_t>(n)].sid).find("## Git state (when this session started)\nBranch: main\nUncommitted files: 1\n"),
               std::string::npos) << r.anchor_of(calls[static_cast<size_t>(n)].sid);
   }
   // Nothing asked twice: one status before the first call, then one after each call's result
   // (the last one's is not needed, but the runner cannot know that before it reads the answer).
-  EXPECT_EQ(status_starts.size(), 4u) << read_file(r.standin_dir / "git-log");
+  EXPECT_EQ(git_status_starts(r).size(), 4u) << read_file(r.standin_dir / "git-log");
 }
 
 // What git was asked ahead is not used once the repository has moved: a commit made after the
-// result (by a SessionEnd hook, say) is in the next session's anchor.
+// result (by a SessionEnd hook, say), once git has been asked ahead, is in the next session's anchor.
 TEST(RunE2E, ACommitAfterTheResultIsInTheNextAnchor) {
   RunRig r;
   r.init_repo();
   log_git(r);
-  r.env.set("STANDIN_AFTER_RESULT", "sleep 0.3; git -c user.name=t -c user.email=t@localhost commit -q --allow-empty -m \"after result $1\"");
+  // Before call n's result: 2n - 1 status calls (one before the first call, two for each earlier
+  // call); the commit waits for the one asked ahead at this result.
+  r.env.set("STANDIN_AFTER_RESULT",
+            wait_for_status(2, -1, "git -c user.name=t -c user.email=t@localhost commit -q --allow-empty -m \"after result $1\""));
   auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(read_file(r.standin_dir / "asked-1"), "yes\n") << read_file(r.standin_dir / "git-log");
   EXPECT_NE(r.anchor_of(calls[1].sid).find("Last commits:\n"), std::string::npos);
   EXPECT_NE(r.anchor_of(calls[1].sid).find(" after result 1\n"), std::string::npos) << r.anchor_of(calls[1].sid);
   EXPECT_NE(r.anchor_of(calls[2].sid).find(" after result 2\n"), std::string::npos) << r.anchor_of(calls[2].sid);
@@ -498,39 +514,60 @@ TEST(RunE2E, StopFileEndsTheRunAndResumeContinuesIt) {
 TEST(RunE2E, PauseFileWaitsUntilItIsRemoved) {
   RunRig r;
   r.replies("PAUSE\n");
+  // Every call after the first notes whether a PAUSE file was there while it ran.
+  r.env.set("STANDIN_AFTER_RESULT", "[ \"$1\" = 1 ] || for d in .ctxkit/runs/*/; do [ ! -e \"$d/PAUSE\" ] || "
+                                    "echo \"call $1\" >> \"$STANDIN_DIR/ran-while-paused\"; done");
   util::SpawnSpec spec;
   spec.argv = {"sh", "-c", "exec \"$0\" tasks.yaml > out.txt 2> err.txt", bin_dir() + "/ctx-run"};
   spec.cwd = r.project;
   spec.env = r.env.vars();
   auto child = util::Child::spawn(spec);
   ASSERT_TRUE(child) << child.error().message;
+  // Waits for run.json to say paused (30 s at most).
   fs::path run;
   bool paused = false;
-  for (int i = 0; i < 100 && !paused; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (int i = 0; i < 1500 && !paused; ++i) {
     auto runs = r.runs();
-    if (runs.empty() || !fs::exists(runs[0] / "run.json")) continue;
-    run = runs[0];
-    paused = r.run_json(run)["status"] == "paused";
+    if (!runs.empty() && fs::exists(runs[0] / "run.json")) {
+      run = runs[0];
+      try {
+        paused = r.run_json(run)["status"] == "paused";
+      } catch (const json::exception&) {  // never half written (replaced atomically), but be sure
+      }
+    }
+    if (!paused) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_TRUE(paused);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-  EXPECT_EQ(r.calls().size(), 1u);  // nothing runs while paused
+  EXPECT_EQ(r.calls().size(), 1u);  // nothing ran after the pause began
   fs::remove(run / "PAUSE");
   auto st = child->wait_for(std::chrono::seconds(30));
   ASSERT_TRUE(st);
   EXPECT_EQ(st->code, 0) << read_file(r.project / "err.txt");
   EXPECT_EQ(r.calls().size(), 3u);
-  // The wait (a second and more) is not counted as the runner's work of the next iteration.
+  EXPECT_FALSE(fs::exists(r.standin_dir / "ran-while-paused")) << read_file(r.standin_dir / "ran-while-paused");
+  // The events, in order: the first iteration, the pause and its end, then the other two. The
+  // wait is not counted as the runner's work of the next iteration: that iteration's runner_ms,
+  // its client_ms and the pause add up to no more than the time between the two iterations'
+  // events (give or take the moment each event was stamped).
   std::istringstream events(read_file(run / "events.jsonl"));
-  int iterations = 0;
+  std::vector<std::string> kinds_seen;
+  std::vector<json> iterations;
+  int64_t paused_ms = -1;
   for (std::string line; std::getline(events, line);) {
     const json ev = json::parse(line);
-    if (ev["event"] != "iteration") continue;
-    ++iterations;
-    EXPECT_LT(ev["runner_ms"].get<int64_t>(), 900) << line;
+    const std::string kind = ev["event"];
+    if (kind == "iteration") iterations.push_back(ev);
+    if (kind == "run_unpaused") paused_ms = ev["paused_ms"].get<int64_t>();
+    if (kind == "iteration" || kind.starts_with("run_")) kinds_seen.push_back(kind);
   }
-  EXPECT_EQ(iterations, 3);
+  EXPECT_EQ(kinds_seen, (std::vector<std::string>{"run_started", "iteration", "run_paused", "run_unpaused", "iteration", "iteration",
+                                                  "run_ended"}));
+  ASSERT_EQ(iterations.size(), 3u);
+  ASSERT_GE(paused_ms, 0);
+  const auto at = [](const json& ev) { return util::parse_iso8601_ms(ev["at"].get<std::string>()).value_or(0); };
+  const int64_t between = at(iterations[1]) - at(iterations[0]);
+  EXPECT_LE(iterations[1]["runner_ms"].get<int64_t>() + iterations[1]["client_ms"].get<int64_t>() + paused_ms, between + 100)
+      << "paused " << paused_ms << " ms; " << iterations[1].dump();
 }
 
 bool process_gone(pid_t pid) {
