@@ -373,8 +373,14 @@ TEST(Hostile, AnIndexThatIsALinkIsNotOpened) {
   const fs::path elsewhere = r.tmp / "elsewhere.db";
   fs::create_symlink(elsewhere, r.state() / "archive/index.db");
   ASSERT_EQ(run_tool("ctx-trim", {RecordedSession::kId}, "", r.env).exit_code, 0);
-  run_tool("ctx-search", {"anything"}, "", r.env);
+  ASSERT_TRUE(fs::exists(r.state() / "archive/-proj" / (std::string(RecordedSession::kId) + ".jsonl")));  // there is something to index
+  auto s = run_tool("ctx-search", {"anything"}, "", r.env);
+  // ctx-search went to open the index and refused the link, in one line.
+  EXPECT_EQ(s.exit_code, 1) << s.out << s.err;
+  EXPECT_EQ(line_count(s.err), 1u) << s.err;
+  EXPECT_NE(s.err.find((r.state() / "archive/index.db").string()), std::string::npos) << s.err;
   EXPECT_FALSE(fs::exists(elsewhere)) << "the index was written through the link";
+  EXPECT_TRUE(fs::is_symlink(r.state() / "archive/index.db"));
 }
 
 }  // namespace

@@ -285,6 +285,24 @@ TEST(RunE2E, ReportComparesRunsSideBySide) {
   EXPECT_NE(text.out.find("side by side:"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("continuous"), std::string::npos);
   EXPECT_NE(text.out.find("fresh-per-iteration"), std::string::npos);
+  // The side-by-side rows carry each run's numbers, in the order of the runs.
+  std::map<std::string, std::string> side;
+  std::istringstream lines(text.out.substr(text.out.find("side by side:")));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string label, w, values;
+    while (words >> w) {
+      if (std::isdigit(static_cast<unsigned char>(w[0]))) values += (values.empty() ? "" : " ") + w;
+      else if (values.empty()) label += (label.empty() ? "" : " ") + w;
+    }
+    side[label] = values;
+  }
+  EXPECT_EQ(side["tasks done"], "3/3 3/3") << text.out;
+  EXPECT_EQ(side["iterations"], "3 3") << text.out;
+  EXPECT_EQ(side["context resets"], "0 2") << text.out;
+  EXPECT_EQ(side["tokens input"], "30 30") << text.out;
+  EXPECT_EQ(side["tokens cache_read"], "3000 3000") << text.out;
+  EXPECT_EQ(side["tokens total"], "3345 3345") << text.out;
   const json both = r.report({"--all"});
   ASSERT_EQ(both.size(), 2u);
   EXPECT_EQ(both[0]["totals"]["iterations"], 3);
