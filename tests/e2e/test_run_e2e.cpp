@@ -737,5 +737,241 @@ TEST(RunE2E, ConfigSetEditsOnlyTheModeKey) {
   EXPECT_EQ(read_file(r.project / ".work.toml"), expected);
 }
 
+// --- options and paths of a real run ---------------------------------------------------------
+
+// A wrapper in front of the stand-in: logs each call's arguments (one a line, then "--") to
+// args-log and, when the file `tokens` in the stand-in's folder holds a number, appends to the
+// call's session transcript (HOME/.claude/projects/-proj/<session>.jsonl) a reading of that many
+// tokens, as the real client would write one.
+void wrap_standin(const RunRig& r) {
+  fs::rename(r.bin / "claude", r.bin / "claude-standin");
+  std::ofstream(r.bin / "claude")
+      << "#!/bin/sh\n"
+         "{ for a in \"$@\"; do printf '%s\\n' \"$a\"; done; echo --; } >> \"$STANDIN_DIR/args-log\"\n"
+         "sid=''; prev=''; for a in \"$@\"; do case \"$prev\" in --session-id|--resume) sid=\"$a\";; esac; prev=\"$a\"; done\n"
+         "if [ -n \"$sid\" ] && [ -s \"$STANDIN_DIR/tokens\" ]; then\n"
+         "  t=$(cat \"$STANDIN_DIR/tokens\"); mkdir -p \"$HOME/.claude/projects/-proj\"\n"
+         "  printf '{\"type\":\"assistant\",\"isSidechain\":false,\"timestamp\":\"2026-11-21T12:00:00.000Z\",\"message\":{\"id\":\"m%s\","
+         "\"model\":\"claude-sonnet-4-5\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],"
+         "\"usage\":{\"input_tokens\":%s,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0}}}\\n' \"$sid\" \"$t\" "
+         ">> \"$HOME/.claude/projects/-proj/$sid.jsonl\"\n"
+         "fi\n"
+         "exec \"$(dirname \"$0\")/claude-standin\" \"$@\"\n";
+  fs::permissions(r.bin / "claude", fs::perms::owner_all);
+}
+
+// The events of a run's events.jsonl, parsed.
+std::vector<json> events_of(const fs::path& run) {
+  std::vector<json> out;
+  std::istringstream in(read_file(run / "events.jsonl"));
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  return out;
+}
+
+size_t count_events(const std::vector<json>& events, const std::string& kind) {
+  return static_cast<size_t>(std::count_if(events.begin(), events.end(), [&](const json& e) { return e["event"] == kind; }));
+}
+
+// --on-fail retry: a task not done after max_task_iterations starts over (its attempts counted
+// again from one); a task the agent reports BLOCKED is not retried (it would block again) but
+// skipped.
+TEST(RunE2E, OnFailRetryStartsATaskOverAndABlockedTaskIsSkipped) {
+  RunRig r;
+  r.replies("NONE\nNONE\nDONE\n");
+  auto res = r.run({"tasks.yaml", "--on-fail", "retry", "--max-task-iterations", "2"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  ASSERT_EQ(r.calls().size(), 5u);  // t1 twice, retried: t1 done; t2; t3
+  EXPECT_NE(r.prompt(2).find("This is attempt 2 of at most 2"), std::string::npos) << r.prompt(2);
+  EXPECT_EQ(r.prompt(3).find("This is attempt"), std::string::npos) << r.prompt(3);  // counted from one again
+  EXPECT_NE(r.prompt(3).find("Task t1"), std::string::npos);
+  const auto events = events_of(r.runs().at(0));
+  ASSERT_EQ(count_events(events, "task_retry"), 1u);
+  for (const auto& e : events)
+    if (e["event"] == "task_retry") {
+      EXPECT_EQ(e["task_id"], "t1");
+      EXPECT_EQ(e["reason"], "not reported done after 2 attempt(s)");
+    }
+  const json rep = r.report();
+  EXPECT_EQ(rep["tasks"][0]["status"], "done");
+  EXPECT_EQ(rep["tasks"][0]["iterations"], 3);
+
+  RunRig b;
+  b.replies("BLOCKED no network\n");
+  auto blocked = b.run({"tasks.yaml", "--on-fail", "retry"});
+  ASSERT_EQ(blocked.exit_code, 0) << blocked.err;
+  EXPECT_EQ(b.calls().size(), 3u);  // t1 once, then t2 and t3
+  const json brep = b.report();
+  EXPECT_EQ(brep["tasks"][0]["status"], "skipped");
+  EXPECT_EQ(brep["tasks"][0]["iterations"], 1);
+  EXPECT_EQ(count_events(events_of(b.runs().at(0)), "task_retry"), 0u);
+}
+
+// Skipping a workflow step: the workflow is advanced past it with the reason as its output.
+TEST(RunE2E, ASkippedWorkflowStepAdvancesTheWorkflowWithTheReason) {
+  RunRig r;
+  r.tmp.write("proj/.ctxkit/workflows/ship.yaml", kTemplate);
+  r.replies("BLOCKED no plan possible\n");
+  auto res = r.run({"--workflow", "ship", "--summary", "ship it", "--on-fail", "skip"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(r.calls().size(), 4u);  // plan (skipped), build, its compaction, review
+  const json state = json::parse(read_file(r.project / "workflow-state.json"));
+  EXPECT_EQ(state["status"], "complete");
+  EXPECT_EQ(state["outputs"]["plan"], "[skipped by ctx-run: blocked: no plan possible]");
+  EXPECT_EQ(state["outputs"]["build"], "Worked on it.\nDecision: keep it simple");
+  EXPECT_EQ(r.report()["tasks"][0]["status"], "skipped");
+}
+
+// --project: the run is the project's wherever ctx-run is started; --claude-arg: each one reaches
+// every call, in order.
+TEST(RunE2E, ProjectAndClaudeArgsReachEveryCall) {
+  RunRig r;
+  wrap_standin(r);
+  auto res = run_tool("ctx-run", {(r.project / "tasks.yaml").string(), "--project", r.project.string(), "--claude-arg=--permission-mode",
+                                  "--claude-arg", "acceptEdits", "--context-mode", "fresh-per-task"},
+                      "", r.env, r.tmp.path());
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  for (const auto& c : calls) EXPECT_NE(c.rest.find("cwd=" + r.project.string() + " "), std::string::npos) << c.rest;
+  EXPECT_EQ(r.runs().size(), 1u);
+  EXPECT_FALSE(fs::exists(r.tmp / ".ctxkit"));
+  const std::string args = "\n" + read_file(r.standin_dir / "args-log");
+  size_t found = 0;
+  for (size_t at = args.find("\n--permission-mode\nacceptEdits\n"); at != std::string::npos; at = args.find("\n--permission-mode\nacceptEdits\n", at + 1))
+    ++found;
+  EXPECT_EQ(found, 3u) << args;
+}
+
+// --no-reanchor: fresh sessions start without an anchor (no --append-system-prompt, no anchors/).
+TEST(RunE2E, NoReanchorGivesNoSessionAnAnchor) {
+  RunRig r;
+  r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");
+  auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-task", "--no-reanchor"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(std::set<std::string>({calls[0].sid, calls[1].sid, calls[2].sid}).size(), 3u);
+  for (const auto& c : calls) EXPECT_FALSE(c.anchor) << c.rest;
+  EXPECT_FALSE(fs::exists(r.runs().at(0) / "anchors"));
+  EXPECT_EQ(r.report()["totals"]["anchoring_tokens"], 0);
+}
+
+// --anchor-sources: the anchor holds the sources named and no other.
+TEST(RunE2E, AnAnchorSourcesSubsetHoldsOnlyThoseSources) {
+  RunRig r;
+  r.init_repo();
+  r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");
+  ASSERT_EQ(r.run({"tasks.yaml", "--fresh-context", "--anchor-sources", "task"}).exit_code, 0);
+  const std::string task_only = r.anchor_of(r.calls().at(0).sid);
+  EXPECT_NE(task_only.find("## Current task\nTask t1: Write the parser"), std::string::npos) << task_only;
+  EXPECT_EQ(task_only.find("Project rules"), std::string::npos) << task_only;
+  EXPECT_EQ(task_only.find("## Git state"), std::string::npos) << task_only;
+
+  fs::remove(r.standin_dir / "log");
+  ASSERT_EQ(r.run({"tasks.yaml", "--fresh-context", "--anchor-sources", "prompt,git"}).exit_code, 0);
+  const std::string prompt_git = r.anchor_of(r.calls().at(0).sid);
+  EXPECT_NE(prompt_git.find("Project rules: small commits."), std::string::npos) << prompt_git;
+  EXPECT_NE(prompt_git.find("## Git state (when this session started)\nBranch: main\n"), std::string::npos) << prompt_git;
+  EXPECT_EQ(prompt_git.find("## Current task"), std::string::npos) << prompt_git;
+}
+
+// runner.progress_file and progress_lines from the project's .work.toml: each fresh session's
+// anchor has the file's last lines as they are when the session starts.
+TEST(RunE2E, TheProgressFilesLastLinesAreInEachFreshAnchor) {
+  RunRig r;
+  r.tmp.write("proj/.work.toml", "[runner]\nprogress_file = \"notes/PROGRESS.md\"\nprogress_lines = 2\n");
+  r.tmp.write("proj/notes/PROGRESS.md", "line one\nline two\nline three\n");
+  // After the first call the agent adds a line.
+  r.env.set("STANDIN_AFTER_RESULT", "[ \"$1\" != 1 ] || echo 'line four' >> notes/PROGRESS.md");
+  auto res = r.run({"tasks.yaml", "--fresh-context"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  const std::string first = r.anchor_of(calls[0].sid);
+  EXPECT_NE(first.find("## Progress (notes/PROGRESS.md, last 2 lines)\nline two\nline three"), std::string::npos) << first;
+  EXPECT_EQ(first.find("line one"), std::string::npos) << first;
+  const std::string second = r.anchor_of(calls[1].sid);
+  EXPECT_NE(second.find("line three\nline four"), std::string::npos) << second;
+  EXPECT_EQ(second.find("line two"), std::string::npos) << second;
+}
+
+// A workflow step's context_min_percent with the session's own figure (its transcript, found by
+// the session id): under it the compaction is skipped and the step resumes the session; at or
+// above it the compaction runs.
+TEST(RunE2E, ContextMinPercentDecidesWithTheSessionsFigure) {
+  constexpr const char* kGated =
+      "name: gated\ndescription: plan, then build\nsteps:\n"
+      "  - id: plan\n    type: action\n    instructions: Write the plan.\n"
+      "  - id: build\n    type: action\n    context: compact\n    context_min_percent: 50\n    instructions: Build it.\n";
+  for (const auto& [tokens, compacts] : {std::pair<std::string, bool>{"16700", false}, {"83500", true}}) {
+    RunRig r;
+    wrap_standin(r);
+    r.tmp.write("proj/.ctxkit/workflows/gated.yaml", kGated);
+    std::ofstream(r.standin_dir / "tokens") << tokens;  // 10% and 50% of 167k usable
+    auto res = r.run({"--workflow", "gated", "--summary", "go"});
+    ASSERT_EQ(res.exit_code, 0) << res.err;
+    const auto calls = r.calls();
+    if (compacts) {
+      EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "compact", "resume"})) << tokens;
+      EXPECT_EQ(r.report()["totals"]["compactions"], 1);
+    } else {
+      EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume"})) << tokens;
+      EXPECT_EQ(r.report()["totals"]["compactions"], 0);
+    }
+    ASSERT_FALSE(calls.empty());
+    EXPECT_EQ(calls.back().sid, calls.front().sid);  // one session either way
+  }
+}
+
+// The text report's numbers: a row a task and the total, each column what the client reported.
+TEST(RunE2E, TheTextReportShowsEachTasksNumbers) {
+  RunRig r;
+  ASSERT_EQ(r.run({"tasks.yaml", "--no-reanchor"}).exit_code, 0);
+  auto text = r.run({"report"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream in(text.out);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (!w.empty()) rows[w[0]] = w;
+  }
+  // task status iter resets compacts input cache_cr cache_read output total anchor share wall_s
+  for (const char* t : {"t1", "t2", "t3"}) {
+    ASSERT_EQ(rows[t].size(), 13u) << text.out;
+    EXPECT_EQ(std::vector<std::string>(rows[t].begin() + 1, rows[t].end() - 1),
+              (std::vector<std::string>{"done", "1", "0", "0", "10", "100", "1000", "5", "1115", "0", "0.0%"}))
+        << text.out;
+  }
+  ASSERT_EQ(rows["total"].size(), 12u) << text.out;  // no status
+  EXPECT_EQ(std::vector<std::string>(rows["total"].begin() + 1, rows["total"].end() - 1),
+            (std::vector<std::string>{"3", "0", "0", "30", "300", "3000", "15", "3345", "0", "0.0%"}))
+      << text.out;
+  ASSERT_FALSE(rows["run"].empty());
+  EXPECT_NE(text.out.find("mode continuous  status completed  3 of 3 tasks done"), std::string::npos) << text.out;
+}
+
+// `ctx-run config set` of runner.on_fail and runner.progress_file: the key is written, a value
+// outside the allowed ones is refused, and the runner takes what was written.
+TEST(RunE2E, ConfigSetOnFailAndProgressFile) {
+  RunRig r;
+  ASSERT_EQ(r.run({"config", "set", "runner.on_fail", "skip"}).exit_code, 0);
+  ASSERT_EQ(r.run({"config", "set", "runner.progress_file", "docs/PROGRESS.md"}).exit_code, 0);
+  const std::string toml = read_file(r.project / ".work.toml");
+  EXPECT_NE(toml.find("on_fail = \"skip\""), std::string::npos) << toml;
+  EXPECT_NE(toml.find("progress_file = \"docs/PROGRESS.md\""), std::string::npos) << toml;
+  auto bad = r.run({"config", "set", "runner.on_fail", "sometimes"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(line_count(bad.err), 1u) << bad.err;
+  EXPECT_EQ(read_file(r.project / ".work.toml"), toml);
+  auto plan = r.run({"tasks.yaml", "--dry-run"});
+  EXPECT_NE(plan.out.find("on_fail skip"), std::string::npos) << plan.out;
+  r.tmp.write("proj/docs/PROGRESS.md", "progress so far\n");
+  ASSERT_EQ(r.run({"tasks.yaml", "--fresh-context"}).exit_code, 0);
+  EXPECT_NE(r.anchor_of(r.calls().at(0).sid).find("## Progress (docs/PROGRESS.md, last 20 lines)\nprogress so far"), std::string::npos)
+      << r.anchor_of(r.calls().at(0).sid);
+}
+
 }  // namespace
 }  // namespace ctxkit::test
