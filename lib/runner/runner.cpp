@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <csignal>
 #include <fmt/core.h>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -81,15 +82,23 @@ std::string report_rules(bool workflow) {
 class WorkflowDriver {
  public:
   WorkflowDriver(const RunOptions& o, const util::Env& env, const Locations& loc, std::vector<workflow::TaskSpec> loop_tasks)
-      : opts_(o), loc_(loc), loop_tasks_(std::move(loop_tasks)), service_(make_options(o, env)) {}
+      : opts_(o), loc_(loc), loop_tasks_(std::move(loop_tasks)), service_(make_options(o, env, loc, figure_)) {}
 
-  static workflow::ServiceOptions make_options(const RunOptions& o, const util::Env& env) {
+  // The session whose figure a context_min_percent gate reads when the service hands out an
+  // action (on advance): the runner's current session, set by advance().
+  struct GateSession {
+    std::string id;
+    ContextConfig context;
+  };
+
+  static workflow::ServiceOptions make_options(const RunOptions& o, const util::Env& env, const Locations& loc,
+                                               std::shared_ptr<const GateSession> session) {
     workflow::ServiceOptions s;
     s.worktree = o.project;
     s.repo_root = o.project;
     s.workflow = o.workflow;
     s.env = env;
-    s.context_percent = [] { return std::optional<double>(); };
+    s.context_percent = [session, env, loc] { return session_percent(session->id, env, loc, session->context); };
     return s;
   }
 
@@ -114,7 +123,11 @@ class WorkflowDriver {
     return {};
   }
 
-  Result<void> advance(const std::string& output) {
+  // Advances the workflow past the current step; `session` (the runner's, or empty) is the one
+  // whose figure decides a context_min_percent gate of the next step.
+  Result<void> advance(const std::string& output, const std::string& session, const ContextConfig& context) {
+    figure_->id = session;
+    figure_->context = context;
     auto r = call("workflow_advance", json{{"output", output}});
     if (!r) return std::unexpected(r.error());
     note_answer(*r);
@@ -201,6 +214,7 @@ class WorkflowDriver {
   const RunOptions& opts_;
   const Locations& loc_;
   std::vector<workflow::TaskSpec> loop_tasks_;
+  std::shared_ptr<GateSession> figure_ = std::make_shared<GateSession>();  // before service_: its options hold it
   workflow::WorkflowService service_;
   workflow::ContextAction handed_out_ = workflow::ContextAction::None;
 };
@@ -706,10 +720,11 @@ class Runner {
         if (stop_requested()) return finish("stopped", 3, "STOP file");
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
-      paused_ms_ += util::now_ms() - t_pause;  // not the runner's work
+      const int64_t paused = util::now_ms() - t_pause;
+      paused_ms_ += paused;  // not the runner's work
       git_.clear();  // the work tree may have changed meanwhile
       record_.state["status"] = "running";
-      emit("run_unpaused", {});
+      emit("run_unpaused", {{"paused_ms", paused}});
     }
     if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
     return std::nullopt;
@@ -936,7 +951,8 @@ class Runner {
       if (ok && report.report == TaskReport::Done) {
         st["attempts"].erase(pos.key);
         if (driver_) {
-          if (auto a = driver_->advance(strip_task_report(call.stream.text)); !a) return finish("failed", 2, a.error().message);
+          if (auto a = driver_->advance(strip_task_report(call.stream.text), session_id, cfg.context); !a)
+            return finish("failed", 2, a.error().message);
           // A loop task or a step ends when the workflow moves past it; finished tasks are
           // closed when the next position shows another task key.
           auto next = driver_->position(st["session"].value("id", ""), w_.env, cfg);
@@ -957,7 +973,8 @@ class Runner {
         } else if (what == OnFail::Skip || (what == OnFail::Retry && report.report == TaskReport::Blocked)) {
           st["attempts"].erase(pos.key);
           if (driver_) {
-            if (auto a = driver_->advance(fmt::format("[skipped by ctx-run: {}]", why)); !a) return finish("failed", 2, a.error().message);
+            if (auto a = driver_->advance(fmt::format("[skipped by ctx-run: {}]", why), session_id, cfg.context); !a)
+              return finish("failed", 2, a.error().message);
           }
           end_task(task, "skipped", call.stream.text, why);
         } else {

@@ -620,15 +620,17 @@ namespace {
 // Process-wide handler state (a signal handler can reach nothing else).
 volatile sig_atomic_t g_target = 0;
 volatile sig_atomic_t g_came[NSIG] = {};
+volatile sig_atomic_t g_pending[NSIG] = {};  // sent by a process while no child was set
 volatile sig_atomic_t g_latched[NSIG] = {};
 struct sigaction g_saved[NSIG];
 std::atomic<bool> g_forwarder_active{false};
 
 void on_forward(int sig, siginfo_t* info, void*) {
   g_came[sig] = 1;
+  if (!info || (info->si_code != SI_USER && info->si_code != SI_QUEUE && info->si_code != SI_TKILL)) return;
   const pid_t target = g_target;
-  if (target > 0 && info && (info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL))
-    ::kill(target, sig);
+  if (target > 0) ::kill(target, sig);
+  else g_pending[sig] = 1;
 }
 
 void on_latch(int sig) { g_latched[sig] = 1; }
@@ -643,6 +645,7 @@ SignalForwarder::SignalForwarder(std::initializer_list<int> signals) : signals_(
   sigemptyset(&sa.sa_mask);
   for (int sig : signals_) {
     g_came[sig] = 0;
+    g_pending[sig] = 0;
     ::sigaction(sig, &sa, &g_saved[sig]);
   }
 }
@@ -653,7 +656,17 @@ SignalForwarder::~SignalForwarder() {
   g_forwarder_active = false;
 }
 
-void SignalForwarder::set_target(pid_t pid) { g_target = pid; }
+void SignalForwarder::set_target(pid_t pid) {
+  g_target = pid;
+  if (pid <= 0) return;
+  // What was sent while no child was set (between the spawn and this call, say) goes to it now;
+  // from here on the handler forwards by itself.
+  for (int sig : signals_)
+    if (g_pending[sig]) {
+      g_pending[sig] = 0;
+      ::kill(pid, sig);
+    }
+}
 
 bool SignalForwarder::take(int sig) {
   if (sig <= 0 || sig >= NSIG || !g_came[sig]) return false;

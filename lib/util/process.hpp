@@ -137,8 +137,9 @@ class Child {
 
 // Passes the listed signals on to a child while it lives. Only signals sent by a process
 // (kill(2), sigqueue(3)) are forwarded: one typed at the terminal (Ctrl-C) already reached the
-// child, which shares the terminal's process group. While no child is set, a signal is only
-// recorded. The previous handlers are restored by the destructor. The handler state is
+// child, which shares the terminal's process group. While no child is set, a signal is recorded,
+// and one sent by a process goes to the next child set (so none is lost between a spawn and
+// set_target). The previous handlers are restored by the destructor. The handler state is
 // process-wide: one forwarder at a time, and no SignalLatch on the same signals.
 class SignalForwarder {
  public:

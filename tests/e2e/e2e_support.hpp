@@ -37,8 +37,9 @@ struct RecordedSession {
   std::filesystem::path state() const { return tmp / "home/.local/state/ctxkit"; }
 };
 
-// The same, as another user (uid/gid 65534) when running as root; used where root's
-// permission bypass would hide the case. Returns exit code -1 if that is not possible.
+// The same, as another user (uid/gid 65534), which only root can do; used where root's
+// permission bypass would hide the case. Returns exit code -1 (the caller skips) when not root or
+// when setpriv is missing.
 util::ProcessResult run_tool_as_nobody(const std::string& name, const std::string& stdin_data,
                                        const util::Env& env);
 

@@ -73,11 +73,11 @@ TEST(Doctor, AHealthyInstallIsHealthy) {
   auto r = in.doctor();
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("FAULT"), std::string::npos) << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    programs: ", "programs answer --version (0.1.0)")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    programs: ", "programs answer --version (" + expected_version() + ")")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    install: ", "settings.json install (" + in.settings.string() + ")")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "6 hooks registered in " + in.settings.string())) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    status line: ", "ctx-status (" + bin_dir() + "/ctx-status)")) << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    mcp: ", "MCP server 'ctxkit-workflow' answers initialize (ctxkit-workflow 0.1.0")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    mcp: ", "MCP server 'ctxkit-workflow' answers initialize (ctxkit-workflow " + expected_version())) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    claude: ", "Claude Code 2.1.197")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    state: ", "state.db: integrity ok, schema version")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    last run: ", "ctx-remind: ")) << r.out;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -235,19 +236,26 @@ TEST(Hostile, LockedUnmigratedStateDatabaseGivesSilence) {
   fs::path t = tmp / "t.jsonl";
   std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
   if (::access("/usr/bin/sqlite3", X_OK) != 0) GTEST_SKIP() << "needs the sqlite3 shell";
-  // Another process holds an exclusive transaction on a fresh (version 0) database.
-  std::string script = "sqlite3 '" + db.string() + "' 'BEGIN EXCLUSIVE; CREATE TABLE x(a); SELECT 1;' '.shell sleep 3' 'COMMIT;' >/dev/null 2>&1 &";
-  ASSERT_EQ(std::system(script.c_str()), 0);
-  for (int i = 0; i < 100 && !fs::exists(state / "state.db-journal"); ++i) ::usleep(20000);
+  // Another process holds an exclusive transaction on a fresh (version 0) database until the
+  // test lets it go (the release file; 30 s at most).
+  const fs::path release = tmp / "release";
+  const std::string hold = ".shell i=0; while [ ! -e '" + release.string() + "' ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done";
+  util::SpawnSpec holder_spec;
+  holder_spec.argv = {"sh", "-c", "exec sqlite3 \"$0\" 'BEGIN EXCLUSIVE; CREATE TABLE x(a); SELECT 1;' \"$1\" 'COMMIT;' >/dev/null 2>&1",
+                      db.string(), hold};
+  auto holder = util::Child::spawn(holder_spec);
+  ASSERT_TRUE(holder) << holder.error().message;
+  for (int i = 0; i < 1500 && !fs::exists(state / "state.db-journal"); ++i) ::usleep(20000);
   ASSERT_TRUE(fs::exists(state / "state.db-journal"));
   util::Env env = tmp.env();
   env.set("CTXKIT_STATE_BUSY_TIMEOUT_MS", "50");
   auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), env);
+  std::ofstream(release) << "";
+  EXPECT_TRUE(holder->wait_for(std::chrono::seconds(30))) << "the lock holder did not end";
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out, "") << "a locked database must give silence, not an unlimited reminder";
   EXPECT_EQ(line_count(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("locked"), std::string::npos) << r.err;
-  for (int i = 0; i < 250 && fs::exists(state / "state.db-journal"); ++i) ::usleep(20000);
 }
 
 // --- ctx-settings ------------------------------------------------------------------------------
@@ -367,8 +375,14 @@ TEST(Hostile, AnIndexThatIsALinkIsNotOpened) {
   const fs::path elsewhere = r.tmp / "elsewhere.db";
   fs::create_symlink(elsewhere, r.state() / "archive/index.db");
   ASSERT_EQ(run_tool("ctx-trim", {RecordedSession::kId}, "", r.env).exit_code, 0);
-  run_tool("ctx-search", {"anything"}, "", r.env);
+  ASSERT_TRUE(fs::exists(r.state() / "archive/-proj" / (std::string(RecordedSession::kId) + ".jsonl")));  // there is something to index
+  auto s = run_tool("ctx-search", {"anything"}, "", r.env);
+  // ctx-search went to open the index and refused the link, in one line.
+  EXPECT_EQ(s.exit_code, 1) << s.out << s.err;
+  EXPECT_EQ(line_count(s.err), 1u) << s.err;
+  EXPECT_NE(s.err.find((r.state() / "archive/index.db").string()), std::string::npos) << s.err;
   EXPECT_FALSE(fs::exists(elsewhere)) << "the index was written through the link";
+  EXPECT_TRUE(fs::is_symlink(r.state() / "archive/index.db"));
 }
 
 }  // namespace

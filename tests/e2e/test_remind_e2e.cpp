@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,8 +88,14 @@ TEST_P(RecordedReplay, EachToolCallGetsItsOwnFigureDespiteTheLag) {
     env.set("CTXKIT_CONTEXT_CHECK_INTERVAL_SECONDS", "0");
     env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "3000");
     env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
+    // The lagging line is appended once the hook has read the file without it (10 s at most).
+    const int watch = ::inotify_init1(IN_CLOEXEC);
+    ASSERT_GE(watch, 0);
+    ASSERT_GE(::inotify_add_watch(watch, target.c_str(), IN_ACCESS | IN_CLOSE_NOWRITE), 0);
     auto fut = std::async(std::launch::async, [&] { return run_tool("ctx-remind", {"PostToolUse"}, p.dump(), env); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    pollfd pfd{watch, POLLIN, 0};
+    EXPECT_EQ(::poll(&pfd, 1, 10000), 1) << "the hook never read " << target;
+    ::close(watch);
     {
       std::ofstream out(target, std::ios::app);
       out << lines[idx] << "\n";

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -130,15 +131,25 @@ TEST(Rollover, SupervisorEndsTheClientAfterTheTurnAndStartsTheNewSession) {
 
 TEST(Rollover, SupervisorForwardsAnInterruptAndExitsWithTheChildsStatus) {
   Rig r;
-  std::ofstream(r.bin / "claude") << "#!/bin/sh\ntrap 'echo got INT >> \"$STANDIN_LOG\"; exit 130' INT\nwhile :; do sleep 0.1; done\n";
+  // The client says when its trap is set; only then is the supervisor interrupted, and only the
+  // supervisor: the client hears of it through the supervisor or not at all.
+  const fs::path ready = r.tmp / "client-ready";
+  std::ofstream(r.bin / "claude") << "#!/bin/sh\ntrap 'echo got INT >> \"$STANDIN_LOG\"; exit 130' INT\ntouch '" << ready.string()
+                                  << "'\nwhile :; do sleep 0.1; done\n";
   r.env.set("PATH", r.bin.string() + ":/usr/bin:/bin");
-  util::ProcessSpec spec;
-  spec.argv = {"/usr/bin/timeout", "--preserve-status", "-s", "INT", "1", CTXKIT_BIN_DIR "/ctx-rollover", "--supervise", "--", "claude"};
-  spec.env = std::map<std::string, std::string>(r.env.vars().begin(), r.env.vars().end());
-  spec.timeout = std::chrono::seconds(30);
-  auto res = util::run_process(spec);
-  ASSERT_TRUE(res);
-  EXPECT_EQ(res->exit_code, 130) << res->err;
+  util::SpawnSpec spec;
+  spec.argv = {CTXKIT_BIN_DIR "/ctx-rollover", "--supervise", "--", "claude"};
+  spec.env = r.env.vars();
+  spec.cwd = r.caller;
+  auto child = util::Child::spawn(spec);
+  ASSERT_TRUE(child) << child.error().message;
+  for (int i = 0; i < 1500 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(fs::exists(ready)) << "the client never started";
+  ASSERT_TRUE(child->signal(SIGINT));
+  auto st = child->wait_for(std::chrono::seconds(30));
+  if (!st) child->terminate(std::chrono::seconds(2));
+  ASSERT_TRUE(st) << "the supervisor did not end after SIGINT";
+  EXPECT_EQ(st->code, 130);
   EXPECT_EQ(r.standin(), "got INT\n");
 }
 
@@ -346,9 +357,22 @@ TEST(Rollover, SupervisorLeavesTheClientRunningWhenTheNewSessionCannotStart) {
                        "CLAUDECODE=1 CLAUDE_CODE_SESSION_ID=" + kSid + " " CTXKIT_BIN_DIR "/ctx-rollover --summary-file " + r.summary.string() + " >/dev/null\n"
                        "for f in " + (r.state() / "rollovers").string() + "/*.md; do head -c 200000 /dev/zero | tr '\\0' x > \"$f\"; done\n"
                        "printf '{\"session_id\":\"" + kSid + "\",\"transcript_path\":\"" + r.transcript.string() + "\",\"cwd\":\"/\",\"hook_event_name\":\"Stop\"}' | " CTXKIT_BIN_DIR "/ctx-session-hook Stop\n"
-                       "sleep 2\necho 'first still running' >> \"$STANDIN_LOG\"\nexit 3\n";
+                       // Goes on until the supervisor has said it cannot start the new session
+                       // (30 s at most); a supervisor that ended it instead meets the trap.
+                       "i=0; while ! grep -q 'cannot start' \"$SUPERVISOR_ERR\" 2>/dev/null && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done\n"
+                       "echo 'first still running' >> \"$STANDIN_LOG\"\nexit 3\n";
   std::ofstream(r.bin / "claude") << script;
-  auto res = run_tool("ctx-rollover", {"--supervise", "--", "claude"}, "", r.env, r.caller);
+  const fs::path err_file = r.tmp / "supervisor.err";
+  r.env.set("SUPERVISOR_ERR", err_file.string());
+  util::ProcessSpec spec;
+  spec.argv = {"sh", "-c", "exec \"$0\" --supervise -- claude 2> \"$SUPERVISOR_ERR\"", CTXKIT_BIN_DIR "/ctx-rollover"};
+  spec.cwd = r.caller;
+  spec.env = std::map<std::string, std::string>(r.env.vars().begin(), r.env.vars().end());
+  spec.timeout = std::chrono::seconds(60);
+  auto out = util::run_process(spec);
+  ASSERT_TRUE(out);
+  util::ProcessResult res = *out;
+  res.err = read_file(err_file);
   EXPECT_EQ(res.exit_code, 3) << res.err;
   EXPECT_EQ(r.standin(), "first still running\n");
   EXPECT_NE(res.err.find("ctx-rollover: error: the rollover to session "), std::string::npos) << res.err;

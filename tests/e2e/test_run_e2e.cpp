@@ -2,9 +2,11 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -12,6 +14,7 @@
 
 #include "e2e/e2e_support.hpp"
 #include "store/state_store.hpp"
+#include "util/time.hpp"
 
 namespace ctxkit::test {
 namespace {
@@ -282,6 +285,24 @@ TEST(RunE2E, ReportComparesRunsSideBySide) {
   EXPECT_NE(text.out.find("side by side:"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("continuous"), std::string::npos);
   EXPECT_NE(text.out.find("fresh-per-iteration"), std::string::npos);
+  // The side-by-side rows carry each run's numbers, in the order of the runs.
+  std::map<std::string, std::string> side;
+  std::istringstream lines(text.out.substr(text.out.find("side by side:")));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string label, w, values;
+    while (words >> w) {
+      if (std::isdigit(static_cast<unsigned char>(w[0]))) values += (values.empty() ? "" : " ") + w;
+      else if (values.empty()) label += (label.empty() ? "" : " ") + w;
+    }
+    side[label] = values;
+  }
+  EXPECT_EQ(side["tasks done"], "3/3 3/3") << text.out;
+  EXPECT_EQ(side["iterations"], "3 3") << text.out;
+  EXPECT_EQ(side["context resets"], "0 2") << text.out;
+  EXPECT_EQ(side["tokens input"], "30 30") << text.out;
+  EXPECT_EQ(side["tokens cache_read"], "3000 3000") << text.out;
+  EXPECT_EQ(side["tokens total"], "3345 3345") << text.out;
   const json both = r.report({"--all"});
   ASSERT_EQ(both.size(), 2u);
   EXPECT_EQ(both[0]["totals"]["iterations"], 3);
@@ -356,44 +377,57 @@ std::vector<long long> git_status_starts(const RunRig& r) {
   return out;
 }
 
+// A script for STANDIN_AFTER_RESULT: waits (20 s at most) until git-log shows more than
+// `$1 * per_call + before` status calls, then writes asked-$1 ("yes", or "no" when the wait ran
+// out), then runs `then`. Waiting on the runner's git call instead of for a time: a runner that
+// asked git only after the client's exit would keep the stand-in waiting until the bound.
+std::string wait_for_status(int per_call, int before, const std::string& then = "") {
+  return "want=$(( $1 * " + std::to_string(per_call) + " + " + std::to_string(before) +
+         " )); i=0; while n=$(grep -c ' status ' \"$STANDIN_DIR/git-log\" 2>/dev/null); [ \"${n:-0}\" -le \"$want\" ] && [ $i -lt 1000 ]; do "
+         "sleep 0.02; i=$((i+1)); done; if [ $i -lt 1000 ]; then echo yes; else echo no; fi > \"$STANDIN_DIR/asked-$1\"; " + then;
+}
+
 // The next fresh session's git state is asked for as soon as the client prints its result, while
-// it is still exiting: a git wrapper logs when each `status` starts, the stand-in when it printed
-// its result and when it exited.
+// it is still running: the stand-in does not exit until a git wrapper has logged the `status` that
+// follows its result (git run after the client's exit would never come).
 TEST(RunE2E, GitIsAskedWhileTheClientIsStillExiting) {
   RunRig r;
   r.init_repo();
   log_git(r);
-  r.env.set("STANDIN_AFTER_RESULT", "sleep 1; date +%s%N > \"$STANDIN_DIR/exited-$1\"");
+  // Before call n's result: one status before the first call and one after each earlier result.
+  r.env.set("STANDIN_AFTER_RESULT", wait_for_status(1, 0));
   auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
-  const std::vector<long long> status_starts = git_status_starts(r);
+  for (int n : {1, 2, 3})
+    EXPECT_EQ(read_file(r.standin_dir / ("asked-" + std::to_string(n))), "yes\n")
+        << "call " << n << ": no git status while the client was still running\n" << read_file(r.standin_dir / "git-log");
   for (int n : {1, 2}) {
-    const long long result = std::stoll(read_file(r.standin_dir / ("result-" + std::to_string(n))));
-    const long long exited = std::stoll(read_file(r.standin_dir / ("exited-" + std::to_string(n))));
-    EXPECT_EQ(std::count_if(status_starts.begin(), status_starts.end(), [&](long long t) { return t >= result && t < exited; }), 1)
-        << "call " << n << ": no git status between its result and its exit\n" << read_file(r.standin_dir / "git-log");
     // tasks.yaml is not committed.
     EXPECT_NE(r.anchor_of(calls[static_cast<size_t>(n)].sid).find("## Git state (when this session started)\nBranch: main\nUncommitted files: 1\n"),
               std::string::npos) << r.anchor_of(calls[static_cast<size_t>(n)].sid);
   }
   // Nothing asked twice: one status before the first call, then one after each call's result
   // (the last one's is not needed, but the runner cannot know that before it reads the answer).
-  EXPECT_EQ(status_starts.size(), 4u) << read_file(r.standin_dir / "git-log");
+  EXPECT_EQ(git_status_starts(r).size(), 4u) << read_file(r.standin_dir / "git-log");
 }
 
 // What git was asked ahead is not used once the repository has moved: a commit made after the
-// result (by a SessionEnd hook, say) is in the next session's anchor.
+// result (by a SessionEnd hook, say), once git has been asked ahead, is in the next session's anchor.
 TEST(RunE2E, ACommitAfterTheResultIsInTheNextAnchor) {
   RunRig r;
   r.init_repo();
   log_git(r);
-  r.env.set("STANDIN_AFTER_RESULT", "sleep 0.3; git -c user.name=t -c user.email=t@localhost commit -q --allow-empty -m \"after result $1\"");
+  // Before call n's result: 2n - 1 status calls (one before the first call, two for each earlier
+  // call); the commit waits for the one asked ahead at this result.
+  r.env.set("STANDIN_AFTER_RESULT",
+            wait_for_status(2, -1, "git -c user.name=t -c user.email=t@localhost commit -q --allow-empty -m \"after result $1\""));
   auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(read_file(r.standin_dir / "asked-1"), "yes\n") << read_file(r.standin_dir / "git-log");
   EXPECT_NE(r.anchor_of(calls[1].sid).find("Last commits:\n"), std::string::npos);
   EXPECT_NE(r.anchor_of(calls[1].sid).find(" after result 1\n"), std::string::npos) << r.anchor_of(calls[1].sid);
   EXPECT_NE(r.anchor_of(calls[2].sid).find(" after result 2\n"), std::string::npos) << r.anchor_of(calls[2].sid);
@@ -498,39 +532,60 @@ TEST(RunE2E, StopFileEndsTheRunAndResumeContinuesIt) {
 TEST(RunE2E, PauseFileWaitsUntilItIsRemoved) {
   RunRig r;
   r.replies("PAUSE\n");
+  // Every call after the first notes whether a PAUSE file was there while it ran.
+  r.env.set("STANDIN_AFTER_RESULT", "[ \"$1\" = 1 ] || for d in .ctxkit/runs/*/; do [ ! -e \"$d/PAUSE\" ] || "
+                                    "echo \"call $1\" >> \"$STANDIN_DIR/ran-while-paused\"; done");
   util::SpawnSpec spec;
   spec.argv = {"sh", "-c", "exec \"$0\" tasks.yaml > out.txt 2> err.txt", bin_dir() + "/ctx-run"};
   spec.cwd = r.project;
   spec.env = r.env.vars();
   auto child = util::Child::spawn(spec);
   ASSERT_TRUE(child) << child.error().message;
+  // Waits for run.json to say paused (30 s at most).
   fs::path run;
   bool paused = false;
-  for (int i = 0; i < 100 && !paused; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (int i = 0; i < 1500 && !paused; ++i) {
     auto runs = r.runs();
-    if (runs.empty() || !fs::exists(runs[0] / "run.json")) continue;
-    run = runs[0];
-    paused = r.run_json(run)["status"] == "paused";
+    if (!runs.empty() && fs::exists(runs[0] / "run.json")) {
+      run = runs[0];
+      try {
+        paused = r.run_json(run)["status"] == "paused";
+      } catch (const json::exception&) {  // never half written (replaced atomically), but be sure
+      }
+    }
+    if (!paused) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_TRUE(paused);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-  EXPECT_EQ(r.calls().size(), 1u);  // nothing runs while paused
+  EXPECT_EQ(r.calls().size(), 1u);  // nothing ran after the pause began
   fs::remove(run / "PAUSE");
   auto st = child->wait_for(std::chrono::seconds(30));
   ASSERT_TRUE(st);
   EXPECT_EQ(st->code, 0) << read_file(r.project / "err.txt");
   EXPECT_EQ(r.calls().size(), 3u);
-  // The wait (a second and more) is not counted as the runner's work of the next iteration.
+  EXPECT_FALSE(fs::exists(r.standin_dir / "ran-while-paused")) << read_file(r.standin_dir / "ran-while-paused");
+  // The events, in order: the first iteration, the pause and its end, then the other two. The
+  // wait is not counted as the runner's work of the next iteration: that iteration's runner_ms,
+  // its client_ms and the pause add up to no more than the time between the two iterations'
+  // events (give or take the moment each event was stamped).
   std::istringstream events(read_file(run / "events.jsonl"));
-  int iterations = 0;
+  std::vector<std::string> kinds_seen;
+  std::vector<json> iterations;
+  int64_t paused_ms = -1;
   for (std::string line; std::getline(events, line);) {
     const json ev = json::parse(line);
-    if (ev["event"] != "iteration") continue;
-    ++iterations;
-    EXPECT_LT(ev["runner_ms"].get<int64_t>(), 900) << line;
+    const std::string kind = ev["event"];
+    if (kind == "iteration") iterations.push_back(ev);
+    if (kind == "run_unpaused") paused_ms = ev["paused_ms"].get<int64_t>();
+    if (kind == "iteration" || kind.starts_with("run_")) kinds_seen.push_back(kind);
   }
-  EXPECT_EQ(iterations, 3);
+  EXPECT_EQ(kinds_seen, (std::vector<std::string>{"run_started", "iteration", "run_paused", "run_unpaused", "iteration", "iteration",
+                                                  "run_ended"}));
+  ASSERT_EQ(iterations.size(), 3u);
+  ASSERT_GE(paused_ms, 0);
+  const auto at = [](const json& ev) { return util::parse_iso8601_ms(ev["at"].get<std::string>()).value_or(0); };
+  const int64_t between = at(iterations[1]) - at(iterations[0]);
+  EXPECT_LE(iterations[1]["runner_ms"].get<int64_t>() + iterations[1]["client_ms"].get<int64_t>() + paused_ms, between + 100)
+      << "paused " << paused_ms << " ms; " << iterations[1].dump();
 }
 
 bool process_gone(pid_t pid) {
@@ -681,6 +736,243 @@ TEST(RunE2E, ConfigSetEditsOnlyTheModeKey) {
   EXPECT_EQ(r.run({"config", "set", "runner.mode", "often"}).exit_code, 1);
   EXPECT_EQ(read_file(r.project / ".work.toml"), expected);
 }
+
+// --- options and paths of a real run ---------------------------------------------------------
+
+// A wrapper in front of the stand-in: logs each call's arguments (one a line, then "--") to
+// args-log and, when the file `tokens` in the stand-in's folder holds a number, appends to the
+// call's session transcript (HOME/.claude/projects/-proj/<session>.jsonl) a reading of that many
+// tokens, as the real client would write one.
+void wrap_standin(const RunRig& r) {
+  fs::rename(r.bin / "claude", r.bin / "claude-standin");
+  std::ofstream(r.bin / "claude")
+      << "#!/bin/sh\n"
+         "{ for a in \"$@\"; do printf '%s\\n' \"$a\"; done; echo --; } >> \"$STANDIN_DIR/args-log\"\n"
+         "sid=''; prev=''; for a in \"$@\"; do case \"$prev\" in --session-id|--resume) sid=\"$a\";; esac; prev=\"$a\"; done\n"
+         "if [ -n \"$sid\" ] && [ -s \"$STANDIN_DIR/tokens\" ]; then\n"
+         "  t=$(cat \"$STANDIN_DIR/tokens\"); mkdir -p \"$HOME/.claude/projects/-proj\"\n"
+         "  printf '{\"type\":\"assistant\",\"isSidechain\":false,\"timestamp\":\"2026-11-21T12:00:00.000Z\",\"message\":{\"id\":\"m%s\","
+         "\"model\":\"claude-sonnet-4-5\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],"
+         "\"usage\":{\"input_tokens\":%s,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0}}}\\n' \"$sid\" \"$t\" "
+         ">> \"$HOME/.claude/projects/-proj/$sid.jsonl\"\n"
+         "fi\n"
+         "exec \"$(dirname \"$0\")/claude-standin\" \"$@\"\n";
+  fs::permissions(r.bin / "claude", fs::perms::owner_all);
+}
+
+// The events of a run's events.jsonl, parsed.
+std::vector<json> events_of(const fs::path& run) {
+  std::vector<json> out;
+  std::istringstream in(read_file(run / "events.jsonl"));
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  return out;
+}
+
+size_t count_events(const std::vector<json>& events, const std::string& kind) {
+  return static_cast<size_t>(std::count_if(events.begin(), events.end(), [&](const json& e) { return e["event"] == kind; }));
+}
+
+// --on-fail retry: a task not done after max_task_iterations starts over (its attempts counted
+// again from one); a task the agent reports BLOCKED is not retried (it would block again) but
+// skipped.
+TEST(RunE2E, OnFailRetryStartsATaskOverAndABlockedTaskIsSkipped) {
+  RunRig r;
+  r.replies("NONE\nNONE\nDONE\n");
+  auto res = r.run({"tasks.yaml", "--on-fail", "retry", "--max-task-iterations", "2"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  ASSERT_EQ(r.calls().size(), 5u);  // t1 twice, retried: t1 done; t2; t3
+  EXPECT_NE(r.prompt(2).find("This is attempt 2 of at most 2"), std::string::npos) << r.prompt(2);
+  EXPECT_EQ(r.prompt(3).find("This is attempt"), std::string::npos) << r.prompt(3);  // counted from one again
+  EXPECT_NE(r.prompt(3).find("Task t1"), std::string::npos);
+  const auto events = events_of(r.runs().at(0));
+  ASSERT_EQ(count_events(events, "task_retry"), 1u);
+  for (const auto& e : events)
+    if (e["event"] == "task_retry") {
+      EXPECT_EQ(e["task_id"], "t1");
+      EXPECT_EQ(e["reason"], "not reported done after 2 attempt(s)");
+    }
+  const json rep = r.report();
+  EXPECT_EQ(rep["tasks"][0]["status"], "done");
+  EXPECT_EQ(rep["tasks"][0]["iterations"], 3);
+
+  RunRig b;
+  b.replies("BLOCKED no network\n");
+  auto blocked = b.run({"tasks.yaml", "--on-fail", "retry"});
+  ASSERT_EQ(blocked.exit_code, 0) << blocked.err;
+  EXPECT_EQ(b.calls().size(), 3u);  // t1 once, then t2 and t3
+  const json brep = b.report();
+  EXPECT_EQ(brep["tasks"][0]["status"], "skipped");
+  EXPECT_EQ(brep["tasks"][0]["iterations"], 1);
+  EXPECT_EQ(count_events(events_of(b.runs().at(0)), "task_retry"), 0u);
+}
+
+// Skipping a workflow step: the workflow is advanced past it with the reason as its output.
+TEST(RunE2E, ASkippedWorkflowStepAdvancesTheWorkflowWithTheReason) {
+  RunRig r;
+  r.tmp.write("proj/.ctxkit/workflows/ship.yaml", kTemplate);
+  r.replies("BLOCKED no plan possible\n");
+  auto res = r.run({"--workflow", "ship", "--summary", "ship it", "--on-fail", "skip"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(r.calls().size(), 4u);  // plan (skipped), build, its compaction, review
+  const json state = json::parse(read_file(r.project / "workflow-state.json"));
+  EXPECT_EQ(state["status"], "complete");
+  EXPECT_EQ(state["outputs"]["plan"], "[skipped by ctx-run: blocked: no plan possible]");
+  EXPECT_EQ(state["outputs"]["build"], "Worked on it.\nDecision: keep it simple");
+  EXPECT_EQ(r.report()["tasks"][0]["status"], "skipped");
+}
+
+// --project: the run is the project's wherever ctx-run is started; --claude-arg: each one reaches
+// every call, in order.
+TEST(RunE2E, ProjectAndClaudeArgsReachEveryCall) {
+  RunRig r;
+  wrap_standin(r);
+  auto res = run_tool("ctx-run", {(r.project / "tasks.yaml").string(), "--project", r.project.string(), "--claude-arg=--permission-mode",
+                                  "--claude-arg", "acceptEdits", "--context-mode", "fresh-per-task"},
+                      "", r.env, r.tmp.path());
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  for (const auto& c : calls) EXPECT_NE(c.rest.find("cwd=" + r.project.string() + " "), std::string::npos) << c.rest;
+  EXPECT_EQ(r.runs().size(), 1u);
+  EXPECT_FALSE(fs::exists(r.tmp / ".ctxkit"));
+  const std::string args = "\n" + read_file(r.standin_dir / "args-log");
+  size_t found = 0;
+  for (size_t at = args.find("\n--permission-mode\nacceptEdits\n"); at != std::string::npos; at = args.find("\n--permission-mode\nacceptEdits\n", at + 1))
+    ++found;
+  EXPECT_EQ(found, 3u) << args;
+}
+
+// --no-reanchor: fresh sessions start without an anchor (no --append-system-prompt, no anchors/).
+TEST(RunE2E, NoReanchorGivesNoSessionAnAnchor) {
+  RunRig r;
+  r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");
+  auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-task", "--no-reanchor"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(std::set<std::string>({calls[0].sid, calls[1].sid, calls[2].sid}).size(), 3u);
+  for (const auto& c : calls) EXPECT_FALSE(c.anchor) << c.rest;
+  EXPECT_FALSE(fs::exists(r.runs().at(0) / "anchors"));
+  EXPECT_EQ(r.report()["totals"]["anchoring_tokens"], 0);
+}
+
+// --anchor-sources: the anchor holds the sources named and no other.
+TEST(RunE2E, AnAnchorSourcesSubsetHoldsOnlyThoseSources) {
+  RunRig r;
+  r.init_repo();
+  r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");
+  ASSERT_EQ(r.run({"tasks.yaml", "--fresh-context", "--anchor-sources", "task"}).exit_code, 0);
+  const std::string task_only = r.anchor_of(r.calls().at(0).sid);
+  EXPECT_NE(task_only.find("## Current task\nTask t1: Write the parser"), std::string::npos) << task_only;
+  EXPECT_EQ(task_only.find("Project rules"), std::string::npos) << task_only;
+  EXPECT_EQ(task_only.find("## Git state"), std::string::npos) << task_only;
+
+  fs::remove(r.standin_dir / "log");
+  ASSERT_EQ(r.run({"tasks.yaml", "--fresh-context", "--anchor-sources", "prompt,git"}).exit_code, 0);
+  const std::string prompt_git = r.anchor_of(r.calls().at(0).sid);
+  EXPECT_NE(prompt_git.find("Project rules: small commits."), std::string::npos) << prompt_git;
+  EXPECT_NE(prompt_git.find("## Git state (when this session started)\nBranch: main\n"), std::string::npos) << prompt_git;
+  EXPECT_EQ(prompt_git.find("## Current task"), std::string::npos) << prompt_git;
+}
+
+// runner.progress_file and progress_lines from the project's .work.toml: each fresh session's
+// anchor has the file's last lines as they are when the session starts.
+TEST(RunE2E, TheProgressFilesLastLinesAreInEachFreshAnchor) {
+  RunRig r;
+  r.tmp.write("proj/.work.toml", "[runner]\nprogress_file = \"notes/PROGRESS.md\"\nprogress_lines = 2\n");
+  r.tmp.write("proj/notes/PROGRESS.md", "line one\nline two\nline three\n");
+  // After the first call the agent adds a line.
+  r.env.set("STANDIN_AFTER_RESULT", "[ \"$1\" != 1 ] || echo 'line four' >> notes/PROGRESS.md");
+  auto res = r.run({"tasks.yaml", "--fresh-context"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  const std::string first = r.anchor_of(calls[0].sid);
+  EXPECT_NE(first.find("## Progress (notes/PROGRESS.md, last 2 lines)\nline two\nline three"), std::string::npos) << first;
+  EXPECT_EQ(first.find("line one"), std::string::npos) << first;
+  const std::string second = r.anchor_of(calls[1].sid);
+  EXPECT_NE(second.find("line three\nline four"), std::string::npos) << second;
+  EXPECT_EQ(second.find("line two"), std::string::npos) << second;
+}
+
+// A workflow step's context_min_percent with the session's own figure (its transcript, found by
+// the session id): under it the compaction is skipped and the step resumes the session; at or
+// above it the compaction runs.
+TEST(RunE2E, ContextMinPercentDecidesWithTheSessionsFigure) {
+  constexpr const char* kGated =
+      "name: gated\ndescription: plan, then build\nsteps:\n"
+      "  - id: plan\n    type: action\n    instructions: Write the plan.\n"
+      "  - id: build\n    type: action\n    context: compact\n    context_min_percent: 50\n    instructions: Build it.\n";
+  for (const auto& [tokens, compacts] : {std::pair<std::string, bool>{"16700", false}, {"83500", true}}) {
+    RunRig r;
+    wrap_standin(r);
+    r.tmp.write("proj/.ctxkit/workflows/gated.yaml", kGated);
+    std::ofstream(r.standin_dir / "tokens") << tokens;  // 10% and 50% of 167k usable
+    auto res = r.run({"--workflow", "gated", "--summary", "go"});
+    ASSERT_EQ(res.exit_code, 0) << res.err;
+    const auto calls = r.calls();
+    if (compacts) {
+      EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "compact", "resume"})) << tokens;
+      EXPECT_EQ(r.report()["totals"]["compactions"], 1);
+    } else {
+      EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume"})) << tokens;
+      EXPECT_EQ(r.report()["totals"]["compactions"], 0);
+    }
+    ASSERT_FALSE(calls.empty());
+    EXPECT_EQ(calls.back().sid, calls.front().sid);  // one session either way
+  }
+}
+
+// The text report's numbers: a row a task and the total, each column what the client reported.
+TEST(RunE2E, TheTextReportShowsEachTasksNumbers) {
+  RunRig r;
+  ASSERT_EQ(r.run({"tasks.yaml", "--no-reanchor"}).exit_code, 0);
+  auto text = r.run({"report"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream in(text.out);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (!w.empty()) rows[w[0]] = w;
+  }
+  // task status iter resets compacts input cache_cr cache_read output total anchor share wall_s
+  for (const char* t : {"t1", "t2", "t3"}) {
+    ASSERT_EQ(rows[t].size(), 13u) << text.out;
+    EXPECT_EQ(std::vector<std::string>(rows[t].begin() + 1, rows[t].end() - 1),
+              (std::vector<std::string>{"done", "1", "0", "0", "10", "100", "1000", "5", "1115", "0", "0.0%"}))
+        << text.out;
+  }
+  ASSERT_EQ(rows["total"].size(), 12u) << text.out;  // no status
+  EXPECT_EQ(std::vector<std::string>(rows["total"].begin() + 1, rows["total"].end() - 1),
+            (std::vector<std::string>{"3", "0", "0", "30", "300", "3000", "15", "3345", "0", "0.0%"}))
+      << text.out;
+  ASSERT_FALSE(rows["run"].empty());
+  EXPECT_NE(text.out.find("mode continuous  status completed  3 of 3 tasks done"), std::string::npos) << text.out;
+}
+
+// `ctx-run config set` of runner.on_fail and runner.progress_file: the key is written, a value
+// outside the allowed ones is refused, and the runner takes what was written.
+TEST(RunE2E, ConfigSetOnFailAndProgressFile) {
+  RunRig r;
+  ASSERT_EQ(r.run({"config", "set", "runner.on_fail", "skip"}).exit_code, 0);
+  ASSERT_EQ(r.run({"config", "set", "runner.progress_file", "docs/PROGRESS.md"}).exit_code, 0);
+  const std::string toml = read_file(r.project / ".work.toml");
+  EXPECT_NE(toml.find("on_fail = \"skip\""), std::string::npos) << toml;
+  EXPECT_NE(toml.find("progress_file = \"docs/PROGRESS.md\""), std::string::npos) << toml;
+  auto bad = r.run({"config", "set", "runner.on_fail", "sometimes"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(line_count(bad.err), 1u) << bad.err;
+  EXPECT_EQ(read_file(r.project / ".work.toml"), toml);
+  auto plan = r.run({"tasks.yaml", "--dry-run"});
+  EXPECT_NE(plan.out.find("on_fail skip"), std::string::npos) << plan.out;
+  r.tmp.write("proj/docs/PROGRESS.md", "progress so far\n");
+  ASSERT_EQ(r.run({"tasks.yaml", "--fresh-context"}).exit_code, 0);
+  EXPECT_NE(r.anchor_of(r.calls().at(0).sid).find("## Progress (docs/PROGRESS.md, last 20 lines)\nprogress so far"), std::string::npos)
+      << r.anchor_of(r.calls().at(0).sid);
+}
+
 
 // ---- hostile input (issue 23) -------------------------------------------------------------
 

@@ -102,7 +102,7 @@ TEST(Status, UsableEndsWhereTheClientCompacts) {
 TEST(Status, ShowConfigAndVersion) {
   TempDir tmp;
   auto r = run_tool("ctx-status", {"--version"}, "", tmp.env());
-  EXPECT_EQ(r.out, "ctx-status 0.1.0\n");
+  EXPECT_EQ(r.out, "ctx-status " + expected_version() + "\n");
   r = run_tool("ctx-status", {"--show-config"}, "", tmp.env());
   EXPECT_NE(r.out.find("context.basis = \"usable\"  "), std::string::npos) << r.out;
 }

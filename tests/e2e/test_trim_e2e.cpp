@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <set>
 #include <thread>
 #include <nlohmann/json.hpp>
 
@@ -148,11 +149,76 @@ TEST(Trim, BelowThreeHundredTokensNothingIsWritten) {
   EXPECT_EQ(files, 2u);
 }
 
+// The tool_use ids of the last `n` main-chain assistant responses (lines of one message id in a
+// row are one response; a response without tool calls counts too).
+std::set<std::string> tool_uses_of_last_responses(const std::vector<std::string>& lines, size_t n) {
+  std::vector<std::vector<std::string>> responses;
+  std::string last_id;
+  for (const auto& line : lines) {
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || j.value("type", "") != "assistant" || j.value("isSidechain", false)) continue;
+    const std::string id = j["message"].value("id", "");
+    if (responses.empty() || id.empty() || id != last_id) responses.emplace_back();
+    last_id = id;
+    for (const auto& b : j["message"].value("content", json::array()))
+      if (b.is_object() && b.value("type", "") == "tool_use") responses.back().push_back(b.value("id", ""));
+  }
+  std::set<std::string> out;
+  for (size_t i = responses.size() > n ? responses.size() - n : 0; i < responses.size(); ++i) out.insert(responses[i].begin(), responses[i].end());
+  return out;
+}
+
+// The indexes of the lines holding a tool_result for one of `ids`.
+std::vector<size_t> result_lines(const std::vector<std::string>& lines, const std::set<std::string>& ids) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const json j = json::parse(lines[i], nullptr, false);
+    if (j.is_discarded() || j.value("type", "") != "user" || !j.contains("message") || !j["message"].value("content", json()).is_array()) continue;
+    for (const auto& b : j["message"]["content"])
+      if (b.is_object() && b.value("type", "") == "tool_result" && ids.count(b.value("tool_use_id", ""))) {
+        out.push_back(i);
+        break;
+      }
+  }
+  return out;
+}
+
+// --keep-recent 3: the results of the last three responses' tool calls are copied whole, where
+// without it they are trimmed; every other result is trimmed either way.
 TEST(Trim, KeepRecentLeavesTheLastResponsesAlone) {
   Session s;
-  auto all = json::parse(run_tool("ctx-trim", {kSid, "--dry-run", "--json"}, "", s.env).out);
-  auto kept = json::parse(run_tool("ctx-trim", {kSid, "--dry-run", "--json", "--keep-recent", "3"}, "", s.env).out);
-  EXPECT_LT(kept["results_trimmed"].get<int>(), all["results_trimmed"].get<int>());
+  const auto original = file_lines(s.transcript);
+  const std::set<std::string> recent = tool_uses_of_last_responses(original, 3);
+  const std::vector<size_t> protected_lines = result_lines(original, recent);
+  ASSERT_FALSE(protected_lines.empty()) << "the last three responses call no tool";
+  auto trim = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {kSid, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_tool("ctx-trim", args, "", s.env);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  };
+  const json all = trim({});
+  const json kept = trim({"--keep-recent", "3"});
+  const auto all_lines = file_lines(s.dir / (all["session_id"].get<std::string>() + ".jsonl"));
+  const auto kept_lines = file_lines(s.dir / (kept["session_id"].get<std::string>() + ".jsonl"));
+  ASSERT_EQ(all_lines.size(), original.size());
+  ASSERT_EQ(kept_lines.size(), original.size());
+  // The tool results of a line (a copy differs in its session id anyway).
+  const auto results = [](const std::string& line) {
+    json out = json::array();
+    const json j = json::parse(line);
+    for (const auto& b : j["message"]["content"])
+      if (b.value("type", "") == "tool_result") out.push_back(b);
+    return out;
+  };
+  int trimmed_without = 0;
+  for (size_t i : protected_lines) {
+    EXPECT_EQ(results(kept_lines[i]), results(original[i])) << "line " << i + 1 << " was trimmed although it is recent";
+    trimmed_without += results(all_lines[i]) != results(original[i]);
+  }
+  EXPECT_GT(trimmed_without, 0) << "without --keep-recent none of the recent results is trimmed: the test shows nothing";
+  EXPECT_EQ(kept["results_trimmed"].get<int>(), all["results_trimmed"].get<int>() - trimmed_without);
 }
 
 TEST(Trim, AHalfWrittenLastLineIsNotCopied) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
@@ -131,7 +132,7 @@ TEST(WorkflowE2E, BadInputIsOneLineAndExitOne) {
   EXPECT_EQ(wrong_loop.err, "ctx-workflow: error: Loop 'plan' not found in template\n");
 }
 
-TEST(WorkflowE2E, RalphRoundsCompactOnlyAboveTheThreshold) {
+TEST(WorkflowE2E, RalphRoundsCompactWhenNoSessionIsKnown) {
   WorkflowBench b;
   // No session known: the threshold cannot be checked, so the compact is handed out.
   ASSERT_EQ(b.run({"start", shipped("refine.yaml").string()}).exit_code, 0);
@@ -142,6 +143,37 @@ TEST(WorkflowE2E, RalphRoundsCompactOnlyAboveTheThreshold) {
   EXPECT_EQ(st["ralphIteration"], 1);
   EXPECT_EQ(b.run_json({"advance", "--output", "r1"})["contextAction"], "/compact");
   EXPECT_EQ(b.run_json({"status"})["ralphIteration"], 2);
+}
+
+// An assistant transcript line whose usage puts the context at `tokens` (5 input, the rest cache read).
+std::string reading(int64_t tokens) {
+  json j = {{"type", "assistant"}, {"isSidechain", false}, {"timestamp", "2026-11-21T12:00:00.000Z"}};
+  j["message"] = {{"id", "msg_" + std::to_string(tokens)}, {"model", "claude-sonnet-4-5"}, {"role", "assistant"},
+                  {"content", json::array({{{"type", "text"}, {"text", "ok"}}})},
+                  {"usage", {{"input_tokens", 5}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", tokens - 5}}}};
+  return j.dump() + "\n";
+}
+
+// The session's own figure decides (its transcript, found by $CLAUDE_CODE_SESSION_ID): refine's
+// rounds compact only when the session is at context_min_percent (30) or above.
+TEST(WorkflowE2E, RalphRoundsCompactOnlyAboveTheThreshold) {
+  WorkflowBench b;
+  const std::string sid = "5d0c7a3e-2b8f-4f61-9c3a-7e1d2f4b6a80";
+  const fs::path transcript = b.tmp.write("home/.claude/projects/-wt/" + sid + ".jsonl", reading(16700));  // 10% of 167k usable
+  b.env.set("CLAUDE_CODE_SESSION_ID", sid);
+  ASSERT_EQ(b.run({"start", shipped("refine.yaml").string()}).exit_code, 0);
+  auto small = b.run_json({"advance", "--output", "draft in notes.md"});
+  EXPECT_FALSE(small.contains("contextAction")) << small.dump();
+  EXPECT_EQ(small["step"], "improve") << small.dump();
+  EXPECT_EQ(b.run_json({"status"})["ralphIteration"], 1);
+  std::ofstream(transcript, std::ios::app) << reading(50100);  // 30% exactly
+  auto at = b.run_json({"advance", "--output", "r1"});
+  EXPECT_EQ(at["contextAction"], "/compact") << at.dump();
+  EXPECT_EQ(b.run_json({"status"})["ralphIteration"], 2);
+  std::ofstream(transcript, std::ios::app) << reading(48430);  // 29%: under again
+  auto under = b.run_json({"advance", "--output", "r2"});
+  EXPECT_FALSE(under.contains("contextAction")) << under.dump();
+  EXPECT_EQ(b.run_json({"status"})["ralphIteration"], 3);
 }
 
 // A FIFO where a file is expected (a template, an output file, the state file in a hostile

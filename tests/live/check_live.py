@@ -74,6 +74,10 @@ def check_thresholds(a, work, hook, model):
         elif found:
             print(f"FAIL {model}: unexpected reminder in request {k + 1}: {new_part[:300]}")
             ok = False
+    for k in sorted(want):
+        if k >= len(reqs):
+            print(f"FAIL {model}: the client made {len(reqs)} requests: request {k + 1} ('{want[k]}') never came")
+            ok = False
     return ok
 
 

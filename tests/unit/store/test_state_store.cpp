@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <vector>
 
 #include "store/state_store.hpp"
 #include "unit/temp_dir.hpp"
@@ -189,6 +190,25 @@ TEST(StateStore, DerivationsFormALineOfWork) {
   EXPECT_EQ(s->children("A")->size(), 1u);
 }
 
+// The tables of a database, from sqlite_master.
+std::vector<std::string> table_names(const std::filesystem::path& db) {
+  std::vector<std::string> out;
+  sqlite3* raw = nullptr;
+  if (sqlite3_open(db.c_str(), &raw) != SQLITE_OK) return out;
+  sqlite3_exec(
+      raw, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+      [](void* v, int, char** cols, char**) {
+        static_cast<std::vector<std::string>*>(v)->push_back(cols[0]);
+        return 0;
+      },
+      &out, nullptr);
+  sqlite3_close(raw);
+  return out;
+}
+
+// A version-1 file: what versions 2 (sessions), 3 (pending rollovers) and 4 (events, runs) added
+// is dropped and user_version set back to 1; opening it adds them all again and keeps the data
+// of version 1.
 TEST(StateStore, VersionOneDatabaseIsMigrated) {
   test::TempDir tmp;
   auto db = tmp / "state.db";
@@ -197,21 +217,37 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
     ASSERT_TRUE(s);
     ASSERT_TRUE(s->update_reminder("S", "", [](const auto&) { return std::optional<ReminderState>(ReminderState{2, 5}); }));
   }
-  // Set the version back to 1 (offset 60 of the header) and drop what version 2 added, as a
-  // version-1 file would be.
   {
-    std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(60);
-    const char v[4] = {0, 0, 0, 1};
-    f.write(v, 4);
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE sessions; DROP TABLE pending_rollovers; DROP TABLE events; DROP TABLE runs; PRAGMA user_version=1;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(raw);
+    sqlite3_close(raw);
   }
+  ASSERT_EQ(table_names(db), (std::vector<std::string>{"reminders", "status_figures", "window_facts"}));
   auto s = StateStore::open(db, 1000);
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(*s->user_version(), StateStore::kSchemaVersion);
   EXPECT_EQ((*s->reminder("S", ""))->tier, 2);  // data kept
-  EXPECT_TRUE(s->session("nobody"));           // sessions table usable
+  EXPECT_EQ(table_names(db), (std::vector<std::string>{"events", "pending_rollovers", "reminders", "runs", "sessions", "status_figures",
+                                                       "window_facts"}));
+  // Each added table is usable: lineage (2), a pending rollover with its kind (3, 4), events (4).
+  SessionRecord a;
+  a.session_id = a.line_id = "A";
+  SessionRecord b;
+  b.session_id = "B";
+  auto child = s->record_derivation(a, b, "rollover", 80, std::nullopt, "2026-11-21T12:00:00Z");
+  ASSERT_TRUE(child) << child.error().message;
+  EXPECT_EQ(child->number, 2);
+  ASSERT_TRUE(s->put_pending_rollover({"sup", "A", "B", "/p", "/c", false, "compact", "the tests"}));
+  auto p = s->pending_rollover("sup");
+  ASSERT_TRUE(p && *p);
+  EXPECT_EQ((*p)->focus, "the tests");
+  ASSERT_TRUE(s->append_event({1, "run", "R", "run_started", "{}"}));
+  EXPECT_EQ(s->events("run", "R")->size(), 1u);
 }
-
 
 // A database of schema 3 (before events, runs and the pending action's kind) gains them.
 TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {

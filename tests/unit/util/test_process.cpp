@@ -349,6 +349,28 @@ TEST(Process, ForwarderPassesASignalFromAProcessToTheChild) {
   EXPECT_EQ(now.sa_handler, SIG_DFL);
 }
 
+// A signal sent while no child is set (as between a supervisor's spawn and its set_target) is
+// not lost: it goes to the child once it is set.
+TEST(Process, ForwarderPassesASignalSentBeforeTheChildWasSet) {
+  test::TempDir tmp;
+  const fs::path ready = tmp / "ready", got = tmp / "got";
+  auto c = util::Child::spawn({{"sh", "-c", "trap 'echo USR2 > \"$GOT\"; exit 5' USR2; echo up > \"$READY\"; while :; do sleep 0.05; done"},
+                               small_env({{"READY", ready.string()}, {"GOT", got.string()}}), std::nullopt});
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(wait_for_text(ready), "up\n");
+  {
+    util::SignalForwarder fwd({SIGUSR2});
+    ASSERT_EQ(::kill(::getpid(), SIGUSR2), 0);  // no child set yet
+    fwd.set_target(c->pid());
+    auto s = c->wait_for(10s);
+    if (!s) c->terminate(2s);
+    ASSERT_TRUE(s) << "the signal sent before set_target never reached the child";
+    EXPECT_EQ(s->code, 5);
+    EXPECT_TRUE(fwd.take(SIGUSR2));
+  }
+  EXPECT_EQ(test::read_file(got), "USR2\n");
+}
+
 TEST(Process, LatchRecordsASignalUntilTaken) {
   util::SignalLatch latch(SIGUSR1);
   EXPECT_FALSE(latch.take());

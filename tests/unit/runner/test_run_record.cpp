@@ -1,0 +1,43 @@
+#include <gtest/gtest.h>
+
+#include "runner/run_record.hpp"
+#include "unit/temp_dir.hpp"
+
+namespace ctxkit::runner {
+namespace {
+namespace fs = std::filesystem;
+
+// A task id becomes one path component below tasks/: never a way out of the run's folder.
+TEST(RunRecord, SafeNameIsOnePathComponentThatStaysInside) {
+  EXPECT_EQ(RunRecord::safe_name("t1"), "t1");
+  EXPECT_EQ(RunRecord::safe_name("fix-the_parser.v2"), "fix-the_parser.v2");
+  EXPECT_EQ(RunRecord::safe_name(".."), "_");
+  EXPECT_EQ(RunRecord::safe_name("."), "_");
+  EXPECT_EQ(RunRecord::safe_name(""), "_");
+  EXPECT_EQ(RunRecord::safe_name("a/b"), "a_b");
+  EXPECT_EQ(RunRecord::safe_name("../x"), ".._x");
+  EXPECT_EQ(RunRecord::safe_name("/etc/passwd"), "_etc_passwd");
+  EXPECT_EQ(RunRecord::safe_name("a\\b c\nd"), "a_b_c_d");
+  EXPECT_EQ(RunRecord::safe_name("t\xc3\xa9"), "t__");  // each byte outside the set
+  EXPECT_EQ(RunRecord::safe_name(std::string(300, 'x')), std::string(128, 'x'));
+}
+
+TEST(RunRecord, FilesOfOddTaskIdsLandInTheirOwnFolderInsideTheRun) {
+  test::TempDir tmp;
+  const fs::path runs = tmp / "proj/.ctxkit/runs";
+  RunRecord rec(runs / "r1", {{"run_id", "r1"}});
+  ASSERT_TRUE(rec.create().has_value()) << "the run folder";
+  for (const std::string id : {"..", "../x", "a/b", "."}) {
+    auto w = rec.write_file("tasks/" + RunRecord::safe_name(id) + "/summary.md", id);
+    ASSERT_TRUE(w) << id << ": " << w.error().message;
+  }
+  EXPECT_EQ(test::read_file(runs / "r1/tasks/_/summary.md"), ".");  // ".." then "." into the same "_"
+  EXPECT_EQ(test::read_file(runs / "r1/tasks/.._x/summary.md"), "../x");
+  EXPECT_EQ(test::read_file(runs / "r1/tasks/a_b/summary.md"), "a/b");
+  EXPECT_FALSE(fs::exists(runs / "r1/summary.md"));
+  EXPECT_FALSE(fs::exists(runs / "r1/x"));
+  EXPECT_FALSE(fs::exists(runs / "r1/tasks/a"));
+}
+
+}  // namespace
+}  // namespace ctxkit::runner
