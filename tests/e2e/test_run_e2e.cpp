@@ -906,6 +906,7 @@ TEST(RunE2E, ContextMinPercentDecidesWithTheSessionsFigure) {
   for (const auto& [tokens, compacts] : {std::pair<std::string, bool>{"16700", false}, {"83500", true}}) {
     RunRig r;
     wrap_standin(r);
+    r.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
     r.tmp.write("proj/.ctxkit/workflows/gated.yaml", kGated);
     std::ofstream(r.standin_dir / "tokens") << tokens;  // 10% and 50% of 167k usable
     auto res = r.run({"--workflow", "gated", "--summary", "go"});

@@ -161,6 +161,7 @@ TEST(WorkflowE2E, RalphRoundsCompactOnlyAboveTheThreshold) {
   const std::string sid = "5d0c7a3e-2b8f-4f61-9c3a-7e1d2f4b6a80";
   const fs::path transcript = b.tmp.write("home/.claude/projects/-wt/" + sid + ".jsonl", reading(16700));  // 10% of 167k usable
   b.env.set("CLAUDE_CODE_SESSION_ID", sid);
+  b.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   ASSERT_EQ(b.run({"start", shipped("refine.yaml").string()}).exit_code, 0);
   auto small = b.run_json({"advance", "--output", "draft in notes.md"});
   EXPECT_FALSE(small.contains("contextAction")) << small.dump();

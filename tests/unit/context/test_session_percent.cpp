@@ -33,7 +33,12 @@ constexpr const char* kSid = "0b5e1a52-7c1d-4b8e-9a51-3f1f2b0c9d10";
 // The defaults: a 200,000-token window less 33,000 reserved, so 167,000 usable tokens are 100%.
 struct SessionBench {
   test::TempDir tmp;
-  util::Env env = tmp.env();
+  // The client compacts at 167k of its 200k window (it is told an auto-compact window).
+  util::Env env = [this] {
+    util::Env e = tmp.env();
+    e.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");
+    return e;
+  }();
   Locations loc = Locations::resolve(env);
   ContextConfig cfg;
   fs::path transcript(const std::string& project, const std::string& sid) const {
