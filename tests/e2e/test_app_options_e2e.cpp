@@ -312,6 +312,27 @@ TEST(AppOptions, DoctorFaultsAPluginThatIsEnabledButNotInstalled) {
       << testing::PrintToString(f);
 }
 
+// Installed as a plugin only (no ctxkit hook in settings.json): the plugin is the install, and its
+// own hooks.json is what is checked.
+TEST(AppOptions, DoctorTakesAPluginOnlyInstallAsTheInstall) {
+  Doctored d;
+  ASSERT_EQ(run_tool("ctx-settings", {"uninstall", "--settings", d.settings.string(), "--bin-dir", bin_dir()}, "", d.env).exit_code, 0);
+  json s = json::parse(read_file(d.settings));
+  s["enabledPlugins"] = {{"ctxkit@ctxkit", true}};
+  d.tmp.write("home/.claude/settings.json", s.dump(2));
+  d.tmp.write("home/.claude/plugins/installed_plugins.json",
+              json{{"version", 2}, {"plugins", {{"ctxkit@ctxkit", json::array({{{"scope", "user"}, {"installPath", CTXKIT_PLUGIN_DIR}}})}}}}
+                  .dump());
+  const auto f = d.findings("install");
+  EXPECT_NE(std::find(f.begin(), f.end(), std::string("ok plugin ctxkit@ctxkit (") + CTXKIT_PLUGIN_DIR + ")"), f.end())
+      << testing::PrintToString(f);
+  for (const auto& x : f) EXPECT_FALSE(x.starts_with("fault")) << x;
+  // The plugin's hooks are the ones checked, and none is missing.
+  const auto hooks = d.findings("hooks");
+  EXPECT_FALSE(hooks.empty());
+  for (const auto& x : hooks) EXPECT_FALSE(x.starts_with("fault")) << x;
+}
+
 // The programs beside ctx-doctor: one that never answers --version is a fault once --timeout-ms
 // (3 s) has passed, one that answers something else a warning.
 TEST(AppOptions, DoctorTellsASilentProgramAndOneOfAnotherVersion) {
