@@ -11,6 +11,7 @@
 
 #include "claude/hook_payload.hpp"
 #include "unit/json_variants.hpp"
+#include "unit/recorded_cases.hpp"
 #include "unit/temp_dir.hpp"
 
 namespace ctxkit {
@@ -19,23 +20,9 @@ using json = nlohmann::json;
 
 // Every recorded version and model, each payload as recorded and rewritten (keys reversed,
 // spaced, unknown keys added at every depth).
-struct Recorded {
-  std::string set;
-  std::optional<test::JsonVariant> variant;
-};
-
-std::vector<Recorded> recorded(const std::string& part) {
-  std::vector<Recorded> out;
-  for (const auto& set : test::fixture_sets(part)) {
-    out.push_back({set, std::nullopt});
-    for (auto v : test::all_json_variants()) out.push_back({set, v});
-  }
-  return out;
-}
-
-std::string recorded_name(const ::testing::TestParamInfo<Recorded>& info) {
-  return test::fixture_set_name(info.param.set) + "_" + (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
-}
+using test::Recorded;
+using test::recorded;
+using test::recorded_name;
 
 class RecordedHookPayloads : public ::testing::TestWithParam<Recorded> {
  protected:
