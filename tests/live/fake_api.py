@@ -285,6 +285,12 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 64  # the client opens several connections at once (subagents, probes)
 
+    def handle_error(self, request, client_address):
+        # A client that gave up on a late answer (its timeout) closed the connection: not an error.
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
 
 class FakeApi:
     """The fake API, listening on 127.0.0.1:port from construction until close()."""
