@@ -13,7 +13,8 @@ writes tests/fixtures/claude-code-<version>/limits/<case>.json, one file a case:
      "delay", "text", "times"}), "then" (the turn after, if any),
      "env" (set for the client beside the harness's), "started_epoch" (when the call started),
      "exit_code", "stdout" (the stream-json lines, as printed), "stderr", "requests" (the main
-     thread's requests to the API: [{"status", "at"} (seconds after the start)]), "seconds"}
+     thread's requests to the API: [{"status", "at"} (seconds from the start to the answer)]),
+     "seconds" (the call's)}
 Paths of this machine in the output are replaced by neutral ones. The cases run side by side (the
 client spends them waiting); the longest, the default retries, takes about 3 minutes.
 
@@ -62,6 +63,18 @@ Messages (the result's text, as printed):
     529 overloaded_error:
         API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a
         moment. If it persists, check your inference gateway (127.0.0.1:<port>).
+
+Not limits, recorded to tell them apart: a 500 api_error is retried like a 429 ("error_status":500,
+"error":"server_error") and ends "API Error: 500 Internal server error. This is a server-side
+issue, ..." (api_error_status 500); a 400 "prompt is too long" is not retried and ends "Prompt is
+too long · the request is ~250000 tokens (limit 200000) but ..." (api_error_status 400,
+terminal_reason "prompt_too_long"). An answer later than API_TIMEOUT_MS is given up and retried
+like the others ("error_status":null,"error":"unknown") and ends, with no api_error_status,
+    2.1.197: Request timed out
+    2.1.332: Request timed out. If the API is slow to answer, or a proxy or gateway holds
+             responses, set API_TIMEOUT_MS above 2000.
+so one call can hang (CLAUDE_CODE_MAX_RETRIES + 1) x API_TIMEOUT_MS (the client's default: 10
+minutes) plus the backoff (about 3 minutes for 10 retries) before the client gives up.
 """
 import argparse
 import json
