@@ -559,6 +559,7 @@ std::optional<LimitAnswer> classify_limit(const StreamResult& result, std::strin
     if (!kind && usage_event) kind = LimitKind::UsageLimit;
     if (!kind) kind = kind_of_type(result.api_error_type);
     if (!kind && result.api_error_status) kind = kind_of_status(*result.api_error_status);
+    if (!kind) return std::nullopt;  // the result says what ended the call; stderr is not asked
     said = result.text;
   }
   if (!kind) {

@@ -242,6 +242,8 @@ TEST(LimitAnswer, StderrAloneWhenThereIsNoResult) {
   ASSERT_TRUE(got);
   EXPECT_EQ(got->kind, LimitKind::Overloaded);
   EXPECT_EQ(got->message, "API Error: 529 Overloaded. Try again.");
+  // A result that names no limit is believed over stderr.
+  EXPECT_FALSE(classify_limit(failed("Request timed out"), "API Error: 529 Overloaded.\n", 1, kNow));
   // The same stderr from a call that succeeded is nothing.
   EXPECT_FALSE(classify_limit(StreamResult{}, "API Error: 529 Overloaded.\n", 0, kNow));
 }
