@@ -453,13 +453,13 @@ std::optional<int64_t> wall_time(Cursor c, int64_t now) {
 
 // The first reset a text names after "resets", "reset at", "try again in", "retry after".
 std::optional<int64_t> reset_in_text(std::string_view text, int64_t now) {
-  for (std::string_view lead : {"resets", "reset at", "reset", "try again", "retry after", "available again"}) {
+  for (std::string_view phrase : {"resets", "reset at", "reset", "try again", "retry after", "available again"}) {
     size_t at = 0;
     for (int tries = 0; tries < 8; ++tries) {
-      at = ifind(text, lead, at);
+      at = ifind(text, phrase, at);
       if (at == std::string_view::npos) break;
-      Cursor c{text, at + lead.size()};
-      at += lead.size();
+      Cursor c{text, at + phrase.size()};
+      at += phrase.size();
       c.spaces();
       if (auto secs = duration(c)) return now + *secs;
       c.word("at");
