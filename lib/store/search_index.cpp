@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 
@@ -39,6 +40,57 @@ const char* kSchema =
     "INSERT INTO fts(fts, rank) VALUES('hashsize', 16777216);";
 
 const char* kLineIndex = "CREATE INDEX IF NOT EXISTS messages_line ON messages(file_id, line);";
+
+// ctx_rank(fts, n1, n2, ...): bm25 (FTS5's own formula, k1 = 1.2, b = 0.75, lower is better) with
+// the number of messages holding each phrase of the query given by the caller. FTS5's bm25()
+// counts them itself, with a pass over each phrase's whole list of messages: for a common word,
+// over most of the index, whatever the number of rows ranked. The caller counts them up to a
+// bound and estimates beyond it (SearchIndex::search).
+void ctx_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int n_val, sqlite3_value** val) {
+  constexpr double k1 = 1.2, b = 0.75;
+  const int phrases = api->xPhraseCount(fts);
+  sqlite3_int64 rows = 0, tokens = 0;
+  int rc = api->xRowCount(fts, &rows);
+  if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
+  int size = 0;
+  if (rc == SQLITE_OK) rc = api->xColumnSize(fts, -1, &size);
+  int inst = 0;
+  if (rc == SQLITE_OK) rc = api->xInstCount(fts, &inst);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  std::vector<double> freq(static_cast<size_t>(std::max(phrases, 0)), 0.0);
+  for (int i = 0; i < inst; ++i) {
+    int phrase = 0, column = 0, offset = 0;
+    if (api->xInst(fts, i, &phrase, &column, &offset) == SQLITE_OK && phrase >= 0 && phrase < phrases) freq[static_cast<size_t>(phrase)] += 1;
+  }
+  const double n_rows = static_cast<double>(std::max<sqlite3_int64>(rows, 1));
+  const double avg = tokens > 0 ? static_cast<double>(tokens) / n_rows : 1.0;
+  double score = 0;
+  for (int i = 0; i < phrases; ++i) {
+    // A phrase the caller gave no count for counts as in every message: it weighs nothing.
+    double n = i < n_val ? sqlite3_value_double(val[i]) : n_rows;
+    n = std::clamp(n, 0.0, n_rows);
+    double idf = std::log((n_rows - n + 0.5) / (n + 0.5));
+    if (idf <= 0.0) idf = 1e-6;
+    const double f = freq[static_cast<size_t>(i)];
+    score += idf * (f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * static_cast<double>(size) / avg));
+  }
+  sqlite3_result_double(ctx, -score);
+}
+
+// Registers ctx_rank on a connection (FTS5's extension interface, reached through "SELECT fts5(?)").
+bool register_rank(sqlite3* db) {
+  fts5_api* api = nullptr;
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &s, nullptr) != SQLITE_OK) return false;
+  sqlite3_bind_pointer(s, 1, reinterpret_cast<void*>(&api), "fts5_api_ptr", nullptr);
+  sqlite3_step(s);
+  sqlite3_finalize(s);
+  if (!api || api->iVersion < 2) return false;
+  return api->xCreateFunction(api, "ctx_rank", nullptr, ctx_rank, nullptr) == SQLITE_OK;
+}
 
 }  // namespace
 
@@ -128,6 +180,7 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
   // Where a line is (archive_show): added to indexes of this schema made before it existed; a
   // no-op once it exists.
   if (auto r = idx.exec(kLineIndex); !r) return std::unexpected(r.error());
+  idx.ranks_ = register_rank(raw);
   idx.st_ = std::make_shared<Statements>(raw);
   for (Stmt* s : {&idx.st_->meta, &idx.st_->text, &idx.st_->progress})
     if (s->prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("preparing", s->prepare_rc()));
@@ -145,6 +198,7 @@ Result<SearchIndex> SearchIndex::open_read_only(const fs::path& path, int busy_t
   if (int seen = static_cast<int>(v.col_int(0)); seen != kSchemaVersion)
     return fail(fmt::format("search index {}: schema version {}, this ctxkit's is {}", path.string(), seen, kSchemaVersion),
                 Error::Kind::Invalid);
+  idx.ranks_ = register_rank(idx.db_.get());
   return idx;
 }
 
@@ -315,6 +369,15 @@ std::string make_snippet(const std::string& text, const std::string& words) {
 
 std::string SearchIndex::fts_query(const std::string& words) {
   std::string out;
+  for (const auto& p : fts_phrases(words)) {
+    if (!out.empty()) out += ' ';
+    out += p;
+  }
+  return out;
+}
+
+std::vector<std::string> SearchIndex::fts_phrases(const std::string& words) {
+  std::vector<std::string> out;
   size_t i = 0;
   while (i < words.size()) {
     while (i < words.size() && std::isspace(static_cast<unsigned char>(words[i]))) ++i;
@@ -325,8 +388,7 @@ std::string SearchIndex::fts_query(const std::string& words) {
     std::string quoted = "\"";
     for (char c : w) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
     quoted += '"';
-    if (!out.empty()) out += ' ';
-    out += quoted;
+    out.push_back(std::move(quoted));
   }
   return out;
 }
@@ -405,7 +467,25 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
       return std::unexpected(error("searching", rc));
     }
   }
-  std::string sql = std::string("SELECT f.session_id, f.project, m.line, m.timestamp, m.role, ") + (ranked ? "bm25(fts)" : "0.0") +
+  // The rank: bm25 with each phrase's number of messages counted up to kPhraseSample (the newest)
+  // and, beyond, estimated from how densely those newest matches lie among the newest messages.
+  // bm25() itself would count them over the whole index (tens of milliseconds for a word most
+  // messages hold); the estimate only matters for such words, whose weight is near nothing.
+  std::string rank_sql = "bm25(fts)";
+  std::vector<double> counts;
+  if (ranked && ranks_) {
+    auto phrase_counts = this->phrase_counts(fts_phrases(q.words));
+    if (!phrase_counts) return std::unexpected(phrase_counts.error());
+    // A word without a token (punctuation alone) is no phrase of FTS5's: it drops it from the
+    // query, so its count (none) is left out too.
+    for (double c : *phrase_counts)
+      if (c > 0) counts.push_back(c);
+    // The counts are numbers of this function's own making: written into the SQL as they are.
+    rank_sql = "ctx_rank(fts";
+    for (double c : counts) rank_sql += fmt::format(", {:.1f}", c);
+    rank_sql += ")";
+  }
+  std::string sql = std::string("SELECT f.session_id, f.project, m.line, m.timestamp, m.role, ") + (ranked ? rank_sql : "0.0") +
                     ", f.path, m.offset "
                     // CROSS JOIN keeps the FTS5 match the outer loop (SQLite would otherwise scan messages).
                     "FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
@@ -413,7 +493,7 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
   int n = 2;
   if (floor_rowid > 0) sql += fmt::format(" AND fts.rowid >= ?{}", n++);
   sql += filter_sql(q, n);
-  sql += ranked ? fmt::format(" ORDER BY bm25(fts) LIMIT ?{}", n) : fmt::format(" ORDER BY fts.rowid DESC LIMIT ?{}", n);
+  sql += ranked ? fmt::format(" ORDER BY 6 LIMIT ?{}", n) : fmt::format(" ORDER BY fts.rowid DESC LIMIT ?{}", n);
   Stmt s(db_.get(), sql);
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
   int k = 1;
@@ -437,6 +517,35 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
     result.hits.push_back(std::move(h));
   }
   return result;
+}
+
+Result<std::vector<double>> SearchIndex::phrase_counts(const std::vector<std::string>& phrases, int64_t sample) {
+  std::vector<double> out;
+  int64_t newest = 0;
+  {
+    Stmt m(db_.get(), "SELECT max(id) FROM messages");
+    if (m.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", m.prepare_rc()));
+    if (int rc = m.step(); rc != SQLITE_ROW) return std::unexpected(error("searching", rc));
+    newest = m.col_int(0);
+  }
+  Stmt c(db_.get(), "SELECT count(*), min(rowid) FROM (SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)");
+  if (c.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", c.prepare_rc()));
+  for (const auto& phrase : phrases) {
+    c.bind(1, phrase);
+    c.bind(2, sample);
+    int rc = c.step();
+    if (rc != SQLITE_ROW) {
+      c.reset();
+      return std::unexpected(error("searching", rc));
+    }
+    const int64_t found = c.col_int(0), oldest = c.col_int(1);
+    c.reset();
+    // Fewer than `sample`: the exact count. Else that many in the stretch of rows from the oldest
+    // of them to the newest message, scaled to the whole index.
+    if (found < sample || oldest <= 0 || newest < oldest) out.push_back(static_cast<double>(found));
+    else out.push_back(static_cast<double>(found) * static_cast<double>(newest) / static_cast<double>(newest - oldest + 1));
+  }
+  return out;
 }
 
 Result<int64_t> SearchIndex::token_documents(const std::string& token) {
