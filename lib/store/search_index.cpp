@@ -46,36 +46,57 @@ const char* kLineIndex = "CREATE INDEX IF NOT EXISTS messages_line ON messages(f
 // counts them itself, with a pass over each phrase's whole list of messages: for a common word,
 // over most of the index, whatever the number of rows ranked. The caller counts them up to a
 // bound and estimates beyond it (SearchIndex::search).
+// The index's row count and mean message length, read once per query (FTS5 reads them again at
+// every call otherwise).
+struct RankTotals {
+  double rows = 1;
+  double avg = 1;
+};
+
 void ctx_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int n_val, sqlite3_value** val) {
   constexpr double k1 = 1.2, b = 0.75;
-  const int phrases = api->xPhraseCount(fts);
-  sqlite3_int64 rows = 0, tokens = 0;
-  int rc = api->xRowCount(fts, &rows);
-  if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
+  auto* totals = static_cast<RankTotals*>(api->xGetAuxdata(fts, 0));
+  if (!totals) {
+    sqlite3_int64 rows = 0, tokens = 0;
+    int rc = api->xRowCount(fts, &rows);
+    if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
+    if (rc != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, rc);
+      return;
+    }
+    totals = new RankTotals;
+    totals->rows = static_cast<double>(std::max<sqlite3_int64>(rows, 1));
+    totals->avg = tokens > 0 ? static_cast<double>(tokens) / totals->rows : 1.0;
+    if (api->xSetAuxdata(fts, totals, [](void* p) { delete static_cast<RankTotals*>(p); }) != SQLITE_OK) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+  }
   int size = 0;
-  if (rc == SQLITE_OK) rc = api->xColumnSize(fts, -1, &size);
-  int inst = 0;
-  if (rc == SQLITE_OK) rc = api->xInstCount(fts, &inst);
-  if (rc != SQLITE_OK) {
+  if (int rc = api->xColumnSize(fts, -1, &size); rc != SQLITE_OK) {
     sqlite3_result_error_code(ctx, rc);
     return;
   }
-  std::vector<double> freq(static_cast<size_t>(std::max(phrases, 0)), 0.0);
-  for (int i = 0; i < inst; ++i) {
-    int phrase = 0, column = 0, offset = 0;
-    if (api->xInst(fts, i, &phrase, &column, &offset) == SQLITE_OK && phrase >= 0 && phrase < phrases) freq[static_cast<size_t>(phrase)] += 1;
-  }
-  const double n_rows = static_cast<double>(std::max<sqlite3_int64>(rows, 1));
-  const double avg = tokens > 0 ? static_cast<double>(tokens) / n_rows : 1.0;
+  const double norm = k1 * (1.0 - b + b * static_cast<double>(size) / totals->avg);
+  const int phrases = api->xPhraseCount(fts);
   double score = 0;
   for (int i = 0; i < phrases; ++i) {
+    // How often the phrase occurs in this message (its positions, walked directly).
+    double f = 0;
+    Fts5PhraseIter it;
+    int column = 0, offset = 0;
+    if (int rc = api->xPhraseFirst(fts, i, &it, &column, &offset); rc != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, rc);
+      return;
+    }
+    for (; column >= 0; api->xPhraseNext(fts, &it, &column, &offset)) f += 1;
+    if (f == 0) continue;
     // A phrase the caller gave no count for counts as in every message: it weighs nothing.
-    double n = i < n_val ? sqlite3_value_double(val[i]) : n_rows;
-    n = std::clamp(n, 0.0, n_rows);
-    double idf = std::log((n_rows - n + 0.5) / (n + 0.5));
+    double n = i < n_val ? sqlite3_value_double(val[i]) : totals->rows;
+    n = std::clamp(n, 0.0, totals->rows);
+    double idf = std::log((totals->rows - n + 0.5) / (n + 0.5));
     if (idf <= 0.0) idf = 1e-6;
-    const double f = freq[static_cast<size_t>(i)];
-    score += idf * (f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * static_cast<double>(size) / avg));
+    score += idf * (f * (k1 + 1.0)) / (f + norm);
   }
   sqlite3_result_double(ctx, -score);
 }

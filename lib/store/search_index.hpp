@@ -80,7 +80,7 @@ class SearchIndex {
   static constexpr int kSchemaVersion = 3;
   // At most this many matching messages (the newest) are ranked, so that a query of common words
   // costs the same whatever the archive's size.
-  static constexpr int64_t kMaxRanked = 4000;
+  static constexpr int64_t kMaxRanked = 1000;
 
   // Opens or creates the index at `path` (0600, WAL, busy timeout). A file SQLite reports as not a
   // database or corrupt is an error of kind Corrupt. An index of an older schema is emptied (it is
@@ -146,7 +146,7 @@ class SearchIndex {
   // How many messages hold each of `phrases` (FTS5 queries), in the order given: counted up to
   // `sample`, and beyond estimated from the stretch of rows the newest `sample` of them lie in
   // (the rank's document frequencies, at a bounded cost).
-  static constexpr int64_t kPhraseSample = 2000;
+  static constexpr int64_t kPhraseSample = 1000;
   Result<std::vector<double>> phrase_counts(const std::vector<std::string>& phrases, int64_t sample = kPhraseSample);
 
  private:
