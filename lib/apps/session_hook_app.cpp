@@ -2,11 +2,12 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <functional>
 
 #include <fmt/core.h>
 
@@ -27,8 +28,6 @@
 #include "util/one_line.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
-
-extern char** environ;
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -58,38 +57,29 @@ bool archiver_queued(const fs::path& transcript, const Locations& loc) {
   return held;
 }
 
-// Starts `argv` (argv[0] an absolute path) detached as util::detach runs work: a new session,
-// stdin/stdout/stderr on /dev/null, signals at their defaults; but with one posix_spawn, so this
-// process is not copied and waits for no intermediate child (the hook returns at once). The
-// child is reparented when the hook exits. False when it could not be started.
-bool spawn_detached(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  for (int fd = 0; fd <= 2; ++fd) posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", O_RDWR, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
-  pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, args.front(), &fa, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  return rc == 0;
-}
-
-// This program's own path, when it is ctx-session-hook (the indexer is started as it).
-std::optional<std::string> own_program() {
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec || self.filename() != kTool) return std::nullopt;
-  return self.string();
+// Runs `work` in a child of this process, in a new session, once this hook's own output is over:
+// its stdin, stdout and stderr are put on /dev/null before the fork, so the child never holds
+// the client's pipes, and this process waits neither for the child nor for it to be scheduled
+// (util::detach waits for an intermediate child, and posix_spawn for the child's exec: on a
+// loaded machine that wait was most of what the hook cost). For the end of a hook only: nothing
+// written after it is seen. When fork fails, `work` runs here.
+void detach_after_output(const std::function<void()>& work, AppContext& ctx) {
+  ctx.out.flush();
+  ctx.err.flush();
+  std::fflush(nullptr);
+  if (int null = ::open("/dev/null", O_RDWR | O_CLOEXEC); null >= 0) {
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::close(null);
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setsid();
+    work();
+    ::_exit(0);
+  }
+  if (pid < 0) work();
 }
 
 }  // namespace
@@ -98,22 +88,14 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   CLI::App app{"SessionStart/Stop/PreCompact/SessionEnd hook: records sessions, hands rollovers to the supervisor, archives and indexes "
                "sessions (after every turn, before a compaction, at the end)."};
   app.name(kTool);
-  std::string event, live_transcript, live_cwd;
+  std::string event;
   bool foreground = false, show_version = false;
   app.add_option("event", event, "hook event name (informational)");
   app.add_flag("--foreground", foreground, "archive in this process instead of a detached one");
-  // What the Stop and PreCompact hooks start detached: archive and index this live transcript.
-  app.add_option("--archive-live", live_transcript)->group("");
-  app.add_option("--cwd", live_cwd)->group("");
   app.add_flag("--version", show_version, "print the version");
   if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
   if (show_version) {
     ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
-  }
-  if (!live_transcript.empty()) {
-    Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, live_cwd)});
-    archive_live(live_transcript, cfg.locations(ctx.env), cfg.archive);
     return 0;
   }
   auto payload = read_hook_payload(ctx, kTool);
@@ -124,6 +106,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   const std::string& ev = payload->hook_event_name;
   const fs::path transcript(payload->transcript_path);
   std::string note;
+  std::function<void()> after_output;  // detached once the hook's output is over
 
   if (ev == "SessionStart") {
     if (auto store = open_state(loc, cfg, note)) {
@@ -155,21 +138,15 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       }
     }
     // The live session searchable: its new lines archived (appended to the archived copy) and
-    // indexed by the detached, resumable indexer, so this hook returns at once. The indexer is
-    // this program started anew (one posix_spawn, no copy of this process to wait for), and not
-    // started at all when one already waits to archive this session.
+    // indexed by the detached, resumable indexer, so this hook returns at once. It is started
+    // once this hook's output is over (below), and not at all when an archiver of this session
+    // already waits for the one at work.
     std::error_code ec;
     if (!payload->transcript_path.empty() && fs::is_regular_file(transcript, ec)) {
       const ArchiveConfig archive_cfg = cfg.archive;
       auto work = [transcript, loc, archive_cfg] { archive_live(transcript, loc, archive_cfg); };
-      if (foreground) {
-        work();
-      } else if (!archiver_queued(transcript, loc)) {
-        auto self = own_program();
-        std::vector<std::string> argv{self.value_or(""), "--archive-live", transcript.string()};
-        if (!payload->cwd.empty()) argv.insert(argv.end(), {"--cwd", payload->cwd});
-        if (!self || !spawn_detached(argv)) util::detach(work);
-      }
+      if (foreground) work();
+      else if (!archiver_queued(transcript, loc)) after_output = work;
     }
   } else if (ev == "SessionEnd") {
     std::error_code ec;
@@ -207,6 +184,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     note = fmt::format("note: ignoring a '{}' payload (this hook handles SessionStart, Stop, PreCompact and SessionEnd)", ev.empty() ? "unnamed" : ev);
   }
   if (!note.empty()) print_note(ctx.err, kTool, note);
+  if (after_output) detach_after_output(after_output, ctx);
   return 0;
 }
 
