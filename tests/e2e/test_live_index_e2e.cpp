@@ -95,7 +95,12 @@ TEST(LiveIndex, TheDetachedArchiverTheStopHookStartsArchivesAndIndexesTheTurn) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_TRUE(fs::exists(archived));
   EXPECT_EQ(read_file(archived), read_file(s.transcript));
+  // Indexed by the same archiver, after the copy: found once it has committed.
   json hits = search(s.env, "MARMOT_CEDAR_4471");
+  while (hits.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    hits = search(s.env, "MARMOT_CEDAR_4471");
+  }
   ASSERT_EQ(hits.size(), 1u) << hits.dump();
   EXPECT_EQ(hits[0]["line"], lines_of(s.transcript));
 }
