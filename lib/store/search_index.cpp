@@ -397,6 +397,18 @@ std::string SearchIndex::fts_query(const std::string& words) {
   return out;
 }
 
+std::string SearchIndex::query_too_long(const std::string& words) {
+  if (words.size() > kMaxQueryBytes) return fmt::format("the query is {} bytes long; give at most {}", words.size(), kMaxQueryBytes);
+  size_t n = 0;
+  for (size_t i = 0; i < words.size();) {
+    while (i < words.size() && std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+    if (i < words.size()) ++n;
+    while (i < words.size() && !std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+  }
+  if (n > kMaxQueryWords) return fmt::format("the query has {} words; give at most {}", n, kMaxQueryWords);
+  return {};
+}
+
 std::vector<std::string> SearchIndex::fts_phrases(const std::string& words) {
   std::vector<std::string> out;
   size_t i = 0;
@@ -451,6 +463,7 @@ void bind_filters(sqlite::Stmt& s, const SearchQuery& q, int& k) {
 }  // namespace
 
 Result<int64_t> SearchIndex::count_matches(const SearchQuery& q, int64_t up_to) {
+  if (auto why = query_too_long(q.words); !why.empty()) return fail(why, Error::Kind::Invalid);
   std::string match = fts_query(q.words);
   if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
   int n = 2;
@@ -470,6 +483,7 @@ Result<int64_t> SearchIndex::count_matches(const SearchQuery& q, int64_t up_to) 
 }
 
 Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranked, bool ranked) {
+  if (auto why = query_too_long(q.words); !why.empty()) return fail(why, Error::Kind::Invalid);
   std::string match = fts_query(q.words);
   if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
   SearchResult result;

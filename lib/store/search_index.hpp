@@ -81,6 +81,13 @@ class SearchIndex {
   // At most this many matching messages (the newest) are ranked, so that a query of common words
   // costs the same whatever the archive's size.
   static constexpr int64_t kMaxRanked = 1000;
+  // The most words and bytes a query may have (each word is a phrase FTS5 walks the list of
+  // messages of, per token: a query of a word said ten thousand times would keep it busy for
+  // minutes).
+  static constexpr size_t kMaxQueryWords = 64;
+  static constexpr size_t kMaxQueryBytes = 2048;
+  // Why `words` is too long to search, or empty when it is not.
+  static std::string query_too_long(const std::string& words);
 
   // Opens or creates the index at `path` (0600, WAL, busy timeout). A file SQLite reports as not a
   // database or corrupt is an error of kind Corrupt. An index of an older schema is emptied (it is
