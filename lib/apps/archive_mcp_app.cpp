@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cmath>
+
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -84,7 +86,10 @@ std::optional<std::string> string_arg(const json& a, const char* key, std::strin
 std::optional<int64_t> int_arg(const json& a, const char* key, int64_t fallback, int64_t lo, int64_t hi, std::string& error) {
   auto it = a.find(key);
   if (it == a.end() || it->is_null()) return fallback;
-  if (!it->is_number_integer() && !(it->is_number_float() && it->get<double>() == static_cast<double>(static_cast<int64_t>(it->get<double>())))) {
+  // A float is taken when it is a whole number within int64's range (casting one outside it is
+  // undefined).
+  auto whole = [](double d) { return std::isfinite(d) && d >= -9.2e18 && d <= 9.2e18 && d == std::trunc(d); };
+  if (!it->is_number_integer() && !(it->is_number_float() && whole(it->get<double>()))) {
     error = fmt::format("{} must be an integer", key);
     return std::nullopt;
   }
@@ -105,6 +110,7 @@ mcp::ToolResult search(ArchiveRecall& recall, const json& a) {
   auto limit = int_arg(a, "limit", 10, 1, 50, error);
   if (!error.empty()) return tool_error(error);
   if (query->find_first_not_of(" \t\r\n") == std::string::npos) return tool_error("query is empty: give the words to find");
+  if (auto why = SearchIndex::query_too_long(*query); !why.empty()) return tool_error(why);
   SearchQuery q;
   q.words = *query;
   q.project = *project;

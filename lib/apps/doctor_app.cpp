@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/archive_tool.hpp"
 #include "apps/cli.hpp"
 #include "archive/indexer.hpp"
 #include "claude/install_check.hpp"
@@ -218,19 +219,35 @@ void check_status_line(Doctor& d, const json& settings) {
   d.add("status line", Status::Ok, fmt::format("ctx-status ({})", words->front()));
 }
 
-void check_mcp(Doctor& d, const std::vector<McpServerFound>& servers, const std::string& where) {
+// One of ctxkit's MCP servers: `what` names it, `program` is what it runs.
+struct McpServerKind {
+  const char* what;
+  const char* program;
+  const char* name;  // its name in "mcpServers" when ctxkit registers it
+};
+constexpr McpServerKind kWorkflowMcp{"the workflow MCP server", "ctx-workflow-mcp", "ctxkit-workflow"};
+constexpr McpServerKind kArchiveMcp{"the archive's search MCP server", "ctx-archive-mcp", kArchiveServer};
+
+// How to register that server in the user's MCP configuration.
+std::string register_command(const Doctor& d, const McpServerKind& kind, bool replace) {
+  std::string cmd = fmt::format("ctx-workflow-mcp register --config {}", util::shell_quote(d.claude_json_path.string()));
+  if (std::string_view(kind.program) != kWorkflowMcp.program)
+    cmd += fmt::format(" --name {} --command {}", kind.name, util::shell_quote((d.bin_dir / kind.program).string()));
+  return replace ? cmd + " --replace" : cmd;
+}
+
+void check_mcp(Doctor& d, const std::vector<McpServerFound>& servers, const std::string& where, const McpServerKind& kind) {
   if (servers.empty()) {
-    d.add("mcp", Status::Fault, fmt::format("the workflow MCP server (ctx-workflow-mcp) is not registered in {}", where),
-          fmt::format("ctx-workflow-mcp register --config {}", util::shell_quote(d.claude_json_path.string())));
+    d.add("mcp", Status::Fault, fmt::format("{} ({}) is not registered in {}", kind.what, kind.program, where),
+          register_command(d, kind, false));
     return;
   }
   if (servers.size() > 1)
-    d.add("mcp", Status::Warning, fmt::format("ctx-workflow-mcp is registered {} times in {}", servers.size(), where),
+    d.add("mcp", Status::Warning, fmt::format("{} is registered {} times in {}", kind.program, servers.size(), where),
           "keep one entry in \"mcpServers\"");
   const auto& s = servers.front();
   if (auto why = not_runnable(s.argv.front()); !why.empty()) {
-    d.add("mcp", Status::Fault, fmt::format("MCP server '{}': {}", s.name, why),
-          fmt::format("ctx-workflow-mcp register --config {} --replace", util::shell_quote(d.claude_json_path.string())));
+    d.add("mcp", Status::Fault, fmt::format("MCP server '{}': {}", s.name, why), register_command(d, kind, true));
     return;
   }
   util::ProcessSpec spec;
@@ -502,20 +519,27 @@ void check_install(Doctor& d) {
   }
   check_status_line(d, *settings);
 
+  // Both MCP servers, each where its install puts it: the user's MCP configuration (install.sh,
+  // ctx-settings install) or the plugin's .mcp.json.
   auto claude_json = read_json_file(d.claude_json_path);
-  std::vector<McpServerFound> servers;
-  std::string mcp_where = d.claude_json_path.string();
   if (!claude_json) d.add("mcp", Status::Fault, claude_json.error().message, "fix the file (Claude Code ignores it as it is)");
-  else servers = find_mcp_servers(*claude_json, "ctx-workflow-mcp", d.home);
+  std::optional<json> plugin_mcp;
+  fs::path mcp_file;
   if (by_plugin) {
-    fs::path mcp_file = fs::path(plugin_root) / ".mcp.json";
-    if (auto doc = read_json_file(mcp_file)) {
-      auto more = find_mcp_servers(*doc, "ctx-workflow-mcp", d.home, plugin_root);
+    mcp_file = fs::path(plugin_root) / ".mcp.json";
+    if (auto doc = read_json_file(mcp_file)) plugin_mcp = std::move(*doc);
+  }
+  for (const McpServerKind* kind : {&kWorkflowMcp, &kArchiveMcp}) {
+    if (!claude_json) break;
+    std::vector<McpServerFound> servers = find_mcp_servers(*claude_json, kind->program, d.home);
+    std::string mcp_where = d.claude_json_path.string();
+    if (plugin_mcp) {
+      auto more = find_mcp_servers(*plugin_mcp, kind->program, d.home, plugin_root);
       servers.insert(servers.end(), more.begin(), more.end());
       mcp_where += " or " + mcp_file.string();
     }
+    check_mcp(d, servers, mcp_where, *kind);
   }
-  if (claude_json) check_mcp(d, servers, mcp_where);
 
   std::string status_command;
   if (settings->is_object() && settings->contains("statusLine") && (*settings)["statusLine"].is_object())

@@ -1,6 +1,13 @@
 #include "apps/session_hook_app.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <functional>
 
 #include <fmt/core.h>
 
@@ -12,6 +19,7 @@
 #include "claude/hook_response.hpp"
 #include "rollover/rollover.hpp"
 #include "rollover/supervisor.hpp"
+#include "archive/archive.hpp"
 #include "archive/session_archiver.hpp"
 #include "store/state_store.hpp"
 #include "apps/cli.hpp"
@@ -26,6 +34,53 @@ namespace fs = std::filesystem;
 
 namespace {
 constexpr const char* kTool = "ctx-session-hook";
+
+// The live session's new lines archived and indexed (what the Stop and PreCompact hooks start).
+void archive_live(const fs::path& transcript, const Locations& loc, const ArchiveConfig& archive_cfg) {
+  auto r = archive_session(transcript, loc, archive_cfg, /*queue_once=*/true);
+  if (r && !r->indexed && !r->project_excluded && !r->queued_behind) run_indexer(loc, archive_cfg, /*queue_once=*/true);
+  if (!r && util::make_private_dirs(loc.state_dir))
+    (void)util::append_private_line(loc.archive_log(), fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
+                                                                   util::one_line(transcript.string()), util::one_line(r.error().message)));
+}
+
+// Whether an archiver of this session already waits for the one at work (it holds the session's
+// queue lock): it reads the transcript's size once it starts, so it archives this turn too, and
+// another would only find the queue taken and leave.
+bool archiver_queued(const fs::path& transcript, const Locations& loc) {
+  const auto where = archive_location(loc, transcript.parent_path().filename().string(), transcript.stem().string());
+  const fs::path queue = where.transcript.parent_path() / ("." + transcript.stem().string() + ".queue");
+  int fd = ::open(queue.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases it when this process took it
+  return held;
+}
+
+// Runs `work` in a child of this process, in a new session, once this hook's own output is over:
+// its stdin, stdout and stderr are put on /dev/null before the fork, so the child never holds
+// the client's pipes, and this process waits neither for the child nor for it to be scheduled
+// (util::detach waits for an intermediate child, and posix_spawn for the child's exec: on a
+// loaded machine that wait was most of what the hook cost). For the end of a hook only: nothing
+// written after it is seen. When fork fails, `work` runs here.
+void detach_after_output(const std::function<void()>& work, AppContext& ctx) {
+  ctx.out.flush();
+  ctx.err.flush();
+  std::fflush(nullptr);
+  if (int null = ::open("/dev/null", O_RDWR | O_CLOEXEC); null >= 0) {
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::close(null);
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setsid();
+    work();
+    ::_exit(0);
+  }
+  if (pid < 0) work();
+}
 
 }  // namespace
 
@@ -51,6 +106,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   const std::string& ev = payload->hook_event_name;
   const fs::path transcript(payload->transcript_path);
   std::string note;
+  std::function<void()> after_output;  // detached once the hook's output is over
 
   if (ev == "SessionStart") {
     if (auto store = open_state(loc, cfg, note)) {
@@ -82,19 +138,15 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       }
     }
     // The live session searchable: its new lines archived (appended to the archived copy) and
-    // indexed by the detached, resumable indexer, so this hook returns at once.
+    // indexed by the detached, resumable indexer, so this hook returns at once. It is started
+    // once this hook's output is over (below), and not at all when an archiver of this session
+    // already waits for the one at work.
     std::error_code ec;
     if (!payload->transcript_path.empty() && fs::is_regular_file(transcript, ec)) {
       const ArchiveConfig archive_cfg = cfg.archive;
-      auto work = [transcript, loc, archive_cfg] {
-        auto r = archive_session(transcript, loc, archive_cfg, /*queue_once=*/true);
-        if (r && !r->indexed && !r->project_excluded && !r->queued_behind) run_indexer(loc, archive_cfg, /*queue_once=*/true);
-        if (!r && util::make_private_dirs(loc.state_dir))
-          (void)util::append_private_line(loc.archive_log(), fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
-                                                                         util::one_line(transcript.string()), util::one_line(r.error().message)));
-      };
+      auto work = [transcript, loc, archive_cfg] { archive_live(transcript, loc, archive_cfg); };
       if (foreground) work();
-      else util::detach(work);
+      else if (!archiver_queued(transcript, loc)) after_output = work;
     }
   } else if (ev == "SessionEnd") {
     std::error_code ec;
@@ -132,6 +184,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     note = fmt::format("note: ignoring a '{}' payload (this hook handles SessionStart, Stop, PreCompact and SessionEnd)", ev.empty() ? "unnamed" : ev);
   }
   if (!note.empty()) print_note(ctx.err, kTool, note);
+  if (after_output) detach_after_output(after_output, ctx);
   return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 
@@ -39,6 +40,78 @@ const char* kSchema =
     "INSERT INTO fts(fts, rank) VALUES('hashsize', 16777216);";
 
 const char* kLineIndex = "CREATE INDEX IF NOT EXISTS messages_line ON messages(file_id, line);";
+
+// ctx_rank(fts, n1, n2, ...): bm25 (FTS5's own formula, k1 = 1.2, b = 0.75, lower is better) with
+// the number of messages holding each phrase of the query given by the caller. FTS5's bm25()
+// counts them itself, with a pass over each phrase's whole list of messages: for a common word,
+// over most of the index, whatever the number of rows ranked. The caller counts them up to a
+// bound and estimates beyond it (SearchIndex::search).
+// The index's row count and mean message length, read once per query (FTS5 reads them again at
+// every call otherwise).
+struct RankTotals {
+  double rows = 1;
+  double avg = 1;
+};
+
+void ctx_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int n_val, sqlite3_value** val) {
+  constexpr double k1 = 1.2, b = 0.75;
+  auto* totals = static_cast<RankTotals*>(api->xGetAuxdata(fts, 0));
+  if (!totals) {
+    sqlite3_int64 rows = 0, tokens = 0;
+    int rc = api->xRowCount(fts, &rows);
+    if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
+    if (rc != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, rc);
+      return;
+    }
+    totals = new RankTotals;
+    totals->rows = static_cast<double>(std::max<sqlite3_int64>(rows, 1));
+    totals->avg = tokens > 0 ? static_cast<double>(tokens) / totals->rows : 1.0;
+    if (api->xSetAuxdata(fts, totals, [](void* p) { delete static_cast<RankTotals*>(p); }) != SQLITE_OK) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+  }
+  int size = 0;
+  if (int rc = api->xColumnSize(fts, -1, &size); rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  const double norm = k1 * (1.0 - b + b * static_cast<double>(size) / totals->avg);
+  const int phrases = api->xPhraseCount(fts);
+  double score = 0;
+  for (int i = 0; i < phrases; ++i) {
+    // How often the phrase occurs in this message (its positions, walked directly).
+    double f = 0;
+    Fts5PhraseIter it;
+    int column = 0, offset = 0;
+    if (int rc = api->xPhraseFirst(fts, i, &it, &column, &offset); rc != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, rc);
+      return;
+    }
+    for (; column >= 0; api->xPhraseNext(fts, &it, &column, &offset)) f += 1;
+    if (f == 0) continue;
+    // A phrase the caller gave no count for counts as in every message: it weighs nothing.
+    double n = i < n_val ? sqlite3_value_double(val[i]) : totals->rows;
+    n = std::clamp(n, 0.0, totals->rows);
+    double idf = std::log((totals->rows - n + 0.5) / (n + 0.5));
+    if (idf <= 0.0) idf = 1e-6;
+    score += idf * (f * (k1 + 1.0)) / (f + norm);
+  }
+  sqlite3_result_double(ctx, -score);
+}
+
+// Registers ctx_rank on a connection (FTS5's extension interface, reached through "SELECT fts5(?)").
+bool register_rank(sqlite3* db) {
+  fts5_api* api = nullptr;
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &s, nullptr) != SQLITE_OK) return false;
+  sqlite3_bind_pointer(s, 1, reinterpret_cast<void*>(&api), "fts5_api_ptr", nullptr);
+  sqlite3_step(s);
+  sqlite3_finalize(s);
+  if (!api || api->iVersion < 2) return false;
+  return api->xCreateFunction(api, "ctx_rank", nullptr, ctx_rank, nullptr) == SQLITE_OK;
+}
 
 }  // namespace
 
@@ -128,6 +201,7 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
   // Where a line is (archive_show): added to indexes of this schema made before it existed; a
   // no-op once it exists.
   if (auto r = idx.exec(kLineIndex); !r) return std::unexpected(r.error());
+  idx.ranks_ = register_rank(raw);
   idx.st_ = std::make_shared<Statements>(raw);
   for (Stmt* s : {&idx.st_->meta, &idx.st_->text, &idx.st_->progress})
     if (s->prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("preparing", s->prepare_rc()));
@@ -145,6 +219,7 @@ Result<SearchIndex> SearchIndex::open_read_only(const fs::path& path, int busy_t
   if (int seen = static_cast<int>(v.col_int(0)); seen != kSchemaVersion)
     return fail(fmt::format("search index {}: schema version {}, this ctxkit's is {}", path.string(), seen, kSchemaVersion),
                 Error::Kind::Invalid);
+  idx.ranks_ = register_rank(idx.db_.get());
   return idx;
 }
 
@@ -315,6 +390,27 @@ std::string make_snippet(const std::string& text, const std::string& words) {
 
 std::string SearchIndex::fts_query(const std::string& words) {
   std::string out;
+  for (const auto& p : fts_phrases(words)) {
+    if (!out.empty()) out += ' ';
+    out += p;
+  }
+  return out;
+}
+
+std::string SearchIndex::query_too_long(const std::string& words) {
+  if (words.size() > kMaxQueryBytes) return fmt::format("the query is {} bytes long; give at most {}", words.size(), kMaxQueryBytes);
+  size_t n = 0;
+  for (size_t i = 0; i < words.size();) {
+    while (i < words.size() && std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+    if (i < words.size()) ++n;
+    while (i < words.size() && !std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+  }
+  if (n > kMaxQueryWords) return fmt::format("the query has {} words; give at most {}", n, kMaxQueryWords);
+  return {};
+}
+
+std::vector<std::string> SearchIndex::fts_phrases(const std::string& words) {
+  std::vector<std::string> out;
   size_t i = 0;
   while (i < words.size()) {
     while (i < words.size() && std::isspace(static_cast<unsigned char>(words[i]))) ++i;
@@ -325,8 +421,7 @@ std::string SearchIndex::fts_query(const std::string& words) {
     std::string quoted = "\"";
     for (char c : w) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
     quoted += '"';
-    if (!out.empty()) out += ' ';
-    out += quoted;
+    out.push_back(std::move(quoted));
   }
   return out;
 }
@@ -368,6 +463,7 @@ void bind_filters(sqlite::Stmt& s, const SearchQuery& q, int& k) {
 }  // namespace
 
 Result<int64_t> SearchIndex::count_matches(const SearchQuery& q, int64_t up_to) {
+  if (auto why = query_too_long(q.words); !why.empty()) return fail(why, Error::Kind::Invalid);
   std::string match = fts_query(q.words);
   if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
   int n = 2;
@@ -387,6 +483,7 @@ Result<int64_t> SearchIndex::count_matches(const SearchQuery& q, int64_t up_to) 
 }
 
 Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranked, bool ranked) {
+  if (auto why = query_too_long(q.words); !why.empty()) return fail(why, Error::Kind::Invalid);
   std::string match = fts_query(q.words);
   if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
   SearchResult result;
@@ -405,7 +502,25 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
       return std::unexpected(error("searching", rc));
     }
   }
-  std::string sql = std::string("SELECT f.session_id, f.project, m.line, m.timestamp, m.role, ") + (ranked ? "bm25(fts)" : "0.0") +
+  // The rank: bm25 with each phrase's number of messages counted up to kPhraseSample (the newest)
+  // and, beyond, estimated from how densely those newest matches lie among the newest messages.
+  // bm25() itself would count them over the whole index (tens of milliseconds for a word most
+  // messages hold); the estimate only matters for such words, whose weight is near nothing.
+  std::string rank_sql = "bm25(fts)";
+  std::vector<double> counts;
+  if (ranked && ranks_) {
+    auto phrase_counts = this->phrase_counts(fts_phrases(q.words));
+    if (!phrase_counts) return std::unexpected(phrase_counts.error());
+    // A word without a token (punctuation alone) is no phrase of FTS5's: it drops it from the
+    // query, so its count (none) is left out too.
+    for (double c : *phrase_counts)
+      if (c > 0) counts.push_back(c);
+    // The counts are numbers of this function's own making: written into the SQL as they are.
+    rank_sql = "ctx_rank(fts";
+    for (double c : counts) rank_sql += fmt::format(", {:.1f}", c);
+    rank_sql += ")";
+  }
+  std::string sql = std::string("SELECT f.session_id, f.project, m.line, m.timestamp, m.role, ") + (ranked ? rank_sql : "0.0") +
                     ", f.path, m.offset "
                     // CROSS JOIN keeps the FTS5 match the outer loop (SQLite would otherwise scan messages).
                     "FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
@@ -413,7 +528,7 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
   int n = 2;
   if (floor_rowid > 0) sql += fmt::format(" AND fts.rowid >= ?{}", n++);
   sql += filter_sql(q, n);
-  sql += ranked ? fmt::format(" ORDER BY bm25(fts) LIMIT ?{}", n) : fmt::format(" ORDER BY fts.rowid DESC LIMIT ?{}", n);
+  sql += ranked ? fmt::format(" ORDER BY 6 LIMIT ?{}", n) : fmt::format(" ORDER BY fts.rowid DESC LIMIT ?{}", n);
   Stmt s(db_.get(), sql);
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
   int k = 1;
@@ -437,6 +552,35 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
     result.hits.push_back(std::move(h));
   }
   return result;
+}
+
+Result<std::vector<double>> SearchIndex::phrase_counts(const std::vector<std::string>& phrases, int64_t sample) {
+  std::vector<double> out;
+  int64_t newest = 0;
+  {
+    Stmt m(db_.get(), "SELECT max(id) FROM messages");
+    if (m.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", m.prepare_rc()));
+    if (int rc = m.step(); rc != SQLITE_ROW) return std::unexpected(error("searching", rc));
+    newest = m.col_int(0);
+  }
+  Stmt c(db_.get(), "SELECT count(*), min(rowid) FROM (SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)");
+  if (c.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", c.prepare_rc()));
+  for (const auto& phrase : phrases) {
+    c.bind(1, phrase);
+    c.bind(2, sample);
+    int rc = c.step();
+    if (rc != SQLITE_ROW) {
+      c.reset();
+      return std::unexpected(error("searching", rc));
+    }
+    const int64_t found = c.col_int(0), oldest = c.col_int(1);
+    c.reset();
+    // Fewer than `sample`: the exact count. Else that many in the stretch of rows from the oldest
+    // of them to the newest message, scaled to the whole index.
+    if (found < sample || oldest <= 0 || newest < oldest) out.push_back(static_cast<double>(found));
+    else out.push_back(static_cast<double>(found) * static_cast<double>(newest) / static_cast<double>(newest - oldest + 1));
+  }
+  return out;
 }
 
 Result<int64_t> SearchIndex::token_documents(const std::string& token) {

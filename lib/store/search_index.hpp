@@ -80,7 +80,14 @@ class SearchIndex {
   static constexpr int kSchemaVersion = 3;
   // At most this many matching messages (the newest) are ranked, so that a query of common words
   // costs the same whatever the archive's size.
-  static constexpr int64_t kMaxRanked = 4000;
+  static constexpr int64_t kMaxRanked = 1000;
+  // The most words and bytes a query may have (each word is a phrase FTS5 walks the list of
+  // messages of, per token: a query of a word said ten thousand times would keep it busy for
+  // minutes).
+  static constexpr size_t kMaxQueryWords = 64;
+  static constexpr size_t kMaxQueryBytes = 2048;
+  // Why `words` is too long to search, or empty when it is not.
+  static std::string query_too_long(const std::string& words);
 
   // Opens or creates the index at `path` (0600, WAL, busy timeout). A file SQLite reports as not a
   // database or corrupt is an error of kind Corrupt. An index of an older schema is emptied (it is
@@ -113,7 +120,8 @@ class SearchIndex {
   Result<uint64_t> remove_file_rows(int64_t file_id, const std::function<std::optional<std::string>(int64_t offset)>& text_at);
 
   // Ranked hits (bm25) for the user's words (each word quoted: FTS5 syntax is not the user's).
-  // Snippets are left empty.
+  // The document frequencies of bm25 come from phrase_counts: exact for a word fewer than
+  // kPhraseSample messages hold, estimated for a commoner one. Snippets are left empty.
   // At most `max_ranked` of the newest matches are ranked. With `ranked` false every match is
   // returned newest first with rank 0, without bm25 (whose document frequencies cost a pass over
   // the whole index for a common word or phrase): for a query whose matches all fit in the limit.
@@ -139,6 +147,14 @@ class SearchIndex {
 
   // Turns the user's words into an FTS5 query that matches them literally (all of them).
   static std::string fts_query(const std::string& words);
+  // The phrases of that query, one per word, each quoted.
+  static std::vector<std::string> fts_phrases(const std::string& words);
+
+  // How many messages hold each of `phrases` (FTS5 queries), in the order given: counted up to
+  // `sample`, and beyond estimated from the stretch of rows the newest `sample` of them lie in
+  // (the rank's document frequencies, at a bounded cost).
+  static constexpr int64_t kPhraseSample = 1000;
+  Result<std::vector<double>> phrase_counts(const std::vector<std::string>& phrases, int64_t sample = kPhraseSample);
 
  private:
   SearchIndex(sqlite3* db, std::string path);
@@ -148,6 +164,7 @@ class SearchIndex {
   sqlite::Handle db_;
   std::string path_;
   std::shared_ptr<Statements> st_;
+  bool ranks_ = false;  // ctx_rank is registered on the connection (else bm25() ranks)
   int busy_timeout_ms_ = 5000;
 };
 

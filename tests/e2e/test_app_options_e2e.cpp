@@ -191,7 +191,7 @@ std::string finding_text(const json& f) {
   return text("status") + " " + text("message");
 }
 
-// A ctxkit install in a temp HOME (hooks and status line by ctx-settings, the MCP server by
+// A ctxkit install in a temp HOME (hooks and status line by ctx-settings, the two MCP servers by
 // ctx-workflow-mcp register, a `claude` that tells its version) and one hook run.
 struct Doctored {
   TempDir tmp;
@@ -204,6 +204,10 @@ struct Doctored {
     env.set("PATH", (tmp / "bin").string() + ":/usr/local/bin:/usr/bin:/bin");
     EXPECT_EQ(run_tool("ctx-settings", {"install", "--settings", settings.string(), "--bin-dir", bin_dir()}, "", env).exit_code, 0);
     EXPECT_EQ(run_tool("ctx-workflow-mcp", {"register", "--config", claude_json.string()}, "", env).exit_code, 0);
+    EXPECT_EQ(run_tool("ctx-workflow-mcp",
+                       {"register", "--config", claude_json.string(), "--name", "ctxkit-archive", "--command", bin_dir() + "/ctx-archive-mcp"}, "", env)
+                  .exit_code,
+              0);
     json p = {{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()}, {"cwd", tmp.path().string()},
               {"hook_event_name", "PostToolUse"}, {"tool_name", "Bash"}, {"tool_use_id", "toolu_1"}};
     EXPECT_EQ(run_tool("ctx-remind", {}, p.dump(), env).exit_code, 0);
@@ -298,8 +302,9 @@ TEST(AppOptions, DoctorTimeoutMsBoundsTheWaitForASilentServer) {
   c["mcpServers"]["ctxkit-workflow"]["command"] = silent.string();
   d.tmp.write("home/.claude.json", c.dump());
   auto f = d.findings("mcp", {"--timeout-ms", "300"});
-  ASSERT_EQ(f.size(), 1u);
+  ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0], "fault MCP server 'ctxkit-workflow' (" + silent.string() + "): no answer to initialize within 300 ms") << f[0];
+  EXPECT_TRUE(f[1].starts_with("ok MCP server 'ctxkit-archive' answers initialize")) << f[1];
 }
 
 TEST(AppOptions, DoctorFaultsAPluginThatIsEnabledButNotInstalled) {
@@ -331,6 +336,29 @@ TEST(AppOptions, DoctorTakesAPluginOnlyInstallAsTheInstall) {
   const auto hooks = d.findings("hooks");
   EXPECT_FALSE(hooks.empty());
   for (const auto& x : hooks) EXPECT_FALSE(x.starts_with("fault")) << x;
+  // Both MCP servers are found, the archive's in the plugin's .mcp.json alone.
+  json c = json::parse(read_file(d.claude_json));
+  c["mcpServers"].erase("ctxkit-archive");
+  d.tmp.write("home/.claude.json", c.dump());
+  const auto mcp = d.findings("mcp");
+  EXPECT_NE(std::find_if(mcp.begin(), mcp.end(), [](const std::string& x) { return x.starts_with("ok MCP server 'ctxkit-archive' answers initialize (ctxkit-archive "); }),
+            mcp.end())
+      << testing::PrintToString(mcp);
+  for (const auto& x : mcp) EXPECT_FALSE(x.starts_with("fault")) << x;
+}
+
+// The archive's search server missing from the user's MCP configuration (and no plugin carries
+// it): a fault that says how to register it.
+TEST(AppOptions, DoctorFaultsAnUnregisteredArchiveServer) {
+  Doctored d;
+  EXPECT_TRUE(d.findings("mcp")[1].starts_with("ok MCP server 'ctxkit-archive' answers initialize")) << d.findings("mcp")[1];
+  json c = json::parse(read_file(d.claude_json));
+  c["mcpServers"].erase("ctxkit-archive");
+  d.tmp.write("home/.claude.json", c.dump());
+  const auto f = d.findings("mcp");
+  ASSERT_EQ(f.size(), 2u) << testing::PrintToString(f);
+  EXPECT_TRUE(f[0].starts_with("ok MCP server 'ctxkit-workflow' answers initialize")) << f[0];
+  EXPECT_EQ(f[1], "fault the archive's search MCP server (ctx-archive-mcp) is not registered in " + d.claude_json.string()) << f[1];
 }
 
 // The programs beside ctx-doctor: one that never answers --version is a fault once --timeout-ms

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 // A ctxkit install in a temp HOME: hooks and status line registered by ctx-settings, the workflow
-// MCP server by ctx-workflow-mcp register, a fake `claude` on PATH.
+// and archive MCP servers by ctx-workflow-mcp register, a fake `claude` on PATH.
 struct Install {
   TempDir tmp;
   util::Env env;
@@ -36,6 +36,9 @@ struct Install {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     if (register_mcp) {
       r = run_tool("ctx-workflow-mcp", {"register", "--config", claude_json.string()}, "", env);
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      r = run_tool("ctx-workflow-mcp",
+                   {"register", "--config", claude_json.string(), "--name", "ctxkit-archive", "--command", bin_dir() + "/ctx-archive-mcp"}, "", env);
       EXPECT_EQ(r.exit_code, 0) << r.err;
     }
   }
@@ -78,6 +81,7 @@ TEST(Doctor, AHealthyInstallIsHealthy) {
   EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "6 hooks registered in " + in.settings.string())) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    status line: ", "ctx-status (" + bin_dir() + "/ctx-status)")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    mcp: ", "MCP server 'ctxkit-workflow' answers initialize (ctxkit-workflow " + expected_version())) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    mcp: ", "MCP server 'ctxkit-archive' answers initialize (ctxkit-archive " + expected_version())) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    claude: ", "Claude Code 2.1.197")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    state: ", "state.db: integrity ok, schema version")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    last run: ", "ctx-remind: ")) << r.out;
@@ -146,6 +150,10 @@ TEST(Doctor, AnUnregisteredMcpServerIsAFault) {
   EXPECT_TRUE(has_line(r.out, "FAULT mcp: ", "the workflow MCP server (ctx-workflow-mcp) is not registered in " +
                                                   in.claude_json.string() + " → ctx-workflow-mcp register --config"))
       << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT mcp: ", "the archive's search MCP server (ctx-archive-mcp) is not registered in " +
+                                                  in.claude_json.string() + " → ctx-workflow-mcp register --config"))
+      << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT mcp: ", " --name ctxkit-archive --command ")) << r.out;
 }
 
 TEST(Doctor, AnMcpServerThatDoesNotAnswerIsAFault) {

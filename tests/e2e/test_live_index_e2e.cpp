@@ -5,9 +5,11 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -75,6 +77,32 @@ TEST(LiveIndex, EachTurnsLinesAreAppendedToTheArchivedCopyAndFoundAtTheirLine) {
   EXPECT_EQ(inode(archived), first);  // appended to, not copied again
   EXPECT_EQ(lines_of(archived), line);  // complete lines only
   EXPECT_EQ(read_file(archived), read_file(s.transcript).substr(0, fs::file_size(archived)));
+}
+
+// Without --foreground, as the client runs it: the hook returns at once and the archiver it
+// started detached (this program again) archives and indexes the turn.
+TEST(LiveIndex, TheDetachedArchiverTheStopHookStartsArchivesAndIndexesTheTurn) {
+  RecordedSession s;
+  std::ofstream(s.transcript, std::ios::app) << tool_result_line("a detached turn printed MARMOT_CEDAR_4471");
+  json payload{{"session_id", kSid}, {"transcript_path", s.transcript.string()}, {"cwd", (s.tmp / "proj").string()}, {"hook_event_name", "Stop"}};
+  auto r = run_tool("ctx-session-hook", {"Stop"}, payload.dump(), s.env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  const fs::path archived = s.state() / "archive/-proj" / (kSid + ".jsonl");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(fs::exists(archived) && fs::file_size(archived) == fs::file_size(s.transcript)))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(fs::exists(archived));
+  EXPECT_EQ(read_file(archived), read_file(s.transcript));
+  // Indexed by the same archiver, after the copy: found once it has committed.
+  json hits = search(s.env, "MARMOT_CEDAR_4471");
+  while (hits.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    hits = search(s.env, "MARMOT_CEDAR_4471");
+  }
+  ASSERT_EQ(hits.size(), 1u) << hits.dump();
+  EXPECT_EQ(hits[0]["line"], lines_of(s.transcript));
 }
 
 TEST(LiveIndex, ATranscriptThatWasReplacedIsCopiedWhole) {

@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include <ctime>
 
 #include <fstream>
@@ -155,10 +157,19 @@ std::string many_lines(int n, const std::string& prefix) {
   return lines;
 }
 
-template <class Index>
-int64_t count_hits(Index& idx, const std::string& words) {
-  auto r = idx.search({words, "", "", "", 10000});
+// Every message that matches (not only the newest SearchIndex::kMaxRanked a search ranks).
+int64_t count_hits(SearchIndex& idx, const std::string& words) {
+  auto r = idx.search({words, "", "", "", 100000}, 100000, /*ranked=*/false);
   return r ? static_cast<int64_t>(r->hits.size()) : -1;
+}
+int64_t count_hits(ArchiveIndex& idx, const std::string& words) {
+  int64_t n = 0;
+  for (int i = 0; i < idx.size(); ++i) {
+    const int64_t c = count_hits(idx.shard(i), words);
+    if (c < 0) return -1;
+    n += c;
+  }
+  return n;
 }
 
 // The bytes in the shards' write-ahead logs (what the indexer has written and not yet checkpointed).
@@ -439,7 +450,9 @@ TEST(Indexer, ASessionOneShardExcludedIsFoundInNone) {
   std::ofstream(f, std::ios::app) << user("keep this out: " + cfg.exclude_marker);
   ASSERT_TRUE(index_file(idx->shard(0), f, "S", "p", cfg.exclude_marker, kIndexBatchBytes, Shard{0, kIndexShards})->excluded);
   EXPECT_GT(shard_hits(*idx, 1, "alpha"), 0);  // not there yet
-  EXPECT_EQ(count_hits(*idx, "alpha"), 0);
+  auto found = idx->search({"alpha", "", "", "", 50});
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(found->hits.size(), 0u);
   EXPECT_FALSE(index_progress(*idx, loc, cfg)->complete());
   ASSERT_TRUE(index_pending(*idx, loc, cfg));
   EXPECT_EQ(shard_hits(*idx, 1, "alpha"), 0);
@@ -459,6 +472,132 @@ TEST(Indexer, StaleTemporariesOfOursAreRemovedFreshOnesKept) {
   EXPECT_TRUE(fs::exists(fresh_tmp));
   EXPECT_TRUE(fs::exists(other));
   EXPECT_TRUE(fs::exists(session));
+}
+
+}  // namespace
+}  // namespace ctxkit
+
+// --- the rank: bm25 with bounded document frequencies --------------------------------------------
+
+namespace ctxkit {
+namespace {
+
+// bm25() as FTS5 computes it, by line, for `match` on the index at `db_path`.
+std::map<int64_t, double> bm25_by_line(const fs::path& db_path, const std::string& match) {
+  std::map<int64_t, double> out;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, "SELECT m.line, bm25(fts) FROM fts CROSS JOIN messages m ON m.id = fts.rowid WHERE fts MATCH ?1", -1, &s, nullptr),
+            SQLITE_OK);
+  sqlite3_bind_text(s, 1, match.c_str(), -1, SQLITE_TRANSIENT);
+  while (sqlite3_step(s) == SQLITE_ROW) out[sqlite3_column_int64(s, 0)] = sqlite3_column_double(s, 1);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return out;
+}
+
+// Messages of varied length and word counts, newest last.
+std::string varied_lines(int n) {
+  std::string lines;
+  const char* words[] = {"alpha", "beta", "gamma", "delta", "parser", "socket"};
+  for (int i = 0; i < n; ++i) {
+    std::string text;
+    for (int w = 0; w < 3 + i % 17; ++w) text += std::string(words[(i * 7 + w * 5) % 6]) + (w % 5 == 0 ? " filler " : " ");
+    lines += user(text);
+  }
+  return lines;
+}
+
+// Below kPhraseSample matches a word, its count is exact: the rank is FTS5's bm25, score for score.
+TEST(SearchRank, IsBm25WhenEveryWordIsCountedExactly) {
+  test::TempDir tmp;
+  auto idx = SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx);
+  fs::path f = tmp.write("p/S.jsonl", varied_lines(300));
+  ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
+  for (const std::string words : {"alpha", "alpha beta", "parser socket filler", "gamma delta"}) {
+    auto found = idx->search({words, "", "", "", 1000});
+    ASSERT_TRUE(found) << found.error().message;
+    ASSERT_FALSE(found->hits.empty()) << words;
+    const auto expected = bm25_by_line(tmp / "index.db", SearchIndex::fts_query(words));
+    ASSERT_EQ(found->hits.size(), expected.size()) << words;
+    for (size_t i = 0; i < found->hits.size(); ++i) {
+      const auto& h = found->hits[i];
+      ASSERT_TRUE(expected.contains(h.line)) << words << " line " << h.line;
+      EXPECT_NEAR(h.rank, expected.at(h.line), 1e-9) << words << " line " << h.line;
+      if (i > 0) EXPECT_LE(found->hits[i - 1].rank, h.rank) << words;
+    }
+  }
+}
+
+// A word FTS5 drops (punctuation alone) is left out of the counts too: the rank of the others
+// is unchanged.
+TEST(SearchRank, PunctuationBesideTheWordsLeavesTheirRankAsItIs) {
+  test::TempDir tmp;
+  auto idx = SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx);
+  fs::path f = tmp.write("p/S.jsonl", varied_lines(200));
+  ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
+  auto plain = idx->search({"parser socket", "", "", "", 1000});
+  ASSERT_TRUE(plain);
+  for (const std::string words : {"* parser socket", "parser - socket", "parser socket ()", "\" parser socket"}) {
+    auto found = idx->search({words, "", "", "", 1000});
+    ASSERT_TRUE(found) << words << ": " << found.error().message;
+    ASSERT_EQ(found->hits.size(), plain->hits.size()) << words;
+    for (size_t i = 0; i < found->hits.size(); ++i) {
+      EXPECT_EQ(found->hits[i].line, plain->hits[i].line) << words;
+      EXPECT_NEAR(found->hits[i].rank, plain->hits[i].rank, 1e-12) << words;
+    }
+  }
+}
+
+// Counted exactly below the sample; beyond it, estimated from how densely the newest matches lie.
+TEST(SearchRank, PhraseCountsAreExactBelowTheSampleAndCloseAboveIt) {
+  test::TempDir tmp;
+  auto idx = SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx);
+  std::string lines;
+  for (int i = 0; i < 3000; ++i) lines += user(std::string("everywhere ") + (i % 2 ? "odd" : "even") + (i % 1000 == 0 ? " seldom" : ""));
+  fs::path f = tmp.write("p/S.jsonl", lines);
+  ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
+  auto c = idx->phrase_counts({"\"everywhere\"", "\"odd\"", "\"seldom\"", "\"nowhere\"", "\"odd everywhere\""}, 400);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->size(), 5u);
+  EXPECT_NEAR((*c)[0], 3000, 30);
+  EXPECT_NEAR((*c)[1], 1500, 30);
+  EXPECT_EQ((*c)[2], 3);
+  EXPECT_EQ((*c)[3], 0);
+  EXPECT_EQ((*c)[4], 0);  // a phrase: "odd" never comes before "everywhere"
+  auto exact = idx->phrase_counts({"\"everywhere\"", "\"odd\""}, 5000);
+  ASSERT_TRUE(exact);
+  EXPECT_EQ((*exact)[0], 3000);
+  EXPECT_EQ((*exact)[1], 1500);
+}
+
+// Words most messages hold: the best matches among the newest still come first (the message that
+// holds every word, often, in few words), with the commonest word weighing least.
+TEST(SearchRank, CommonWordsStillRankTheBestMatchFirst) {
+  test::TempDir tmp;
+  auto idx = SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx);
+  std::string lines;
+  for (int i = 0; i < 6000; ++i) {
+    std::string text = "the function returns " + std::to_string(i) + " " + std::string(i % 7 == 0 ? "value " : "") + std::string(60, 'w');
+    if (i == 5500) text = "function value function value";
+    if (i == 5800) text = "function value " + std::string(400, 'z') + " and more words here";
+    lines += user(text);
+  }
+  fs::path f = tmp.write("p/S.jsonl", lines);
+  ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
+  auto found = idx->search({"function value", "", "", "", 5});
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found->hits.size(), 5u);
+  EXPECT_EQ(found->hits[0].line, 5501);
+  auto three = idx->search({"the function value", "", "", "", 5});
+  ASSERT_TRUE(three);
+  ASSERT_FALSE(three->hits.empty());
+  EXPECT_EQ(three->hits[0].line % 7, 1);  // "the" is not in line 5501: the best holds all three
 }
 
 }  // namespace
