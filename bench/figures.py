@@ -19,7 +19,7 @@ $CTXKIT_BENCH_FIGURES, one a line, tab-separated:
 
 prints every figure of NEW beside RECORDED's, marks a target missed, and flags a figure that got
 worse than the recorded one by more than the noise (the larger of the two runs' noise, and at
-least 1 % of the recorded value: a change inside what the run measured as its own spread is not a
+least 2 % of the recorded value: a change inside what the run measured as its own spread is not a
 change). With --record, NEW's figures
 replace RECORDED's of the same name (the others are kept, so a subset run records its subset).
 Exit status: 1 when a target is missed or a figure regressed, else 0.
@@ -101,7 +101,7 @@ def main(argv):
         if name in recorded:
             rv, rn, _ = recorded[name]
             d = worse_by(value, rv, target)
-            allowed = max(noise, rn, 0.01 * abs(rv))
+            allowed = max(noise, rn, 0.02 * abs(rv))
             if d > allowed:
                 verdict.append(f"WORSE by {d:.3f} (more than the noise)")
                 bad = True
