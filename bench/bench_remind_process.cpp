@@ -1,11 +1,17 @@
 // Whole-process benchmark of ctx-remind: each run is a fresh process started with posix_spawn,
 // the payload on stdin, stdout and stderr to /dev/null, exactly like the floor program (a trivial
-// C program that reads stdin and exits). Transcripts of 1 MB, 100 MB and 1 GB are generated
-// (cached in $CTXKIT_BENCH_DIR, default /var/tmp/ctxkit-bench). Prints medians and ratios and
-// checks the targets: ctx-remind median <= 3x the floor; median on 1 GB within 25% of 1 MB.
+// C program that reads stdin to its end and exits: bench/stdin_floor.c). Transcripts of 1 MB,
+// 100 MB and 1 GB are generated (cached in $CTXKIT_BENCH_DIR, default /var/tmp/ctxkit-bench).
+// Prints medians and ratios and checks the targets: ctx-remind median <= 1.5x the floor on a
+// small payload whatever the transcript's size; median on 1 GB within 25% of 1 MB.
 // Then hook payloads of 1, 10 and 100 MB (a PostToolUse of an Edit that carries a whole file)
-// beside `cat payload > /dev/null`: ctx-remind median <= 2x cat's plus ctx-remind's own median on
-// a small payload (its process start and transcript read), peak RSS <= 16 MB whatever the size.
+// beside the floor reading the same payload: ctx-remind median <= 2x the floor's, peak RSS
+// <= 16 MB whatever the size.
+//
+// The home holds the client's settings files as a user has them (write_client_settings).
+// Each ratio is also written to $CTXKIT_BENCH_FIGURES (bench/figures.py) with its noise: the runs
+// are interleaved (floor, ctx-remind, floor, ...), cut into 5 consecutive blocks, and the noise is
+// the spread of the ratio over the blocks (1.4826 x its median absolute deviation).
 //
 //   bench_remind_process BIN_DIR FLOOR_BIN [RUNS] [all|transcript|payload]
 #include <fcntl.h>
@@ -16,10 +22,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <cstdio>
 #include <fmt/core.h>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -85,9 +94,70 @@ void write_edit_payload(const fs::path& out, uint64_t bytes, const ctxkit::bench
                    info.session_id, transcript.string(), cwd.string(), file, file, info.last_tool_use_id);
 }
 
+// The client's settings as a user has them (the hook reads where the client compacts from them):
+// ~/.claude/settings.json with ctxkit's hooks, a status line and permissions (about 3 KB), and a
+// project's .claude/settings.local.json that sets autoCompactWindow (the payload's cwd is `home`,
+// so the project's .claude/settings.json is the user's file again).
+void write_client_settings(const fs::path& home) {
+  fs::create_directories(home / ".claude");
+  nlohmann::json allow = nlohmann::json::array();
+  for (int i = 0; i < 40; ++i) allow.push_back(fmt::format("Bash(make target-{}:*)", i));
+  auto hook = [](const char* cmd) {
+    return nlohmann::json::array({{{"matcher", ""}, {"hooks", {{{"type", "command"}, {"command", cmd}}}}}});
+  };
+  nlohmann::json user = {
+      {"$schema", "https://json.schemastore.org/claude-code-settings.json"},
+      {"model", "opus"},
+      {"permissions", {{"allow", allow}, {"deny", {"Read(./.env)", "Read(./secrets/**)"}}}},
+      {"env", {{"BASH_DEFAULT_TIMEOUT_MS", "120000"}}},
+      {"statusLine", {{"type", "command"}, {"command", "ctx-status"}}},
+      {"hooks",
+       {{"PostToolUse", hook("ctx-remind")}, {"PreToolUse", hook("ctx-gate")}, {"Stop", hook("ctx-session-hook Stop")},
+        {"SessionStart", hook("ctx-session-hook SessionStart")}, {"PreCompact", hook("ctx-session-hook PreCompact")}}}};
+  std::ofstream(home / ".claude/settings.json") << user.dump(2);
+  nlohmann::json local = {{"permissions", {{"allow", {"Bash(npm test:*)", "WebFetch(domain:example.com)"}}}},
+                          {"autoCompactWindow", 400000}};
+  std::ofstream(home / ".claude/settings.local.json") << local.dump(2);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// The spread of a ratio over repeated measures, robust to one disturbed block (a machine shared
+// with other work has some): 1.4826 x the median absolute deviation (the standard deviation's
+// estimate for normal data).
+double spread(const std::vector<double>& values) {
+  if (values.size() < 2) return 0;
+  const double m = median(values);
+  std::vector<double> dev;
+  for (double v : values) dev.push_back(std::abs(v - m));
+  return 1.4826 * median(dev);
+}
+
+// The spread of median(num) / median(den) over `blocks` consecutive blocks of the runs.
+double ratio_noise(const std::vector<double>& num, const std::vector<double>& den, int blocks = 5) {
+  const size_t n = std::min(num.size(), den.size());
+  const size_t per = n / static_cast<size_t>(blocks);
+  if (per == 0) return 0;
+  std::vector<double> ratios;
+  for (int b = 0; b < blocks; ++b) {
+    std::vector<double> x(num.begin() + static_cast<long>(b * per), num.begin() + static_cast<long>((b + 1) * per));
+    std::vector<double> y(den.begin() + static_cast<long>(b * per), den.begin() + static_cast<long>((b + 1) * per));
+    ratios.push_back(median(x) / median(y));
+  }
+  return spread(ratios);
+}
+
+// One line for bench/figures.py, when $CTXKIT_BENCH_FIGURES names a file.
+void figure(const std::string& name, double value, double noise, const std::string& target) {
+  const char* path = std::getenv("CTXKIT_BENCH_FIGURES");
+  if (!path || !*path) return;
+  if (std::FILE* f = std::fopen(path, "a")) {
+    fmt::print(f, "{}\t{:.4f}\t{:.4f}\t{}\n", name, value, noise, target);
+    std::fclose(f);
+  }
 }
 }  // namespace
 
@@ -106,6 +176,7 @@ int main(int argc, char** argv) {
   fs::path home = dir / "home";
   fs::remove_all(home);
   fs::create_directories(home);
+  write_client_settings(home);
   std::vector<std::string> env_store = {"HOME=" + home.string(), "PATH=/usr/bin:/bin",
                                         "XDG_STATE_HOME=" + (home / "state").string(),
                                         "XDG_CONFIG_HOME=" + (home / "config").string()};
@@ -117,6 +188,7 @@ int main(int argc, char** argv) {
   if (section == "all" || section == "transcript") {
   fmt::print("{:>8} {:>12} {:>14} {:>8}   ({} runs each, interleaved)\n", "size", "floor µs", "ctx-remind µs", "ratio", runs);
   std::map<uint64_t, double> medians;
+  std::map<uint64_t, std::vector<double>> samples;
   for (uint64_t mb : {1ull, 100ull, 1024ull}) {
     fs::path t = dir / ("transcript-" + std::to_string(mb) + "mb.jsonl");
     auto info = ctxkit::bench::generate_transcript(t, mb << 20);
@@ -137,32 +209,26 @@ int main(int argc, char** argv) {
     }
     double mf = median(f), mr = median(r);
     medians[mb] = mr;
-    fmt::print("{:>6}MB {:>12.0f} {:>14.0f} {:>7.2f}x\n", mb, mf, mr, mr / mf);
-    if (mr > 3 * mf) ok = false;
+    samples[mb] = r;
+    const double noise = ratio_noise(r, f);
+    fmt::print("{:>6}MB {:>12.0f} {:>14.0f} {:>7.2f}x  (±{:.2f})\n", mb, mf, mr, mr / mf, noise);
+    figure(fmt::format("remind.transcript.{}mb", mb), mr / mf, noise, "<=1.5");
+    if (mr > 1.5 * mf) ok = false;
   }
   double growth = medians[1024] / medians[1];
   fmt::print("ctx-remind median on 1 GB / on 1 MB: {:.3f} (target <= 1.25)\n", growth);
+  figure("remind.transcript.growth_1gb_over_1mb", growth, ratio_noise(samples[1024], samples[1]), "<=1.25");
   if (growth > 1.25) ok = false;
   }
 
   if (section == "all" || section == "payload") {
-    // Hook payloads: one 1 MB transcript, payloads of 1, 10 and 100 MB.
+    // Hook payloads: one 1 MB transcript, payloads of 1, 10 and 100 MB, beside the floor reading
+    // the same payload.
     fs::path t = dir / "transcript-1mb.jsonl";
     auto info = ctxkit::bench::generate_transcript(t, 1ull << 20);
-    fs::path small = dir / "payload-small.json";
-    std::ofstream(small) << nlohmann::json{{"session_id", info.session_id}, {"transcript_path", t.string()},
-                                           {"cwd", home.string()}, {"hook_event_name", "PostToolUse"},
-                                           {"tool_name", "Bash"}, {"tool_use_id", info.last_tool_use_id}}
-                                .dump();
-    std::string cat = "/bin/cat";
-    int payload_runs = std::max(5, runs / 10);
-    std::vector<double> start;
-    for (int i = 0; i < payload_runs; ++i) start.push_back(run_once(remind, small, envp.data()));
-    double start_floor = median(start);
-    fmt::print("\nhook payloads ({} runs each, interleaved); ctx-remind on a small payload: {:.0f} µs\n", payload_runs,
-               start_floor);
-    fmt::print("{:>8} {:>10} {:>14} {:>8} {:>10} {:>10}\n", "payload", "cat µs", "ctx-remind µs", "ratio", "target µs",
-               "peak RSS");
+    int payload_runs = std::max(25, runs / 6);
+    fmt::print("\nhook payloads ({} runs each, interleaved)\n", payload_runs);
+    fmt::print("{:>8} {:>10} {:>14} {:>8} {:>10}\n", "payload", "floor µs", "ctx-remind µs", "ratio", "peak RSS");
     for (uint64_t mb : {1ull, 10ull, 100ull}) {
       fs::path payload = dir / ("payload-edit-" + std::to_string(mb) + "mb.json");
       // Written by a child process: a spawned program starts from this process's memory map, so
@@ -179,21 +245,24 @@ int main(int argc, char** argv) {
         }
       }
       for (int i = 0; i < 3; ++i) {
-        run_once(cat, payload, envp.data());
+        run_once(floor_bin, payload, envp.data());
         run_once(remind, payload, envp.data());
       }
-      std::vector<double> c, r;
-      long rss = 0;
+      std::vector<double> f, r;
+      long rss = 0, rss_low = 1L << 40;
       for (int i = 0; i < payload_runs; ++i) {
-        c.push_back(run_once(cat, payload, envp.data()));
+        f.push_back(run_once(floor_bin, payload, envp.data()));
         Run m = run_measured(remind, payload, envp.data());
         r.push_back(m.micros);
         rss = std::max(rss, m.max_rss_kb);
+        rss_low = std::min(rss_low, m.max_rss_kb);
       }
-      double mc = median(c), mr = median(r), target = 2 * mc + start_floor;
-      fmt::print("{:>6}MB {:>10.0f} {:>14.0f} {:>7.2f}x {:>10.0f} {:>7.1f} MB\n", mb, mc, mr, mr / mc, target,
-                 static_cast<double>(rss) / 1024);
-      if (mr > target || rss > 16 * 1024) ok = false;
+      const double mf = median(f), mr = median(r), noise = ratio_noise(r, f);
+      const double rss_mb = static_cast<double>(rss) / 1024;
+      fmt::print("{:>6}MB {:>10.0f} {:>14.0f} {:>7.2f}x {:>7.1f} MB  (±{:.2f})\n", mb, mf, mr, mr / mf, rss_mb, noise);
+      figure(fmt::format("remind.payload.{}mb", mb), mr / mf, noise, "<=2");
+      figure(fmt::format("remind.payload.{}mb.rss_mb", mb), rss_mb, static_cast<double>(rss - rss_low) / 2048, "<=16");
+      if (mr > 2 * mf || rss > 16 * 1024) ok = false;
     }
   }
   fmt::print("targets: {}\n", ok ? "met" : "MISSED");

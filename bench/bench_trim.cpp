@@ -1,6 +1,6 @@
 // ctx-trim against its floors, on generated transcripts of 100 MB and 1 GB (cached in
 // $CTXKIT_BENCH_DIR, default /var/tmp/ctxkit-bench), each measure the median of several runs:
-//   scan:   ctx-trim --dry-run          vs  wc -l on the same file   (target: >= 25% of its throughput)
+//   scan:   ctx-trim --dry-run          vs  wc -l on the same file   (target: >= 40% of its throughput)
 //   trim:   ctx-trim as a user runs it (default configuration, fresh state directory each run:
 //           archive copy, trimmed copy, lineage; indexing detached)
 //                                       vs  dd conv=fsync twice       (target: <= 2x its time)
@@ -10,6 +10,9 @@
 //   found:  from ctx-trim returning to ctx-search finding a word of the session
 //                                       vs  ctx-trim --dry-run        (target: <= 5x its time)
 // Between runs the detached indexer is waited for, so that it never runs beside a measure.
+// Each ratio is also written to $CTXKIT_BENCH_FIGURES (bench/figures.py) with its noise: the
+// spread of the ratio over the runs (1.4826 x its median absolute deviation; each run measures
+// both sides of it, one after the other).
 //
 //   bench_trim BIN_DIR [RUNS] [SIZES_MB, comma-separated: 100,1024]
 #include <fcntl.h>
@@ -20,8 +23,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <cstdio>
 #include <fmt/core.h>
 #include <fstream>
 #include <string>
@@ -80,6 +85,28 @@ void wait_for_indexer(const ctxkit::Locations& loc) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// The spread of num[i] / den[i] * scale over the runs, robust to one disturbed run: 1.4826 x the
+// median absolute deviation.
+double ratio_noise(const std::vector<double>& num, const std::vector<double>& den, double scale = 1) {
+  std::vector<double> r;
+  for (size_t i = 0; i < std::min(num.size(), den.size()); ++i) r.push_back(scale * num[i] / den[i]);
+  if (r.size() < 2) return 0;
+  const double m = median(r);
+  std::vector<double> dev;
+  for (double v : r) dev.push_back(std::abs(v - m));
+  return 1.4826 * median(dev);
+}
+
+// One line for bench/figures.py, when $CTXKIT_BENCH_FIGURES names a file.
+void figure(const std::string& name, double value, double noise, const std::string& target) {
+  const char* path = std::getenv("CTXKIT_BENCH_FIGURES");
+  if (!path || !*path) return;
+  if (std::FILE* f = std::fopen(path, "a")) {
+    fmt::print(f, "{}\t{:.4f}\t{:.4f}\t{}\n", name, value, noise, target);
+    std::fclose(f);
+  }
 }
 }  // namespace
 
@@ -162,7 +189,13 @@ int main(int argc, char** argv) {
     double scan_pct = 100.0 * mw / ms;
     fmt::print("{:>5}MB {:>8.3f} {:>8.3f} {:>5.0f}% {:>8.3f} {:>8.3f} {:>5.2f}x {:>5} MB {:>8.3f} {:>5.1f}x {:>8.3f} {:>5.1f}x\n", mb, mw,
                ms, scan_pct, md, mf, mf / md, rss / 1024, mi, mi / ms, mfo, mfo / ms);
-    if (scan_pct < 25 || mf > 2 * md || rss > 64 * 1024 || mi > 5 * ms || mfo > 5 * ms) ok = false;
+    const std::string at = fmt::format("trim.{}mb.", mb);
+    figure(at + "scan_pct_of_wc", scan_pct, ratio_noise(wc, scan, 100), ">=40");
+    figure(at + "trim_over_dd", mf / md, ratio_noise(full, dd), "<=2");
+    figure(at + "rss_mb", static_cast<double>(rss) / 1024, 0, "<=64");
+    figure(at + "index_over_scan", mi / ms, ratio_noise(index, scan), "<=5");
+    figure(at + "found_over_scan", mfo / ms, ratio_noise(found, scan), "<=5");
+    if (scan_pct < 40 || mf > 2 * md || rss > 64 * 1024 || mi > 5 * ms || mfo > 5 * ms) ok = false;
     fs::remove_all(home);
   }
   fmt::print("targets: {}\n", ok ? "met" : "MISSED");

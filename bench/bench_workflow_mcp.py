@@ -12,6 +12,10 @@ Each server is driven the same way over stdio (newline-delimited JSON-RPC, as Cl
 
 The Lanes server is optional ($CTXKIT_LANES_SERVER is used when --lanes is not given); without it
 the run says so and reports ours alone.
+
+With Lanes, the ratios (ours / Lanes: lower is better) go to $CTXKIT_BENCH_FIGURES for
+bench/figures.py, each with its noise: the spread (1.4826 x the median absolute deviation) of the
+ratio of medians over 5 consecutive blocks of the calls (or starts).
 """
 import argparse
 import io
@@ -161,6 +165,25 @@ def report(kind, r):
     print(f"{kind}:   peak RSS {r['rss_kb'] / 1024:.1f} MB; {r['advances']} advances; state file {r['state_kb']:.0f} KB")
 
 
+def block_noise(ours, lanes, blocks=5):
+    """The spread of median(ours block) / median(lanes block) over consecutive blocks: 1.4826 x
+    the median absolute deviation (robust to one disturbed block)."""
+    po, pl = len(ours) // blocks, len(lanes) // blocks
+    if po == 0 or pl == 0:
+        return 0.0
+    med = statistics.median
+    r = [med(ours[b * po:(b + 1) * po]) / med(lanes[b * pl:(b + 1) * pl]) for b in range(blocks)]
+    m = med(r)
+    return 1.4826 * med([abs(x - m) for x in r])
+
+
+def figure(name, value, noise, target):
+    path = os.environ.get("CTXKIT_BENCH_FIGURES")
+    if path:
+        with open(path, "a") as f:
+            f.write(f"{name}\t{value:.4f}\t{noise:.4f}\t{target}\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ours", required=True)
@@ -183,7 +206,20 @@ def main():
     print(f"ratio: start {med(lanes['start_ms']) / med(ours['start_ms']):.1f}x faster; "
           f"workflow_advance {med(lanes['calls']['workflow_advance']) / med(ours['calls']['workflow_advance']):.1f}x; "
           f"RSS {lanes['rss_kb'] / max(ours['rss_kb'], 1):.1f}x smaller")
-    return 0
+    ok = True
+    for tool, target in (("workflow_status", 1 / 3), ("workflow_advance", 1.0)):
+        o, l = ours["calls"][tool], lanes["calls"][tool]
+        value = med(o) / med(l)
+        ok = ok and value <= target
+        print(f"ratio: {tool} ours / Lanes {value:.3f} (target <= {target:.3f})")
+        figure(f"workflow.{tool}_vs_lanes", value, block_noise(o, l), f"<={target:.3f}")
+    start = med(ours["start_ms"]) / med(lanes["start_ms"])
+    ok = ok and start <= 0.05
+    figure("workflow.start_vs_lanes", start, block_noise(ours["start_ms"], lanes["start_ms"]), "<=0.050")
+    figure("workflow.rss_mb", ours["rss_kb"] / 1024, 0, "<=10")
+    ok = ok and ours["rss_kb"] <= 10 * 1024
+    print(f"targets: {'met' if ok else 'MISSED'}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

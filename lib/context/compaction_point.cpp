@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "util/fs.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -25,13 +25,12 @@ bool truthy(const std::optional<std::string>& v) {
   return s == "1" || s == "true" || s == "yes" || s == "on";
 }
 
-// The top-level "autoCompactWindow" of a settings file: a number or a size string.
+// The top-level "autoCompactWindow" of a settings file: a number or a size string. Read with the
+// shared reader: a FIFO or a device in the file's place is not waited on (a hook never hangs).
 std::optional<int64_t> settings_window(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  auto read = util::read_file(file);
+  if (!read) return std::nullopt;
+  const std::string& text = *read;
   if (text.find("autoCompactWindow") == std::string::npos) return std::nullopt;  // cannot miss the key
   bool too_deep = false;
   nlohmann::json::parser_callback_t limit = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {

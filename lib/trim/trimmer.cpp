@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <simdjson.h>
 
 #include "trim/json_text.hpp"
@@ -260,10 +261,11 @@ struct Trimmer::Impl {
 
   // Cuts one string value to the threshold plus the notice; returns the characters saved (0 if
   // nothing would be saved or it was cut before).
-  uint64_t cut_string(const StringSpan& s) {
+  // `known_chars`: the string's length in characters when the caller has counted it already.
+  uint64_t cut_string(const StringSpan& s, std::optional<size_t> known_chars = std::nullopt) {
     if (s.inner.size() <= opt.threshold) return 0;
     if (already_trimmed(s.inner)) return 0;
-    size_t chars = json_string_length(s.inner);
+    size_t chars = known_chars ? *known_chars : json_string_length(s.inner);
     if (chars <= opt.threshold) return 0;
     std::string note = "\n" + Trimmer::notice(chars, opt.threshold, line_number, opt.notice_file);
     size_t new_chars = opt.threshold + utf8_chars(note);
@@ -318,23 +320,22 @@ struct Trimmer::Impl {
     const std::string tool = it != tool_names.end() ? it->second : std::string("(unknown)");
     auto& t = stats.per_tool[tool];
     t.results++;
-    uint64_t chars = 0;
-    if (b.content_is_string) chars = json_string_length(b.content_string.inner);
-    for (const auto& s : b.texts) chars += json_string_length(s.inner);
+    // Each string is counted once (the count was half of a dry run's own work when it was
+    // counted again to decide the cut).
+    const uint64_t content_chars = b.content_is_string ? json_string_length(b.content_string.inner) : 0;
+    uint64_t text_chars = 0;
+    for (const auto& s : b.texts) text_chars += json_string_length(s.inner);
+    uint64_t chars = content_chars + text_chars;
     for (const auto& i : b.images) chars += i.data_chars;
     t.result_chars += chars;
     if (!targeted(tool, b.tool_use_id)) return;
     uint64_t saved = 0;
     bool images_only = false;
     if (b.content_is_string) {
-      saved = cut_string(b.content_string);
+      saved = cut_string(b.content_string, static_cast<size_t>(content_chars));
     } else if (b.content_is_array) {
       bool already = false;
-      uint64_t text_chars = 0;
-      for (const auto& s : b.texts) {
-        already = already || already_trimmed(s.inner);
-        text_chars += json_string_length(s.inner);
-      }
+      for (const auto& s : b.texts) already = already || already_trimmed(s.inner);
       if (!already && text_chars > opt.threshold) {
         // Rebuild the array: the first `threshold` characters of the text blocks (joined by
         // newlines) with the notice, then a placeholder per image.
@@ -486,6 +487,27 @@ struct Trimmer::Impl {
   }
 };
 
+namespace {
+// Adds one line's figures (all but the line counts, which the caller keeps) to the totals.
+void add_line_figures(TrimStats& total, const TrimStats& line) {
+  for (const auto& [tool, t] : line.per_tool) {
+    auto& into = total.per_tool[tool];
+    into.results += t.results;
+    into.result_chars += t.result_chars;
+    into.trimmed += t.trimmed;
+    into.chars_saved += t.chars_saved;
+    into.inputs_trimmed += t.inputs_trimmed;
+  }
+  total.results_trimmed += line.results_trimmed;
+  total.inputs_trimmed += line.inputs_trimmed;
+  total.images_replaced += line.images_replaced;
+  total.results_images_only += line.results_images_only;
+  total.chars_saved += line.chars_saved;
+  total.usage_zeroed += line.usage_zeroed;
+  total.error_markers += line.error_markers;
+}
+}  // namespace
+
 Trimmer::Trimmer(TrimOptions options) : impl_(std::make_unique<Impl>()) { impl_->opt = std::move(options); }
 Trimmer::~Trimmer() = default;
 
@@ -503,14 +525,16 @@ bool Trimmer::process(std::string_view line, size_t capacity, uint64_t line_numb
     // Analysis only: a line without tool blocks changes no figure.
     if (!contains(line, "\"tool_")) return false;
   }
-  TrimStats before = stats_;
-  if (!impl_->walk(line, capacity, stats_)) {
-    // Not usable: undo the line's figures and keep it as it is.
-    stats_ = before;
+  // The line's own figures, added to the totals once it is read whole (a copy of the totals kept
+  // to undo an unusable line cost a copy of the per-tool map for every line).
+  TrimStats counted;
+  if (!impl_->walk(line, capacity, counted)) {
+    // Not usable: its figures are dropped and it is kept as it is.
     stats_.lines_unparsed++;
     if (out) out->append(line);
     return false;
   }
+  add_line_figures(stats_, counted);
   auto& edits = impl_->edits;
   if (edits.empty()) {
     if (out) out->append(line);

@@ -236,6 +236,34 @@ class Call {
     return out;
   }
 
+  // For a call that only reads the state: the cached state itself while the file is still the
+  // version it came from (no copy of it), else the file read and parsed (and cached).
+  struct Reading {
+    const WorkflowMachine* machine = nullptr;
+    std::optional<WorkflowMachine> own;  // when the file changed while it was read
+    std::optional<std::string> error;
+  };
+  Reading read_only() const {
+    Reading out;
+    const fs::path p = state_path(o_.worktree);
+    const auto before = file_version(p);
+    if (!(before && cache_.version == before && cache_.machine)) {
+      Loaded read = read_and_parse(p);
+      forget();
+      out.error = std::move(read.error);
+      if (!read.machine) return out;
+      if (!before || file_version(p) != before) {
+        out.own = std::move(read.machine);
+        out.machine = &*out.own;
+        return out;
+      }
+      cache_.machine = std::move(read.machine);
+      cache_.version = before;
+    }
+    out.machine = &*cache_.machine;
+    return out;
+  }
+
   void forget() const {
     cache_.version.reset();
     cache_.machine.reset();
@@ -365,10 +393,10 @@ class Call {
   }
 
   ToolOutcome status() const {
-    auto loaded = load();
+    const auto loaded = read_only();
     if (loaded.error) return error_outcome(*loaded.error);
     if (!loaded.machine) return error_outcome(kNotStarted);
-    auto& m = *loaded.machine;
+    const WorkflowMachine& m = *loaded.machine;
     if (m.pending_action() != ContextAction::None) {
       const auto d = decide_gate(m, gate_needs_percent(m) ? o_.context_percent() : std::nullopt);
       if (d.action != ContextAction::None) return pretty(action_answer(d.action, m, o_.supervised));
@@ -391,7 +419,7 @@ class Call {
   }
 
   ToolOutcome context() const {
-    auto loaded = load();
+    const auto loaded = read_only();
     if (loaded.error) return error_outcome(*loaded.error);
     if (!loaded.machine) return error_outcome(kNotStarted);
     return pretty(loaded.machine->context());

@@ -260,9 +260,14 @@ ojson WorkflowMachine::progress() const {
   if (step_type() == StepType::Loop) {
     const ojson* tasks = current_tasks();
     size_t done = 0, total = tasks ? tasks->size() : 0;
+    // A status of exactly "done", looked at in place (comparing with a temporary JSON value
+    // built one per task was most of a workflow_status call).
     if (tasks)
-      for (const auto& t : *tasks)
-        if (t.contains("status") && t["status"] == "done") ++done;
+      for (const auto& t : *tasks) {
+        if (!t.is_object()) continue;
+        const auto it = t.find("status");
+        if (it != t.end() && it->is_string() && it->get_ref<const std::string&>() == "done") ++done;
+      }
     p["completedTasks"] = done;
     p["totalTasks"] = total;
     if (has("task"))

@@ -1,4 +1,8 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -116,6 +120,34 @@ TEST(CompactionPoint, BrokenSettingsFilesAreSkipped) {
   const auto s = read_compaction_settings(env, client_settings_files(env, project));
   EXPECT_FALSE(s.auto_compact_window);
   EXPECT_EQ(compaction_point(s, 200000).tokens, 200000);
+}
+
+TEST(CompactionPoint, AFifoInPlaceOfASettingsFileIsNotWaitedOn) {
+  // A project can ship a FIFO as .claude/settings.local.json: reading it must not wait for a
+  // writer (the hook would hang). Read in a child, given two seconds.
+  test::TempDir tmp;
+  util::Env env;
+  const fs::path project = tmp / "proj";
+  tmp.write("proj/.claude/settings.json", R"({"autoCompactWindow": 300000})");
+  ASSERT_EQ(::mkfifo((project / ".claude/settings.local.json").c_str(), 0600), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const auto s = read_compaction_settings(env, client_settings_files(env, project));
+    ::_exit(s.auto_compact_window == 300000 ? 0 : 1);
+  }
+  int status = 0;
+  bool ended = false;
+  for (int i = 0; i < 200 && !ended; ++i) {
+    ended = ::waitpid(child, &status, WNOHANG) == child;
+    if (!ended) ::usleep(10'000);
+  }
+  if (!ended) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
+  EXPECT_TRUE(ended) << "reading the settings waited on the FIFO";
+  EXPECT_TRUE(ended && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST(CompactionPoint, DisablingWinsOverAWindow) {
