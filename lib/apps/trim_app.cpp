@@ -22,6 +22,7 @@
 #include "util/shell.hpp"
 #include "util/process.hpp"
 #include "util/uuid.hpp"
+#include "util/text.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -99,16 +100,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   std::set<std::string> tools(cfg.context.trim_target_tools.begin(), cfg.context.trim_target_tools.end());
   if (!tools_arg.empty()) {
     tools.clear();
-    size_t start = 0;
-    while (start <= tools_arg.size()) {
-      size_t comma = tools_arg.find(',', start);
-      std::string t = tools_arg.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      while (!t.empty() && t.front() == ' ') t.erase(0, 1);
-      while (!t.empty() && t.back() == ' ') t.pop_back();
-      if (!t.empty()) tools.insert(t);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+    for (auto& t : util::split_list(tools_arg)) tools.insert(std::move(t));
     if (tools.empty()) return error("--tools names no tool");
   }
 
