@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs ctxkit: missing Debian packages, a Release build, the programs, data and skills, and
-# the hooks and status line in Claude Code's settings (merged, with a backup).
+# Installs ctxkit: missing Debian packages, a Release build (in build/, the folder tests/run.sh
+# builds its tests in, so that they reuse what was compiled here), the programs, data and skills,
+# and the hooks and status line in Claude Code's settings (merged, with a backup).
 #
 #   ./install.sh [--prefix DIR] [--project DIR] [--from-build DIR] [--wrap-status-line]
 #                [--uninstall] [--deps-only]
@@ -10,7 +11,7 @@
 #   --project DIR  register in DIR/.claude/settings.json, the MCP server in DIR/.mcp.json, and
 #                  install skills in DIR/.claude/skills instead of the user's ~/.claude
 #   --from-build DIR  install what an existing CMake build directory holds (brought up to date,
-#                  not reconfigured) instead of making a Release build of its own
+#                  not reconfigured) instead of the build in build/ (CTXKIT_BUILD_DIR)
 #   --wrap-status-line  when a status line of yours is set, keep it and show ctxkit's beside it
 #                  (ctx-status --wrap '<yours>'; --uninstall puts yours back as it was)
 #   --uninstall    remove exactly what an earlier install added (settings entries, files)
@@ -115,8 +116,17 @@ if [ -n "$FROM_BUILD" ]; then
   [ -f "$FROM_BUILD/CMakeCache.txt" ] || die "$FROM_BUILD is not a CMake build directory"
   BUILD=$(cd "$FROM_BUILD" && pwd)
 else
-  BUILD="${CTXKIT_BUILD_DIR:-$SRC/build-release}"
-  cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCTXKIT_BUILD_TESTS=OFF >/dev/null
+  # One build for install.sh and tests/run.sh: Release when it is made here; a build folder that
+  # exists already keeps its settings (only an instrumented one is refused: it is not for installing).
+  BUILD="${CTXKIT_BUILD_DIR:-$SRC/build}"
+  if [ -f "$BUILD/CMakeCache.txt" ]; then
+    if grep -qE '^CTXKIT_(SANITIZE_[A-Z]+|COVERAGE|FUZZ):BOOL=ON$' "$BUILD/CMakeCache.txt"; then
+      die "$BUILD is an instrumented build (sanitizer, coverage or fuzzing); set CTXKIT_BUILD_DIR to another folder"
+    fi
+    cmake -S "$SRC" -B "$BUILD" >/dev/null
+  else
+    cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCTXKIT_BUILD_TESTS=OFF >/dev/null
+  fi
 fi
 
 if [ -n "$PLUGIN" ]; then
@@ -148,7 +158,7 @@ then run ./install.sh --plugin $PLUGIN again"
   exit 0
 fi
 
-cmake --build "$BUILD" -j"$(nproc)" >/dev/null
+cmake --build "$BUILD" -j"$(nproc)" --target programs >/dev/null
 cmake --install "$BUILD" --prefix "$PREFIX" --strip >/dev/null
 { cat "$BUILD/install_manifest.txt"; echo; echo "$FILES_LIST"; } | grep -v '^$' > "$FILES_LIST.new"
 mv "$FILES_LIST.new" "$FILES_LIST"

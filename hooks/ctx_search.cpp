@@ -1,5 +1,5 @@
 #include "apps/search_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::guarded_main("ctx-search", argc, argv, ctxkit::ExitCode::failure, ctxkit::run_search);
+  return ctxkit::program_main("ctx-search", argc, argv, ctxkit::run_search);
 }

@@ -1,5 +1,5 @@
 #include "apps/settings_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::guarded_main("ctx-settings", argc, argv, ctxkit::ExitCode::failure, ctxkit::run_settings);
+  return ctxkit::program_main("ctx-settings", argc, argv, ctxkit::run_settings);
 }

@@ -1,3 +1,3 @@
 #include "apps/workflow_app.hpp"
 
-int main(int argc, char** argv) { return ctxkit::guarded_main("ctx-workflow", argc, argv, ctxkit::ExitCode::failure, ctxkit::run_workflow); }
+int main(int argc, char** argv) { return ctxkit::program_main("ctx-workflow", argc, argv, ctxkit::run_workflow); }

@@ -1,5 +1,5 @@
 #include "apps/workflow_mcp_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::guarded_main("ctx-workflow-mcp", argc, argv, ctxkit::ExitCode::failure, ctxkit::run_workflow_mcp);
+  return ctxkit::program_main("ctx-workflow-mcp", argc, argv, ctxkit::run_workflow_mcp);
 }

@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Fails when a file under lib/ includes a folder its own folder may not, or when sqlite3.h,
-# toml++ or yaml-cpp is included outside the one folder that owns it. The rule (ARCHITECTURE.md):
+# toml++ or yaml-cpp is included outside the one folder that owns it. lib/ is a public include
+# folder, so `#include <store/...>` counts as much as `#include "store/..."`. The rule
+# (ARCHITECTURE.md), each folder with the folders it may include, which are the ones it does:
 #
-#   hooks -> apps -> {runner, mcp} -> {workflow, rollover, trim, archive, context}
-#         -> {store, claude} -> core -> util
+#   hooks -> apps -> {runner, mcp, rollover, trim, ...}
+#   runner -> workflow, context, claude, store, core, util      mcp -> util
+#   workflow -> context, store, core, util                      trim -> archive, claude, util
+#   rollover -> claude, store, core, util                       archive -> claude, store, core, util
+#   context -> claude, core, util      store -> core, util      claude -> core, util      core -> util
 #
-# with these peers allowed: trim -> archive (a trim archives the original first), rollover ->
-# archive and context (a rollover archives the old session and reads its figure), runner ->
-# mcp is not allowed (both are clients of workflow). Pure modules (context/reminder,
-# trim/trimmer, workflow state and gate, the claude/ parsers) include neither store/ nor
-# util/process.
+# Pure modules (context/reminder, trim/trimmer, trim/json_text, the workflow state, gate and
+# template, the claude/ parsers) include neither store/ nor util/process. The kinds of break,
+# each proven by layering_selftest.sh: a source file directly in lib/, a folder with no rule, an
+# include of a folder not allowed (either spelling), a pure module that includes store/ or
+# util/process, sqlite3.h outside store/, toml++ outside core/config.cpp, yaml-cpp outside
+# workflow/, a program in hooks/ that includes more than apps/.
 set -euo pipefail
 LIB="${1:-$(cd "$(dirname "$0")/../lib" && pwd)}"
 
@@ -19,17 +25,19 @@ allowed() {  # folder -> folders it may include (besides itself)
     core)     echo "util" ;;
     claude)   echo "core util" ;;
     store)    echo "core util" ;;
-    context)  echo "claude store core util" ;;
+    context)  echo "claude core util" ;;
     archive)  echo "claude store core util" ;;
-    trim)     echo "archive claude store core util" ;;
-    workflow) echo "context claude store core util" ;;
-    rollover) echo "archive context claude store core util" ;;
-    mcp)      echo "workflow context claude store core util" ;;
-    runner)   echo "workflow rollover trim archive context claude store core util" ;;
+    trim)     echo "archive claude util" ;;
+    workflow) echo "context store core util" ;;
+    rollover) echo "claude store core util" ;;
+    mcp)      echo "util" ;;
+    runner)   echo "workflow context claude store core util" ;;
     apps)     echo "runner mcp workflow rollover trim archive context claude store core util" ;;
     *)        echo "?" ;;
   esac
 }
+# The folders of lib/: an include <x/...> of another x (<sys/stat.h>, <fmt/core.h>) is not ours.
+OURS=" util core claude store context archive trim workflow rollover mcp runner apps "
 # Files that must stay pure: no store/, no util/process.
 PURE='^(context/reminder|trim/trimmer|trim/json_text|workflow/workflow_state|workflow/step_gate|workflow/workflow_template|claude/[a-z_]+)\.(hpp|cpp)$'
 
@@ -47,12 +55,12 @@ while IFS= read -r -d '' file; do
       \#include*) ;;
       *) continue ;;
     esac
-    if [[ "$line" =~ ^#include\ \"([a-z_]+)/ ]]; then
+    if [[ "$line" =~ ^#include\ *[\"\<]([a-z_]+)/ ]] && [[ "$OURS" == *" ${BASH_REMATCH[1]} "* ]]; then
       dep="${BASH_REMATCH[1]}"
       if [[ "$ok" != *" $dep "* ]]; then
         echo "layering: $rel:$lineno: '$folder' may not include '$dep/' ($line)"; status=1
       fi
-      if [[ "$rel" =~ $PURE ]] && { [ "$dep" = store ] || [[ "$line" == *'"util/process.hpp"'* ]]; }; then
+      if [[ "$rel" =~ $PURE ]] && { [ "$dep" = store ] || [[ "$line" =~ [\"\<]util/process\.hpp[\"\>] ]]; }; then
         echo "layering: $rel:$lineno: a pure module may not include $dep/ ($line)"; status=1
       fi
     fi
@@ -72,7 +80,7 @@ HOOKS="$(dirname "$LIB")/hooks"
 if [ -d "$HOOKS" ]; then
   while IFS= read -r -d '' file; do
     while IFS= read -r line; do
-      if [[ "$line" =~ ^#include\ \"([a-z_]+)/ ]] && [ "${BASH_REMATCH[1]}" != apps ]; then
+      if [[ "$line" =~ ^#include\ *[\"\<]([a-z_]+)/ ]] && [[ "$OURS" == *" ${BASH_REMATCH[1]} "* ]] && [ "${BASH_REMATCH[1]}" != apps ]; then
         echo "layering: hooks/$(basename "$file"): a program includes only apps/ ($line)"; status=1
       fi
     done < "$file"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds ctxkit with its tests and runs them (unit and end-to-end) with CTest. Installs missing
-# Debian packages first (as root). CTXKIT_TEST_BUILD_DIR overrides the build directory;
-# CI=true turns warnings into errors.
+# Debian packages first (as root). The build folder is install.sh's (build/, CTXKIT_TEST_BUILD_DIR
+# overrides it), so that after ./install.sh only the tests are left to compile; a new folder is
+# configured Release like install.sh's, an existing one keeps its build type. CI=true turns
+# warnings into errors.
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 "$SRC/install.sh" --deps-only
@@ -20,6 +22,8 @@ BUILD="${CTXKIT_TEST_BUILD_DIR:-$SRC/build}"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$SRC}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 WERROR=OFF
 [ "${CI:-}" = "true" ] && WERROR=ON
-cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCTXKIT_BUILD_TESTS=ON -DCTXKIT_WERROR="$WERROR" "$@"
+TYPE=()
+[ -f "$BUILD/CMakeCache.txt" ] || TYPE=(-DCMAKE_BUILD_TYPE=Release)
+cmake -S "$SRC" -B "$BUILD" ${TYPE[@]+"${TYPE[@]}"} -DCTXKIT_BUILD_TESTS=ON -DCTXKIT_WERROR="$WERROR" "$@"
 cmake --build "$BUILD" -j"$(nproc)"
 ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)"

@@ -1,7 +1,6 @@
 #include "apps/app.hpp"
 
 #include "ctxkit_version.hpp"
-#include "util/one_line.hpp"
 
 #include <unistd.h>
 
@@ -35,12 +34,18 @@ AppContext process_context() {
   return AppContext{util::Env::from_process(), read_process_stdin, std::cout, std::cerr};
 }
 
-void print_error(std::ostream& err, std::string_view tool, std::string_view message) {
-  err << tool << ": error: " << util::one_line(message) << '\n';
+ExitCode fail_open_code(std::string_view tool) {
+  // ctx-gate is also the SessionStart hook of the re-anchor: when it cannot run it prints a note
+  // and the session starts as it would without a workflow, with no error shown at every start,
+  // /clear and compaction. Every other program (the PostToolUse and session hooks included)
+  // exits `failure`: the user sees the one error line, and the client goes on.
+  if (tool == "ctx-gate") return ExitCode::ok;
+  return ExitCode::failure;
 }
 
-void print_note(std::ostream& err, std::string_view tool, std::string_view text) {
-  err << tool << ": " << util::one_line(text) << '\n';
+int program_main(const char* tool, int argc, char** argv,
+                 const std::function<int(const std::vector<std::string>&, AppContext&)>& run) {
+  return guarded_main(tool, argc, argv, fail_open_code(tool), run);
 }
 
 int guarded_main(const char* tool, int argc, char** argv, ExitCode failure_code,

@@ -9,6 +9,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 #include "util/exit_code.hpp"
+#include "util/one_line.hpp"
 
 namespace ctxkit {
 
@@ -32,12 +33,20 @@ AppContext process_context();
 int guarded_main(const char* tool, int argc, char** argv, ExitCode failure_code,
                  const std::function<int(const std::vector<std::string>&, AppContext&)>& run);
 
-// The one stderr line of a program: "<tool>: error: <message>". The message (which may carry
-// paths, ids and event names from the input) is made one line: control characters escaped,
-// length capped (util::one_line).
-void print_error(std::ostream& err, std::string_view tool, std::string_view message);
-// "<tool>: <text>" for notes and warnings, made one line the same way.
-void print_note(std::ostream& err, std::string_view tool, std::string_view text);
+// The one stderr line of a program ("<tool>: error: <message>") and its notes ("<tool>: <text>"),
+// made one line by util::one_line (control characters escaped, length capped).
+using util::print_error;
+using util::print_note;
+
+// What a program exits with when it fails where it must fail open (an exception escaping its
+// run, or a hook payload it cannot read): the one table of README "Exit codes". A hook never
+// exits `block` by accident; Claude Code shows any other non-zero code to the user as a
+// non-blocking hook error and carries on.
+ExitCode fail_open_code(std::string_view tool);
+
+// guarded_main with the program's code from the fail-open table: the `main` of every program.
+int program_main(const char* tool, int argc, char** argv,
+                 const std::function<int(const std::vector<std::string>&, AppContext&)>& run);
 
 // The ctxkit version string.
 const char* version();

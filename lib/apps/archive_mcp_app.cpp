@@ -178,17 +178,13 @@ mcp::ToolResult show(ArchiveRecall& recall, const json& a) {
 }  // namespace
 
 int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"The archive's search as an MCP server (stdio): archive_search and archive_show. Registered by "
-               "ctx-settings install as the MCP server ctxkit-archive."};
-  app.name(kTool);
-  bool verbose = false, show_version = false;
+  ProgramCli cli(kTool, "The archive's search as an MCP server (stdio): archive_search and archive_show. Registered by "
+               "ctx-settings install as the MCP server ctxkit-archive.");
+  CLI::App& app = cli.app();
+  bool verbose = false;
   app.add_flag("--verbose", verbose, "log each message on stderr");
-  app.add_flag("--version", show_version, "print the version and exit");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
-  }
+  cli.add_version("print the version and exit");
+  if (auto rc = cli.parse(args, ctx)) return *rc;
   // The user's own configuration (and the environment): a project's .work.toml can exclude more
   // projects, never fewer, so the server starts where it is started (the session's project).
   const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
@@ -207,7 +203,7 @@ int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   auto signals = mcp::StopSignals::install();
   mcp::StdioOptions stdio;
   if (signals) stdio.stop_fd = signals->fd();
-  else ctx.err << kTool << ": warning: " << signals.error().message << " (SIGINT/SIGTERM end the process at once)\n";
+  else print_note(ctx.err, kTool, "warning: " + signals.error().message + " (SIGINT/SIGTERM end the process at once)");
   auto stopped = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO, stdio);
   if (!stopped) {
     print_error(ctx.err, kTool, stopped.error().message);

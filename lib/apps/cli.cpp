@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/config.hpp"
+
 namespace ctxkit {
 
 std::optional<int> parse_cli(CLI::App& app, const std::vector<std::string>& args, AppContext& ctx,
@@ -15,6 +17,36 @@ std::optional<int> parse_cli(CLI::App& app, const std::vector<std::string>& args
   } catch (const CLI::ParseError& e) {
     print_error(ctx.err, tool, std::string(e.what()) + " (see --help)");
     return exit_code(ExitCode::failure);
+  }
+  return std::nullopt;
+}
+
+int ErrorExit::operator()(std::string_view what) const {
+  print_error(ctx.err, tool, what);
+  return exit_code(ExitCode::failure);
+}
+
+ProgramCli::ProgramCli(const char* tool, std::string description) : tool_(tool), app_(std::move(description)) {
+  app_.name(tool);
+}
+
+void ProgramCli::add_version(const std::string& description) {
+  app_.add_flag("--version", show_version_, description);
+}
+
+void ProgramCli::add_show_config() {
+  app_.add_flag("--show-config", show_config_, "print the effective configuration and where each value came from");
+}
+
+std::optional<int> ProgramCli::parse(const std::vector<std::string>& args, AppContext& ctx) {
+  if (auto rc = parse_cli(app_, args, ctx, tool_)) return rc;
+  if (show_version_) {
+    ctx.out << tool_ << ' ' << version() << '\n';
+    return exit_code(ExitCode::ok);
+  }
+  if (show_config_) {
+    ctx.out << show_config(load_config(ctx.env, {project_start_dir(ctx.env, "")}), &ctx.env);
+    return exit_code(ExitCode::ok);
   }
   return std::nullopt;
 }

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "apps/app.hpp"
@@ -13,5 +14,43 @@ namespace ctxkit {
 // printed: 0; a usage error printed as one line "<tool>: error: …": 1), else nullopt.
 std::optional<int> parse_cli(CLI::App& app, const std::vector<std::string>& args, AppContext& ctx,
                              const char* tool);
+
+// The one error path of a program: prints "<tool>: error: <what>" and gives the exit code
+// `failure`, so that `return error("…");` ends a run.
+struct ErrorExit {
+  const char* tool;
+  AppContext& ctx;
+  int operator()(std::string_view what) const;
+};
+
+// The command line every program shares: its CLI11 app named after the program, the standard
+// flags (--version; --show-config for the programs that read the configuration) and the error
+// path. A program adds its own options to app() and calls parse(), which ends the run for
+// --help, a usage error, --version and --show-config.
+class ProgramCli {
+ public:
+  ProgramCli(const char* tool, std::string description);
+
+  CLI::App& app() { return app_; }
+  const char* tool() const { return tool_; }
+
+  // --version ("<tool> <version>"), added where it is called (the order of --help).
+  void add_version(const std::string& description = "print the version");
+  // --show-config: the effective configuration (the user's file, the project's .work.toml found
+  // from the current folder, the environment) and where each value came from.
+  void add_show_config();
+
+  // Parses `args`. Returns an exit code when the run ends here, else nullopt.
+  std::optional<int> parse(const std::vector<std::string>& args, AppContext& ctx);
+
+  // The error path of this program on `ctx`.
+  ErrorExit error(AppContext& ctx) const { return ErrorExit{tool_, ctx}; }
+
+ private:
+  const char* tool_;
+  CLI::App app_;
+  bool show_version_ = false;
+  bool show_config_ = false;
+};
 
 }  // namespace ctxkit

@@ -550,9 +550,9 @@ void check_install(Doctor& d) {
 }  // namespace
 
 int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"Tells why something of ctxkit does not work: one line per finding, with what to do."};
-  app.name(kTool);
-  bool json_out = false, show_version = false;
+  ProgramCli cli(kTool, "Tells why something of ctxkit does not work: one line per finding, with what to do.");
+  CLI::App& app = cli.app();
+  bool json_out = false;
   std::string settings, claude_json;
   int timeout_ms = 5000;
   app.add_flag("--json", json_out, "print the findings as JSON");
@@ -563,12 +563,8 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--timeout-ms", timeout_ms, "how long a program may take to answer (5000)")
       ->check(CLI::Range(100, 600000))
       ->option_text("MS");
-  app.add_flag("--version", show_version, "print the version");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return exit_code(ExitCode::ok);
-  }
+  cli.add_version();
+  if (auto rc = cli.parse(args, ctx)) return *rc;
 
   Doctor d{ctx, load_config(ctx.env, {project_start_dir(ctx.env, "")}), {}, {}, {}, {}, {}, std::chrono::milliseconds(timeout_ms), {}};
   d.loc = d.cfg.locations(ctx.env);

@@ -49,27 +49,24 @@ Result<std::optional<util::FileLock>> lock_if_state(const fs::path& worktree) {
 }  // namespace
 
 int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"The pre-step context gate: what must happen before the next workflow step (nothing, /compact or /clear)."};
-  app.name(kTool);
+  ProgramCli cli(kTool, "The pre-step context gate: what must happen before the next workflow step (nothing, /compact or /clear).");
+  CLI::App& app = cli.app();
   std::string worktree, session;
-  bool json_out = false, hook = false, show_version = false;
+  bool json_out = false, hook = false;
   int max_tokens = 2000;
   app.add_option("--worktree", worktree, "the worktree holding workflow-state.json (default: $CLAUDE_PROJECT_DIR, the payload's cwd, else .)");
   app.add_option("--session", session, "the session whose context counts for context_min_percent (default: $CLAUDE_CODE_SESSION_ID)");
   app.add_flag("--json", json_out, "print the answer as JSON");
   app.add_flag("--hook", hook, "run as the SessionStart hook (payload on stdin)");
   app.add_option("--max-tokens", max_tokens, "the re-anchor's size limit in tokens (hook mode)")->check(CLI::Range(100, 100000));
-  app.add_flag("--version", show_version, "print the version");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
-  }
+  cli.add_version();
+  if (auto rc = cli.parse(args, ctx)) return *rc;
 
   if (hook) {
     auto payload = read_hook_payload(ctx, kTool);
-    if (!payload) return 0;  // fail open: the note is printed
-    record_hook_run(load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)}).locations(ctx.env), kTool);
+    if (!payload) return exit_code(fail_open_code(kTool));  // the note is printed
+    const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
+    record_hook_run(cfg.locations(ctx.env), kTool);
     if (payload->source != "clear" && payload->source != "compact") return 0;
     if (worktree.empty()) worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(payload->cwd);
     if (worktree.empty()) return 0;
@@ -87,7 +84,6 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     if (!*loaded || (*loaded)->state_status() != "running") return 0;
     auto& m = **loaded;
     const auto kind = payload->source == "clear" ? workflow::ContextAction::Clear : workflow::ContextAction::Compact;
-    const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
     if (m.declared_action() == kind) {
       // The action the step asked for happened in this session: mark it (if it was done before
       // anyone asked) and record the confirmation.
@@ -119,10 +115,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
 
   if (worktree.empty()) worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
   const fs::path wt = fs::absolute(worktree);
-  auto error = [&](const std::string& what) {
-    print_error(ctx.err, kTool, what);
-    return 1;
-  };
+  const auto error = cli.error(ctx);
   auto lock = lock_if_state(wt);
   if (!lock) return error(lock.error().message);
   auto loaded = load_machine(wt);

@@ -13,22 +13,15 @@ namespace ctxkit {
 namespace fs = std::filesystem;
 
 int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"Shows a session's line of work: from the first ancestor to the newest descendant (trims and rollovers)."};
-  app.name("ctx-lineage");
+  ProgramCli cli("ctx-lineage", "Shows a session's line of work: from the first ancestor to the newest descendant (trims and rollovers).");
+  CLI::App& app = cli.app();
   std::string session;
-  bool json_out = false, show_version = false;
+  bool json_out = false;
   app.add_option("session", session, "session id or transcript path (default: $CLAUDE_CODE_SESSION_ID)");
   app.add_flag("--json", json_out, "print the chain as JSON");
-  app.add_flag("--version", show_version, "print the version");
-  if (auto rc = parse_cli(app, args, ctx, "ctx-lineage")) return *rc;
-  if (show_version) {
-    ctx.out << "ctx-lineage " << version() << '\n';
-    return 0;
-  }
-  auto error = [&](const std::string& what) {
-    print_error(ctx.err, "ctx-lineage", what);
-    return 1;
-  };
+  cli.add_version();
+  if (auto rc = cli.parse(args, ctx)) return *rc;
+  const auto error = cli.error(ctx);
   if (session.empty()) {
     auto id = ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID");
     if (!id) return error("no session given and $CLAUDE_CODE_SESSION_ID is not set");

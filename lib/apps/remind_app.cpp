@@ -30,26 +30,15 @@ struct Note {
 }  // namespace
 
 int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"PostToolUse hook: tells the model how full its context is (60/75/85% by default)."};
-  app.name(kTool);
-  bool show = false, show_version = false;
+  ProgramCli cli(kTool, "PostToolUse hook: tells the model how full its context is (60/75/85% by default).");
   std::string event;
-  app.add_flag("--show-config", show, "print the effective configuration and where each value came from");
-  app.add_flag("--version", show_version, "print the version");
-  app.add_option("event", event, "hook event name (informational; the payload's own name is used)");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return exit_code(ExitCode::ok);
-  }
-  if (show) {
-    Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
-    ctx.out << show_config(cfg, &ctx.env);
-    return exit_code(ExitCode::ok);
-  }
+  cli.add_show_config();
+  cli.add_version();
+  cli.app().add_option("event", event, "hook event name (informational; the payload's own name is used)");
+  if (auto rc = cli.parse(args, ctx)) return *rc;
 
   auto payload = read_hook_payload(ctx, kTool);
-  if (!payload) return exit_code(ExitCode::failure);
+  if (!payload) return exit_code(fail_open_code(kTool));
   Note note;
   if (payload->hook_event_name != "PostToolUse") {
     note.add(fmt::format("note: ignoring a '{}' payload (this hook handles PostToolUse)",

@@ -47,40 +47,28 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
     }
     (after ? command : args).push_back(a);
   }
-  CLI::App app{"Hands the work over to a fresh Claude Code session that starts with a handoff summary and can search "
-               "the archived previous session."};
-  app.name(kTool);
+  ProgramCli cli(kTool, "Hands the work over to a fresh Claude Code session that starts with a handoff summary and can search "
+               "the archived previous session.");
+  CLI::App& app = cli.app();
   std::string summary_file, session, claude_bin;
-  bool print = false, supervise_mode = false, show = false, show_version = false, json_out = false;
+  bool print = false, supervise_mode = false, json_out = false;
   app.add_option("--summary-file", summary_file, "the handoff summary (about 500 words at most)");
   app.add_option("--session", session, "session id or transcript path (default: $CLAUDE_CODE_SESSION_ID)");
   app.add_option("--claude-bin", claude_bin, "the Claude Code program (default: rollover.claude_bin)");
   app.add_flag("--print", print, "start the new session headless (claude -p)");
   app.add_flag("--supervise", supervise_mode, "run `-- claude [args…]` as a child and carry out its rollovers");
   app.add_flag("--json", json_out, "print what was prepared as one JSON object (inside Claude Code)");
-  app.add_flag("--show-config", show, "print the effective configuration and where each value came from");
-  app.add_flag("--version", show_version, "print the version");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
-  }
+  cli.add_show_config();
+  cli.add_version();
+  if (auto rc = cli.parse(args, ctx)) return *rc;
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
-  if (show) {
-    ctx.out << show_config(cfg, &ctx.env);
-    return 0;
-  }
   if (supervise_mode) {
     if (command.empty()) {
-      ctx.err << kTool << ": error: --supervise needs a command: ctx-rollover --supervise -- claude [args…]\n";
-      return 1;
+      return cli.error(ctx)("--supervise needs a command: ctx-rollover --supervise -- claude [args…]");
     }
     return run_supervisor(command, cfg, ctx.env, ctx.out, ctx.err);
   }
-  auto error = [&](const std::string& what) {
-    print_error(ctx.err, kTool, what);
-    return 1;
-  };
+  const auto error = cli.error(ctx);
   if (!command.empty()) return error("a command after -- is only used with --supervise");
   if (summary_file.empty()) return error("--summary-file is required (write the handoff summary to a file first)");
 
@@ -174,7 +162,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
     return error(recorded.error().message);
   }
   if (summary->too_long())
-    ctx.err << kTool << ": warning: the summary has " << summary->words << " words; about 500 is the aim\n";
+    print_note(ctx.err, kTool, fmt::format("warning: the summary has {} words; about 500 is the aim", summary->words));
 
   const std::string command_line = fmt::format("cd {} && {} --session-id {} \"$(cat {})\"", util::shell_quote(cwd), util::shell_quote(bin),
                                                new_id, util::shell_quote(prompt_file.string()));

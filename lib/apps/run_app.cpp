@@ -117,12 +117,12 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   if (!args.empty() && args[0] == "report") return run_report_command({args.begin() + 1, args.end()}, ctx);
   if (!args.empty() && args[0] == "config") return run_config_command({args.begin() + 1, args.end()}, ctx);
 
-  CLI::App app{"Runs claude -p over a list of tasks or a workflow, with a context mode: continuous, fresh-per-task, "
-               "fresh-per-iteration or hybrid. Subcommands: report [RUN…], config set runner.KEY VALUE."};
-  app.name(kTool);
+  ProgramCli cli(kTool, "Runs claude -p over a list of tasks or a workflow, with a context mode: continuous, fresh-per-task, "
+               "fresh-per-iteration or hybrid. Subcommands: report [RUN…], config set runner.KEY VALUE.");
+  CLI::App& app = cli.app();
   std::string tasks_file, workflow, mode, project, model, on_fail, anchor_sources, resume, summary;
   std::vector<std::string> claude_args;
-  bool fresh_context = false, no_reanchor = false, reanchor = false, dry_run = false, show_version = false;
+  bool fresh_context = false, no_reanchor = false, reanchor = false, dry_run = false;
   int max_iterations = 0, max_task_iterations = 0;
   app.add_option("tasks", tasks_file, "a tasks file: YAML or JSON list of {id, title, description, acceptance, depends_on}, or a "
                                       "Markdown checklist");
@@ -142,12 +142,8 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--summary", summary, "the workflow's request summary (workflow_start)");
   app.add_option("--resume", resume, "continue a stopped run (its id or folder)");
   app.add_flag("--dry-run", dry_run, "print the plan (each call's argv and anchor) and run nothing");
-  app.add_flag("--version", show_version, "print the version");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
-  }
+  cli.add_version();
+  if (auto rc = cli.parse(args, ctx)) return *rc;
   if (reanchor && no_reanchor) return error(ctx, "--reanchor and --no-reanchor exclude each other");
 
   runner::RunOptions o;

@@ -18,12 +18,12 @@ namespace ctxkit {
 namespace fs = std::filesystem;
 
 int run_search(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"Searches the archived Claude Code sessions (user prompts, assistant text, tool inputs and outputs)."};
-  app.name("ctx-search");
+  ProgramCli cli("ctx-search", "Searches the archived Claude Code sessions (user prompts, assistant text, tool inputs and outputs).");
+  CLI::App& app = cli.app();
   std::vector<std::string> words;
   std::string project, session, since, show;
   int limit = 20;
-  bool json_out = false, show_version = false;
+  bool json_out = false;
   app.add_option("query", words, "the words to find, taken literally (engine.c:42 and flux-capacitor work)");
   app.add_option("--project", project, "only this project (folder name under ~/.claude/projects, or its path)");
   app.add_option("--session", session, "only this session id");
@@ -31,16 +31,9 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--limit", limit, "at most this many hits")->check(CLI::Range(1, 10000));
   app.add_option("--show", show, "print message SESSION:LINE in full");
   app.add_flag("--json", json_out, "print the hits as JSON");
-  app.add_flag("--version", show_version, "print the version");
-  if (auto rc = parse_cli(app, args, ctx, "ctx-search")) return *rc;
-  if (show_version) {
-    ctx.out << "ctx-search " << version() << '\n';
-    return 0;
-  }
-  auto error = [&](const std::string& what) {
-    print_error(ctx.err, "ctx-search", what);
-    return 1;
-  };
+  cli.add_version();
+  if (auto rc = cli.parse(args, ctx)) return *rc;
+  const auto error = cli.error(ctx);
   // The input is checked before the archive is looked at.
   std::string sid;
   int64_t line = 0;
@@ -84,7 +77,7 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   if (indexer_here) {
     if (auto before = index_progress(*index, loc, cfg.archive);
         before && before->archived_bytes - before->indexed_bytes > (64u << 20))
-      ctx.err << fmt::format("ctx-search: indexing {} MB of archived sessions first\n", (before->archived_bytes - before->indexed_bytes) >> 20);
+      print_note(ctx.err, "ctx-search", fmt::format("indexing {} MB of archived sessions first", (before->archived_bytes - before->indexed_bytes) >> 20));
     auto run = index_pending(*index, loc, cfg.archive);
     if (!run) return error(run.error().message);
     if (!run->first_error.empty() && note.empty()) note = run->first_error;
@@ -100,8 +93,8 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
                            progress->archived_bytes ? progress->indexed_bytes * 100 / progress->archived_bytes : 100,
                            progress->files_pending, progress->files);
   }
-  if (!note.empty()) ctx.err << "ctx-search: " << note << '\n';
-  if (!building.empty() && (json_out || !show.empty())) ctx.err << "ctx-search: " << building << '\n';
+  if (!note.empty()) print_note(ctx.err, "ctx-search", note);
+  if (!building.empty() && (json_out || !show.empty())) print_note(ctx.err, "ctx-search", building);
 
   if (!show.empty()) {
     auto ref = parse_session_ref(sid);

@@ -85,21 +85,16 @@ void detach_after_output(const std::function<void()>& work, AppContext& ctx) {
 }  // namespace
 
 int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"SessionStart/Stop/PreCompact/SessionEnd hook: records sessions, hands rollovers to the supervisor, archives and indexes "
-               "sessions (after every turn, before a compaction, at the end)."};
-  app.name(kTool);
+  ProgramCli cli(kTool, "SessionStart/Stop/PreCompact/SessionEnd hook: records sessions, hands rollovers to the supervisor, archives and "
+                        "indexes sessions (after every turn, before a compaction, at the end).");
   std::string event;
-  bool foreground = false, show_version = false;
-  app.add_option("event", event, "hook event name (informational)");
-  app.add_flag("--foreground", foreground, "archive in this process instead of a detached one");
-  app.add_flag("--version", show_version, "print the version");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
-  }
+  bool foreground = false;
+  cli.app().add_option("event", event, "hook event name (informational)");
+  cli.app().add_flag("--foreground", foreground, "archive in this process instead of a detached one");
+  cli.add_version();
+  if (auto rc = cli.parse(args, ctx)) return *rc;
   auto payload = read_hook_payload(ctx, kTool);
-  if (!payload) return 1;
+  if (!payload) return exit_code(fail_open_code(kTool));
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
   const Locations loc = cfg.locations(ctx.env);
   record_hook_run(loc, kTool);

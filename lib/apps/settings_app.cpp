@@ -487,16 +487,16 @@ int show_active(const util::Env& env, const std::string& project, AppContext& ct
 }  // namespace
 
 int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{
+  ProgramCli cli(kTool, 
       "Registers ctxkit with Claude Code, or removes it. Without --settings, install does the whole "
       "per-user set-up (hooks and status line in ~/.claude/settings.json, the workflow MCP server in "
       "~/.claude.json, the skills in ~/.claude/skills; with --project, that project's files) and "
       "uninstall removes exactly what it added. With --settings, only the hooks and status line of "
       "that file. snippet prints the settings; plugin writes the Claude Code plugin; active says "
-      "which install (settings, plugin) is in use."};
-  app.name(kTool);
+      "which install (settings, plugin) is in use.");
+  CLI::App& app = cli.app();
   std::string action, settings_path, bin_dir, manifest_path, project, data_dir, manifest_dir, out_dir, skills_dir;
-  bool dry_run = false, status_line_only = false, show_version = false, wrap_status_line = false;
+  bool dry_run = false, status_line_only = false, wrap_status_line = false;
   app.add_option("action", action, "install | uninstall | snippet | plugin | active")
       ->check(CLI::IsMember({"install", "uninstall", "snippet", "plugin", "active"}));
   app.add_option("--settings", settings_path, "only edit this settings.json (hooks and status line)");
@@ -511,12 +511,8 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--out", out_dir, "plugin: the folder to write the plugin and its marketplace to");
   app.add_option("--skills-dir", skills_dir, "plugin: where the skills are (default: <data-dir>/skills)");
   app.add_flag("--dry-run", dry_run, "print the result instead of writing it");
-  app.add_flag("--version", show_version, "print the version and exit");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return exit_code(ExitCode::ok);
-  }
+  cli.add_version("print the version and exit");
+  if (auto rc = cli.parse(args, ctx)) return *rc;
   if (action.empty()) return usage_error(ctx, "an action is required: install, uninstall, snippet, plugin or active");
 
   if (bin_dir.empty()) {

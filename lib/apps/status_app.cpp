@@ -121,24 +121,16 @@ std::string compose(const std::optional<std::string>& theirs, const std::string&
 constexpr int64_t kMaxPlausibleTokens = 100'000'000;
 
 int run_status(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"statusLine command: shows how full the context window is."};
-  app.name(kTool);
-  bool show = false, show_version = false, no_colour = false;
+  ProgramCli cli(kTool, "statusLine command: shows how full the context window is.");
+  CLI::App& app = cli.app();
+  bool no_colour = false;
   std::optional<std::string> wrap;
-  app.add_flag("--show-config", show, "print the effective configuration and where each value came from");
-  app.add_flag("--version", show_version, "print the version");
+  cli.add_show_config();
+  cli.add_version();
   app.add_flag("--no-color", no_colour, "plain text (also when NO_COLOR is set)");
   app.add_option("--wrap", wrap, "also run this status-line command on the same input and show its line beside ours")
       ->option_text("CMD");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return exit_code(ExitCode::ok);
-  }
-  if (show) {
-    ctx.out << show_config(load_config(ctx.env, {project_start_dir(ctx.env, "")}), &ctx.env);
-    return exit_code(ExitCode::ok);
-  }
+  if (auto rc = cli.parse(args, ctx)) return *rc;
   if (ctx.env.get_nonempty("NO_COLOR")) no_colour = true;
 
   auto input = ctx.read_stdin();

@@ -22,6 +22,7 @@
 #include "util/shell.hpp"
 #include "util/process.hpp"
 #include "util/uuid.hpp"
+#include "util/text.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -73,11 +74,11 @@ std::string what_was_cut(const TrimStats& s) {
 }  // namespace
 
 int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"Writes a trimmed copy of a Claude Code session under a new id: large old tool outputs are cut to "
-               "their first characters plus a notice pointing at the archived original. The original is never modified."};
-  app.name(kTool);
+  ProgramCli cli(kTool, "Writes a trimmed copy of a Claude Code session under a new id: large old tool outputs are cut to "
+               "their first characters plus a notice pointing at the archived original. The original is never modified.");
+  CLI::App& app = cli.app();
   std::string session, tools_arg;
-  bool dry_run = false, json_out = false, show = false, show_version = false;
+  bool dry_run = false, json_out = false;
   std::optional<int64_t> threshold;
   int64_t keep_recent = 0;
   app.add_option("session", session, "session id, transcript path, or (default) $CLAUDE_CODE_SESSION_ID");
@@ -86,40 +87,20 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--threshold", threshold, "characters kept of a long tool output (default: trim_threshold_chars)")->check(CLI::Range(int64_t{1}, int64_t{100000000}));
   app.add_option("--tools", tools_arg, "comma-separated tools whose outputs are trimmed (default: trim_target_tools)");
   app.add_option("--keep-recent", keep_recent, "leave the tool results of the last N assistant responses untouched")->check(CLI::Range(int64_t{0}, int64_t{1000000}));
-  app.add_flag("--show-config", show, "print the effective configuration and where each value came from");
-  app.add_flag("--version", show_version, "print the version");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
-  }
-  auto error = [&](const std::string& what) {
-    print_error(ctx.err, kTool, what);
-    return 1;
-  };
+  cli.add_show_config();
+  cli.add_version();
+  if (auto rc = cli.parse(args, ctx)) return *rc;
+  const auto error = cli.error(ctx);
 
   std::string cwd_hint;
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, cwd_hint)});
   const Locations loc = cfg.locations(ctx.env);
   auto transcript = locate_session(session, ctx.env, loc);
-  if (!transcript && !show) return error(transcript.error().message);
-  if (show) {
-    ctx.out << show_config(cfg, &ctx.env);
-    return 0;
-  }
+  if (!transcript) return error(transcript.error().message);
   std::set<std::string> tools(cfg.context.trim_target_tools.begin(), cfg.context.trim_target_tools.end());
   if (!tools_arg.empty()) {
     tools.clear();
-    size_t start = 0;
-    while (start <= tools_arg.size()) {
-      size_t comma = tools_arg.find(',', start);
-      std::string t = tools_arg.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      while (!t.empty() && t.front() == ' ') t.erase(0, 1);
-      while (!t.empty() && t.back() == ' ') t.pop_back();
-      if (!t.empty()) tools.insert(t);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+    for (auto& t : util::split_list(tools_arg)) tools.insert(std::move(t));
     if (tools.empty()) return error("--tools names no tool");
   }
 
@@ -247,7 +228,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   if (!o.written) {
     ctx.out << fmt::format("Nothing worth trimming: about {} tokens would be saved (less than {}). No new session was written.\n",
                            thousands(s.tokens_saved()), req.min_tokens_saved);
-    if (!state_note.empty()) ctx.err << kTool << ": " << state_note << '\n';
+    if (!state_note.empty()) print_note(ctx.err, kTool, state_note);
     return 0;
   }
   std::vector<std::string> by_tool;
@@ -260,7 +241,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   if (o.late_lines > 0)
     ctx.out << fmt::format("Note: {} lines were added to the session after the snapshot; they are not in the trimmed copy.\n", o.late_lines);
   ctx.out << "Continue in the trimmed session with:\n  " << resume << '\n';
-  if (!state_note.empty()) ctx.err << kTool << ": " << state_note << '\n';
+  if (!state_note.empty()) print_note(ctx.err, kTool, state_note);
   return 0;
 }
 

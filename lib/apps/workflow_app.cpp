@@ -82,17 +82,17 @@ void print_status(const ojson& s, std::ostream& out) {
 }  // namespace
 
 int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"Drives a workflow (Lanes-compatible templates) from the command line; the same state as the MCP server."};
-  app.name(kTool);
+  ProgramCli cli(kTool, "Drives a workflow (Lanes-compatible templates) from the command line; the same state as the MCP server.");
+  CLI::App& app = cli.app();
   app.require_subcommand(0, 1);
   app.fallthrough();  // `status --worktree P` as well as `--worktree P status`
   std::string worktree, summary, output, output_file, loop_id, tasks_file, spec;
   std::vector<std::string> files, dirs;
-  bool json_out = false, show_version = false;
+  bool json_out = false;
   app.add_option("--worktree", worktree, "the worktree holding workflow-state.json (default: $CLAUDE_PROJECT_DIR, else .)");
   app.add_option("--dir", dirs, "an extra template directory (searched last, so it wins)");
   app.add_flag("--json", json_out, "print the JSON answer");
-  app.add_flag("--version", show_version, "print the version");
+  cli.add_version();
   auto* list = app.add_subcommand("list", "list the workflow templates on the search path");
   auto* validate = app.add_subcommand("validate", "check template files");
   validate->add_option("files", files, "template files")->required();
@@ -108,15 +108,8 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   advance->add_option("--output-file", output_file, "read the output from a file (- for stdin)")->excludes(out_opt);
   auto* context = app.add_subcommand("context", "show the outputs of earlier steps");
   for (auto* sub : {list, validate, start, status, set_tasks, advance, context}) sub->add_flag("--json", json_out, "print the JSON answer");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
-  }
-  auto error = [&](const std::string& what) {
-    print_error(ctx.err, kTool, what);
-    return 1;
-  };
+  if (auto rc = cli.parse(args, ctx)) return *rc;
+  const auto error = cli.error(ctx);
 
   if (validate->parsed()) {
     int rc = 0;

@@ -30,23 +30,19 @@ fs::path absolute_path(const std::string& p) {
 int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   if (!args.empty() && (args[0] == "register" || args[0] == "unregister")) return run_mcp_config(args, ctx);
 
-  CLI::App app{"The workflow MCP server (stdio). Register it with: ctx-workflow-mcp register --config ~/.claude.json"};
-  app.name(kTool);
+  ProgramCli cli(kTool, "The workflow MCP server (stdio). Register it with: ctx-workflow-mcp register --config ~/.claude.json");
+  CLI::App& app = cli.app();
   std::string worktree, workflow_path, repo_root, workflow_name;
-  bool verbose = false, show_version = false;
+  bool verbose = false;
   app.add_option("--worktree", worktree, "the worktree holding workflow-state.json (default: $CLAUDE_PROJECT_DIR, else the current directory)");
   app.add_option("--workflow-path", workflow_path, "the workflow template file (as Lanes's server takes it)");
   app.add_option("--workflow", workflow_name, "a workflow name from the search path, or a file");
   app.add_option("--repo-root", repo_root, "the project root searched for .lanes/workflows and .ctxkit/workflows (default: the worktree)");
   app.add_flag("--verbose", verbose, "log each message on stderr");
-  app.add_flag("--version", show_version, "print the version and exit");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
-  if (show_version) {
-    ctx.out << kTool << ' ' << version() << '\n';
-    return 0;
-  }
+  cli.add_version("print the version and exit");
+  if (auto rc = cli.parse(args, ctx)) return *rc;
   if (!workflow_path.empty() && !workflow_name.empty()) {
-    ctx.err << kTool << ": error: give --workflow-path or --workflow, not both\n";
+    print_error(ctx.err, kTool, "give --workflow-path or --workflow, not both");
     return 1;
   }
 
@@ -79,7 +75,7 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   auto signals = mcp::StopSignals::install();
   mcp::StdioOptions stdio;
   if (signals) stdio.stop_fd = signals->fd();
-  else ctx.err << kTool << ": warning: " << signals.error().message << " (SIGINT/SIGTERM end the process at once)\n";
+  else print_note(ctx.err, kTool, "warning: " + signals.error().message + " (SIGINT/SIGTERM end the process at once)");
   auto stopped = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO, stdio);
   if (!stopped) {
     print_error(ctx.err, kTool, stopped.error().message);
@@ -87,7 +83,7 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   }
   if (verbose) {
     const char* why = *stopped == mcp::StopReason::Signal ? "a signal" : *stopped == mcp::StopReason::OutputClosed ? "stdout closed" : "end of input";
-    ctx.err << kTool << ": stopping on " << why << '\n';
+    print_note(ctx.err, kTool, fmt::format("stopping on {}", why));
   }
   return 0;
 }

@@ -71,12 +71,8 @@ Result<bool> append_new_lines(const fs::path& from, const fs::path& to, uint64_t
     held.append(buf.data(), static_cast<size_t>(n));
     const size_t nl = held.rfind('\n');
     if (nl == std::string::npos) continue;
-    for (size_t done = 0; done <= nl;) {
-      ssize_t w = ::write(out.fd, held.data() + done, nl + 1 - done);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return fail(fmt::format("writing {}: {}", to.string(), std::strerror(errno)));
-      done += static_cast<size_t>(w);
-    }
+    if (const int e = util::write_all(out.fd, std::string_view(held).substr(0, nl + 1)); e != 0)
+      return fail(fmt::format("writing {}: {}", to.string(), std::strerror(e)));
     held.erase(0, nl + 1);
     wrote = true;
   }

@@ -2,6 +2,7 @@
 
 #include "core/status_format.hpp"
 #include "util/fs.hpp"
+#include "util/text.hpp"
 
 #define TOML_HEADER_ONLY 1
 #define TOML_EXCEPTIONS 1
@@ -138,18 +139,7 @@ KeyDef make_string_list(std::string section, std::string name,
     return std::nullopt;
   };
   k.from_env = [set](Config& c, std::string_view s) -> std::optional<std::string> {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= s.size()) {
-      size_t comma = s.find(',', start);
-      auto item = s.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-      if (!item.empty()) out.emplace_back(item);
-      if (comma == std::string_view::npos) break;
-      start = comma + 1;
-    }
-    set(c, std::move(out));
+    set(c, util::split_list(s));
     return std::nullopt;
   };
   k.show = [get](const Config& c) {

@@ -11,6 +11,8 @@
 #include <fmt/core.h>
 #include <string>
 
+#include "util/fs.hpp"
+
 namespace ctxkit::mcp {
 
 namespace {
@@ -34,24 +36,6 @@ bool stop_pending(int stop_fd) {
   return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP)) != 0;
 }
 
-// Writes all of `data`; false when the reader is gone (or another write error).
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n > 0) {
-      data.remove_prefix(static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      pollfd p{fd, POLLOUT, 0};
-      ::poll(&p, 1, -1);
-      continue;
-    }
-    return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -61,7 +45,7 @@ Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd, const S
   std::string chunk(1 << 16, '\0');
 
   auto answer = [&](std::string_view line) -> bool {
-    if (auto out = server.handle_line(line)) return write_all(out_fd, *out);
+    if (auto out = server.handle_line(line)) return util::write_all(out_fd, *out) == 0;
     return true;
   };
 
@@ -97,7 +81,7 @@ Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd, const S
         if (pending.size() > options.max_message_bytes) {
           pending.clear();
           discarding = true;
-          if (!write_all(out_fd, server.oversized_message_error(options.max_message_bytes)))
+          if (util::write_all(out_fd, server.oversized_message_error(options.max_message_bytes)) != 0)
             return StopReason::OutputClosed;
         }
         break;
@@ -107,7 +91,7 @@ Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd, const S
       bool ok;
       if (pending.size() + line.size() > options.max_message_bytes) {
         pending.clear();
-        ok = write_all(out_fd, server.oversized_message_error(options.max_message_bytes));
+        ok = util::write_all(out_fd, server.oversized_message_error(options.max_message_bytes)) == 0;
       } else if (!pending.empty()) {
         pending.append(line);
         ok = answer(pending);

@@ -20,6 +20,7 @@
 #include "store/state_access.hpp"
 #include "store/state_store.hpp"
 #include "util/fs.hpp"
+#include "util/one_line.hpp"
 #include "util/atomic_file.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
@@ -157,7 +158,7 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
   const pid_t self = ::getpid();
   const Locations loc = cfg.locations(env);
   if (auto r = record_supervisor(loc, self, token); !r)
-    err << kTool << ": warning: " << r.error().message << " (a ready rollover is noticed within half a second instead)\n";
+    util::print_note(err, kTool, "warning: " + r.error().message + " (a ready rollover is noticed within half a second instead)");
   struct Forget {
     const Locations& loc;
     pid_t pid;
@@ -190,8 +191,8 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
     if (!p || !*p || !(*p)->ready) return std::nullopt;
     auto relaunch = prepare_relaunch(**p, command, base);
     if (!relaunch) {
-      err << kTool << ": error: the rollover to session " << (*p)->new_session_id << " cannot start, the current session goes on: "
-          << relaunch.error().message << '\n';
+      util::print_error(err, kTool, fmt::format("the rollover to session {} cannot start, the current session goes on: {}", (*p)->new_session_id,
+                                               relaunch.error().message));
       (void)s->clear_pending_rollover(token);
       return std::nullopt;
     }
@@ -205,7 +206,7 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
   while (true) {
     auto child = util::Child::spawn(spec);
     if (!child) {
-      err << kTool << ": error: " << child.error().message << '\n';
+      util::print_error(err, kTool, child.error().message);
       return last_status ? last_status : 1;
     }
     forward.set_target(child->pid());
@@ -238,7 +239,7 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
     const PendingRollover& done = ready->first;
     if (!ready->second.compact_argv.empty()) {
       // The workflow step asked for /compact: compact the session headless, then resume it.
-      err << kTool << ": compacting session " << done.session_id << (done.focus.empty() ? "" : " (focus: " + done.focus + ")") << '\n';
+      util::print_note(err, kTool, "compacting session " + done.session_id + (done.focus.empty() ? "" : " (focus: " + done.focus + ")"));
       util::ProcessSpec compact;
       compact.argv = ready->second.compact_argv;
       compact.cwd = ready->second.cwd;
@@ -247,12 +248,12 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
       auto r = util::run_process(compact);
       std::string outcome = !r ? r.error().message : r->timed_out ? "timed out" : fmt::format("exit {}", r->exit_code);
       if (!r || r->exit_code != 0 || r->timed_out)
-        err << kTool << ": error: /compact of session " << done.session_id << " failed (" << outcome << "); resuming it as it is\n";
+        util::print_error(err, kTool, fmt::format("/compact of session {} failed ({}); resuming it as it is", done.session_id, outcome));
       record_executed(state(), done, outcome);
-      err << kTool << ": resuming session " << done.session_id << '\n';
+      util::print_note(err, kTool, "resuming session " + done.session_id);
     } else {
       record_executed(state(), done, "new session");
-      err << kTool << ": starting the new session " << done.new_session_id << '\n';
+      util::print_note(err, kTool, "starting the new session " + done.new_session_id);
     }
     spec.argv = ready->second.argv;
     spec.cwd = ready->second.cwd;

@@ -16,6 +16,7 @@
 #include "store/db_check.hpp"
 #include "store/sqlite_stmt.hpp"
 #include "util/fs.hpp"
+#include "util/text.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -128,16 +129,7 @@ Error SearchIndex::error(const std::string& what, int rc) const {
   return Error{fmt::format("search index {}: {}: {}", path_, what, db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc)), sqlite::error_kind(rc)};
 }
 
-Result<void> SearchIndex::exec(const char* sql) {
-  char* msg = nullptr;
-  int rc = sqlite3_exec(db_.get(), sql, nullptr, nullptr, &msg);
-  if (rc != SQLITE_OK) {
-    std::string m = msg ? msg : sqlite3_errstr(rc);
-    sqlite3_free(msg);
-    return fail(fmt::format("search index {}: {}", path_, m), sqlite::error_kind(rc));
-  }
-  return {};
-}
+Result<void> SearchIndex::exec(const char* sql) { return sqlite::exec(db_.get(), sql, "search index", path_); }
 
 Result<void> SearchIndex::begin() { return exec("BEGIN IMMEDIATE"); }
 Result<void> SearchIndex::commit() { return exec("COMMIT"); }
@@ -323,12 +315,6 @@ Result<uint64_t> SearchIndex::remove_file_rows(int64_t file_id, const std::funct
 }
 
 namespace {
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Moves `pos` back to the start of a UTF-8 sequence.
 size_t char_start(const std::string& s, size_t pos) {
   while (pos > 0 && pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) --pos;
@@ -344,9 +330,9 @@ std::string make_snippet(const std::string& text, const std::string& words) {
     while (i < words.size() && std::isspace(static_cast<unsigned char>(words[i]))) ++i;
     size_t start = i;
     while (i < words.size() && !std::isspace(static_cast<unsigned char>(words[i]))) ++i;
-    if (i > start) terms.push_back(lower(words.substr(start, i - start)));
+    if (i > start) terms.push_back(util::ascii_lower(words.substr(start, i - start)));
   }
-  const std::string low = lower(text);
+  const std::string low = util::ascii_lower(text);
   // Center on the rarest word that occurs (the identifier, not the common word beside it).
   size_t first = std::string::npos, fewest = std::string::npos;
   for (const auto& t : terms) {

@@ -2,7 +2,11 @@
 
 #include <sqlite3.h>
 
+#include <fmt/core.h>
 #include <mutex>
+#include <string>
+
+#include "store/sqlite_stmt.hpp"
 
 namespace ctxkit::sqlite {
 
@@ -12,6 +16,17 @@ void configure_once() {
   static std::once_flag once;
   // SQLITE_MISUSE when SQLite was initialized already: then it keeps its defaults.
   std::call_once(once, [] { (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+}
+
+Result<void> exec(sqlite3* db, const char* sql, std::string_view owner, std::string_view path) {
+  char* msg = nullptr;
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &msg);
+  if (rc != SQLITE_OK) {
+    std::string m = msg ? msg : sqlite3_errstr(rc);
+    sqlite3_free(msg);
+    return fail(fmt::format("{} {}: {}", owner, path, m), error_kind(rc));
+  }
+  return {};
 }
 
 }  // namespace ctxkit::sqlite

@@ -106,16 +106,7 @@ Error StateStore::error(const std::string& what, int rc) const {
   return Error{fmt::format("state database {}: {}: {}", path_, what, msg), sqlite::error_kind(rc)};
 }
 
-Result<void> StateStore::exec(const char* sql) {
-  char* msg = nullptr;
-  int rc = sqlite3_exec(db_.get(), sql, nullptr, nullptr, &msg);
-  if (rc != SQLITE_OK) {
-    std::string m = msg ? msg : sqlite3_errstr(rc);
-    sqlite3_free(msg);
-    return std::unexpected(Error{fmt::format("state database {}: {}", path_, m), sqlite::error_kind(rc)});
-  }
-  return {};
-}
+Result<void> StateStore::exec(const char* sql) { return sqlite::exec(db_.get(), sql, "state database", path_); }
 
 Result<int> StateStore::user_version() {
   Stmt s(db_.get(), "PRAGMA user_version");

@@ -9,6 +9,8 @@
 #include <fmt/core.h>
 #include <string>
 
+#include "util/fs.hpp"
+
 namespace ctxkit::util {
 namespace fs = std::filesystem;
 
@@ -16,20 +18,6 @@ namespace {
 constexpr size_t kBufferSize = 1 << 20;
 
 std::string errno_text(int e) { return std::strerror(e); }
-
-bool write_all(int fd, const char* p, size_t n, int& err) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      err = errno;
-      return false;
-    }
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
 }  // namespace
 
 Result<void> fsync_directory(const fs::path& dir) {
@@ -86,7 +74,7 @@ void AtomicFile::flush_buffer() {
     buffer_.clear();
     return;
   }
-  if (write_all(fd_, buffer_.data(), buffer_.size(), write_errno_)) written_ += buffer_.size();
+  if ((write_errno_ = write_all(fd_, buffer_)) == 0) written_ += buffer_.size();
   buffer_.clear();
 }
 
@@ -113,7 +101,7 @@ void AtomicFile::write(std::string_view data) {
   if (write_errno_ != 0) return;
   if (data.size() >= kBufferSize) {
     flush_buffer();
-    if (write_errno_ == 0 && write_all(fd_, data.data(), data.size(), write_errno_)) written_ += data.size();
+    if (write_errno_ == 0 && (write_errno_ = write_all(fd_, data)) == 0) written_ += data.size();
     return;
   }
   buffer_.append(data);

@@ -1,6 +1,7 @@
 #include "util/fs.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -181,24 +182,31 @@ Result<int> open_private_file(const fs::path& path, int flags, unsigned mode) {
   return fd;
 }
 
+int write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n > 0) {
+      data.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n == 0) return EIO;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      pollfd p{fd, POLLOUT, 0};
+      (void)::poll(&p, 1, -1);
+      continue;
+    }
+    return errno;
+  }
+  return 0;
+}
+
 Result<void> append_private_line(const fs::path& path, const std::string& line) {
   auto fd = open_private_file(path, O_WRONLY | O_APPEND);
   if (!fd) return std::unexpected(fd.error());
-  std::string text = line + "\n";
-  const char* p = text.data();
-  size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(*fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(*fd);
-      return fail(fmt::format("writing {}: {}", path.string(), errno_text(e)));
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
+  const int e = write_all(*fd, line + "\n");
   ::close(*fd);
+  if (e != 0) return fail(fmt::format("writing {}: {}", path.string(), errno_text(e)));
   return {};
 }
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "util/error.hpp"
 
@@ -40,6 +41,11 @@ Result<std::string> read_file(const std::filesystem::path& path, const ReadLimit
 // with `mode` when missing; refuses anything but a regular file owned by this user. Returns the
 // descriptor (the caller closes it).
 Result<int> open_private_file(const std::filesystem::path& path, int flags, unsigned mode = 0600);
+
+// Writes all of `data` to `fd`, again after EINTR and, on a non-blocking descriptor, after
+// waiting for it to take more (EAGAIN). Returns 0, or the errno of the write that failed (EIO
+// when a write takes nothing).
+int write_all(int fd, std::string_view data);
 
 // Appends `line` (a newline is added) to `path`, opened with open_private_file.
 Result<void> append_private_line(const std::filesystem::path& path, const std::string& line);

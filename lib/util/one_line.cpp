@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/core.h>
+#include <ostream>
 
 namespace ctxkit::util {
 
@@ -50,6 +51,14 @@ std::string one_line(std::string_view text, size_t max_bytes) {
     i += used;
   }
   return out;
+}
+
+void print_error(std::ostream& err, std::string_view tool, std::string_view message) {
+  err << tool << ": error: " << one_line(message) << '\n';
+}
+
+void print_note(std::ostream& err, std::string_view tool, std::string_view text) {
+  err << tool << ": " << one_line(text) << '\n';
 }
 
 }  // namespace ctxkit::util

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -14,5 +15,11 @@ inline constexpr size_t kOneLineMax = 2000;
 // are not UTF-8 become "\xNN", and text past `max_bytes` is cut at a character boundary and
 // ends in "…". Everything else (printable ASCII and UTF-8) is kept as it is.
 std::string one_line(std::string_view text, size_t max_bytes = kOneLineMax);
+
+// The one stderr line of a program: "<tool>: error: <message>". The message (which may carry
+// paths, ids and event names from the input) is made one line by one_line().
+void print_error(std::ostream& err, std::string_view tool, std::string_view message);
+// "<tool>: <text>" for notes and warnings, made one line the same way.
+void print_note(std::ostream& err, std::string_view tool, std::string_view text);
 
 }  // namespace ctxkit::util

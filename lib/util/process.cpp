@@ -691,6 +691,19 @@ bool SignalLatch::take() {
   return true;
 }
 
+namespace {
+// The detached grandchild's whole life: an exception escaping `work` ends it with exit 1 (nobody
+// is left to tell) instead of std::terminate's abort and core dump.
+int run_detached_work(const std::function<void()>& work) noexcept {
+  try {
+    work();
+    return 0;
+  } catch (...) {
+    return 1;
+  }
+}
+}  // namespace
+
 void detach(const std::function<void()>& work) {
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -714,8 +727,7 @@ void detach(const std::function<void()>& work) {
     if (null > 2) ::close(null);
   }
   if (::fork() != 0) ::_exit(0);
-  work();
-  ::_exit(0);
+  ::_exit(run_detached_work(work));
 }
 
 }  // namespace ctxkit::util

@@ -13,6 +13,7 @@
 
 #include "util/fs.hpp"
 #include "workflow/yaml_budget.hpp"
+#include "util/text.hpp"
 
 namespace ctxkit::workflow {
 namespace {
@@ -457,15 +458,10 @@ Result<std::vector<TaskSpec>> parse_markdown(std::string_view text, std::string_
   return tasks;
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 }  // namespace
 
 TaskListFormat detect_task_list_format(const fs::path& file, std::string_view text) {
-  const std::string ext = lower(file.extension().string());
+  const std::string ext = util::ascii_lower(file.extension().string());
   if (ext == ".yaml" || ext == ".yml") return TaskListFormat::Yaml;
   if (ext == ".json") return TaskListFormat::Json;
   if (ext == ".md" || ext == ".markdown") return TaskListFormat::Markdown;

@@ -1,5 +1,6 @@
 #include "workflow/workflow_catalog.hpp"
 #include "util/fs.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <fmt/core.h>
@@ -13,10 +14,6 @@ namespace fs = std::filesystem;
 namespace {
 bool is_template_file(const fs::path& p) { return p.extension() == ".yaml" || p.extension() == ".yml"; }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 }  // namespace
 
 Result<WorkflowTemplate> load_workflow_file(const fs::path& path) {
@@ -66,14 +63,14 @@ Result<fs::path> resolve_workflow(const std::string& spec, const std::vector<fs:
     for (const char* ext : {".yaml", ".yml"})
       if (fs::is_regular_file(*it / (spec + ext), ec)) return *it / (spec + ext);
   const auto entries = list_workflows(dirs);
-  const std::string want = lower(spec);
+  const std::string want = util::ascii_lower(spec);
   // Highest precedence first: list_workflows keeps the winner per file name; a `name` match
   // in a later directory wins over one in an earlier directory.
   for (auto dir = dirs.rbegin(); dir != dirs.rend(); ++dir)
     for (const auto& e : entries)
       if (e.path.parent_path() == *dir && e.error.empty()) {
         auto t = load_workflow_file(e.path);
-        if (t && lower(t->name) == want) return e.path;
+        if (t && util::ascii_lower(t->name) == want) return e.path;
       }
   std::string names;
   for (const auto& e : entries) names += (names.empty() ? "" : ", ") + e.name;

@@ -204,5 +204,29 @@ TEST(OpenPrivateFile, TightensAnOpenFileOfOurs) {
   EXPECT_EQ(test::read_file(p), "a\nb\n");
 }
 
+TEST(WriteAll, WritesEverythingToANonBlockingPipeThatFillsUp) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::fcntl(fds[1], F_SETFL, ::fcntl(fds[1], F_GETFL) | O_NONBLOCK), 0);
+  const std::string data(1 << 20, 'x');  // far more than a pipe holds: the writer meets EAGAIN
+  std::string got;
+  std::thread reader([&] {
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+  });
+  EXPECT_EQ(util::write_all(fds[1], data), 0);
+  ::close(fds[1]);
+  reader.join();
+  ::close(fds[0]);
+  EXPECT_EQ(got.size(), data.size());
+  EXPECT_EQ(got, data);
+}
+
+TEST(WriteAll, ReturnsTheErrnoOfAFailedWrite) {
+  EXPECT_EQ(util::write_all(-1, "x"), EBADF);
+  EXPECT_EQ(util::write_all(-1, ""), 0);  // nothing to write: no write at all
+}
+
 }  // namespace
 }  // namespace ctxkit

@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 
 #include "unit/temp_dir.hpp"
@@ -205,6 +208,24 @@ TEST(Process, DetachRunsTheWorkInAnotherProcessAndReturnsFirst) {
     text = test::read_file(done);
   }
   EXPECT_EQ(text, "after 1");
+}
+
+TEST(Process, DetachedWorkThatThrowsExitsOneInsteadOfAborting) {
+  // A child of the test becomes the subreaper of what it detaches, so it can collect the
+  // grandchild's status (otherwise init would).
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) ::_exit(90);
+    util::detach([] { throw std::runtime_error("the work failed"); });
+    int status = 0;
+    if (::waitpid(-1, &status, 0) < 0) ::_exit(91);
+    ::_exit(WIFSIGNALED(status) ? 100 + WTERMSIG(status) : WEXITSTATUS(status));
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);  // not 100 + SIGABRT
 }
 
 // The environment a child gets in these tests: only what is listed.

@@ -1,0 +1,2 @@
+#include "claude/parser.hpp"
+#include <util/process.hpp>

@@ -1,0 +1,2 @@
+#include <store/state_store.hpp>
+int main() { return 0; }
