@@ -46,6 +46,10 @@ struct StreamResult {
   bool share_given = false;  // the client gave this call's own share
   bool compacted = false;  // a `system/compact_boundary` event was seen
   std::string client_version;  // the `system/init` event's claude_code_version
+  // The session's context after the call, as the meter counts it: input, cache creation and cache
+  // read of the last assistant message's usage (else of the result's usage); 0 when unknown.
+  uint64_t last_context = 0;
+  uint64_t context_window = 0;  // the largest `contextWindow` of the result's modelUsage; 0: none
 };
 
 // Whether a client of this version reports the whole session in a result's modelUsage and
