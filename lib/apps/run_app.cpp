@@ -120,7 +120,7 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   CLI::App app{"Runs claude -p over a list of tasks or a workflow, with a context mode: continuous, fresh-per-task, "
                "fresh-per-iteration, hybrid or auto. Subcommands: report [RUN…], config set runner.KEY VALUE."};
   app.name(kTool);
-  std::string tasks_file, workflow, mode, project, model, on_fail, anchor_sources, resume, summary;
+  std::string tasks_file, workflow, mode, project, model, on_fail, on_limit, anchor_sources, resume, summary;
   std::vector<std::string> claude_args;
   bool fresh_context = false, no_reanchor = false, reanchor = false, dry_run = false, show_version = false;
   int max_iterations = 0, max_task_iterations = 0;
@@ -138,6 +138,8 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--max-iterations", max_iterations, "calls in the whole run (default 50)")->check(CLI::Range(1, 1000000));
   app.add_option("--max-task-iterations", max_task_iterations, "calls of one task before on_fail (default 3)")->check(CLI::Range(1, 10000));
   app.add_option("--on-fail", on_fail, "retry | skip | abort (default abort)");
+  app.add_option("--on-limit", on_limit, "wait | stop: after a call that ended on a rate or usage limit, wait for its reset and "
+                                         "repeat it (default), or stop the run");
   app.add_option("--max-tokens", max_tokens, "stop the run between calls once its tokens (all four kinds) reach N (0: no limit)");
   app.add_option("--max-cost", max_cost, "stop the run between calls once its cost reaches USD (0: no limit)");
   app.add_flag("--reanchor", reanchor, "give every fresh session the re-anchor (default)");
@@ -223,6 +225,9 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   auto configured = [&](const char* key) { return cfg.origins.count(key) && cfg.origins.at(key) != "default"; };
   o.budget_given = max_tokens || max_cost || configured("runner.max_tokens") || configured("runner.max_cost_usd");
   o.auto_thresholds = {cfg.runner.fresh_at, cfg.runner.compact_at};
+  auto parsed_limit = runner::parse_on_limit(on_limit.empty() ? cfg.runner.on_limit : on_limit);
+  if (!parsed_limit) return error(ctx, fmt::format("unknown --on-limit '{}' (wait, stop)", on_limit));
+  o.limits = {*parsed_limit, cfg.runner.limit_backoff_seconds, cfg.runner.limit_max_wait_seconds};
   o.dry_run = dry_run;
   o.resume_run = resume;
   o.busy_timeout_ms = cfg.state.busy_timeout_ms;

@@ -292,6 +292,11 @@ const std::vector<KeyDef>& known_keys() {
         [](Config& c, double v) { c.runner.max_cost_usd = v; }));
     run_int("fresh_at", 1, 100, &RunnerConfig::fresh_at);
     run_int("compact_at", 1, 100, &RunnerConfig::compact_at);
+    k.push_back(make_string(
+        "runner", "on_limit", {"wait", "stop"}, [](const Config& c) { return c.runner.on_limit; },
+        [](Config& c, const std::string& v) { c.runner.on_limit = v; }));
+    run_int("limit_backoff_seconds", 1, 86400, &RunnerConfig::limit_backoff_seconds);
+    run_int("limit_max_wait_seconds", 1, 604800, &RunnerConfig::limit_max_wait_seconds);
     k.push_back(make_string_list(
         "runner", "claude_args", [](const Config& c) { return c.runner.claude_args; },
         [](Config& c, std::vector<std::string> v) { c.runner.claude_args = std::move(v); }));

@@ -86,6 +86,9 @@ struct RunnerConfig {
   double max_cost_usd = 0;                // the run's budget of cost in USD (0: none)
   int fresh_at = 50;                      // auto: a new task starts a fresh session from this percent
   int compact_at = 75;                    // auto: a task's session is compacted from this percent
+  std::string on_limit = "wait";          // wait | stop: after a call that ended on a rate or usage limit
+  int limit_backoff_seconds = 60;         // the first wait when the client named no reset (doubled in a row)
+  int limit_max_wait_seconds = 21600;     // the ceiling of one wait for a limit
   std::vector<std::string> claude_args;   // user's file only: they decide what the client may do
 };
 

@@ -162,8 +162,30 @@ std::string_view to_string(OnFail f) {
   return "abort";
 }
 
+std::optional<OnLimit> parse_on_limit(std::string_view text) {
+  if (text == "wait") return OnLimit::Wait;
+  if (text == "stop") return OnLimit::Stop;
+  return std::nullopt;
+}
+
+std::string_view to_string(OnLimit o) { return o == OnLimit::Stop ? "stop" : "wait"; }
+
+LimitWait decide_limit_wait(const LimitPolicy& policy, std::optional<int64_t> reset_epoch, int64_t now_epoch, int in_a_row) {
+  if (policy.on_limit == OnLimit::Stop) return {true, 0, "on_limit stop"};
+  const int64_t ceiling = std::max<int64_t>(policy.max_wait_seconds, 1);
+  if (reset_epoch) {
+    const int64_t until = std::max<int64_t>(*reset_epoch - now_epoch, 1);
+    if (until > ceiling) return {true, until, "the reset lies past limit_max_wait_seconds"};
+    return {false, until, "reset"};
+  }
+  int64_t wait = std::max<int64_t>(policy.backoff_seconds, 1);
+  for (int i = 1; i < in_a_row && wait < ceiling; ++i) wait *= 2;
+  return {false, std::min(wait, ceiling), "backoff"};
+}
+
 std::string_view to_string(AfterCall a) {
   switch (a) {
+    case AfterCall::LimitWait: return "limit wait";
     case AfterCall::Done: return "done";
     case AfterCall::Again: return "again";
     case AfterCall::Retry: return "retry";
@@ -174,6 +196,7 @@ std::string_view to_string(AfterCall a) {
 }
 
 AfterCall decide_after_call(const CallOutcome& c) {
+  if (c.limit) return AfterCall::LimitWait;
   if (c.ok && c.report == TaskReport::Done) return AfterCall::Done;
   const bool blocked = c.report == TaskReport::Blocked;
   if (c.attempt < c.max_attempts && !blocked) return AfterCall::Again;

@@ -1073,7 +1073,7 @@ class Runner {
 
       // A client killed after its result because it did not exit has done its work.
       const bool ok = (call.exit_code == 0 || (call.cut_off && !call.timed_out)) && call.stream.has_result && !call.stream.is_error;
-      const AfterCall next = decide_after_call({ok, report.report, attempt, pos.max_attempts, pos.on_fail});
+      const AfterCall next = decide_after_call({ok, false, report.report, attempt, pos.max_attempts, pos.on_fail});
       const std::string why = report.report == TaskReport::Blocked ? "blocked: " + report.reason
                               : !ok ? fmt::format("the call failed (exit {}{})", call.exit_code, call.stream.subtype.empty() ? "" : ", " + call.stream.subtype)
                                     : fmt::format("not reported done after {} attempt(s)", attempt);
@@ -1093,7 +1093,8 @@ class Runner {
             end_task(task, "done", call.stream.text, "");
           }
           break;
-        case AfterCall::Again: break;
+        case AfterCall::Again:
+        case AfterCall::LimitWait: break;
         case AfterCall::Retry:
           emit("task_retry", {{"task_id", task["id"]}, {"reason", why}});
           st["attempts"].erase(pos.key);

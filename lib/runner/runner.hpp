@@ -46,6 +46,8 @@ struct RunOptions {
   Budget budget;
   bool budget_given = false;
   AutoThresholds auto_thresholds;  // --context-mode auto's fresh_at / compact_at
+  LimitPolicy limits;              // what a call that ended on a rate or usage limit leads to
+  int limit_tick_ms = 200;         // how often a wait for a limit looks at STOP, PAUSE and SIGINT
   bool dry_run = false;
   std::string resume_run;                 // --resume RUN: continue this run
   int busy_timeout_ms = 1000;

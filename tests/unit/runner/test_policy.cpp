@@ -190,9 +190,55 @@ TEST(RunnerPolicy, AfterCallTable) {
       {false, T::None, 1, 1, F::Retry, A::Retry},
   };
   for (const auto& r : rows)
-    EXPECT_EQ(to_string(decide_after_call({r.ok, r.report, r.attempt, r.max, r.on_fail})), to_string(r.want))
+    EXPECT_EQ(to_string(decide_after_call({r.ok, false, r.report, r.attempt, r.max, r.on_fail})), to_string(r.want))
         << "ok=" << r.ok << " report=" << static_cast<int>(r.report) << " attempt " << r.attempt << "/" << r.max << " on_fail "
         << to_string(r.on_fail);
+}
+
+// A limit is no attempt, whatever else the call says; the wait is the policy's.
+TEST(RunnerPolicy, ALimitIsAWaitNotAnAttempt) {
+  for (auto report : {TaskReport::None, TaskReport::Done, TaskReport::Blocked})
+    for (int attempt : {1, 3})
+      EXPECT_EQ(decide_after_call({false, true, report, attempt, 3, OnFail::Abort}), AfterCall::LimitWait);
+  EXPECT_EQ(decide_after_call({true, true, TaskReport::Done, 1, 3, OnFail::Abort}), AfterCall::LimitWait);
+}
+
+TEST(RunnerPolicy, LimitWaitTable) {
+  const LimitPolicy wait{OnLimit::Wait, 60, 3600};
+  struct R {
+    LimitPolicy p;
+    std::optional<int64_t> reset;
+    int in_a_row;
+    bool stop;
+    int64_t seconds;
+    const char* why;
+  };
+  const int64_t now = 1'800'000'000;
+  const R rows[] = {
+      {wait, now + 300, 1, false, 300, "reset"},
+      {wait, now + 300, 5, false, 300, "reset"},    // a reset time wins over the backoff
+      {wait, now - 10, 1, false, 1, "reset"},       // a reset already past: a second
+      {wait, now + 3600, 1, false, 3600, "reset"},  // at the ceiling
+      {wait, now + 3601, 1, true, 3601, "the reset lies past limit_max_wait_seconds"},
+      {wait, std::nullopt, 1, false, 60, "backoff"},
+      {wait, std::nullopt, 2, false, 120, "backoff"},
+      {wait, std::nullopt, 4, false, 480, "backoff"},
+      {wait, std::nullopt, 7, false, 3600, "backoff"},    // 3840 capped
+      {wait, std::nullopt, 1000, false, 3600, "backoff"},  // no overflow
+      {{OnLimit::Stop, 60, 3600}, now + 30, 1, true, 0, "on_limit stop"},
+      {{OnLimit::Stop, 60, 3600}, std::nullopt, 1, true, 0, "on_limit stop"},
+      {{OnLimit::Wait, 1, 5}, std::nullopt, 3, false, 4, "backoff"},
+  };
+  for (const auto& r : rows) {
+    const auto w = decide_limit_wait(r.p, r.reset, now, r.in_a_row);
+    SCOPED_TRACE(std::string(r.why) + " in_a_row " + std::to_string(r.in_a_row));
+    EXPECT_EQ(w.stop, r.stop);
+    EXPECT_EQ(w.seconds, r.seconds);
+    EXPECT_EQ(w.why, r.why);
+  }
+  EXPECT_EQ(parse_on_limit("wait"), OnLimit::Wait);
+  EXPECT_EQ(parse_on_limit("stop"), OnLimit::Stop);
+  EXPECT_FALSE(parse_on_limit("retry"));
 }
 
 TEST(RunnerPolicy, ModeNamesRoundTrip) {
