@@ -174,7 +174,10 @@ void StreamResultReader::feed_line(std::string_view line) {
     return;
   }
   if (ev.type == "assistant") {
-    if (ev.has_message_usage && !ev.subagent) result_.last_context = ev.message_usage.input + ev.message_usage.cache_creation + ev.message_usage.cache_read;
+    // A message the client made up itself (a refused call's `<synthetic>` one) counts nothing: it
+    // leaves the context as it was.
+    const uint64_t context = ev.message_usage.input + ev.message_usage.cache_creation + ev.message_usage.cache_read;
+    if (ev.has_message_usage && !ev.subagent && context > 0) result_.last_context = context;
     return;
   }
   if (ev.type != "result") return;

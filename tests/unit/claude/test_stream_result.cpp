@@ -135,6 +135,17 @@ TEST(StreamResult, ASubagentsMessageIsNotTheSessionsContext) {
   EXPECT_EQ(r.context_window, 0u);
 }
 
+// A refused call ends with a `<synthetic>` message of zero usage: not the session's context.
+TEST(StreamResult, ARefusedCallsSyntheticMessageIsNoContext) {
+  const auto r = parse_stream_json(
+      R"({"type":"assistant","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":5,"cache_read_input_tokens":40000,"output_tokens":9}}})"
+      "\n"
+      R"({"type":"assistant","message":{"model":"<synthetic>","usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}},"error":"rate_limit"})"
+      "\n"
+      R"({"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"API Error","usage":{"input_tokens":0,"output_tokens":0},"modelUsage":{}})");
+  EXPECT_EQ(r.last_context, 40005u);
+}
+
 TEST_P(StreamResultFixtures, CompactOfAnEmptySessionCostsNothing) {
   const auto r = parse("compact_empty.jsonl");
   ASSERT_TRUE(r.has_result);
