@@ -13,11 +13,13 @@ bool contains(std::string_view hay, std::string_view needle) {
   return ::memmem(hay.data(), hay.size(), needle.data(), needle.size()) != nullptr;
 }
 
-// The events a runner needs name a "type" of "system" or "result"; a line without both words
-// cannot be one, whatever the order of its keys or the space between its tokens, and is not
-// parsed at all (tool results and assistant messages are most of the bytes).
+// The events a runner needs name a "type" of "system", "result", "assistant" (its usage: the
+// context) or "rate_limit_event"; a line without both words cannot be one, whatever the order of
+// its keys or the space between its tokens, and is not parsed at all (tool results, in "user"
+// lines, are most of the bytes).
 bool may_be_wanted(std::string_view line) {
-  return contains(line, "\"type\"") && (contains(line, "\"result\"") || contains(line, "\"system\"") || contains(line, "\"assistant\""));
+  return contains(line, "\"type\"") && (contains(line, "\"result\"") || contains(line, "\"system\"") ||
+                                        contains(line, "\"assistant\"") || contains(line, "\"rate_limit_event\""));
 }
 
 // A non-negative count: negative and non-numeric values count as 0.
@@ -28,6 +30,21 @@ uint64_t count(od::value v) {
   if (n.is_int64()) return n.get_int64() > 0 ? static_cast<uint64_t>(n.get_int64()) : 0;
   const double d = n.get_double();
   return d > 0 && d < 1.8e19 ? static_cast<uint64_t>(d) : 0;
+}
+
+// An integer within +-2^53 (a JSON number, integral or not, truncated); nothing else.
+std::optional<int64_t> integer(od::value v) {
+  od::number n;
+  if (v.get_number().get(n)) return std::nullopt;
+  constexpr int64_t kMax = int64_t{1} << 53;
+  if (n.is_int64()) {
+    const int64_t i = n.get_int64();
+    return i >= -kMax && i <= kMax ? std::optional<int64_t>(i) : std::nullopt;
+  }
+  if (n.is_uint64()) return n.get_uint64() <= static_cast<uint64_t>(kMax) ? std::optional<int64_t>(static_cast<int64_t>(n.get_uint64())) : std::nullopt;
+  const double d = n.get_double();
+  return d >= -static_cast<double>(kMax) && d <= static_cast<double>(kMax) ? std::optional<int64_t>(static_cast<int64_t>(d))
+                                                                          : std::nullopt;
 }
 
 bool text(od::value v, std::string& out) {
@@ -75,9 +92,27 @@ bool read_model_usage(od::value v, TokenUsage& sum, double& cost, uint64_t* wind
   return any;
 }
 
+// A `rate_limit_info` object, whatever the order of its keys.
+bool read_rate_limit(od::value v, RateLimitEvent& out) {
+  od::object obj;
+  if (v.get_object().get(obj)) return false;
+  for (auto fr : obj) {
+    od::field f;
+    if (std::move(fr).get(f)) return false;
+    std::string_view key;
+    if (f.unescaped_key().get(key)) return false;
+    if (key == "status") text(f.value(), out.status);
+    else if (key == "rateLimitType") text(f.value(), out.type);
+    else if (key == "resetsAt") out.resets_at = integer(f.value());
+  }
+  return true;
+}
+
 // Everything a runner reads from one event, whatever the order of its keys.
 struct Event {
-  std::string type, subtype, session_id, result, version;
+  std::string type, subtype, session_id, result, version, api_error_type, api_error;
+  std::optional<int64_t> api_error_status;
+  std::optional<RateLimitEvent> rate_limit;
   bool is_error = false;
   long num_turns = 0;
   double cost_usd = 0;
@@ -115,6 +150,13 @@ bool read_event(od::object obj, Event& ev) {
     else if (key == "session_id") text(v, ev.session_id);
     else if (key == "result") text(v, ev.result);
     else if (key == "claude_code_version") text(v, ev.version);
+    else if (key == "api_error_status") ev.api_error_status = integer(v);
+    else if (key == "api_error_type") text(v, ev.api_error_type);
+    else if (key == "api_error") text(v, ev.api_error);
+    else if (key == "rate_limit_info") {
+      RateLimitEvent info;
+      if (read_rate_limit(v, info)) ev.rate_limit = std::move(info);
+    }
     else if (key == "is_error") {
       bool b = false;
       if (!v.get_bool().get(b)) ev.is_error = b;
@@ -167,7 +209,12 @@ void StreamResultReader::feed_line(std::string_view line) {
   if (doc.get_object().get(obj)) return;
   Event ev;
   if (!read_event(obj, ev)) return;
+  if (ev.type == "rate_limit_event") {
+    if (ev.rate_limit) result_.rate_limit = std::move(ev.rate_limit);
+    return;
+  }
   if (ev.type == "system") {
+    if (ev.subtype == "api_retry" && result_.api_retries < (1 << 30)) ++result_.api_retries;
     if (ev.subtype == "init" && result_.session_id.empty()) result_.session_id = ev.session_id;
     if (ev.subtype == "init" && result_.client_version.empty()) result_.client_version = ev.version;
     if (ev.subtype == "compact_boundary") result_.compacted = true;
@@ -190,6 +237,11 @@ void StreamResultReader::feed_line(std::string_view line) {
   result_.text = std::move(ev.result);
   if (result_.session_id.empty()) result_.session_id = ev.session_id;
   result_.num_turns = ev.num_turns;
+  result_.api_error_status.reset();
+  if (ev.api_error_status && *ev.api_error_status >= 0 && *ev.api_error_status < 1000)
+    result_.api_error_status = static_cast<int>(*ev.api_error_status);
+  result_.api_error_type = std::move(ev.api_error_type);
+  result_.api_error = std::move(ev.api_error);
   // `modelUsage` counts every API call of the client (the compaction call and other models too);
   // `usage` only the main loop's. From 2.1.277 `modelUsage` and `total_cost_usd` count the whole
   // session, earlier calls of a resumed one included (take_call_share), and newer releases add

@@ -28,6 +28,14 @@ struct SessionTotals {
   double cost_usd = 0;
 };
 
+// A `rate_limit_event` of the stream (a subscription's unified limits, as the client read them from
+// the API's anthropic-ratelimit-unified-* headers).
+struct RateLimitEvent {
+  std::string status;  // "allowed", "allowed_warning", "rejected"
+  std::string type;    // rateLimitType: "five_hour", "seven_day", ...
+  std::optional<int64_t> resets_at;  // resetsAt: seconds since the epoch, as given
+};
+
 // What one `claude -p --output-format stream-json` call reported.
 struct StreamResult {
   std::string session_id;  // from the `system/init` event, else from the result
@@ -50,6 +58,14 @@ struct StreamResult {
   // read of the last assistant message's usage (else of the result's usage); 0 when unknown.
   uint64_t last_context = 0;
   uint64_t context_window = 0;  // the largest `contextWindow` of the result's modelUsage; 0: none
+  // When the call ended on an answer of the API that was not a message (a limit, an overload, a
+  // refusal): the result's api_error_status (the HTTP status), and from 2.1.332 on its
+  // api_error_type ("rate_limit_error", "overloaded_error", ...) and api_error
+  // ("usage_limit_reached", ...).
+  std::optional<int> api_error_status;
+  std::string api_error_type, api_error;
+  int api_retries = 0;  // `system/api_retry` events: the client's own retries of a refused request
+  std::optional<RateLimitEvent> rate_limit;  // the last `rate_limit_event`
 };
 
 // Whether a client of this version reports the whole session in a result's modelUsage and
@@ -66,8 +82,8 @@ SessionTotals take_call_share(StreamResult& result, const std::optional<SessionT
 
 // Reads a stream-json output line by line, by content: the order of an event's keys, the space
 // between its tokens and keys it does not know do not matter. Only lines that name both "type" and
-// "system" or "result" are parsed (in linear time); a line that is not JSON, or nests deeper than
-// the parser's limit, is ignored.
+// "system", "result", "assistant" or "rate_limit_event" are parsed (in linear time); a line that is not JSON,
+// or nests deeper than the parser's limit, is ignored.
 class StreamResultReader {
  public:
   StreamResultReader();

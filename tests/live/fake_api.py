@@ -44,7 +44,11 @@ TURN:
     {"tools": [{"tool": ..., "input": ..., "id": ...}, ...]}  several tool_use blocks in one reply
     {"content": [blocks], "stop_reason": "..."}      the content blocks as given (text, tool_use, thinking)
     {"error": {"status": 400, "type": "...", "message": "..."}}  that HTTP error instead of a message
+                        (body {"type": "error", "error": {"type", "message"}}); "headers": {name: value}
+                        are sent with it, "body": a JSON value or a string sent instead of that body
   and on any turn:
+    "times": N          played for N requests before the next turn's turn (default 1; -1: for every
+                        request from then on), e.g. a limit that clears after N refusals
     "usage": {...}      merged over the usage computed so far
     "fill_pct": 75      input + cache_creation + cache_read = 75 % of context_window
                         (input_tokens 5, cache_creation 0, the rest in cache_read)
@@ -71,7 +75,7 @@ Log: one JSON object a line:
     {"seq", "ts", "method", "path", "headers" (without credentials), "kind" (main, side, compact,
      count_tokens, models, other), "thread" (subagent when the system prompt's billing header says
      cc_is_subagent=true, else main), "turn_index" (-1 once the script has run out), "body", "reply",
-     and when they apply "http_status", "expect", "expect_ok"}
+     and when they apply "http_status", "reply_headers", "expect", "expect_ok"}
 """
 
 import argparse
@@ -240,6 +244,7 @@ class Script:
         self.settings = {"turns": script} if isinstance(script, list) else dict(script or {})
         self.turns = list(self.settings.get("turns", []))
         self.played = set()
+        self.plays = {}  # index: how many requests a turn of "times" N has answered so far
 
     @property
     def cursor(self):
@@ -248,13 +253,17 @@ class Script:
 
     def rewind(self):
         self.played = set()
+        self.plays = {}
 
     def next_turn(self, thread="main"):
         """(index, turn) of the first turn not yet played that `thread` may take, or (-1, None) once
         there is none."""
         for index, turn in enumerate(self.turns):
             if index not in self.played and (not isinstance(turn, dict) or turn.get("thread") in (None, thread)):
-                self.played.add(index)
+                times = int(turn.get("times", 1)) if isinstance(turn, dict) else 1
+                self.plays[index] = self.plays.get(index, 0) + 1
+                if times >= 0 and self.plays[index] >= times:
+                    self.played.add(index)
                 return index, turn
         return -1, None
 
@@ -275,6 +284,12 @@ class Script:
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 64  # the client opens several connections at once (subagents, probes)
+
+    def handle_error(self, request, client_address):
+        # A client that gave up on a late answer (its timeout) closed the connection: not an error.
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class FakeApi:
@@ -320,6 +335,10 @@ class FakeApi:
         if turn and "error" in turn:
             err = turn["error"]
             fields["http_status"] = int(err.get("status", 400))
+            if err.get("headers"):
+                fields["reply_headers"] = {str(k): str(v) for k, v in err["headers"].items()}
+            if "body" in err:
+                return fields["http_status"], err["body"], fields
             return fields["http_status"], {"type": "error", "error": {
                 "type": err.get("type", "invalid_request_error"), "message": err.get("message", "scripted error")}}, fields
         if kind == "main" and turn is not None:
@@ -384,10 +403,13 @@ class Handler(BaseHTTPRequestHandler):
                                thread=fields.pop("thread", None), turn_index=fields.pop("turn_index", None),
                                body=body, reply=reply, **fields))
 
-    def send(self, status, payload, content_type="application/json"):
-        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    def send(self, status, payload, content_type="application/json", headers=None):
+        data = payload if isinstance(payload, bytes) else payload.encode() if isinstance(payload, str) \
+            else json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", content_type)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("request-id", "req_" + uuid.uuid4().hex[:24])
         if content_type.startswith("text/event-stream"):
@@ -452,7 +474,7 @@ class Handler(BaseHTTPRequestHandler):
         if status == 200 and body.get("stream"):
             self.send(200, sse_stream(reply), "text/event-stream; charset=utf-8")
         else:
-            self.send(status, reply)
+            self.send(status, reply, headers=fields.get("reply_headers"))
 
 
 def main():

@@ -19,14 +19,19 @@ def check(cond, what):
         FAILURES.append(what)
 
 
-def call(port, method, path, body=None):
+def call(port, method, path, body=None, headers=None):
+    """(status, content type, body text) of a request; the reply's headers go into `headers`."""
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
                                  headers={"Content-Type": "application/json", "x-api-key": "secret-key"})
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
+            if headers is not None:
+                headers.update(r.headers.items())
             return r.status, r.headers.get("Content-Type", ""), r.read().decode()
     except urllib.error.HTTPError as e:
+        if headers is not None:
+            headers.update(e.headers.items())
         return e.code, e.headers.get("Content-Type", ""), e.read().decode()
 
 
@@ -157,6 +162,35 @@ def main():
         check(got == ["main one", "sub one", "anyone", "sub two", "main two", "Done."], f"turns by thread: {got}")
     finally:
         api.close()
+
+    # 7. a limit: an error turn with headers, played "times" requests; one played for every request;
+    # an error turn with a body of its own
+    limit_log = os.path.join(work, "limits.jsonl")
+    api = FakeApi({"turns": [
+        {"times": 2, "error": {"status": 429, "type": "rate_limit_error", "message": "slow down",
+                               "headers": {"retry-after": "1", "anthropic-ratelimit-unified-status": "rejected"}}},
+        {"text": "after the limit"},
+        {"error": {"status": 529, "body": "not json"}},
+        {"times": -1, "error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}}]}, limit_log)
+    try:
+        got = []
+        for i in range(6):
+            headers = {}
+            status, _, text = call(api.port, "POST", "/v1/messages", request(f"try {i}"), headers)
+            got.append((status, headers.get("retry-after"), text if status == 529 and "{" not in text
+                        else json.loads(text).get("error", {}).get("type") or json.loads(text)["content"][0]["text"]))
+        want = [(429, "1", "rate_limit_error"), (429, "1", "rate_limit_error"), (200, None, "after the limit"),
+                (529, None, "not json"), (529, None, "overloaded_error"), (529, None, "overloaded_error")]
+        check(got == want, f"limit turns: {got}")
+        check(json.loads(call(api.port, "GET", "/_control/state")[2])["cursor"] == 3,
+              "a turn of times -1 never counts as played")
+    finally:
+        api.close()
+    with open(limit_log) as f:
+        lines = [json.loads(line) for line in f]
+    check([q["turn_index"] for q in lines] == [0, 0, 1, 2, 3, 3], f"limit turn indexes {[q['turn_index'] for q in lines]}")
+    check(lines[0].get("reply_headers", {}).get("anthropic-ratelimit-unified-status") == "rejected",
+          "the log records the headers sent")
 
     for f in FAILURES:
         print("FAIL " + f, file=sys.stderr)
