@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "claude/claude_cli.hpp"
+#include "claude/limit_answer.hpp"
+#include "claude/session_locator.hpp"
 #include "claude/stream_result.hpp"
 #include "context/compaction_point.hpp"
 #include "context/context_meter.hpp"
@@ -964,8 +966,17 @@ class Runner {
 
       const bool clear = pos.action == workflow::ContextAction::Clear;
       const bool compact = pos.action == workflow::ContextAction::Compact;
-      const AutoAction auto_action = mode_ == ContextMode::Auto && !session.empty() ? auto_decision(task, new_task, cfg) : AutoAction::Keep;
-      const SessionPlan plan = plan_session(mode_, !session.empty(), new_task, clear, compact, auto_action);
+      // The call a limit refused (run.json keeps it for a --resume) is the next one.
+      std::optional<bool> refused_fresh;
+      if (const ojson& rc = st["refused_call"]; rc.is_object() && rc.value("key", "") == pos.key)
+        refused_fresh = rc.contains("fresh") && rc["fresh"].is_boolean() && rc["fresh"].get<bool>();
+      const bool repeat = refused_fresh.has_value();
+      st.erase("refused_call");
+      const AutoAction auto_action =
+          !repeat && mode_ == ContextMode::Auto && !session.empty() ? auto_decision(task, new_task, cfg) : AutoAction::Keep;
+      // The call a limit refused is made again as it was: in its session (started already when the
+      // client wrote its transcript), with its anchor, without a compaction in between.
+      const SessionPlan plan = repeat ? repeat_plan(session, *refused_fresh) : plan_session(mode_, !session.empty(), new_task, clear, compact, auto_action);
       // Auto compacts with the task as the focus; a workflow with its own.
       const std::string focus = plan.compact_why == "auto" ? bounded_text(without_nul(pos.work), 2000) : pos.focus;
       std::string session_id = session;
@@ -1003,7 +1014,9 @@ class Runner {
           if (!anchor.empty()) task["anchoring_tokens"] = task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
         }
       }
-      if (plan.fresh) {
+      if (plan.fresh && plan.reason == "repeat") {
+        anchor = read_session_anchor();
+      } else if (plan.fresh) {
         session_id = util::random_uuid();
         anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text, st.value("previous_summary", "")) : "";
         if (plan.reason != "start") {
@@ -1029,6 +1042,17 @@ class Runner {
       if (!r) return finish("failed", 2, r.error().message);
       client_ms += r->client_ms;
       const CallResult& call = *r;
+      // A call that ended on a limit is no attempt: the run waits (or stops), then makes it again.
+      if (auto limit = classify_limit(call.stream, call.stderr_tail, call.exit_code, util::now_ms() / 1000)) {
+        add_call(task, call.stream);
+        if (auto c = wait_for_limit(task, session_id, stem, call, *limit)) return *c;
+        st["refused_call"] = {{"key", pos.key}, {"fresh", plan.fresh}};
+        save();
+        last_iteration_ms = util::now_ms();
+        paused_ms_ = 0;
+        continue;
+      }
+      limits_in_a_row_ = 0;
       if (!call.stream.session_id.empty() && call.stream.session_id != session_id) {
         // The client may hand out another id (it never does for --session-id/--resume today).
         session_id = call.stream.session_id;
@@ -1073,7 +1097,7 @@ class Runner {
 
       // A client killed after its result because it did not exit has done its work.
       const bool ok = (call.exit_code == 0 || (call.cut_off && !call.timed_out)) && call.stream.has_result && !call.stream.is_error;
-      const AfterCall next = decide_after_call({ok, false, report.report, attempt, pos.max_attempts, pos.on_fail});
+      const AfterCall next = decide_after_call({ok, false, report.report, attempt, pos.max_attempts, pos.on_fail});  // limits: above
       const std::string why = report.report == TaskReport::Blocked ? "blocked: " + report.reason
                               : !ok ? fmt::format("the call failed (exit {}{})", call.exit_code, call.stream.subtype.empty() ? "" : ", " + call.stream.subtype)
                                     : fmt::format("not reported done after {} attempt(s)", attempt);
@@ -1115,6 +1139,58 @@ class Runner {
       save();
       if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
     }
+  }
+
+  // The plan of a call made again after a limit: a resumed session is resumed again; a session the
+  // refused call started goes on when the client has its transcript (it may write it before its
+  // first request), else the same fresh start is made again.
+  SessionPlan repeat_plan(const std::string& session, bool refused_fresh) {
+    SessionPlan p;
+    p.fresh = session.empty() || (refused_fresh && !locate_session(session, w_.env, w_.locations));
+    p.reason = p.fresh ? "repeat" : "";
+    return p;
+  }
+
+  // After a call that ended on a limit: a limit_wait event and a line on stderr, then the wait
+  // (until the reset the client named, else the backoff), watching STOP, PAUSE and SIGINT as
+  // between calls; or the run stops (on_limit stop, a reset past the ceiling). Returns the exit
+  // code when the run ends here.
+  std::optional<int> wait_for_limit(const ojson& task, const std::string& session_id, const std::string& stem, const CallResult& call,
+                                    const LimitAnswer& limit) {
+    ++limits_in_a_row_;
+    const int64_t now_s = util::now_ms() / 1000;
+    const LimitWait w = decide_limit_wait(opts_.limits, limit.reset_epoch, now_s, limits_in_a_row_);
+    const std::string kind(to_string(limit.kind));
+    const std::string reset_at = limit.reset_epoch ? util::format_iso8601_ms(*limit.reset_epoch * 1000) : "";
+    ojson data = {{"task_id", task["id"]},      {"session_id", session_id}, {"kind", kind},
+                  {"message", limit.message},   {"in_a_row", limits_in_a_row_}, {"exit_code", call.exit_code},
+                  {"wait_seconds", w.seconds},  {"why", w.why},           {"stop", w.stop}};
+    if (!reset_at.empty()) data["reset_at"] = reset_at;
+    ojson result = {{"exit_code", call.exit_code}, {"session_id", session_id}, {"limit", kind}, {"message", limit.message},
+                    {"usage", usage_json(call.stream.usage)}, {"text", call.stream.text}};
+    if (!reset_at.empty()) result["reset_at"] = reset_at;
+    if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
+    if (auto r = record_.write_file(fmt::format("{}.limit-{}.result.json", stem, limits_in_a_row_),
+                                    result.dump(2, ' ', false, ojson::error_handler_t::replace));
+        !r)
+      progress("note: " + r.error().message);
+    emit("limit_wait", data);
+    if (w.stop) {
+      ojson on = {{"scope", "limit"}, {"kind", kind}, {"message", limit.message}, {"why", w.why}};
+      if (!reset_at.empty()) on["reset_at"] = reset_at;
+      record_.state["stopped_on"] = on;
+      return finish("stopped", 3, fmt::format("{} ({}){}: {}", kind, w.why, reset_at.empty() ? "" : ", resets " + reset_at, limit.message));
+    }
+    progress(fmt::format("waiting {} s for the {}{} before the call again: {}", w.seconds, kind,
+                         reset_at.empty() ? " (no reset time given: backoff)" : " to reset at " + reset_at, limit.message));
+    save();
+    const int64_t t0 = util::now_ms(), until = t0 + w.seconds * 1000;
+    while (util::now_ms() < until) {
+      if (auto c = control()) return c;  // STOP, PAUSE (held), SIGINT
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp<int64_t>(until - util::now_ms(), 1, opts_.limit_tick_ms)));
+    }
+    emit("limit_waited", {{"task_id", task["id"]}, {"kind", kind}, {"waited_ms", util::now_ms() - t0}});
+    return std::nullopt;
   }
 
   // Between calls: a budget of the run or of the task about to run that is reached stops the run,
@@ -1205,6 +1281,7 @@ class Runner {
   bool summaries_wanted_ = false;               // some task carries the previous task's summary
   std::string model_;                           // --model of the client's arguments, for the window
   CompactionSettings compaction_;               // the client's settings that move its compaction
+  int limits_in_a_row_ = 0;                     // calls ended on a limit since one got through
 };
 }  // namespace
 

@@ -29,7 +29,11 @@ using json = nlohmann::json;
 // compact). Every answer reports usage input 10, cache creation 100, cache read 1000, output 5 (a
 // compaction: 100/0/0/20 through modelUsage) and costs $0.25; its last assistant message reports
 // cache read 1000 (a context of 1,110), or the n-th line of $STANDIN_CONTEXTS when there is one,
-// and the result's modelUsage a contextWindow of $STANDIN_WINDOW (200000). $STANDIN_AFTER_RESULT, when set, is run by sh after
+// and the result's modelUsage a contextWindow of $STANDIN_WINDOW (200000). Refusals, printed as Claude
+// Code prints them (tests/fixtures/claude-code-*/limits/, exit 1, nothing on stderr):
+// USAGE_LIMIT <s> (a subscription's 5-hour limit resetting in s seconds, as 2.1.332 words it),
+// RATE_LIMIT (429 with an API key, after its retries, as 2.1.197 words it), OVERLOADED (529),
+// SERVER_ERROR (500: no limit). $STANDIN_AFTER_RESULT, when set, is run by sh after
 // the result is printed, before the stand-in exits (as the real client's exit takes 40-50 ms),
 // with the call's number as $1; the time just before the result went out is then in result-<n>.
 constexpr const char* kStandin = R"SH(#!/bin/sh
@@ -59,6 +63,34 @@ n=$(cat "$STANDIN_DIR/count" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$S
 reply=$(sed -n "${n}p" "$STANDIN_REPLIES" 2>/dev/null); [ -n "$reply" ] || reply=DONE
 printf 'call=%s sid=%s anchor=%s cwd=%s stdin=%s prompt=%s\n' "$kind" "$sid" "$anchor" "$(pwd)" "$stdin" "$(printf '%s' "$last" | head -1)" >> "$STANDIN_LOG"
 printf '%s' "$last" > "$STANDIN_DIR/prompt-$n"
+refuse() {  # $1: the result's text, $2: its extra fields, $3: the synthetic message's error
+  printf '{"type":"assistant","message":{"model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"%s"}],"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}},"parent_tool_use_id":null,"session_id":"%s","error":"%s"}\n' "$1" "$sid" "$3"
+  printf '{"session_id":"%s","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"modelUsage":{},"is_error":true,"num_turns":1,"subtype":"success",%s"result":"%s","type":"result"}\n' "$sid" "$2" "$1"
+  exit 1
+}
+retries() {  # $1: the status, $2: the error
+  printf '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":538,"error_status":%s,"error":"%s","session_id":"%s"}\n' "$1" "$2" "$sid"
+  printf '{"type":"system","subtype":"api_retry","attempt":2,"max_retries":2,"retry_delay_ms":1104,"error_status":%s,"error":"%s","session_id":"%s"}\n' "$1" "$2" "$sid"
+}
+case "$reply" in
+  USAGE_LIMIT*|RATE_LIMIT|OVERLOADED|SERVER_ERROR) printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$sid";;
+esac
+case "$reply" in
+  USAGE_LIMIT*)
+    reset=$(( $(date +%s) + ${reply#USAGE_LIMIT } ))
+    when=$(date -u -d "@$reset" +%-l:%M%P | sed 's/:00//')
+    printf '{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":%s,"rateLimitType":"five_hour","isUsingOverage":false},"session_id":"%s"}\n' "$reset" "$sid"
+    refuse "You\u0027ve hit your 5-hour limit \u00b7 resets $when (UTC)" '"api_error_status":429,"api_error_type":"rate_limit_error","api_error":"usage_limit_reached","terminal_reason":"api_error",' rate_limit;;
+  RATE_LIMIT)
+    retries 429 rate_limit
+    refuse "API Error: Request rejected (429) \u00b7 Number of request tokens has exceeded your per-minute rate limit" '"api_error_status":429,"terminal_reason":"completed",' rate_limit;;
+  OVERLOADED)
+    retries 529 overloaded
+    refuse "API Error: 529 Overloaded. This is a server-side issue, usually temporary \u2014 try again in a moment." '"api_error_status":529,"api_error_type":"overloaded_error","terminal_reason":"api_error",' server_error;;
+  SERVER_ERROR)
+    retries 500 server_error
+    refuse "API Error: 500 Internal server error. This is a server-side issue, usually temporary." '"api_error_status":500,"api_error_type":"api_error","terminal_reason":"api_error",' server_error;;
+esac
 case "$reply" in
   FAIL) echo "stand-in failure" >&2; exit 1;;
   SLEEP) sleep 2; text='Slept.\nCTXKIT-TASK: DONE';;
@@ -1430,6 +1462,156 @@ TEST(RunE2E, AutoCompactsATasksSessionBetweenItsIterationsWithTheTaskAsFocus) {
   EXPECT_EQ(r.report()["tasks"][0]["compactions"], 1);
   // A new task at 79 % would have started fresh instead: t2 came after the compaction, at 1,110.
   EXPECT_EQ(r.report()["totals"]["resets"], 0);
+}
+
+// Waits (bounded) until the run's events.jsonl holds an event of `kind`.
+bool wait_for_event(const RunRig& r, const std::string& kind, int seconds = 30) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    auto runs = r.runs();
+    if (!runs.empty() && !r.events(runs[0], kind).empty()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+TEST(RunE2E, AUsageLimitIsWaitedOutAndTheSameCallMadeAgainInItsSession) {
+  RunRig r;
+  r.replies("DONE\nUSAGE_LIMIT 2\nDONE\nDONE\n");
+  auto res = r.run({"tasks.yaml"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  // t2's call again, in the same session, with the same prompt: the refusal was no attempt.
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume", "resume", "resume"}));
+  for (const auto& c : calls) EXPECT_EQ(c.sid, calls[0].sid);
+  EXPECT_EQ(r.prompt(3), r.prompt(2));
+  EXPECT_EQ(r.prompt(3).find("This is attempt"), std::string::npos);
+  const auto run = r.runs().at(0);
+  const auto waits = r.events(run, "limit_wait");
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0]["kind"], "usage limit");
+  EXPECT_EQ(waits[0]["task_id"], "t2");
+  EXPECT_EQ(waits[0]["why"], "reset");
+  EXPECT_TRUE(waits[0].contains("reset_at"));
+  EXPECT_GE(waits[0]["wait_seconds"].get<int>(), 1);
+  EXPECT_LE(waits[0]["wait_seconds"].get<int>(), 3);
+  EXPECT_NE(waits[0]["message"].get<std::string>().find("You've hit your 5-hour limit"), std::string::npos) << waits[0];
+  const auto waited = r.events(run, "limit_waited");
+  ASSERT_EQ(waited.size(), 1u);
+  EXPECT_GE(waited[0]["waited_ms"].get<int64_t>(), 1000 * waits[0]["wait_seconds"].get<int64_t>() - 50);
+  EXPECT_EQ(lines_with(res.err, "s for the usage limit to reset at"), 1u) << res.err;
+  const json j = r.run_json(run);
+  EXPECT_EQ(j["iterations"], 3);
+  EXPECT_EQ(j["tasks"][1]["iterations"], 1);
+  EXPECT_FALSE(j.contains("refused_call"));
+  EXPECT_TRUE(fs::exists(run / "tasks" / "t2" / "iter-002.limit-1.result.json"));
+}
+
+TEST(RunE2E, ALimitWithoutAResetWaitsABackoffThatDoublesAndAServerErrorIsAFailedAttempt) {
+  RunRig r;
+  r.env.set("CTXKIT_RUNNER_LIMIT_BACKOFF_SECONDS", "1");
+  r.replies("RATE_LIMIT\nOVERLOADED\nDONE\nSERVER_ERROR\nDONE\nDONE\n");
+  auto res = r.run({"tasks.yaml"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 6u);
+  // t1's first call was refused twice: made again as it was, a fresh start with the same id (the
+  // stand-in writes no transcript).
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "fresh", "resume", "resume", "resume"}));
+  EXPECT_EQ(calls[1].sid, calls[0].sid);
+  EXPECT_EQ(calls[2].sid, calls[0].sid);
+  const auto run = r.runs().at(0);
+  const auto waits = r.events(run, "limit_wait");
+  ASSERT_EQ(waits.size(), 2u);
+  EXPECT_EQ(waits[0]["kind"], "rate limit");
+  EXPECT_EQ(waits[0]["why"], "backoff");
+  EXPECT_EQ(waits[0]["wait_seconds"], 1);
+  EXPECT_FALSE(waits[0].contains("reset_at"));
+  EXPECT_EQ(waits[1]["kind"], "overloaded");
+  EXPECT_EQ(waits[1]["in_a_row"], 2);
+  EXPECT_EQ(waits[1]["wait_seconds"], 2);
+  EXPECT_EQ(lines_with(res.err, "(no reset time given: backoff)"), 2u) << res.err;
+  // The 500 on t2 is an ordinary failure: a second attempt, no wait.
+  EXPECT_NE(r.prompt(5).find("This is attempt 2 of at most 3"), std::string::npos);
+  EXPECT_EQ(r.run_json(run)["tasks"][1]["iterations"], 2);
+}
+
+TEST(RunE2E, PauseAndStopWorkDuringALimitsWaitAndResumeMakesTheCallAgain) {
+  RunRig r;
+  r.replies("USAGE_LIMIT 120\nDONE\nDONE\nDONE\n");
+  util::SpawnSpec spec;
+  spec.argv = {bin_dir() + "/ctx-run", "tasks.yaml"};
+  spec.cwd = r.project;
+  spec.env = r.env.vars();
+  auto child = util::Child::spawn(spec);
+  ASSERT_TRUE(child);
+  ASSERT_TRUE(wait_for_event(r, "limit_wait"));
+  const auto run = r.runs().at(0);
+  std::ofstream(run / "PAUSE") << "";
+  ASSERT_TRUE(wait_for_event(r, "run_paused"));
+  std::ofstream(run / "STOP") << "";
+  auto st = child->wait_for(std::chrono::seconds(30));
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->code, 3);
+  fs::remove(run / "PAUSE");
+  json j = r.run_json(run);
+  EXPECT_EQ(j["status"], "stopped");
+  EXPECT_EQ(j["iterations"], 0);  // the refused call is no iteration
+  EXPECT_TRUE(j.contains("refused_call"));
+  EXPECT_EQ(r.calls().size(), 1u);
+  auto again = r.run({"--resume", run.filename().string()});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[1].kind, "fresh");  // the refused first call, as it was
+  EXPECT_EQ(calls[1].sid, calls[0].sid);
+  EXPECT_EQ(r.prompt(2), r.prompt(1));
+}
+
+TEST(RunE2E, SigintEndsALimitsWait) {
+  RunRig r;
+  r.replies("DONE\nUSAGE_LIMIT 120\n");
+  util::SpawnSpec spec;
+  spec.argv = {bin_dir() + "/ctx-run", "tasks.yaml"};
+  spec.cwd = r.project;
+  spec.env = r.env.vars();
+  auto child = util::Child::spawn(spec);
+  ASSERT_TRUE(child);
+  ASSERT_TRUE(wait_for_event(r, "limit_wait"));
+  child->signal(SIGINT);
+  auto st = child->wait_for(std::chrono::seconds(30));
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->code, 130);
+  const json j = r.run_json(r.runs().at(0));
+  EXPECT_EQ(j["status"], "stopped");
+  EXPECT_EQ(j["iterations"], 1);
+  EXPECT_EQ(r.calls().size(), 2u);
+}
+
+TEST(RunE2E, OnLimitStopAndAResetPastTheCeilingStopTheRun) {
+  RunRig r;
+  r.replies("DONE\nUSAGE_LIMIT 3600\n");
+  auto res = r.run({"tasks.yaml", "--on-limit", "stop"});
+  EXPECT_EQ(res.exit_code, 3) << res.err;
+  EXPECT_EQ(r.calls().size(), 2u);
+  const json j = r.run_json(r.runs().at(0));
+  EXPECT_EQ(j["stopped_on"]["scope"], "limit");
+  EXPECT_EQ(j["stopped_on"]["kind"], "usage limit");
+  EXPECT_EQ(j["stopped_on"]["why"], "on_limit stop");
+  EXPECT_TRUE(j["stopped_on"].contains("reset_at"));
+  EXPECT_NE(res.out.find("usage limit (on_limit stop), resets "), std::string::npos) << res.out;
+  // Waiting by default, but not past limit_max_wait_seconds.
+  RunRig c;
+  c.replies("USAGE_LIMIT 3600\n");
+  c.tmp.write("proj/.work.toml", "[runner]\nlimit_max_wait_seconds = 60\n");
+  auto capped = c.run({"tasks.yaml"});
+  EXPECT_EQ(capped.exit_code, 3) << capped.err;
+  EXPECT_EQ(c.run_json(c.runs().at(0))["stopped_on"]["why"], "the reset lies past limit_max_wait_seconds");
+  // An unknown answer to a limit is bad input.
+  auto bad = r.run({"tasks.yaml", "--on-limit", "retry"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(line_count(bad.err), 1u) << bad.err;
+  EXPECT_EQ(r.runs().size(), 1u);
 }
 
 }  // namespace
