@@ -35,7 +35,7 @@ request's turn index tells which iteration sent it. From the fake API's request 
 
 Auto (`--context-mode auto`): the window the client reports for the model (its result's
 modelUsage contextWindow, found with one call first) decides the fake API's usage: task 1's last
-reply reports a context of 60 % of it, task 2's first (not done) 80 %. ctx-run must start task 2
+reply reports a context of 60 % of it, task 2's first (a tool call, then not done) 80 %. ctx-run must start task 2
 in a fresh session (an auto_decision event at 60 % of that window, from the figures the client
 reported; the session's first request carries task 1's summary), then compact task 2's session
 before its second iteration with a real compaction request whose focus names task 2, and go on in
@@ -364,12 +364,15 @@ def check_auto(a, Harness, root, model, check):
         for i, title in enumerate(TITLES):
             f.write(f"- id: t{i + 1}\n  title: \"{title}\"\n  description: the live check's task {i + 1}\n")
     big, bigger = window * 60 // 100, window * 80 // 100
+    # Task 2's first iteration runs a tool: a client compacts nothing shorter (2.1.197 answers "Not
+    # enough messages to compact." on a session of one exchange).
     turns = [tool(0, "echo alpha > alpha.txt"),
              {"text": f"Wrote alpha.txt.\n{DECISIONS[0]}\nCTXKIT-TASK: DONE", "usage": context_usage(big)},
+             tool(2, "echo beta > beta.txt"),
              {"text": "Started on the check; not finished yet.", "usage": context_usage(bigger)},
-             text(3, f"Checked.\n{DECISIONS[1]}\nCTXKIT-TASK: DONE"),
-             text(4, "Notes written.\nCTXKIT-TASK: DONE")]
-    turn_iter = [0, 0, 1, 2, 3]
+             text(4, f"Checked.\n{DECISIONS[1]}\nCTXKIT-TASK: DONE"),
+             text(5, "Notes written.\nCTXKIT-TASK: DONE")]
+    turn_iter = [0, 0, 1, 1, 2, 3]
     done = run_completed(check, f"{label}: the run", h, a.bin_dir, model,
                          {"turns": turns, "default_usage": DEFAULT_USAGE,
                           "compact_text": "<analysis>a</analysis>\n<summary>LIVE-AUTO-SUMMARY the first tasks.</summary>"},
@@ -391,7 +394,7 @@ def check_auto(a, Harness, root, model, check):
     compacts = h.requests(kind="compact")
     seq_of = {q["turn_index"]: q["seq"] for q in main}
     check(f"{label}: one real compaction request on task 2's session, between its iterations, with task 2 as the focus",
-          len(compacts) == 1 and session_of(compacts[0]) == order[1] and seq_of.get(2, 0) < compacts[0]["seq"] < seq_of.get(3, 0)
+          len(compacts) == 1 and session_of(compacts[0]) == order[1] and seq_of.get(3, 0) < compacts[0]["seq"] < seq_of.get(4, 0)
           and "LIVE-TITLE-BETA" in json.dumps(compacts[0]["body"].get("messages", [])),
           [(q["seq"], session_of(q)) for q in compacts])
     wrong = [(q["seq"], q["turn_index"], session_of(q)) for q in main
