@@ -255,9 +255,9 @@ TEST(TaskList, TheRunnersKeysOfATask) {
     EXPECT_FALSE(tasks[1].max_cost_usd);
   }
   EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_tokens": -5}])", TaskListFormat::Json),
-            "tasks: task 1 ('a'): max_tokens must be a whole number from 0 to 1e+15 (got -5)");
+            "tasks: task 1 ('a'): max_tokens must be a whole number from 0 to 1000000000000000 (got -5)");
   EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_tokens": 1.5}])", TaskListFormat::Json),
-            "tasks: task 1 ('a'): max_tokens must be a whole number from 0 to 1e+15 (got 1.5)");
+            "tasks: task 1 ('a'): max_tokens must be a whole number from 0 to 1000000000000000 (got 1.5)");
   EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_iterations": 0}])", TaskListFormat::Json),
             "tasks: task 1 ('a'): max_iterations must be a whole number from 1 to 10000 (got 0)");
   EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_cost_usd": "lots"}])", TaskListFormat::Json),
