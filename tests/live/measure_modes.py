@@ -16,10 +16,10 @@ files the agent wrote are removed, so every run starts from the same project; .c
 repository's info/exclude, so the run records are not "uncommitted files" in the anchor or "files
 changed" in a summary. The figures are `ctx-run report --all --json`'s.
 
-long: 5 tasks of 2 iterations, each iteration running three commands that print about 24, 24 and
-12 KB (the client keeps at most 30,000 characters of a command's output), so that a continuous
-session grows by about 15,000 tokens an iteration by this estimate and reaches auto's fresh_at
-(50 %) and more of a 200,000-token window. "peak context" is the largest context after a call
+long: 5 tasks of 2 iterations, each iteration running two commands that print about 24 KB each
+(the client keeps at most 30,000 characters of a command's output), so that a continuous session
+grows by about 16,000 tokens an iteration by this estimate and passes auto's fresh_at (50 %) and
+compact_at (75 %) of a 200,000-token window, while staying below it. "peak context" is the largest context after a call
 (the last message's input, cache creation and cache read, as the meter counts it).
 """
 import json
@@ -44,7 +44,7 @@ def long_turns():
     out = []
     for tid, _, _ in LONG_TASKS:
         for part, done in (("a", False), ("b", True)):
-            for k, (lo, hi) in enumerate(((1, 5000), (5001, 10000), (10001, 12500))):
+            for k, (lo, hi) in enumerate(((1, 5000), (5001, 10000))):
                 out.append({"text": "Working.", "tool": "Bash",
                             "input": {"command": f"seq {lo} {hi} > {tid}-{part}{k}.txt && cat {tid}-{part}{k}.txt", "description": "step"}})
             out.append({"text": f"Finished.\nDecision: task {tid} keeps its output in {tid}-b0.txt\nCTXKIT-TASK: DONE" if done
@@ -97,7 +97,7 @@ def main():
     rep = subprocess.run([ctx_run, "report", "--all", "--json"], cwd=h.proj, env=env, capture_output=True, text=True, check=True)
     reports = json.loads(rep.stdout)
     version = subprocess.run([h.claude_bin, "--version"], env=env, capture_output=True, text=True).stdout.strip()
-    what = ("5 tasks x 2 iterations, each iteration three commands printing about 60 KB" if a.workload == "long"
+    what = ("5 tasks x 2 iterations, each iteration two commands printing about 24 KB each" if a.workload == "long"
             else "3 tasks x 2 iterations, each iteration one command printing about 12 KB")
     print(f"Claude Code {version.split()[0] if version else '?'}, model {model}, fake API with size-estimated usage; {what}.\n")
     print("| mode | sessions | context resets | compactions | iterations | input | cache creation | cache read | output "
