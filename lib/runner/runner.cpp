@@ -1045,9 +1045,9 @@ class Runner {
       // A call that ended on a limit is no attempt: the run waits (or stops), then makes it again.
       if (auto limit = classify_limit(call.stream, call.stderr_tail, call.exit_code, util::now_ms() / 1000)) {
         add_call(task, call.stream);
-        if (auto c = wait_for_limit(task, session_id, stem, call, *limit)) return *c;
+        // Kept before the wait: a run stopped while waiting makes this call first on --resume.
         st["refused_call"] = {{"key", pos.key}, {"fresh", plan.fresh}};
-        save();
+        if (auto c = wait_for_limit(task, session_id, stem, call, *limit)) return *c;
         last_iteration_ms = util::now_ms();
         paused_ms_ = 0;
         continue;
