@@ -89,15 +89,151 @@ bool zone_name_ok(std::string_view name) {
   });
 }
 
+// Days since 1970-01-01 of a civil date (proleptic Gregorian), and back.
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+void civil_from_days(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2);
+}
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// The rule of a TZif footer (a POSIX TZ string such as "CET-1CEST,M3.5.0,M10.5.0/3"): the
+// offsets after the file's last transition (a "slim" tz database lists none after the zone's last
+// change of rules). Only the "Mm.w.d" form of its dates, the one the database uses.
+struct Rule {
+  int32_t std_offset = 0, dst_offset = 0;  // seconds east of UTC
+  bool has_dst = false;
+  struct When {
+    unsigned month = 0, week = 0, weekday = 0;
+    int32_t time = 7200;  // local seconds after midnight
+  } start, end;
+  // The UTC instant of `w` in `year`, `offset` the one in force before it.
+  static int64_t at(const When& w, int64_t year, int32_t offset) {
+    const int64_t first = days_from_civil(year, w.month, 1);
+    const int64_t first_weekday = (first + 4) - 7 * floor_div(first + 4, 7);  // 0: Sunday; 1970-01-01 a Thursday
+    int64_t day = first + (static_cast<int64_t>(w.weekday) - first_weekday + 7) % 7 + 7 * (w.week - 1);
+    const unsigned next = w.month == 12 ? 1 : w.month + 1;
+    const int64_t month_end = days_from_civil(w.month == 12 ? year + 1 : year, next, 1);
+    while (day >= month_end) day -= 7;  // week 5: the last such day
+    return day * 86400 + w.time - offset;
+  }
+  int32_t offset_at(int64_t t) const {
+    if (!has_dst) return std_offset;
+    int64_t y = 0;
+    unsigned m = 0, d = 0;
+    civil_from_days(floor_div(t + std_offset, 86400), y, m, d);
+    const int64_t s = at(start, y, std_offset), e = at(end, y, dst_offset);
+    const bool dst = s < e ? (t >= s && t < e) : !(t >= e && t < s);
+    return dst ? dst_offset : std_offset;
+  }
+};
+
+// "[+-]hh[:mm[:ss]]" as seconds; POSIX TZ offsets count west of UTC, so the caller negates them.
+std::optional<int32_t> posix_time(std::string_view& s) {
+  int sign = 1;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) sign = s[0] == '-' ? -1 : 1, s.remove_prefix(1);
+  int32_t total = 0;
+  for (int part = 0; part < 3; ++part) {
+    if (part > 0) {
+      if (s.empty() || s[0] != ':') break;
+      s.remove_prefix(1);
+    }
+    int n = 0, digits = 0;
+    while (!s.empty() && s[0] >= '0' && s[0] <= '9' && digits < 3) n = n * 10 + (s[0] - '0'), s.remove_prefix(1), ++digits;
+    if (digits == 0) return std::nullopt;
+    total += n * (part == 0 ? 3600 : part == 1 ? 60 : 1);
+  }
+  if (total > 167 * 3600) return std::nullopt;
+  return sign * total;
+}
+
+bool posix_name(std::string_view& s) {
+  if (!s.empty() && s[0] == '<') {
+    const size_t close = s.find('>');
+    if (close == std::string_view::npos) return false;
+    s.remove_prefix(close + 1);
+    return true;
+  }
+  size_t n = 0;
+  while (n < s.size() && ((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= 'a' && s[n] <= 'z'))) ++n;
+  s.remove_prefix(n);
+  return n >= 3;
+}
+
+std::optional<Rule::When> posix_date(std::string_view& s) {
+  if (s.empty() || s[0] != 'M') return std::nullopt;
+  s.remove_prefix(1);
+  unsigned v[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) {
+      if (s.empty() || s[0] != '.') return std::nullopt;
+      s.remove_prefix(1);
+    }
+    int digits = 0;
+    while (!s.empty() && s[0] >= '0' && s[0] <= '9' && digits < 2) v[i] = v[i] * 10 + static_cast<unsigned>(s[0] - '0'), s.remove_prefix(1), ++digits;
+    if (digits == 0) return std::nullopt;
+  }
+  if (v[0] < 1 || v[0] > 12 || v[1] < 1 || v[1] > 5 || v[2] > 6) return std::nullopt;
+  Rule::When w{v[0], v[1], v[2], 7200};
+  if (!s.empty() && s[0] == '/') {
+    s.remove_prefix(1);
+    auto t = posix_time(s);
+    if (!t) return std::nullopt;
+    w.time = *t;
+  }
+  return w;
+}
+
+std::optional<Rule> parse_rule(std::string_view s) {
+  Rule r;
+  if (!posix_name(s)) return std::nullopt;
+  auto std_off = posix_time(s);
+  if (!std_off) return std::nullopt;
+  r.std_offset = r.dst_offset = -*std_off;
+  if (s.empty()) return r;
+  if (!posix_name(s)) return std::nullopt;
+  r.dst_offset = r.std_offset + 3600;
+  if (!s.empty() && s[0] != ',') {
+    auto dst_off = posix_time(s);
+    if (!dst_off) return std::nullopt;
+    r.dst_offset = -*dst_off;
+  }
+  if (s.empty() || s[0] != ',') return std::nullopt;
+  s.remove_prefix(1);
+  auto start = posix_date(s);
+  if (!start || s.empty() || s[0] != ',') return std::nullopt;
+  s.remove_prefix(1);
+  auto end = posix_date(s);
+  if (!end || !s.empty()) return std::nullopt;
+  r.start = *start, r.end = *end, r.has_dst = true;
+  return r;
+}
+
 struct Zone {
   std::vector<int64_t> transitions;  // UTC instants, ascending
   std::vector<uint8_t> type_of;      // the local time type from each transition on
   std::vector<int32_t> offsets;      // seconds east of UTC, by type
   int32_t before = 0;                // the offset before the first transition
+  std::optional<Rule> rule;          // after the last transition, when the footer gives one
   // The offset (seconds east of UTC) at UTC instant t.
   int32_t offset_at(int64_t t) const {
     const auto it = std::upper_bound(transitions.begin(), transitions.end(), t);
-    if (it == transitions.begin()) return before;
+    if (it == transitions.begin()) return transitions.empty() && rule ? rule->offset_at(t) : before;
+    if (it == transitions.end() && rule) return rule->offset_at(t);
     return offsets[type_of[static_cast<size_t>(it - transitions.begin() - 1)]];
   }
 };
@@ -109,9 +245,8 @@ int64_t be(const unsigned char* p, int n) {
   return static_cast<int64_t>(v);
 }
 
-// A TZif file (RFC 8536): its version 2+ 64-bit block when there is one, else the 32-bit one.
-// Instants after the last transition keep its offset (the footer's rule is not applied: a reset
-// lies at most weeks ahead, and zones list their transitions until 2037).
+// A TZif file (RFC 8536): its version 2+ 64-bit block and footer rule when there are, else the
+// 32-bit block (instants after its last transition keep that transition's offset).
 std::optional<Zone> parse_tzif(const std::string& data) {
   auto u = reinterpret_cast<const unsigned char*>(data.data());
   size_t at = 0;
@@ -145,6 +280,13 @@ std::optional<Zone> parse_tzif(const std::string& data) {
     for (int64_t i = 0; i < typecnt; ++i) z.offsets.push_back(static_cast<int32_t>(be(p + i * 6, 4)));
     if (!std::is_sorted(z.transitions.begin(), z.transitions.end())) return std::nullopt;
     z.before = z.offsets[0];
+    // The footer: "\n<POSIX TZ string>\n" after the 64-bit block.
+    const size_t footer = start + body;
+    if (pass == 1 && footer < data.size() && data[footer] == '\n') {
+      const size_t close = data.find('\n', footer + 1);
+      if (close != std::string::npos && close - footer < 128)
+        z.rule = parse_rule(std::string_view(data).substr(footer + 1, close - footer - 1));
+    }
     return z;
   }
   return std::nullopt;
@@ -163,28 +305,6 @@ std::optional<Zone> load_zone(std::string_view name) {
   data.resize(static_cast<size_t>(in.gcount()));
   return parse_tzif(data);
 }
-
-// Days since 1970-01-01 of a civil date (proleptic Gregorian), and back.
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-void civil_from_days(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2);
-}
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 // The UTC instant of a local wall time (seconds since the epoch, as if the zone were UTC): the
 // offset in force at that instant (a wall time skipped by a change forward lands after it).
@@ -333,13 +453,13 @@ std::optional<int64_t> wall_time(Cursor c, int64_t now) {
 
 // The first reset a text names after "resets", "reset at", "try again in", "retry after".
 std::optional<int64_t> reset_in_text(std::string_view text, int64_t now) {
-  for (std::string_view lead : {"resets", "reset at", "reset", "try again", "retry after", "available again"}) {
+  for (std::string_view phrase : {"resets", "reset at", "reset", "try again", "retry after", "available again"}) {
     size_t at = 0;
     for (int tries = 0; tries < 8; ++tries) {
-      at = ifind(text, lead, at);
+      at = ifind(text, phrase, at);
       if (at == std::string_view::npos) break;
-      Cursor c{text, at + lead.size()};
-      at += lead.size();
+      Cursor c{text, at + phrase.size()};
+      at += phrase.size();
       c.spaces();
       if (auto secs = duration(c)) return now + *secs;
       c.word("at");
@@ -411,6 +531,8 @@ std::string_view to_string(LimitKind kind) {
 
 std::optional<LimitAnswer> classify_limit(const StreamResult& result, std::string_view stderr_text, int exit_code,
                                           int64_t now_epoch) {
+  // A clock before 1970 or past year 36,000 is no clock: kept in range so that no sum overflows.
+  now_epoch = std::clamp<int64_t>(now_epoch, 0, int64_t{1} << 40);
   // A call that succeeded is no limit, whatever its text says (a limit that cleared within the
   // client's own retries ends this way too).
   if (exit_code == 0 && (!result.has_result || !result.is_error)) return std::nullopt;
@@ -437,6 +559,7 @@ std::optional<LimitAnswer> classify_limit(const StreamResult& result, std::strin
     if (!kind && usage_event) kind = LimitKind::UsageLimit;
     if (!kind) kind = kind_of_type(result.api_error_type);
     if (!kind && result.api_error_status) kind = kind_of_status(*result.api_error_status);
+    if (!kind) return std::nullopt;  // the result says what ended the call; stderr is not asked
     said = result.text;
   }
   if (!kind) {

@@ -16,7 +16,9 @@ std::string_view to_string(LimitKind kind);  // "rate limit", "usage limit", "ov
 
 struct LimitAnswer {
   LimitKind kind = LimitKind::RateLimit;
-  std::optional<int64_t> reset_epoch;  // when the client named the reset: seconds since the epoch
+  // When the client named the reset: seconds since the epoch, never before now nor more than 32
+  // days after it (a reset further out, or more than a day past, is taken as not named).
+  std::optional<int64_t> reset_epoch;
   std::string message;                 // what the client said, one line
 };
 

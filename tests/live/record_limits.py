@@ -64,6 +64,18 @@ Messages (the result's text, as printed):
         API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a
         moment. If it persists, check your inference gateway (127.0.0.1:<port>).
 
+CLAUDE_CODE_RETRY_WATCHDOG=1 (an undocumented switch of both versions) makes the client wait out
+a limit inside the call:
+    a usage limit: no result; the client sleeps until the reset, announcing the wait in chunks of
+    at most 30 s with api_retry lines whose "retry_delay_ms" is the time left (2.1.332:
+    "attempt":1,"max_retries":300, 31133 then 1133 ms for a reset 40 s away; 2.1.197:
+    "max_retries":10, 28759 ms), then repeats the request: exit 0 and a successful result when it
+    is answered (usage_limit_watchdog.json). 2.1.197 prints no rate_limit_event before the wait.
+    a 429 that does not clear: retried past CLAUDE_CODE_MAX_RETRIES; 2.1.332 gives up once it has
+    waited CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS (30 s: 7 requests, the usual 429 result, exit
+    1); 2.1.197 does not read that variable and was still retrying when killed
+    (rate_limit_watchdog.json).
+
 Not limits, recorded to tell them apart: a 500 api_error is retried like a 429 ("error_status":500,
 "error":"server_error") and ends "API Error: 500 Internal server error. This is a server-side
 issue, ..." (api_error_status 500); a 400 "prompt is too long" is not retried and ends "Prompt is
@@ -159,6 +171,14 @@ CASES = {
                                    "overloaded", lambda now: (overloaded(), None), {}, None),
     "overloaded_clears": ("529 for 2 requests, then an answer", None, lambda now: (overloaded(times=2), None), {},
                           {"text": "Recovered."}),
+    "usage_limit_watchdog": ("the usage limit once (reset in 40 s), then an answer, with CLAUDE_CODE_RETRY_WATCHDOG=1: "
+                             "the client waits for the reset itself", None,
+                             lambda now: (rate_limit(unified("five_hour", now + 40), USAGE_MESSAGE, times=1), None),
+                             dict(OAUTH, CLAUDE_CODE_RETRY_WATCHDOG="1"), {"text": "Recovered."}),
+    "rate_limit_watchdog": ("429 every request, CLAUDE_CODE_RETRY_WATCHDOG=1 and its MAX_WAIT_MS=30000, "
+                            "CLAUDE_CODE_MAX_RETRIES=2", "rate limit", lambda now: (rate_limit(), None),
+                            {"CLAUDE_CODE_RETRY_WATCHDOG": "1", "CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS": "30000",
+                             "CLAUDE_CODE_MAX_RETRIES": "2"}, None),
     "prompt_too_long": ("400 invalid_request_error \"prompt is too long\": an ordinary failure", None,
                         lambda now: ({"times": -1, "error": {"status": 400, "type": "invalid_request_error",
                                                              "message": "prompt is too long: 250000 tokens > 200000 "
@@ -194,6 +214,8 @@ def run_case(work, version, name, rewrite_lock, rewriter, timeout):
     sent = {"status": err["status"], "headers": err["headers"],
             "body": {"type": "error", "error": {"type": err["type"], "message": err["message"]}}} if err \
         else {"status": 200, "delay": answer.get("delay", 0), "text": answer.get("text", "")}
+    if r.rc == 124:  # killed at the timeout: the call never ended, so it tells nothing
+        about, kind, reset = about + f"; the client was still retrying after {timeout} s and was killed", None, None
     return {"client_version": version, "case": name, "about": about,
             "expect": {"limit": kind, "reset_epoch": reset},
             "answer": dict(sent, times=answer["times"]),
