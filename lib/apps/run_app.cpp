@@ -83,7 +83,7 @@ int run_config_command(const std::vector<std::string>& args, AppContext& ctx) {
   if (!key.starts_with(prefix)) return error(ctx, fmt::format("only runner.* keys are set here, not '{}'", key));
   const std::string name = key.substr(prefix.size());
   if (name == "mode" && !runner::parse_context_mode(value))
-    return error(ctx, fmt::format("unknown mode '{}' (continuous, fresh-per-task, fresh-per-iteration, hybrid)", value));
+    return error(ctx, fmt::format("unknown mode '{}' (continuous, fresh-per-task, fresh-per-iteration, hybrid, auto)", value));
   if (name == "on_fail" && !runner::parse_on_fail(value)) return error(ctx, fmt::format("unknown on_fail '{}' (retry, skip, abort)", value));
   if (name != "mode" && name != "on_fail" && name != "progress_file")
     return error(ctx, fmt::format("'{}' is not set by this command (mode, on_fail, progress_file; edit .work.toml for others)", key));
@@ -118,17 +118,19 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   if (!args.empty() && args[0] == "config") return run_config_command({args.begin() + 1, args.end()}, ctx);
 
   ProgramCli cli(kTool, "Runs claude -p over a list of tasks or a workflow, with a context mode: continuous, fresh-per-task, "
-               "fresh-per-iteration or hybrid. Subcommands: report [RUN…], config set runner.KEY VALUE.");
+               "fresh-per-iteration, hybrid or auto. Subcommands: report [RUN…], config set runner.KEY VALUE.");
   CLI::App& app = cli.app();
-  std::string tasks_file, workflow, mode, project, model, on_fail, anchor_sources, resume, summary;
+  std::string tasks_file, workflow, mode, project, model, on_fail, on_limit, anchor_sources, resume, summary;
   std::vector<std::string> claude_args;
   bool fresh_context = false, no_reanchor = false, reanchor = false, dry_run = false;
   int max_iterations = 0, max_task_iterations = 0;
-  app.add_option("tasks", tasks_file, "a tasks file: YAML or JSON list of {id, title, description, acceptance, depends_on}, or a "
-                                      "Markdown checklist");
+  std::optional<int64_t> max_tokens;
+  std::optional<double> max_cost;
+  app.add_option("tasks", tasks_file, "a tasks file: YAML or JSON list of {id, title, description, acceptance, depends_on, "
+                                      "context_mode, max_iterations, max_tokens, max_cost_usd}, or a Markdown checklist");
   app.add_option("--workflow", workflow, "run a workflow template (a name from the search path, or a file); a tasks file then "
                                          "fills its loop steps");
-  app.add_option("--context-mode", mode, "continuous | fresh-per-task | fresh-per-iteration | hybrid");
+  app.add_option("--context-mode", mode, "continuous | fresh-per-task | fresh-per-iteration | hybrid | auto");
   app.add_flag("--fresh-context", fresh_context, "the same as --context-mode fresh-per-task");
   app.add_option("--project", project, "where claude runs and the run is recorded (default: the current directory)");
   app.add_option("--model", model, "passed to claude as --model");
@@ -136,6 +138,10 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--max-iterations", max_iterations, "calls in the whole run (default 50)")->check(CLI::Range(1, 1000000));
   app.add_option("--max-task-iterations", max_task_iterations, "calls of one task before on_fail (default 3)")->check(CLI::Range(1, 10000));
   app.add_option("--on-fail", on_fail, "retry | skip | abort (default abort)");
+  app.add_option("--on-limit", on_limit, "wait | stop: after a call that ended on a rate or usage limit, wait for its reset and "
+                                         "repeat it (default), or stop the run");
+  app.add_option("--max-tokens", max_tokens, "stop the run between calls once its tokens (all four kinds) reach N (0: no limit)");
+  app.add_option("--max-cost", max_cost, "stop the run between calls once its cost reaches USD (0: no limit)");
   app.add_flag("--reanchor", reanchor, "give every fresh session the re-anchor (default)");
   app.add_flag("--no-reanchor", no_reanchor, "no re-anchor");
   app.add_option("--anchor-sources", anchor_sources, "what the anchor holds: prompt,agent,task,git,progress,summary,workflow");
@@ -145,10 +151,18 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
   if (reanchor && no_reanchor) return error(ctx, "--reanchor and --no-reanchor exclude each other");
+  if (max_tokens && *max_tokens < 0) return error(ctx, fmt::format("--max-tokens must be 0 or more, not {}", *max_tokens));
+  if (max_cost && !(*max_cost >= 0 && *max_cost <= 1e9)) return error(ctx, fmt::format("--max-cost must be a number from 0 to 1e9, not {}", *max_cost));
 
   runner::RunOptions o;
   o.project = project_dir(project);
   const Config cfg = load_config(ctx.env, {o.project});
+  // A budget or a threshold that does not take would leave the run without its limit: refused.
+  for (const auto& e : cfg.errors)
+    for (const char* key : {"runner.max_tokens", "runner.max_cost_usd", "runner.fresh_at", "runner.compact_at"})
+      if (e.find(key) != std::string::npos) return error(ctx, "config: " + e);
+  if (cfg.runner.fresh_at >= cfg.runner.compact_at)
+    return error(ctx, fmt::format("[runner] fresh_at ({}) must be below compact_at ({})", cfg.runner.fresh_at, cfg.runner.compact_at));
   for (const auto& e : cfg.errors) print_note(ctx.err, kTool, "config: " + e);
   for (const auto& w : cfg.warnings) print_note(ctx.err, kTool, "config: " + w);
   std::string mode_text = cfg.runner.mode;
@@ -164,7 +178,7 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   }
   auto parsed_mode = runner::parse_context_mode(mode_text);
   if (!parsed_mode)
-    return error(ctx, fmt::format("unknown context mode '{}' (continuous, fresh-per-task, fresh-per-iteration, hybrid)", mode_text));
+    return error(ctx, fmt::format("unknown context mode '{}' (continuous, fresh-per-task, fresh-per-iteration, hybrid, auto)", mode_text));
   o.mode = *parsed_mode;
   auto parsed_fail = runner::parse_on_fail(on_fail.empty() ? cfg.runner.on_fail : on_fail);
   if (!parsed_fail) return error(ctx, fmt::format("unknown on_fail '{}' (retry, skip, abort)", on_fail));
@@ -198,6 +212,18 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   o.anchor_max_tokens = cfg.runner.anchor_max_tokens;
   o.exit_grace_seconds = cfg.runner.exit_grace_seconds;
   o.call_timeout_seconds = cfg.runner.call_timeout_seconds;
+  // 0 is no limit. On --resume a budget of the command line (or the configuration) replaces the
+  // recorded one.
+  const int64_t tokens_budget = max_tokens ? *max_tokens : cfg.runner.max_tokens;
+  const double cost_budget = max_cost ? *max_cost : cfg.runner.max_cost_usd;
+  if (tokens_budget > 0) o.budget.max_tokens = static_cast<uint64_t>(tokens_budget);
+  if (cost_budget > 0) o.budget.max_cost_usd = cost_budget;
+  auto configured = [&](const char* key) { return cfg.origins.count(key) && cfg.origins.at(key) != "default"; };
+  o.budget_given = max_tokens || max_cost || configured("runner.max_tokens") || configured("runner.max_cost_usd");
+  o.auto_thresholds = {cfg.runner.fresh_at, cfg.runner.compact_at};
+  auto parsed_limit = runner::parse_on_limit(on_limit.empty() ? cfg.runner.on_limit : on_limit);
+  if (!parsed_limit) return error(ctx, fmt::format("unknown --on-limit '{}' (wait, stop)", on_limit));
+  o.limits = {*parsed_limit, cfg.runner.limit_backoff_seconds, cfg.runner.limit_max_wait_seconds};
   o.dry_run = dry_run;
   o.resume_run = resume;
   o.busy_timeout_ms = cfg.state.busy_timeout_ms;

@@ -1,5 +1,6 @@
 #include "claude/stream_result.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 #include <simdjson.h>
@@ -12,12 +13,13 @@ bool contains(std::string_view hay, std::string_view needle) {
   return ::memmem(hay.data(), hay.size(), needle.data(), needle.size()) != nullptr;
 }
 
-// The events a runner needs name a "type" of "system" or "result"; a line without both words
-// cannot be one, whatever the order of its keys or the space between its tokens, and is not
-// parsed at all (tool results and assistant messages are most of the bytes).
+// The events a runner needs name a "type" of "system", "result", "assistant" (its usage: the
+// context) or "rate_limit_event"; a line without both words cannot be one, whatever the order of
+// its keys or the space between its tokens, and is not parsed at all (tool results, in "user"
+// lines, are most of the bytes).
 bool may_be_wanted(std::string_view line) {
   return contains(line, "\"type\"") && (contains(line, "\"result\"") || contains(line, "\"system\"") ||
-                                        contains(line, "\"rate_limit_event\""));
+                                        contains(line, "\"assistant\"") || contains(line, "\"rate_limit_event\""));
 }
 
 // A non-negative count: negative and non-numeric values count as 0.
@@ -54,7 +56,7 @@ bool text(od::value v, std::string& out) {
 
 // Token counts of an API `usage` object (snake_case) or a `modelUsage` entry (camelCase), and
 // the entry's `costUSD` added to `cost` when given.
-bool read_usage(od::value v, TokenUsage& u, double* cost = nullptr) {
+bool read_usage(od::value v, TokenUsage& u, double* cost = nullptr, uint64_t* window = nullptr) {
   od::object obj;
   if (v.get_object().get(obj)) return false;
   for (auto fr : obj) {
@@ -66,6 +68,7 @@ bool read_usage(od::value v, TokenUsage& u, double* cost = nullptr) {
     else if (key == "cache_creation_input_tokens" || key == "cacheCreationInputTokens") u.cache_creation = count(f.value());
     else if (key == "cache_read_input_tokens" || key == "cacheReadInputTokens") u.cache_read = count(f.value());
     else if (key == "output_tokens" || key == "outputTokens") u.output = count(f.value());
+    else if (window && key == "contextWindow") *window = std::max(*window, count(f.value()));
     else if (cost && key == "costUSD") {
       double d = 0;
       if (!f.value().get_double().get(d) && d >= 0) *cost += d;
@@ -76,7 +79,7 @@ bool read_usage(od::value v, TokenUsage& u, double* cost = nullptr) {
 
 // The sum over the models of a `modelUsage`-shaped object ({"<model>": {"inputTokens": …}}), and
 // of their costs; false when it is not such an object.
-bool read_model_usage(od::value v, TokenUsage& sum, double& cost) {
+bool read_model_usage(od::value v, TokenUsage& sum, double& cost, uint64_t* window = nullptr) {
   od::object models;
   if (v.get_object().get(models)) return false;
   bool any = false;
@@ -84,7 +87,7 @@ bool read_model_usage(od::value v, TokenUsage& sum, double& cost) {
     od::field m;
     if (std::move(mr).get(m)) return false;
     TokenUsage one;
-    if (read_usage(m.value(), one, &cost)) sum += one, any = true;
+    if (read_usage(m.value(), one, &cost, window)) sum += one, any = true;
   }
   return any;
 }
@@ -114,10 +117,26 @@ struct Event {
   long num_turns = 0;
   double cost_usd = 0;
   bool has_cost = false;
-  TokenUsage usage, model_usage, call_usage;
+  TokenUsage usage, model_usage, call_usage, message_usage;
   double call_cost = 0;
-  bool has_usage = false, has_model_usage = false, has_call_usage = false;
+  uint64_t context_window = 0;  // the largest contextWindow of modelUsage
+  bool has_usage = false, has_model_usage = false, has_call_usage = false, has_message_usage = false;
+  bool subagent = false;  // an assistant event of a subagent (parent_tool_use_id set)
 };
+
+// The `usage` of an assistant event's `message`.
+bool read_message_usage(od::value v, TokenUsage& u) {
+  od::object obj;
+  if (v.get_object().get(obj)) return false;
+  for (auto fr : obj) {
+    od::field f;
+    if (std::move(fr).get(f)) return false;
+    std::string_view key;
+    if (f.unescaped_key().get(key)) return false;
+    if (key == "usage") return read_usage(f.value(), u);
+  }
+  return false;
+}
 
 bool read_event(od::object obj, Event& ev) {
   for (auto fr : obj) {
@@ -150,8 +169,13 @@ bool read_event(od::object obj, Event& ev) {
     } else if (key == "modelUsage") {
       double ignored = 0;
       TokenUsage sum;
-      ev.has_model_usage = read_model_usage(v, sum, ignored);
+      ev.has_model_usage = read_model_usage(v, sum, ignored, &ev.context_window);
       ev.model_usage = sum;
+    } else if (key == "parent_tool_use_id") {
+      std::string_view id;
+      ev.subagent = !v.get_string().get(id) && !id.empty();
+    } else if (key == "message") {
+      ev.has_message_usage = read_message_usage(v, ev.message_usage);
     } else if (key == "model_usage_since_last_result") {
       TokenUsage sum;
       double cost = 0;
@@ -196,8 +220,18 @@ void StreamResultReader::feed_line(std::string_view line) {
     if (ev.subtype == "compact_boundary") result_.compacted = true;
     return;
   }
+  if (ev.type == "assistant") {
+    // A message the client made up itself (a refused call's `<synthetic>` one) counts nothing: it
+    // leaves the context as it was.
+    const uint64_t context = ev.message_usage.input + ev.message_usage.cache_creation + ev.message_usage.cache_read;
+    if (ev.has_message_usage && !ev.subagent && context > 0) result_.last_context = context;
+    return;
+  }
   if (ev.type != "result") return;
   result_.has_result = true;
+  result_.context_window = ev.context_window;
+  // Without an assistant event (or its usage), the main loop's usage of a one-turn call.
+  if (result_.last_context == 0 && ev.has_usage) result_.last_context = ev.usage.input + ev.usage.cache_creation + ev.usage.cache_read;
   result_.subtype = ev.subtype;
   result_.is_error = ev.is_error || ev.subtype != "success";
   result_.text = std::move(ev.result);

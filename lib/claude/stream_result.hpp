@@ -54,6 +54,10 @@ struct StreamResult {
   bool share_given = false;  // the client gave this call's own share
   bool compacted = false;  // a `system/compact_boundary` event was seen
   std::string client_version;  // the `system/init` event's claude_code_version
+  // The session's context after the call, as the meter counts it: input, cache creation and cache
+  // read of the last assistant message's usage (else of the result's usage); 0 when unknown.
+  uint64_t last_context = 0;
+  uint64_t context_window = 0;  // the largest `contextWindow` of the result's modelUsage; 0: none
   // When the call ended on an answer of the API that was not a message (a limit, an overload, a
   // refusal): the result's api_error_status (the HTTP status), and from 2.1.332 on its
   // api_error_type ("rate_limit_error", "overloaded_error", ...) and api_error
@@ -78,7 +82,7 @@ SessionTotals take_call_share(StreamResult& result, const std::optional<SessionT
 
 // Reads a stream-json output line by line, by content: the order of an event's keys, the space
 // between its tokens and keys it does not know do not matter. Only lines that name both "type" and
-// "system", "result" or "rate_limit_event" are parsed (in linear time); a line that is not JSON,
+// "system", "result", "assistant" or "rate_limit_event" are parsed (in linear time); a line that is not JSON,
 // or nests deeper than the parser's limit, is ignored.
 class StreamResultReader {
  public:

@@ -1,5 +1,8 @@
 #include "core/config.hpp"
 
+#include <cmath>
+#include <cstdlib>
+
 #include "core/status_format.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -61,6 +64,40 @@ KeyDef make_int(std::string section, std::string name, int64_t lo, int64_t hi,
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size()) return fmt::format("expected an integer, got '{}'", s);
     if (auto e = check_range(v, lo, hi)) return e;
+    set(c, v);
+    return std::nullopt;
+  };
+  k.show = [get](const Config& c) { return fmt::format("{}", get(c)); };
+  return k;
+}
+
+// A non-negative number (an integer is taken as one): a cost.
+KeyDef make_number(std::string section, std::string name, double hi, std::function<double(const Config&)> get,
+                   std::function<void(Config&, double)> set) {
+  KeyDef k;
+  k.section = std::move(section);
+  k.name = std::move(name);
+  k.type = "number";
+  auto check = [hi](double v) -> std::optional<std::string> {
+    if (!std::isfinite(v) || v < 0 || v > hi) return fmt::format("must be a number between 0 and {}, got {}", hi, v);
+    return std::nullopt;
+  };
+  k.from_toml = [check, set](Config& c, const toml::node& n) -> std::optional<std::string> {
+    std::optional<double> v;
+    if (auto d = n.value_exact<double>()) v = *d;
+    else if (auto i = n.value_exact<int64_t>()) v = static_cast<double>(*i);
+    if (!v) return std::string("expected a number");
+    if (auto e = check(*v)) return e;
+    set(c, *v);
+    return std::nullopt;
+  };
+  k.from_env = [check, set](Config& c, std::string_view s) -> std::optional<std::string> {
+    const std::string text(s);
+    char* end = nullptr;
+    const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || text.find_first_of("xXnNiI") != std::string::npos)
+      return fmt::format("expected a number, got '{}'", s);
+    if (auto e = check(v)) return e;
     set(c, v);
     return std::nullopt;
   };
@@ -212,7 +249,7 @@ const std::vector<KeyDef>& known_keys() {
         "rollover", "grace_seconds", 0, 600, [](const Config& c) { return static_cast<int64_t>(c.rollover.grace_seconds); },
         [](Config& c, int64_t v) { c.rollover.grace_seconds = static_cast<int>(v); }));
     k.push_back(make_string(
-        "runner", "mode", {"continuous", "fresh-per-task", "fresh-per-iteration", "hybrid"},
+        "runner", "mode", {"continuous", "fresh-per-task", "fresh-per-iteration", "hybrid", "auto"},
         [](const Config& c) { return c.runner.mode; }, [](Config& c, const std::string& v) { c.runner.mode = v; }));
     auto run_int = [&](const char* name, int64_t lo, int64_t hi, int RunnerConfig::*m) {
       k.push_back(make_int(
@@ -237,6 +274,19 @@ const std::vector<KeyDef>& known_keys() {
     run_int("anchor_max_tokens", 100, 100000, &RunnerConfig::anchor_max_tokens);
     run_int("exit_grace_seconds", 0, 3600, &RunnerConfig::exit_grace_seconds);
     run_int("call_timeout_seconds", 0, 604800, &RunnerConfig::call_timeout_seconds);
+    k.push_back(make_int(
+        "runner", "max_tokens", 0, 1'000'000'000'000'000, [](const Config& c) { return c.runner.max_tokens; },
+        [](Config& c, int64_t v) { c.runner.max_tokens = v; }));
+    k.push_back(make_number(
+        "runner", "max_cost_usd", 1e9, [](const Config& c) { return c.runner.max_cost_usd; },
+        [](Config& c, double v) { c.runner.max_cost_usd = v; }));
+    run_int("fresh_at", 1, 100, &RunnerConfig::fresh_at);
+    run_int("compact_at", 1, 100, &RunnerConfig::compact_at);
+    k.push_back(make_string(
+        "runner", "on_limit", {"wait", "stop"}, [](const Config& c) { return c.runner.on_limit; },
+        [](Config& c, const std::string& v) { c.runner.on_limit = v; }));
+    run_int("limit_backoff_seconds", 1, 86400, &RunnerConfig::limit_backoff_seconds);
+    run_int("limit_max_wait_seconds", 1, 604800, &RunnerConfig::limit_max_wait_seconds);
     k.push_back(make_string_list(
         "runner", "claude_args", [](const Config& c) { return c.runner.claude_args; },
         [](Config& c, std::vector<std::string> v) { c.runner.claude_args = std::move(v); }));

@@ -71,7 +71,7 @@ struct RolloverConfig {
 
 // The [runner] section: how `ctx-run` drives `claude -p` over a list of tasks.
 struct RunnerConfig {
-  std::string mode = "continuous";        // continuous | fresh-per-task | fresh-per-iteration | hybrid
+  std::string mode = "continuous";        // continuous | fresh-per-task | fresh-per-iteration | hybrid | auto | auto
   int max_iterations = 50;                // calls of the whole run
   int max_task_iterations = 3;            // calls of one task before on_fail
   std::string on_fail = "abort";          // retry | skip | abort
@@ -82,6 +82,13 @@ struct RunnerConfig {
   int anchor_max_tokens = 4000;
   int exit_grace_seconds = 30;            // after its result line, the client's time to exit and close its output
   int call_timeout_seconds = 0;           // one client call at most this long (0: no limit)
+  int64_t max_tokens = 0;                 // the run's budget of tokens, all four kinds (0: none)
+  double max_cost_usd = 0;                // the run's budget of cost in USD (0: none)
+  int fresh_at = 50;                      // auto: a new task starts a fresh session from this percent
+  int compact_at = 75;                    // auto: a task's session is compacted from this percent
+  std::string on_limit = "wait";          // wait | stop: after a call that ended on a rate or usage limit
+  int limit_backoff_seconds = 60;         // the first wait when the client named no reset (doubled in a row)
+  int limit_max_wait_seconds = 21600;     // the ceiling of one wait for a limit
   std::vector<std::string> claude_args;   // user's file only: they decide what the client may do
 };
 

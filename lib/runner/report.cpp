@@ -53,6 +53,8 @@ Result<ojson> run_report(const fs::path& folder) {
   uint64_t iterations = 0, resets = 0, compactions = 0, anchoring = 0;
   ojson total = {{"input", 0}, {"cache_creation", 0}, {"cache_read", 0}, {"output", 0}, {"total", 0}};
   int64_t wall = 0;
+  double cost = 0;
+  auto cost_of = [](const ojson& j) { return j.is_object() && j.contains("cost_usd") && j["cost_usd"].is_number() ? j["cost_usd"].get<double>() : 0.0; };
   for (const auto& t : st["tasks"]) {
     ojson u = usage_of(t.value("usage", ojson::object()));
     ojson row = {{"id", t["id"]},
@@ -64,7 +66,10 @@ Result<ojson> run_report(const fs::path& folder) {
                  {"usage", u},
                  {"anchoring_tokens", u64(t, "anchoring_tokens")},
                  {"anchoring_share", share(u64(t, "anchoring_tokens"), u["total"].get<uint64_t>())},
-                 {"wall_ms", t.value("wall_ms", int64_t{0})}};
+                 {"wall_ms", t.value("wall_ms", int64_t{0})},
+                 {"context_mode", t.contains("context_mode") && t["context_mode"].is_string() ? t["context_mode"] : st["mode"]},
+                 {"cost_usd", cost_of(t)}};
+    cost += cost_of(t);
     iterations += row["iterations"].get<uint64_t>();
     resets += row["resets"].get<uint64_t>();
     compactions += row["compactions"].get<uint64_t>();
@@ -76,6 +81,7 @@ Result<ojson> run_report(const fs::path& folder) {
   }
   // The runner's own time per iteration and the client's, from the iteration events.
   std::vector<double> runner_ms, client_ms;
+  uint64_t peak_context = 0;  // the largest context after a call (the iteration events' context_tokens)
   if (auto text = util::read_file(folder / "events.jsonl", {256ull << 20, false})) {
     size_t pos = 0;
     while (pos < text->size()) {
@@ -87,6 +93,8 @@ Result<ojson> run_report(const fs::path& folder) {
       if (!ev.is_object()) continue;
       if (ev.contains("runner_ms") && ev["runner_ms"].is_number()) runner_ms.push_back(ev["runner_ms"].get<double>());
       if (ev.contains("client_ms") && ev["client_ms"].is_number()) client_ms.push_back(ev["client_ms"].get<double>());
+      if (ev.contains("context_tokens") && ev["context_tokens"].is_number_unsigned())
+        peak_context = std::max(peak_context, ev["context_tokens"].get<uint64_t>());
     }
   }
   const int64_t started = st.value("started_at_ms", int64_t{0});
@@ -104,7 +112,10 @@ Result<ojson> run_report(const fs::path& folder) {
                    {"wall_ms", ended - started},
                    {"task_wall_ms", wall},
                    {"runner_ms_median", median(runner_ms)},
-                   {"client_ms_median", median(client_ms)}};
+                   {"client_ms_median", median(client_ms)},
+                   {"cost_usd", cost},
+                   {"peak_context", peak_context}};
+  if (st.contains("stopped_on") && st["stopped_on"].is_object()) rep["stopped_on"] = st["stopped_on"];
   return rep;
 }
 
@@ -129,6 +140,23 @@ void print_reports(const std::vector<ojson>& reports, std::ostream& out) {
         t["task_wall_ms"]);
     out << fmt::format("runner time per iteration (all but the client): median {:.1f} ms; client: median {:.0f} ms\n",
                        t["runner_ms_median"].get<double>(), t["client_ms_median"].get<double>());
+    for (const auto& x : r["tasks"])
+      if (x["context_mode"] != r["mode"])
+        out << fmt::format("task {} ran in context mode {}\n", x["id"].get<std::string>(),
+                           x["context_mode"].is_string() ? x["context_mode"].get<std::string>() : x["context_mode"].dump());
+    out << fmt::format("cost ${:.4f}; the largest context after a call {}\n", t["cost_usd"].get<double>(), k(t["peak_context"]));
+    if (r.contains("stopped_on")) {
+      const ojson& b = r["stopped_on"];
+      auto text_of = [&](const char* key) { return b.contains(key) && b[key].is_string() ? b[key].get<std::string>() : std::string("?"); };
+      const bool is_cost = text_of("budget") == "cost";
+      auto amount = [&](const char* key) {
+        const double v = b.contains(key) && b[key].is_number() ? b[key].get<double>() : 0.0;
+        return is_cost ? fmt::format("${:.4f}", v) : fmt::format("{:.0f} tokens", v);
+      };
+      out << fmt::format("stopped on {} {} budget: {} spent of {}, over by {}\n",
+                         text_of("scope") == "task" ? fmt::format("task {}'s", text_of("task_id")) : "the run's",
+                         is_cost ? "cost" : "token", amount("spent"), amount("limit"), amount("over"));
+    }
     out << "anchor tokens are an estimate (anchor bytes / 4); tokens are the client's reported usage\n\n";
   }
   if (reports.size() < 2) return;

@@ -11,7 +11,10 @@
 #include <thread>
 
 #include "claude/claude_cli.hpp"
+#include "claude/limit_answer.hpp"
+#include "claude/session_locator.hpp"
 #include "claude/stream_result.hpp"
+#include "context/compaction_point.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
 #include "runner/git_snapshot.hpp"
@@ -51,7 +54,21 @@ struct Position {
   OnFail on_fail = OnFail::Abort;
   workflow::ContextAction action = workflow::ContextAction::None;
   std::string focus;
+  ContextMode mode = ContextMode::Continuous;  // the task's own mode, else the run's
+  int max_attempts = 3;                        // the task's max_iterations, else max_task_iterations
+  Budget budget;                               // the task's own budget
 };
+
+// A number of run.json (which lies in the project): anything else counts as 0.
+double number_of(const ojson& j, const char* key) {
+  if (!j.is_object()) return 0;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::string budget_text(const std::string& which, double v) {
+  return which == "cost" ? fmt::format("${:.4f}", v) : fmt::format("{:.0f} tokens", v);
+}
 
 // Text for the client's command line with every NUL byte replaced by U+FFFD: exec would end the
 // argument at the first NUL, and the client would get the text cut short (no task description,
@@ -183,6 +200,8 @@ class WorkflowDriver {
     if (auto it = m->ralph_iteration()) p.key += fmt::format("#{}", *it);
     p.title = task.is_object() ? task["title"].get<std::string>() : m->step_id();
     p.on_fail = opts_.on_fail;
+    p.mode = opts_.mode;
+    p.max_attempts = opts_.max_task_iterations;
     if (sub && !sub->on_fail.empty())
       if (auto f = parse_on_fail(sub->on_fail)) p.on_fail = *f;
     std::vector<AnchorSection> sections = workflow_sections(*m);
@@ -254,6 +273,15 @@ class Runner {
     opts_.max_task_iterations = o.value("max_task_iterations", opts_.max_task_iterations);
     if (auto f = parse_on_fail(o.value("on_fail", ""))) opts_.on_fail = *f;
     opts_.reanchor = o.value("reanchor", opts_.reanchor);
+    if (!opts_.budget_given) {
+      opts_.budget = {};
+      if (const ojson t = o.value("max_tokens", ojson()); t.is_number_unsigned()) opts_.budget.max_tokens = t.get<uint64_t>();
+      if (const ojson c = o.value("max_cost_usd", ojson()); c.is_number() && c.get<double>() >= 0) opts_.budget.max_cost_usd = c.get<double>();
+    }
+    record_.state["options"]["max_tokens"] = opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson();
+    record_.state["options"]["max_cost_usd"] = opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson();
+    if (const ojson f = o.value("fresh_at", ojson()); f.is_number_integer()) opts_.auto_thresholds.fresh_at = f.get<int>();
+    if (const ojson c = o.value("compact_at", ojson()); c.is_number_integer()) opts_.auto_thresholds.compact_at = c.get<int>();
     // What runs is never taken from the folder: run.json lives in the project, which a cloned
     // repository can ship. The client and its arguments come from the user's configuration and
     // this command line, as for a new run; a recorded value that differs is named, then replaced.
@@ -278,6 +306,12 @@ class Runner {
     const auto& src = st["source"];
     if (src.value("kind", "") == "workflow") opts_.workflow = src.value("workflow", "");
     for (const auto& t : st["task_specs"]) specs_.push_back(spec_from_json(t));
+    for (const auto& s : specs_)
+      if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
+        return bad_input(fmt::format("{}: task '{}' has an unknown context_mode '{}'", record_.file().string(), s.id, s.context_mode));
+    reread_task_budgets();
+    summaries_wanted_ = wants_summaries();
+    record_.state.erase("stopped_on");
     if (auto found = util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin")); !found)
       return bad_input(found.error().message);
     if (!opts_.workflow.empty()) driver_.emplace(opts_, w_.env, w_.locations, specs_);
@@ -302,7 +336,41 @@ class Runner {
     s.acceptance = t.value("acceptance", std::vector<std::string>{});
     s.depends_on = t.value("depends_on", std::vector<std::string>{});
     s.done = t.value("done", false);
+    s.context_mode = t.value("context_mode", "");
+    if (const ojson m = t.value("max_iterations", ojson()); m.is_number_unsigned()) s.max_iterations = static_cast<int>(std::min<uint64_t>(m.get<uint64_t>(), 10000));
+    if (const ojson m = t.value("max_tokens", ojson()); m.is_number_unsigned()) s.max_tokens = m.get<uint64_t>();
+    if (const ojson m = t.value("max_cost_usd", ojson()); m.is_number() && m.get<double>() >= 0) s.max_cost_usd = m.get<double>();
     return s;
+  }
+
+  // A task's budget is raised in the tasks file: a --resume reads the budgets of its tasks again
+  // from it (when it is still there and still reads; else the recorded ones hold).
+  void reread_task_budgets() {
+    const std::string file = record_.state["source"].value("tasks_file", "");
+    if (file.empty()) return;
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return;
+    auto tasks = workflow::load_task_list(file);
+    if (!tasks) {
+      progress(fmt::format("note: {}: the recorded task budgets hold", tasks.error().message));
+      return;
+    }
+    ojson& recorded = record_.state["task_specs"];
+    for (size_t i = 0; i < specs_.size(); ++i)
+      for (const auto& t : *tasks) {
+        if (t.id != specs_[i].id) continue;
+        specs_[i].max_tokens = t.max_tokens;
+        specs_[i].max_cost_usd = t.max_cost_usd;
+        if (i < recorded.size() && recorded[i].is_object()) recorded[i] = spec_to_json(specs_[i]);
+      }
+  }
+
+  bool wants_summaries() const {
+    if (carries_summary(opts_.mode)) return true;
+    return std::any_of(specs_.begin(), specs_.end(), [](const workflow::TaskSpec& s) {
+      auto m = parse_context_mode(s.context_mode);
+      return m && carries_summary(*m);
+    });
   }
   static ojson spec_to_json(const workflow::TaskSpec& s) {
     ojson t = {{"id", s.id}, {"title", s.title}};
@@ -310,6 +378,10 @@ class Runner {
     if (!s.acceptance.empty()) t["acceptance"] = s.acceptance;
     if (!s.depends_on.empty()) t["depends_on"] = s.depends_on;
     if (s.done) t["done"] = true;
+    if (!s.context_mode.empty()) t["context_mode"] = s.context_mode;
+    if (s.max_iterations > 0) t["max_iterations"] = s.max_iterations;
+    if (s.max_tokens) t["max_tokens"] = *s.max_tokens;
+    if (s.max_cost_usd) t["max_cost_usd"] = *s.max_cost_usd;
     return t;
   }
 
@@ -324,7 +396,12 @@ class Runner {
       auto ordered = workflow::order_tasks(std::move(*tasks));
       if (!ordered) return fail(fmt::format("{}: {}", opts_.tasks_file.string(), ordered.error().message));
       specs_ = std::move(*ordered);
+      for (const auto& s : specs_)
+        if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
+          return fail(fmt::format("{}: task '{}': unknown context_mode '{}' (continuous, fresh-per-task, fresh-per-iteration, hybrid, auto)",
+                                  opts_.tasks_file.string(), s.id, s.context_mode));
     }
+    summaries_wanted_ = wants_summaries();
     ojson source;
     if (!opts_.workflow.empty()) {
       auto dirs = workflow::default_search_dirs(w_.env, opts_.project);
@@ -376,11 +453,16 @@ class Runner {
                 {"pending_action", nullptr},
                 {"usage", {{"input", 0}, {"cache_creation", 0}, {"cache_read", 0}, {"output", 0}}},
                 {"tokens_total", 0},
+                {"cost_usd", 0.0},
                 {"options",
                  {{"max_iterations", opts_.max_iterations},
                   {"max_task_iterations", opts_.max_task_iterations},
                   {"on_fail", std::string(to_string(opts_.on_fail))},
                   {"reanchor", opts_.reanchor},
+                  {"max_tokens", opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson()},
+                  {"max_cost_usd", opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson()},
+                  {"fresh_at", opts_.auto_thresholds.fresh_at},
+                  {"compact_at", opts_.auto_thresholds.compact_at},
                   {"claude_bin", opts_.claude_bin},
                   {"claude_args", opts_.claude_args}}},
                 {"task_specs", specs},
@@ -433,8 +515,10 @@ class Runner {
                            record_.state.value("tokens_total", static_cast<uint64_t>(0))));
     } else {
       std::string detail;
-      for (const char* k : {"task_id", "why", "status", "reason", "focus"})
+      for (const char* k : {"task_id", "scope", "budget", "decision", "why", "status", "reason", "focus"})
         if (ev.contains(k) && ev[k].is_string() && !ev[k].get<std::string>().empty()) detail += fmt::format(" {}={}", k, ev[k].get<std::string>());
+      for (const char* k : {"percent", "threshold", "spent", "limit", "over"})
+        if (ev.contains(k) && ev[k].is_number()) detail += fmt::format(" {}={}", k, ev[k].dump());
       progress(kind + detail);
     }
   }
@@ -447,6 +531,9 @@ class Runner {
     out << fmt::format("run plan: mode {} ({}), {} task(s), at most {} iteration(s), {} per task, on_fail {}\n",
                        to_string(opts_.mode), opts_.mode_origin, opts_.workflow.empty() ? specs_.size() : 0, opts_.max_iterations,
                        opts_.max_task_iterations, to_string(opts_.on_fail));
+    if (opts_.budget.any())
+      out << fmt::format("budget of the run:{}{}\n", opts_.budget.max_tokens ? fmt::format(" {} tokens", *opts_.budget.max_tokens) : "",
+                         opts_.budget.max_cost_usd ? fmt::format(" ${}", *opts_.budget.max_cost_usd) : "");
     if (!opts_.workflow.empty()) {
       out << fmt::format("workflow: {} ({}); steps and their context actions come from the template as the run reaches them\n",
                          workflow_name_, opts_.workflow);
@@ -461,23 +548,33 @@ class Runner {
         out << fmt::format("\ntask {} ({}): already done in the tasks file, skipped\n", s.id, s.title);
         continue;
       }
-      const auto plan = plan_session(opts_.mode, have_session, true, false, false);
+      mode_ = task_mode(opts_.mode, parse_context_mode(s.context_mode));
+      const int max_attempts = s.max_iterations > 0 ? s.max_iterations : opts_.max_task_iterations;
+      const auto plan = plan_session(mode_, have_session, true, false, false);
       have_session = true;
       std::string anchor = opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
       auto argv = call_argv(plan.fresh, plan.fresh ? "<session id " + std::to_string(n) + ">" : session, anchor,
-                            call_prompt(task_text(s), 1, false));
+                            call_prompt(task_text(s), 1, max_attempts, false));
       if (plan.fresh)
         if (auto at = std::find(argv.begin(), argv.end(), "--session-id"); at != argv.end() && at + 1 != argv.end()) session = *(at + 1);
-      out << fmt::format("\ntask {} ({}): first call {} the session{}\n", s.id, s.title, plan.fresh ? "starts" : "resumes",
+      out << fmt::format("\ntask {} ({}){}: first call {} the session{}\n", s.id, s.title,
+                         s.context_mode.empty() ? "" : fmt::format(", context mode {}", s.context_mode), plan.fresh ? "starts" : "resumes",
                          plan.fresh ? fmt::format(" ({})", plan.reason) : "");
+      if (mode_ == ContextMode::Auto)
+        out << fmt::format("auto: a fresh session instead once the last call's context reaches {} %, a compaction between "
+                           "iterations once it reaches {} %\n",
+                           opts_.auto_thresholds.fresh_at, opts_.auto_thresholds.compact_at);
+      if (s.max_tokens || s.max_cost_usd)
+        out << fmt::format("budget of the task:{}{}\n", s.max_tokens ? fmt::format(" {} tokens", *s.max_tokens) : "",
+                           s.max_cost_usd ? fmt::format(" ${}", *s.max_cost_usd) : "");
       out << "argv:";
       for (const auto& a : argv) out << ' ' << (a.find_first_of(" \n\t'\"") == std::string::npos ? a : nlohmann::json(a).dump());
       out << '\n';
       if (!anchor.empty()) out << "anchor (" << anchor.size() << " bytes, about " << estimate_tokens(anchor.size()) << " tokens):\n" << anchor << '\n';
-      if (opts_.mode == ContextMode::FreshPerIteration && opts_.max_task_iterations > 1)
-        out << fmt::format("further iterations (up to {}) each start a fresh session\n", opts_.max_task_iterations);
-      else if (opts_.max_task_iterations > 1)
-        out << fmt::format("further iterations (up to {}) resume the same session\n", opts_.max_task_iterations);
+      if (mode_ == ContextMode::FreshPerIteration && max_attempts > 1)
+        out << fmt::format("further iterations (up to {}) each start a fresh session\n", max_attempts);
+      else if (max_attempts > 1)
+        out << fmt::format("further iterations (up to {}) resume the same session\n", max_attempts);
     }
     return 0;
   }
@@ -487,27 +584,29 @@ class Runner {
     AnchorInputs in;
     in.project = opts_.project;
     in.files = opts_.anchor_files;
-    in.include_task = opts_.mode != ContextMode::Continuous;
+    // A session that spans tasks (continuous, auto) is not anchored to one of them.
+    const bool one_task = mode_ != ContextMode::Continuous && mode_ != ContextMode::Auto;
+    in.include_task = one_task;
     in.task = task.id.empty() ? std::string() : task_text(task);
-    in.workflow = opts_.mode != ContextMode::Continuous ? workflow_text : std::string();
+    in.workflow = one_task ? workflow_text : std::string();
     in.progress_file = opts_.progress_file;
     in.files_anywhere = opts_.anchor_files_anywhere;
     in.progress_anywhere = opts_.progress_file_anywhere;
     in.progress_lines = static_cast<size_t>(opts_.progress_lines);
-    in.summary = opts_.mode == ContextMode::Hybrid ? summary : std::string();
+    in.summary = carries_summary(mode_) ? summary : std::string();
     in.sources = opts_.sources;
     if (in.sources.git) in.git_state = render_git_state(git_.get(opts_.project));
     in.max_bytes = static_cast<size_t>(opts_.anchor_max_tokens) * 4;
     return without_nul(build_runner_anchor(in));
   }
 
-  std::string call_prompt(const std::string& work, int task_iteration, bool workflow) {
+  std::string call_prompt(const std::string& work, int task_iteration, int max_attempts, bool workflow) {
     std::string p = work;
     if (!p.ends_with('\n')) p += '\n';
     if (task_iteration > 1)
       p += fmt::format("\nThis is attempt {} of at most {}: the previous attempt ended without reporting {} as done. "
                        "Check the current state of the work and continue.\n",
-                       task_iteration, opts_.max_task_iterations, workflow ? "the step" : "the task");
+                       task_iteration, max_attempts, workflow ? "the step" : "the task");
     p.append("\n").append(report_rules(workflow)).append("\n");  // not "\n" + …: GCC 12 -Wrestrict at -O3
     return bounded_text(without_nul(std::move(p)), kMaxPromptBytes);
   }
@@ -552,7 +651,7 @@ class Runner {
   // Whether git's answers may be needed after a call: for a fresh session's anchor (any mode
   // but continuous, or a workflow's clear) or a hybrid task's summary.
   bool git_wanted() const {
-    return (opts_.mode != ContextMode::Continuous || driver_) && ((opts_.reanchor && opts_.sources.git) || opts_.mode == ContextMode::Hybrid);
+    return (mode_ != ContextMode::Continuous || driver_) && ((opts_.reanchor && opts_.sources.git) || summaries_wanted_);
   }
 
   // One client call. What git knew before it is forgotten; when git_wanted(), git is asked again
@@ -646,6 +745,13 @@ class Runner {
       if (t["id"] == key) return t;
     tasks.push_back(RunRecord::new_task(key, title, "pending"));
     return tasks.back();
+  }
+
+  // Counts a call's tokens and cost to its task and the run.
+  void add_call(ojson& task, const StreamResult& r) {
+    add_usage(task, r.usage);
+    task["cost_usd"] = number_of(task, "cost_usd") + r.cost_usd;
+    record_.state["cost_usd"] = number_of(record_.state, "cost_usd") + r.cost_usd;
   }
 
   void add_usage(ojson& task, const TokenUsage& u) {
@@ -742,6 +848,10 @@ class Runner {
       p.title = s.title;
       p.work = task_text(s);
       p.on_fail = opts_.on_fail;
+      p.mode = task_mode(opts_.mode, parse_context_mode(s.context_mode));
+      p.max_attempts = s.max_iterations > 0 ? s.max_iterations : opts_.max_task_iterations;
+      p.budget = {s.max_tokens && *s.max_tokens > 0 ? s.max_tokens : std::nullopt,
+                  s.max_cost_usd && *s.max_cost_usd > 0 ? s.max_cost_usd : std::nullopt};
       task_number_ = i + 1;
       current_spec_ = s;
       return p;
@@ -757,7 +867,8 @@ class Runner {
     task["wall_ms"] = task["ended_at_ms"].get<int64_t>() - task.value("started_at_ms", task["ended_at_ms"].get<int64_t>());
     if (!reason.empty()) task["reason"] = reason;
     const TokenUsage u = usage_from(task["usage"]);
-    ojson data = {{"context_mode", std::string(to_string(opts_.mode))},
+    const bool own_mode = task.contains("context_mode") && task["context_mode"].is_string();
+    ojson data = {{"context_mode", own_mode ? task["context_mode"] : ojson(std::string(to_string(opts_.mode)))},
                   {"task_id", task["id"]},
                   {"iterations", task["iterations"]},
                   {"tokens_used", u.total()},
@@ -768,10 +879,11 @@ class Runner {
                   {"anchoring_tokens_measure", "estimate: anchor UTF-8 bytes / 4, once per session started or re-anchored"},
                   {"wall_ms", task["wall_ms"]}};
     if (!reason.empty()) data["reason"] = reason;
+    if (task.contains("cost_usd")) data["cost_usd"] = task["cost_usd"];
     emit(status == "done" ? "task_completed" : status == "skipped" ? "task_skipped" : "task_failed", data);
     // Summaries are hybrid mode's: the next task's anchor carries them. (Gathering one asks git
     // twice, which the other modes do not pay for.)
-    if (opts_.mode != ContextMode::Hybrid) return;
+    if (!summaries_wanted_) return;
     SummaryInputs si;
     si.task_id = task["id"];
     si.title = task.value("title", "");
@@ -796,6 +908,9 @@ class Runner {
     }
     std::string last_task_key = st["session"].is_object() ? st["session"].value("task_key", "") : "";
     const Config cfg = load_config(w_.env, {opts_.project});
+    compaction_ = read_compaction_settings(w_.env, client_settings_files(w_.env, opts_.project));
+    for (size_t i = 0; i + 1 < opts_.claude_args.size(); ++i)
+      if (opts_.claude_args[i] == "--model") model_ = opts_.claude_args[i + 1];
     int64_t last_iteration_ms = util::now_ms();
     while (true) {
       if (auto c = control()) return *c;
@@ -832,12 +947,17 @@ class Runner {
       ojson& task = task_record(pos.task_key, pos.title);
       if (driver_) task_number_ = static_cast<size_t>(std::find(st["tasks"].begin(), st["tasks"].end(), task) - st["tasks"].begin()) + 1;
       const bool new_task = pos.task_key != last_task_key;
+      mode_ = pos.mode;
+      if (auto c = check_budgets(task, pos.budget)) return *c;
       if (task["status"] == "pending") {
         task["status"] = "running";
         task["started_at_ms"] = util::now_ms();
-        if (opts_.mode == ContextMode::Hybrid)
+        task["context_mode"] = std::string(to_string(mode_));
+        if (summaries_wanted_)
           if (auto head = git_.get(opts_.project).head; !head.empty()) task["git_head"] = head;
-        emit("task_started", {{"task_id", task["id"]}, {"title", task["title"]}});
+        ojson started = {{"task_id", task["id"]}, {"title", task["title"]}};
+        if (mode_ != opts_.mode) started["context_mode"] = std::string(to_string(mode_));
+        emit("task_started", started);
       }
       // Retry unit: one position; its attempts count toward max_task_iterations.
       // (No reference into `st` is held across calls that may add keys to it.)
@@ -846,7 +966,19 @@ class Runner {
 
       const bool clear = pos.action == workflow::ContextAction::Clear;
       const bool compact = pos.action == workflow::ContextAction::Compact;
-      const SessionPlan plan = plan_session(opts_.mode, !session.empty(), new_task, clear, compact);
+      // The call a limit refused (run.json keeps it for a --resume) is the next one.
+      std::optional<bool> refused_fresh;
+      if (const ojson& rc = st["refused_call"]; rc.is_object() && rc.value("key", "") == pos.key)
+        refused_fresh = rc.contains("fresh") && rc["fresh"].is_boolean() && rc["fresh"].get<bool>();
+      const bool repeat = refused_fresh.has_value();
+      st.erase("refused_call");
+      const AutoAction auto_action =
+          !repeat && mode_ == ContextMode::Auto && !session.empty() ? auto_decision(task, new_task, cfg) : AutoAction::Keep;
+      // The call a limit refused is made again as it was: in its session (started already when the
+      // client wrote its transcript), with its anchor, without a compaction in between.
+      const SessionPlan plan = repeat ? repeat_plan(session, *refused_fresh) : plan_session(mode_, !session.empty(), new_task, clear, compact, auto_action);
+      // Auto compacts with the task as the focus; a workflow with its own.
+      const std::string focus = plan.compact_why == "auto" ? bounded_text(without_nul(pos.work), 2000) : pos.focus;
       std::string session_id = session;
       std::string anchor;
       int64_t client_ms = 0;
@@ -860,21 +992,21 @@ class Runner {
           extra.push_back("--append-system-prompt");
           extra.push_back(old_anchor);
         }
-        auto argv = compact_argv(opts_.claude_bin, extra, session_id, without_nul(pos.focus));
+        auto argv = compact_argv(opts_.claude_bin, extra, session_id, without_nul(focus));
         auto r = invoke(argv, task.value("git_head", ""));
         if (!r) return finish("failed", 2, r.error().message);
         client_ms += r->client_ms;
-        add_usage(task, r->stream.usage);
+        add_call(task, r->stream);
         if (!r->stream.compacted) {
           // The client compacted nothing (it answers "Not enough messages to compact." on a short
           // session, with exit 0): not a compaction; the session goes on with its own anchor.
-          emit("compact_failed", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", pos.focus},
+          emit("compact_failed", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", focus}, {"why", plan.compact_why},
                                   {"reason", util::one_line(r->stream.text)}, {"usage", usage_json(r->stream.usage)},
                                   {"exit_code", r->exit_code}});
           anchor = old_anchor;
         } else {
           task["compactions"] = task["compactions"].get<int>() + 1;
-          emit("compacted", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", pos.focus}, {"why", "workflow compact"},
+          emit("compacted", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", focus}, {"why", plan.compact_why},
                              {"usage", usage_json(r->stream.usage)}, {"exit_code", r->exit_code}, {"boundary", true}});
           // Re-anchor after the compaction: a new anchor epoch for this session.
           anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text, st.value("previous_summary", "")) : "";
@@ -882,7 +1014,9 @@ class Runner {
           if (!anchor.empty()) task["anchoring_tokens"] = task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
         }
       }
-      if (plan.fresh) {
+      if (plan.fresh && plan.reason == "repeat") {
+        anchor = read_session_anchor();
+      } else if (plan.fresh) {
         session_id = util::random_uuid();
         anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text, st.value("previous_summary", "")) : "";
         if (plan.reason != "start") {
@@ -899,7 +1033,7 @@ class Runner {
       if (clear) emit("workflow_action_executed", {{"task_id", task["id"]}, {"action", "clear"}, {"session_id", session_id}});
 
       if (driver_ && pos.action != workflow::ContextAction::None) st["pending_action"] = nullptr;
-      const std::string prompt = call_prompt(pos.work, attempt, driver_.has_value());
+      const std::string prompt = call_prompt(pos.work, attempt, pos.max_attempts, driver_.has_value());
       auto argv = call_argv(plan.fresh, session_id, anchor, prompt);
       const int n = st["iterations"].get<int>() + 1;
       const std::string stem = fmt::format("tasks/{}/iter-{:03}", RunRecord::safe_name(pos.task_key), n);
@@ -908,16 +1042,30 @@ class Runner {
       if (!r) return finish("failed", 2, r.error().message);
       client_ms += r->client_ms;
       const CallResult& call = *r;
+      // A call that ended on a limit is no attempt: the run waits (or stops), then makes it again.
+      if (auto limit = classify_limit(call.stream, call.stderr_tail, call.exit_code, util::now_ms() / 1000)) {
+        add_call(task, call.stream);
+        // Kept before the wait: a run stopped while waiting makes this call first on --resume.
+        st["refused_call"] = {{"key", pos.key}, {"fresh", plan.fresh}};
+        if (auto c = wait_for_limit(task, session_id, stem, call, *limit)) return *c;
+        last_iteration_ms = util::now_ms();
+        paused_ms_ = 0;
+        continue;
+      }
+      limits_in_a_row_ = 0;
       if (!call.stream.session_id.empty() && call.stream.session_id != session_id) {
         // The client may hand out another id (it never does for --session-id/--resume today).
         session_id = call.stream.session_id;
         st["session"]["id"] = session_id;
       }
       last_task_key = pos.task_key;
+      // The session's context after the call, for auto's next decision.
+      st["session"]["context_tokens"] = call.stream.last_context;
+      st["session"]["context_window"] = call.stream.context_window;
       st["iterations"] = n;
       st["attempts"][pos.key] = attempt;
       task["iterations"] = task["iterations"].get<int>() + 1;
-      add_usage(task, call.stream.usage);
+      add_call(task, call.stream);
       if (std::find(task["sessions"].begin(), task["sessions"].end(), session_id) == task["sessions"].end())
         task["sessions"].push_back(session_id);
       const ParsedReport report = parse_task_report(call.stream.text);
@@ -942,50 +1090,154 @@ class Runner {
                          {"iteration", n},               {"task_iteration", attempt},
                          {"session_id", session_id},     {"fresh", plan.fresh},
                          {"exit_code", call.exit_code},  {"report", result["report"]},
-                         {"usage", usage_json(call.stream.usage)}, {"client_ms", client_ms},
+                         {"usage", usage_json(call.stream.usage)}, {"cost_usd", call.stream.cost_usd},
+                         {"context_tokens", call.stream.last_context}, {"client_ms", client_ms},
                          {"client_exit_ms", call.exit_ms}, {"runner_ms", runner_ms}});
       save();  // the iteration is recorded before anything else can go wrong
 
       // A client killed after its result because it did not exit has done its work.
       const bool ok = (call.exit_code == 0 || (call.cut_off && !call.timed_out)) && call.stream.has_result && !call.stream.is_error;
-      if (ok && report.report == TaskReport::Done) {
-        st["attempts"].erase(pos.key);
-        if (driver_) {
-          if (auto a = driver_->advance(strip_task_report(call.stream.text), session_id, cfg.context); !a)
-            return finish("failed", 2, a.error().message);
-          // A loop task or a step ends when the workflow moves past it; finished tasks are
-          // closed when the next position shows another task key.
-          auto next = driver_->position(st["session"].value("id", ""), w_.env, cfg);
-          if (!next) return finish("failed", 2, next.error().message);
-          if (next->finished || next->task_key != pos.task_key) end_task(task, "done", call.stream.text, "");
-          pending_position_ = std::move(*next);
-        } else {
-          end_task(task, "done", call.stream.text, "");
-        }
-      } else if (attempt >= opts_.max_task_iterations || report.report == TaskReport::Blocked) {
-        const std::string why = report.report == TaskReport::Blocked ? "blocked: " + report.reason
-                                : !ok ? fmt::format("the call failed (exit {}{})", call.exit_code, call.stream.subtype.empty() ? "" : ", " + call.stream.subtype)
-                                      : fmt::format("not reported done after {} attempt(s)", attempt);
-        const OnFail what = report.report == TaskReport::Blocked && pos.on_fail == OnFail::Retry ? OnFail::Retry : pos.on_fail;
-        if (what == OnFail::Retry && report.report != TaskReport::Blocked) {
+      const AfterCall next = decide_after_call({ok, false, report.report, attempt, pos.max_attempts, pos.on_fail});  // limits: above
+      const std::string why = report.report == TaskReport::Blocked ? "blocked: " + report.reason
+                              : !ok ? fmt::format("the call failed (exit {}{})", call.exit_code, call.stream.subtype.empty() ? "" : ", " + call.stream.subtype)
+                                    : fmt::format("not reported done after {} attempt(s)", attempt);
+      switch (next) {
+        case AfterCall::Done:
+          st["attempts"].erase(pos.key);
+          if (driver_) {
+            if (auto a = driver_->advance(strip_task_report(call.stream.text), session_id, cfg.context); !a)
+              return finish("failed", 2, a.error().message);
+            // A loop task or a step ends when the workflow moves past it; finished tasks are
+            // closed when the next position shows another task key.
+            auto following = driver_->position(st["session"].value("id", ""), w_.env, cfg);
+            if (!following) return finish("failed", 2, following.error().message);
+            if (following->finished || following->task_key != pos.task_key) end_task(task, "done", call.stream.text, "");
+            pending_position_ = std::move(*following);
+          } else {
+            end_task(task, "done", call.stream.text, "");
+          }
+          break;
+        case AfterCall::Again:
+        case AfterCall::LimitWait: break;
+        case AfterCall::Retry:
           emit("task_retry", {{"task_id", task["id"]}, {"reason", why}});
           st["attempts"].erase(pos.key);
-        } else if (what == OnFail::Skip || (what == OnFail::Retry && report.report == TaskReport::Blocked)) {
+          break;
+        case AfterCall::Skip:
           st["attempts"].erase(pos.key);
           if (driver_) {
             if (auto a = driver_->advance(fmt::format("[skipped by ctx-run: {}]", why), session_id, cfg.context); !a)
               return finish("failed", 2, a.error().message);
           }
           end_task(task, "skipped", call.stream.text, why);
-        } else {
+          break;
+        case AfterCall::Abort:
           end_task(task, "failed", call.stream.text, why);
           save();
           return finish("aborted", 2, fmt::format("task {} failed: {}", task["id"].get<std::string>(), why));
-        }
       }
       save();
       if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
     }
+  }
+
+  // The plan of a call made again after a limit: a resumed session is resumed again; a session the
+  // refused call started goes on when the client has its transcript (it may write it before its
+  // first request), else the same fresh start is made again.
+  SessionPlan repeat_plan(const std::string& session, bool refused_fresh) {
+    SessionPlan p;
+    p.fresh = session.empty() || (refused_fresh && !locate_session(session, w_.env, w_.locations));
+    p.reason = p.fresh ? "repeat" : "";
+    return p;
+  }
+
+  // After a call that ended on a limit: a limit_wait event and a line on stderr, then the wait
+  // (until the reset the client named, else the backoff), watching STOP, PAUSE and SIGINT as
+  // between calls; or the run stops (on_limit stop, a reset past the ceiling). Returns the exit
+  // code when the run ends here.
+  std::optional<int> wait_for_limit(const ojson& task, const std::string& session_id, const std::string& stem, const CallResult& call,
+                                    const LimitAnswer& limit) {
+    ++limits_in_a_row_;
+    const int64_t now_s = util::now_ms() / 1000;
+    const LimitWait w = decide_limit_wait(opts_.limits, limit.reset_epoch, now_s, limits_in_a_row_);
+    const std::string kind(to_string(limit.kind));
+    const std::string reset_at = limit.reset_epoch ? util::format_iso8601_ms(*limit.reset_epoch * 1000) : "";
+    ojson data = {{"task_id", task["id"]},      {"session_id", session_id}, {"kind", kind},
+                  {"message", limit.message},   {"in_a_row", limits_in_a_row_}, {"exit_code", call.exit_code},
+                  {"wait_seconds", w.seconds},  {"why", w.why},           {"stop", w.stop}};
+    if (!reset_at.empty()) data["reset_at"] = reset_at;
+    ojson result = {{"exit_code", call.exit_code}, {"session_id", session_id}, {"limit", kind}, {"message", limit.message},
+                    {"usage", usage_json(call.stream.usage)}, {"text", call.stream.text}};
+    if (!reset_at.empty()) result["reset_at"] = reset_at;
+    if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
+    if (auto r = record_.write_file(fmt::format("{}.limit-{}.result.json", stem, limits_in_a_row_),
+                                    result.dump(2, ' ', false, ojson::error_handler_t::replace));
+        !r)
+      progress("note: " + r.error().message);
+    emit("limit_wait", data);
+    if (w.stop) {
+      ojson on = {{"scope", "limit"}, {"kind", kind}, {"message", limit.message}, {"why", w.why}};
+      if (!reset_at.empty()) on["reset_at"] = reset_at;
+      record_.state["stopped_on"] = on;
+      return finish("stopped", 3, fmt::format("{} ({}){}: {}", kind, w.why, reset_at.empty() ? "" : ", resets " + reset_at, limit.message));
+    }
+    progress(fmt::format("waiting {} s for the {}{} before the call again: {}", w.seconds, kind,
+                         reset_at.empty() ? " (no reset time given: backoff)" : " to reset at " + reset_at, limit.message));
+    save();
+    const int64_t t0 = util::now_ms(), until = t0 + w.seconds * 1000;
+    while (util::now_ms() < until) {
+      if (auto c = control()) return c;  // STOP, PAUSE (held), SIGINT
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp<int64_t>(until - util::now_ms(), 1, opts_.limit_tick_ms)));
+    }
+    emit("limit_waited", {{"task_id", task["id"]}, {"kind", kind}, {"waited_ms", util::now_ms() - t0}});
+    return std::nullopt;
+  }
+
+  // Between calls: a budget of the run or of the task about to run that is reached stops the run,
+  // as STOP does; run.json says which and by how much (a --resume with a raised budget goes on).
+  std::optional<int> check_budgets(const ojson& task, const Budget& task_budget) {
+    auto& st = record_.state;
+    std::string scope = "run";
+    auto over = budget_reached(opts_.budget, {usage_from(st["usage"]).total(), number_of(st, "cost_usd")});
+    if (!over) {
+      scope = "task";
+      over = budget_reached(task_budget, {usage_from(task["usage"]).total(), number_of(task, "cost_usd")});
+    }
+    if (!over) return std::nullopt;
+    const std::string who = scope == "run" ? "the run's" : fmt::format("task {}'s", task["id"].get<std::string>());
+    ojson data = {{"scope", scope}, {"budget", over->budget}, {"limit", over->limit}, {"spent", over->spent}, {"over", over->over}};
+    if (scope == "task") data["task_id"] = task["id"];
+    st["stopped_on"] = data;
+    emit("budget_reached", data);
+    return finish("stopped", 3, fmt::format("{} {} budget reached: {} spent of {}, over by {}", who, over->budget == "cost" ? "cost" : "token",
+                                            budget_text(over->budget, over->spent), budget_text(over->budget, over->limit),
+                                            budget_text(over->budget, over->over)));
+  }
+
+  // Auto's decision before a call, from the figure of the session's last call (its context
+  // against the effective window, as the meter counts it). A fresh or compact decision is an event
+  // with that figure.
+  AutoAction auto_decision(const ojson& task, bool new_task, const Config& cfg) {
+    const ojson& s = record_.state["session"];
+    const ojson tokens = s.is_object() ? s.value("context_tokens", ojson()) : ojson();
+    if (!tokens.is_number_unsigned() || tokens.get<uint64_t>() == 0) return AutoAction::Keep;
+    const ojson window = s.value("context_window", ojson());
+    WindowHints hints;
+    if (window.is_number_unsigned()) hints.status_line_window = static_cast<int64_t>(std::min<uint64_t>(window.get<uint64_t>(), 1ull << 40));
+    hints.model = model_;
+    hints.compaction = compaction_;
+    const ContextFigure f = make_figure(cfg.context, hints, static_cast<int64_t>(std::min<uint64_t>(tokens.get<uint64_t>(), 1ull << 40)));
+    const AutoAction a = decide_auto(f.percent, new_task, opts_.auto_thresholds);
+    if (a != AutoAction::Keep)
+      emit("auto_decision", {{"task_id", task["id"]},
+                             {"decision", std::string(to_string(a))},
+                             {"why", a == AutoAction::Fresh ? "fresh_at" : "compact_at"},
+                             {"percent", f.percent},
+                             {"threshold", a == AutoAction::Fresh ? opts_.auto_thresholds.fresh_at : opts_.auto_thresholds.compact_at},
+                             {"context_tokens", f.tokens},
+                             {"window", f.window},
+                             {"denominator", f.denominator}});
+    return a;
   }
 
   void set_session(const std::string& id, const std::string& task_key, const std::string& anchor) {
@@ -1025,6 +1277,11 @@ class Runner {
   GitPrefetch git_;  // git's answers, asked while the last client call was exiting
   int64_t paused_ms_ = 0;  // waited for a PAUSE file to go since the last iteration
   bool stop_noted_ = false;  // a STOP that is not a file was named
+  ContextMode mode_ = ContextMode::Continuous;  // the current task's mode
+  bool summaries_wanted_ = false;               // some task carries the previous task's summary
+  std::string model_;                           // --model of the client's arguments, for the window
+  CompactionSettings compaction_;               // the client's settings that move its compaction
+  int limits_in_a_row_ = 0;                     // calls ended on a limit since one got through
 };
 }  // namespace
 

@@ -41,6 +41,13 @@ struct RunOptions {
   int anchor_max_tokens = 4000;
   int exit_grace_seconds = 30;    // after the result line (or the client's exit): then it is killed, its output left
   int call_timeout_seconds = 0;   // a call killed after this long (0: no limit)
+  // The run's budget (checked between calls; reached: the run stops as on STOP). On --resume the
+  // recorded budget holds unless `budget_given`: then this one replaces it.
+  Budget budget;
+  bool budget_given = false;
+  AutoThresholds auto_thresholds;  // --context-mode auto's fresh_at / compact_at
+  LimitPolicy limits;              // what a call that ended on a rate or usage limit leads to
+  int limit_tick_ms = 200;         // how often a wait for a limit looks at STOP, PAUSE and SIGINT
   bool dry_run = false;
   std::string resume_run;                 // --resume RUN: continue this run
   int busy_timeout_ms = 1000;
@@ -58,8 +65,8 @@ struct RunEnvironment {
 
 // Runs (or resumes, or plans with dry_run) a run. Returns the exit code: 0 when every task is
 // done, 1 on bad input (one line on err, nothing recorded), 2 when a task failed and the run
-// was aborted, 3 when the run stopped on max_iterations, on STOP or PAUSE (see the run folder),
-// 130 after SIGINT.
+// was aborted, 3 when the run stopped on max_iterations, on STOP or PAUSE, or on a budget (see
+// the run folder), 130 after SIGINT.
 int run(const RunOptions& options, RunEnvironment& world);
 
 // The run folder of `run` (an id under <project>/.ctxkit/runs, or a path to a run folder).

@@ -4,6 +4,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cctype>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -211,12 +214,47 @@ class Validator {
         if (!d->is_boolean()) return error(path + "/done", fmt::format("{}: done must be true or false (got {})", label, type_name(*d)));
         t.done = d->get<bool>();
       }
+      if (auto m = item.find("context_mode"); m != item.end() && !m->is_null()) {
+        if (!m->is_string()) return error(path + "/context_mode", fmt::format("{}: context_mode must be a string (got {})", label, type_name(*m)));
+        t.context_mode = m->get<std::string>();
+      }
+      if (auto r = number(item, path, label, "max_iterations", 1, 10000, true); !r) return std::unexpected(r.error());
+      else if (*r) t.max_iterations = static_cast<int>(**r);
+      if (auto r = number(item, path, label, "max_tokens", 0, 1e15, true); !r) return std::unexpected(r.error());
+      else if (*r) t.max_tokens = static_cast<uint64_t>(**r);
+      if (auto r = number(item, path, label, "max_cost_usd", 0, 1e9, false); !r) return std::unexpected(r.error());
+      else t.max_cost_usd = *r;
       tasks.push_back(std::move(t));
     }
     return tasks;
   }
 
  private:
+  // A number field (YAML gives its scalars as text): nullopt when absent; an error when it is
+  // not a number, not whole (`whole`), or outside [lo, hi].
+  Result<std::optional<double>> number(const ojson& item, const std::string& path, const std::string& label, const char* field,
+                                       double lo, double hi, bool whole) {
+    auto it = item.find(field);
+    if (it == item.end() || it->is_null()) return std::optional<double>();
+    const std::string fpath = path + "/" + field;
+    std::optional<double> v;
+    if (it->is_number()) {
+      v = it->get<double>();
+    } else if (it->is_string()) {
+      const std::string text = it->get<std::string>();
+      char* end = nullptr;
+      errno = 0;
+      const double d = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+      if (!text.empty() && errno == 0 && end == text.c_str() + text.size() && text.find_first_of("xXnN") == std::string::npos) v = d;
+    }
+    if (!v || !std::isfinite(*v))
+      return error(fpath, fmt::format("{}: {} must be a number (got {})", label, field, type_name(*it)));
+    if ((whole && *v != std::floor(*v)) || *v < lo || *v > hi)
+      return error(fpath, fmt::format("{}: {} must be {} from {} to {} (got {})", label, field, whole ? "a whole number" : "a number",
+                                      lo, hi, *v));
+    return v;
+  }
+
   Result<void> string_list(const ojson& item, const std::string& path, const std::string& label, const char* field,
                            bool ids, std::vector<std::string>& out) {
     auto it = item.find(field);

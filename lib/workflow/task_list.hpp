@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,11 @@ struct TaskSpec {
   std::vector<std::string> acceptance;   // acceptance criteria
   std::vector<std::string> depends_on;   // ids of tasks that come first
   bool done = false;                     // a Markdown "- [x]" item (or YAML/JSON `done: true`): already done
+  // The runner's keys for this task alone (YAML/JSON only; absent: the run's own).
+  std::string context_mode;              // a context mode name (the runner checks it)
+  int max_iterations = 0;                // calls of this task before on_fail (0: the run's)
+  std::optional<uint64_t> max_tokens;    // a budget of this task's tokens (all four kinds)
+  std::optional<double> max_cost_usd;    // a budget of this task's cost
 };
 
 enum class TaskListFormat { Yaml, Json, Markdown };
@@ -31,7 +37,8 @@ TaskListFormat detect_task_list_format(const std::filesystem::path& file, std::s
 // Parses a tasks file.
 //
 // YAML/JSON: a list of {id, title, description?, acceptance?[], depends_on?[], done?} or a map
-// with a `tasks:` list of those. A missing id is "task-N" (N: the task's 1-based place). Ids and
+// with a `tasks:` list of those; each may also carry the runner's context_mode (a string),
+// max_iterations (1..10000), max_tokens (a whole number >= 0) and max_cost_usd (a number >= 0). A missing id is "task-N" (N: the task's 1-based place). Ids and
 // depends_on entries may be numbers (taken as their text); other fields must be strings (in YAML
 // any scalar but null and true/false), lists of strings, and `done` a boolean. Unknown keys are
 // ignored.

@@ -27,7 +27,13 @@ using json = nlohmann::json;
 // HANG (its pid in hang-pid, then 30 s), STOP, PAUSE; DONE when the file has run out). `/compact` calls answer as the real client does
 // and use no reply (with $STANDIN_COMPACT_REFUSED set, as it does on a session too short to
 // compact). Every answer reports usage input 10, cache creation 100, cache read 1000, output 5 (a
-// compaction: 100/0/0/20 through modelUsage). $STANDIN_AFTER_RESULT, when set, is run by sh after
+// compaction: 100/0/0/20 through modelUsage) and costs $0.25; its last assistant message reports
+// cache read 1000 (a context of 1,110), or the n-th line of $STANDIN_CONTEXTS when there is one,
+// and the result's modelUsage a contextWindow of $STANDIN_WINDOW (200000). Refusals, printed as Claude
+// Code prints them (tests/fixtures/claude-code-*/limits/, exit 1, nothing on stderr):
+// USAGE_LIMIT <s> (a subscription's 5-hour limit resetting in s seconds, as 2.1.332 words it),
+// RATE_LIMIT (429 with an API key, after its retries, as 2.1.197 words it), OVERLOADED (529),
+// SERVER_ERROR (500: no limit). $STANDIN_AFTER_RESULT, when set, is run by sh after
 // the result is printed, before the stand-in exits (as the real client's exit takes 40-50 ms),
 // with the call's number as $1; the time just before the result went out is then in result-<n>.
 constexpr const char* kStandin = R"SH(#!/bin/sh
@@ -57,6 +63,34 @@ n=$(cat "$STANDIN_DIR/count" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$S
 reply=$(sed -n "${n}p" "$STANDIN_REPLIES" 2>/dev/null); [ -n "$reply" ] || reply=DONE
 printf 'call=%s sid=%s anchor=%s cwd=%s stdin=%s prompt=%s\n' "$kind" "$sid" "$anchor" "$(pwd)" "$stdin" "$(printf '%s' "$last" | head -1)" >> "$STANDIN_LOG"
 printf '%s' "$last" > "$STANDIN_DIR/prompt-$n"
+refuse() {  # $1: the result's text, $2: its extra fields, $3: the synthetic message's error
+  printf '{"type":"assistant","message":{"model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"%s"}],"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}},"parent_tool_use_id":null,"session_id":"%s","error":"%s"}\n' "$1" "$sid" "$3"
+  printf '{"session_id":"%s","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"modelUsage":{},"is_error":true,"num_turns":1,"subtype":"success",%s"result":"%s","type":"result"}\n' "$sid" "$2" "$1"
+  exit 1
+}
+retries() {  # $1: the status, $2: the error
+  printf '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":538,"error_status":%s,"error":"%s","session_id":"%s"}\n' "$1" "$2" "$sid"
+  printf '{"type":"system","subtype":"api_retry","attempt":2,"max_retries":2,"retry_delay_ms":1104,"error_status":%s,"error":"%s","session_id":"%s"}\n' "$1" "$2" "$sid"
+}
+case "$reply" in
+  USAGE_LIMIT*|RATE_LIMIT|OVERLOADED|SERVER_ERROR) printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$sid";;
+esac
+case "$reply" in
+  USAGE_LIMIT*)
+    reset=$(( $(date +%s) + ${reply#USAGE_LIMIT } ))
+    when=$(date -u -d "@$reset" +%-l:%M%P | sed 's/:00//')
+    printf '{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":%s,"rateLimitType":"five_hour","isUsingOverage":false},"session_id":"%s"}\n' "$reset" "$sid"
+    refuse "You\u0027ve hit your 5-hour limit \u00b7 resets $when (UTC)" '"api_error_status":429,"api_error_type":"rate_limit_error","api_error":"usage_limit_reached","terminal_reason":"api_error",' rate_limit;;
+  RATE_LIMIT)
+    retries 429 rate_limit
+    refuse "API Error: Request rejected (429) \u00b7 Number of request tokens has exceeded your per-minute rate limit" '"api_error_status":429,"terminal_reason":"completed",' rate_limit;;
+  OVERLOADED)
+    retries 529 overloaded
+    refuse "API Error: 529 Overloaded. This is a server-side issue, usually temporary \u2014 try again in a moment." '"api_error_status":529,"api_error_type":"overloaded_error","terminal_reason":"api_error",' server_error;;
+  SERVER_ERROR)
+    retries 500 server_error
+    refuse "API Error: 500 Internal server error. This is a server-side issue, usually temporary." '"api_error_status":500,"api_error_type":"api_error","terminal_reason":"api_error",' server_error;;
+esac
 case "$reply" in
   FAIL) echo "stand-in failure" >&2; exit 1;;
   SLEEP) sleep 2; text='Slept.\nCTXKIT-TASK: DONE';;
@@ -69,8 +103,10 @@ case "$reply" in
 esac
 printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$sid"
 printf '{"type":"user","message":{"role":"user","content":"big tool output"}}\n'
+cr=$(sed -n "${n}p" "$STANDIN_CONTEXTS" 2>/dev/null); [ -n "$cr" ] || cr=1000
+printf '{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":%s,"output_tokens":5}},"parent_tool_use_id":null,"session_id":"%s"}\n' "$cr" "$sid"
 [ -z "$STANDIN_AFTER_RESULT" ] || date +%s%N > "$STANDIN_DIR/result-$n"
-printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"%s","usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":5},"modelUsage":{"m":{"inputTokens":10,"outputTokens":5,"cacheReadInputTokens":1000,"cacheCreationInputTokens":100}}}\n' "$text" "$sid"
+printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"%s","total_cost_usd":0.25,"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":5},"modelUsage":{"m":{"inputTokens":10,"outputTokens":5,"cacheReadInputTokens":1000,"cacheCreationInputTokens":100,"contextWindow":%s}}}\n' "$text" "$sid" "${STANDIN_WINDOW:-200000}"
 [ -z "$STANDIN_AFTER_RESULT" ] || sh -c "$STANDIN_AFTER_RESULT" standin "$n"
 )SH";
 
@@ -98,12 +134,25 @@ struct RunRig {
     env.set("STANDIN_LOG", (standin_dir / "log").string());
     env.set("STANDIN_DIR", standin_dir.string());
     env.set("STANDIN_REPLIES", (standin_dir / "replies").string());
+    env.set("STANDIN_CONTEXTS", (standin_dir / "contexts").string());
     tmp.write("proj/tasks.yaml",
               "- id: t1\n  title: Write the parser\n  description: Parse the input.\n  acceptance: [parses the sample]\n"
               "- id: t2\n  title: Write the printer\n"
               "- id: t3\n  title: Wire them together\n  depends_on: [t1, t2]\n");
   }
   void replies(const std::string& lines) const { std::ofstream(standin_dir / "replies") << lines; }
+  // The cache read of each call's last message (its context is that + 110), one a line.
+  void contexts(const std::string& lines) const { std::ofstream(standin_dir / "contexts") << lines; }
+  // The run's events of one kind, in order.
+  std::vector<json> events(const fs::path& run, const std::string& kind) const {
+    std::vector<json> out;
+    std::ifstream in(run / "events.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      json ev = json::parse(line, nullptr, false);
+      if (ev.is_object() && ev.value("event", "") == kind) out.push_back(ev);
+    }
+    return out;
+  }
   std::vector<Call> calls() const {
     std::vector<Call> out;
     std::ifstream in(standin_dir / "log");
@@ -1171,6 +1220,398 @@ TEST(RunE2E, ACallTimeoutEndsAClientThatHangs) {
   const json first = json::parse(read_file(t.runs().at(0) / "tasks" / "t1" / "iter-001.result.json"));
   EXPECT_EQ(first["timed_out"], true);
   EXPECT_EQ(t.calls().size(), 4u);  // t1 again after the timeout, then t2, t3
+}
+
+// Every stand-in call reports 1,115 tokens (10 + 100 + 1000 + 5) and $0.25.
+constexpr uint64_t kCallTokens = 1115;
+
+TEST(RunE2E, ATokenBudgetStopsTheRunBetweenCallsAndAResumeWithARaisedOneGoesOn) {
+  RunRig r;
+  auto res = r.run({"tasks.yaml", "--max-tokens", "2000"});
+  EXPECT_EQ(res.exit_code, 3) << res.err;
+  ASSERT_EQ(r.calls().size(), 2u);  // 1,115 after the first call, 2,230 after the second: no third
+  const auto run = r.runs().at(0);
+  json j = r.run_json(run);
+  EXPECT_EQ(j["status"], "stopped");
+  EXPECT_EQ(j["stopped_on"]["scope"], "run");
+  EXPECT_EQ(j["stopped_on"]["budget"], "tokens");
+  EXPECT_EQ(j["stopped_on"]["limit"].get<double>(), 2000);
+  EXPECT_EQ(j["stopped_on"]["spent"].get<double>(), 2 * kCallTokens);
+  EXPECT_EQ(j["stopped_on"]["over"].get<double>(), 2 * kCallTokens - 2000);
+  EXPECT_NE(res.out.find("the run's token budget reached: 2230 tokens spent of 2000 tokens, over by 230 tokens"), std::string::npos)
+      << res.out;
+  EXPECT_EQ(r.events(run, "budget_reached").size(), 1u);
+  const json rep = r.report();
+  EXPECT_EQ(rep["stopped_on"]["over"].get<double>(), 230);
+  auto text = r.run({"report"});
+  EXPECT_NE(text.out.find("stopped on the run's token budget: 2230 tokens spent of 2000 tokens, over by 230 tokens"), std::string::npos)
+      << text.out;
+  // The same budget: stopped again before any call.
+  auto same = r.run({"--resume", run.filename().string()});
+  EXPECT_EQ(same.exit_code, 3) << same.err;
+  EXPECT_EQ(r.calls().size(), 2u);
+  // A raised one: the run goes on where it stopped, in its session.
+  auto raised = r.run({"--resume", run.filename().string(), "--max-tokens", "5000"});
+  ASSERT_EQ(raised.exit_code, 0) << raised.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[2].kind, "resume");
+  EXPECT_NE(calls[2].rest.find("prompt=Task t3"), std::string::npos);
+  j = r.run_json(run);
+  EXPECT_EQ(j["status"], "completed");
+  EXPECT_FALSE(j.contains("stopped_on"));
+  EXPECT_EQ(j["options"]["max_tokens"], 5000);
+  EXPECT_EQ(j["tokens_total"], 3 * kCallTokens);
+}
+
+TEST(RunE2E, ACostBudgetFromTheConfigurationStopsTheRun) {
+  RunRig r;
+  r.replies(kTwoEach);
+  r.tmp.write("proj/.work.toml", "[runner]\nmax_cost_usd = 0.6\n");
+  auto res = r.run({"tasks.yaml"});
+  EXPECT_EQ(res.exit_code, 3) << res.err;
+  EXPECT_EQ(r.calls().size(), 3u);  // $0.50 after two calls, $0.75 after three
+  const auto run = r.runs().at(0);
+  const json j = r.run_json(run);
+  EXPECT_EQ(j["stopped_on"]["budget"], "cost");
+  EXPECT_NEAR(j["stopped_on"]["spent"].get<double>(), 0.75, 1e-9);
+  EXPECT_NEAR(j["stopped_on"]["over"].get<double>(), 0.15, 1e-9);
+  EXPECT_NEAR(j["cost_usd"].get<double>(), 0.75, 1e-9);
+  EXPECT_NEAR(r.report()["totals"]["cost_usd"].get<double>(), 0.75, 1e-9);
+  EXPECT_NE(res.out.find("the run's cost budget reached: $0.7500 spent of $0.6000, over by $0.1500"), std::string::npos) << res.out;
+  auto raised = r.run({"--resume", run.filename().string(), "--max-cost", "10"});
+  ASSERT_EQ(raised.exit_code, 0) << raised.err;
+  EXPECT_EQ(r.calls().size(), 6u);
+  EXPECT_NEAR(r.run_json(run)["cost_usd"].get<double>(), 1.5, 1e-9);
+}
+
+TEST(RunE2E, ATasksOwnBudgetStopsTheRunAndIsRaisedInTheTasksFile) {
+  RunRig r;
+  r.replies("NONE\nNONE\nNONE\nDONE\nDONE\nDONE\n");
+  r.tmp.write("proj/budget.yaml", "- {id: t1, title: Long one, max_tokens: 2000, max_iterations: 5}\n- {id: t2, title: Short one}\n");
+  auto res = r.run({"budget.yaml"});
+  EXPECT_EQ(res.exit_code, 3) << res.err;
+  EXPECT_EQ(r.calls().size(), 2u);
+  const auto run = r.runs().at(0);
+  json j = r.run_json(run);
+  EXPECT_EQ(j["stopped_on"]["scope"], "task");
+  EXPECT_EQ(j["stopped_on"]["task_id"], "t1");
+  EXPECT_EQ(j["stopped_on"]["spent"].get<double>(), 2 * kCallTokens);
+  EXPECT_NE(res.out.find("task t1's token budget reached"), std::string::npos) << res.out;
+  r.tmp.write("proj/budget.yaml", "- {id: t1, title: Long one, max_tokens: 10000, max_iterations: 5}\n- {id: t2, title: Short one}\n");
+  auto again = r.run({"--resume", run.filename().string()});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(r.calls().size(), 5u);  // t1's third and fourth (DONE), then t2
+  j = r.run_json(run);
+  EXPECT_EQ(j["tasks"][0]["iterations"], 4);
+  EXPECT_EQ(j["task_specs"][0]["max_tokens"], 10000);
+  // The task's own max_iterations counted its attempts: attempt 4 of at most 5.
+  EXPECT_NE(r.prompt(4).find("This is attempt 4 of at most 5"), std::string::npos) << r.prompt(4);
+}
+
+TEST(RunE2E, BadBudgetsModesAndThresholdsAreOneLineAndRecordNothing) {
+  RunRig r;
+  r.tmp.write("proj/badmode.yaml", "- {id: a, title: A, context_mode: sometimes}\n");
+  r.tmp.write("proj/badbudget.yaml", "- {id: a, title: A, max_tokens: -5}\n");
+  r.tmp.write("proj/badcost.yaml", "- {id: a, title: A, max_cost_usd: lots}\n");
+  struct Case {
+    std::vector<std::string> args;
+    std::string toml, needle;
+  };
+  const Case cases[] = {
+      {{"tasks.yaml", "--max-tokens", "-5"}, "", "--max-tokens must be 0 or more"},
+      {{"tasks.yaml", "--max-cost", "-0.5"}, "", "--max-cost must be a number"},
+      {{"tasks.yaml", "--max-cost", "nan"}, "", "--max-cost"},
+      {{"tasks.yaml"}, "[runner]\nmax_tokens = -1\n", "runner.max_tokens"},
+      {{"tasks.yaml"}, "[runner]\nmax_cost_usd = -2.5\n", "runner.max_cost_usd"},
+      {{"tasks.yaml"}, "[runner]\nfresh_at = 80\ncompact_at = 75\n", "fresh_at (80) must be below compact_at (75)"},
+      {{"tasks.yaml"}, "[runner]\nfresh_at = 75\n", "fresh_at (75) must be below compact_at (75)"},
+      {{"tasks.yaml"}, "[runner]\ncompact_at = 0\n", "runner.compact_at"},
+      {{"badmode.yaml"}, "", "task 'a': unknown context_mode 'sometimes'"},
+      {{"badbudget.yaml"}, "", "max_tokens must be a whole number from 0"},
+      {{"badcost.yaml"}, "", "max_cost_usd must be a number"},
+  };
+  for (const auto& c : cases) {
+    r.tmp.write("proj/.work.toml", c.toml);
+    auto res = r.run(c.args);
+    EXPECT_EQ(res.exit_code, 1) << c.needle << ": " << res.err;
+    EXPECT_EQ(line_count(res.err), 1u) << res.err;
+    EXPECT_NE(res.err.find(c.needle), std::string::npos) << res.err;
+    EXPECT_TRUE(r.runs().empty()) << c.needle;
+  }
+  EXPECT_TRUE(r.calls().empty());
+}
+
+TEST(RunE2E, ATasksOwnModeHoldsForThatTaskAlone) {
+  RunRig r;
+  r.replies("DONE\nNONE\nDONE\nDONE\n");
+  r.tmp.write("proj/modes.yaml",
+              "- {id: t1, title: First}\n"
+              "- {id: t2, title: Second, context_mode: fresh-per-iteration, max_iterations: 2}\n"
+              "- {id: t3, title: Third}\n");
+  auto res = r.run({"modes.yaml", "--context-mode", "continuous"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  // t1 starts the run's session; each of t2's iterations a fresh one; t3 (continuous) resumes the
+  // session it finds.
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "fresh", "resume"}));
+  EXPECT_NE(calls[1].sid, calls[0].sid);
+  EXPECT_NE(calls[2].sid, calls[1].sid);
+  EXPECT_EQ(calls[3].sid, calls[2].sid);
+  // t2's sessions are anchored to t2; the continuous session of t1 to no task.
+  EXPECT_NE(r.anchor_of(calls[1].sid).find("Task t2: Second"), std::string::npos) << r.anchor_of(calls[1].sid);
+  EXPECT_EQ(r.anchor_of(calls[0].sid).find("Task t1"), std::string::npos);
+  EXPECT_NE(r.prompt(3).find("This is attempt 2 of at most 2"), std::string::npos);
+  const json rep = r.report();
+  EXPECT_EQ(rep["tasks"][0]["context_mode"], "continuous");
+  EXPECT_EQ(rep["tasks"][1]["context_mode"], "fresh-per-iteration");
+  EXPECT_EQ(rep["tasks"][2]["context_mode"], "continuous");
+  EXPECT_EQ(rep["tasks"][1]["resets"], 2);
+  EXPECT_EQ(rep["tasks"][2]["resets"], 0);
+  auto text = r.run({"report"});
+  EXPECT_NE(text.out.find("task t2 ran in context mode fresh-per-iteration"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("task t1 ran in context mode"), std::string::npos) << text.out;
+  // The task's max_iterations bounds its attempts: NONE twice ends it under on_fail abort.
+  RunRig a;
+  a.replies("DONE\nNONE\nNONE\n");
+  a.tmp.write("proj/modes.yaml", "- {id: t1, title: First}\n- {id: t2, title: Second, max_iterations: 2}\n- {id: t3, title: Third}\n");
+  auto aborted = a.run({"modes.yaml"});
+  EXPECT_EQ(aborted.exit_code, 2) << aborted.err;
+  EXPECT_EQ(a.calls().size(), 3u);
+}
+
+TEST(RunE2E, AutoStartsAFreshSessionWithTheSummaryOnceTheContextReachesFreshAt) {
+  RunRig r;
+  // t1's call leaves 119,110 tokens (59 % of 200,000); t2's the default 1,110.
+  r.contexts("119000\n");
+  auto res = r.run({"tasks.yaml", "--context-mode", "auto"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "resume"}));
+  EXPECT_EQ(calls[2].sid, calls[1].sid);
+  const auto run = r.runs().at(0);
+  const auto decisions = r.events(run, "auto_decision");
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0]["decision"], "fresh");
+  EXPECT_EQ(decisions[0]["task_id"], "t2");
+  EXPECT_EQ(decisions[0]["percent"], 119110 * 100 / 200000);
+  EXPECT_EQ(decisions[0]["threshold"], 50);
+  EXPECT_EQ(decisions[0]["context_tokens"], 119110);
+  EXPECT_EQ(decisions[0]["window"], 200000);
+  const auto resets = r.events(run, "context_reset");
+  ASSERT_EQ(resets.size(), 1u);
+  EXPECT_EQ(resets[0]["why"], "auto");
+  // The fresh session carries t1's summary (hybrid's), not a task of its own.
+  const std::string anchor = r.anchor_of(calls[1].sid);
+  EXPECT_NE(anchor.find("## Previous task summary\nTask t1: Write the parser\nStatus: done"), std::string::npos) << anchor;
+  EXPECT_NE(anchor.find("- keep it simple"), std::string::npos) << anchor;
+  EXPECT_EQ(anchor.find("Task t2: Write the printer"), std::string::npos) << anchor;
+  EXPECT_NE(res.err.find("auto_decision task_id=t2 decision=fresh why=fresh_at percent=59 threshold=50"), std::string::npos) << res.err;
+  const json rep = r.report();
+  EXPECT_EQ(rep["mode"], "auto");
+  EXPECT_EQ(rep["totals"]["resets"], 1);
+  EXPECT_EQ(rep["totals"]["peak_context"], 119110);
+}
+
+TEST(RunE2E, AutoMeasuresAgainstTheWindowTheClientReportsAndTheConfiguredThresholds) {
+  // The same context in a 1M window is 11 %: no fresh session.
+  RunRig big;
+  big.contexts("119000\n");
+  big.env.set("STANDIN_WINDOW", "1000000");
+  ASSERT_EQ(big.run({"tasks.yaml", "--context-mode", "auto"}).exit_code, 0);
+  EXPECT_EQ(kinds(big.calls()), (std::vector<std::string>{"fresh", "resume", "resume"}));
+  EXPECT_TRUE(big.events(big.runs().at(0), "auto_decision").empty());
+  // fresh_at 10 in the configuration: the same 11 % is enough.
+  RunRig low;
+  low.contexts("119000\n");
+  low.env.set("STANDIN_WINDOW", "1000000");
+  low.tmp.write("proj/.work.toml", "[runner]\nmode = \"auto\"\nfresh_at = 10\ncompact_at = 20\n");
+  ASSERT_EQ(low.run({"tasks.yaml"}).exit_code, 0);
+  EXPECT_EQ(kinds(low.calls()), (std::vector<std::string>{"fresh", "fresh", "resume"}));
+  const auto d = low.events(low.runs().at(0), "auto_decision");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0]["percent"], 11);
+  EXPECT_EQ(d[0]["threshold"], 10);
+  EXPECT_EQ(low.run_json(low.runs().at(0))["options"]["fresh_at"], 10);
+}
+
+TEST(RunE2E, AutoCompactsATasksSessionBetweenItsIterationsWithTheTaskAsFocus) {
+  RunRig r;
+  // t1's first call leaves 159,110 tokens (79 %) and does not finish the task.
+  r.replies("NONE\nDONE\nDONE\nDONE\n");
+  r.contexts("159000\n");
+  auto res = r.run({"tasks.yaml", "--context-mode", "auto"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 5u);
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "compact", "resume", "resume", "resume"}));
+  for (const auto& c : calls) EXPECT_EQ(c.sid, calls[0].sid);
+  EXPECT_NE(calls[1].rest.find("focus=/compact Task t1: Write the parser"), std::string::npos) << calls[1].rest;
+  const auto run = r.runs().at(0);
+  const auto d = r.events(run, "auto_decision");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0]["decision"], "compact");
+  EXPECT_EQ(d[0]["why"], "compact_at");
+  EXPECT_EQ(d[0]["percent"], 79);
+  EXPECT_EQ(d[0]["threshold"], 75);
+  const auto compacted = r.events(run, "compacted");
+  ASSERT_EQ(compacted.size(), 1u);
+  EXPECT_EQ(compacted[0]["why"], "auto");
+  EXPECT_EQ(r.report()["tasks"][0]["compactions"], 1);
+  // A new task at 79 % would have started fresh instead: t2 came after the compaction, at 1,110.
+  EXPECT_EQ(r.report()["totals"]["resets"], 0);
+}
+
+// Waits (bounded) until the run's events.jsonl holds an event of `kind`.
+bool wait_for_event(const RunRig& r, const std::string& kind, int seconds = 30) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    auto runs = r.runs();
+    if (!runs.empty() && !r.events(runs[0], kind).empty()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+TEST(RunE2E, AUsageLimitIsWaitedOutAndTheSameCallMadeAgainInItsSession) {
+  RunRig r;
+  r.replies("DONE\nUSAGE_LIMIT 2\nDONE\nDONE\n");
+  auto res = r.run({"tasks.yaml"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  // t2's call again, in the same session, with the same prompt: the refusal was no attempt.
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume", "resume", "resume"}));
+  for (const auto& c : calls) EXPECT_EQ(c.sid, calls[0].sid);
+  EXPECT_EQ(r.prompt(3), r.prompt(2));
+  EXPECT_EQ(r.prompt(3).find("This is attempt"), std::string::npos);
+  const auto run = r.runs().at(0);
+  const auto waits = r.events(run, "limit_wait");
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0]["kind"], "usage limit");
+  EXPECT_EQ(waits[0]["task_id"], "t2");
+  EXPECT_EQ(waits[0]["why"], "reset");
+  EXPECT_TRUE(waits[0].contains("reset_at"));
+  EXPECT_GE(waits[0]["wait_seconds"].get<int>(), 1);
+  EXPECT_LE(waits[0]["wait_seconds"].get<int>(), 3);
+  EXPECT_NE(waits[0]["message"].get<std::string>().find("You've hit your 5-hour limit"), std::string::npos) << waits[0];
+  const auto waited = r.events(run, "limit_waited");
+  ASSERT_EQ(waited.size(), 1u);
+  EXPECT_GE(waited[0]["waited_ms"].get<int64_t>(), 1000 * waits[0]["wait_seconds"].get<int64_t>() - 50);
+  EXPECT_EQ(lines_with(res.err, "s for the usage limit to reset at"), 1u) << res.err;
+  const json j = r.run_json(run);
+  EXPECT_EQ(j["iterations"], 3);
+  EXPECT_EQ(j["tasks"][1]["iterations"], 1);
+  EXPECT_FALSE(j.contains("refused_call"));
+  EXPECT_TRUE(fs::exists(run / "tasks" / "t2" / "iter-002.limit-1.result.json"));
+}
+
+TEST(RunE2E, ALimitWithoutAResetWaitsABackoffThatDoublesAndAServerErrorIsAFailedAttempt) {
+  RunRig r;
+  r.env.set("CTXKIT_RUNNER_LIMIT_BACKOFF_SECONDS", "1");
+  r.replies("RATE_LIMIT\nOVERLOADED\nDONE\nSERVER_ERROR\nDONE\nDONE\n");
+  auto res = r.run({"tasks.yaml"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 6u);
+  // t1's first call was refused twice: made again as it was, a fresh start with the same id (the
+  // stand-in writes no transcript).
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "fresh", "resume", "resume", "resume"}));
+  EXPECT_EQ(calls[1].sid, calls[0].sid);
+  EXPECT_EQ(calls[2].sid, calls[0].sid);
+  const auto run = r.runs().at(0);
+  const auto waits = r.events(run, "limit_wait");
+  ASSERT_EQ(waits.size(), 2u);
+  EXPECT_EQ(waits[0]["kind"], "rate limit");
+  EXPECT_EQ(waits[0]["why"], "backoff");
+  EXPECT_EQ(waits[0]["wait_seconds"], 1);
+  EXPECT_FALSE(waits[0].contains("reset_at"));
+  EXPECT_EQ(waits[1]["kind"], "overloaded");
+  EXPECT_EQ(waits[1]["in_a_row"], 2);
+  EXPECT_EQ(waits[1]["wait_seconds"], 2);
+  EXPECT_EQ(lines_with(res.err, "(no reset time given: backoff)"), 2u) << res.err;
+  // The 500 on t2 is an ordinary failure: a second attempt, no wait.
+  EXPECT_NE(r.prompt(5).find("This is attempt 2 of at most 3"), std::string::npos);
+  EXPECT_EQ(r.run_json(run)["tasks"][1]["iterations"], 2);
+}
+
+TEST(RunE2E, PauseAndStopWorkDuringALimitsWaitAndResumeMakesTheCallAgain) {
+  RunRig r;
+  r.replies("USAGE_LIMIT 120\nDONE\nDONE\nDONE\n");
+  util::SpawnSpec spec;
+  spec.argv = {bin_dir() + "/ctx-run", "tasks.yaml"};
+  spec.cwd = r.project;
+  spec.env = r.env.vars();
+  auto child = util::Child::spawn(spec);
+  ASSERT_TRUE(child);
+  ASSERT_TRUE(wait_for_event(r, "limit_wait"));
+  const auto run = r.runs().at(0);
+  std::ofstream(run / "PAUSE") << "";
+  ASSERT_TRUE(wait_for_event(r, "run_paused"));
+  std::ofstream(run / "STOP") << "";
+  auto st = child->wait_for(std::chrono::seconds(30));
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->code, 3);
+  fs::remove(run / "PAUSE");
+  json j = r.run_json(run);
+  EXPECT_EQ(j["status"], "stopped");
+  EXPECT_EQ(j["iterations"], 0);  // the refused call is no iteration
+  EXPECT_TRUE(j.contains("refused_call"));
+  EXPECT_EQ(r.calls().size(), 1u);
+  auto again = r.run({"--resume", run.filename().string()});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[1].kind, "fresh");  // the refused first call, as it was
+  EXPECT_EQ(calls[1].sid, calls[0].sid);
+  EXPECT_EQ(r.prompt(2), r.prompt(1));
+}
+
+TEST(RunE2E, SigintEndsALimitsWait) {
+  RunRig r;
+  r.replies("DONE\nUSAGE_LIMIT 120\n");
+  util::SpawnSpec spec;
+  spec.argv = {bin_dir() + "/ctx-run", "tasks.yaml"};
+  spec.cwd = r.project;
+  spec.env = r.env.vars();
+  auto child = util::Child::spawn(spec);
+  ASSERT_TRUE(child);
+  ASSERT_TRUE(wait_for_event(r, "limit_wait"));
+  child->signal(SIGINT);
+  auto st = child->wait_for(std::chrono::seconds(30));
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->code, 130);
+  const json j = r.run_json(r.runs().at(0));
+  EXPECT_EQ(j["status"], "stopped");
+  EXPECT_EQ(j["iterations"], 1);
+  EXPECT_EQ(r.calls().size(), 2u);
+}
+
+TEST(RunE2E, OnLimitStopAndAResetPastTheCeilingStopTheRun) {
+  RunRig r;
+  r.replies("DONE\nUSAGE_LIMIT 3600\n");
+  auto res = r.run({"tasks.yaml", "--on-limit", "stop"});
+  EXPECT_EQ(res.exit_code, 3) << res.err;
+  EXPECT_EQ(r.calls().size(), 2u);
+  const json j = r.run_json(r.runs().at(0));
+  EXPECT_EQ(j["stopped_on"]["scope"], "limit");
+  EXPECT_EQ(j["stopped_on"]["kind"], "usage limit");
+  EXPECT_EQ(j["stopped_on"]["why"], "on_limit stop");
+  EXPECT_TRUE(j["stopped_on"].contains("reset_at"));
+  EXPECT_NE(res.out.find("usage limit (on_limit stop), resets "), std::string::npos) << res.out;
+  // Waiting by default, but not past limit_max_wait_seconds.
+  RunRig c;
+  c.replies("USAGE_LIMIT 3600\n");
+  c.tmp.write("proj/.work.toml", "[runner]\nlimit_max_wait_seconds = 60\n");
+  auto capped = c.run({"tasks.yaml"});
+  EXPECT_EQ(capped.exit_code, 3) << capped.err;
+  EXPECT_EQ(c.run_json(c.runs().at(0))["stopped_on"]["why"], "the reset lies past limit_max_wait_seconds");
+  // An unknown answer to a limit is bad input.
+  auto bad = r.run({"tasks.yaml", "--on-limit", "retry"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(line_count(bad.err), 1u) << bad.err;
+  EXPECT_EQ(r.runs().size(), 1u);
 }
 
 }  // namespace

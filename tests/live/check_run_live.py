@@ -3,7 +3,8 @@
 of this folder.
 
 Usage: check_run_live.py [BIN_DIR] [--model M] [--work DIR] [--harness DIR] [--mode MODE]...
-       (see live_common.py; --mode limits the context modes checked, default all four)
+       (see live_common.py; --mode limits the context modes checked, default all four, the
+       workflow, auto and the budgets; `--mode auto`, `--mode budget` run those alone)
 
 ctx-run drives the real client (`claude -p`, found through CTXKIT_ROLLOVER_CLAUDE_BIN) over a
 3-task file in each context mode. Task 1 (a commit) and task 2's second iteration run a tool then report
@@ -31,6 +32,19 @@ request's turn index tells which iteration sent it. From the fake API's request 
   ctx-run reads the client's result.modelUsage, which the client sums over the API replies of
   that process; what a resumed process restores is not counted again (it would be if the check
   found more than the replies).
+
+Auto (`--context-mode auto`): the window the client reports for the model (its result's
+modelUsage contextWindow, found with one call first) decides the fake API's usage: task 1's last
+reply reports a context of 60 % of it, task 2's first (a tool call, then not done) 80 %. ctx-run must start task 2
+in a fresh session (an auto_decision event at 60 % of that window, from the figures the client
+reported; the session's first request carries task 1's summary), then compact task 2's session
+before its second iteration with a real compaction request whose focus names task 2, and go on in
+that session for task 3; the report counts 1 reset and 1 compaction, and the tokens the fake API
+returned.
+
+Budgets: with --max-tokens 1 and with --max-cost 0.000001 the run stops after its first
+iteration (exit 3), run.json says which budget, what was spent (the report's figure) and by how
+much; a --resume with a raised budget completes the run with the fake API's token sums.
 
 A workflow template (in <project>/.ctxkit/workflows) with a `context: clear` step and a
 `context: compact` step, run in continuous mode: the clear step runs in a new session, and a real
@@ -316,6 +330,118 @@ def check_workflow(a, Harness, root, model, check):
     check_tokens(check, label, h, report)
 
 
+def client_window(h, model):
+    """The contextWindow the client reports for `model` (one call against the fake API)."""
+    h.start_server({"turns": [text(0, "Hello.")], "default_usage": DEFAULT_USAGE})
+    try:
+        r = h.claude("hi", args=["--model", model])
+    finally:
+        h.stop_server()
+    for line in r.stdout.splitlines():
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        if ev.get("type") == "result":
+            return max((m.get("contextWindow", 0) for m in (ev.get("modelUsage") or {}).values()), default=0)
+    return 0
+
+
+def context_usage(tokens):
+    """A reply's usage whose context (input, cache creation, cache read) is `tokens`."""
+    return {"input_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": tokens - 5, "output_tokens": 20}
+
+
+def check_auto(a, Harness, root, model, check):
+    label = f"{model} auto"
+    window = client_window(Harness(root + "-probe"), model)
+    h = Harness(root)
+    if not check(f"{label}: the client reports a context window for the model ({window})", window > 0):
+        return
+    with open(os.path.join(h.proj, "PROMPT.md"), "w") as f:
+        f.write(f"{PROMPT_MARK}: keep every change small and tested.\n")
+    with open(os.path.join(h.proj, "tasks.yaml"), "w") as f:
+        for i, title in enumerate(TITLES):
+            f.write(f"- id: t{i + 1}\n  title: \"{title}\"\n  description: the live check's task {i + 1}\n")
+    big, bigger = window * 60 // 100, window * 80 // 100
+    # Task 2's first iteration runs a tool: a client compacts nothing shorter (2.1.197 answers "Not
+    # enough messages to compact." on a session of one exchange).
+    turns = [tool(0, "echo alpha > alpha.txt"),
+             {"text": f"Wrote alpha.txt.\n{DECISIONS[0]}\nCTXKIT-TASK: DONE", "usage": context_usage(big)},
+             tool(2, "echo beta > beta.txt"),
+             {"text": "Started on the check; not finished yet.", "usage": context_usage(bigger)},
+             text(4, f"Checked.\n{DECISIONS[1]}\nCTXKIT-TASK: DONE"),
+             text(5, "Notes written.\nCTXKIT-TASK: DONE")]
+    turn_iter = [0, 0, 1, 1, 2, 3]
+    done = run_completed(check, f"{label}: the run", h, a.bin_dir, model,
+                         {"turns": turns, "default_usage": DEFAULT_USAGE,
+                          "compact_text": "<analysis>a</analysis>\n<summary>LIVE-AUTO-SUMMARY the first tasks.</summary>"},
+                         ["tasks.yaml", "--context-mode", "auto"], 4)
+    if not done:
+        return
+    report, events, iters = done
+    recorded = [e["session_id"] for e in iters]
+    order = list(dict.fromkeys(recorded))
+    check(f"{label}: task 2 starts a fresh session, task 3 goes on in it", [order.index(s) for s in recorded] == [0, 1, 1, 1], recorded)
+    decisions = [(e["decision"], e["task_id"], e["percent"], e["context_tokens"], e["window"]) for e in events if e["event"] == "auto_decision"]
+    check(f"{label}: auto decided fresh at 60 % and compact at 80 % of the {window}-token window the client reported",
+          decisions == [("fresh", "t2", 60, big, window), ("compact", "t2", 80, bigger, window)], decisions)
+    main = h.requests(kind="main")
+    first_t2 = next((q for q in main if q["turn_index"] == 2), None)
+    prev = system_text(first_t2).split("## Previous task summary", 1) if first_t2 else []
+    check(f"{label}: task 2's fresh session carries task 1's summary",
+          len(prev) == 2 and TITLES[0] in prev[1] and "LIVE-DECISION-ALPHA" in prev[1], prev[-1][:500] if prev else "no request")
+    compacts = h.requests(kind="compact")
+    seq_of = {q["turn_index"]: q["seq"] for q in main}
+    check(f"{label}: one real compaction request on task 2's session, between its iterations, with task 2 as the focus",
+          len(compacts) == 1 and session_of(compacts[0]) == order[1] and seq_of.get(3, 0) < compacts[0]["seq"] < seq_of.get(4, 0)
+          and "LIVE-TITLE-BETA" in json.dumps(compacts[0]["body"].get("messages", [])),
+          [(q["seq"], session_of(q)) for q in compacts])
+    wrong = [(q["seq"], q["turn_index"], session_of(q)) for q in main
+             if q["turn_index"] is None or q["turn_index"] < 0 or session_of(q) != recorded[turn_iter[q["turn_index"]]]]
+    check(f"{label}: each main request carries its iteration's recorded session", not wrong and len(main) == len(turns), wrong)
+    check(f"{label}: the report counts 1 reset and 1 compaction, and a peak context of {bigger}",
+          report["totals"].get("resets") == 1 and report["totals"].get("compactions") == 1
+          and report["totals"].get("peak_context") == bigger, report.get("totals"))
+    check_tokens(check, label, h, report)
+
+
+def check_budget(a, Harness, root, model, check):
+    for flag, value, budget in (("--max-tokens", "1", "tokens"), ("--max-cost", "0.000001", "cost")):
+        label = f"{model} budget {budget}"
+        h = Harness(os.path.join(root, budget))
+        with open(os.path.join(h.proj, "tasks.yaml"), "w") as f:
+            for i, title in enumerate(TITLES):
+                f.write(f"- id: t{i + 1}\n  title: \"{title}\"\n  description: the live check's task {i + 1}\n")
+        turns, _ = task_turns()
+        script = {"turns": turns, "default_usage": DEFAULT_USAGE}
+        h.start_server(script)
+        try:
+            p, report, events = run_ctx(h, a.bin_dir, model, ["tasks.yaml", flag, value])
+            iters = [e for e in events if e["event"] == "iteration"]
+            stopped = report.get("stopped_on") or {}
+            spent = report.get("totals", {}).get("usage", {}).get("total") if budget == "tokens" else report.get("totals", {}).get("cost_usd")
+            check(f"{label}: {flag} {value} stops the run after its first iteration (exit 3) and names the budget",
+                  p.returncode == 3 and len(iters) == 1 and report.get("status") == "stopped" and stopped.get("budget") == budget
+                  and stopped.get("scope") == "run", f"rc {p.returncode} {len(iters)} iterations {stopped} {p.stderr[-800:]}")
+            check(f"{label}: what was spent ({spent}) is the report's, and over by spent - limit",
+                  spent and abs(stopped.get("spent", -1) - spent) < 1e-9 and abs(stopped.get("over", -1) - (spent - float(value))) < 1e-9,
+                  stopped)
+            env = h.env({"CTXKIT_ROLLOVER_CLAUDE_BIN": h.claude_bin})
+            r = subprocess.run([os.path.join(a.bin_dir, "ctx-run"), "--resume", report.get("run_id", "?"), flag,
+                                "100000000" if budget == "tokens" else "1000", "--model", model,
+                                "--claude-arg=--dangerously-skip-permissions"],
+                               cwd=h.proj, env=env, capture_output=True, text=True, timeout=900)
+        finally:
+            h.stop_server()
+        rep = json.loads(subprocess.run([os.path.join(a.bin_dir, "ctx-run"), "report", "--json"], cwd=h.proj,
+                                        env=h.env({}), capture_output=True, text=True).stdout or "{}")
+        check(f"{label}: a --resume with a raised budget completes the run (4 iterations)",
+              r.returncode == 0 and rep.get("status") == "completed" and rep.get("totals", {}).get("iterations") == 4,
+              f"rc {r.returncode} {r.stderr[-800:]}")
+        check_tokens(check, label, h, rep)
+
+
 def main():
     extra = [x for x in sys.argv[1:]]
     modes = []
@@ -330,9 +456,14 @@ def main():
     check = Checker()
     for model in a.models:
         for mode in modes or MODES:
-            check_mode(a, Harness, os.path.join(work, model, mode), model, mode, check)
+            if mode in MODES:
+                check_mode(a, Harness, os.path.join(work, model, mode), model, mode, check)
         if not modes:
             check_workflow(a, Harness, os.path.join(work, model, "workflow"), model, check)
+        if not modes or "auto" in modes:
+            check_auto(a, Harness, os.path.join(work, model, "auto"), model, check)
+        if not modes or "budget" in modes:
+            check_budget(a, Harness, os.path.join(work, model, "budget"), model, check)
     print("live run check: " + ("ok" if check.ok else "FAILED"))
     return 0 if check.ok else 1
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "claude/stream_result.hpp"
@@ -94,6 +95,55 @@ TEST_P(StreamResultFixtures, EachCallsShareOfTheSession) {
   take_call_share(compact, totals);
   EXPECT_GT(compact.usage.input + compact.usage.cache_read, 0u);
   EXPECT_EQ(compact.usage.output, 20u);
+}
+
+// The context after the call, as the meter counts it: the last main-chain assistant message's
+// input, cache creation and cache read (not the result's usage, which sums the call's requests);
+// the window from modelUsage's contextWindow. The expected figures are read from the recording.
+TEST_P(StreamResultFixtures, TheContextAfterTheCallIsTheLastMessagesUsage) {
+  for (const char* name : {"fresh.jsonl", "resume.jsonl"}) {
+    const std::string text = fixture(GetParam().set, name);
+    uint64_t want = 0, window = 0;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (!j.is_object()) continue;
+      if (j.value("type", "") == "assistant" && !j.value("parent_tool_use_id", nlohmann::json()).is_string()) {
+        const auto& u = j["message"]["usage"];
+        want = u.value("input_tokens", uint64_t{0}) + u.value("cache_creation_input_tokens", uint64_t{0}) +
+               u.value("cache_read_input_tokens", uint64_t{0});
+      }
+      if (j.value("type", "") == "result" && j.contains("modelUsage"))
+        for (const auto& [model, m] : j["modelUsage"].items()) window = std::max(window, m.value("contextWindow", uint64_t{0}));
+    }
+    const auto r = parse(name);
+    ASSERT_GT(want, 0u) << name;
+    EXPECT_EQ(r.last_context, want) << name;
+    EXPECT_LT(r.last_context, r.usage.input + r.usage.cache_creation + r.usage.cache_read + 1) << name;
+    EXPECT_EQ(r.context_window, window) << name;
+  }
+}
+
+TEST(StreamResult, ASubagentsMessageIsNotTheSessionsContext) {
+  const auto r = parse_stream_json(
+      R"({"type":"assistant","message":{"usage":{"input_tokens":7,"cache_read_input_tokens":900,"output_tokens":1}},"parent_tool_use_id":null})"
+      "\n"
+      R"({"parent_tool_use_id":"toolu_1","type":"assistant","message":{"usage":{"input_tokens":50000,"output_tokens":1}}})"
+      "\n"
+      R"({"type":"result","subtype":"success","is_error":false,"result":"ok","usage":{"input_tokens":50007,"output_tokens":2}})");
+  EXPECT_EQ(r.last_context, 907u);
+  EXPECT_EQ(r.context_window, 0u);
+}
+
+// A refused call ends with a `<synthetic>` message of zero usage: not the session's context.
+TEST(StreamResult, ARefusedCallsSyntheticMessageIsNoContext) {
+  const auto r = parse_stream_json(
+      R"({"type":"assistant","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":5,"cache_read_input_tokens":40000,"output_tokens":9}}})"
+      "\n"
+      R"({"type":"assistant","message":{"model":"<synthetic>","usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}},"error":"rate_limit"})"
+      "\n"
+      R"({"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"API Error","usage":{"input_tokens":0,"output_tokens":0},"modelUsage":{}})");
+  EXPECT_EQ(r.last_context, 40005u);
 }
 
 TEST_P(StreamResultFixtures, CompactOfAnEmptySessionCostsNothing) {

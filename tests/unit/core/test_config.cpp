@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/config.hpp"
@@ -112,6 +113,42 @@ TEST(Config, OutOfRangeValueIsAnError) {
   apply_toml_text(c, "[context]\nurgent_threshold = 150\n", "f.toml");
   ASSERT_EQ(c.errors.size(), 1u);
   EXPECT_EQ(c.errors[0], "f.toml:2:20: context.urgent_threshold: must be between 1 and 100, got 150");
+}
+
+TEST(Config, TheRunnersBudgetsAndAutoThresholds) {
+  Config d;
+  EXPECT_EQ(d.runner.max_tokens, 0);
+  EXPECT_EQ(d.runner.max_cost_usd, 0);
+  EXPECT_EQ(d.runner.fresh_at, 50);
+  EXPECT_EQ(d.runner.compact_at, 75);
+  Config c;
+  apply_toml_text(c, "[runner]\nmax_tokens = 2000000\nmax_cost_usd = 2.5\nfresh_at = 40\ncompact_at = 60\nmode = \"auto\"\n", "f.toml");
+  EXPECT_TRUE(c.errors.empty()) << c.errors.front();
+  EXPECT_EQ(c.runner.max_tokens, 2000000);
+  EXPECT_EQ(c.runner.max_cost_usd, 2.5);
+  EXPECT_EQ(c.runner.fresh_at, 40);
+  EXPECT_EQ(c.runner.compact_at, 60);
+  EXPECT_EQ(c.runner.mode, "auto");
+  Config i;
+  apply_toml_text(i, "[runner]\nmax_cost_usd = 3\n", "f.toml");  // an integer is a number
+  EXPECT_EQ(i.runner.max_cost_usd, 3.0);
+  Config bad;
+  apply_toml_text(bad, "[runner]\nmax_tokens = -1\nmax_cost_usd = -0.5\nfresh_at = 0\n", "f.toml");
+  ASSERT_EQ(bad.errors.size(), 3u);
+  auto said = [&](const std::string& what) {
+    return std::count_if(bad.errors.begin(), bad.errors.end(), [&](const std::string& e) { return e.find(what) != std::string::npos; });
+  };
+  EXPECT_EQ(said("runner.max_tokens: must be between 0 and"), 1);
+  EXPECT_EQ(said("runner.max_cost_usd: must be a number between 0 and"), 1);
+  EXPECT_EQ(said("runner.fresh_at: must be between 1 and 100"), 1);
+  EXPECT_EQ(bad.runner.max_tokens, 0);
+  EXPECT_EQ(bad.runner.max_cost_usd, 0);
+  test::TempDir tmp;
+  auto env = tmp.env();
+  env.set("CTXKIT_RUNNER_MAX_COST_USD", "0.75");
+  EXPECT_EQ(load_config(env, {}).runner.max_cost_usd, 0.75);
+  env.set("CTXKIT_RUNNER_MAX_COST_USD", "0.75x");
+  EXPECT_FALSE(load_config(env, {}).errors.empty());
 }
 
 TEST(Config, UnknownKeyIsAWarning) {

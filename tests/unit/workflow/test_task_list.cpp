@@ -234,6 +234,42 @@ TEST(TaskListJson, ErrorsNameTheFileTaskAndField) {
   EXPECT_EQ(parse_error("[1,", TaskListFormat::Json).rfind("tasks: invalid JSON: parse error at line 1, column 4", 0), 0u);
 }
 
+// The runner's keys of a task: its context mode, its attempts and its budgets, in YAML (scalars
+// as text) and JSON (numbers).
+TEST(TaskList, TheRunnersKeysOfATask) {
+  for (auto [text, format] : {std::pair<std::string, TaskListFormat>{"- {id: a, title: A, context_mode: auto, max_iterations: 4, "
+                                                                      "max_tokens: 50000, max_cost_usd: 1.5}\n- {id: b, title: B}\n",
+                                                                      TaskListFormat::Yaml},
+                              {R"([{"id": "a", "title": "A", "context_mode": "auto", "max_iterations": 4, "max_tokens": 50000,
+                                    "max_cost_usd": 1.5}, {"id": "b", "title": "B"}])",
+                               TaskListFormat::Json}}) {
+    auto tasks = parse_ok(text, format);
+    ASSERT_EQ(tasks.size(), 2u);
+    EXPECT_EQ(tasks[0].context_mode, "auto");
+    EXPECT_EQ(tasks[0].max_iterations, 4);
+    EXPECT_EQ(tasks[0].max_tokens, 50000u);
+    EXPECT_EQ(tasks[0].max_cost_usd, 1.5);
+    EXPECT_EQ(tasks[1].context_mode, "");
+    EXPECT_EQ(tasks[1].max_iterations, 0);
+    EXPECT_FALSE(tasks[1].max_tokens);
+    EXPECT_FALSE(tasks[1].max_cost_usd);
+  }
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_tokens": -5}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): max_tokens must be a whole number from 0 to 1000000000000000 (got -5)");
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_tokens": 1.5}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): max_tokens must be a whole number from 0 to 1000000000000000 (got 1.5)");
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_iterations": 0}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): max_iterations must be a whole number from 1 to 10000 (got 0)");
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_cost_usd": "lots"}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): max_cost_usd must be a number (got a string)");
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_cost_usd": [1]}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): max_cost_usd must be a number (got a list)");
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "context_mode": 3}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): context_mode must be a string (got a number)");
+  EXPECT_NE(parse_error("- {id: a, title: A, max_cost_usd: nan}\n", TaskListFormat::Yaml).find("max_cost_usd must be a number"),
+            std::string::npos);
+}
+
 TEST(TaskListJson, DeepNestingIsAnErrorNotACrash) {
   std::string deep = std::string(100000, '[') + std::string(100000, ']');
   EXPECT_EQ(parse_error(deep, TaskListFormat::Json), "tasks: nested deeper than 64 levels");
