@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "claude/transcript_line.hpp"
 #include "context/context_meter.hpp"
 #include "transcript_gen.hpp"
-#include "claude/transcript_line.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -41,7 +41,8 @@ void BM_ScanTail(benchmark::State& state) {
   const Sample& s = sample(static_cast<uint64_t>(state.range(0)));
   for (auto _ : state) {
     auto r = ctxkit::scan_transcript_tail(s.path, s.info.last_tool_use_id);
-    if (!r || !r->found_tool_use || r->reading->tokens != s.info.last_context_tokens) state.SkipWithError("wrong reading");
+    if (!r || !r->found_tool_use || r->reading->tokens != s.info.last_context_tokens)
+      state.SkipWithError("wrong reading");
     benchmark::DoNotOptimize(r);
   }
   state.counters["file_MB"] = static_cast<double>(s.info.bytes) / (1 << 20);
@@ -83,7 +84,8 @@ void BM_Prefilter(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(n);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(all.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(all.size()));
 }
 BENCHMARK(BM_Prefilter)->Unit(benchmark::kMillisecond);
 

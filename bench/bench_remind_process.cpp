@@ -15,6 +15,7 @@
 //
 //   bench_remind_process BIN_DIR FLOOR_BIN [RUNS] [all|transcript|payload]
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -23,10 +24,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <cstdio>
-#include <fmt/core.h>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -80,18 +80,22 @@ double run_once(const std::string& bin, const fs::path& payload, char** envp) {
 // A PostToolUse payload of about `bytes` for an Edit of a big source file: the file's text is in
 // tool_input.old_string and again in tool_response.originalFile (lines of code with quotes,
 // backslashes, tabs and non-ASCII, all escaped as Claude Code writes them).
-void write_edit_payload(const fs::path& out, uint64_t bytes, const ctxkit::bench::GeneratedTranscript& info,
-                        const fs::path& transcript, const fs::path& cwd) {
+void write_edit_payload(const fs::path& out, uint64_t bytes,
+                        const ctxkit::bench::GeneratedTranscript& info, const fs::path& transcript,
+                        const fs::path& cwd) {
   std::string file;
   for (uint64_t i = 0; file.size() < bytes / 2; ++i)
-    file += fmt::format(R"(\tif (s[{}] == '\\' && name != \"caf\u00e9\") {{ return {}; }} // line {}\n)", i % 97, i, i);
+    file += fmt::format(
+        R"(\tif (s[{}] == '\\' && name != \"caf\u00e9\") {{ return {}; }} // line {}\n)", i % 97, i,
+        i);
   std::ofstream o(out, std::ios::binary);
-  o << fmt::format(R"({{"session_id":"{}","transcript_path":"{}","cwd":"{}","hook_event_name":"PostToolUse",)"
-                   R"("tool_name":"Edit","tool_input":{{"file_path":"/src/big.cpp","old_string":"{}","new_string":"x",)"
-                   R"("replace_all":false}},"tool_response":{{"filePath":"/src/big.cpp","originalFile":"{}",)"
-                   R"("structuredPatch":[{{"oldStart":1,"lines":["-a","+b"]}}],"userModified":false}},)"
-                   R"("tool_use_id":"{}"}})",
-                   info.session_id, transcript.string(), cwd.string(), file, file, info.last_tool_use_id);
+  o << fmt::format(
+      R"({{"session_id":"{}","transcript_path":"{}","cwd":"{}","hook_event_name":"PostToolUse",)"
+      R"("tool_name":"Edit","tool_input":{{"file_path":"/src/big.cpp","old_string":"{}","new_string":"x",)"
+      R"("replace_all":false}},"tool_response":{{"filePath":"/src/big.cpp","originalFile":"{}",)"
+      R"("structuredPatch":[{{"oldStart":1,"lines":["-a","+b"]}}],"userModified":false}},)"
+      R"("tool_use_id":"{}"}})",
+      info.session_id, transcript.string(), cwd.string(), file, file, info.last_tool_use_id);
 }
 
 // The client's settings as a user has them (the hook reads where the client compacts from them):
@@ -103,7 +107,8 @@ void write_client_settings(const fs::path& home) {
   nlohmann::json allow = nlohmann::json::array();
   for (int i = 0; i < 40; ++i) allow.push_back(fmt::format("Bash(make target-{}:*)", i));
   auto hook = [](const char* cmd) {
-    return nlohmann::json::array({{{"matcher", ""}, {"hooks", {{{"type", "command"}, {"command", cmd}}}}}});
+    return nlohmann::json::array(
+        {{{"matcher", ""}, {"hooks", {{{"type", "command"}, {"command", cmd}}}}}});
   };
   nlohmann::json user = {
       {"$schema", "https://json.schemastore.org/claude-code-settings.json"},
@@ -112,11 +117,15 @@ void write_client_settings(const fs::path& home) {
       {"env", {{"BASH_DEFAULT_TIMEOUT_MS", "120000"}}},
       {"statusLine", {{"type", "command"}, {"command", "ctx-status"}}},
       {"hooks",
-       {{"PostToolUse", hook("ctx-remind")}, {"PreToolUse", hook("ctx-gate")}, {"Stop", hook("ctx-session-hook Stop")},
-        {"SessionStart", hook("ctx-session-hook SessionStart")}, {"PreCompact", hook("ctx-session-hook PreCompact")}}}};
+       {{"PostToolUse", hook("ctx-remind")},
+        {"PreToolUse", hook("ctx-gate")},
+        {"Stop", hook("ctx-session-hook Stop")},
+        {"SessionStart", hook("ctx-session-hook SessionStart")},
+        {"PreCompact", hook("ctx-session-hook PreCompact")}}}};
   std::ofstream(home / ".claude/settings.json") << user.dump(2);
-  nlohmann::json local = {{"permissions", {{"allow", {"Bash(npm test:*)", "WebFetch(domain:example.com)"}}}},
-                          {"autoCompactWindow", 400000}};
+  nlohmann::json local = {
+      {"permissions", {{"allow", {"Bash(npm test:*)", "WebFetch(domain:example.com)"}}}},
+      {"autoCompactWindow", 400000}};
   std::ofstream(home / ".claude/settings.local.json") << local.dump(2);
 }
 
@@ -143,8 +152,10 @@ double ratio_noise(const std::vector<double>& num, const std::vector<double>& de
   if (per == 0) return 0;
   std::vector<double> ratios;
   for (int b = 0; b < blocks; ++b) {
-    std::vector<double> x(num.begin() + static_cast<long>(b * per), num.begin() + static_cast<long>((b + 1) * per));
-    std::vector<double> y(den.begin() + static_cast<long>(b * per), den.begin() + static_cast<long>((b + 1) * per));
+    std::vector<double> x(num.begin() + static_cast<long>(b * per),
+                          num.begin() + static_cast<long>((b + 1) * per));
+    std::vector<double> y(den.begin() + static_cast<long>(b * per),
+                          den.begin() + static_cast<long>((b + 1) * per));
     ratios.push_back(median(x) / median(y));
   }
   return spread(ratios);
@@ -186,39 +197,46 @@ int main(int argc, char** argv) {
 
   bool ok = true;
   if (section == "all" || section == "transcript") {
-  fmt::print("{:>8} {:>12} {:>14} {:>8}   ({} runs each, interleaved)\n", "size", "floor µs", "ctx-remind µs", "ratio", runs);
-  std::map<uint64_t, double> medians;
-  std::map<uint64_t, std::vector<double>> samples;
-  for (uint64_t mb : {1ull, 100ull, 1024ull}) {
-    fs::path t = dir / ("transcript-" + std::to_string(mb) + "mb.jsonl");
-    auto info = ctxkit::bench::generate_transcript(t, mb << 20);
-    nlohmann::json p = {{"session_id", info.session_id}, {"transcript_path", t.string()}, {"cwd", home.string()},
-                        {"hook_event_name", "PostToolUse"}, {"tool_name", "Bash"},
-                        {"tool_input", {{"command", "make test"}}}, {"tool_response", {{"stdout", "ok"}}},
-                        {"tool_use_id", info.last_tool_use_id}, {"duration_ms", 12}};
-    fs::path payload = dir / ("payload-" + std::to_string(mb) + "mb.json");
-    std::ofstream(payload) << p.dump();
-    for (int i = 0; i < 20; ++i) {
-      run_once(floor_bin, payload, envp.data());
-      run_once(remind, payload, envp.data());
+    fmt::print("{:>8} {:>12} {:>14} {:>8}   ({} runs each, interleaved)\n", "size", "floor µs",
+               "ctx-remind µs", "ratio", runs);
+    std::map<uint64_t, double> medians;
+    std::map<uint64_t, std::vector<double>> samples;
+    for (uint64_t mb : {1ull, 100ull, 1024ull}) {
+      fs::path t = dir / ("transcript-" + std::to_string(mb) + "mb.jsonl");
+      auto info = ctxkit::bench::generate_transcript(t, mb << 20);
+      nlohmann::json p = {{"session_id", info.session_id},
+                          {"transcript_path", t.string()},
+                          {"cwd", home.string()},
+                          {"hook_event_name", "PostToolUse"},
+                          {"tool_name", "Bash"},
+                          {"tool_input", {{"command", "make test"}}},
+                          {"tool_response", {{"stdout", "ok"}}},
+                          {"tool_use_id", info.last_tool_use_id},
+                          {"duration_ms", 12}};
+      fs::path payload = dir / ("payload-" + std::to_string(mb) + "mb.json");
+      std::ofstream(payload) << p.dump();
+      for (int i = 0; i < 20; ++i) {
+        run_once(floor_bin, payload, envp.data());
+        run_once(remind, payload, envp.data());
+      }
+      std::vector<double> f, r;
+      for (int i = 0; i < runs; ++i) {
+        f.push_back(run_once(floor_bin, payload, envp.data()));
+        r.push_back(run_once(remind, payload, envp.data()));
+      }
+      double mf = median(f), mr = median(r);
+      medians[mb] = mr;
+      samples[mb] = r;
+      const double noise = ratio_noise(r, f);
+      fmt::print("{:>6}MB {:>12.0f} {:>14.0f} {:>7.2f}x  (±{:.2f})\n", mb, mf, mr, mr / mf, noise);
+      figure(fmt::format("remind.transcript.{}mb", mb), mr / mf, noise, "<=1.5");
+      if (mr > 1.5 * mf) ok = false;
     }
-    std::vector<double> f, r;
-    for (int i = 0; i < runs; ++i) {
-      f.push_back(run_once(floor_bin, payload, envp.data()));
-      r.push_back(run_once(remind, payload, envp.data()));
-    }
-    double mf = median(f), mr = median(r);
-    medians[mb] = mr;
-    samples[mb] = r;
-    const double noise = ratio_noise(r, f);
-    fmt::print("{:>6}MB {:>12.0f} {:>14.0f} {:>7.2f}x  (±{:.2f})\n", mb, mf, mr, mr / mf, noise);
-    figure(fmt::format("remind.transcript.{}mb", mb), mr / mf, noise, "<=1.5");
-    if (mr > 1.5 * mf) ok = false;
-  }
-  double growth = medians[1024] / medians[1];
-  fmt::print("ctx-remind median on 1 GB / on 1 MB: {:.3f} (target <= 1.25)\n", growth);
-  figure("remind.transcript.growth_1gb_over_1mb", growth, ratio_noise(samples[1024], samples[1]), "<=1.25");
-  if (growth > 1.25) ok = false;
+    double growth = medians[1024] / medians[1];
+    fmt::print("ctx-remind median on 1 GB / on 1 MB: {:.3f} (target <= 1.25)\n", growth);
+    figure("remind.transcript.growth_1gb_over_1mb", growth, ratio_noise(samples[1024], samples[1]),
+           "<=1.25");
+    if (growth > 1.25) ok = false;
   }
 
   if (section == "all" || section == "payload") {
@@ -228,7 +246,8 @@ int main(int argc, char** argv) {
     auto info = ctxkit::bench::generate_transcript(t, 1ull << 20);
     int payload_runs = std::max(25, runs / 6);
     fmt::print("\nhook payloads ({} runs each, interleaved)\n", payload_runs);
-    fmt::print("{:>8} {:>10} {:>14} {:>8} {:>10}\n", "payload", "floor µs", "ctx-remind µs", "ratio", "peak RSS");
+    fmt::print("{:>8} {:>10} {:>14} {:>8} {:>10}\n", "payload", "floor µs", "ctx-remind µs",
+               "ratio", "peak RSS");
     for (uint64_t mb : {1ull, 10ull, 100ull}) {
       fs::path payload = dir / ("payload-edit-" + std::to_string(mb) + "mb.json");
       // Written by a child process: a spawned program starts from this process's memory map, so
@@ -259,9 +278,11 @@ int main(int argc, char** argv) {
       }
       const double mf = median(f), mr = median(r), noise = ratio_noise(r, f);
       const double rss_mb = static_cast<double>(rss) / 1024;
-      fmt::print("{:>6}MB {:>10.0f} {:>14.0f} {:>7.2f}x {:>7.1f} MB  (±{:.2f})\n", mb, mf, mr, mr / mf, rss_mb, noise);
+      fmt::print("{:>6}MB {:>10.0f} {:>14.0f} {:>7.2f}x {:>7.1f} MB  (±{:.2f})\n", mb, mf, mr,
+                 mr / mf, rss_mb, noise);
       figure(fmt::format("remind.payload.{}mb", mb), mr / mf, noise, "<=2");
-      figure(fmt::format("remind.payload.{}mb.rss_mb", mb), rss_mb, static_cast<double>(rss - rss_low) / 2048, "<=16");
+      figure(fmt::format("remind.payload.{}mb.rss_mb", mb), rss_mb,
+             static_cast<double>(rss - rss_low) / 2048, "<=16");
       if (mr > 2 * mf || rss > 16 * 1024) ok = false;
     }
   }

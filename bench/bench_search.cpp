@@ -8,12 +8,13 @@
 //   indexing an appended 1 MB in a small archive and in the 1 GB one (target: the same cost).
 //
 //   bench_search BIN_DIR [RUNS]
+#include <fmt/core.h>
+
 #include <algorithm>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fmt/core.h>
 #include <fstream>
 #include <map>
 
@@ -28,7 +29,9 @@ namespace {
 namespace fs = std::filesystem;
 using clk = std::chrono::steady_clock;
 
-double ms_since(clk::time_point t) { return std::chrono::duration<double, std::milli>(clk::now() - t).count(); }
+double ms_since(clk::time_point t) {
+  return std::chrono::duration<double, std::milli>(clk::now() - t).count();
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -59,7 +62,8 @@ int main(int argc, char** argv) {
   fs::create_directories(archive);
   // The folders as ctx-search resolves them, for a state folder given outright.
   auto locations = [&](const fs::path& state_dir) {
-    return ctxkit::Locations::resolve(ctxkit::util::Env({{"HOME", dir.string()}}), state_dir.string());
+    return ctxkit::Locations::resolve(ctxkit::util::Env({{"HOME", dir.string()}}),
+                                      state_dir.string());
   };
   const ctxkit::Locations loc = locations(state);
   auto remove_index = [](const ctxkit::Locations& where) {
@@ -103,12 +107,16 @@ int main(int argc, char** argv) {
   double index_mb = index_bytes / (1 << 20);
   double mbps = static_cast<double>(total) / (1 << 20) / index_s;
   double pct = 100.0 * index_mb / (static_cast<double>(total) / (1 << 20));
-  fmt::print("archive: {:.2f} GB in {} sessions indexed in {:.1f} s ({:.1f} MB/s, {} shards); index {:.0f} MB ({:.0f}% of the archive)\n",
-             static_cast<double>(total) / (1 << 30), files.size(), index_s, mbps, ctxkit::kIndexShards, index_mb, pct);
+  fmt::print(
+      "archive: {:.2f} GB in {} sessions indexed in {:.1f} s ({:.1f} MB/s, {} shards); index "
+      "{:.0f} MB ({:.0f}% of the archive)\n",
+      static_cast<double>(total) / (1 << 30), files.size(), index_s, mbps, ctxkit::kIndexShards,
+      index_mb, pct);
   bool ok = mbps >= 67 && pct <= 30;
 
   // 2. Search latency, whole process.
-  std::map<std::string, std::string> env = {{"HOME", dir.string()}, {"PATH", "/usr/bin:/bin"},
+  std::map<std::string, std::string> env = {{"HOME", dir.string()},
+                                            {"PATH", "/usr/bin:/bin"},
                                             {"XDG_STATE_HOME", (dir / "state").string()}};
   auto latency = [&](const std::string& query) {
     std::vector<double> t;
@@ -141,8 +149,12 @@ int main(int argc, char** argv) {
     worst[kind] = std::max(worst[kind], ms);
   }
   double sel = median(selective);
-  fmt::print("selective queries: median {:.1f} ms; slowest class {:.1f} ms (target: every class <= 50 ms)\n", sel,
-             std::max_element(worst.begin(), worst.end(), [](auto& a, auto& b) { return a.second < b.second; })->second);
+  fmt::print(
+      "selective queries: median {:.1f} ms; slowest class {:.1f} ms (target: every class <= 50 "
+      "ms)\n",
+      sel, std::max_element(worst.begin(), worst.end(), [](auto& a, auto& b) {
+             return a.second < b.second;
+           })->second);
   for (const auto& [kind, ms] : worst)
     if (ms > 50) ok = false;
 
@@ -167,8 +179,10 @@ int main(int argc, char** argv) {
     big_t.push_back(ms_since(s));
   }
   double ms_small = median(small_t), ms_big = median(big_t);
-  fmt::print("indexing an appended 1 MB: {:.0f} ms in a 10 MB archive, {:.0f} ms in the {:.2f} GB one ({:.2f}x)\n", ms_small,
-             ms_big, static_cast<double>(total) / (1 << 30), ms_big / ms_small);
+  fmt::print(
+      "indexing an appended 1 MB: {:.0f} ms in a 10 MB archive, {:.0f} ms in the {:.2f} GB one "
+      "({:.2f}x)\n",
+      ms_small, ms_big, static_cast<double>(total) / (1 << 30), ms_big / ms_small);
   if (ms_big > 2 * ms_small + 20) ok = false;
   fmt::print("targets: {}\n", ok ? "met" : "MISSED");
   return ok ? 0 : 1;

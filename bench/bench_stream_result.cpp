@@ -12,7 +12,8 @@ namespace {
 std::string result_line(int64_t objects) {
   std::string line = R"({"duration_api_ms":5,"junk":[)";
   for (int64_t i = 0; i < objects; ++i) line += i ? R"(,{"a":1})" : R"({"a":1})";
-  line += R"(],"type":"result","subtype":"success","result":"end","usage":{"input_tokens":3,"output_tokens":4}})";
+  line +=
+      R"(],"type":"result","subtype":"success","result":"end","usage":{"input_tokens":3,"output_tokens":4}})";
   return line;
 }
 
@@ -25,9 +26,14 @@ void BM_ResultLine(benchmark::State& state) {
     benchmark::DoNotOptimize(r.result().usage);
   }
   state.SetComplexityN(state.range(0));
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(line.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(line.size()));
 }
-BENCHMARK(BM_ResultLine)->RangeMultiplier(4)->Range(10'000, 640'000)->Unit(benchmark::kMillisecond)->Complexity();
+BENCHMARK(BM_ResultLine)
+    ->RangeMultiplier(4)
+    ->Range(10'000, 640'000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity();
 
 }  // namespace
 

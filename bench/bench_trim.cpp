@@ -1,7 +1,8 @@
 // ctx-trim against its floors, on generated transcripts of 100 MB and 1 GB (cached in
 // $CTXKIT_BENCH_DIR, default /var/tmp/ctxkit-bench), each measure the median of several runs:
-//   scan:   ctx-trim --dry-run          vs  wc -l on the same file   (target: >= 40% of its throughput)
-//   trim:   ctx-trim as a user runs it (default configuration, fresh state directory each run:
+//   scan:   ctx-trim --dry-run          vs  wc -l on the same file   (target: >= 40% of its
+//   throughput) trim:   ctx-trim as a user runs it (default configuration, fresh state directory
+//   each run:
 //           archive copy, trimmed copy, lineage; indexing detached)
 //                                       vs  dd conv=fsync twice       (target: <= 2x its time)
 //           peak RSS of ctx-trim                                      (target: <= 64 MB)
@@ -16,6 +17,7 @@
 //
 //   bench_trim BIN_DIR [RUNS] [SIZES_MB, comma-separated: 100,1024]
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -24,10 +26,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <cstdio>
-#include <fmt/core.h>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -89,9 +90,11 @@ double median(std::vector<double> v) {
 
 // The spread of num[i] / den[i] * scale over the runs, robust to one disturbed run: 1.4826 x the
 // median absolute deviation.
-double ratio_noise(const std::vector<double>& num, const std::vector<double>& den, double scale = 1) {
+double ratio_noise(const std::vector<double>& num, const std::vector<double>& den,
+                   double scale = 1) {
   std::vector<double> r;
-  for (size_t i = 0; i < std::min(num.size(), den.size()); ++i) r.push_back(scale * num[i] / den[i]);
+  for (size_t i = 0; i < std::min(num.size(), den.size()); ++i)
+    r.push_back(scale * num[i] / den[i]);
   if (r.size() < 2) return 0;
   const double m = median(r);
   std::vector<double> dev;
@@ -130,8 +133,9 @@ int main(int argc, char** argv) {
     }
   }
   bool ok = true;
-  fmt::print("{:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>6} {:>8} {:>8} {:>6} {:>8} {:>6}\n", "size", "wc -l s", "scan s", "scan%",
-             "dd x2 s", "trim s", "ratio", "RSS", "index s", "x scan", "found s", "x scan");
+  fmt::print("{:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>6} {:>8} {:>8} {:>6} {:>8} {:>6}\n", "size",
+             "wc -l s", "scan s", "scan%", "dd x2 s", "trim s", "ratio", "RSS", "index s", "x scan",
+             "found s", "x scan");
   for (uint64_t mb : sizes) {
     fs::path home = dir / ("trim-home-" + std::to_string(mb));
     fs::remove_all(home);
@@ -141,9 +145,11 @@ int main(int argc, char** argv) {
     auto info = ctxkit::bench::generate_transcript(src, mb << 20);
     fs::path t = proj / (info.session_id + ".jsonl");
     fs::copy_file(src, t, fs::copy_options::overwrite_existing);
-    std::map<std::string, std::string> env = {{"HOME", home.string()}, {"PATH", "/usr/bin:/bin"},
+    std::map<std::string, std::string> env = {{"HOME", home.string()},
+                                              {"PATH", "/usr/bin:/bin"},
                                               {"XDG_STATE_HOME", (home / "state").string()}};
-    const auto loc = ctxkit::Locations::resolve(ctxkit::util::Env({env.begin(), env.end()}));  // what ctx-trim uses
+    const auto loc = ctxkit::Locations::resolve(
+        ctxkit::util::Env({env.begin(), env.end()}));  // what ctx-trim uses
     const std::string word = info.rare_tokens.empty() ? "function" : info.rare_tokens.back();
     std::vector<double> wc, scan, dd, full, index, found;
     long rss = 0;
@@ -151,12 +157,19 @@ int main(int argc, char** argv) {
       wc.push_back(run({"/usr/bin/wc", "-l", t.string()}, env).seconds);
       scan.push_back(run({trim, info.session_id, "--dry-run"}, env).seconds);
       fs::path d1 = dir / "dd-copy-1", d2 = dir / "dd-copy-2";
-      double a = run({"/usr/bin/dd", "if=" + t.string(), "of=" + d1.string(), "bs=4M", "conv=fsync", "status=none"}, env).seconds;
-      double b = run({"/usr/bin/dd", "if=" + t.string(), "of=" + d2.string(), "bs=4M", "conv=fsync", "status=none"}, env).seconds;
+      double a = run({"/usr/bin/dd", "if=" + t.string(), "of=" + d1.string(), "bs=4M", "conv=fsync",
+                      "status=none"},
+                     env)
+                     .seconds;
+      double b = run({"/usr/bin/dd", "if=" + t.string(), "of=" + d2.string(), "bs=4M", "conv=fsync",
+                      "status=none"},
+                     env)
+                     .seconds;
       fs::remove(d1);
       fs::remove(d2);
       dd.push_back(a + b);
-      fs::remove_all(home / "state");  // a fresh state directory: archive written afresh, nothing indexed
+      fs::remove_all(home /
+                     "state");  // a fresh state directory: archive written afresh, nothing indexed
       for (const auto& e : fs::directory_iterator(proj))
         if (e.path() != t) fs::remove_all(e.path());
       Run r = run({trim, info.session_id}, env);
@@ -172,7 +185,8 @@ int main(int argc, char** argv) {
         if (res && res->out.find(info.session_id) != std::string::npos) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
-      found.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - returned).count());
+      found.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - returned).count());
       wait_for_indexer(loc);
       // Indexing alone: the archived copy into a new index.
       for (int shard = 0; shard < ctxkit::kIndexShards; ++shard)
@@ -185,10 +199,13 @@ int main(int argc, char** argv) {
       }
       index.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
-    double mw = median(wc), ms = median(scan), md = median(dd), mf = median(full), mi = median(index), mfo = median(found);
+    double mw = median(wc), ms = median(scan), md = median(dd), mf = median(full),
+           mi = median(index), mfo = median(found);
     double scan_pct = 100.0 * mw / ms;
-    fmt::print("{:>5}MB {:>8.3f} {:>8.3f} {:>5.0f}% {:>8.3f} {:>8.3f} {:>5.2f}x {:>5} MB {:>8.3f} {:>5.1f}x {:>8.3f} {:>5.1f}x\n", mb, mw,
-               ms, scan_pct, md, mf, mf / md, rss / 1024, mi, mi / ms, mfo, mfo / ms);
+    fmt::print(
+        "{:>5}MB {:>8.3f} {:>8.3f} {:>5.0f}% {:>8.3f} {:>8.3f} {:>5.2f}x {:>5} MB {:>8.3f} "
+        "{:>5.1f}x {:>8.3f} {:>5.1f}x\n",
+        mb, mw, ms, scan_pct, md, mf, mf / md, rss / 1024, mi, mi / ms, mfo, mfo / ms);
     const std::string at = fmt::format("trim.{}mb.", mb);
     figure(at + "scan_pct_of_wc", scan_pct, ratio_noise(wc, scan, 100), ">=40");
     figure(at + "trim_over_dd", mf / md, ratio_noise(full, dd), "<=2");

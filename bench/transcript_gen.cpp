@@ -2,10 +2,10 @@
 
 #include <fmt/core.h>
 
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <vector>
 
@@ -27,26 +27,53 @@ struct Vocabulary {
   std::vector<std::string> words;
   std::vector<uint16_t> table;  // 65536 slots: a uniform 16-bit draw -> a word, by weight 1/rank
   Vocabulary() {
-    for (const char* w : {"the", "function", "return", "const", "int", "error:", "alpha", "beta", "gamma", "delta",
-                          "src/engine.c:42", "std::string", "TODO", "0x1f", "=>", "{", "}", "\n", "if", "for"})
+    for (const char* w : {"the",
+                          "function",
+                          "return",
+                          "const",
+                          "int",
+                          "error:",
+                          "alpha",
+                          "beta",
+                          "gamma",
+                          "delta",
+                          "src/engine.c:42",
+                          "std::string",
+                          "TODO",
+                          "0x1f",
+                          "=>",
+                          "{",
+                          "}",
+                          "\n",
+                          "if",
+                          "for"})
       words.emplace_back(w);
     std::mt19937_64 rng(7);
-    const char* syll[] = {"ka", "ro", "mi", "te", "su", "na", "lo", "vi", "de", "pa", "xe", "zu", "qui", "bo", "fa", "gri"};
+    const char* syll[] = {"ka", "ro", "mi", "te", "su",  "na", "lo", "vi",
+                          "de", "pa", "xe", "zu", "qui", "bo", "fa", "gri"};
     while (words.size() < 6000) {
       std::string w;
       int n = 1 + static_cast<int>(rng() % 4);
       for (int i = 0; i < n; ++i) w += syll[rng() % 16];
       switch (rng() % 8) {
-        case 0: w = "src/" + w + ".cpp:" + std::to_string(rng() % 900 + 1); break;
-        case 1: w += "_" + std::to_string(rng() % 100); break;
-        case 2: w = std::to_string(rng() % 100000); break;
-        default: break;
+        case 0:
+          w = "src/" + w + ".cpp:" + std::to_string(rng() % 900 + 1);
+          break;
+        case 1:
+          w += "_" + std::to_string(rng() % 100);
+          break;
+        case 2:
+          w = std::to_string(rng() % 100000);
+          break;
+        default:
+          break;
       }
       words.push_back(w);
     }
     std::vector<double> cum;
     double total = 0;
-    for (size_t r = 0; r < words.size(); ++r) cum.push_back(total += 1.0 / static_cast<double>(r + 1));
+    for (size_t r = 0; r < words.size(); ++r)
+      cum.push_back(total += 1.0 / static_cast<double>(r + 1));
     table.resize(65536);
     size_t w = 0;
     for (size_t i = 0; i < table.size(); ++i) {
@@ -98,7 +125,8 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
   auto tail = [&](json& j) {
     std::string id = uuid(rng);
     j["uuid"] = id;
-    j["timestamp"] = fmt::format("2026-11-21T{:02}:{:02}:{:02}.{:03}Z", (turn / 3600) % 24, (turn / 60) % 60, turn % 60, turn % 1000);
+    j["timestamp"] = fmt::format("2026-11-21T{:02}:{:02}:{:02}.{:03}Z", (turn / 3600) % 24,
+                                 (turn / 60) % 60, turn % 60, turn % 1000);
     parent = id;
   };
   auto env_fields = [&](json& j) {
@@ -114,27 +142,38 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
     out << line << '\n';
     g.bytes += line.size() + 1;
   };
-  auto assistant_response = [&](int64_t ctx_tokens, const std::string& tool_id, const std::string& text,
-                                const std::string& tool = "Bash", const json& input = json{{"command", "make test"}, {"description", "run the tests"}}) {
-    std::string msg_id = "msg_" + uuid(rng).substr(0, 24);
-    json usage = {{"input_tokens", 5}, {"cache_creation_input_tokens", 1200}, {"cache_read_input_tokens", ctx_tokens - 1205},
-                  {"output_tokens", 180}, {"server_tool_use", {{"web_search_requests", 0}, {"web_fetch_requests", 0}}},
-                  {"service_tier", "standard"}};
-    // One content block per line, all lines of a response sharing message.id and usage.
-    auto line = [&](const json& block) {
-      json a;
-      head(a);
-      a["message"] = {{"id", msg_id}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"},
-                      {"content", json::array({block})}, {"stop_reason", "tool_use"}, {"stop_sequence", nullptr}, {"usage", usage}};
-      a["requestId"] = "req_" + msg_id.substr(4);
-      a["type"] = "assistant";
-      tail(a);
-      env_fields(a);
-      write(a);
-    };
-    line(json{{"type", "text"}, {"text", text}});
-    line(json{{"type", "tool_use"}, {"id", tool_id}, {"name", tool}, {"input", input}});
-  };
+  auto assistant_response =
+      [&](int64_t ctx_tokens, const std::string& tool_id, const std::string& text,
+          const std::string& tool = "Bash",
+          const json& input = json{{"command", "make test"}, {"description", "run the tests"}}) {
+        std::string msg_id = "msg_" + uuid(rng).substr(0, 24);
+        json usage = {{"input_tokens", 5},
+                      {"cache_creation_input_tokens", 1200},
+                      {"cache_read_input_tokens", ctx_tokens - 1205},
+                      {"output_tokens", 180},
+                      {"server_tool_use", {{"web_search_requests", 0}, {"web_fetch_requests", 0}}},
+                      {"service_tier", "standard"}};
+        // One content block per line, all lines of a response sharing message.id and usage.
+        auto line = [&](const json& block) {
+          json a;
+          head(a);
+          a["message"] = {{"id", msg_id},
+                          {"type", "message"},
+                          {"role", "assistant"},
+                          {"model", "claude-sonnet-4-5"},
+                          {"content", json::array({block})},
+                          {"stop_reason", "tool_use"},
+                          {"stop_sequence", nullptr},
+                          {"usage", usage}};
+          a["requestId"] = "req_" + msg_id.substr(4);
+          a["type"] = "assistant";
+          tail(a);
+          env_fields(a);
+          write(a);
+        };
+        line(json{{"type", "text"}, {"text", text}});
+        line(json{{"type", "tool_use"}, {"id", tool_id}, {"name", tool}, {"input", input}});
+      };
   std::uniform_real_distribution<double> u01(0, 1);
   // Tool-result bodies: log-normal around a 2 KiB median, 1.5% between 50 and 256 KiB.
   std::lognormal_distribution<double> body(std::log(2048.0), 1.1);
@@ -144,14 +183,18 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
   uint64_t since_compaction = 0, compaction_bytes = 0;
   // Images: a few per 100 MB (base64 of 30-400 KiB), placed at fixed fractions of the file.
   std::vector<uint64_t> image_at;
-  for (uint64_t at = 0; at < target_bytes; at += 17ull << 20) image_at.push_back(at + (rng() % (8ull << 20)));
+  for (uint64_t at = 0; at < target_bytes; at += 17ull << 20)
+    image_at.push_back(at + (rng() % (8ull << 20)));
   size_t next_image = 0;
   static const char* kTools[] = {"Bash", "Bash", "Bash", "Read", "Read", "Grep", "Glob", "Edit"};
   while (g.bytes < target_bytes) {
     ++turn;
     if (turn % 40 == 1) {
-      json q = {{"type", "queue-operation"}, {"operation", "enqueue"}, {"timestamp", "2026-11-21T00:00:00.000Z"},
-                {"sessionId", g.session_id}, {"content", filler(rng, 80)}};
+      json q = {{"type", "queue-operation"},
+                {"operation", "enqueue"},
+                {"timestamp", "2026-11-21T00:00:00.000Z"},
+                {"sessionId", g.session_id},
+                {"content", filler(rng, 80)}};
       write(q);
       json up;
       head(up, true);
@@ -165,8 +208,10 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
     // The context grows with the file: one automatic compaction, in the middle.
     since_compaction = g.bytes - compaction_bytes;
     uint64_t span = compacted ? target_bytes - compaction_bytes : half;
-    int64_t context = 20000 + static_cast<int64_t>(static_cast<double>(usable - 26000) * static_cast<double>(since_compaction) /
-                                                   static_cast<double>(std::max<uint64_t>(span, 1)));
+    int64_t context =
+        20000 + static_cast<int64_t>(static_cast<double>(usable - 26000) *
+                                     static_cast<double>(since_compaction) /
+                                     static_cast<double>(std::max<uint64_t>(span, 1)));
     context = std::min(context, usable - 3000);
     if (!compacted && g.bytes >= half) {
       json b;
@@ -183,7 +228,10 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
       json sm;
       head(sm, true);
       sm["type"] = "user";
-      sm["message"] = {{"role", "user"}, {"content", "This session is being continued from a previous conversation. " + filler(rng, 6000)}};
+      sm["message"] = {
+          {"role", "user"},
+          {"content",
+           "This session is being continued from a previous conversation. " + filler(rng, 6000)}};
       sm["isVisibleInTranscriptOnly"] = true;
       sm["isCompactSummary"] = true;
       tail(sm);
@@ -195,10 +243,13 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
     }
     const bool image = next_image < image_at.size() && g.bytes >= image_at[next_image];
     const std::string tool = image ? "Read" : kTools[rng() % 8];
-    json input = tool == "Bash" ? json{{"command", filler(rng, 20 + rng() % 60)}, {"description", filler(rng, 30)}}
-                 : tool == "Edit" ? json{{"file_path", "/home/user/project/src/engine.c"}, {"old_string", filler(rng, 100 + rng() % 400)},
-                                        {"new_string", filler(rng, 100 + rng() % 400)}}
-                 : json{{"file_path", image ? "/home/user/project/docs/screen.png" : "/home/user/project/src/engine.c"}};
+    json input = tool == "Bash"   ? json{{"command", filler(rng, 20 + rng() % 60)},
+                                       {"description", filler(rng, 30)}}
+                 : tool == "Edit" ? json{{"file_path", "/home/user/project/src/engine.c"},
+                                         {"old_string", filler(rng, 100 + rng() % 400)},
+                                         {"new_string", filler(rng, 100 + rng() % 400)}}
+                                  : json{{"file_path", image ? "/home/user/project/docs/screen.png"
+                                                             : "/home/user/project/src/engine.c"}};
     assistant_response(context, tool_id, filler(rng, 60 + rng() % 300), tool, input);
     if (u01(rng) < 0.3) {
       json p;
@@ -217,13 +268,24 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
     if (image) {
       ++next_image;
       std::string data = base64(rng, (30u << 10) + rng() % (370u << 10));
-      res["message"] = {{"role", "user"}, {"content", json::array({{{"tool_use_id", tool_id}, {"type", "tool_result"},
-          {"content", json::array({{{"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/png"}, {"data", data}}}}})}}})}};
+      res["message"] = {
+          {"role", "user"},
+          {"content", json::array({{{"tool_use_id", tool_id},
+                                    {"type", "tool_result"},
+                                    {"content", json::array({{{"type", "image"},
+                                                              {"source",
+                                                               {{"type", "base64"},
+                                                                {"media_type", "image/png"},
+                                                                {"data", data}}}}})}}})}};
       tail(res);
-      res["toolUseResult"] = {{"type", "image"}, {"file", {{"base64", data}, {"type", "image/png"}, {"originalSize", data.size() * 3 / 4}}}};
+      res["toolUseResult"] = {
+          {"type", "image"},
+          {"file",
+           {{"base64", data}, {"type", "image/png"}, {"originalSize", data.size() * 3 / 4}}}};
     } else {
-      size_t size = u01(rng) < 0.015 ? (50u << 10) + rng() % (206u << 10)
-                                     : static_cast<size_t>(std::clamp(body(rng), 20.0, 48.0 * 1024));
+      size_t size = u01(rng) < 0.015
+                        ? (50u << 10) + rng() % (206u << 10)
+                        : static_cast<size_t>(std::clamp(body(rng), 20.0, 48.0 * 1024));
       std::string output = filler(rng, size);
       if (u01(rng) < 0.02) {
         // A rare identifier, as in a real error message.
@@ -232,14 +294,30 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
         if (g.rare_tokens.size() < 50) g.rare_tokens.push_back(sym);
       }
       if (u01(rng) < 0.8) {
-        res["message"] = {{"role", "user"}, {"content", json::array({{{"tool_use_id", tool_id}, {"type", "tool_result"}, {"content", output}, {"is_error", false}}})}};
+        res["message"] = {{"role", "user"},
+                          {"content", json::array({{{"tool_use_id", tool_id},
+                                                    {"type", "tool_result"},
+                                                    {"content", output},
+                                                    {"is_error", false}}})}};
       } else {
-        res["message"] = {{"role", "user"}, {"content", json::array({{{"tool_use_id", tool_id}, {"type", "tool_result"},
-                                                                      {"content", json::array({{{"type", "text"}, {"text", output}}})}}})}};
+        res["message"] = {
+            {"role", "user"},
+            {"content",
+             json::array({{{"tool_use_id", tool_id},
+                           {"type", "tool_result"},
+                           {"content", json::array({{{"type", "text"}, {"text", output}}})}}})}};
       }
       tail(res);
-      if (tool == "Bash") res["toolUseResult"] = {{"stdout", output}, {"stderr", ""}, {"interrupted", false}, {"isImage", false}, {"noOutputExpected", false}};
-      else res["toolUseResult"] = {{"type", "text"}, {"file", {{"filePath", "/home/user/project/src/engine.c"}, {"content", output}}}};
+      if (tool == "Bash")
+        res["toolUseResult"] = {{"stdout", output},
+                                {"stderr", ""},
+                                {"interrupted", false},
+                                {"isImage", false},
+                                {"noOutputExpected", false}};
+      else
+        res["toolUseResult"] = {
+            {"type", "text"},
+            {"file", {{"filePath", "/home/user/project/src/engine.c"}, {"content", output}}}};
     }
     res["sourceToolAssistantUUID"] = assistant_uuid;
     env_fields(res);
@@ -247,7 +325,8 @@ GeneratedTranscript generate_transcript(const std::filesystem::path& path, uint6
     if (u01(rng) < 0.2) {
       json at;
       head(at);
-      at["attachment"] = {{"type", "hook_success"}, {"content", ""}, {"stdout", filler(rng, 100)}, {"exitCode", 0}};
+      at["attachment"] = {
+          {"type", "hook_success"}, {"content", ""}, {"stdout", filler(rng, 100)}, {"exitCode", 0}};
       at["type"] = "attachment";
       tail(at);
       env_fields(at);

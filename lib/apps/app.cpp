@@ -1,20 +1,23 @@
 #include "apps/app.hpp"
 
-#include "ctxkit_version.hpp"
-
+#include <fmt/core.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
 #include <iostream>
+
+#include "ctxkit_version.hpp"
 
 namespace ctxkit {
 
-const char* version() { return CTXKIT_VERSION; }
+const char* version() {
+  return CTXKIT_VERSION;
+}
 
 Result<std::string> read_process_stdin() {
-  if (::isatty(0)) return fail("expected a JSON payload on stdin (stdin is a terminal)", Error::Kind::Invalid);
+  if (::isatty(0))
+    return fail("expected a JSON payload on stdin (stdin is a terminal)", Error::Kind::Invalid);
   std::string data;
   char buf[1 << 16];
   while (true) {

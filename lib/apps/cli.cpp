@@ -26,7 +26,8 @@ int ErrorExit::operator()(std::string_view what) const {
   return exit_code(ExitCode::failure);
 }
 
-ProgramCli::ProgramCli(const char* tool, std::string description) : tool_(tool), app_(std::move(description)) {
+ProgramCli::ProgramCli(const char* tool, std::string description)
+    : tool_(tool), app_(std::move(description)) {
   app_.name(tool);
 }
 
@@ -35,7 +36,8 @@ void ProgramCli::add_version(const std::string& description) {
 }
 
 void ProgramCli::add_show_config() {
-  app_.add_flag("--show-config", show_config_, "print the effective configuration and where each value came from");
+  app_.add_flag("--show-config", show_config_,
+                "print the effective configuration and where each value came from");
 }
 
 std::optional<int> ProgramCli::parse(const std::vector<std::string>& args, AppContext& ctx) {

@@ -1,11 +1,11 @@
 #include "apps/doctor_app.hpp"
 
+#include <fmt/core.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <fmt/core.h>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "apps/archive_tool.hpp"
@@ -18,10 +18,10 @@
 #include "store/db_check.hpp"
 #include "store/search_index.hpp"
 #include "store/state_store.hpp"
+#include "util/bounded_run.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
 #include "util/paths.hpp"
-#include "util/bounded_run.hpp"
 #include "util/process.hpp"
 #include "util/shell.hpp"
 #include "util/time.hpp"
@@ -33,11 +33,11 @@ using json = nlohmann::json;
 namespace {
 constexpr const char* kTool = "ctx-doctor";
 
-
 // Every program of an install.
-constexpr const char* kPrograms[] = {"ctx-remind",  "ctx-status", "ctx-session-hook", "ctx-gate",
-                                     "ctx-settings", "ctx-trim",   "ctx-rollover",     "ctx-lineage",
-                                     "ctx-search",  "ctx-workflow", "ctx-workflow-mcp", "ctx-doctor", "ctx-run"};
+constexpr const char* kPrograms[] = {
+    "ctx-remind",       "ctx-status",   "ctx-session-hook", "ctx-gate",   "ctx-settings",
+    "ctx-trim",         "ctx-rollover", "ctx-lineage",      "ctx-search", "ctx-workflow",
+    "ctx-workflow-mcp", "ctx-doctor",   "ctx-run"};
 
 enum class Status { Ok, Warning, Fault };
 
@@ -50,9 +50,12 @@ struct Finding {
 
 const char* status_word(Status s) {
   switch (s) {
-    case Status::Ok: return "ok";
-    case Status::Warning: return "warning";
-    case Status::Fault: return "fault";
+    case Status::Ok:
+      return "ok";
+    case Status::Warning:
+      return "warning";
+    case Status::Fault:
+      return "fault";
   }
   return "";
 }
@@ -72,7 +75,8 @@ struct Doctor {
     findings.push_back({area, s, std::move(message), std::move(fix)});
   }
   std::string install_command() const {
-    return fmt::format("ctx-settings install --settings {} --bin-dir {}", util::shell_quote(settings_path.string()),
+    return fmt::format("ctx-settings install --settings {} --bin-dir {}",
+                       util::shell_quote(settings_path.string()),
                        util::shell_quote(bin_dir.string()));
   }
   std::map<std::string, std::string> child_env() const {
@@ -88,9 +92,11 @@ Result<json> read_json_file(const fs::path& p) {
   if (!text) return std::unexpected(text.error());
   constexpr size_t kMaxDepth = 256;
   if (util::json_depth(*text, kMaxDepth) > kMaxDepth)
-    return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth), Error::Kind::Invalid);
+    return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth),
+                Error::Kind::Invalid);
   json j = json::parse(*text, nullptr, false);
-  if (j.is_discarded()) return fail(fmt::format("{} is not valid JSON", p.string()), Error::Kind::Invalid);
+  if (j.is_discarded())
+    return fail(fmt::format("{} is not valid JSON", p.string()), Error::Kind::Invalid);
   return j;
 }
 
@@ -122,7 +128,8 @@ void check_programs(Doctor& d) {
     } else if (auto found = util::find_in_path(name, d.ctx.env.get("PATH").value_or(""))) {
       path = *found;
     } else {
-      d.add("programs", Status::Fault, fmt::format("{} is not installed (not in {} nor on PATH)", name, d.bin_dir.string()),
+      d.add("programs", Status::Fault,
+            fmt::format("{} is not installed (not in {} nor on PATH)", name, d.bin_dir.string()),
             "install ctxkit again (install.sh, or the package)");
       continue;
     }
@@ -135,7 +142,9 @@ void check_programs(Doctor& d) {
     if (!run || r->timed_out || r->exit_code == 127 || r->exit_code >= 128) {
       d.add("programs", Status::Fault,
             fmt::format("{} does not run: {}", path,
-                        !run ? run.error().message : r->timed_out ? "no answer to --version" : fmt::format("exit {}", r->exit_code)),
+                        !run           ? run.error().message
+                        : r->timed_out ? "no answer to --version"
+                                       : fmt::format("exit {}", r->exit_code)),
             "install ctxkit again (a missing library or a damaged file)");
       continue;
     }
@@ -151,8 +160,9 @@ void check_programs(Doctor& d) {
     ++answered;
   }
   if (answered > 0)
-    d.add("programs", Status::Ok, fmt::format("{} of {} programs answer --version ({}), in {}", answered, std::size(kPrograms),
-                                              version(), d.bin_dir.string()));
+    d.add("programs", Status::Ok,
+          fmt::format("{} of {} programs answer --version ({}), in {}", answered,
+                      std::size(kPrograms), version(), d.bin_dir.string()));
 }
 
 // The hooks of one install (settings.json or a plugin's hooks.json) against what ctxkit registers.
@@ -160,14 +170,18 @@ void check_hooks(Doctor& d, const std::vector<CommandHook>& hooks, const std::st
                  const std::string& plugin_root, const std::string& fix) {
   int good = 0;
   for (const auto& cov : match_hooks(hooks, d.home, plugin_root)) {
-    std::string what = fmt::format("{}{} hook {}", cov.expected.event,
-                                   cov.expected.matcher.empty() ? std::string() : "[" + cov.expected.matcher + "]", cov.program);
+    std::string what =
+        fmt::format("{}{} hook {}", cov.expected.event,
+                    cov.expected.matcher.empty() ? std::string() : "[" + cov.expected.matcher + "]",
+                    cov.program);
     if (cov.found.empty()) {
       d.add("hooks", Status::Fault, fmt::format("{} is not registered in {}", what, where), fix);
       continue;
     }
     if (cov.found.size() > 1) {
-      d.add("hooks", Status::Fault, fmt::format("{} is registered {} times in {}: it runs that often", what, cov.found.size(), where),
+      d.add("hooks", Status::Fault,
+            fmt::format("{} is registered {} times in {}: it runs that often", what,
+                        cov.found.size(), where),
             "keep one: remove the others from " + where);
       continue;
     }
@@ -177,25 +191,34 @@ void check_hooks(Doctor& d, const std::vector<CommandHook>& hooks, const std::st
     }
     ++good;
   }
-  if (good > 0) d.add("hooks", Status::Ok, fmt::format("{} hooks registered in {}, each an executable file", good, where));
+  if (good > 0)
+    d.add("hooks", Status::Ok,
+          fmt::format("{} hooks registered in {}, each an executable file", good, where));
 }
 
 void check_status_line(Doctor& d, const json& settings) {
   const json* line = nullptr;
   if (settings.is_object())
     if (auto it = settings.find("statusLine"); it != settings.end() && it->is_object()) line = &*it;
-  std::string command = line && line->contains("command") && (*line)["command"].is_string() ? (*line)["command"].get<std::string>() : "";
+  std::string command = line && line->contains("command") && (*line)["command"].is_string()
+                            ? (*line)["command"].get<std::string>()
+                            : "";
   const std::string ours = (d.bin_dir / "ctx-status").string();
   if (command.empty()) {
-    d.add("status line", Status::Warning, "no status line: ctxkit reads the context figure from the transcript instead of the client's exact one",
-          fmt::format("set \"statusLine\" in {} to {{\"type\":\"command\",\"command\":\"{}\"}} ({})", d.settings_path.string(), ours,
-                      d.install_command()));
+    d.add(
+        "status line", Status::Warning,
+        "no status line: ctxkit reads the context figure from the transcript instead of the "
+        "client's exact one",
+        fmt::format("set \"statusLine\" in {} to {{\"type\":\"command\",\"command\":\"{}\"}} ({})",
+                    d.settings_path.string(), ours, d.install_command()));
     return;
   }
   auto words = command_words(command, d.home);
   if (!words || fs::path(words->front()).filename() != "ctx-status") {
-    d.add("status line", Status::Warning, fmt::format("the status line runs '{}', not ctx-status", command),
-          fmt::format("keep it and show both: set its command to {} --wrap {}", util::shell_quote(ours), util::shell_quote(command)));
+    d.add("status line", Status::Warning,
+          fmt::format("the status line runs '{}', not ctx-status", command),
+          fmt::format("keep it and show both: set its command to {} --wrap {}",
+                      util::shell_quote(ours), util::shell_quote(command)));
     return;
   }
   if (auto why = not_runnable(words->front()); !why.empty()) {
@@ -209,7 +232,8 @@ void check_status_line(Doctor& d, const json& settings) {
   if (!wrapped.empty()) {
     auto argv = util::command_argv(wrapped);
     if (auto found = util::find_in_path(argv.front(), d.ctx.env.get("PATH").value_or("")); !found) {
-      d.add("status line", Status::Warning, fmt::format("the wrapped status command '{}': {}", wrapped, found.error().message),
+      d.add("status line", Status::Warning,
+            fmt::format("the wrapped status command '{}': {}", wrapped, found.error().message),
             "fix its path in [status] command (config.toml) or in --wrap");
       return;
     }
@@ -225,70 +249,92 @@ struct McpServerKind {
   const char* program;
   const char* name;  // its name in "mcpServers" when ctxkit registers it
 };
-constexpr McpServerKind kWorkflowMcp{"the workflow MCP server", "ctx-workflow-mcp", "ctxkit-workflow"};
-constexpr McpServerKind kArchiveMcp{"the archive's search MCP server", "ctx-archive-mcp", kArchiveServer};
+constexpr McpServerKind kWorkflowMcp{"the workflow MCP server", "ctx-workflow-mcp",
+                                     "ctxkit-workflow"};
+constexpr McpServerKind kArchiveMcp{"the archive's search MCP server", "ctx-archive-mcp",
+                                    kArchiveServer};
 
 // How to register that server in the user's MCP configuration.
 std::string register_command(const Doctor& d, const McpServerKind& kind, bool replace) {
-  std::string cmd = fmt::format("ctx-workflow-mcp register --config {}", util::shell_quote(d.claude_json_path.string()));
+  std::string cmd = fmt::format("ctx-workflow-mcp register --config {}",
+                                util::shell_quote(d.claude_json_path.string()));
   if (std::string_view(kind.program) != kWorkflowMcp.program)
-    cmd += fmt::format(" --name {} --command {}", kind.name, util::shell_quote((d.bin_dir / kind.program).string()));
+    cmd += fmt::format(" --name {} --command {}", kind.name,
+                       util::shell_quote((d.bin_dir / kind.program).string()));
   return replace ? cmd + " --replace" : cmd;
 }
 
-void check_mcp(Doctor& d, const std::vector<McpServerFound>& servers, const std::string& where, const McpServerKind& kind) {
+void check_mcp(Doctor& d, const std::vector<McpServerFound>& servers, const std::string& where,
+               const McpServerKind& kind) {
   if (servers.empty()) {
-    d.add("mcp", Status::Fault, fmt::format("{} ({}) is not registered in {}", kind.what, kind.program, where),
+    d.add("mcp", Status::Fault,
+          fmt::format("{} ({}) is not registered in {}", kind.what, kind.program, where),
           register_command(d, kind, false));
     return;
   }
   if (servers.size() > 1)
-    d.add("mcp", Status::Warning, fmt::format("{} is registered {} times in {}", kind.program, servers.size(), where),
+    d.add("mcp", Status::Warning,
+          fmt::format("{} is registered {} times in {}", kind.program, servers.size(), where),
           "keep one entry in \"mcpServers\"");
   const auto& s = servers.front();
   if (auto why = not_runnable(s.argv.front()); !why.empty()) {
-    d.add("mcp", Status::Fault, fmt::format("MCP server '{}': {}", s.name, why), register_command(d, kind, true));
+    d.add("mcp", Status::Fault, fmt::format("MCP server '{}': {}", s.name, why),
+          register_command(d, kind, true));
     return;
   }
   util::ProcessSpec spec;
   spec.argv = s.argv;
   spec.env = d.child_env();
   spec.timeout = d.timeout;
-  spec.stdin_data = json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
-                         {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()},
-                                     {"clientInfo", {{"name", kTool}, {"version", version()}}}}}}
+  spec.stdin_data = json{{"jsonrpc", "2.0"},
+                         {"id", 0},
+                         {"method", "initialize"},
+                         {"params",
+                          {{"protocolVersion", "2025-11-25"},
+                           {"capabilities", json::object()},
+                           {"clientInfo", {{"name", kTool}, {"version", version()}}}}}}
                         .dump() +
                     "\n";
   auto run = util::run_bounded(spec, 1 << 20);
   const util::ProcessResult* r = run ? &run->result : nullptr;
   std::string problem;
   json answer;
-  if (!run) problem = run.error().message;
-  else if (r->timed_out) problem = fmt::format("no answer to initialize within {} ms", d.timeout.count());
+  if (!run)
+    problem = run.error().message;
+  else if (r->timed_out)
+    problem = fmt::format("no answer to initialize within {} ms", d.timeout.count());
   else {
     answer = json::parse(r->out.substr(0, r->out.find('\n')), nullptr, false);
-    if (answer.is_discarded() || !answer.is_object() || !answer.contains("result") || !answer["result"].is_object())
-      problem = fmt::format("no answer to initialize (exit {}{})", r->exit_code,
-                            r->err.empty() ? std::string() : ": " + r->err.substr(0, r->err.find('\n')));
+    if (answer.is_discarded() || !answer.is_object() || !answer.contains("result") ||
+        !answer["result"].is_object())
+      problem =
+          fmt::format("no answer to initialize (exit {}{})", r->exit_code,
+                      r->err.empty() ? std::string() : ": " + r->err.substr(0, r->err.find('\n')));
   }
   if (!problem.empty()) {
-    d.add("mcp", Status::Fault, fmt::format("MCP server '{}' ({}): {}", s.name, s.argv.front(), problem),
-          fmt::format("run it by hand: {} < /dev/null; then install ctxkit again", util::shell_quote(s.argv.front())));
+    d.add("mcp", Status::Fault,
+          fmt::format("MCP server '{}' ({}): {}", s.name, s.argv.front(), problem),
+          fmt::format("run it by hand: {} < /dev/null; then install ctxkit again",
+                      util::shell_quote(s.argv.front())));
     return;
   }
   const json& result = answer["result"];
   std::string server = result.contains("serverInfo") && result["serverInfo"].is_object()
-                           ? result["serverInfo"].value("name", std::string()) + " " + result["serverInfo"].value("version", std::string())
+                           ? result["serverInfo"].value("name", std::string()) + " " +
+                                 result["serverInfo"].value("version", std::string())
                            : std::string("?");
-  d.add("mcp", Status::Ok, fmt::format("MCP server '{}' answers initialize ({}, protocol {})", s.name, server,
-                                       result.value("protocolVersion", std::string("?"))));
+  d.add("mcp", Status::Ok,
+        fmt::format("MCP server '{}' answers initialize ({}, protocol {})", s.name, server,
+                    result.value("protocolVersion", std::string("?"))));
 }
 
 void check_claude(Doctor& d) {
   const std::string& bin = d.cfg.rollover.claude_bin;
   auto found = util::find_in_path(bin, d.ctx.env.get("PATH").value_or(""));
   if (!found) {
-    d.add("claude", Status::Warning, fmt::format("{}: Claude Code is needed for rollovers and the runner", found.error().message),
+    d.add("claude", Status::Warning,
+          fmt::format("{}: Claude Code is needed for rollovers and the runner",
+                      found.error().message),
           "install Claude Code, or set rollover.claude_bin in config.toml");
     return;
   }
@@ -297,9 +343,12 @@ void check_claude(Doctor& d) {
   spec.env = d.child_env();
   spec.timeout = std::max(d.timeout, std::chrono::milliseconds(10000));
   auto run = util::run_bounded(spec, 4096);
-  std::string v = run && !run->result.timed_out && run->result.exit_code == 0 ? claude_version_of(run->result.out) : std::string();
+  std::string v = run && !run->result.timed_out && run->result.exit_code == 0
+                      ? claude_version_of(run->result.out)
+                      : std::string();
   if (v.empty()) {
-    d.add("claude", Status::Warning, fmt::format("{} does not tell its version (claude --version)", *found),
+    d.add("claude", Status::Warning,
+          fmt::format("{} does not tell its version (claude --version)", *found),
           "check that it is Claude Code and that it runs");
     return;
   }
@@ -309,15 +358,19 @@ void check_claude(Doctor& d) {
   constexpr const char* newest = CTXKIT_CLAUDE_NEWEST;
   if (compare_versions(v, oldest) >= 0 && compare_versions(v, newest) <= 0)
     return d.add("claude", Status::Ok,
-                 fmt::format("Claude Code {} ({}): supported (ctxkit supports {} to {})", v, *found, oldest, newest));
+                 fmt::format("Claude Code {} ({}): supported (ctxkit supports {} to {})", v, *found,
+                             oldest, newest));
   if (compare_versions(v, newest) > 0)
     d.add("claude", Status::Warning,
-          fmt::format("Claude Code {} ({}) is newer than the newest release ctxkit was checked against ({}): untested", v,
-                      *found, newest),
+          fmt::format("Claude Code {} ({}) is newer than the newest release ctxkit was checked "
+                      "against ({}): untested",
+                      v, *found, newest),
           "if something misbehaves, say which version in the report");
   else
     d.add("claude", Status::Warning,
-          fmt::format("Claude Code {} ({}) is older than the oldest release ctxkit supports ({}): untested", v, *found, oldest),
+          fmt::format(
+              "Claude Code {} ({}) is older than the oldest release ctxkit supports ({}): untested",
+              v, *found, oldest),
           "update Claude Code");
 }
 
@@ -326,53 +379,68 @@ void check_private(Doctor& d, const std::string& area, const fs::path& p, bool d
   struct stat st {};
   if (::lstat(p.c_str(), &st) != 0) return;
   if (st.st_uid != ::geteuid()) {
-    d.add(area, Status::Fault, fmt::format("{} belongs to another user (uid {})", p.string(), st.st_uid), "use a state folder of your own (state.dir)");
+    d.add(area, Status::Fault,
+          fmt::format("{} belongs to another user (uid {})", p.string(), st.st_uid),
+          "use a state folder of your own (state.dir)");
     return;
   }
   if ((st.st_mode & 077) != 0)
-    d.add(area, Status::Fault, fmt::format("{} is open to others (mode {:04o}, should be {})", p.string(), st.st_mode & 07777, dir ? "0700" : "0600"),
+    d.add(area, Status::Fault,
+          fmt::format("{} is open to others (mode {:04o}, should be {})", p.string(),
+                      st.st_mode & 07777, dir ? "0700" : "0600"),
           fmt::format("chmod {} {}", dir ? "700" : "600", util::shell_quote(p.string())));
 }
 
-void check_db(Doctor& d, const std::string& area, const fs::path& db, int expected_version, bool rebuilt) {
+void check_db(Doctor& d, const std::string& area, const fs::path& db, int expected_version,
+              bool rebuilt) {
   check_private(d, area, db, false);
   auto c = check_database(db);
-  std::string aside = fmt::format("mv {} {}", util::shell_quote(db.string()), util::shell_quote(db.string() + ".corrupt"));
+  std::string aside = fmt::format("mv {} {}", util::shell_quote(db.string()),
+                                  util::shell_quote(db.string() + ".corrupt"));
   if (!c) {
     std::string why = c.error().message;
     if (why.starts_with(db.string() + ": ")) why.erase(0, db.string().size() + 2);
     d.add(area, Status::Fault, fmt::format("{} cannot be read: {}", db.string(), why),
-          rebuilt ? aside + " (the index is rebuilt from the archive)" : aside + " (the next hook starts a new one)");
+          rebuilt ? aside + " (the index is rebuilt from the archive)"
+                  : aside + " (the next hook starts a new one)");
     return;
   }
   if (c->integrity != "ok") {
     d.add(area, Status::Fault, fmt::format("{} is damaged: {}", db.string(), c->integrity),
-          rebuilt ? aside + " (the index is rebuilt from the archive)" : aside + " (the next hook starts a new one)");
+          rebuilt ? aside + " (the index is rebuilt from the archive)"
+                  : aside + " (the next hook starts a new one)");
     return;
   }
   if (c->user_version > expected_version) {
-    d.add(area, Status::Fault, fmt::format("{} has schema version {}, newer than this ctxkit's {}", db.string(), c->user_version, expected_version),
+    d.add(area, Status::Fault,
+          fmt::format("{} has schema version {}, newer than this ctxkit's {}", db.string(),
+                      c->user_version, expected_version),
           "install the newer ctxkit again");
     return;
   }
   if (c->user_version < expected_version) {
-    d.add(area, Status::Warning, fmt::format("{} has schema version {}; this ctxkit's is {}", db.string(), c->user_version, expected_version),
+    d.add(area, Status::Warning,
+          fmt::format("{} has schema version {}; this ctxkit's is {}", db.string(), c->user_version,
+                      expected_version),
           rebuilt ? "ctx-search rebuilds it" : "the next hook migrates it");
     return;
   }
-  d.add(area, Status::Ok, fmt::format("{}: integrity ok, schema version {}", db.string(), c->user_version));
+  d.add(area, Status::Ok,
+        fmt::format("{}: integrity ok, schema version {}", db.string(), c->user_version));
 }
 
 void check_state(Doctor& d) {
   std::error_code ec;
   if (!fs::exists(d.loc.state_dir, ec)) {
-    d.add("state", Status::Warning, fmt::format("no state folder yet ({}): no hook has run", d.loc.state_dir.string()),
+    d.add("state", Status::Warning,
+          fmt::format("no state folder yet ({}): no hook has run", d.loc.state_dir.string()),
           "start a Claude Code session; if this stays, the hooks above do not run");
     return;
   }
   check_private(d, "state", d.loc.state_dir, true);
   if (!fs::exists(d.loc.state_db(), ec)) {
-    d.add("state", Status::Warning, fmt::format("no state database yet ({})", d.loc.state_db().string()),
+    d.add("state", Status::Warning,
+          fmt::format("no state database yet ({})", d.loc.state_db().string()),
           "start a Claude Code session; the status line and the hooks create it");
     return;
   }
@@ -403,8 +471,10 @@ void check_archive(Doctor& d) {
     any_shard = true;
     size_t before = d.findings.size();
     check_db(d, "archive", db, SearchIndex::kSchemaVersion, true);
-    if (d.findings.size() > before && d.findings.back().status != Status::Ok) shards_ok = false;
-    else if (d.findings.size() > before) d.findings.pop_back();  // one line for the index below
+    if (d.findings.size() > before && d.findings.back().status != Status::Ok)
+      shards_ok = false;
+    else if (d.findings.size() > before)
+      d.findings.pop_back();  // one line for the index below
   }
   if (!any_shard) {
     d.add("archive", sessions ? Status::Warning : Status::Ok,
@@ -413,30 +483,36 @@ void check_archive(Doctor& d) {
     return;
   }
   if (!shards_ok) {
-    d.add("archive", Status::Warning, fmt::format("{} sessions archived; the search index is incomplete", sessions),
+    d.add("archive", Status::Warning,
+          fmt::format("{} sessions archived; the search index is incomplete", sessions),
           "run ctx-search with any word: it rebuilds what is missing");
     return;
   }
   auto index = open_index_read_only(d.loc);
   if (!index) {
-    d.add("archive", Status::Warning, fmt::format("{} sessions archived; the index cannot be read: {}", sessions, index.error().message),
+    d.add("archive", Status::Warning,
+          fmt::format("{} sessions archived; the index cannot be read: {}", sessions,
+                      index.error().message),
           "run ctx-search with any word: it rebuilds what is missing");
     return;
   }
   auto p = index_progress(*index, d.loc, d.cfg.archive);
   if (!p) {
-    d.add("archive", Status::Warning, fmt::format("{} sessions archived; the index cannot be read: {}", sessions, p.error().message),
+    d.add("archive", Status::Warning,
+          fmt::format("{} sessions archived; the index cannot be read: {}", sessions,
+                      p.error().message),
           "run ctx-search with any word: it rebuilds what is missing");
     return;
   }
   if (!p->complete()) {
     d.add("archive", Status::Warning,
-          fmt::format("{} sessions archived; {} of {} not fully indexed ({} of {} KB)", sessions, p->files_pending, p->files,
-                      p->indexed_bytes >> 10, p->archived_bytes >> 10),
+          fmt::format("{} sessions archived; {} of {} not fully indexed ({} of {} KB)", sessions,
+                      p->files_pending, p->files, p->indexed_bytes >> 10, p->archived_bytes >> 10),
           "run ctx-search with any word: it indexes what is pending first");
     return;
   }
-  d.add("archive", Status::Ok, fmt::format("{} sessions archived, the search index is up to date", sessions));
+  d.add("archive", Status::Ok,
+        fmt::format("{} sessions archived, the search index is up to date", sessions));
 }
 
 void check_last_runs(Doctor& d, bool status_line_ours) {
@@ -464,19 +540,22 @@ void check_last_runs(Doctor& d, bool status_line_ours) {
 
 void check_config(Doctor& d) {
   for (const auto& w : d.cfg.warnings) d.add("config", Status::Warning, w, "fix or remove the key");
-  for (const auto& e : d.cfg.errors) d.add("config", Status::Fault, e, "fix the value (the default is used meanwhile)");
+  for (const auto& e : d.cfg.errors)
+    d.add("config", Status::Fault, e, "fix the value (the default is used meanwhile)");
   if (d.cfg.warnings.empty() && d.cfg.errors.empty()) {
     std::vector<std::string> files;
     for (const auto& f : d.cfg.files) files.push_back(f.string());
-    d.add("config", Status::Ok, files.empty() ? std::string("no configuration file: defaults")
-                                              : fmt::format("{}: no warnings", fmt::join(files, ", ")));
+    d.add("config", Status::Ok,
+          files.empty() ? std::string("no configuration file: defaults")
+                        : fmt::format("{}: no warnings", fmt::join(files, ", ")));
   }
 }
 
 void check_install(Doctor& d) {
   auto settings = read_json_file(d.settings_path);
   if (!settings) {
-    d.add("install", Status::Fault, settings.error().message, "fix the file (Claude Code ignores it as it is)");
+    d.add("install", Status::Fault, settings.error().message,
+          "fix the file (Claude Code ignores it as it is)");
     return;
   }
   auto installed = read_json_file(d.loc.claude_config_dir / "plugins" / "installed_plugins.json");
@@ -498,11 +577,16 @@ void check_install(Doctor& d) {
   const std::string where = d.settings_path.string();
   if (by_settings && by_plugin) {
     d.add("install", Status::Fault,
-          fmt::format("ctxkit is registered twice, in {} and as plugin {}: every hook runs twice", where, plugin_id),
-          fmt::format("keep one: ctx-settings uninstall --settings {} --bin-dir {}, or claude plugin disable {}",
+          fmt::format("ctxkit is registered twice, in {} and as plugin {}: every hook runs twice",
+                      where, plugin_id),
+          fmt::format("keep one: ctx-settings uninstall --settings {} --bin-dir {}, or claude "
+                      "plugin disable {}",
                       util::shell_quote(where), util::shell_quote(d.bin_dir.string()), plugin_id));
   } else if (!by_settings && !by_plugin && plugins.empty()) {
-    d.add("install", Status::Fault, fmt::format("ctxkit is not registered: no hook in {} runs it and no ctxkit plugin is enabled", where),
+    d.add("install", Status::Fault,
+          fmt::format(
+              "ctxkit is not registered: no hook in {} runs it and no ctxkit plugin is enabled",
+              where),
           d.install_command() + ", or install the ctxkit plugin");
   } else if (by_settings) {
     d.add("install", Status::Ok, fmt::format("settings.json install ({})", where));
@@ -510,19 +594,26 @@ void check_install(Doctor& d) {
     d.add("install", Status::Ok, fmt::format("plugin {} ({})", plugin_id, plugin_root));
   }
 
-  if (by_settings || (!by_plugin && plugins.empty())) check_hooks(d, settings_hooks, where, "", d.install_command());
+  if (by_settings || (!by_plugin && plugins.empty()))
+    check_hooks(d, settings_hooks, where, "", d.install_command());
   if (by_plugin) {
     fs::path hooks_file = fs::path(plugin_root) / "hooks" / "hooks.json";
     auto doc = read_json_file(hooks_file);
-    if (!doc) d.add("hooks", Status::Fault, doc.error().message, fmt::format("claude plugin update {}", plugin_id));
-    else check_hooks(d, command_hooks(*doc), hooks_file.string(), plugin_root, fmt::format("claude plugin update {}", plugin_id));
+    if (!doc)
+      d.add("hooks", Status::Fault, doc.error().message,
+            fmt::format("claude plugin update {}", plugin_id));
+    else
+      check_hooks(d, command_hooks(*doc), hooks_file.string(), plugin_root,
+                  fmt::format("claude plugin update {}", plugin_id));
   }
   check_status_line(d, *settings);
 
   // Both MCP servers, each where its install puts it: the user's MCP configuration (install.sh,
   // ctx-settings install) or the plugin's .mcp.json.
   auto claude_json = read_json_file(d.claude_json_path);
-  if (!claude_json) d.add("mcp", Status::Fault, claude_json.error().message, "fix the file (Claude Code ignores it as it is)");
+  if (!claude_json)
+    d.add("mcp", Status::Fault, claude_json.error().message,
+          "fix the file (Claude Code ignores it as it is)");
   std::optional<json> plugin_mcp;
   fs::path mcp_file;
   if (by_plugin) {
@@ -542,23 +633,28 @@ void check_install(Doctor& d) {
   }
 
   std::string status_command;
-  if (settings->is_object() && settings->contains("statusLine") && (*settings)["statusLine"].is_object())
+  if (settings->is_object() && settings->contains("statusLine") &&
+      (*settings)["statusLine"].is_object())
     status_command = (*settings)["statusLine"].value("command", std::string());
   auto status_words = command_words(status_command, d.home);
-  check_last_runs(d, status_words && !status_words->empty() && fs::path(status_words->front()).filename() == "ctx-status");
+  check_last_runs(d, status_words && !status_words->empty() &&
+                         fs::path(status_words->front()).filename() == "ctx-status");
 }
 }  // namespace
 
 int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
-  ProgramCli cli(kTool, "Tells why something of ctxkit does not work: one line per finding, with what to do.");
+  ProgramCli cli(
+      kTool, "Tells why something of ctxkit does not work: one line per finding, with what to do.");
   CLI::App& app = cli.app();
   bool json_out = false;
   std::string settings, claude_json;
   int timeout_ms = 5000;
   app.add_flag("--json", json_out, "print the findings as JSON");
-  app.add_option("--settings", settings, "the Claude Code settings.json to look at (default: ~/.claude/settings.json)")
+  app.add_option("--settings", settings,
+                 "the Claude Code settings.json to look at (default: ~/.claude/settings.json)")
       ->option_text("FILE");
-  app.add_option("--claude-json", claude_json, "the file with the user's MCP servers (default: ~/.claude.json)")
+  app.add_option("--claude-json", claude_json,
+                 "the file with the user's MCP servers (default: ~/.claude.json)")
       ->option_text("FILE");
   app.add_option("--timeout-ms", timeout_ms, "how long a program may take to answer (5000)")
       ->check(CLI::Range(100, 600000))
@@ -566,13 +662,21 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
 
-  Doctor d{ctx, load_config(ctx.env, {project_start_dir(ctx.env, "")}), {}, {}, {}, {}, {}, std::chrono::milliseconds(timeout_ms), {}};
+  Doctor d{ctx, load_config(ctx.env, {project_start_dir(ctx.env, "")}),
+           {},  {},
+           {},  {},
+           {},  std::chrono::milliseconds(timeout_ms),
+           {}};
   d.loc = d.cfg.locations(ctx.env);
   d.home = d.loc.home.string();
-  d.settings_path = settings.empty() ? d.loc.claude_config_dir / "settings.json" : fs::path(settings);
-  if (!claude_json.empty()) d.claude_json_path = claude_json;
-  else if (auto dir = ctx.env.get_nonempty("CLAUDE_CONFIG_DIR")) d.claude_json_path = fs::path(*dir) / ".claude.json";
-  else d.claude_json_path = d.loc.home / ".claude.json";
+  d.settings_path =
+      settings.empty() ? d.loc.claude_config_dir / "settings.json" : fs::path(settings);
+  if (!claude_json.empty())
+    d.claude_json_path = claude_json;
+  else if (auto dir = ctx.env.get_nonempty("CLAUDE_CONFIG_DIR"))
+    d.claude_json_path = fs::path(*dir) / ".claude.json";
+  else
+    d.claude_json_path = d.loc.home / ".claude.json";
   d.bin_dir = util::executable_dir().value_or(fs::path("."));
 
   check_programs(d);
@@ -588,7 +692,10 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
     warnings += f.status == Status::Warning;
   }
   if (json_out) {
-    json out = {{"healthy", faults == 0}, {"faults", faults}, {"warnings", warnings}, {"findings", json::array()}};
+    json out = {{"healthy", faults == 0},
+                {"faults", faults},
+                {"warnings", warnings},
+                {"findings", json::array()}};
     for (const auto& f : d.findings) {
       json item = {{"area", f.area}, {"status", status_word(f.status)}, {"message", f.message}};
       if (!f.fix.empty()) item["fix"] = f.fix;
@@ -597,8 +704,11 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
     ctx.out << out.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
   } else {
     for (const auto& f : d.findings) {
-      const char* tag = f.status == Status::Ok ? "ok   " : f.status == Status::Warning ? "WARN " : "FAULT";
-      ctx.out << fmt::format("{} {}: {}{}\n", tag, f.area, f.message, f.fix.empty() ? std::string() : " → " + f.fix);
+      const char* tag = f.status == Status::Ok        ? "ok   "
+                        : f.status == Status::Warning ? "WARN "
+                                                      : "FAULT";
+      ctx.out << fmt::format("{} {}: {}{}\n", tag, f.area, f.message,
+                             f.fix.empty() ? std::string() : " → " + f.fix);
     }
     ctx.out << (faults == 0 ? fmt::format("healthy ({} warnings)\n", warnings)
                             : fmt::format("{} faults, {} warnings\n", faults, warnings));

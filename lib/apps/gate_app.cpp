@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "apps/cli.hpp"
-#include "apps/workflow_sink.hpp"
 #include "apps/archive_tool.hpp"
+#include "apps/cli.hpp"
 #include "apps/hook_input.hpp"
+#include "apps/workflow_sink.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
@@ -33,7 +33,8 @@ Result<std::optional<workflow::WorkflowMachine>> load_machine(const fs::path& wo
   if (!text) return std::unexpected(text.error());
   if (!*text) return std::optional<workflow::WorkflowMachine>();
   auto m = workflow::WorkflowMachine::from_state_text(**text, nullptr);
-  if (!m) return fail(fmt::format("{}: {}", workflow::state_path(worktree).string(), m.error().message));
+  if (!m)
+    return fail(fmt::format("{}: {}", workflow::state_path(worktree).string(), m.error().message));
   return std::optional<workflow::WorkflowMachine>(std::move(*m));
 }
 
@@ -49,16 +50,23 @@ Result<std::optional<util::FileLock>> lock_if_state(const fs::path& worktree) {
 }  // namespace
 
 int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
-  ProgramCli cli(kTool, "The pre-step context gate: what must happen before the next workflow step (nothing, /compact or /clear).");
+  ProgramCli cli(kTool,
+                 "The pre-step context gate: what must happen before the next workflow step "
+                 "(nothing, /compact or /clear).");
   CLI::App& app = cli.app();
   std::string worktree, session;
   bool json_out = false, hook = false;
   int max_tokens = 2000;
-  app.add_option("--worktree", worktree, "the worktree holding workflow-state.json (default: $CLAUDE_PROJECT_DIR, the payload's cwd, else .)");
-  app.add_option("--session", session, "the session whose context counts for context_min_percent (default: $CLAUDE_CODE_SESSION_ID)");
+  app.add_option("--worktree", worktree,
+                 "the worktree holding workflow-state.json (default: $CLAUDE_PROJECT_DIR, the "
+                 "payload's cwd, else .)");
+  app.add_option("--session", session,
+                 "the session whose context counts for context_min_percent (default: "
+                 "$CLAUDE_CODE_SESSION_ID)");
   app.add_flag("--json", json_out, "print the answer as JSON");
   app.add_flag("--hook", hook, "run as the SessionStart hook (payload on stdin)");
-  app.add_option("--max-tokens", max_tokens, "the re-anchor's size limit in tokens (hook mode)")->check(CLI::Range(100, 100000));
+  app.add_option("--max-tokens", max_tokens, "the re-anchor's size limit in tokens (hook mode)")
+      ->check(CLI::Range(100, 100000));
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
 
@@ -68,7 +76,8 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
     record_hook_run(cfg.locations(ctx.env), kTool);
     if (payload->source != "clear" && payload->source != "compact") return 0;
-    if (worktree.empty()) worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(payload->cwd);
+    if (worktree.empty())
+      worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(payload->cwd);
     if (worktree.empty()) return 0;
     // It may save the state (the action marked as done): under the state's lock.
     auto lock = lock_if_state(worktree);
@@ -83,13 +92,15 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     }
     if (!*loaded || (*loaded)->state_status() != "running") return 0;
     auto& m = **loaded;
-    const auto kind = payload->source == "clear" ? workflow::ContextAction::Clear : workflow::ContextAction::Compact;
+    const auto kind = payload->source == "clear" ? workflow::ContextAction::Clear
+                                                 : workflow::ContextAction::Compact;
     if (m.declared_action() == kind) {
       // The action the step asked for happened in this session: mark it (if it was done before
       // anyone asked) and record the confirmation.
       if (!m.action_executed()) {
         m.mark_action_executed();
-        if (auto w = workflow::save_state(worktree, m); !w) print_note(ctx.err, kTool, "note: " + std::string(w.error().message));
+        if (auto w = workflow::save_state(worktree, m); !w)
+          print_note(ctx.err, kTool, "note: " + std::string(w.error().message));
       }
       workflow::WorkflowEvent e;
       e.kind = "confirmed";
@@ -100,20 +111,27 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
       if (m.task().is_object()) e.task_id = m.task()["id"].get<std::string>();
       e.iteration = m.ralph_iteration().value_or(0);
       e.by = "session-start:" + payload->session_id;
-      if (auto r = workflow::append_event(cfg.locations(ctx.env).state_db(), cfg.state.busy_timeout_ms, fs::absolute(worktree), e); !r)
+      if (auto r = workflow::append_event(cfg.locations(ctx.env).state_db(),
+                                          cfg.state.busy_timeout_ms, fs::absolute(worktree), e);
+          !r)
         print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }
-    std::string text = runner::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
+    std::string text =
+        runner::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
     if (text.empty()) return 0;
     // What the context lost is searchable: say with which tool, when the session has it.
     if (const std::string tool = archive_search_tool(ctx.env, payload->cwd); !tool.empty())
-      text += "\n\n" + (payload->source == "compact" ? searchable_after_compaction(tool, payload->session_id) : searchable_after_clear(tool));
-    ojson out = {{"hookSpecificOutput", {{"hookEventName", "SessionStart"}, {"additionalContext", text}}}};
+      text += "\n\n" + (payload->source == "compact"
+                            ? searchable_after_compaction(tool, payload->session_id)
+                            : searchable_after_clear(tool));
+    ojson out = {
+        {"hookSpecificOutput", {{"hookEventName", "SessionStart"}, {"additionalContext", text}}}};
     ctx.out << out.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
     return 0;
   }
 
-  if (worktree.empty()) worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
+  if (worktree.empty())
+    worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
   const fs::path wt = fs::absolute(worktree);
   const auto error = cli.error(ctx);
   auto lock = lock_if_state(wt);
@@ -127,7 +145,9 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     const Locations loc = cfg.locations(ctx.env);
     if (session.empty()) session = ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
     const auto* sub = m.current_loop_step();
-    const auto d = workflow::decide_gate(m, workflow::gate_needs_percent(m) ? session_percent(session, ctx.env, loc, cfg.context) : std::nullopt);
+    const auto d = workflow::decide_gate(
+        m, workflow::gate_needs_percent(m) ? session_percent(session, ctx.env, loc, cfg.context)
+                                           : std::nullopt);
     answer["step"] = m.step_id();
     if (sub) answer["subStep"] = sub->id;
     if (m.task().is_object()) answer["task"] = m.task()["id"];
@@ -151,8 +171,11 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
       if (d.min_percent) answer["minPercent"] = *d.min_percent;
     }
   }
-  if (json_out) ctx.out << answer.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
-  else if (answer.contains("command")) ctx.out << util::one_line(answer["command"].get<std::string>(), SIZE_MAX) << '\n';  // the focus is the template's text
+  if (json_out)
+    ctx.out << answer.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
+  else if (answer.contains("command"))
+    ctx.out << util::one_line(answer["command"].get<std::string>(), SIZE_MAX)
+            << '\n';  // the focus is the template's text
   return 0;
 }
 

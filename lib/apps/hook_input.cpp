@@ -1,17 +1,18 @@
 #include "apps/hook_input.hpp"
 
+#include <fmt/core.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
 
 namespace ctxkit {
 
 namespace {
 // The next chunk of this process's stdin (refuses a terminal, retries on EINTR).
 Result<size_t> read_process_stdin_chunk(char* buf, size_t cap) {
-  if (::isatty(0)) return fail("expected a JSON payload on stdin (stdin is a terminal)", Error::Kind::Invalid);
+  if (::isatty(0))
+    return fail("expected a JSON payload on stdin (stdin is a terminal)", Error::Kind::Invalid);
   while (true) {
     ssize_t n = ::read(0, buf, cap);
     if (n >= 0) return static_cast<size_t>(n);

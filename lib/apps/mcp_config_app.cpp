@@ -1,19 +1,19 @@
 #include "apps/mcp_config_app.hpp"
 
+#include <fmt/core.h>
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fmt/core.h>
 #include <fstream>
 #include <sstream>
 
 #include "apps/cli.hpp"
 #include "claude/mcp_config.hpp"
 #include "util/atomic_file.hpp"
-#include "util/paths.hpp"
-#include "util/time.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
+#include "util/paths.hpp"
+#include "util/time.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -37,13 +37,15 @@ Result<ojson> read_json(const fs::path& p) {
   // recursive copy and dump).
   constexpr size_t kMaxDepth = 256;
   if (util::json_depth(*text, kMaxDepth) > kMaxDepth)
-    return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth), Error::Kind::Invalid);
+    return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth),
+                Error::Kind::Invalid);
   try {
     return ojson::parse(*text);
   } catch (const ojson::exception& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");
-    return fail(fmt::format("{} is not valid JSON: {}", p.string(), pos == std::string::npos ? what : what.substr(pos)));
+    return fail(fmt::format("{} is not valid JSON: {}", p.string(),
+                            pos == std::string::npos ? what : what.substr(pos)));
   }
 }
 
@@ -54,18 +56,24 @@ int error(AppContext& ctx, const std::string& message) {
 }  // namespace
 
 int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{"Registers the workflow MCP server in a Claude Code MCP configuration (~/.claude.json or a "
-               "project's .mcp.json), or removes it."};
+  CLI::App app{
+      "Registers the workflow MCP server in a Claude Code MCP configuration (~/.claude.json or a "
+      "project's .mcp.json), or removes it."};
   app.name(std::string(kTool) + " register|unregister");
   std::string action, config_path, manifest_path, name = "ctxkit-workflow", command;
   std::vector<std::string> server_args;
   bool replace = false, dry_run = false;
-  app.add_option("action", action, "register | unregister")->required()->check(CLI::IsMember({"register", "unregister"}));
-  app.add_option("--config", config_path, "the file to edit: ~/.claude.json (user) or <project>/.mcp.json")->required();
+  app.add_option("action", action, "register | unregister")
+      ->required()
+      ->check(CLI::IsMember({"register", "unregister"}));
+  app.add_option("--config", config_path,
+                 "the file to edit: ~/.claude.json (user) or <project>/.mcp.json")
+      ->required();
   app.add_option("--name", name, "the server's name (tools are mcp__<name>__<tool>)");
   app.add_option("--command", command, "the program to run (default: this program)");
   app.add_option("--arg", server_args, "an argument for the server (repeatable)");
-  app.add_option("--manifest", manifest_path, "where to record (register) or read (unregister) what was created");
+  app.add_option("--manifest", manifest_path,
+                 "where to record (register) or read (unregister) what was created");
   app.add_flag("--replace", replace, "take the name over from a server that runs another command");
   app.add_flag("--dry-run", dry_run, "print the resulting file instead of writing it");
   if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
@@ -100,18 +108,22 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
     if (m && m->is_object()) manifest = *m;
   }
   McpConfigReport report;
-  std::string problem = action == "register"
-                            ? merge_mcp_server(*doc, entry, replace, report)
-                            : remove_mcp_server(*doc, entry, manifest.value("created_container", false), report);
-  if (!problem.empty()) return error(ctx, fmt::format("{}: {} (nothing written)", target.string(), problem));
+  std::string problem =
+      action == "register"
+          ? merge_mcp_server(*doc, entry, replace, report)
+          : remove_mcp_server(*doc, entry, manifest.value("created_container", false), report);
+  if (!problem.empty())
+    return error(ctx, fmt::format("{}: {} (nothing written)", target.string(), problem));
   if (report.changed && util::read_only_file(target))
-    return error(ctx, fmt::format("{}: the file is read-only (nothing written; make it writable to {})", target.string(), action));
+    return error(ctx,
+                 fmt::format("{}: the file is read-only (nothing written; make it writable to {})",
+                             target.string(), action));
   if (dry_run) {
     ctx.out << (doc->is_null() ? ojson::object() : *doc).dump(2) << '\n';
     return 0;
   }
-  if (action == "unregister" && manifest.value("created_file", false) && file_existed && doc->is_object() &&
-      doc->empty()) {
+  if (action == "unregister" && manifest.value("created_file", false) && file_existed &&
+      doc->is_object() && doc->empty()) {
     fs::remove(target, ec);
     if (ec) return error(ctx, fmt::format("removing {}: {}", target.string(), ec.message()));
     for (const auto& line : report.lines) ctx.out << line << '\n';
@@ -134,14 +146,17 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
     } else {
       fs::create_directories(target.parent_path(), ec);
     }
-    if (auto r = util::write_file_atomic(target, doc->dump(2) + (final_newline ? "\n" : ""), mode); !r) return error(ctx, r.error().message);
+    if (auto r = util::write_file_atomic(target, doc->dump(2) + (final_newline ? "\n" : ""), mode);
+        !r)
+      return error(ctx, r.error().message);
   }
   for (const auto& line : report.lines) ctx.out << line << '\n';
   if (!manifest_path.empty()) {
     if (action == "register") {
       manifest["config"] = link.string();
       if (!manifest.contains("created_file")) manifest["created_file"] = !file_existed;
-      if (!manifest.value("created_container", false)) manifest["created_container"] = report.created_container;
+      if (!manifest.value("created_container", false))
+        manifest["created_container"] = report.created_container;
       fs::create_directories(fs::path(manifest_path).parent_path(), ec);
       if (auto r = util::write_file_atomic(manifest_path, manifest.dump(2) + "\n", 0644); !r)
         return error(ctx, fmt::format("writing the manifest: {}", r.error().message));

@@ -2,13 +2,13 @@
 
 #include <fmt/core.h>
 
-#include "core/config.hpp"
-#include "core/hook_stamp.hpp"
-#include "context/context_meter.hpp"
+#include "apps/cli.hpp"
 #include "apps/hook_input.hpp"
 #include "claude/hook_response.hpp"
+#include "context/context_meter.hpp"
 #include "context/reminder.hpp"
-#include "apps/cli.hpp"
+#include "core/config.hpp"
+#include "core/hook_stamp.hpp"
 #include "store/state_access.hpp"
 #include "util/time.hpp"
 
@@ -30,11 +30,13 @@ struct Note {
 }  // namespace
 
 int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
-  ProgramCli cli(kTool, "PostToolUse hook: tells the model how full its context is (60/75/85% by default).");
+  ProgramCli cli(
+      kTool, "PostToolUse hook: tells the model how full its context is (60/75/85% by default).");
   std::string event;
   cli.add_show_config();
   cli.add_version();
-  cli.app().add_option("event", event, "hook event name (informational; the payload's own name is used)");
+  cli.app().add_option("event", event,
+                       "hook event name (informational; the payload's own name is used)");
   if (auto rc = cli.parse(args, ctx)) return *rc;
 
   auto payload = read_hook_payload(ctx, kTool);
@@ -51,8 +53,10 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   Config cfg = load_config(ctx.env, {project});
   const Locations loc = cfg.locations(ctx.env);
   record_hook_run(loc, kTool);
-  if (!cfg.errors.empty()) note.add("config error: " + cfg.errors.front());
-  else if (!cfg.warnings.empty()) note.add("config warning: " + cfg.warnings.front());
+  if (!cfg.errors.empty())
+    note.add("config error: " + cfg.errors.front());
+  else if (!cfg.warnings.empty())
+    note.add("config warning: " + cfg.warnings.front());
 
   const bool subagent = !payload->agent_id.empty();
   auto scan = measure_transcript(payload->context_transcript(), payload->tool_use_id,
@@ -70,8 +74,10 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   // The status line's exact figure (main session only) wins when it is newer than the reading.
   std::optional<StatusFigure> status;
   if (store && !subagent) {
-    if (auto s = store->status(payload->session_id)) status = *s;
-    else note.add(s.error().message);
+    if (auto s = store->status(payload->session_id))
+      status = *s;
+    else
+      note.add(s.error().message);
   }
   std::optional<int64_t> tokens;
   std::string model;
@@ -80,13 +86,16 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
     model = scan->reading->model;
   }
   if (status && !(scan && scan->found_tool_use && scan->reading)) {
-    auto reading_ms = scan && scan->reading ? util::parse_iso8601_ms(scan->reading->timestamp) : std::nullopt;
+    auto reading_ms =
+        scan && scan->reading ? util::parse_iso8601_ms(scan->reading->timestamp) : std::nullopt;
     if (!tokens || (reading_ms && status->recorded_at_ms > *reading_ms)) tokens = status->tokens;
   }
   if (!tokens) {
-    if (!scan) note.add(fmt::format("no context reading: {}", scan.error().message));
-    else note.add(fmt::format("no context reading: {} holds no reply with token usage yet",
-                              payload->context_transcript().string()));
+    if (!scan)
+      note.add(fmt::format("no context reading: {}", scan.error().message));
+    else
+      note.add(fmt::format("no context reading: {} holds no reply with token usage yet",
+                           payload->context_transcript().string()));
     note.print(ctx);
     return exit_code(ExitCode::ok);
   }
@@ -96,9 +105,11 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   hints.compaction = read_compaction_settings(ctx.env, client_settings_files(ctx.env, project));
   if (status) hints.status_line_window = status->window;
   if (store) {
-    if (auto large = store->large_window(payload->session_id, payload->agent_id)) hints.seen_over_200k = *large;
+    if (auto large = store->large_window(payload->session_id, payload->agent_id))
+      hints.seen_over_200k = *large;
     if (*tokens > 200'000 && !hints.seen_over_200k && cfg.context.window_tokens == 0) {
-      if (auto r = store->mark_large_window(payload->session_id, payload->agent_id); !r) note.add(r.error().message);
+      if (auto r = store->mark_large_window(payload->session_id, payload->agent_id); !r)
+        note.add(r.error().message);
     }
   }
   ContextFigure figure = make_figure(cfg.context, hints, *tokens);
@@ -120,13 +131,13 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
       ReminderDecision quick = decide_reminder(*prev, tier, now, interval);
       if (quick.store) {
         // Decide again under the write lock: another hook of the same session may have won.
-        auto r = store->update_reminder(
-            payload->session_id, payload->agent_id,
-            [&](const std::optional<ReminderState>& current) {
-              ReminderDecision d = decide_reminder(current, tier, now, interval);
-              fire = d.fire;
-              return d.store;
-            });
+        auto r = store->update_reminder(payload->session_id, payload->agent_id,
+                                        [&](const std::optional<ReminderState>& current) {
+                                          ReminderDecision d =
+                                              decide_reminder(current, tier, now, interval);
+                                          fire = d.fire;
+                                          return d.store;
+                                        });
         if (!r) {
           note.add(r.error().message);
           // Locked: another hook holds the lock (it is reminding), so stay quiet. Otherwise the
@@ -140,7 +151,8 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
     std::string text = reminder_text(tier, figure, cfg.context, subagent);
     std::string human;
     if (cfg.context.system_message) human = "ctxkit: " + text;
-    if (!store && !state_problem.empty()) human = fmt::format("ctxkit: {} (reminders are not rate-limited)", state_problem);
+    if (!store && !state_problem.empty())
+      human = fmt::format("ctxkit: {} (reminders are not rate-limited)", state_problem);
     ctx.out << post_tool_use_response(text, human) << '\n';
   }
   note.print(ctx);

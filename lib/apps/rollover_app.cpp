@@ -1,31 +1,31 @@
 #include "apps/rollover_app.hpp"
 
+#include <fmt/core.h>
 #include <sys/stat.h>
 
-#include <fmt/core.h>
-#include <nlohmann/json.hpp>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "apps/archive_tool.hpp"
-#include "core/config.hpp"
-#include "core/locations.hpp"
-#include "context/context_meter.hpp"
-#include "rollover/rollover.hpp"
-#include "rollover/supervisor.hpp"
+#include "apps/cli.hpp"
 #include "archive/archive.hpp"
 #include "archive/session_archiver.hpp"
 #include "claude/claude_cli.hpp"
 #include "claude/session_locator.hpp"
 #include "claude/transcript_head.hpp"
-#include "store/state_store.hpp"
-#include "apps/cli.hpp"
+#include "context/context_meter.hpp"
+#include "core/config.hpp"
+#include "core/locations.hpp"
+#include "rollover/rollover.hpp"
+#include "rollover/supervisor.hpp"
 #include "store/state_access.hpp"
-#include "util/fs.hpp"
+#include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
+#include "util/fs.hpp"
 #include "util/paths.hpp"
 #include "util/process.hpp"
-#include "util/time.hpp"
 #include "util/shell.hpp"
+#include "util/time.hpp"
 #include "util/uuid.hpp"
 
 namespace ctxkit {
@@ -47,30 +47,38 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
     }
     (after ? command : args).push_back(a);
   }
-  ProgramCli cli(kTool, "Hands the work over to a fresh Claude Code session that starts with a handoff summary and can search "
-               "the archived previous session.");
+  ProgramCli cli(kTool,
+                 "Hands the work over to a fresh Claude Code session that starts with a handoff "
+                 "summary and can search "
+                 "the archived previous session.");
   CLI::App& app = cli.app();
   std::string summary_file, session, claude_bin;
   bool print = false, supervise_mode = false, json_out = false;
   app.add_option("--summary-file", summary_file, "the handoff summary (about 500 words at most)");
-  app.add_option("--session", session, "session id or transcript path (default: $CLAUDE_CODE_SESSION_ID)");
-  app.add_option("--claude-bin", claude_bin, "the Claude Code program (default: rollover.claude_bin)");
+  app.add_option("--session", session,
+                 "session id or transcript path (default: $CLAUDE_CODE_SESSION_ID)");
+  app.add_option("--claude-bin", claude_bin,
+                 "the Claude Code program (default: rollover.claude_bin)");
   app.add_flag("--print", print, "start the new session headless (claude -p)");
-  app.add_flag("--supervise", supervise_mode, "run `-- claude [args…]` as a child and carry out its rollovers");
-  app.add_flag("--json", json_out, "print what was prepared as one JSON object (inside Claude Code)");
+  app.add_flag("--supervise", supervise_mode,
+               "run `-- claude [args…]` as a child and carry out its rollovers");
+  app.add_flag("--json", json_out,
+               "print what was prepared as one JSON object (inside Claude Code)");
   cli.add_show_config();
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
   Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
   if (supervise_mode) {
     if (command.empty()) {
-      return cli.error(ctx)("--supervise needs a command: ctx-rollover --supervise -- claude [args…]");
+      return cli.error(ctx)(
+          "--supervise needs a command: ctx-rollover --supervise -- claude [args…]");
     }
     return run_supervisor(command, cfg, ctx.env, ctx.out, ctx.err);
   }
   const auto error = cli.error(ctx);
   if (!command.empty()) return error("a command after -- is only used with --supervise");
-  if (summary_file.empty()) return error("--summary-file is required (write the handoff summary to a file first)");
+  if (summary_file.empty())
+    return error("--summary-file is required (write the handoff summary to a file first)");
 
   // Everything that can fail is checked before anything is archived or recorded.
   auto summary = read_summary(summary_file);
@@ -100,7 +108,9 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   const std::string parent_id = path.stem().string();
   const std::string project = path.parent_path().filename().string();
   const std::optional<int> pct = transcript_percent(
-      path, cfg.context, read_compaction_settings(ctx.env, client_settings_files(ctx.env, project_start_dir(ctx.env, ""))));
+      path, cfg.context,
+      read_compaction_settings(ctx.env,
+                               client_settings_files(ctx.env, project_start_dir(ctx.env, ""))));
   // The session's working directory (decoded from the transcript), for the new session and the
   // printed command. Outside Claude Code the new session starts where the caller is.
   std::string cwd = head->cwd;
@@ -125,9 +135,11 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   auto prompt = render_continuation(continuation_template(exe_dir), info);
   if (!prompt) return error(prompt.error().message);
   // The prompt is one argument of the client, whoever starts it: it must pass whole.
-  if (auto fits = check_prompt_fits(*prompt, summary_file); !fits) return error(fits.error().message);
+  if (auto fits = check_prompt_fits(*prompt, summary_file); !fits)
+    return error(fits.error().message);
   util::SpawnSpec launch;
-  launch.argv = launch_argv(program, cfg.rollover.claude_args, print || cfg.rollover.print, new_id, *prompt);
+  launch.argv =
+      launch_argv(program, cfg.rollover.claude_args, print || cfg.rollover.print, new_id, *prompt);
   if (!inside && !supervisor) {
     if (auto ok = util::check_exec_args(launch); !ok) return error(ok.error().message);
   }
@@ -135,7 +147,8 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   auto archived = archive_session(path, loc, cfg.archive);
   if (!archived) return error(archived.error().message);
   const fs::path prompt_file = loc.rollovers_dir() / (new_id + ".md");
-  if (auto r = util::write_file_atomic(prompt_file, *prompt, 0600); !r) return error(r.error().message);
+  if (auto r = util::write_file_atomic(prompt_file, *prompt, 0600); !r)
+    return error(r.error().message);
 
   const std::string now = util::format_iso8601_ms(util::now_ms());
   SessionRecord parent, child;
@@ -152,36 +165,53 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   child.summary = summary->text;
   if (supervisor) {
     // Record the hand-over for the supervisor first, so that a failure records nothing.
-    if (auto r = store->put_pending_rollover({*supervisor, parent_id, new_id, prompt_file.string(), cwd, false, "rollover", ""}); !r)
+    if (auto r = store->put_pending_rollover(
+            {*supervisor, parent_id, new_id, prompt_file.string(), cwd, false, "rollover", ""});
+        !r)
       return error(r.error().message);
   }
-  auto recorded = store->record_derivation(parent, child, "rollover", pct ? std::optional<int64_t>(*pct) : std::nullopt,
+  auto recorded = store->record_derivation(parent, child, "rollover",
+                                           pct ? std::optional<int64_t>(*pct) : std::nullopt,
                                            std::nullopt, now);
   if (!recorded) {
     if (supervisor) (void)store->clear_pending_rollover(*supervisor);
     return error(recorded.error().message);
   }
   if (summary->too_long())
-    print_note(ctx.err, kTool, fmt::format("warning: the summary has {} words; about 500 is the aim", summary->words));
+    print_note(
+        ctx.err, kTool,
+        fmt::format("warning: the summary has {} words; about 500 is the aim", summary->words));
 
-  const std::string command_line = fmt::format("cd {} && {} --session-id {} \"$(cat {})\"", util::shell_quote(cwd), util::shell_quote(bin),
-                                               new_id, util::shell_quote(prompt_file.string()));
+  const std::string command_line =
+      fmt::format("cd {} && {} --session-id {} \"$(cat {})\"", util::shell_quote(cwd),
+                  util::shell_quote(bin), new_id, util::shell_quote(prompt_file.string()));
   if (json_out) {
-    nlohmann::ordered_json j = {{"session_id", new_id}, {"parent_session_id", parent_id}, {"number", number},
-                                {"context_percent", pct ? nlohmann::ordered_json(*pct) : nlohmann::ordered_json(nullptr)},
-                                {"archive", where.transcript.string()}, {"prompt_file", prompt_file.string()},
-                                {"supervised", supervisor.has_value()}, {"command", command_line}};
+    nlohmann::ordered_json j = {
+        {"session_id", new_id},
+        {"parent_session_id", parent_id},
+        {"number", number},
+        {"context_percent", pct ? nlohmann::ordered_json(*pct) : nlohmann::ordered_json(nullptr)},
+        {"archive", where.transcript.string()},
+        {"prompt_file", prompt_file.string()},
+        {"supervised", supervisor.has_value()},
+        {"command", command_line}};
     ctx.out << j.dump() << '\n';
     if (inside || supervisor) return 0;
   }
   if (supervisor) {
-    ctx.out << fmt::format("Rollover prepared: session #{} ({}) starts with your handoff summary as soon as this turn ends. "
-                           "The previous session is archived and searchable.\n", number, new_id);
+    ctx.out << fmt::format(
+        "Rollover prepared: session #{} ({}) starts with your handoff summary as soon as this turn "
+        "ends. "
+        "The previous session is archived and searchable.\n",
+        number, new_id);
     return 0;
   }
   if (inside) {
-    ctx.out << fmt::format("Rollover prepared: session #{} ({}) with your handoff summary; the previous session is archived "
-                           "and searchable.\nStart it (after leaving this session) with:\n  {}\n", number, new_id, command_line);
+    ctx.out << fmt::format(
+        "Rollover prepared: session #{} ({}) with your handoff summary; the previous session is "
+        "archived "
+        "and searchable.\nStart it (after leaving this session) with:\n  {}\n",
+        number, new_id, command_line);
     return 0;
   }
   // Outside Claude Code: become the new session, in the caller's directory.

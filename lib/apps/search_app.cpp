@@ -1,16 +1,17 @@
 #include "apps/search_app.hpp"
 
 #include <fmt/core.h>
+
 #include <nlohmann/json.hpp>
 
-#include "core/config.hpp"
-#include "core/locations.hpp"
-#include "store/search_index.hpp"
-#include "claude/session_locator.hpp"
+#include "apps/cli.hpp"
 #include "archive/indexer.hpp"
 #include "archive/recall.hpp"
 #include "claude/message_text.hpp"
-#include "apps/cli.hpp"
+#include "claude/session_locator.hpp"
+#include "core/config.hpp"
+#include "core/locations.hpp"
+#include "store/search_index.hpp"
 #include "util/line_reader.hpp"
 #include "util/time.hpp"
 
@@ -18,16 +19,22 @@ namespace ctxkit {
 namespace fs = std::filesystem;
 
 int run_search(const std::vector<std::string>& args, AppContext& ctx) {
-  ProgramCli cli("ctx-search", "Searches the archived Claude Code sessions (user prompts, assistant text, tool inputs and outputs).");
+  ProgramCli cli("ctx-search",
+                 "Searches the archived Claude Code sessions (user prompts, assistant text, tool "
+                 "inputs and outputs).");
   CLI::App& app = cli.app();
   std::vector<std::string> words;
   std::string project, session, since, show;
   int limit = 20;
   bool json_out = false;
-  app.add_option("query", words, "the words to find, taken literally (engine.c:42 and flux-capacitor work)");
-  app.add_option("--project", project, "only this project (folder name under ~/.claude/projects, or its path)");
+  app.add_option("query", words,
+                 "the words to find, taken literally (engine.c:42 and flux-capacitor work)");
+  app.add_option("--project", project,
+                 "only this project (folder name under ~/.claude/projects, or its path)");
   app.add_option("--session", session, "only this session id");
-  app.add_option("--since", since, "only messages at or after this date or time: YYYY-MM-DD[THH:MM[:SS]], UTC unless it ends in Z or +HH:MM/-HH:MM");
+  app.add_option("--since", since,
+                 "only messages at or after this date or time: YYYY-MM-DD[THH:MM[:SS]], UTC unless "
+                 "it ends in Z or +HH:MM/-HH:MM");
   app.add_option("--limit", limit, "at most this many hits")->check(CLI::Range(1, 10000));
   app.add_option("--show", show, "print message SESSION:LINE in full");
   app.add_flag("--json", json_out, "print the hits as JSON");
@@ -50,10 +57,13 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
     if (line < 1) return error("--show takes SESSION:LINE with a line from 1");
   } else {
     for (const auto& w : words) query += (query.empty() ? "" : " ") + w;
-    if (query.find_first_not_of(" \t") == std::string::npos) return error("nothing to search for (give some words, or --show SESSION:LINE)");
+    if (query.find_first_not_of(" \t") == std::string::npos)
+      return error("nothing to search for (give some words, or --show SESSION:LINE)");
     if (!since.empty()) {
       auto ms = util::parse_iso8601_ms(since);
-      if (!ms) return error(fmt::format("--since '{}' is not a date or time (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])", since));
+      if (!ms)
+        return error(fmt::format(
+            "--since '{}' is not a date or time (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])", since));
       since = util::format_iso8601_ms(*ms);  // the index holds the client's UTC form
     }
   }
@@ -77,7 +87,9 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   if (indexer_here) {
     if (auto before = index_progress(*index, loc, cfg.archive);
         before && before->archived_bytes - before->indexed_bytes > (64u << 20))
-      print_note(ctx.err, "ctx-search", fmt::format("indexing {} MB of archived sessions first", (before->archived_bytes - before->indexed_bytes) >> 20));
+      print_note(ctx.err, "ctx-search",
+                 fmt::format("indexing {} MB of archived sessions first",
+                             (before->archived_bytes - before->indexed_bytes) >> 20));
     auto run = index_pending(*index, loc, cfg.archive);
     if (!run) return error(run.error().message);
     if (!run->first_error.empty() && note.empty()) note = run->first_error;
@@ -86,22 +98,35 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   auto progress = index_progress(*index, loc, cfg.archive);
   if (!progress) return error(progress.error().message);
   if (!progress->complete()) {
-    auto size = [](uint64_t b) { return b < (10u << 20) ? fmt::format("{} KB", (b + 1023) >> 10) : fmt::format("{} MB", b >> 20); };
-    building = fmt::format("The search index is {}: {} of {} of archived sessions indexed ({}%, {} of {} sessions pending); "
-                           "results come from what is indexed so far.",
-                           indexer_here ? "incomplete" : "being built", size(progress->indexed_bytes), size(progress->archived_bytes),
-                           progress->archived_bytes ? progress->indexed_bytes * 100 / progress->archived_bytes : 100,
-                           progress->files_pending, progress->files);
+    auto size = [](uint64_t b) {
+      return b < (10u << 20) ? fmt::format("{} KB", (b + 1023) >> 10)
+                             : fmt::format("{} MB", b >> 20);
+    };
+    building = fmt::format(
+        "The search index is {}: {} of {} of archived sessions indexed ({}%, {} of {} sessions "
+        "pending); "
+        "results come from what is indexed so far.",
+        indexer_here ? "incomplete" : "being built", size(progress->indexed_bytes),
+        size(progress->archived_bytes),
+        progress->archived_bytes ? progress->indexed_bytes * 100 / progress->archived_bytes : 100,
+        progress->files_pending, progress->files);
   }
   if (!note.empty()) print_note(ctx.err, "ctx-search", note);
   if (!building.empty() && (json_out || !show.empty())) print_note(ctx.err, "ctx-search", building);
 
   if (!show.empty()) {
     auto ref = parse_session_ref(sid);
-    if (!ref) return error(fmt::format("--show takes SESSION:LINE (SESSION/agent-ID:LINE for a subagent's), not {}", show));
+    if (!ref)
+      return error(fmt::format(
+          "--show takes SESSION:LINE (SESSION/agent-ID:LINE for a subagent's), not {}", show));
     auto file = index->file_of(ref->session_id, ref->agent);
     if (!file) return error(file.error().message);
-    if (!*file || project_is_excluded((ref->agent.empty() ? (*file)->parent_path() : (*file)->parent_path().parent_path().parent_path()).filename().string(), cfg.archive))
+    if (!*file || project_is_excluded(
+                      (ref->agent.empty() ? (*file)->parent_path()
+                                          : (*file)->parent_path().parent_path().parent_path())
+                          .filename()
+                          .string(),
+                      cfg.archive))
       return error(fmt::format("session {} is not in the archive", sid));
     auto reader = util::LineReader::open(**file, {}, 4 << 20);
     if (!reader) return error(reader.error().message);
@@ -112,9 +137,16 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
       if (static_cast<int64_t>((*l)->number) != line) continue;
       MessageText m = message_text((*l)->text);
       if (json_out) {
-        ctx.out << nlohmann::json({{"session_id", sid}, {"line", line}, {"role", m.role}, {"timestamp", m.timestamp}, {"text", m.text}}).dump() << '\n';
+        ctx.out << nlohmann::json({{"session_id", sid},
+                                   {"line", line},
+                                   {"role", m.role},
+                                   {"timestamp", m.timestamp},
+                                   {"text", m.text}})
+                       .dump()
+                << '\n';
       } else {
-        ctx.out << fmt::format("{}:{}  {}  {}\n\n{}\n", sid, line, m.timestamp, m.role.empty() ? "(no message text)" : m.role, m.text);
+        ctx.out << fmt::format("{}:{}  {}  {}\n\n{}\n", sid, line, m.timestamp,
+                               m.role.empty() ? "(no message text)" : m.role, m.text);
       }
       return 0;
     }
@@ -130,16 +162,24 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   q.limit = cfg.archive.exclude_projects.empty() ? limit : std::min(limit * 4 + 20, 10000);
   auto found = index->search(q);
   if (!found) return error(found.error().message);
-  std::erase_if(found->hits, [&](const SearchHit& h) { return project_is_excluded(h.project, cfg.archive); });
-  if (found->hits.size() > static_cast<size_t>(limit)) found->hits.resize(static_cast<size_t>(limit));
+  std::erase_if(found->hits,
+                [&](const SearchHit& h) { return project_is_excluded(h.project, cfg.archive); });
+  if (found->hits.size() > static_cast<size_t>(limit))
+    found->hits.resize(static_cast<size_t>(limit));
   fill_snippets(*found, q.words);
   if (!building.empty() && !json_out) ctx.out << building << '\n';
   const std::vector<SearchHit>* hits = &found->hits;
   if (json_out) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& h : *hits)
-      arr.push_back({{"session_id", h.session_id}, {"agent", agent_of_path(h.path)}, {"project", h.project}, {"line", h.line},
-                     {"timestamp", h.timestamp}, {"role", h.role}, {"snippet", h.snippet}, {"rank", h.rank}});
+      arr.push_back({{"session_id", h.session_id},
+                     {"agent", agent_of_path(h.path)},
+                     {"project", h.project},
+                     {"line", h.line},
+                     {"timestamp", h.timestamp},
+                     {"role", h.role},
+                     {"snippet", h.snippet},
+                     {"rank", h.rank}});
     ctx.out << arr.dump() << '\n';
     return 0;
   }
@@ -152,13 +192,17 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
     for (auto& c : snippet)
       if (c == '\n' || c == '\r' || c == '\t') c = ' ';
     const std::string agent = agent_of_path(h.path);
-    ctx.out << fmt::format("{}{}:{}  {}  {}  {}\n    {}\n", h.session_id, agent.empty() ? "" : "/" + agent, h.line, h.timestamp, h.role,
-                           h.project, snippet);
+    ctx.out << fmt::format("{}{}:{}  {}  {}  {}\n    {}\n", h.session_id,
+                           agent.empty() ? "" : "/" + agent, h.line, h.timestamp, h.role, h.project,
+                           snippet);
   }
   if (found->capped)
-    ctx.out << fmt::format("(more than {} messages match; the newest {} were ranked: add words or --session/--project/--since to narrow)\n",
-                           SearchIndex::kMaxRanked, SearchIndex::kMaxRanked);
-  ctx.out << fmt::format("{} hit{}; print one in full with: ctx-search --show SESSION:LINE\n", hits->size(), hits->size() == 1 ? "" : "s");
+    ctx.out << fmt::format(
+        "(more than {} messages match; the newest {} were ranked: add words or "
+        "--session/--project/--since to narrow)\n",
+        SearchIndex::kMaxRanked, SearchIndex::kMaxRanked);
+  ctx.out << fmt::format("{} hit{}; print one in full with: ctx-search --show SESSION:LINE\n",
+                         hits->size(), hits->size() == 1 ? "" : "s");
   return 0;
 }
 

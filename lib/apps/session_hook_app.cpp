@@ -1,6 +1,7 @@
 #include "apps/session_hook_app.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -9,21 +10,19 @@
 #include <cstdio>
 #include <functional>
 
-#include <fmt/core.h>
-
+#include "apps/archive_tool.hpp"
+#include "apps/cli.hpp"
+#include "apps/hook_input.hpp"
+#include "archive/archive.hpp"
+#include "archive/session_archiver.hpp"
+#include "claude/hook_response.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
-#include "apps/archive_tool.hpp"
-#include "apps/hook_input.hpp"
-#include "claude/hook_response.hpp"
 #include "rollover/rollover.hpp"
 #include "rollover/supervisor.hpp"
-#include "archive/archive.hpp"
-#include "archive/session_archiver.hpp"
-#include "store/state_store.hpp"
-#include "apps/cli.hpp"
 #include "store/state_access.hpp"
+#include "store/state_store.hpp"
 #include "util/fs.hpp"
 #include "util/one_line.hpp"
 #include "util/process.hpp"
@@ -36,20 +35,26 @@ namespace {
 constexpr const char* kTool = "ctx-session-hook";
 
 // The live session's new lines archived and indexed (what the Stop and PreCompact hooks start).
-void archive_live(const fs::path& transcript, const Locations& loc, const ArchiveConfig& archive_cfg) {
+void archive_live(const fs::path& transcript, const Locations& loc,
+                  const ArchiveConfig& archive_cfg) {
   auto r = archive_session(transcript, loc, archive_cfg, /*queue_once=*/true);
-  if (r && !r->indexed && !r->project_excluded && !r->queued_behind) run_indexer(loc, archive_cfg, /*queue_once=*/true);
+  if (r && !r->indexed && !r->project_excluded && !r->queued_behind)
+    run_indexer(loc, archive_cfg, /*queue_once=*/true);
   if (!r && util::make_private_dirs(loc.state_dir))
-    (void)util::append_private_line(loc.archive_log(), fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
-                                                                   util::one_line(transcript.string()), util::one_line(r.error().message)));
+    (void)util::append_private_line(
+        loc.archive_log(),
+        fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
+                    util::one_line(transcript.string()), util::one_line(r.error().message)));
 }
 
 // Whether an archiver of this session already waits for the one at work (it holds the session's
 // queue lock): it reads the transcript's size once it starts, so it archives this turn too, and
 // another would only find the queue taken and leave.
 bool archiver_queued(const fs::path& transcript, const Locations& loc) {
-  const auto where = archive_location(loc, transcript.parent_path().filename().string(), transcript.stem().string());
-  const fs::path queue = where.transcript.parent_path() / ("." + transcript.stem().string() + ".queue");
+  const auto where = archive_location(loc, transcript.parent_path().filename().string(),
+                                      transcript.stem().string());
+  const fs::path queue =
+      where.transcript.parent_path() / ("." + transcript.stem().string() + ".queue");
   int fd = ::open(queue.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return false;
   const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
@@ -85,12 +90,15 @@ void detach_after_output(const std::function<void()>& work, AppContext& ctx) {
 }  // namespace
 
 int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
-  ProgramCli cli(kTool, "SessionStart/Stop/PreCompact/SessionEnd hook: records sessions, hands rollovers to the supervisor, archives and "
-                        "indexes sessions (after every turn, before a compaction, at the end).");
+  ProgramCli cli(kTool,
+                 "SessionStart/Stop/PreCompact/SessionEnd hook: records sessions, hands rollovers "
+                 "to the supervisor, archives and "
+                 "indexes sessions (after every turn, before a compaction, at the end).");
   std::string event;
   bool foreground = false;
   cli.app().add_option("event", event, "hook event name (informational)");
-  cli.app().add_flag("--foreground", foreground, "archive in this process instead of a detached one");
+  cli.app().add_flag("--foreground", foreground,
+                     "archive in this process instead of a detached one");
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
   auto payload = read_hook_payload(ctx, kTool);
@@ -115,7 +123,9 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     }
     // After a compaction: one line telling the model that what it lost is searchable, and how.
     if (payload->source == "compact" && !payload->session_id.empty())
-      ctx.out << session_start_response(searchable_after_compaction(archive_search_tool(ctx.env, payload->cwd), payload->session_id)) << '\n';
+      ctx.out << session_start_response(searchable_after_compaction(
+                     archive_search_tool(ctx.env, payload->cwd), payload->session_id))
+              << '\n';
   } else if (ev == "Stop" || ev == "PreCompact") {
     // Under a supervisor: mark its pending rollover ready, then wake it, but only once the pid
     // is proven to be that supervisor (it polls anyway; a wrong pid is never signalled).
@@ -126,9 +136,12 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
         if (!ready) {
           note = ready.error().message;
         } else if (*ready) {
-          auto pid = verify_supervisor(loc, ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *supervisor);
-          if (pid) ::kill(*pid, SIGUSR1);
-          else note = fmt::format("note: not waking the supervisor: {}", pid.error().message);
+          auto pid = verify_supervisor(loc, ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""),
+                                       *supervisor);
+          if (pid)
+            ::kill(*pid, SIGUSR1);
+          else
+            note = fmt::format("note: not waking the supervisor: {}", pid.error().message);
         }
       }
     }
@@ -140,8 +153,10 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     if (!payload->transcript_path.empty() && fs::is_regular_file(transcript, ec)) {
       const ArchiveConfig archive_cfg = cfg.archive;
       auto work = [transcript, loc, archive_cfg] { archive_live(transcript, loc, archive_cfg); };
-      if (foreground) work();
-      else if (!archiver_queued(transcript, loc)) after_output = work;
+      if (foreground)
+        work();
+      else if (!archiver_queued(transcript, loc))
+        after_output = work;
     }
   } else if (ev == "SessionEnd") {
     std::error_code ec;
@@ -160,7 +175,8 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
             (void)util::append_private_line(
                 loc.archive_log(),
                 fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
-                            util::one_line(transcript.string()), util::one_line(r.error().message)));
+                            util::one_line(transcript.string()),
+                            util::one_line(r.error().message)));
           }
         }
         if (archive_cfg.episodic_memory_sync) {
@@ -172,11 +188,16 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
           }
         }
       };
-      if (foreground) work();
-      else util::detach(work);
+      if (foreground)
+        work();
+      else
+        util::detach(work);
     }
   } else {
-    note = fmt::format("note: ignoring a '{}' payload (this hook handles SessionStart, Stop, PreCompact and SessionEnd)", ev.empty() ? "unnamed" : ev);
+    note = fmt::format(
+        "note: ignoring a '{}' payload (this hook handles SessionStart, Stop, PreCompact and "
+        "SessionEnd)",
+        ev.empty() ? "unnamed" : ev);
   }
   if (!note.empty()) print_note(ctx.err, kTool, note);
   if (after_output) detach_after_output(after_output, ctx);

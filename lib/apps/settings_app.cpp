@@ -1,17 +1,17 @@
 #include "apps/settings_app.hpp"
 
+#include <fmt/core.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fmt/core.h>
 #include <sstream>
 
 #include "apps/archive_tool.hpp"
+#include "apps/cli.hpp"
 #include "apps/mcp_config_app.hpp"
 #include "claude/settings_merge.hpp"
-#include "apps/cli.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
@@ -31,7 +31,9 @@ constexpr const char* kTool = "ctx-settings";
 constexpr size_t kMaxDepth = 256;
 constexpr uint64_t kMaxSettingsBytes = 16ull << 20;
 
-Result<std::string> read_text(const fs::path& p) { return util::read_file(p, {kMaxSettingsBytes}); }
+Result<std::string> read_text(const fs::path& p) {
+  return util::read_file(p, {kMaxSettingsBytes});
+}
 
 Result<ojson> read_json(const fs::path& p, bool missing_ok) {
   std::error_code ec;
@@ -43,22 +45,24 @@ Result<ojson> read_json(const fs::path& p, bool missing_ok) {
   if (!text) return std::unexpected(text.error());
   if (text->find_first_not_of(" \t\r\n") == std::string::npos) return ojson();
   if (util::json_depth(*text, kMaxDepth) > kMaxDepth)
-    return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth), Error::Kind::Invalid);
+    return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth),
+                Error::Kind::Invalid);
   try {
     return ojson::parse(*text);
   } catch (const ojson::exception& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");
-    return fail(fmt::format("{} is not valid JSON: {}", p.string(), pos == std::string::npos ? what : what.substr(pos)));
+    return fail(fmt::format("{} is not valid JSON: {}", p.string(),
+                            pos == std::string::npos ? what : what.substr(pos)));
   }
 }
-
 
 // install/uninstall of the hooks and status line in one settings file (the low-level action).
 // `wrap_hint` is the command that installs again with --wrap-status-line (offered when a status
 // line of the user's is kept).
-int edit_settings(const std::string& action, const std::string& settings_path, const SettingsPlan& plan,
-                  const std::string& manifest_path, bool dry_run, const std::string& wrap_hint, AppContext& ctx) {
+int edit_settings(const std::string& action, const std::string& settings_path,
+                  const SettingsPlan& plan, const std::string& manifest_path, bool dry_run,
+                  const std::string& wrap_hint, AppContext& ctx) {
   fs::path link(settings_path);
   std::error_code ec;
   fs::path target = link;
@@ -81,22 +85,27 @@ int edit_settings(const std::string& action, const std::string& settings_path, c
   }
   std::vector<std::string> created;
   if (manifest.contains("created") && manifest["created"].is_array())
-    for (const auto& c : manifest["created"]) if (c.is_string()) created.push_back(c.get<std::string>());
+    for (const auto& c : manifest["created"])
+      if (c.is_string()) created.push_back(c.get<std::string>());
 
   std::optional<WrappedStatusLine> wrapped;
-  if (auto w = manifest.find("status_line"); w != manifest.end() && w->is_object() && w->contains("command") &&
+  if (auto w = manifest.find("status_line"); w != manifest.end() && w->is_object() &&
+                                             w->contains("command") &&
                                              (*w)["command"].is_string() && w->contains("original"))
     wrapped = WrappedStatusLine{(*w)["command"].get<std::string>(), (*w)["original"]};
 
   SettingsReport report;
-  std::string problem = action == "install" ? merge_settings(*settings, plan, report)
-                                            : remove_settings(*settings, plan, created, report, wrapped);
+  std::string problem = action == "install"
+                            ? merge_settings(*settings, plan, report)
+                            : remove_settings(*settings, plan, created, report, wrapped);
   if (!problem.empty()) {
     print_error(ctx.err, kTool, target.string() + ": " + problem + " (nothing written)");
     return exit_code(ExitCode::failure);
   }
   if (report.changed && util::read_only_file(target)) {
-    print_error(ctx.err, kTool, target.string() + ": the file is read-only (nothing written; make it writable to " + action + ")");
+    print_error(ctx.err, kTool,
+                target.string() + ": the file is read-only (nothing written; make it writable to " +
+                    action + ")");
     return exit_code(ExitCode::failure);
   }
   if (dry_run) {
@@ -104,7 +113,8 @@ int edit_settings(const std::string& action, const std::string& settings_path, c
     return exit_code(ExitCode::ok);
   }
   const bool file_existed = fs::exists(target, ec);
-  if (action == "uninstall" && manifest.value("created_file", false) && settings->empty() && file_existed) {
+  if (action == "uninstall" && manifest.value("created_file", false) && settings->empty() &&
+      file_existed) {
     // The install created this file and nothing else is in it now: remove it.
     fs::remove(target, ec);
     if (ec) {
@@ -144,11 +154,14 @@ int edit_settings(const std::string& action, const std::string& settings_path, c
   }
   for (const auto& line : report.lines) ctx.out << line << '\n';
   if (!report.kept_status_command.empty())
-    ctx.out << fmt::format("ctxkit: your status line '{}' is kept; to show ctxkit's beside it run: {}\n",
-                           report.kept_status_command, wrap_hint);
+    ctx.out << fmt::format(
+        "ctxkit: your status line '{}' is kept; to show ctxkit's beside it run: {}\n",
+        report.kept_status_command, wrap_hint);
   if (!manifest_path.empty()) {
     if (action == "install") {
-      if (report.wrapped) manifest["status_line"] = ojson{{"command", report.wrapped->command}, {"original", report.wrapped->original}};
+      if (report.wrapped)
+        manifest["status_line"] =
+            ojson{{"command", report.wrapped->command}, {"original", report.wrapped->original}};
       for (const auto& c : report.created)
         if (std::find(created.begin(), created.end(), c) == created.end()) created.push_back(c);
       manifest["settings"] = link.string();
@@ -183,14 +196,15 @@ fs::path absolute_path(const std::string& p) {
 
 // Where the per-user set-up writes, for the user (~/.claude, ~/.claude.json) or a project.
 struct Targets {
-  fs::path claude_dir;   // settings.json and skills/ live here
+  fs::path claude_dir;  // settings.json and skills/ live here
   fs::path settings;
   fs::path mcp_config;
   fs::path settings_manifest, mcp_manifest, archive_mcp_manifest;
   fs::path skills_list;  // the skill files the install wrote, one a line
 };
 
-Targets targets_for(const util::Env& env, const std::string& project, const fs::path& manifest_dir) {
+Targets targets_for(const util::Env& env, const std::string& project,
+                    const fs::path& manifest_dir) {
   Targets t;
   if (!project.empty()) {
     fs::path dir = absolute_path(project);
@@ -206,7 +220,8 @@ Targets targets_for(const util::Env& env, const std::string& project, const fs::
   t.settings = t.claude_dir / "settings.json";
   t.settings_manifest = manifest_dir / ("settings-manifest" + path_key(t.settings) + ".json");
   t.mcp_manifest = manifest_dir / ("mcp-manifest" + path_key(t.mcp_config) + ".json");
-  t.archive_mcp_manifest = manifest_dir / ("mcp-archive-manifest" + path_key(t.mcp_config) + ".json");
+  t.archive_mcp_manifest =
+      manifest_dir / ("mcp-archive-manifest" + path_key(t.mcp_config) + ".json");
   t.skills_list = t.claude_dir / "skills" / ".ctxkit-installed";
   return t;
 }
@@ -228,13 +243,15 @@ std::vector<fs::path> settings_files(const util::Env& env, const std::string& pr
   return files;
 }
 
-// "<id> enabled in <file>" for each ctxkit plugin enabled in `files` (unreadable files are skipped).
+// "<id> enabled in <file>" for each ctxkit plugin enabled in `files` (unreadable files are
+// skipped).
 std::vector<std::string> enabled_plugins_in(const std::vector<fs::path>& files) {
   std::vector<std::string> out;
   for (const auto& f : files) {
     auto j = read_json(f, true);
     if (!j) continue;
-    for (const auto& id : enabled_ctxkit_plugins(*j)) out.push_back(fmt::format("{} enabled in {}", id, f.string()));
+    for (const auto& id : enabled_ctxkit_plugins(*j))
+      out.push_back(fmt::format("{} enabled in {}", id, f.string()));
   }
   return out;
 }
@@ -242,8 +259,8 @@ std::vector<std::string> enabled_plugins_in(const std::vector<fs::path>& files) 
 // Copies every skills/<name>/ that has a SKILL.md into `dest`/<name>/, replacing "@CTXKIT_BIN@"
 // by `bin_ref` (the empty string: the programs are called by name, the plugin's bin/ is on PATH).
 // Returns the files written.
-Result<std::vector<fs::path>> copy_skills(const fs::path& from, const fs::path& dest, const std::string& bin_ref,
-                                          AppContext& ctx) {
+Result<std::vector<fs::path>> copy_skills(const fs::path& from, const fs::path& dest,
+                                          const std::string& bin_ref, AppContext& ctx) {
   std::vector<fs::path> written;
   std::error_code ec;
   if (!fs::is_directory(from, ec)) return written;
@@ -273,7 +290,8 @@ Result<std::vector<fs::path>> copy_skills(const fs::path& from, const fs::path& 
       }
       out.append(*text, pos);
       fs::path target = out_dir / f.filename();
-      if (auto r = util::write_file_atomic(target, out, 0644); !r) return std::unexpected(r.error());
+      if (auto r = util::write_file_atomic(target, out, 0644); !r)
+        return std::unexpected(r.error());
       written.push_back(target);
     }
     ctx.out << "installed skill /" << dir.filename().string() << '\n';
@@ -295,7 +313,8 @@ void remove_skills(const fs::path& list, AppContext& ctx) {
     if (line.empty()) continue;
     fs::path f(line);
     if (fs::remove(f, ec)) ctx.out << "removed: " << f.string() << '\n';
-    if (std::find(dirs.begin(), dirs.end(), f.parent_path()) == dirs.end()) dirs.push_back(f.parent_path());
+    if (std::find(dirs.begin(), dirs.end(), f.parent_path()) == dirs.end())
+      dirs.push_back(f.parent_path());
   }
   fs::remove(list, ec);
   dirs.push_back(list.parent_path());
@@ -316,7 +335,8 @@ int usage_error(AppContext& ctx, const std::string& message) {
 
 std::string plugin_refusal(const std::vector<std::string>& enabled) {
   return fmt::format(
-      "the ctxkit plugin is active ({}): its hooks, skills and MCP server are already registered, and "
+      "the ctxkit plugin is active ({}): its hooks, skills and MCP server are already registered, "
+      "and "
       "a settings install would run every hook twice. Keep the plugin and add only the status line "
       "(a plugin cannot set it) with: ctx-settings install --status-line-only; or switch to the "
       "settings install: claude plugin uninstall {}, then run ctx-settings install again",
@@ -324,17 +344,22 @@ std::string plugin_refusal(const std::vector<std::string>& enabled) {
 }
 
 // The per-user (or per-project) set-up: hooks and status line, the MCP server, the skills.
-int full_install(const std::string& action, const Targets& t, const std::string& bin_dir, const fs::path& data_dir,
-                 bool status_line_only, bool wrap_status_line, bool dry_run,
-                 const std::vector<std::string>& plugins_enabled, const std::string& wrap_hint, AppContext& ctx) {
+int full_install(const std::string& action, const Targets& t, const std::string& bin_dir,
+                 const fs::path& data_dir, bool status_line_only, bool wrap_status_line,
+                 bool dry_run, const std::vector<std::string>& plugins_enabled,
+                 const std::string& wrap_hint, AppContext& ctx) {
   SettingsPlan plan = default_plan(bin_dir);
   if (status_line_only) plan.hooks.clear();
   plan.wrap_status_line = wrap_status_line;
   if (action == "install") {
-    if (!plugins_enabled.empty() && !status_line_only) return usage_error(ctx, plugin_refusal(plugins_enabled) + " (nothing written)");
+    if (!plugins_enabled.empty() && !status_line_only)
+      return usage_error(ctx, plugin_refusal(plugins_enabled) + " (nothing written)");
     std::error_code ec;
-    if (!status_line_only && !dry_run && !fs::is_regular_file(fs::path(bin_dir) / "ctx-workflow-mcp", ec))
-      return usage_error(ctx, fmt::format("{} has no ctx-workflow-mcp; give --bin-dir (nothing written)", bin_dir));
+    if (!status_line_only && !dry_run &&
+        !fs::is_regular_file(fs::path(bin_dir) / "ctx-workflow-mcp", ec))
+      return usage_error(
+          ctx,
+          fmt::format("{} has no ctx-workflow-mcp; give --bin-dir (nothing written)", bin_dir));
     std::vector<std::string> mcp_args{"register", "--config", t.mcp_config.string(), "--command",
                                       (fs::path(bin_dir) / "ctx-workflow-mcp").string()};
     if (!status_line_only && !dry_run) {
@@ -347,26 +372,42 @@ int full_install(const std::string& action, const Targets& t, const std::string&
       if (int rc = run_mcp_config(check_args, check)) return rc;
     }
     fs::create_directories(t.settings_manifest.parent_path(), ec);
-    if (int rc = edit_settings(action, t.settings.string(), plan, dry_run ? "" : t.settings_manifest.string(), dry_run,
-                               wrap_hint, ctx))
+    if (int rc =
+            edit_settings(action, t.settings.string(), plan,
+                          dry_run ? "" : t.settings_manifest.string(), dry_run, wrap_hint, ctx))
       return rc;
     if (status_line_only) return exit_code(ExitCode::ok);
-    if (dry_run) mcp_args.push_back("--dry-run");
-    else mcp_args.insert(mcp_args.end(), {"--manifest", t.mcp_manifest.string()});
+    if (dry_run)
+      mcp_args.push_back("--dry-run");
+    else
+      mcp_args.insert(mcp_args.end(), {"--manifest", t.mcp_manifest.string()});
     if (int rc = run_mcp_config(mcp_args, ctx)) return rc;
     // The archive's search server, beside it (its own record: each is removed on its own).
-    std::vector<std::string> archive_args{"register", "--config", t.mcp_config.string(), "--name", kArchiveServer,
-                                          "--command", (fs::path(bin_dir) / "ctx-archive-mcp").string()};
-    if (dry_run) archive_args.push_back("--dry-run");
-    else archive_args.insert(archive_args.end(), {"--manifest", t.archive_mcp_manifest.string()});
+    std::vector<std::string> archive_args{"register",
+                                          "--config",
+                                          t.mcp_config.string(),
+                                          "--name",
+                                          kArchiveServer,
+                                          "--command",
+                                          (fs::path(bin_dir) / "ctx-archive-mcp").string()};
+    if (dry_run)
+      archive_args.push_back("--dry-run");
+    else
+      archive_args.insert(archive_args.end(), {"--manifest", t.archive_mcp_manifest.string()});
     if (!dry_run && !fs::is_regular_file(fs::path(bin_dir) / "ctx-archive-mcp", ec))
-      print_note(ctx.err, kTool, fmt::format("{} has no ctx-archive-mcp: the archive's search tools are not registered", bin_dir));
-    else if (int rc = run_mcp_config(archive_args, ctx)) return rc;
+      print_note(
+          ctx.err, kTool,
+          fmt::format("{} has no ctx-archive-mcp: the archive's search tools are not registered",
+                      bin_dir));
+    else if (int rc = run_mcp_config(archive_args, ctx))
+      return rc;
     if (dry_run) return exit_code(ExitCode::ok);
     auto skills = copy_skills(data_dir / "skills", t.claude_dir / "skills", bin_dir, ctx);
     if (!skills) return usage_error(ctx, "installing the skills: " + skills.error().message);
     if (skills->empty()) {
-      print_note(ctx.err, kTool, fmt::format("no skills found in {} (give --data-dir)", (data_dir / "skills").string()));
+      print_note(
+          ctx.err, kTool,
+          fmt::format("no skills found in {} (give --data-dir)", (data_dir / "skills").string()));
     } else if (auto r = write_lines(t.skills_list, *skills); !r) {
       return usage_error(ctx, "recording the skills: " + r.error().message);
     }
@@ -379,21 +420,32 @@ int full_install(const std::string& action, const Targets& t, const std::string&
   // "mcpServers" were created by the install, and it goes last.
   if (fs::exists(t.archive_mcp_manifest, ec)) {
     any = true;
-    std::vector<std::string> archive_args{"unregister", "--config", t.mcp_config.string(), "--name", kArchiveServer,
-                                          "--command", (fs::path(bin_dir) / "ctx-archive-mcp").string(), "--manifest",
+    std::vector<std::string> archive_args{"unregister",
+                                          "--config",
+                                          t.mcp_config.string(),
+                                          "--name",
+                                          kArchiveServer,
+                                          "--command",
+                                          (fs::path(bin_dir) / "ctx-archive-mcp").string(),
+                                          "--manifest",
                                           t.archive_mcp_manifest.string()};
     if (int rc = run_mcp_config(archive_args, ctx)) return rc;
   }
   if (fs::exists(t.mcp_manifest, ec)) {
     any = true;
-    std::vector<std::string> mcp_args{"unregister", "--config", t.mcp_config.string(), "--command",
-                                      (fs::path(bin_dir) / "ctx-workflow-mcp").string(), "--manifest",
+    std::vector<std::string> mcp_args{"unregister",
+                                      "--config",
+                                      t.mcp_config.string(),
+                                      "--command",
+                                      (fs::path(bin_dir) / "ctx-workflow-mcp").string(),
+                                      "--manifest",
                                       t.mcp_manifest.string()};
     if (int rc = run_mcp_config(mcp_args, ctx)) return rc;
   }
   if (fs::exists(t.settings_manifest, ec)) {
     any = true;
-    if (int rc = edit_settings(action, t.settings.string(), plan, t.settings_manifest.string(), false, wrap_hint, ctx))
+    if (int rc = edit_settings(action, t.settings.string(), plan, t.settings_manifest.string(),
+                               false, wrap_hint, ctx))
       return rc;
   }
   if (!status_line_only && fs::exists(t.skills_list, ec)) {
@@ -406,15 +458,20 @@ int full_install(const std::string& action, const Targets& t, const std::string&
 
 // Writes the plugin files into `out` (whose bin/ already holds the programs) and a local
 // marketplace at the same root.
-int write_plugin(const fs::path& out, const fs::path& data_dir, const fs::path& skills_dir, AppContext& ctx) {
+int write_plugin(const fs::path& out, const fs::path& data_dir, const fs::path& skills_dir,
+                 AppContext& ctx) {
   std::error_code ec;
   for (const auto& program : hook_programs())
     if (!fs::is_regular_file(out / "bin" / program, ec))
-      return usage_error(ctx, fmt::format("{} is missing; copy the programs into {} first", (out / "bin" / program).string(), (out / "bin").string()));
+      return usage_error(ctx,
+                         fmt::format("{} is missing; copy the programs into {} first",
+                                     (out / "bin" / program).string(), (out / "bin").string()));
   if (!fs::is_regular_file(out / "bin" / "ctx-workflow-mcp", ec))
-    return usage_error(ctx, fmt::format("{} is missing", (out / "bin" / "ctx-workflow-mcp").string()));
+    return usage_error(ctx,
+                       fmt::format("{} is missing", (out / "bin" / "ctx-workflow-mcp").string()));
   const std::string description =
-      "Context management for Claude Code: context reminders, session records and archive, trim and "
+      "Context management for Claude Code: context reminders, session records and archive, trim "
+      "and "
       "rollover skills, and the workflow MCP server with its context gate.";
   ojson plugin{{"name", kPluginName},
                {"version", version()},
@@ -433,17 +490,22 @@ int write_plugin(const fs::path& out, const fs::path& data_dir, const fs::path& 
   merge_settings(hooks, plugin_plan(), report);
   ojson hooks_file{{"description", "ctxkit's hooks (the same as ctx-settings install registers)"},
                    {"hooks", hooks["hooks"]}};
-  ojson mcp{{"mcpServers",
-             {{"ctxkit-workflow", {{"command", "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp"}, {"args", ojson::array()}}}}}};
+  ojson mcp{
+      {"mcpServers",
+       {{"ctxkit-workflow",
+         {{"command", "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp"}, {"args", ojson::array()}}}}}};
   if (fs::is_regular_file(out / "bin" / "ctx-archive-mcp", ec))
-    mcp["mcpServers"][kArchiveServer] = {{"command", "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp"}, {"args", ojson::array()}};
-  const std::pair<fs::path, const ojson*> files[] = {{out / ".claude-plugin" / "plugin.json", &plugin},
-                                                     {out / ".claude-plugin" / "marketplace.json", &market},
-                                                     {out / "hooks" / "hooks.json", &hooks_file},
-                                                     {out / ".mcp.json", &mcp}};
+    mcp["mcpServers"][kArchiveServer] = {{"command", "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp"},
+                                         {"args", ojson::array()}};
+  const std::pair<fs::path, const ojson*> files[] = {
+      {out / ".claude-plugin" / "plugin.json", &plugin},
+      {out / ".claude-plugin" / "marketplace.json", &market},
+      {out / "hooks" / "hooks.json", &hooks_file},
+      {out / ".mcp.json", &mcp}};
   for (const auto& [path, doc] : files) {
     fs::create_directories(path.parent_path(), ec);
-    if (auto r = util::write_file_atomic(path, doc->dump(2) + "\n", 0644); !r) return usage_error(ctx, r.error().message);
+    if (auto r = util::write_file_atomic(path, doc->dump(2) + "\n", 0644); !r)
+      return usage_error(ctx, r.error().message);
   }
   // Skills call the programs by name: the client puts the plugin's bin/ on the Bash tool's PATH.
   fs::remove_all(out / "skills", ec);
@@ -455,13 +517,16 @@ int write_plugin(const fs::path& out, const fs::path& data_dir, const fs::path& 
   fs::create_directories(share, ec);
   if (fs::is_directory(data_dir, ec)) {
     for (const auto& e : fs::directory_iterator(data_dir, ec)) {
-      if (!e.is_directory() || e.path().filename() == "skills" || e.path().filename() == "plugin") continue;
-      fs::copy(e.path(), share / e.path().filename(), fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
-      if (ec) return usage_error(ctx, fmt::format("copying {}: {}", e.path().string(), ec.message()));
+      if (!e.is_directory() || e.path().filename() == "skills" || e.path().filename() == "plugin")
+        continue;
+      fs::copy(e.path(), share / e.path().filename(),
+               fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+      if (ec)
+        return usage_error(ctx, fmt::format("copying {}: {}", e.path().string(), ec.message()));
     }
   }
-  ctx.out << "plugin written: " << out.string() << " (marketplace " << kPluginName << ", plugin " << kPluginName << "@"
-          << kPluginName << ")\n";
+  ctx.out << "plugin written: " << out.string() << " (marketplace " << kPluginName << ", plugin "
+          << kPluginName << "@" << kPluginName << ")\n";
   return exit_code(ExitCode::ok);
 }
 
@@ -474,7 +539,8 @@ int show_active(const util::Env& env, const std::string& project, AppContext& ct
     auto cmds = ctxkit_hook_commands(*j);
     if (!cmds.empty()) {
       any = true;
-      ctx.out << "settings: " << cmds.size() << " ctxkit hook command" << (cmds.size() == 1 ? "" : "s") << " in " << f.string() << '\n';
+      ctx.out << "settings: " << cmds.size() << " ctxkit hook command"
+              << (cmds.size() == 1 ? "" : "s") << " in " << f.string() << '\n';
     }
   }
   for (const auto& line : enabled_plugins_in(settings_files(env, project))) {
@@ -487,33 +553,49 @@ int show_active(const util::Env& env, const std::string& project, AppContext& ct
 }  // namespace
 
 int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
-  ProgramCli cli(kTool, 
-      "Registers ctxkit with Claude Code, or removes it. Without --settings, install does the whole "
-      "per-user set-up (hooks and status line in ~/.claude/settings.json, the workflow MCP server in "
+  ProgramCli cli(
+      kTool,
+      "Registers ctxkit with Claude Code, or removes it. Without --settings, install does the "
+      "whole "
+      "per-user set-up (hooks and status line in ~/.claude/settings.json, the workflow MCP server "
+      "in "
       "~/.claude.json, the skills in ~/.claude/skills; with --project, that project's files) and "
       "uninstall removes exactly what it added. With --settings, only the hooks and status line of "
       "that file. snippet prints the settings; plugin writes the Claude Code plugin; active says "
       "which install (settings, plugin) is in use.");
   CLI::App& app = cli.app();
-  std::string action, settings_path, bin_dir, manifest_path, project, data_dir, manifest_dir, out_dir, skills_dir;
+  std::string action, settings_path, bin_dir, manifest_path, project, data_dir, manifest_dir,
+      out_dir, skills_dir;
   bool dry_run = false, status_line_only = false, wrap_status_line = false;
   app.add_option("action", action, "install | uninstall | snippet | plugin | active")
       ->check(CLI::IsMember({"install", "uninstall", "snippet", "plugin", "active"}));
-  app.add_option("--settings", settings_path, "only edit this settings.json (hooks and status line)");
-  app.add_option("--bin-dir", bin_dir, "where the ctxkit programs are installed (default: this program's folder)");
-  app.add_option("--manifest", manifest_path, "with --settings: where to record (install) or read (uninstall) what was added");
-  app.add_option("--project", project, "set up this project (DIR/.claude/settings.json, DIR/.mcp.json, DIR/.claude/skills)");
-  app.add_option("--data-dir", data_dir, "where the skills and workflows are (default: <bin-dir>/../share/ctxkit)");
-  app.add_option("--manifest-dir", manifest_dir, "where the records of the set-up are kept (default: $XDG_STATE_HOME/ctxkit/install)");
-  app.add_flag("--status-line-only", status_line_only, "only the status line (for plugin users: a plugin cannot set it)");
+  app.add_option("--settings", settings_path,
+                 "only edit this settings.json (hooks and status line)");
+  app.add_option("--bin-dir", bin_dir,
+                 "where the ctxkit programs are installed (default: this program's folder)");
+  app.add_option("--manifest", manifest_path,
+                 "with --settings: where to record (install) or read (uninstall) what was added");
+  app.add_option(
+      "--project", project,
+      "set up this project (DIR/.claude/settings.json, DIR/.mcp.json, DIR/.claude/skills)");
+  app.add_option("--data-dir", data_dir,
+                 "where the skills and workflows are (default: <bin-dir>/../share/ctxkit)");
+  app.add_option(
+      "--manifest-dir", manifest_dir,
+      "where the records of the set-up are kept (default: $XDG_STATE_HOME/ctxkit/install)");
+  app.add_flag("--status-line-only", status_line_only,
+               "only the status line (for plugin users: a plugin cannot set it)");
   app.add_flag("--wrap-status-line", wrap_status_line,
-               "install: when a status line of yours is set, keep it and show ctxkit's beside it (ctx-status --wrap)");
+               "install: when a status line of yours is set, keep it and show ctxkit's beside it "
+               "(ctx-status --wrap)");
   app.add_option("--out", out_dir, "plugin: the folder to write the plugin and its marketplace to");
-  app.add_option("--skills-dir", skills_dir, "plugin: where the skills are (default: <data-dir>/skills)");
+  app.add_option("--skills-dir", skills_dir,
+                 "plugin: where the skills are (default: <data-dir>/skills)");
   app.add_flag("--dry-run", dry_run, "print the result instead of writing it");
   cli.add_version("print the version and exit");
   if (auto rc = cli.parse(args, ctx)) return *rc;
-  if (action.empty()) return usage_error(ctx, "an action is required: install, uninstall, snippet, plugin or active");
+  if (action.empty())
+    return usage_error(ctx, "an action is required: install, uninstall, snippet, plugin or active");
 
   if (bin_dir.empty()) {
     auto dir = util::executable_dir();
@@ -523,17 +605,20 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
     bin_dir = absolute_path(bin_dir).string();
   }
   while (bin_dir.size() > 1 && bin_dir.back() == '/') bin_dir.pop_back();
-  const fs::path data = data_dir.empty() ? (fs::path(bin_dir).parent_path() / "share" / "ctxkit") : absolute_path(data_dir);
+  const fs::path data = data_dir.empty() ? (fs::path(bin_dir).parent_path() / "share" / "ctxkit")
+                                         : absolute_path(data_dir);
 
   if (action == "active") return show_active(ctx.env, project, ctx);
   if (action == "plugin") {
     if (out_dir.empty()) return usage_error(ctx, "--out is required for plugin");
-    return write_plugin(absolute_path(out_dir), data, skills_dir.empty() ? data / "skills" : absolute_path(skills_dir), ctx);
+    return write_plugin(absolute_path(out_dir), data,
+                        skills_dir.empty() ? data / "skills" : absolute_path(skills_dir), ctx);
   }
   SettingsPlan plan = default_plan(bin_dir);
   if (status_line_only) plan.hooks.clear();
   plan.wrap_status_line = wrap_status_line;
-  // The same command again with --wrap-status-line (offered when a status line of the user's is kept).
+  // The same command again with --wrap-status-line (offered when a status line of the user's is
+  // kept).
   std::string wrap_hint;
   {
     auto self = util::executable_dir();
@@ -549,19 +634,28 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
     ctx.out << s.dump(2) << '\n';
     return exit_code(ExitCode::ok);
   }
-  if (!project.empty() && !settings_path.empty()) return usage_error(ctx, "give --project or --settings, not both");
-  if (!project.empty() && !fs::is_directory(project)) return usage_error(ctx, "project directory " + project + " does not exist");
+  if (!project.empty() && !settings_path.empty())
+    return usage_error(ctx, "give --project or --settings, not both");
+  if (!project.empty() && !fs::is_directory(project))
+    return usage_error(ctx, "project directory " + project + " does not exist");
   if (!settings_path.empty()) {
     if (action == "install" && !status_line_only) {
-      if (auto enabled = enabled_plugins_in({user_settings(ctx.env), fs::path(settings_path)}); !enabled.empty())
+      if (auto enabled = enabled_plugins_in({user_settings(ctx.env), fs::path(settings_path)});
+          !enabled.empty())
         return usage_error(ctx, plugin_refusal(enabled) + " (nothing written)");
     }
     if (wrap_status_line && action == "install" && manifest_path.empty() && !dry_run)
-      return usage_error(ctx, "--wrap-status-line needs --manifest (where uninstall finds the status line to put back)");
+      return usage_error(ctx,
+                         "--wrap-status-line needs --manifest (where uninstall finds the status "
+                         "line to put back)");
     return edit_settings(action, settings_path, plan, manifest_path, dry_run, wrap_hint, ctx);
   }
-  if (!manifest_path.empty()) return usage_error(ctx, "--manifest goes with --settings; the set-up keeps its records in --manifest-dir");
-  const fs::path records = manifest_dir.empty() ? util::xdg_state_home(ctx.env) / "ctxkit" / "install" : absolute_path(manifest_dir);
+  if (!manifest_path.empty())
+    return usage_error(
+        ctx, "--manifest goes with --settings; the set-up keeps its records in --manifest-dir");
+  const fs::path records = manifest_dir.empty()
+                               ? util::xdg_state_home(ctx.env) / "ctxkit" / "install"
+                               : absolute_path(manifest_dir);
   Targets t = targets_for(ctx.env, project, records);
   return full_install(action, t, bin_dir, data, status_line_only, wrap_status_line, dry_run,
                       enabled_plugins_in(settings_files(ctx.env, project)), wrap_hint, ctx);

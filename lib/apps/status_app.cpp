@@ -5,12 +5,12 @@
 #include <future>
 #include <nlohmann/json.hpp>
 
+#include "apps/cli.hpp"
+#include "context/context_meter.hpp"
+#include "context/reminder.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/status_format.hpp"
-#include "context/context_meter.hpp"
-#include "context/reminder.hpp"
-#include "apps/cli.hpp"
 #include "store/state_access.hpp"
 #include "util/bounded_run.hpp"
 #include "util/saturate.hpp"
@@ -40,20 +40,28 @@ std::string str_at(const json& j, const char* key) {
 
 const char* colour_of(Tier t) {
   switch (t) {
-    case Tier::None: return "\x1b[32m";
-    case Tier::Warn: return "\x1b[33m";
-    case Tier::Recommend: return "\x1b[38;5;208m";
-    case Tier::Urgent: return "\x1b[1;31m";
+    case Tier::None:
+      return "\x1b[32m";
+    case Tier::Warn:
+      return "\x1b[33m";
+    case Tier::Recommend:
+      return "\x1b[38;5;208m";
+    case Tier::Urgent:
+      return "\x1b[1;31m";
   }
   return "";
 }
 
 const char* tier_name(Tier t) {
   switch (t) {
-    case Tier::None: return "ok";
-    case Tier::Warn: return "warn";
-    case Tier::Recommend: return "recommend";
-    case Tier::Urgent: return "urgent";
+    case Tier::None:
+      return "ok";
+    case Tier::Warn:
+      return "warn";
+    case Tier::Recommend:
+      return "recommend";
+    case Tier::Urgent:
+      return "urgent";
   }
   return "";
 }
@@ -74,8 +82,9 @@ constexpr size_t kMaxWrappedOutput = 64 << 10;
 
 // The user's own status line, run with our input. Its output without trailing newlines, or
 // nullopt (with `problem` set) when it could not start, failed, timed out or printed nothing.
-std::optional<std::string> run_wrapped(const std::string& command, int timeout_ms, const std::string& input,
-                                       const util::Env& env, std::string& problem) {
+std::optional<std::string> run_wrapped(const std::string& command, int timeout_ms,
+                                       const std::string& input, const util::Env& env,
+                                       std::string& problem) {
   util::ProcessSpec spec;
   spec.argv = util::command_argv(command);
   spec.env.emplace(env.vars().begin(), env.vars().end());
@@ -92,7 +101,8 @@ std::optional<std::string> run_wrapped(const std::string& command, int timeout_m
     return std::nullopt;
   }
   if (run->overflowed) {
-    problem = fmt::format("status command: more than {} bytes of output (stopped)", kMaxWrappedOutput);
+    problem =
+        fmt::format("status command: more than {} bytes of output (stopped)", kMaxWrappedOutput);
     return std::nullopt;
   }
   if (r->exit_code != 0) {
@@ -128,7 +138,9 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   cli.add_show_config();
   cli.add_version();
   app.add_flag("--no-color", no_colour, "plain text (also when NO_COLOR is set)");
-  app.add_option("--wrap", wrap, "also run this status-line command on the same input and show its line beside ours")
+  app.add_option(
+         "--wrap", wrap,
+         "also run this status-line command on the same input and show its line beside ours")
       ->option_text("CMD");
   if (auto rc = cli.parse(args, ctx)) return *rc;
   if (ctx.env.get_nonempty("NO_COLOR")) no_colour = true;
@@ -147,7 +159,8 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   std::string session = str_at(j, "session_id");
   std::string transcript = str_at(j, "transcript_path");
   std::string project = str_at(j, "cwd");
-  if (auto ws = j.find("workspace"); ws != j.end() && ws->is_object() && !str_at(*ws, "project_dir").empty())
+  if (auto ws = j.find("workspace");
+      ws != j.end() && ws->is_object() && !str_at(*ws, "project_dir").empty())
     project = str_at(*ws, "project_dir");
   const auto start_dir = project_start_dir(ctx.env, project);
   Config cfg = load_config(ctx.env, {start_dir});
@@ -178,15 +191,18 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto cw = j.find("context_window"); cw != j.end() && cw->is_object()) {
     hints.status_line_window = int_at(*cw, "context_window_size");
     if (auto cu = cw->find("current_usage"); cu != cw->end() && cu->is_object()) {
-      tokens = util::sat_add(util::sat_add(int_at(*cu, "input_tokens"), int_at(*cu, "cache_creation_input_tokens")),
-                             int_at(*cu, "cache_read_input_tokens"));
+      tokens = util::sat_add(
+          util::sat_add(int_at(*cu, "input_tokens"), int_at(*cu, "cache_creation_input_tokens")),
+          int_at(*cu, "cache_read_input_tokens"));
     }
   }
   // No window holds more than this (window_tokens stops at 100M): a larger usage is no reading,
   // and is neither shown nor recorded.
   if (tokens && *tokens > kMaxPlausibleTokens) {
-    print_note(ctx.err, kTool,
-               fmt::format("status-line input: a context usage of {} tokens cannot be a real reading", *tokens));
+    print_note(
+        ctx.err, kTool,
+        fmt::format("status-line input: a context usage of {} tokens cannot be a real reading",
+                    *tokens));
     return finish("Context –");
   }
   std::string problem;
@@ -194,7 +210,9 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   if (!session.empty()) store = open_state(loc, cfg, problem);
   if (store) {
     if (tokens) {
-      if (auto r = store->record_status(session, {*tokens, hints.status_line_window, util::now_ms()}); !r)
+      if (auto r =
+              store->record_status(session, {*tokens, hints.status_line_window, util::now_ms()});
+          !r)
         problem = r.error().message;
     }
     if (auto large = store->large_window(session, "")) hints.seen_over_200k = *large;
@@ -218,7 +236,8 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
       v[static_cast<size_t>(StatusField::Window)] = short_tokens(f.window);
       v[static_cast<size_t>(StatusField::Tier)] = tier_name(tier);
       std::string model;
-      if (auto m = j.find("model"); m != j.end() && m->is_object()) model = str_at(*m, "display_name");
+      if (auto m = j.find("model"); m != j.end() && m->is_object())
+        model = str_at(*m, "display_name");
       v[static_cast<size_t>(StatusField::Model)] = model.empty() ? hints.model : model;
       v[static_cast<size_t>(StatusField::Cost)] = cost_of(j);
       std::string line = render_status_format(*pieces, v);
@@ -227,8 +246,8 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   }
   std::string figure =
       f.basis == Basis::Usable && f.usable < f.window
-          ? fmt::format("{} of {} usable · {} window", short_tokens(f.tokens), short_tokens(f.usable),
-                        short_tokens(f.window))
+          ? fmt::format("{} of {} usable · {} window", short_tokens(f.tokens),
+                        short_tokens(f.usable), short_tokens(f.window))
           : fmt::format("{} of {} window", short_tokens(f.tokens), short_tokens(f.window));
   if (!f.auto_compact) figure += " · auto-compact off";
   if (no_colour) return finish(fmt::format("Context {}% · {}", f.percent, figure));

@@ -9,13 +9,13 @@
 #include "apps/cli.hpp"
 #include "apps/workflow_sink.hpp"
 #include "core/config.hpp"
+#include "util/fs.hpp"
+#include "util/json_depth.hpp"
+#include "util/one_line.hpp"
 #include "util/paths.hpp"
 #include "workflow/workflow_catalog.hpp"
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
-#include "util/fs.hpp"
-#include "util/one_line.hpp"
-#include "util/json_depth.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -39,7 +39,9 @@ std::optional<std::string> read_text(const std::string& path, AppContext& ctx) {
 // Text from outside (templates, task titles, the model's outputs, session ids) for the terminal:
 // one line with its control characters escaped (util::one_line, as the hooks do), or, for text
 // meant to span lines (instructions, outputs), each line so.
-std::string line_of(std::string_view text) { return util::one_line(text, SIZE_MAX); }
+std::string line_of(std::string_view text) {
+  return util::one_line(text, SIZE_MAX);
+}
 std::string lines_of(std::string_view text) {
   std::string out;
   for (size_t pos = 0; pos <= text.size();) {
@@ -55,41 +57,50 @@ std::string lines_of(std::string_view text) {
 // Human-readable form of a status answer.
 void print_status(const ojson& s, std::ostream& out) {
   if (s.contains("contextAction") && s.value("message", "").starts_with("ctxkit's supervisor")) {
-    out << lines_of(s["message"].get<std::string>()) << '\n';  // carried out by the supervisor at the end of the turn
+    out << lines_of(s["message"].get<std::string>())
+        << '\n';  // carried out by the supervisor at the end of the turn
     return;
   }
   if (s.contains("contextAction")) {
-    out << line_of(fmt::format("Before this step: run {}{}", s["contextAction"].get<std::string>(),
-                               s.contains("focus") ? " " + s["focus"].get<std::string>() : std::string()))
+    out << line_of(fmt::format(
+               "Before this step: run {}{}", s["contextAction"].get<std::string>(),
+               s.contains("focus") ? " " + s["focus"].get<std::string>() : std::string()))
         << '\n';
     out << "Then run `ctx-workflow status` for the step's instructions.\n";
     return;
   }
   const auto& p = s["progress"];
-  std::string where = fmt::format("step {} ({} of {}, {})", s["step"].get<std::string>(), p["currentStep"].get<long>(),
-                                  p["totalSteps"].get<long>(), s["stepType"].get<std::string>());
+  std::string where = fmt::format("step {} ({} of {}, {})", s["step"].get<std::string>(),
+                                  p["currentStep"].get<long>(), p["totalSteps"].get<long>(),
+                                  s["stepType"].get<std::string>());
   if (s.contains("subStep"))
-    where += fmt::format(", sub-step {} ({} of {})", s["subStep"].get<std::string>(), s["subStepIndex"].get<long>() + 1,
-                         s["totalSubSteps"].get<long>());
+    where += fmt::format(", sub-step {} ({} of {})", s["subStep"].get<std::string>(),
+                         s["subStepIndex"].get<long>() + 1, s["totalSubSteps"].get<long>());
   if (s.contains("task"))
-    where += fmt::format(", task {}: {} ({} of {})", s["task"]["id"].get<std::string>(), s["task"]["title"].get<std::string>(),
-                         s["task"]["index"].get<long>() + 1, s["task"]["total"].get<long>());
+    where += fmt::format(", task {}: {} ({} of {})", s["task"]["id"].get<std::string>(),
+                         s["task"]["title"].get<std::string>(), s["task"]["index"].get<long>() + 1,
+                         s["task"]["total"].get<long>());
   if (s.contains("ralphIteration"))
-    where += fmt::format(", iteration {} of {}", s["ralphIteration"].get<long>(), s["ralphTotal"].get<long>());
+    where += fmt::format(", iteration {} of {}", s["ralphIteration"].get<long>(),
+                         s["ralphTotal"].get<long>());
   out << line_of(fmt::format("Workflow {}: {}", s["status"].get<std::string>(), where)) << '\n';
-  if (s["status"] == "running") out << '\n' << lines_of(s["instructions"].get<std::string>()) << '\n';
+  if (s["status"] == "running")
+    out << '\n' << lines_of(s["instructions"].get<std::string>()) << '\n';
 }
 }  // namespace
 
 int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
-  ProgramCli cli(kTool, "Drives a workflow (Lanes-compatible templates) from the command line; the same state as the MCP server.");
+  ProgramCli cli(kTool,
+                 "Drives a workflow (Lanes-compatible templates) from the command line; the same "
+                 "state as the MCP server.");
   CLI::App& app = cli.app();
   app.require_subcommand(0, 1);
   app.fallthrough();  // `status --worktree P` as well as `--worktree P status`
   std::string worktree, summary, output, output_file, loop_id, tasks_file, spec;
   std::vector<std::string> files, dirs;
   bool json_out = false;
-  app.add_option("--worktree", worktree, "the worktree holding workflow-state.json (default: $CLAUDE_PROJECT_DIR, else .)");
+  app.add_option("--worktree", worktree,
+                 "the worktree holding workflow-state.json (default: $CLAUDE_PROJECT_DIR, else .)");
   app.add_option("--dir", dirs, "an extra template directory (searched last, so it wins)");
   app.add_flag("--json", json_out, "print the JSON answer");
   cli.add_version();
@@ -102,12 +113,16 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   auto* status = app.add_subcommand("status", "show the current step and its instructions");
   auto* set_tasks = app.add_subcommand("set-tasks", "give a loop step its tasks");
   set_tasks->add_option("loop", loop_id, "the loop step's id")->required();
-  set_tasks->add_option("file", tasks_file, "a JSON array of {id, title, description?} (or - for stdin)")->required();
+  set_tasks
+      ->add_option("file", tasks_file, "a JSON array of {id, title, description?} (or - for stdin)")
+      ->required();
   auto* advance = app.add_subcommand("advance", "finish the current step and move on");
   auto* out_opt = advance->add_option("--output", output, "what the step produced");
-  advance->add_option("--output-file", output_file, "read the output from a file (- for stdin)")->excludes(out_opt);
+  advance->add_option("--output-file", output_file, "read the output from a file (- for stdin)")
+      ->excludes(out_opt);
   auto* context = app.add_subcommand("context", "show the outputs of earlier steps");
-  for (auto* sub : {list, validate, start, status, set_tasks, advance, context}) sub->add_flag("--json", json_out, "print the JSON answer");
+  for (auto* sub : {list, validate, start, status, set_tasks, advance, context})
+    sub->add_flag("--json", json_out, "print the JSON answer");
   if (auto rc = cli.parse(args, ctx)) return *rc;
   const auto error = cli.error(ctx);
 
@@ -128,7 +143,8 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
 
   workflow::ServiceOptions o;
   o.env = ctx.env;
-  if (worktree.empty()) worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
+  if (worktree.empty())
+    worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
   o.worktree = fs::absolute(worktree);
   o.repo_root = o.worktree;
   o.search_dirs = workflow::default_search_dirs(ctx.env, o.repo_root);
@@ -155,7 +171,8 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
     auto text = read_text(tasks_file, ctx);
     if (!text) return error(fmt::format("{}: cannot read the tasks", tasks_file));
     constexpr size_t kMaxDepth = 64;  // a task list needs 3 levels
-    if (util::json_depth(*text, kMaxDepth) > kMaxDepth) return error(fmt::format("{}: nested deeper than {} levels", tasks_file, kMaxDepth));
+    if (util::json_depth(*text, kMaxDepth) > kMaxDepth)
+      return error(fmt::format("{}: nested deeper than {} levels", tasks_file, kMaxDepth));
     auto tasks = json::parse(*text, nullptr, false);
     if (tasks.is_discarded()) return error(fmt::format("{}: not valid JSON", tasks_file));
     if (tasks.is_object() && tasks.contains("tasks")) tasks = tasks["tasks"];
@@ -178,7 +195,8 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   const auto outcome = service.call(tool, call_args);
   if (outcome.is_error) {
     auto e = json::parse(outcome.text, nullptr, false);
-    return error(!e.is_discarded() && e.contains("error") ? e["error"].get<std::string>() : outcome.text);
+    return error(!e.is_discarded() && e.contains("error") ? e["error"].get<std::string>()
+                                                          : outcome.text);
   }
   if (json_out) {
     ctx.out << outcome.text << '\n';
@@ -187,16 +205,20 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   const ojson body = ojson::parse(outcome.text);
   if (tool == "workflow_list") {
     for (const auto& w : body["workflows"])
-      ctx.out << fmt::format("{:<20} {}\n    {}\n", line_of(w["name"].get<std::string>()),
-                             line_of(w["description"].get<std::string>() +
-                                     (w.contains("error") ? " (does not load: " + w["error"].get<std::string>() + ")" : std::string())),
-                             line_of(w["path"].get<std::string>()));
+      ctx.out << fmt::format(
+          "{:<20} {}\n    {}\n", line_of(w["name"].get<std::string>()),
+          line_of(w["description"].get<std::string>() +
+                  (w.contains("error") ? " (does not load: " + w["error"].get<std::string>() + ")"
+                                       : std::string())),
+          line_of(w["path"].get<std::string>()));
     if (body["workflows"].empty()) ctx.out << "no workflow templates found\n";
   } else if (tool == "workflow_set_tasks") {
-    ctx.out << line_of(fmt::format("{} tasks set for {}", body["tasksSet"].get<long>(), loop_id)) << '\n';
+    ctx.out << line_of(fmt::format("{} tasks set for {}", body["tasksSet"].get<long>(), loop_id))
+            << '\n';
   } else if (tool == "workflow_context") {
     for (auto it = body.begin(); it != body.end(); ++it)
-      ctx.out << fmt::format("{}:\n{}\n\n", line_of(it.key()), lines_of(it.value().get<std::string>()));
+      ctx.out << fmt::format("{}:\n{}\n\n", line_of(it.key()),
+                             lines_of(it.value().get<std::string>()));
   } else {
     print_status(body, ctx.out);
     if (tool == "workflow_status" && !body.contains("contextAction")) {
@@ -208,7 +230,8 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
       size_t last = events.size();
       for (size_t i = 0; i < events.size(); ++i)
         if (body.contains("step") && events[i].event.step == body["step"].get<std::string>() &&
-            (events[i].event.kind == "handed_out" || events[i].event.kind == "skipped" || last == events.size()))
+            (events[i].event.kind == "handed_out" || events[i].event.kind == "skipped" ||
+             last == events.size()))
           last = i;
       if (last < events.size()) {
         auto phrase = [](const workflow::RecordedEvent& e) {
@@ -222,7 +245,8 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
         for (size_t i = last + 1; i < events.size(); ++i) {
           const auto& next = events[i];
           if (next.event.action != ev.event.action) continue;
-          if (next.event.kind == "executed" || (next.event.kind == "confirmed" && next.event.step == ev.event.step))
+          if (next.event.kind == "executed" ||
+              (next.event.kind == "confirmed" && next.event.step == ev.event.step))
             line += "; " + phrase(next);
         }
         ctx.out << '\n' << line_of(line) << '\n';

@@ -1,15 +1,15 @@
 #include "apps/workflow_mcp_app.hpp"
 
+#include <fmt/core.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.hpp"
+#include "apps/mcp_config_app.hpp"
 #include "apps/workflow_sink.hpp"
 #include "core/config.hpp"
-#include "apps/mcp_config_app.hpp"
 #include "mcp/mcp_server.hpp"
 #include "mcp/stdio_transport.hpp"
 #include "workflow/workflow_service.hpp"
@@ -28,16 +28,24 @@ fs::path absolute_path(const std::string& p) {
 }  // namespace
 
 int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
-  if (!args.empty() && (args[0] == "register" || args[0] == "unregister")) return run_mcp_config(args, ctx);
+  if (!args.empty() && (args[0] == "register" || args[0] == "unregister"))
+    return run_mcp_config(args, ctx);
 
-  ProgramCli cli(kTool, "The workflow MCP server (stdio). Register it with: ctx-workflow-mcp register --config ~/.claude.json");
+  ProgramCli cli(kTool,
+                 "The workflow MCP server (stdio). Register it with: ctx-workflow-mcp register "
+                 "--config ~/.claude.json");
   CLI::App& app = cli.app();
   std::string worktree, workflow_path, repo_root, workflow_name;
   bool verbose = false;
-  app.add_option("--worktree", worktree, "the worktree holding workflow-state.json (default: $CLAUDE_PROJECT_DIR, else the current directory)");
-  app.add_option("--workflow-path", workflow_path, "the workflow template file (as Lanes's server takes it)");
+  app.add_option("--worktree", worktree,
+                 "the worktree holding workflow-state.json (default: $CLAUDE_PROJECT_DIR, else the "
+                 "current directory)");
+  app.add_option("--workflow-path", workflow_path,
+                 "the workflow template file (as Lanes's server takes it)");
   app.add_option("--workflow", workflow_name, "a workflow name from the search path, or a file");
-  app.add_option("--repo-root", repo_root, "the project root searched for .lanes/workflows and .ctxkit/workflows (default: the worktree)");
+  app.add_option("--repo-root", repo_root,
+                 "the project root searched for .lanes/workflows and .ctxkit/workflows (default: "
+                 "the worktree)");
   app.add_flag("--verbose", verbose, "log each message on stderr");
   cli.add_version("print the version and exit");
   if (auto rc = cli.parse(args, ctx)) return *rc;
@@ -47,13 +55,15 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   }
 
   workflow::ServiceOptions options;
-  if (worktree.empty()) worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
+  if (worktree.empty())
+    worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
   options.worktree = absolute_path(worktree);
   if (!repo_root.empty()) options.repo_root = absolute_path(repo_root);
   options.workflow = !workflow_path.empty() ? absolute_path(workflow_path).string() : workflow_name;
   options.env = ctx.env;
   {
-    const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, options.worktree.string())});
+    const Config cfg =
+        load_config(ctx.env, {project_start_dir(ctx.env, options.worktree.string())});
     options.on_event = workflow_event_sink(cfg, ctx.env, options.worktree, ctx.err, kTool);
     options.supervised = under_supervisor(ctx.env);
   }
@@ -62,27 +72,37 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   mcp::ToolRegistry tools;
   for (const auto& t : workflow::WorkflowService::tools()) {
     std::string name = t.at("name").get<std::string>();
-    tools.add({name, t.value("description", std::string()), t.value("inputSchema", nlohmann::json::object()),
+    tools.add({name, t.value("description", std::string()),
+               t.value("inputSchema", nlohmann::json::object()),
                [&service, name](const nlohmann::json& arguments) {
                  auto outcome = service.call(name, arguments);
                  return mcp::ToolResult{std::move(outcome.text), outcome.is_error};
                }});
   }
-  mcp::McpServer server(mcp::ServerInfo{"ctxkit-workflow", version(), workflow::WorkflowService::instructions()},
-                        std::move(tools));
-  if (verbose) server.set_logger([&ctx](std::string_view line) { ctx.err << kTool << ": " << line << '\n' << std::flush; });
+  mcp::McpServer server(
+      mcp::ServerInfo{"ctxkit-workflow", version(), workflow::WorkflowService::instructions()},
+      std::move(tools));
+  if (verbose)
+    server.set_logger([&ctx](std::string_view line) {
+      ctx.err << kTool << ": " << line << '\n' << std::flush;
+    });
 
   auto signals = mcp::StopSignals::install();
   mcp::StdioOptions stdio;
-  if (signals) stdio.stop_fd = signals->fd();
-  else print_note(ctx.err, kTool, "warning: " + signals.error().message + " (SIGINT/SIGTERM end the process at once)");
+  if (signals)
+    stdio.stop_fd = signals->fd();
+  else
+    print_note(ctx.err, kTool,
+               "warning: " + signals.error().message + " (SIGINT/SIGTERM end the process at once)");
   auto stopped = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO, stdio);
   if (!stopped) {
     print_error(ctx.err, kTool, stopped.error().message);
     return 1;
   }
   if (verbose) {
-    const char* why = *stopped == mcp::StopReason::Signal ? "a signal" : *stopped == mcp::StopReason::OutputClosed ? "stdout closed" : "end of input";
+    const char* why = *stopped == mcp::StopReason::Signal         ? "a signal"
+                      : *stopped == mcp::StopReason::OutputClosed ? "stdout closed"
+                                                                  : "end of input";
     print_note(ctx.err, kTool, fmt::format("stopping on {}", why));
   }
   return 0;

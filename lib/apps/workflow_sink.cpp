@@ -1,6 +1,7 @@
 #include "apps/workflow_sink.hpp"
 
 #include <fmt/core.h>
+
 #include <memory>
 #include <optional>
 
@@ -19,17 +20,22 @@ namespace {
 constexpr int kReanchorTokens = 2000;
 }
 
-bool under_supervisor(const util::Env& env) { return env.get_nonempty("CTXKIT_SUPERVISOR").has_value(); }
+bool under_supervisor(const util::Env& env) {
+  return env.get_nonempty("CTXKIT_SUPERVISOR").has_value();
+}
 
-Result<void> request_supervised_action(const Config& cfg, const util::Env& env, const fs::path& worktree,
+Result<void> request_supervised_action(const Config& cfg, const util::Env& env,
+                                       const fs::path& worktree,
                                        const workflow::WorkflowEvent& event) {
   const auto token = env.get_nonempty("CTXKIT_SUPERVISOR");
   if (!token) return fail("not under a supervisor");
-  if (event.action != "clear" && event.action != "compact") return fail(fmt::format("unknown context action '{}'", event.action));
+  if (event.action != "clear" && event.action != "compact")
+    return fail(fmt::format("unknown context action '{}'", event.action));
   const Locations loc = cfg.locations(env);
   const std::string session = env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
   std::string prompt = runner::workflow_reanchor(worktree, event.action, kReanchorTokens);
-  if (prompt.empty()) prompt = "Continue the workflow: call workflow_status for the current step's instructions.";
+  if (prompt.empty())
+    prompt = "Continue the workflow: call workflow_status for the current step's instructions.";
   PendingRollover p;
   p.supervisor = *token;
   p.session_id = session;
@@ -47,8 +53,11 @@ Result<void> request_supervised_action(const Config& cfg, const util::Env& env, 
   return store->put_pending_rollover(p);
 }
 
-std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const Config& cfg, const util::Env& env, const fs::path& worktree,
-                                                                      std::ostream& err, const char* tool) {
+std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const Config& cfg,
+                                                                        const util::Env& env,
+                                                                        const fs::path& worktree,
+                                                                        std::ostream& err,
+                                                                        const char* tool) {
   // The database is opened at the first event and kept (a server hands out many); after an
   // error, or once the file is another one (moved aside as corrupt and made again), it is opened
   // again.
@@ -78,7 +87,8 @@ std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const Co
     }
     if (e.kind == "handed_out" && under_supervisor(env)) {
       if (auto r = request_supervised_action(cfg, env, worktree, e); !r)
-        print_note(err, tool, "note: the supervisor cannot carry out /" + e.action + ": " + r.error().message);
+        print_note(err, tool,
+                   "note: the supervisor cannot carry out /" + e.action + ": " + r.error().message);
     }
   };
 }

@@ -18,14 +18,15 @@ bool under_supervisor(const util::Env& env);
 // the re-anchor for the worktree's current step is written as the prompt the next session (or
 // the compacted one) starts with, and a pending action is recorded for the supervisor, which
 // carries it out when the turn ends (see run_supervisor).
-Result<void> request_supervised_action(const Config& cfg, const util::Env& env, const std::filesystem::path& worktree,
+Result<void> request_supervised_action(const Config& cfg, const util::Env& env,
+                                       const std::filesystem::path& worktree,
                                        const workflow::WorkflowEvent& event);
 
 // The on_event of every program that hands out workflow actions (the MCP server, ctx-workflow,
 // ctx-gate): records the event in the state database and, under a supervisor, hands a handed-out
 // action to it. Failures are one note on `err`.
-std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const Config& cfg, const util::Env& env,
-                                                                      const std::filesystem::path& worktree, std::ostream& err,
-                                                                      const char* tool);
+std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(
+    const Config& cfg, const util::Env& env, const std::filesystem::path& worktree,
+    std::ostream& err, const char* tool);
 
 }  // namespace ctxkit

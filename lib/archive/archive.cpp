@@ -1,21 +1,22 @@
 #include "archive/archive.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <fmt/core.h>
 
-#include "util/fs.hpp"
 #include "util/atomic_file.hpp"
+#include "util/fs.hpp"
 
 namespace ctxkit {
 namespace fs = std::filesystem;
 
-ArchiveLocation archive_location(const Locations& loc, const std::string& project, const std::string& id) {
+ArchiveLocation archive_location(const Locations& loc, const std::string& project,
+                                 const std::string& id) {
   fs::path dir = loc.archive_dir() / project;
   return {dir / (id + ".jsonl"), dir / id};
 }
@@ -55,7 +56,8 @@ Result<void> copy_file_atomic(const fs::path& from, const fs::path& to) {
 Result<void> copy_side_folder(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   if (!fs::is_directory(from, ec)) return {};
-  for (auto it = fs::recursive_directory_iterator(from, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(from, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     fs::path rel = fs::relative(it->path(), from, ec);
     fs::path dest = to / rel;
     if (it->is_directory(ec)) {
@@ -82,7 +84,8 @@ size_t remove_stale_temporaries(const fs::path& dir, int64_t min_age_s) {
     auto tmp = name.rfind(".jsonl.tmp.");
     if (!name.starts_with('.') || tmp == std::string::npos || name.size() != tmp + 11 + 6) continue;
     struct stat st {};
-    if (::lstat(e.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    if (::lstat(e.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid())
+      continue;
     if (now - st.st_mtime < min_age_s) continue;
     if (::unlink(e.path().c_str()) == 0) ++removed;
   }

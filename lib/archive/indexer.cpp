@@ -1,6 +1,7 @@
 #include "archive/indexer.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,7 +14,6 @@
 #include <set>
 #include <thread>
 #include <vector>
-#include <fmt/core.h>
 
 #include "claude/message_text.hpp"
 #include "claude/session_locator.hpp"
@@ -24,7 +24,9 @@
 namespace ctxkit {
 namespace fs = std::filesystem;
 
-bool project_is_excluded(const std::string& project, const ArchiveConfig& config) { return config.excludes(project); }
+bool project_is_excluded(const std::string& project, const ArchiveConfig& config) {
+  return config.excludes(project);
+}
 
 namespace {
 
@@ -56,10 +58,13 @@ std::optional<std::string> line_at(int fd, int64_t offset) {
   return std::nullopt;
 }
 
-int open_archived(const fs::path& p) { return ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW); }
+int open_archived(const fs::path& p) {
+  return ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+}
 
 void log_line(const Locations& loc, const std::string& what) {
-  int fd = ::open(loc.archive_log().c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  int fd = ::open(loc.archive_log().c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+                  0600);
   if (fd < 0) return;
   std::string line = fmt::format("{} {}\n", util::format_iso8601_ms(util::now_ms()), what);
   (void)!::write(fd, line.data(), line.size());
@@ -76,8 +81,9 @@ std::optional<std::string> message_text_at(const fs::path& transcript, int64_t o
   return message_text(*line).text;
 }
 
-Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript, const std::string& session_id,
-                               const std::string& project, const std::string& marker, uint64_t batch_bytes, Shard shard) {
+Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript,
+                               const std::string& session_id, const std::string& project,
+                               const std::string& marker, uint64_t batch_bytes, Shard shard) {
   IndexReport report;
   const std::string path = transcript.string();
   if (auto r = index.begin(); !r) return std::unexpected(r.error());
@@ -88,19 +94,24 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript, c
   auto file = index.file(path, session_id, project);
   if (!file) return rollback(file.error());
   struct stat st {};
-  if (::stat(transcript.c_str(), &st) != 0) return rollback(Error{fmt::format("reading {}: {}", path, std::strerror(errno))});
+  if (::stat(transcript.c_str(), &st) != 0)
+    return rollback(Error{fmt::format("reading {}: {}", path, std::strerror(errno))});
   const auto size = static_cast<uint64_t>(st.st_size);
   if (file->excluded) {
     report.excluded = true;
     report.indexed_bytes = size;
-    if (auto r = index.set_progress(file->id, size, file->indexed_lines, true); !r) return rollback(r.error());
+    if (auto r = index.set_progress(file->id, size, file->indexed_lines, true); !r)
+      return rollback(r.error());
     if (auto r = index.commit(); !r) return rollback(r.error());
     return report;
   }
   uint64_t from = file->indexed_bytes, line_no = file->indexed_lines;
   if (size < from) {
     // Replaced by a shorter file: its old text is gone, start over for it.
-    if (auto r = index.remove_file_rows(file->id, [](int64_t) { return std::optional<std::string>(); }); !r) return rollback(r.error());
+    if (auto r =
+            index.remove_file_rows(file->id, [](int64_t) { return std::optional<std::string>(); });
+        !r)
+      return rollback(r.error());
     from = 0;
     line_no = 0;
   }
@@ -115,18 +126,21 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript, c
     if (!*next) break;
     const auto& l = **next;
     report.lines_read++;
-    if (!marker.empty() && ::memmem(l.text.data(), l.text.size(), marker.data(), marker.size()) != nullptr) {
+    if (!marker.empty() &&
+        ::memmem(l.text.data(), l.text.size(), marker.data(), marker.size()) != nullptr) {
       // Everything of the session goes, what earlier runs indexed included.
       int fd = open_archived(transcript);
-      auto removed = index.remove_file_rows(file->id, [&](int64_t offset) -> std::optional<std::string> {
-        if (fd < 0) return std::nullopt;
-        auto line = line_at(fd, offset);
-        if (!line) return std::nullopt;
-        return extract.extract(*line).text;
-      });
+      auto removed =
+          index.remove_file_rows(file->id, [&](int64_t offset) -> std::optional<std::string> {
+            if (fd < 0) return std::nullopt;
+            auto line = line_at(fd, offset);
+            if (!line) return std::nullopt;
+            return extract.extract(*line).text;
+          });
       if (fd >= 0) ::close(fd);
       if (!removed) return rollback(removed.error());
-      if (auto r = index.set_progress(file->id, size, l.number, true); !r) return rollback(r.error());
+      if (auto r = index.set_progress(file->id, size, l.number, true); !r)
+        return rollback(r.error());
       if (auto r = index.commit(); !r) return rollback(r.error());
       report.excluded = true;
       report.rows_added = 0;
@@ -136,20 +150,25 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript, c
     line_no = l.number;
     MessageText m = shard.owns(l.offset) ? extract.extract(l.text, l.capacity) : MessageText{};
     if (!m.text.empty()) {
-      if (auto r = index.add(file->id, {static_cast<int64_t>(l.number), static_cast<int64_t>(l.offset), m.timestamp, m.role, m.text}); !r)
+      if (auto r =
+              index.add(file->id, {static_cast<int64_t>(l.number), static_cast<int64_t>(l.offset),
+                                   m.timestamp, m.role, m.text});
+          !r)
         return rollback(r.error());
       report.rows_added++;
     }
     batch += l.text.size() + 1;
     if (batch >= batch_bytes) {
-      if (auto r = index.set_progress(file->id, reader->consumed(), line_no, false); !r) return rollback(r.error());
+      if (auto r = index.set_progress(file->id, reader->consumed(), line_no, false); !r)
+        return rollback(r.error());
       if (auto r = index.commit(); !r) return rollback(r.error());
       if (auto r = index.begin(); !r) return std::unexpected(r.error());
       batch = 0;
     }
   }
   report.indexed_bytes = reader->consumed();
-  if (auto r = index.set_progress(file->id, report.indexed_bytes, line_no, false); !r) return rollback(r.error());
+  if (auto r = index.set_progress(file->id, report.indexed_bytes, line_no, false); !r)
+    return rollback(r.error());
   if (auto r = index.commit(); !r) return rollback(r.error());
   return report;
 }
@@ -191,7 +210,9 @@ Result<SearchIndex> open_shard(const fs::path& db, std::string* note) {
   auto fresh = SearchIndex::open(db);
   if (fresh && note && !aside->empty()) {
     if (!note->empty()) *note += "; ";
-    *note += fmt::format("search index {} was corrupt; moved it to {} and rebuilt it from the archive", db.string(), aside->string());
+    *note +=
+        fmt::format("search index {} was corrupt; moved it to {} and rebuilt it from the archive",
+                    db.string(), aside->string());
   }
   return fresh;
 }
@@ -251,7 +272,9 @@ Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
     if (!f) return std::unexpected(f.error());
     for (const auto& p : f->excluded) {
       fs::path path(p);
-      excluded.insert(agent_of_path(p).empty() ? path.stem().string() : path.parent_path().parent_path().filename().string());
+      excluded.insert(agent_of_path(p).empty()
+                          ? path.stem().string()
+                          : path.parent_path().parent_path().filename().string());
     }
   }
   SearchResult all;
@@ -260,13 +283,15 @@ Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
     for (auto& h : f->result.hits)
       if (!excluded.contains(h.session_id)) all.hits.push_back(std::move(h));
   }
-  std::stable_sort(all.hits.begin(), all.hits.end(), [ranked](const SearchHit& a, const SearchHit& b) {
-    if (!ranked && a.timestamp != b.timestamp) return a.timestamp > b.timestamp;
-    if (a.rank != b.rank) return a.rank < b.rank;
-    if (a.path != b.path) return a.path < b.path;
-    return a.line < b.line;
-  });
-  if (all.hits.size() > static_cast<size_t>(std::max(query.limit, 0))) all.hits.resize(static_cast<size_t>(std::max(query.limit, 0)));
+  std::stable_sort(all.hits.begin(), all.hits.end(),
+                   [ranked](const SearchHit& a, const SearchHit& b) {
+                     if (!ranked && a.timestamp != b.timestamp) return a.timestamp > b.timestamp;
+                     if (a.rank != b.rank) return a.rank < b.rank;
+                     if (a.path != b.path) return a.path < b.path;
+                     return a.line < b.line;
+                   });
+  if (all.hits.size() > static_cast<size_t>(std::max(query.limit, 0)))
+    all.hits.resize(static_cast<size_t>(std::max(query.limit, 0)));
   return all;
 }
 
@@ -300,7 +325,8 @@ Result<std::map<std::string, ArchiveIndex::File>> ArchiveIndex::files() {
   return out;
 }
 
-Result<std::optional<fs::path>> ArchiveIndex::file_of(const std::string& session_id, const std::string& agent) {
+Result<std::optional<fs::path>> ArchiveIndex::file_of(const std::string& session_id,
+                                                      const std::string& agent) {
   for (auto& s : shards_) {
     auto f = s.file_of(session_id, agent);
     if (!f || *f) return f;
@@ -308,7 +334,8 @@ Result<std::optional<fs::path>> ArchiveIndex::file_of(const std::string& session
   return std::optional<fs::path>();
 }
 
-Result<std::optional<IndexedLine>> ArchiveIndex::line_at_or_before(const fs::path& file, int64_t line) {
+Result<std::optional<IndexedLine>> ArchiveIndex::line_at_or_before(const fs::path& file,
+                                                                   int64_t line) {
   std::optional<IndexedLine> best;
   for (auto& s : shards_) {
     auto l = s.line_at_or_before(file, line);
@@ -336,7 +363,9 @@ std::vector<Archived> archived_transcripts(const Locations& loc, const ArchiveCo
     for (const auto& f : fs::directory_iterator(proj.path(), e2)) {
       std::string name = f.path().filename().string();
       std::error_code e3;
-      if (name.starts_with('.') || !name.ends_with(".jsonl") || f.is_symlink(e3) || !f.is_regular_file(e3)) continue;
+      if (name.starts_with('.') || !name.ends_with(".jsonl") || f.is_symlink(e3) ||
+          !f.is_regular_file(e3))
+        continue;
       const std::string session = f.path().stem().string();
       out.push_back({f.path(), project, session, f.file_size(e3)});
       // Its subagents' transcripts (<session>/subagents/agent-<id>.jsonl), indexed as the
@@ -344,7 +373,9 @@ std::vector<Archived> archived_transcripts(const Locations& loc, const ArchiveCo
       for (const auto& a : fs::directory_iterator(proj.path() / session / "subagents", e3)) {
         std::string agent = a.path().filename().string();
         std::error_code e4;
-        if (!agent.starts_with("agent-") || !agent.ends_with(".jsonl") || a.is_symlink(e4) || !a.is_regular_file(e4)) continue;
+        if (!agent.starts_with("agent-") || !agent.ends_with(".jsonl") || a.is_symlink(e4) ||
+            !a.is_regular_file(e4))
+          continue;
         out.push_back({a.path(), project, session, a.file_size(e4)});
       }
     }
@@ -361,7 +392,8 @@ bool indexed_everywhere(const ArchiveIndex::File& f, uint64_t size) {
 }
 }  // namespace
 
-Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc, const ArchiveConfig& config) {
+Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc,
+                                     const ArchiveConfig& config) {
   auto known = index.files();
   if (!known) return std::unexpected(known.error());
   IndexProgress p;
@@ -370,20 +402,25 @@ Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc, 
     p.archived_bytes += a.size;
     auto it = known->find(a.path.string());
     uint64_t done = 0;
-    if (it != known->end()) done = indexed_everywhere(it->second, a.size) ? a.size : std::min(a.size, it->second.least.indexed_bytes);
+    if (it != known->end())
+      done = indexed_everywhere(it->second, a.size)
+                 ? a.size
+                 : std::min(a.size, it->second.least.indexed_bytes);
     p.indexed_bytes += done;
     if (done < a.size) p.files_pending++;
   }
   return p;
 }
 
-Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc, const ArchiveConfig& config, uint64_t batch_bytes) {
+Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc,
+                                 const ArchiveConfig& config, uint64_t batch_bytes) {
   auto known = index.files();
   if (!known) return std::unexpected(known.error());
   std::vector<Archived> pending;
   for (auto& a : archived_transcripts(loc, config)) {
     auto it = known->find(a.path.string());
-    if (it == known->end() || !indexed_everywhere(it->second, a.size)) pending.push_back(std::move(a));
+    if (it == known->end() || !indexed_everywhere(it->second, a.size))
+      pending.push_back(std::move(a));
   }
   PendingRun run;
   if (pending.empty()) return run;
@@ -392,9 +429,11 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc, cons
   auto per = on_each_shard(shards, "indexing", [&](int s) -> Result<PendingRun> {
     PendingRun mine;
     for (const auto& a : pending) {
-      auto r = index_file(index.shard(s), a.path, a.session_id, a.project, config.exclude_marker, batch_bytes, Shard{s, shards});
+      auto r = index_file(index.shard(s), a.path, a.session_id, a.project, config.exclude_marker,
+                          batch_bytes, Shard{s, shards});
       if (!r) {
-        if (r.error().kind == Error::Kind::Corrupt || r.error().kind == Error::Kind::Busy) return std::unexpected(r.error());
+        if (r.error().kind == Error::Kind::Corrupt || r.error().kind == Error::Kind::Busy)
+          return std::unexpected(r.error());
         if (mine.first_error.empty()) mine.first_error = r.error().message;
         continue;
       }
@@ -423,9 +462,11 @@ void run_indexer(const Locations& loc, const ArchiveConfig& config, bool queue_o
     queued = std::move(*q);
   }
   auto lock = IndexLock::acquire(loc, true);
-  queued.reset();  // a later hook's indexer may queue now: this one lists the pending work only below
+  queued
+      .reset();  // a later hook's indexer may queue now: this one lists the pending work only below
   if (!lock || !*lock) {
-    if (!lock && lock.error().kind != Error::Kind::NotFound) log_line(loc, fmt::format("indexing: {}", lock.error().message));
+    if (!lock && lock.error().kind != Error::Kind::NotFound)
+      log_line(loc, fmt::format("indexing: {}", lock.error().message));
     return;
   }
   std::string note;
@@ -436,8 +477,10 @@ void run_indexer(const Locations& loc, const ArchiveConfig& config, bool queue_o
     return;
   }
   auto run = index_pending(*index, loc, config);
-  if (!run) log_line(loc, fmt::format("indexing: {}", run.error().message));
-  else if (!run->first_error.empty()) log_line(loc, fmt::format("indexing: {}", run->first_error));
+  if (!run)
+    log_line(loc, fmt::format("indexing: {}", run.error().message));
+  else if (!run->first_error.empty())
+    log_line(loc, fmt::format("indexing: {}", run->first_error));
 }
 
 void fill_snippets(SearchResult& result, const std::string& words) {

@@ -16,9 +16,9 @@ namespace ctxkit {
 
 // What indexing one archived transcript did.
 struct IndexReport {
-  uint64_t lines_read = 0;     // new complete lines read
-  uint64_t rows_added = 0;     // messages added to the index
-  bool excluded = false;       // the session carries the exclusion marker (nothing of it is indexed)
+  uint64_t lines_read = 0;  // new complete lines read
+  uint64_t rows_added = 0;  // messages added to the index
+  bool excluded = false;    // the session carries the exclusion marker (nothing of it is indexed)
   uint64_t indexed_bytes = 0;  // the file is indexed up to here
 };
 
@@ -32,7 +32,10 @@ inline constexpr uint64_t kShardStretch = 256 << 10;
 struct Shard {
   int index = 0;
   int count = 1;
-  bool owns(uint64_t offset) const { return count <= 1 || static_cast<int>((offset / kShardStretch) % static_cast<uint64_t>(count)) == index; }
+  bool owns(uint64_t offset) const {
+    return count <= 1 ||
+           static_cast<int>((offset / kShardStretch) % static_cast<uint64_t>(count)) == index;
+  }
 };
 
 // The shards of an archive's index, read as one.
@@ -50,9 +53,11 @@ class ArchiveIndex {
     bool excluded_somewhere = false;
   };
   Result<std::map<std::string, File>> files();
-  Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id, const std::string& agent = {});
+  Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id,
+                                                       const std::string& agent = {});
   // The indexed line nearest before or at `line` in `file`, over every shard.
-  Result<std::optional<IndexedLine>> line_at_or_before(const std::filesystem::path& file, int64_t line);
+  Result<std::optional<IndexedLine>> line_at_or_before(const std::filesystem::path& file,
+                                                       int64_t line);
 
  private:
   std::vector<SearchIndex> shards_;
@@ -64,8 +69,9 @@ class ArchiveIndex {
 // `exclude_marker` is removed from the index and skipped from then on.
 inline constexpr uint64_t kIndexBatchBytes = 32ull << 20;
 // With a `shard`, only the lines that shard owns are added.
-Result<IndexReport> index_file(SearchIndex& index, const std::filesystem::path& transcript, const std::string& session_id,
-                               const std::string& project, const std::string& exclude_marker,
+Result<IndexReport> index_file(SearchIndex& index, const std::filesystem::path& transcript,
+                               const std::string& session_id, const std::string& project,
+                               const std::string& exclude_marker,
                                uint64_t batch_bytes = kIndexBatchBytes, Shard shard = {});
 
 // Whether [archive] exclude_projects names this project folder.
@@ -83,8 +89,8 @@ class IndexLock {
   explicit IndexLock(util::FileLock lock) : lock_(std::move(lock)) {}
   util::FileLock lock_;
 };
-// Opens the search index, every shard (Locations::index_db). A shard that SQLite reports as corrupt is
-// moved aside ("index.db.corrupt-<stamp>") and a new, empty one created: the archive rebuilds it
+// Opens the search index, every shard (Locations::index_db). A shard that SQLite reports as corrupt
+// is moved aside ("index.db.corrupt-<stamp>") and a new, empty one created: the archive rebuilds it
 // (index_pending). `note` then says so.
 Result<ArchiveIndex> open_index(const Locations& loc, std::string* note);
 
@@ -99,10 +105,11 @@ struct IndexProgress {
   uint64_t archived_bytes = 0;
   uint64_t indexed_bytes = 0;
   uint64_t files = 0;
-  uint64_t files_pending = 0;   // not indexed yet, or only partly
+  uint64_t files_pending = 0;  // not indexed yet, or only partly
   bool complete() const { return files_pending == 0; }
 };
-Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc, const ArchiveConfig& config);
+Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc,
+                                     const ArchiveConfig& config);
 
 // Indexes every archived transcript not indexed yet, or only partly (after a kill, a crash, a
 // quarantined index, or an indexer that never ran), one thread per shard. The caller holds the
@@ -110,9 +117,10 @@ Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc, 
 struct PendingRun {
   uint64_t files = 0;
   uint64_t bytes = 0;
-  std::string first_error;      // a file that could not be indexed (the others still are)
+  std::string first_error;  // a file that could not be indexed (the others still are)
 };
-Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc, const ArchiveConfig& config,
+Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc,
+                                 const ArchiveConfig& config,
                                  uint64_t batch_bytes = kIndexBatchBytes);
 
 // Takes the lock (waiting for it), opens the index and indexes what is pending: what a detached

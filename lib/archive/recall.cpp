@@ -1,8 +1,9 @@
 #include "archive/recall.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <chrono>
-#include <fmt/core.h>
 
 #include "claude/message_text.hpp"
 #include "claude/session_locator.hpp"
@@ -14,7 +15,8 @@ namespace ctxkit {
 namespace fs = std::filesystem;
 
 namespace {
-// The session's own transcript for one of its subagents' (<project>/<session>/subagents/agent-x.jsonl).
+// The session's own transcript for one of its subagents'
+// (<project>/<session>/subagents/agent-x.jsonl).
 fs::path main_transcript(const fs::path& transcript, const std::string& agent) {
   if (agent.empty()) return transcript;
   fs::path session_dir = transcript.parent_path().parent_path();
@@ -42,7 +44,9 @@ std::optional<SessionRef> parse_session_ref(const std::string& text) {
   ref.session_id = text.substr(0, slash);
   if (slash != std::string::npos) {
     ref.agent = text.substr(slash + 1);
-    if (!ref.agent.starts_with("agent-") || ref.agent.size() == 6 || ref.agent.find('/') != std::string::npos) return std::nullopt;
+    if (!ref.agent.starts_with("agent-") || ref.agent.size() == 6 ||
+        ref.agent.find('/') != std::string::npos)
+      return std::nullopt;
   }
   if (!looks_like_session_id(ref.session_id)) return std::nullopt;
   return ref;
@@ -91,8 +95,10 @@ Result<ArchiveIndex*> ArchiveRecall::ready_index(std::string& note) {
     auto progress = index_progress(*index_, loc_, config_);
     if (!progress) return std::unexpected(progress.error());
     if (!progress->complete())
-      note = pending_note_ = fmt::format("The search index is being built ({} of {} sessions pending); results come from what is indexed so far.",
-                                         progress->files_pending, progress->files);
+      note = pending_note_ = fmt::format(
+          "The search index is being built ({} of {} sessions pending); results come from what is "
+          "indexed so far.",
+          progress->files_pending, progress->files);
   }
   return &*index_;
 }
@@ -104,7 +110,8 @@ Result<RecallAnswer> ArchiveRecall::search(SearchQuery q) {
     answer.note = "Nothing is archived yet.";
     return answer;
   }
-  if (q.words.find_first_not_of(" \t\r\n") == std::string::npos) return fail("nothing to search for", Error::Kind::Invalid);
+  if (q.words.find_first_not_of(" \t\r\n") == std::string::npos)
+    return fail("nothing to search for", Error::Kind::Invalid);
   if (q.project.find('/') != std::string::npos) q.project = project_folder_name(q.project);
   auto index = ready_index(answer.note);
   if (!index) return std::unexpected(index.error());
@@ -113,8 +120,10 @@ Result<RecallAnswer> ArchiveRecall::search(SearchQuery q) {
   if (!config_.exclude_projects.empty()) q.limit = std::min(wanted * 4 + 20, 10000);
   auto found = (*index)->search(q);
   if (!found) return std::unexpected(found.error());
-  std::erase_if(found->hits, [&](const SearchHit& h) { return project_is_excluded(h.project, config_); });
-  if (found->hits.size() > static_cast<size_t>(wanted)) found->hits.resize(static_cast<size_t>(wanted));
+  std::erase_if(found->hits,
+                [&](const SearchHit& h) { return project_is_excluded(h.project, config_); });
+  if (found->hits.size() > static_cast<size_t>(wanted))
+    found->hits.resize(static_cast<size_t>(wanted));
   fill_snippets(*found, q.words);
   answer.capped = found->capped;
   for (auto& h : found->hits) {
@@ -134,11 +143,12 @@ Result<RecallAnswer> ArchiveRecall::search(SearchQuery q) {
   return answer;
 }
 
-Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int before, int after, size_t max_chars,
-                                       size_t context_chars) {
+Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int before, int after,
+                                       size_t max_chars, size_t context_chars) {
   const std::string name = ref.session_id + (ref.agent.empty() ? "" : "/" + ref.agent);
   std::error_code ec;
-  if (!fs::exists(loc_.archive_dir(), ec)) return fail("nothing is archived yet", Error::Kind::NotFound);
+  if (!fs::exists(loc_.archive_dir(), ec))
+    return fail("nothing is archived yet", Error::Kind::NotFound);
   if (line < 1) return fail("the line numbers start at 1", Error::Kind::Invalid);
   std::string note;
   if (auto opened = ready_index(note); !opened) return std::unexpected(opened.error());
@@ -149,7 +159,8 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
   out.agent = ref.agent;
   if (*file) out.project = project_of(**file, ref.agent);
   if (!*file || project_is_excluded(out.project, config_))
-    return fail(fmt::format("session {} is not in the searchable archive", name), Error::Kind::NotFound);
+    return fail(fmt::format("session {} is not in the searchable archive", name),
+                Error::Kind::NotFound);
   const int64_t first = std::max<int64_t>(1, line - std::max(before, 0));
   const int64_t last = line + std::max(after, 0);
   auto start = index_->line_at_or_before(**file, first);
@@ -170,11 +181,13 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
     if (n == line) reached = true;
     MessageText m = extract.extract((*l)->text, (*l)->capacity);
     if (m.text.empty() && n != line) continue;
-    ShownMessage s{n, m.role.empty() ? std::string("(no message text)") : m.role, m.timestamp, std::move(m.text), 0};
+    ShownMessage s{n, m.role.empty() ? std::string("(no message text)") : m.role, m.timestamp,
+                   std::move(m.text), 0};
     s.omitted_chars = cut(s.text, n == line ? max_chars : context_chars);
     out.messages.push_back(std::move(s));
   }
-  if (!reached) return fail(fmt::format("session {} has no line {}", name, line), Error::Kind::NotFound);
+  if (!reached)
+    return fail(fmt::format("session {} has no line {}", name, line), Error::Kind::NotFound);
   out.cwd = cwd_of(**file, ref.agent);
   out.resume = resume_command(ref.session_id, out.cwd);
   return out;

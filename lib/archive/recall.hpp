@@ -19,19 +19,19 @@ namespace ctxkit {
 // A hit as the archive's tools answer it: where it is (cited SESSION:LINE, or
 // SESSION/agent-<id>:LINE for a subagent's transcript) and how to resume its session.
 struct RecallHit {
-  std::string cite;          // what archive_show / ctx-search --show open
-  std::string session_id;    // the session (a subagent's parent)
-  std::string agent;         // "agent-<id>" when the hit is in a subagent's transcript, else ""
+  std::string cite;        // what archive_show / ctx-search --show open
+  std::string session_id;  // the session (a subagent's parent)
+  std::string agent;       // "agent-<id>" when the hit is in a subagent's transcript, else ""
   int64_t line = 0;
   std::string timestamp, kind, project, snippet;
-  std::string cwd;           // the session's working folder (from its transcript), "" when unknown
-  std::string resume;        // cd <cwd> && claude --resume <session>
+  std::string cwd;     // the session's working folder (from its transcript), "" when unknown
+  std::string resume;  // cd <cwd> && claude --resume <session>
 };
 
 struct RecallAnswer {
   std::vector<RecallHit> hits;
-  bool capped = false;       // more than SearchIndex::kMaxRanked messages matched
-  std::string note;          // the index is being built, was rebuilt, ...: one sentence, or ""
+  bool capped = false;  // more than SearchIndex::kMaxRanked messages matched
+  std::string note;     // the index is being built, was rebuilt, ...: one sentence, or ""
 };
 
 // One message of a range shown around a line.
@@ -58,13 +58,14 @@ std::optional<SessionRef> parse_session_ref(const std::string& text);
 // work (as ctx-search does); otherwise the answer says how far the index got.
 class ArchiveRecall {
  public:
-  ArchiveRecall(Locations loc, ArchiveConfig config) : loc_(std::move(loc)), config_(std::move(config)) {}
+  ArchiveRecall(Locations loc, ArchiveConfig config)
+      : loc_(std::move(loc)), config_(std::move(config)) {}
 
   Result<RecallAnswer> search(SearchQuery query);
   // The messages from `line - before` to `line + after` of a session (or subagent) transcript;
   // the message at `line` is cut after `max_chars` characters, the others after `context_chars`.
-  Result<ShowAnswer> show(const SessionRef& ref, int64_t line, int before, int after, size_t max_chars = 30000,
-                          size_t context_chars = 2000);
+  Result<ShowAnswer> show(const SessionRef& ref, int64_t line, int before, int after,
+                          size_t max_chars = 30000, size_t context_chars = 2000);
 
   // The resume command of a session whose working folder is `cwd` ("" when unknown).
   static std::string resume_command(const std::string& session_id, const std::string& cwd);
@@ -77,7 +78,8 @@ class ArchiveRecall {
   ArchiveConfig config_;
   std::optional<ArchiveIndex> index_;
   std::map<std::string, std::string> cwds_;  // main transcript -> cwd
-  std::optional<std::chrono::steady_clock::time_point> checked_;  // when pending work was last looked at
+  std::optional<std::chrono::steady_clock::time_point>
+      checked_;  // when pending work was last looked at
   std::string pending_note_;
 };
 

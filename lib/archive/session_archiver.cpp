@@ -1,19 +1,18 @@
 #include "archive/session_archiver.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
-#include <algorithm>
-#include <fmt/core.h>
-
 #include "claude/session_locator.hpp"
+#include "util/atomic_file.hpp"
 #include "util/file_lock.hpp"
 #include "util/fs.hpp"
-#include "util/atomic_file.hpp"
 #include "util/line_reader.hpp"
 
 namespace ctxkit {
@@ -53,11 +52,14 @@ Result<bool> append_new_lines(const fs::path& from, const fs::path& to, uint64_t
   Fd out{::open(to.c_str(), O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW)};
   if (out.fd < 0) return false;
   struct stat st {};
-  if (::fstat(out.fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != have) return false;
+  if (::fstat(out.fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<uint64_t>(st.st_size) != have)
+    return false;
   const size_t tail = static_cast<size_t>(std::min<uint64_t>(have, 4096));
   std::string a(tail, '\0'), b(tail, '\0');
   const auto at = static_cast<off_t>(have - tail);
-  if (::pread(in.fd, a.data(), tail, at) != static_cast<ssize_t>(tail) || ::pread(out.fd, b.data(), tail, at) != static_cast<ssize_t>(tail) || a != b)
+  if (::pread(in.fd, a.data(), tail, at) != static_cast<ssize_t>(tail) ||
+      ::pread(out.fd, b.data(), tail, at) != static_cast<ssize_t>(tail) || a != b)
     return false;
   std::string buf(1 << 20, '\0'), held;
   auto pos = static_cast<off_t>(have);
@@ -76,19 +78,22 @@ Result<bool> append_new_lines(const fs::path& from, const fs::path& to, uint64_t
     held.erase(0, nl + 1);
     wrote = true;
   }
-  if (wrote && ::fdatasync(out.fd) != 0) return fail(fmt::format("writing {}: {}", to.string(), std::strerror(errno)));
+  if (wrote && ::fdatasync(out.fd) != 0)
+    return fail(fmt::format("writing {}: {}", to.string(), std::strerror(errno)));
   return true;
 }
 }  // namespace
 
-Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locations& loc, const ArchiveConfig& config, bool queue_once) {
+Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locations& loc,
+                                       const ArchiveConfig& config, bool queue_once) {
   ArchiveOutcome out;
   const std::string project = transcript.parent_path().filename().string();
   const std::string session = transcript.stem().string();
   out.where = archive_location(loc, project, session);
   struct stat st {};
   if (::stat(transcript.c_str(), &st) != 0)
-    return fail(fmt::format("reading {}: {}", transcript.string(), std::strerror(errno)), Error::Kind::NotFound);
+    return fail(fmt::format("reading {}: {}", transcript.string(), std::strerror(errno)),
+                Error::Kind::NotFound);
   {
     // One archiver of a session at a time (the Stop and PreCompact hooks of one session may
     // overlap), and with `queue_once` at most one waiting behind it.
@@ -115,10 +120,12 @@ Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locatio
       out.copied = *appended;
     }
     if (!out.copied && archive_needs_update(out.where, static_cast<uint64_t>(st.st_size))) {
-      if (auto r = copy_complete_lines(transcript, out.where.transcript); !r) return std::unexpected(r.error());
+      if (auto r = copy_complete_lines(transcript, out.where.transcript); !r)
+        return std::unexpected(r.error());
       out.copied = true;
     }
-    if (auto r = copy_side_folder(transcript.parent_path() / session, out.where.side_dir); !r) return std::unexpected(r.error());
+    if (auto r = copy_side_folder(transcript.parent_path() / session, out.where.side_dir); !r)
+      return std::unexpected(r.error());
   }
   out.project_excluded = project_is_excluded(project, config);
   if (out.project_excluded) return out;

@@ -15,22 +15,24 @@ namespace ctxkit {
 // What archiving a session did.
 struct ArchiveOutcome {
   ArchiveLocation where;
-  bool copied = false;           // the archive copy was (re)written now
-  bool indexed = false;          // the index was brought up to date now (else the next indexer does it)
-  bool project_excluded = false; // listed in [archive] exclude_projects: archived, not indexed
-  bool queued_behind = false;    // with queue_once: another archiver of the session waits already (it does this one's work)
+  bool copied = false;   // the archive copy was (re)written now
+  bool indexed = false;  // the index was brought up to date now (else the next indexer does it)
+  bool project_excluded = false;  // listed in [archive] exclude_projects: archived, not indexed
+  bool queued_behind = false;  // with queue_once: another archiver of the session waits already (it
+                               // does this one's work)
   PendingRun index;
 };
 
 // Archives a session and makes it searchable: copies the transcript (up to its last complete
-// line, when it grew) and its side folder to <archive>/<project>/ (archive_location), then, unless the project
-// is excluded, indexes what is pending in the archive when no other indexer is at work (one that
-// is will find this session too, or the next indexer will). The transcript itself is never
-// modified. When the archived copy is a prefix of the transcript, only the new lines are appended
-// to it (a live session is archived after every turn); otherwise it is copied whole. With
+// line, when it grew) and its side folder to <archive>/<project>/ (archive_location), then, unless
+// the project is excluded, indexes what is pending in the archive when no other indexer is at work
+// (one that is will find this session too, or the next indexer will). The transcript itself is
+// never modified. When the archived copy is a prefix of the transcript, only the new lines are
+// appended to it (a live session is archived after every turn); otherwise it is copied whole. With
 // `queue_once` (the hooks of a live session), nothing is done when another archiver of the same
 // session already waits: it copies whatever the transcript holds when its turn comes.
-Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript, const Locations& loc,
-                                       const ArchiveConfig& config, bool queue_once = false);
+Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript,
+                                       const Locations& loc, const ArchiveConfig& config,
+                                       bool queue_once = false);
 
 }  // namespace ctxkit

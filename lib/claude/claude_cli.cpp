@@ -4,8 +4,9 @@
 
 namespace ctxkit {
 
-std::vector<std::string> launch_argv(const std::string& bin, const std::vector<std::string>& extra, bool print,
-                                     const std::string& session_id, const std::string& prompt) {
+std::vector<std::string> launch_argv(const std::string& bin, const std::vector<std::string>& extra,
+                                     bool print, const std::string& session_id,
+                                     const std::string& prompt) {
   std::vector<std::string> argv{bin};
   argv.insert(argv.end(), extra.begin(), extra.end());
   if (print) argv.push_back("-p");
@@ -18,11 +19,29 @@ std::vector<std::string> launch_argv(const std::string& bin, const std::vector<s
 std::vector<std::string> relaunch_args(const std::vector<std::string>& args) {
   static const std::set<std::string> drop_with_value = {"--resume", "-r", "--session-id"};
   static const std::set<std::string> drop_flag = {"--continue", "-c", "--fork-session"};
-  static const std::set<std::string> takes_value = {
-      "--model", "--permission-mode", "--add-dir", "--allowedTools", "--allowed-tools", "--disallowedTools",
-      "--disallowed-tools", "--append-system-prompt", "--system-prompt", "--settings", "--mcp-config", "--output-format",
-      "--input-format", "--agents", "--fallback-model", "--max-turns", "--debug-file", "--setting-sources",
-      "--plugin-dir", "--agent", "--betas", "--tools", "--effort"};
+  static const std::set<std::string> takes_value = {"--model",
+                                                    "--permission-mode",
+                                                    "--add-dir",
+                                                    "--allowedTools",
+                                                    "--allowed-tools",
+                                                    "--disallowedTools",
+                                                    "--disallowed-tools",
+                                                    "--append-system-prompt",
+                                                    "--system-prompt",
+                                                    "--settings",
+                                                    "--mcp-config",
+                                                    "--output-format",
+                                                    "--input-format",
+                                                    "--agents",
+                                                    "--fallback-model",
+                                                    "--max-turns",
+                                                    "--debug-file",
+                                                    "--setting-sources",
+                                                    "--plugin-dir",
+                                                    "--agent",
+                                                    "--betas",
+                                                    "--tools",
+                                                    "--effort"};
   std::vector<std::string> out;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -30,7 +49,8 @@ std::vector<std::string> relaunch_args(const std::vector<std::string>& args) {
       ++i;
       continue;
     }
-    if (drop_flag.count(a) || a.starts_with("--resume=") || a.starts_with("--session-id=")) continue;
+    if (drop_flag.count(a) || a.starts_with("--resume=") || a.starts_with("--session-id="))
+      continue;
     out.push_back(a);
   }
   if (out.size() > 1) {
@@ -41,8 +61,8 @@ std::vector<std::string> relaunch_args(const std::vector<std::string>& args) {
   return out;
 }
 
-std::vector<std::string> relaunch_argv(const std::vector<std::string>& args, const std::string& session_id,
-                                       const std::string& prompt) {
+std::vector<std::string> relaunch_argv(const std::vector<std::string>& args,
+                                       const std::string& session_id, const std::string& prompt) {
   std::vector<std::string> argv = relaunch_args(args);
   argv.push_back("--session-id");
   argv.push_back(session_id);
@@ -50,7 +70,8 @@ std::vector<std::string> relaunch_argv(const std::vector<std::string>& args, con
   return argv;
 }
 
-std::vector<std::string> resume_argv(const std::vector<std::string>& args, const std::string& session_id, const std::string& prompt) {
+std::vector<std::string> resume_argv(const std::vector<std::string>& args,
+                                     const std::string& session_id, const std::string& prompt) {
   std::vector<std::string> argv = relaunch_args(args);
   argv.push_back("--resume");
   argv.push_back(session_id);
@@ -58,7 +79,8 @@ std::vector<std::string> resume_argv(const std::vector<std::string>& args, const
   return argv;
 }
 
-std::vector<std::string> headless_compact_argv(const std::vector<std::string>& args, const std::string& session_id,
+std::vector<std::string> headless_compact_argv(const std::vector<std::string>& args,
+                                               const std::string& session_id,
                                                const std::string& focus) {
   std::vector<std::string> argv = relaunch_args(args);
   argv.push_back("-p");

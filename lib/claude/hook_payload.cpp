@@ -135,7 +135,7 @@ class Scanner {
   size_t pos_ = 0;
   size_t end_ = 0;
   bool eof_ = false;
-  uint64_t offset_ = 0;      // input offset of buf_[0]
+  uint64_t offset_ = 0;  // input offset of buf_[0]
   uint64_t line_ = 1;
   uint64_t line_start_ = 0;  // input offset where line_ starts
   std::optional<Error> error_;
@@ -174,8 +174,8 @@ class Scanner {
     uint64_t at = offset_ + pos_;
     std::string_view why = what;
     if (pos_ == end_ && eof_) why = "unexpected end of input";
-    error_ = Error{fmt::format("payload is not valid JSON: parse error at line {}, column {}: {}", line_,
-                               at - line_start_ + 1, why),
+    error_ = Error{fmt::format("payload is not valid JSON: parse error at line {}, column {}: {}",
+                               line_, at - line_start_ + 1, why),
                    Error::Kind::Invalid};
     return false;
   }
@@ -242,14 +242,30 @@ class Scanner {
     int e = peek();
     char decoded = 0;
     switch (e) {
-      case '"': decoded = '"'; break;
-      case '\\': decoded = '\\'; break;
-      case '/': decoded = '/'; break;
-      case 'b': decoded = '\b'; break;
-      case 'f': decoded = '\f'; break;
-      case 'n': decoded = '\n'; break;
-      case 'r': decoded = '\r'; break;
-      case 't': decoded = '\t'; break;
+      case '"':
+        decoded = '"';
+        break;
+      case '\\':
+        decoded = '\\';
+        break;
+      case '/':
+        decoded = '/';
+        break;
+      case 'b':
+        decoded = '\b';
+        break;
+      case 'f':
+        decoded = '\f';
+        break;
+      case 'n':
+        decoded = '\n';
+        break;
+      case 'r':
+        decoded = '\r';
+        break;
+      case 't':
+        decoded = '\t';
+        break;
       case 'u': {
         ++pos_;
         uint32_t unit = 0;
@@ -262,7 +278,8 @@ class Scanner {
         sink.put_unit(unit);
         return true;
       }
-      default: return fail("invalid escape in a string");
+      default:
+        return fail("invalid escape in a string");
     }
     ++pos_;
     sink.put_bytes(&decoded, 1);
@@ -270,7 +287,8 @@ class Scanner {
   }
 
   static bool simple_escape(char c) {
-    return c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't';
+    return c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' ||
+           c == 't';
   }
 
   // Moves pos_ over plain content and well-formed escapes that lie whole in the chunk, without
@@ -307,7 +325,8 @@ class Scanner {
   static size_t escape_length(const char* p) {
     if (p[0] != '\\') return 0;
     if (simple_escape(p[1])) return 2;
-    if (p[1] == 'u' && hex_digit(p[2]) >= 0 && hex_digit(p[3]) >= 0 && hex_digit(p[4]) >= 0 && hex_digit(p[5]) >= 0)
+    if (p[1] == 'u' && hex_digit(p[2]) >= 0 && hex_digit(p[3]) >= 0 && hex_digit(p[4]) >= 0 &&
+        hex_digit(p[5]) >= 0)
       return 6;
     return 0;
   }
@@ -404,7 +423,8 @@ class Scanner {
           in_object.pop_back();
           continue;
         }
-        return fail(object ? "expected ',' or '}' after a value" : "expected ',' or ']' after a value");
+        return fail(object ? "expected ',' or '}' after a value"
+                           : "expected ',' or ']' after a value");
       }
     }
   }
@@ -439,8 +459,9 @@ class Scanner {
       StringSink sink{field, kMaxHookFieldBytes};
       if (!string(sink)) return false;
       if (sink.overflow) {
-        error_ = Error{fmt::format("payload field '{}' is longer than {} bytes", key, kMaxHookFieldBytes),
-                       Error::Kind::Invalid};
+        error_ = Error{
+            fmt::format("payload field '{}' is longer than {} bytes", key, kMaxHookFieldBytes),
+            Error::Kind::Invalid};
         return false;
       }
       return true;
@@ -488,10 +509,12 @@ class Scanner {
 };
 
 Result<HookPayload> validate(HookPayload p) {
-  if (p.transcript_path.empty()) return fail("payload has no transcript_path", Error::Kind::Invalid);
+  if (p.transcript_path.empty())
+    return fail("payload has no transcript_path", Error::Kind::Invalid);
   if (p.session_id.empty()) return fail("payload has no session_id", Error::Kind::Invalid);
   if (p.agent_id.find('/') != std::string::npos || p.agent_id.find("..") != std::string::npos)
-    return fail(fmt::format("payload has an invalid agent_id '{}'", p.agent_id), Error::Kind::Invalid);
+    return fail(fmt::format("payload has an invalid agent_id '{}'", p.agent_id),
+                Error::Kind::Invalid);
   return p;
 }
 

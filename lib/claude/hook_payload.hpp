@@ -18,10 +18,10 @@ struct HookPayload {
   std::string hook_event_name;
   std::string tool_name;
   std::string tool_use_id;
-  std::string agent_id;    // set when the hook fired inside a subagent
+  std::string agent_id;  // set when the hook fired inside a subagent
   std::string agent_type;
-  std::string source;      // SessionStart
-  std::string reason;      // SessionEnd
+  std::string source;  // SessionStart
+  std::string reason;  // SessionEnd
   bool stop_hook_active = false;
 
   // The transcript this payload's context lives in: the subagent's own file

@@ -6,9 +6,12 @@ namespace ctxkit {
 
 const char* hook_event_name(HookEvent event) {
   switch (event) {
-    case HookEvent::PostToolUse: return "PostToolUse";
-    case HookEvent::SessionStart: return "SessionStart";
-    case HookEvent::UserPromptSubmit: return "UserPromptSubmit";
+    case HookEvent::PostToolUse:
+      return "PostToolUse";
+    case HookEvent::SessionStart:
+      return "SessionStart";
+    case HookEvent::UserPromptSubmit:
+      return "UserPromptSubmit";
   }
   return "PostToolUse";
 }

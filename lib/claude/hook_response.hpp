@@ -25,12 +25,14 @@ std::string additional_context_response(HookEvent event, const std::string& addi
                                         const std::string& system_message = "");
 
 // The PostToolUse shape (the context reminder).
-inline std::string post_tool_use_response(const std::string& additional_context, const std::string& system_message = "") {
+inline std::string post_tool_use_response(const std::string& additional_context,
+                                          const std::string& system_message = "") {
   return additional_context_response(HookEvent::PostToolUse, additional_context, system_message);
 }
 
 // The SessionStart shape (re-injecting what a fresh or compacted context needs).
-inline std::string session_start_response(const std::string& additional_context, const std::string& system_message = "") {
+inline std::string session_start_response(const std::string& additional_context,
+                                          const std::string& system_message = "") {
   return additional_context_response(HookEvent::SessionStart, additional_context, system_message);
 }
 

@@ -16,11 +16,14 @@ std::string str_of(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+std::string file_name(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
 
 void replace_all(std::string& s, std::string_view from, std::string_view to) {
   if (from.empty()) return;
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
 }
 }  // namespace
 
@@ -45,7 +48,8 @@ std::vector<CommandHook> command_hooks(const json& doc) {
   return out;
 }
 
-std::optional<std::vector<std::string>> command_words(const std::string& command, const std::string& home,
+std::optional<std::vector<std::string>> command_words(const std::string& command,
+                                                      const std::string& home,
                                                       const std::string& plugin_root) {
   // The two variables are replaced by marks the splitter keeps as they are (quoted or not), and
   // the marks by the values in the words it returns, as the shell would expand them.
@@ -55,7 +59,8 @@ std::optional<std::vector<std::string>> command_words(const std::string& command
   if (start != std::string::npos && c.compare(start, 2, "~/") == 0) c.replace(start, 1, kHomeMark);
   for (std::string_view var : {"${HOME}", "$HOME"}) replace_all(c, var, kHomeMark);
   if (!plugin_root.empty())
-    for (std::string_view var : {"${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT"}) replace_all(c, var, kRootMark);
+    for (std::string_view var : {"${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT"})
+      replace_all(c, var, kRootMark);
   auto words = util::split_shell_words(c);
   if (!words) return std::nullopt;
   for (auto& w : *words) {
@@ -68,8 +73,8 @@ std::optional<std::vector<std::string>> command_words(const std::string& command
   return words;
 }
 
-std::vector<HookCoverage> match_hooks(const std::vector<CommandHook>& found, const std::string& home,
-                                      const std::string& plugin_root) {
+std::vector<HookCoverage> match_hooks(const std::vector<CommandHook>& found,
+                                      const std::string& home, const std::string& plugin_root) {
   std::vector<HookCoverage> out;
   for (const auto& reg : default_plan("/bin").hooks) {
     HookCoverage cov;
@@ -89,7 +94,8 @@ std::vector<HookCoverage> match_hooks(const std::vector<CommandHook>& found, con
   return out;
 }
 
-bool runs_ctxkit(const std::vector<CommandHook>& hooks, const std::string& home, const std::string& plugin_root) {
+bool runs_ctxkit(const std::vector<CommandHook>& hooks, const std::string& home,
+                 const std::string& plugin_root) {
   return std::any_of(hooks.begin(), hooks.end(), [&](const CommandHook& h) {
     auto words = command_words(h.command, home, plugin_root);
     return words && !words->empty() && file_name(words->front()).starts_with("ctx-");
@@ -106,12 +112,15 @@ std::vector<std::string> plugin_install_paths(const json& installed, const std::
   auto take = [&](const json& e) {
     if (e.is_object() && !str_of(e, "installPath").empty()) out.push_back(str_of(e, "installPath"));
   };
-  if (entries->is_array()) for (const auto& e : *entries) take(e);
-  else take(*entries);
+  if (entries->is_array())
+    for (const auto& e : *entries) take(e);
+  else
+    take(*entries);
   return out;
 }
 
-std::vector<McpServerFound> find_mcp_servers(const json& doc, std::string_view program, const std::string& home,
+std::vector<McpServerFound> find_mcp_servers(const json& doc, std::string_view program,
+                                             const std::string& home,
                                              const std::string& plugin_root) {
   std::vector<McpServerFound> out;
   if (!doc.is_object()) return out;

@@ -1,11 +1,10 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "claude/settings_merge.hpp"
 
@@ -27,25 +26,28 @@ std::vector<CommandHook> command_hooks(const nlohmann::json& doc);
 // The words of a hook or status-line command as the client's shell would run it, after a
 // leading "$HOME", "${HOME}" or "~" is replaced by `home` and "${CLAUDE_PLUGIN_ROOT}" by
 // `plugin_root`; nullopt when it needs a shell beyond that (util::split_shell_words).
-std::optional<std::vector<std::string>> command_words(const std::string& command, const std::string& home,
+std::optional<std::vector<std::string>> command_words(const std::string& command,
+                                                      const std::string& home,
                                                       const std::string& plugin_root = {});
 
 // The hooks ctxkit registers (default_plan) and, for each, the words of the commands found that
 // run it: same event and matcher, a program of the same file name with the same arguments.
 struct HookCoverage {
   HookRegistration expected;
-  std::string program;                          // the expected program's file name, e.g. "ctx-remind"
+  std::string program;  // the expected program's file name, e.g. "ctx-remind"
   std::vector<std::vector<std::string>> found;  // words of each matching command
 };
-std::vector<HookCoverage> match_hooks(const std::vector<CommandHook>& found, const std::string& home,
-                                      const std::string& plugin_root = {});
+std::vector<HookCoverage> match_hooks(const std::vector<CommandHook>& found,
+                                      const std::string& home, const std::string& plugin_root = {});
 
 // Whether any of `hooks` runs one of ctxkit's programs (a file name starting with "ctx-").
-bool runs_ctxkit(const std::vector<CommandHook>& hooks, const std::string& home, const std::string& plugin_root = {});
+bool runs_ctxkit(const std::vector<CommandHook>& hooks, const std::string& home,
+                 const std::string& plugin_root = {});
 
 // Where plugin `id` is installed, per ~/.claude/plugins/installed_plugins.json
 // ({"plugins":{"<id>":[{"installPath":…},…]}}).
-std::vector<std::string> plugin_install_paths(const nlohmann::json& installed, const std::string& id);
+std::vector<std::string> plugin_install_paths(const nlohmann::json& installed,
+                                              const std::string& id);
 
 // The MCP servers of a document's top-level "mcpServers" whose command runs `program` (by file
 // name): their names and the words of command + args.
@@ -54,7 +56,8 @@ struct McpServerFound {
   std::vector<std::string> argv;
 };
 std::vector<McpServerFound> find_mcp_servers(const nlohmann::json& doc, std::string_view program,
-                                             const std::string& home, const std::string& plugin_root = {});
+                                             const std::string& home,
+                                             const std::string& plugin_root = {});
 
 // The version in `claude --version` output ("2.1.197 (Claude Code)" → "2.1.197"); empty if none.
 std::string claude_version_of(std::string_view output);

@@ -23,8 +23,9 @@ inline constexpr size_t kBlock = 64;
 struct Masks {
   uint64_t special = 0;    // '"' or below 0x20: where plain content ends
   uint64_t backslash = 0;  // '\\'
-  uint64_t escapable = 0;  // a letter that may follow a backslash, other than '\\' itself: " / b f n r t u
-  uint64_t u = 0;          // 'u'
+  uint64_t escapable =
+      0;           // a letter that may follow a backslash, other than '\\' itself: " / b f n r t u
+  uint64_t u = 0;  // 'u'
 };
 
 // 0-9 a-f A-F, by table (checked four at a time after each \u).
@@ -37,9 +38,12 @@ inline constexpr auto kHexDigit = [] {
   for (int c = 'A'; c <= 'F'; ++c) t.hex[c] = true;
   return t;
 }();
-inline bool is_hex(unsigned char c) { return kHexDigit.hex[c]; }
+inline bool is_hex(unsigned char c) {
+  return kHexDigit.hex[c];
+}
 inline bool is_escapable(unsigned char c) {
-  return c == '"' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't' || c == 'u';
+  return c == '"' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't' ||
+         c == 'u';
 }
 
 // The masks byte by byte: the reference the vector versions are tested against.
@@ -62,7 +66,9 @@ inline Masks plain_masks(const char* p) {
   Masks m;
   for (int half = 0; half < 2; ++half) {
     __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
-    auto bits = [](__m256i v) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v))); };
+    auto bits = [](__m256i v) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v)));
+    };
     const int shift = 32 * half;
     __m256i quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8('"'));
     __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1F)), x);
@@ -83,13 +89,17 @@ inline void add_escape_masks(const char* p, Masks& m) {
   const __m256i nibble = _mm256_set1_epi8(0x0F);
   for (int half = 0; half < 2; ++half) {
     __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
-    auto bits = [](__m256i v) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v))); };
+    auto bits = [](__m256i v) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v)));
+    };
     const int shift = 32 * half;
     m.u |= bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('u'))) << shift;
     __m256i lo = _mm256_and_si256(x, nibble);
     __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
-    __m256i group = _mm256_and_si256(_mm256_shuffle_epi8(lo_table, lo), _mm256_shuffle_epi8(hi_table, hi));
-    m.escapable |= (~bits(_mm256_cmpeq_epi8(group, _mm256_setzero_si256())) & 0xFFFFFFFFull) << shift;
+    __m256i group =
+        _mm256_and_si256(_mm256_shuffle_epi8(lo_table, lo), _mm256_shuffle_epi8(hi_table, hi));
+    m.escapable |= (~bits(_mm256_cmpeq_epi8(group, _mm256_setzero_si256())) & 0xFFFFFFFFull)
+                   << shift;
   }
 }
 #elif defined(__SSE2__)
@@ -97,7 +107,9 @@ inline Masks plain_masks(const char* p) {
   Masks m;
   for (int part = 0; part < 4; ++part) {
     __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * part));
-    auto bits = [](__m128i v) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(v))); };
+    auto bits = [](__m128i v) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(v)));
+    };
     const int shift = 16 * part;
     __m128i quote = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
     __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1F)), x);
@@ -110,18 +122,23 @@ inline Masks plain_masks(const char* p) {
 inline void add_escape_masks(const char* p, Masks& m) {
   for (int part = 0; part < 4; ++part) {
     __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * part));
-    auto bits = [](__m128i v) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(v))); };
+    auto bits = [](__m128i v) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(v)));
+    };
     auto eq = [&](char c) { return _mm_cmpeq_epi8(x, _mm_set1_epi8(c)); };
     const int shift = 16 * part;
     __m128i u = eq('u');
     m.u |= bits(u) << shift;
-    __m128i esc = _mm_or_si128(_mm_or_si128(_mm_or_si128(eq('"'), eq('/')), _mm_or_si128(eq('b'), eq('f'))),
-                               _mm_or_si128(_mm_or_si128(eq('n'), eq('r')), _mm_or_si128(eq('t'), u)));
+    __m128i esc =
+        _mm_or_si128(_mm_or_si128(_mm_or_si128(eq('"'), eq('/')), _mm_or_si128(eq('b'), eq('f'))),
+                     _mm_or_si128(_mm_or_si128(eq('n'), eq('r')), _mm_or_si128(eq('t'), u)));
     m.escapable |= bits(esc) << shift;
   }
 }
 #else
-inline Masks plain_masks(const char* p) { return masks_scalar(p); }
+inline Masks plain_masks(const char* p) {
+  return masks_scalar(p);
+}
 inline void add_escape_masks(const char* p, Masks& m) {
   Masks all = masks_scalar(p);
   m.escapable = all.escapable;

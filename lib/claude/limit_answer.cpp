@@ -12,7 +12,8 @@ namespace {
 // What the client prints (tests/fixtures/claude-code-<version>/limits/, recorded by
 // tests/live/record_limits.py), from 2.1.197 to 2.1.332:
 //   a rate limit (429):  "API Error: Request rejected (429) · <message>", or with a subscription
-//                        "API Error: Server is temporarily limiting requests (not your usage limit) · ..."
+//                        "API Error: Server is temporarily limiting requests (not your usage limit)
+//                        · ..."
 //   a usage limit:       "You've hit your session limit · resets 4:28am (UTC)" (2.1.332: "5-hour
 //                        limit", "weekly limit", ...), after a rate_limit_event whose status is
 //                        "rejected" and resetsAt the reset; 2.1.332's result adds api_error
@@ -27,9 +28,13 @@ constexpr int64_t kResetCeiling = 32 * 86400;
 constexpr int64_t kResetPastSlack = 86400;
 constexpr size_t kMessageMax = 300;
 
-bool has(std::string_view hay, std::string_view needle) { return hay.find(needle) != std::string_view::npos; }
+bool has(std::string_view hay, std::string_view needle) {
+  return hay.find(needle) != std::string_view::npos;
+}
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+char lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 // Case-insensitive search; npos when absent.
 size_t ifind(std::string_view hay, std::string_view needle, size_t from = 0) {
@@ -41,7 +46,9 @@ size_t ifind(std::string_view hay, std::string_view needle, size_t from = 0) {
   }
   return std::string_view::npos;
 }
-bool ihas(std::string_view hay, std::string_view needle) { return ifind(hay, needle) != std::string_view::npos; }
+bool ihas(std::string_view hay, std::string_view needle) {
+  return ifind(hay, needle) != std::string_view::npos;
+}
 
 std::optional<int64_t> sane_reset(std::optional<int64_t> at, int64_t now) {
   if (!at) return std::nullopt;
@@ -80,12 +87,12 @@ std::string one_line(std::string_view text) {
 // A zone name as the tz database spells them ("Europe/Paris", "America/Argentina/Buenos_Aires",
 // "Etc/GMT+5", "UTC"): nothing that could leave the folder.
 bool zone_name_ok(std::string_view name) {
-  if (name.empty() || name.size() > 64 || name.front() == '/' || name.back() == '/' || has(name, "..") ||
-      has(name, "//"))
+  if (name.empty() || name.size() > 64 || name.front() == '/' || name.back() == '/' ||
+      has(name, "..") || has(name, "//"))
     return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '/' || c == '_' ||
-           c == '-' || c == '+';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '/' ||
+           c == '_' || c == '-' || c == '+';
   });
 }
 
@@ -109,7 +116,9 @@ void civil_from_days(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
   m = mp < 10 ? mp + 3 : mp - 9;
   y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2);
 }
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 // The rule of a TZif footer (a POSIX TZ string such as "CET-1CEST,M3.5.0,M10.5.0/3"): the
 // offsets after the file's last transition (a "slim" tz database lists none after the zone's last
@@ -124,8 +133,10 @@ struct Rule {
   // The UTC instant of `w` in `year`, `offset` the one in force before it.
   static int64_t at(const When& w, int64_t year, int32_t offset) {
     const int64_t first = days_from_civil(year, w.month, 1);
-    const int64_t first_weekday = (first + 4) - 7 * floor_div(first + 4, 7);  // 0: Sunday; 1970-01-01 a Thursday
-    int64_t day = first + (static_cast<int64_t>(w.weekday) - first_weekday + 7) % 7 + 7 * (w.week - 1);
+    const int64_t first_weekday =
+        (first + 4) - 7 * floor_div(first + 4, 7);  // 0: Sunday; 1970-01-01 a Thursday
+    int64_t day =
+        first + (static_cast<int64_t>(w.weekday) - first_weekday + 7) % 7 + 7 * (w.week - 1);
     const unsigned next = w.month == 12 ? 1 : w.month + 1;
     const int64_t month_end = days_from_civil(w.month == 12 ? year + 1 : year, next, 1);
     while (day >= month_end) day -= 7;  // week 5: the last such day
@@ -153,7 +164,8 @@ std::optional<int32_t> posix_time(std::string_view& s) {
       s.remove_prefix(1);
     }
     int n = 0, digits = 0;
-    while (!s.empty() && s[0] >= '0' && s[0] <= '9' && digits < 3) n = n * 10 + (s[0] - '0'), s.remove_prefix(1), ++digits;
+    while (!s.empty() && s[0] >= '0' && s[0] <= '9' && digits < 3)
+      n = n * 10 + (s[0] - '0'), s.remove_prefix(1), ++digits;
     if (digits == 0) return std::nullopt;
     total += n * (part == 0 ? 3600 : part == 1 ? 60 : 1);
   }
@@ -184,7 +196,8 @@ std::optional<Rule::When> posix_date(std::string_view& s) {
       s.remove_prefix(1);
     }
     int digits = 0;
-    while (!s.empty() && s[0] >= '0' && s[0] <= '9' && digits < 2) v[i] = v[i] * 10 + static_cast<unsigned>(s[0] - '0'), s.remove_prefix(1), ++digits;
+    while (!s.empty() && s[0] >= '0' && s[0] <= '9' && digits < 2)
+      v[i] = v[i] * 10 + static_cast<unsigned>(s[0] - '0'), s.remove_prefix(1), ++digits;
     if (digits == 0) return std::nullopt;
   }
   if (v[0] < 1 || v[0] > 12 || v[1] < 1 || v[1] > 5 || v[2] > 6) return std::nullopt;
@@ -254,14 +267,14 @@ std::optional<Zone> parse_tzif(const std::string& data) {
     if (data.size() < at + 44 || data.compare(at, 4, "TZif") != 0) return std::nullopt;
     const char version = data[at + 4];
     const unsigned char* h = u + at + 20;
-    const int64_t isutc = be(h, 4), isstd = be(h + 4, 4), leap = be(h + 8, 4), timecnt = be(h + 12, 4),
-                  typecnt = be(h + 16, 4), charcnt = be(h + 20, 4);
-    if (isutc < 0 || isstd < 0 || leap < 0 || timecnt < 0 || typecnt <= 0 || charcnt < 0 || timecnt > 100000 ||
-        typecnt > 256 || leap > 10000 || charcnt > 100000)
+    const int64_t isutc = be(h, 4), isstd = be(h + 4, 4), leap = be(h + 8, 4),
+                  timecnt = be(h + 12, 4), typecnt = be(h + 16, 4), charcnt = be(h + 20, 4);
+    if (isutc < 0 || isstd < 0 || leap < 0 || timecnt < 0 || typecnt <= 0 || charcnt < 0 ||
+        timecnt > 100000 || typecnt > 256 || leap > 10000 || charcnt > 100000)
       return std::nullopt;
     const int tsize = pass == 0 ? 4 : 8;
-    const size_t body = static_cast<size_t>(timecnt * tsize + timecnt + typecnt * 6 + charcnt + leap * (tsize + 4) +
-                                            isstd + isutc);
+    const size_t body = static_cast<size_t>(timecnt * tsize + timecnt + typecnt * 6 + charcnt +
+                                            leap * (tsize + 4) + isstd + isutc);
     const size_t start = at + 44;
     if (data.size() < start + body) return std::nullopt;
     if (pass == 0 && version >= '2') {  // skip to the 64-bit block
@@ -277,7 +290,8 @@ std::optional<Zone> parse_tzif(const std::string& data) {
       z.type_of.push_back(p[i]);
     }
     p += timecnt;
-    for (int64_t i = 0; i < typecnt; ++i) z.offsets.push_back(static_cast<int32_t>(be(p + i * 6, 4)));
+    for (int64_t i = 0; i < typecnt; ++i)
+      z.offsets.push_back(static_cast<int32_t>(be(p + i * 6, 4)));
     if (!std::is_sorted(z.transitions.begin(), z.transitions.end())) return std::nullopt;
     z.before = z.offsets[0];
     // The footer: "\n<POSIX TZ string>\n" after the 64-bit block.
@@ -293,10 +307,12 @@ std::optional<Zone> parse_tzif(const std::string& data) {
 }
 
 std::optional<Zone> load_zone(std::string_view name) {
-  if (name == "UTC" || name == "GMT" || name == "Etc/UTC" || name == "Etc/GMT" || name == "Z") return Zone{};
+  if (name == "UTC" || name == "GMT" || name == "Etc/UTC" || name == "Etc/GMT" || name == "Z")
+    return Zone{};
   if (!zone_name_ok(name)) return std::nullopt;
   const char* dir = std::getenv("TZDIR");
-  std::string path = (dir && *dir ? std::string(dir) : std::string("/usr/share/zoneinfo")) + "/" + std::string(name);
+  std::string path = (dir && *dir ? std::string(dir) : std::string("/usr/share/zoneinfo")) + "/" +
+                     std::string(name);
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::string data;
@@ -326,7 +342,8 @@ struct Cursor {
   }
   std::optional<int> number(int max_digits) {
     int n = 0, digits = 0;
-    while (!done() && s[i] >= '0' && s[i] <= '9' && digits < max_digits) n = n * 10 + (s[i++] - '0'), ++digits;
+    while (!done() && s[i] >= '0' && s[i] <= '9' && digits < max_digits)
+      n = n * 10 + (s[i++] - '0'), ++digits;
     if (digits == 0 || (!done() && s[i] >= '0' && s[i] <= '9')) return std::nullopt;
     return n;
   }
@@ -335,7 +352,8 @@ struct Cursor {
     for (size_t k = 0; k < w.size(); ++k)
       if (lower(s[i + k]) != lower(w[k])) return false;
     const size_t end = i + w.size();
-    if (end < s.size() && ((s[end] >= 'a' && s[end] <= 'z') || (s[end] >= 'A' && s[end] <= 'Z'))) return false;
+    if (end < s.size() && ((s[end] >= 'a' && s[end] <= 'z') || (s[end] >= 'A' && s[end] <= 'Z')))
+      return false;
     i = end;
     return true;
   }
@@ -352,7 +370,8 @@ std::optional<unsigned> month(Cursor& c) {
     for (size_t k = 0; k < 3; ++k) match = match && lower(t.s[t.i + k]) == kMonths[m][k];
     if (!match) continue;
     t.i += 3;
-    while (!t.done() && ((t.peek() >= 'a' && t.peek() <= 'z') || t.peek() == '.')) ++t.i;  // "Dec", "December", "Dec."
+    while (!t.done() && ((t.peek() >= 'a' && t.peek() <= 'z') || t.peek() == '.'))
+      ++t.i;  // "Dec", "December", "Dec."
     c = t;
     return m + 1;
   }
@@ -370,9 +389,18 @@ std::optional<int64_t> duration(Cursor c) {
     if (!n) break;
     c.spaces();
     int64_t unit = 0;
-    for (auto [w, secs] : std::array<std::pair<std::string_view, int64_t>, 12>{
-             {{"seconds", 1}, {"second", 1}, {"secs", 1}, {"sec", 1}, {"s", 1}, {"minutes", 60}, {"minute", 60},
-              {"mins", 60}, {"min", 60}, {"m", 60}, {"hours", 3600}, {"h", 3600}}})
+    for (auto [w, secs] : std::array<std::pair<std::string_view, int64_t>, 12>{{{"seconds", 1},
+                                                                                {"second", 1},
+                                                                                {"secs", 1},
+                                                                                {"sec", 1},
+                                                                                {"s", 1},
+                                                                                {"minutes", 60},
+                                                                                {"minute", 60},
+                                                                                {"mins", 60},
+                                                                                {"min", 60},
+                                                                                {"m", 60},
+                                                                                {"hours", 3600},
+                                                                                {"h", 3600}}})
       if (c.word(w)) {
         unit = secs;
         break;
@@ -440,20 +468,23 @@ std::optional<int64_t> wall_time(Cursor c, int64_t now) {
   const int64_t slack = 60;
   if (mon) {
     for (int64_t year = y; year <= y + 1; ++year) {
-      const int64_t local = days_from_civil(year, *mon, static_cast<unsigned>(*day)) * 86400 + time_of_day;
+      const int64_t local =
+          days_from_civil(year, *mon, static_cast<unsigned>(*day)) * 86400 + time_of_day;
       const int64_t at = local_to_utc(zone, local) + slack;
       if (at >= now - kResetPastSlack) return at;
     }
     return std::nullopt;
   }
   int64_t at = local_to_utc(zone, days_from_civil(y, m, d) * 86400 + time_of_day) + slack;
-  if (at < now) at = local_to_utc(zone, days_from_civil(y, m, d) * 86400 + 86400 + time_of_day) + slack;
+  if (at < now)
+    at = local_to_utc(zone, days_from_civil(y, m, d) * 86400 + 86400 + time_of_day) + slack;
   return at;
 }
 
 // The first reset a text names after "resets", "reset at", "try again in", "retry after".
 std::optional<int64_t> reset_in_text(std::string_view text, int64_t now) {
-  for (std::string_view phrase : {"resets", "reset at", "reset", "try again", "retry after", "available again"}) {
+  for (std::string_view phrase :
+       {"resets", "reset at", "reset", "try again", "retry after", "available again"}) {
     size_t at = 0;
     for (int tries = 0; tries < 8; ++tries) {
       at = ifind(text, phrase, at);
@@ -475,19 +506,21 @@ std::optional<int64_t> reset_in_text(std::string_view text, int64_t now) {
 
 std::optional<LimitKind> kind_in_text(std::string_view t) {
   // A subscription's 429 that is not its usage limit says so.
-  if (ihas(t, "not your usage limit") || ihas(t, "temporarily limiting requests")) return LimitKind::RateLimit;
+  if (ihas(t, "not your usage limit") || ihas(t, "temporarily limiting requests"))
+    return LimitKind::RateLimit;
   // A subscription's limits ("You've hit your session limit", "You've hit your weekly limit",
   // "You've reached your ... limit", "usage limit reached"): usage.
-  if ((ihas(t, "you've hit your") || ihas(t, "you\u2019ve hit your") || ihas(t, "you've reached your") ||
-       ihas(t, "you\u2019ve reached your")) &&
+  if ((ihas(t, "you've hit your") || ihas(t, "you\u2019ve hit your") ||
+       ihas(t, "you've reached your") || ihas(t, "you\u2019ve reached your")) &&
       ihas(t, "limit"))
     return LimitKind::UsageLimit;
-  if (ihas(t, "usage limit reached") || ihas(t, "usage_limit_reached")) return LimitKind::UsageLimit;
+  if (ihas(t, "usage limit reached") || ihas(t, "usage_limit_reached"))
+    return LimitKind::UsageLimit;
   if (ihas(t, "overloaded_error") || ihas(t, "529 overloaded") || ihas(t, "api error: 529") ||
       ihas(t, "api error (529"))
     return LimitKind::Overloaded;
-  if (ihas(t, "rate_limit_error") || ihas(t, "request rejected (429)") || ihas(t, "api error: 429") ||
-      ihas(t, "api error (429"))
+  if (ihas(t, "rate_limit_error") || ihas(t, "request rejected (429)") ||
+      ihas(t, "api error: 429") || ihas(t, "api error (429"))
     return LimitKind::RateLimit;
   return std::nullopt;
 }
@@ -522,15 +555,18 @@ std::string_view limit_line(std::string_view text) {
 
 std::string_view to_string(LimitKind kind) {
   switch (kind) {
-    case LimitKind::RateLimit: return "rate limit";
-    case LimitKind::UsageLimit: return "usage limit";
-    case LimitKind::Overloaded: return "overloaded";
+    case LimitKind::RateLimit:
+      return "rate limit";
+    case LimitKind::UsageLimit:
+      return "usage limit";
+    case LimitKind::Overloaded:
+      return "overloaded";
   }
   return "rate limit";
 }
 
-std::optional<LimitAnswer> classify_limit(const StreamResult& result, std::string_view stderr_text, int exit_code,
-                                          int64_t now_epoch) {
+std::optional<LimitAnswer> classify_limit(const StreamResult& result, std::string_view stderr_text,
+                                          int exit_code, int64_t now_epoch) {
   // A clock before 1970 or past year 36,000 is no clock: kept in range so that no sum overflows.
   now_epoch = std::clamp<int64_t>(now_epoch, 0, int64_t{1} << 40);
   // A call that succeeded is no limit, whatever its text says (a limit that cleared within the
@@ -550,12 +586,14 @@ std::optional<LimitAnswer> classify_limit(const StreamResult& result, std::strin
     // of the text, the rejection event, the API's error type, its HTTP status. Other failures (a
     // 400, a 500, max turns, a hook) are none.
     if (result.api_error == "usage_limit_reached") kind = LimitKind::UsageLimit;
-    if (!kind && result.api_error_status && *result.api_error_status != 429 && *result.api_error_status != 529)
+    if (!kind && result.api_error_status && *result.api_error_status != 429 &&
+        *result.api_error_status != 529)
       return std::nullopt;
     // "error_max_turns", "error_during_execution", ...: the client's own ends, never the API's
     // answer (which comes as subtype "success" with is_error).
     if (!kind && result.subtype.starts_with("error")) return std::nullopt;
-    if (!kind) kind = kind_in_text(result.text.substr(0, std::min<size_t>(result.text.size(), 64 * 1024)));
+    if (!kind)
+      kind = kind_in_text(result.text.substr(0, std::min<size_t>(result.text.size(), 64 * 1024)));
     if (!kind && usage_event) kind = LimitKind::UsageLimit;
     if (!kind) kind = kind_of_type(result.api_error_type);
     if (!kind && result.api_error_status) kind = kind_of_status(*result.api_error_status);

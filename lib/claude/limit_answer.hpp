@@ -19,7 +19,7 @@ struct LimitAnswer {
   // When the client named the reset: seconds since the epoch, never before now nor more than 32
   // days after it (a reset further out, or more than a day past, is taken as not named).
   std::optional<int64_t> reset_epoch;
-  std::string message;                 // what the client said, one line
+  std::string message;  // what the client said, one line
 };
 
 // Whether a call that ended (its stream-json read into `result`, its stderr, its exit code) ended

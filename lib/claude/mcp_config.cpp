@@ -17,7 +17,8 @@ bool runs_command(const ojson& server, const std::string& command) {
 
 std::string command_of(const ojson& server) {
   if (server.is_object())
-    if (auto it = server.find("command"); it != server.end() && it->is_string()) return it->get<std::string>();
+    if (auto it = server.find("command"); it != server.end() && it->is_string())
+      return it->get<std::string>();
   return "(no command)";
 }
 }  // namespace
@@ -33,11 +34,13 @@ ojson mcp_server_json(const McpServerEntry& entry) {
   return server;
 }
 
-std::string merge_mcp_server(ojson& doc, const McpServerEntry& entry, bool replace, McpConfigReport& report) {
+std::string merge_mcp_server(ojson& doc, const McpServerEntry& entry, bool replace,
+                             McpConfigReport& report) {
   if (doc.is_null()) doc = ojson::object();
   if (!doc.is_object()) return "the file is not a JSON object";
   auto it = doc.find(kContainer);
-  if (it != doc.end() && !it->is_object()) return fmt::format("\"{}\" is not an object", kContainer);
+  if (it != doc.end() && !it->is_object())
+    return fmt::format("\"{}\" is not an object", kContainer);
   const ojson wanted = mcp_server_json(entry);
   if (it == doc.end()) {
     doc[kContainer] = ojson::object();
@@ -48,7 +51,8 @@ std::string merge_mcp_server(ojson& doc, const McpServerEntry& entry, bool repla
   auto existing = servers.find(entry.name);
   if (existing == servers.end()) {
     servers[entry.name] = wanted;
-    report.lines.push_back(fmt::format("registered: MCP server {} ({})", entry.name, entry.command));
+    report.lines.push_back(
+        fmt::format("registered: MCP server {} ({})", entry.name, entry.command));
     report.changed = true;
     return {};
   }
@@ -57,17 +61,19 @@ std::string merge_mcp_server(ojson& doc, const McpServerEntry& entry, bool repla
     return {};
   }
   if (runs_command(*existing, entry.command)) {
-    report.lines.push_back(fmt::format("kept your MCP server {}: it runs {} with your arguments", entry.name,
-                                       entry.command));
+    report.lines.push_back(fmt::format("kept your MCP server {}: it runs {} with your arguments",
+                                       entry.name, entry.command));
     return {};
   }
   if (!replace) {
-    report.lines.push_back(fmt::format(
-        "kept your MCP server {}: it runs {}, not {} (run again with --replace to take the name over)",
-        entry.name, command_of(*existing), entry.command));
+    report.lines.push_back(
+        fmt::format("kept your MCP server {}: it runs {}, not {} (run again with --replace to take "
+                    "the name over)",
+                    entry.name, command_of(*existing), entry.command));
     return {};
   }
-  report.lines.push_back(fmt::format("replaced: MCP server {} (was {})", entry.name, command_of(*existing)));
+  report.lines.push_back(
+      fmt::format("replaced: MCP server {} (was {})", entry.name, command_of(*existing)));
   *existing = wanted;
   report.changed = true;
   return {};

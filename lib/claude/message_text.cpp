@@ -29,7 +29,9 @@ bool raw_text(od::value& v, std::string_view& out) {
     return !v.get_array().get(a) && !a.raw_json().get(out);
   }
   out = v.raw_json_token();
-  while (!out.empty() && (out.back() == ' ' || out.back() == '\n' || out.back() == '\r' || out.back() == '\t')) out.remove_suffix(1);
+  while (!out.empty() &&
+         (out.back() == ' ' || out.back() == '\n' || out.back() == '\r' || out.back() == '\t'))
+    out.remove_suffix(1);
   return true;
 }
 
@@ -82,9 +84,12 @@ bool content_text(od::value& v, int depth, std::string& out, std::string* first)
     }
     if (is_first && first) *first = type;
     is_first = false;
-    if (type == "text") append_piece(out, text);
-    else if (type == "tool_use" && !input.empty()) append_piece(out, name + " " + input);
-    else if (type == "tool_result") append_piece(out, nested);
+    if (type == "text")
+      append_piece(out, text);
+    else if (type == "tool_use" && !input.empty())
+      append_piece(out, name + " " + input);
+    else if (type == "tool_result")
+      append_piece(out, nested);
   }
   return true;
 }
@@ -98,7 +103,8 @@ struct MessageTextExtractor::Impl {
   // False when the line cannot be read as JSON (`error` tells whether it was its UTF-8).
   bool walk(std::string_view line, size_t capacity, MessageText& m, bool& bad_utf8) {
     od::document doc;
-    auto err = parser.iterate(simdjson::padded_string_view(line.data(), line.size(), capacity)).get(doc);
+    auto err =
+        parser.iterate(simdjson::padded_string_view(line.data(), line.size(), capacity)).get(doc);
     if (err) {
       bad_utf8 = err == simdjson::UTF8_ERROR;
       return false;
@@ -170,7 +176,9 @@ struct MessageTextExtractor::Impl {
 MessageTextExtractor::MessageTextExtractor() : impl_(std::make_unique<Impl>()) {}
 MessageTextExtractor::~MessageTextExtractor() = default;
 
-MessageText MessageTextExtractor::extract(std::string_view line, size_t capacity) { return impl_->extract(line, capacity); }
+MessageText MessageTextExtractor::extract(std::string_view line, size_t capacity) {
+  return impl_->extract(line, capacity);
+}
 
 MessageText message_text(std::string_view line) {
   MessageTextExtractor x;

@@ -9,7 +9,7 @@ namespace ctxkit {
 // The text of one transcript line worth searching, and whose it is (role "" when the line has
 // none): user prompts, assistant text, tool inputs ("<name> <input JSON>") and tool outputs.
 struct MessageText {
-  std::string role;       // user, assistant, tool_use, tool_result
+  std::string role;  // user, assistant, tool_use, tool_result
   std::string timestamp;
   std::string text;
 };

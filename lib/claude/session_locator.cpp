@@ -1,7 +1,8 @@
 #include "claude/session_locator.hpp"
 
-#include <cctype>
 #include <fmt/core.h>
+
+#include <cctype>
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -20,25 +21,35 @@ bool looks_like_session_id(std::string_view s) {
   return true;
 }
 
-Result<fs::path> locate_session(const std::string& what_in, const util::Env& env, const Locations& loc) {
+Result<fs::path> locate_session(const std::string& what_in, const util::Env& env,
+                                const Locations& loc) {
   std::string what = what_in;
   if (what.empty()) {
     auto id = env.get_nonempty("CLAUDE_CODE_SESSION_ID");
-    if (!id) return fail("no session given and $CLAUDE_CODE_SESSION_ID is not set (pass a session id or a transcript path)", Error::Kind::Invalid);
+    if (!id)
+      return fail(
+          "no session given and $CLAUDE_CODE_SESSION_ID is not set (pass a session id or a "
+          "transcript path)",
+          Error::Kind::Invalid);
     what = *id;
   }
   std::error_code ec;
   if (what.find('/') != std::string::npos || what.ends_with(".jsonl")) {
     fs::path p(what);
-    if (!fs::exists(p, ec)) return fail(fmt::format("no transcript at {}", p.string()), Error::Kind::NotFound);
-    if (!fs::is_regular_file(p, ec)) return fail(fmt::format("{} is not a file", p.string()), Error::Kind::Invalid);
+    if (!fs::exists(p, ec))
+      return fail(fmt::format("no transcript at {}", p.string()), Error::Kind::NotFound);
+    if (!fs::is_regular_file(p, ec))
+      return fail(fmt::format("{} is not a file", p.string()), Error::Kind::Invalid);
     return fs::absolute(p, ec);
   }
-  if (!looks_like_session_id(what)) return fail(fmt::format("'{}' is neither a session id nor a transcript path", what), Error::Kind::Invalid);
+  if (!looks_like_session_id(what))
+    return fail(fmt::format("'{}' is neither a session id nor a transcript path", what),
+                Error::Kind::Invalid);
   const fs::path projects = loc.claude_projects_dir();
   fs::path best;
   fs::file_time_type best_time{};
-  for (auto it = fs::directory_iterator(projects, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::directory_iterator(projects, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
     if (!it->is_directory(ec)) continue;
     fs::path candidate = it->path() / (what + ".jsonl");
     if (!fs::is_regular_file(candidate, ec)) continue;
@@ -48,7 +59,8 @@ Result<fs::path> locate_session(const std::string& what_in, const util::Env& env
       best_time = t;
     }
   }
-  if (best.empty()) return fail(fmt::format("no session {} in {}", what, projects.string()), Error::Kind::NotFound);
+  if (best.empty())
+    return fail(fmt::format("no session {} in {}", what, projects.string()), Error::Kind::NotFound);
   return best;
 }
 

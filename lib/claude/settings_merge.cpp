@@ -1,7 +1,8 @@
 #include "claude/settings_merge.hpp"
 
-#include <algorithm>
 #include <fmt/core.h>
+
+#include <algorithm>
 
 #include "util/shell.hpp"
 
@@ -46,7 +47,8 @@ constexpr HookSpec kHooks[] = {
 template <class PathOf>
 SettingsPlan plan_with(PathOf path_of) {
   SettingsPlan plan;
-  for (const auto& h : kHooks) plan.hooks.push_back({h.event, h.matcher, path_of(h.program) + h.args, 10});
+  for (const auto& h : kHooks)
+    plan.hooks.push_back({h.event, h.matcher, path_of(h.program) + h.args, 10});
   plan.status_command = path_of("ctx-status");
   return plan;
 }
@@ -69,13 +71,13 @@ bool runs_ctx_status(const std::string& command) {
 SettingsPlan default_plan(const std::string& bin_dir) {
   std::string dir = bin_dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return plan_with([&](const std::string& program) { return util::shell_quote(dir + "/" + program); });
+  return plan_with(
+      [&](const std::string& program) { return util::shell_quote(dir + "/" + program); });
 }
 
 SettingsPlan plugin_plan() {
-  SettingsPlan plan = plan_with([](const std::string& program) {
-    return "\"${CLAUDE_PLUGIN_ROOT}/bin/" + program + "\"";
-  });
+  SettingsPlan plan = plan_with(
+      [](const std::string& program) { return "\"${CLAUDE_PLUGIN_ROOT}/bin/" + program + "\""; });
   plan.status_command.clear();  // a plugin cannot set the status line
   return plan;
 }
@@ -101,11 +103,14 @@ std::vector<std::string> ctxkit_hook_commands(const ojson& settings) {
         if (!h.is_object() || !h.contains("command") || !h["command"].is_string()) continue;
         const std::string cmd = h["command"].get<std::string>();
         for (const auto& p : programs) {
-          // The program's name as a whole path component: ".../ctx-remind", "'.../ctx-gate' --hook".
+          // The program's name as a whole path component: ".../ctx-remind", "'.../ctx-gate'
+          // --hook".
           for (size_t at = cmd.find(p); at != std::string::npos; at = cmd.find(p, at + 1)) {
             const size_t end = at + p.size();
-            const bool starts = at == 0 || cmd[at - 1] == '/' || cmd[at - 1] == '\'' || cmd[at - 1] == '"' || cmd[at - 1] == ' ';
-            const bool ends = end == cmd.size() || cmd[end] == ' ' || cmd[end] == '\'' || cmd[end] == '"';
+            const bool starts = at == 0 || cmd[at - 1] == '/' || cmd[at - 1] == '\'' ||
+                                cmd[at - 1] == '"' || cmd[at - 1] == ' ';
+            const bool ends =
+                end == cmd.size() || cmd[end] == ' ' || cmd[end] == '\'' || cmd[end] == '"';
             if (starts && ends) {
               if (std::find(out.begin(), out.end(), cmd) == out.end()) out.push_back(cmd);
               break;
@@ -126,13 +131,19 @@ std::vector<std::string> enabled_plugins_of(const Json& settings) {
   auto plugins = settings.find("enabledPlugins");
   if (plugins == settings.end() || !plugins->is_object()) return out;
   for (const auto& [id, on] : plugins->items())
-    if (id.rfind(std::string(kPluginName) + "@", 0) == 0 && on.is_boolean() && on.template get<bool>()) out.push_back(id);
+    if (id.rfind(std::string(kPluginName) + "@", 0) == 0 && on.is_boolean() &&
+        on.template get<bool>())
+      out.push_back(id);
   return out;
 }
 }  // namespace
 
-std::vector<std::string> enabled_ctxkit_plugins(const ojson& settings) { return enabled_plugins_of(settings); }
-std::vector<std::string> enabled_ctxkit_plugins(const nlohmann::json& settings) { return enabled_plugins_of(settings); }
+std::vector<std::string> enabled_ctxkit_plugins(const ojson& settings) {
+  return enabled_plugins_of(settings);
+}
+std::vector<std::string> enabled_ctxkit_plugins(const nlohmann::json& settings) {
+  return enabled_plugins_of(settings);
+}
 
 std::string merge_settings(ojson& settings, const SettingsPlan& plan, SettingsReport& report) {
   if (settings.is_null()) settings = ojson::object();
@@ -142,7 +153,8 @@ std::string merge_settings(ojson& settings, const SettingsPlan& plan, SettingsRe
     for (const auto& [event, groups] : hooks->items()) {
       if (!groups.is_array()) return fmt::format("\"hooks.{}\" is not an array", event);
       for (size_t i = 0; i < groups.size(); ++i)
-        if (!groups[i].is_object()) return fmt::format("\"hooks.{}[{}]\" is not an object", event, i);
+        if (!groups[i].is_object())
+          return fmt::format("\"hooks.{}[{}]\" is not an object", event, i);
     }
   }
   if (auto line = settings.find("statusLine"); line != settings.end() && !line->is_object())
@@ -164,12 +176,14 @@ std::string merge_settings(ojson& settings, const SettingsPlan& plan, SettingsRe
       bool present = std::any_of(groups.begin(), groups.end(),
                                  [&](const ojson& g) { return group_has_command(g, reg.command); });
       if (present) {
-        report.lines.push_back(fmt::format("already registered: {} hook {}", reg.event, reg.command));
+        report.lines.push_back(
+            fmt::format("already registered: {} hook {}", reg.event, reg.command));
         continue;
       }
       ojson group = ojson::object();
       if (!reg.matcher.empty()) group["matcher"] = reg.matcher;
-      group["hooks"] = ojson::array({ojson{{"type", "command"}, {"command", reg.command}, {"timeout", reg.timeout}}});
+      group["hooks"] = ojson::array(
+          {ojson{{"type", "command"}, {"command", reg.command}, {"timeout", reg.timeout}}});
       groups.push_back(std::move(group));
       report.lines.push_back(fmt::format("registered: {} hook {}", reg.event, reg.command));
       report.changed = true;
@@ -178,35 +192,44 @@ std::string merge_settings(ojson& settings, const SettingsPlan& plan, SettingsRe
   if (!plan.status_command.empty()) {
     auto it = settings.find("statusLine");
     if (it == settings.end()) {
-      settings["statusLine"] = ojson{{"type", "command"}, {"command", plan.status_command}, {"padding", 0}};
+      settings["statusLine"] =
+          ojson{{"type", "command"}, {"command", plan.status_command}, {"padding", 0}};
       report.lines.push_back(fmt::format("registered: statusLine {}", plan.status_command));
       report.changed = true;
-    } else if (it->is_object() && it->contains("command") && (*it)["command"] == plan.status_command) {
+    } else if (it->is_object() && it->contains("command") &&
+               (*it)["command"] == plan.status_command) {
       report.lines.push_back(fmt::format("already registered: statusLine {}", plan.status_command));
-    } else if (const auto* cmd = it->is_object() && it->contains("command") ? &(*it)["command"] : nullptr;
-               cmd && cmd->is_string() && !cmd->get<std::string>().empty() && !runs_ctx_status(cmd->get<std::string>())) {
+    } else if (const auto* cmd =
+                   it->is_object() && it->contains("command") ? &(*it)["command"] : nullptr;
+               cmd && cmd->is_string() && !cmd->get<std::string>().empty() &&
+               !runs_ctx_status(cmd->get<std::string>())) {
       const std::string theirs = cmd->get<std::string>();
       if (plan.wrap_status_line) {
         WrappedStatusLine w{wrap_status_command(plan.status_command, theirs), *it};
         (*it)["command"] = w.command;
-        report.lines.push_back(fmt::format("wrapped: statusLine {} (yours, {}, is shown beside ours)", w.command, theirs));
+        report.lines.push_back(fmt::format(
+            "wrapped: statusLine {} (yours, {}, is shown beside ours)", w.command, theirs));
         report.wrapped = std::move(w);
         report.changed = true;
       } else {
         report.kept_status_command = theirs;
       }
-    } else if (cmd && cmd->is_string() && cmd->get<std::string>().starts_with(plan.status_command + " --wrap ")) {
-      report.lines.push_back(fmt::format("already registered: statusLine {}", cmd->get<std::string>()));
+    } else if (cmd && cmd->is_string() &&
+               cmd->get<std::string>().starts_with(plan.status_command + " --wrap ")) {
+      report.lines.push_back(
+          fmt::format("already registered: statusLine {}", cmd->get<std::string>()));
     } else {
-      report.lines.push_back(fmt::format(
-          "kept your statusLine; to show the context figure set its command to {}", plan.status_command));
+      report.lines.push_back(
+          fmt::format("kept your statusLine; to show the context figure set its command to {}",
+                      plan.status_command));
     }
   }
   return {};
 }
 
-std::string remove_settings(ojson& settings, const SettingsPlan& plan, const std::vector<std::string>& created,
-                            SettingsReport& report, const std::optional<WrappedStatusLine>& wrapped) {
+std::string remove_settings(ojson& settings, const SettingsPlan& plan,
+                            const std::vector<std::string>& created, SettingsReport& report,
+                            const std::optional<WrappedStatusLine>& wrapped) {
   if (!settings.is_object()) return "settings file is not a JSON object";
   auto was_created = [&](const std::string& name) {
     return std::find(created.begin(), created.end(), name) != created.end();
@@ -247,9 +270,11 @@ std::string remove_settings(ojson& settings, const SettingsPlan& plan, const std
   }
   if (wrapped) {
     auto it = settings.find("statusLine");
-    if (it != settings.end() && it->is_object() && it->contains("command") && (*it)["command"] == wrapped->command) {
+    if (it != settings.end() && it->is_object() && it->contains("command") &&
+        (*it)["command"] == wrapped->command) {
       *it = wrapped->original;
-      report.lines.push_back(fmt::format("restored: your statusLine {}", wrapped->original.value("command", "")));
+      report.lines.push_back(
+          fmt::format("restored: your statusLine {}", wrapped->original.value("command", "")));
       report.changed = true;
     } else {
       report.lines.push_back("kept the statusLine: it no longer is the one the install set");

@@ -1,10 +1,9 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace ctxkit {
 
@@ -36,8 +35,9 @@ std::string wrap_status_command(const std::string& status_command, const std::st
 
 // The registrations for binaries installed in `bin_dir` (commands are shell-quoted if needed).
 SettingsPlan default_plan(const std::string& bin_dir);
-// The same hooks as a plugin's hooks/hooks.json registers them: "${CLAUDE_PLUGIN_ROOT}/bin/<program>"
-// (double-quoted), and no status line (a plugin cannot set one).
+// The same hooks as a plugin's hooks/hooks.json registers them:
+// "${CLAUDE_PLUGIN_ROOT}/bin/<program>" (double-quoted), and no status line (a plugin cannot set
+// one).
 SettingsPlan plugin_plan();
 // The programs the hooks run, each once, in registration order.
 std::vector<std::string> hook_programs();
@@ -67,7 +67,8 @@ struct SettingsReport {
 // (so running it twice adds each once). Leaves every other key and hook as it is. A status line
 // of the user's is kept (its command in `report.kept_status_command`), or with
 // `plan.wrap_status_line` its command is replaced by one that wraps it (`report.wrapped`); a
-// status line that already wraps through ours is left as it is. Returns an error text if `settings` has an unexpected shape.
+// status line that already wraps through ours is left as it is. Returns an error text if `settings`
+// has an unexpected shape.
 std::string merge_settings(nlohmann::ordered_json& settings, const SettingsPlan& plan,
                            SettingsReport& report);
 

@@ -1,9 +1,10 @@
 #include "claude/stream_result.hpp"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
-#include <simdjson.h>
 
 namespace ctxkit {
 namespace {
@@ -18,8 +19,9 @@ bool contains(std::string_view hay, std::string_view needle) {
 // its keys or the space between its tokens, and is not parsed at all (tool results, in "user"
 // lines, are most of the bytes).
 bool may_be_wanted(std::string_view line) {
-  return contains(line, "\"type\"") && (contains(line, "\"result\"") || contains(line, "\"system\"") ||
-                                        contains(line, "\"assistant\"") || contains(line, "\"rate_limit_event\""));
+  return contains(line, "\"type\"") &&
+         (contains(line, "\"result\"") || contains(line, "\"system\"") ||
+          contains(line, "\"assistant\"") || contains(line, "\"rate_limit_event\""));
 }
 
 // A non-negative count: negative and non-numeric values count as 0.
@@ -41,10 +43,14 @@ std::optional<int64_t> integer(od::value v) {
     const int64_t i = n.get_int64();
     return i >= -kMax && i <= kMax ? std::optional<int64_t>(i) : std::nullopt;
   }
-  if (n.is_uint64()) return n.get_uint64() <= static_cast<uint64_t>(kMax) ? std::optional<int64_t>(static_cast<int64_t>(n.get_uint64())) : std::nullopt;
+  if (n.is_uint64())
+    return n.get_uint64() <= static_cast<uint64_t>(kMax)
+               ? std::optional<int64_t>(static_cast<int64_t>(n.get_uint64()))
+               : std::nullopt;
   const double d = n.get_double();
-  return d >= -static_cast<double>(kMax) && d <= static_cast<double>(kMax) ? std::optional<int64_t>(static_cast<int64_t>(d))
-                                                                          : std::nullopt;
+  return d >= -static_cast<double>(kMax) && d <= static_cast<double>(kMax)
+             ? std::optional<int64_t>(static_cast<int64_t>(d))
+             : std::nullopt;
 }
 
 bool text(od::value v, std::string& out) {
@@ -64,11 +70,16 @@ bool read_usage(od::value v, TokenUsage& u, double* cost = nullptr, uint64_t* wi
     if (std::move(fr).get(f)) return false;
     std::string_view key;
     if (f.unescaped_key().get(key)) return false;
-    if (key == "input_tokens" || key == "inputTokens") u.input = count(f.value());
-    else if (key == "cache_creation_input_tokens" || key == "cacheCreationInputTokens") u.cache_creation = count(f.value());
-    else if (key == "cache_read_input_tokens" || key == "cacheReadInputTokens") u.cache_read = count(f.value());
-    else if (key == "output_tokens" || key == "outputTokens") u.output = count(f.value());
-    else if (window && key == "contextWindow") *window = std::max(*window, count(f.value()));
+    if (key == "input_tokens" || key == "inputTokens")
+      u.input = count(f.value());
+    else if (key == "cache_creation_input_tokens" || key == "cacheCreationInputTokens")
+      u.cache_creation = count(f.value());
+    else if (key == "cache_read_input_tokens" || key == "cacheReadInputTokens")
+      u.cache_read = count(f.value());
+    else if (key == "output_tokens" || key == "outputTokens")
+      u.output = count(f.value());
+    else if (window && key == "contextWindow")
+      *window = std::max(*window, count(f.value()));
     else if (cost && key == "costUSD") {
       double d = 0;
       if (!f.value().get_double().get(d) && d >= 0) *cost += d;
@@ -101,9 +112,12 @@ bool read_rate_limit(od::value v, RateLimitEvent& out) {
     if (std::move(fr).get(f)) return false;
     std::string_view key;
     if (f.unescaped_key().get(key)) return false;
-    if (key == "status") text(f.value(), out.status);
-    else if (key == "rateLimitType") text(f.value(), out.type);
-    else if (key == "resetsAt") out.resets_at = integer(f.value());
+    if (key == "status")
+      text(f.value(), out.status);
+    else if (key == "rateLimitType")
+      text(f.value(), out.type);
+    else if (key == "resetsAt")
+      out.resets_at = integer(f.value());
   }
   return true;
 }
@@ -120,7 +134,8 @@ struct Event {
   TokenUsage usage, model_usage, call_usage, message_usage;
   double call_cost = 0;
   uint64_t context_window = 0;  // the largest contextWindow of modelUsage
-  bool has_usage = false, has_model_usage = false, has_call_usage = false, has_message_usage = false;
+  bool has_usage = false, has_model_usage = false, has_call_usage = false,
+       has_message_usage = false;
   bool subagent = false;  // an assistant event of a subagent (parent_tool_use_id set)
 };
 
@@ -145,22 +160,30 @@ bool read_event(od::object obj, Event& ev) {
     std::string_view key;
     if (f.unescaped_key().get(key)) return false;
     od::value v = f.value();
-    if (key == "type") text(v, ev.type);
-    else if (key == "subtype") text(v, ev.subtype);
-    else if (key == "session_id") text(v, ev.session_id);
-    else if (key == "result") text(v, ev.result);
-    else if (key == "claude_code_version") text(v, ev.version);
-    else if (key == "api_error_status") ev.api_error_status = integer(v);
-    else if (key == "api_error_type") text(v, ev.api_error_type);
-    else if (key == "api_error") text(v, ev.api_error);
+    if (key == "type")
+      text(v, ev.type);
+    else if (key == "subtype")
+      text(v, ev.subtype);
+    else if (key == "session_id")
+      text(v, ev.session_id);
+    else if (key == "result")
+      text(v, ev.result);
+    else if (key == "claude_code_version")
+      text(v, ev.version);
+    else if (key == "api_error_status")
+      ev.api_error_status = integer(v);
+    else if (key == "api_error_type")
+      text(v, ev.api_error_type);
+    else if (key == "api_error")
+      text(v, ev.api_error);
     else if (key == "rate_limit_info") {
       RateLimitEvent info;
       if (read_rate_limit(v, info)) ev.rate_limit = std::move(info);
-    }
-    else if (key == "is_error") {
+    } else if (key == "is_error") {
       bool b = false;
       if (!v.get_bool().get(b)) ev.is_error = b;
-    } else if (key == "num_turns") ev.num_turns = static_cast<long>(std::min<uint64_t>(count(v), 1u << 30));
+    } else if (key == "num_turns")
+      ev.num_turns = static_cast<long>(std::min<uint64_t>(count(v), 1u << 30));
     else if (key == "total_cost_usd") {
       double d = 0;
       if (!v.get_double().get(d) && d >= 0) ev.cost_usd = d, ev.has_cost = true;
@@ -223,7 +246,8 @@ void StreamResultReader::feed_line(std::string_view line) {
   if (ev.type == "assistant") {
     // A message the client made up itself (a refused call's `<synthetic>` one) counts nothing: it
     // leaves the context as it was.
-    const uint64_t context = ev.message_usage.input + ev.message_usage.cache_creation + ev.message_usage.cache_read;
+    const uint64_t context =
+        ev.message_usage.input + ev.message_usage.cache_creation + ev.message_usage.cache_read;
     if (ev.has_message_usage && !ev.subagent && context > 0) result_.last_context = context;
     return;
   }
@@ -231,7 +255,8 @@ void StreamResultReader::feed_line(std::string_view line) {
   result_.has_result = true;
   result_.context_window = ev.context_window;
   // Without an assistant event (or its usage), the main loop's usage of a one-turn call.
-  if (result_.last_context == 0 && ev.has_usage) result_.last_context = ev.usage.input + ev.usage.cache_creation + ev.usage.cache_read;
+  if (result_.last_context == 0 && ev.has_usage)
+    result_.last_context = ev.usage.input + ev.usage.cache_creation + ev.usage.cache_read;
   result_.subtype = ev.subtype;
   result_.is_error = ev.is_error || ev.subtype != "success";
   result_.text = std::move(ev.result);
@@ -246,7 +271,9 @@ void StreamResultReader::feed_line(std::string_view line) {
   // `usage` only the main loop's. From 2.1.277 `modelUsage` and `total_cost_usd` count the whole
   // session, earlier calls of a resumed one included (take_call_share), and newer releases add
   // `model_usage_since_last_result` (same shape, with costs): this call's own, when given.
-  result_.reported = SessionTotals{ev.has_model_usage ? ev.model_usage : ev.has_usage ? ev.usage : TokenUsage{},
+  result_.reported = SessionTotals{ev.has_model_usage ? ev.model_usage
+                                   : ev.has_usage     ? ev.usage
+                                                      : TokenUsage{},
                                    ev.has_cost ? ev.cost_usd : 0.0};
   result_.share_given = ev.has_call_usage;
   result_.usage = ev.has_call_usage ? ev.call_usage : result_.reported.usage;
@@ -285,7 +312,9 @@ std::vector<long> version_parts(std::string_view v) {
   return out;
 }
 
-uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+uint64_t minus(uint64_t a, uint64_t b) {
+  return a > b ? a - b : 0;
+}
 }  // namespace
 
 bool reports_session_totals(std::string_view client_version) {
@@ -298,7 +327,8 @@ SessionTotals take_call_share(StreamResult& result, const std::optional<SessionT
   if (result.share_given || !reports_session_totals(result.client_version) || !before) return now;
   result.usage = TokenUsage{minus(now.usage.input, before->usage.input),
                             minus(now.usage.cache_creation, before->usage.cache_creation),
-                            minus(now.usage.cache_read, before->usage.cache_read), minus(now.usage.output, before->usage.output)};
+                            minus(now.usage.cache_read, before->usage.cache_read),
+                            minus(now.usage.output, before->usage.output)};
   result.cost_usd = now.cost_usd > before->cost_usd ? now.cost_usd - before->cost_usd : 0;
   return now;
 }

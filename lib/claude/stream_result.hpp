@@ -31,18 +31,18 @@ struct SessionTotals {
 // A `rate_limit_event` of the stream (a subscription's unified limits, as the client read them from
 // the API's anthropic-ratelimit-unified-* headers).
 struct RateLimitEvent {
-  std::string status;  // "allowed", "allowed_warning", "rejected"
-  std::string type;    // rateLimitType: "five_hour", "seven_day", ...
+  std::string status;                // "allowed", "allowed_warning", "rejected"
+  std::string type;                  // rateLimitType: "five_hour", "seven_day", ...
   std::optional<int64_t> resets_at;  // resetsAt: seconds since the epoch, as given
 };
 
 // What one `claude -p --output-format stream-json` call reported.
 struct StreamResult {
-  std::string session_id;  // from the `system/init` event, else from the result
-  bool has_result = false; // a `result` event was seen
-  bool is_error = false;   // the result says is_error, or its subtype is not "success"
-  std::string subtype;     // "success", "error_max_turns", ...
-  std::string text;        // the result's text (the final message)
+  std::string session_id;   // from the `system/init` event, else from the result
+  bool has_result = false;  // a `result` event was seen
+  bool is_error = false;    // the result says is_error, or its subtype is not "success"
+  std::string subtype;      // "success", "error_max_turns", ...
+  std::string text;         // the result's text (the final message)
   long num_turns = 0;
   // This call's tokens and cost: `model_usage_since_last_result` (newer releases: the call's own,
   // with costs) when given, else `modelUsage` (which counts the compaction call and other models
@@ -50,9 +50,9 @@ struct StreamResult {
   // `total_cost_usd`; the result's `usage` when neither is there.
   TokenUsage usage;
   double cost_usd = 0;
-  SessionTotals reported;    // modelUsage summed (else usage) and total_cost_usd, as reported
-  bool share_given = false;  // the client gave this call's own share
-  bool compacted = false;  // a `system/compact_boundary` event was seen
+  SessionTotals reported;      // modelUsage summed (else usage) and total_cost_usd, as reported
+  bool share_given = false;    // the client gave this call's own share
+  bool compacted = false;      // a `system/compact_boundary` event was seen
   std::string client_version;  // the `system/init` event's claude_code_version
   // The session's context after the call, as the meter counts it: input, cache creation and cache
   // read of the last assistant message's usage (else of the result's usage); 0 when unknown.
@@ -82,8 +82,8 @@ SessionTotals take_call_share(StreamResult& result, const std::optional<SessionT
 
 // Reads a stream-json output line by line, by content: the order of an event's keys, the space
 // between its tokens and keys it does not know do not matter. Only lines that name both "type" and
-// "system", "result", "assistant" or "rate_limit_event" are parsed (in linear time); a line that is not JSON,
-// or nests deeper than the parser's limit, is ignored.
+// "system", "result", "assistant" or "rate_limit_event" are parsed (in linear time); a line that is
+// not JSON, or nests deeper than the parser's limit, is ignored.
 class StreamResultReader {
  public:
   StreamResultReader();

@@ -58,7 +58,8 @@ std::optional<HeadLine> parse_head_line(std::string_view line) {
   return std::nullopt;
 }
 
-Result<TranscriptHead> read_transcript_head(const std::filesystem::path& transcript, HeadLimits limits) {
+Result<TranscriptHead> read_transcript_head(const std::filesystem::path& transcript,
+                                            HeadLimits limits) {
   auto reader = util::LineReader::open(transcript, limits.max_bytes, 1 << 20);
   if (!reader) return std::unexpected(reader.error());
   TranscriptHead head;
@@ -70,7 +71,9 @@ Result<TranscriptHead> read_transcript_head(const std::filesystem::path& transcr
     const auto& line = **next;
     ++head.lines_read;
     HeadLine fields;
-    bool ok = read_fields(parser, simdjson::padded_string_view(line.text.data(), line.text.size(), line.capacity), fields);
+    bool ok = read_fields(
+        parser, simdjson::padded_string_view(line.text.data(), line.text.size(), line.capacity),
+        fields);
     if (!ok && !util::is_valid_utf8(line.text)) {
       fields = {};
       simdjson::padded_string clean(util::sanitize_json_text(line.text));
@@ -81,15 +84,18 @@ Result<TranscriptHead> read_transcript_head(const std::filesystem::path& transcr
     if (head.session_id.empty() && fields.session_id) head.session_id = *fields.session_id;
     if (head.cwd.empty() && fields.cwd) head.cwd = *fields.cwd;
     if (head.first_timestamp.empty() && fields.timestamp) head.first_timestamp = *fields.timestamp;
-    if (head.is_transcript && !head.session_id.empty() && !head.cwd.empty() && !head.first_timestamp.empty()) break;
+    if (head.is_transcript && !head.session_id.empty() && !head.cwd.empty() &&
+        !head.first_timestamp.empty())
+      break;
   }
   return head;
 }
 
 Error not_a_transcript(const std::filesystem::path& transcript, const TranscriptHead& head) {
-  return Error{fmt::format("{} is not a Claude Code transcript (no session lines in its first {} lines)", transcript.string(),
-                           head.lines_read),
-               Error::Kind::Invalid};
+  return Error{
+      fmt::format("{} is not a Claude Code transcript (no session lines in its first {} lines)",
+                  transcript.string(), head.lines_read),
+      Error::Kind::Invalid};
 }
 
 }  // namespace ctxkit

@@ -13,11 +13,11 @@ namespace ctxkit {
 // What the first lines of a transcript say about its session. Strings are decoded JSON (a cwd
 // "/tmp/a \"b\"" comes out as /tmp/a "b"); empty when not found within the limits.
 struct TranscriptHead {
-  bool is_transcript = false;    // a line with "sessionId", or a "type" string and a "uuid", was seen
-  std::string session_id;        // the first "sessionId"
-  std::string cwd;               // the first "cwd"
-  std::string first_timestamp;   // the first "timestamp"
-  uint64_t lines_read = 0;       // complete lines looked at
+  bool is_transcript = false;  // a line with "sessionId", or a "type" string and a "uuid", was seen
+  std::string session_id;      // the first "sessionId"
+  std::string cwd;             // the first "cwd"
+  std::string first_timestamp;  // the first "timestamp"
+  uint64_t lines_read = 0;      // complete lines looked at
 };
 
 // How much of a file read_transcript_head looks at.
@@ -39,7 +39,8 @@ std::optional<HeadLine> parse_head_line(std::string_view line);
 // Reads a transcript's head: lines from the start until everything is known or a limit is
 // reached. A missing or unreadable file (or one that is not a regular file) is an error naming
 // it; a file that is readable but not a transcript is a head with is_transcript false.
-Result<TranscriptHead> read_transcript_head(const std::filesystem::path& transcript, HeadLimits limits = {});
+Result<TranscriptHead> read_transcript_head(const std::filesystem::path& transcript,
+                                            HeadLimits limits = {});
 
 // The error for a file whose head is not a transcript's: "<path> is not a Claude Code transcript
 // (no session lines in its first N lines)".

@@ -30,7 +30,8 @@ bool keep_key(int depth, std::string_view k) {
 
 Result<json> parse_filtered(std::string_view line) {
   auto cb = [](int depth, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::key) return keep_key(depth, parsed.get_ref<const std::string&>());
+    if (event == json::parse_event_t::key)
+      return keep_key(depth, parsed.get_ref<const std::string&>());
     return true;
   };
   json j = json::parse(line, cb, false);
@@ -97,7 +98,8 @@ Result<TranscriptLine> parse_transcript_line(std::string_view line) {
     }
   }
   if (auto cm = j.find("compactMetadata"); cm != j.end() && cm->is_object()) {
-    if (auto pt = cm->find("postTokens"); pt != cm->end() && pt->is_number()) t.compact_post_tokens = int_of(*cm, "postTokens");
+    if (auto pt = cm->find("postTokens"); pt != cm->end() && pt->is_number())
+      t.compact_post_tokens = int_of(*cm, "postTokens");
   }
   return t;
 }

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "util/saturate.hpp"
 #include "util/error.hpp"
+#include "util/saturate.hpp"
 
 namespace ctxkit {
 
@@ -18,7 +18,8 @@ struct Usage {
   int64_t cache_read_input_tokens = 0;
   // The context the request used: input + cache creation + cache read (held at INT64_MAX).
   int64_t context_tokens() const {
-    return util::sat_add(util::sat_add(input_tokens, cache_creation_input_tokens), cache_read_input_tokens);
+    return util::sat_add(util::sat_add(input_tokens, cache_creation_input_tokens),
+                         cache_read_input_tokens);
   }
 };
 

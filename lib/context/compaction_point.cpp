@@ -21,7 +21,8 @@ bool truthy(const std::optional<std::string>& v) {
   if (!v) return false;
   std::string s;
   for (char c : *v)
-    if (!std::isspace(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s == "1" || s == "true" || s == "yes" || s == "on";
 }
 
@@ -31,9 +32,11 @@ std::optional<int64_t> settings_window(const fs::path& file) {
   auto read = util::read_file(file);
   if (!read) return std::nullopt;
   const std::string& text = *read;
-  if (text.find("autoCompactWindow") == std::string::npos) return std::nullopt;  // cannot miss the key
+  if (text.find("autoCompactWindow") == std::string::npos)
+    return std::nullopt;  // cannot miss the key
   bool too_deep = false;
-  nlohmann::json::parser_callback_t limit = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+  nlohmann::json::parser_callback_t limit = [&](int depth, nlohmann::json::parse_event_t,
+                                                nlohmann::json&) {
     if (depth > 64) too_deep = true;
     return !too_deep;
   };
@@ -52,8 +55,10 @@ std::optional<int64_t> settings_window(const fs::path& file) {
 }  // namespace
 
 std::optional<int64_t> parse_window_size(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   if (text.empty()) return std::nullopt;
   double scale = 1;
   const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(text.back())));
@@ -73,8 +78,10 @@ std::optional<int64_t> parse_window_size(std::string_view text) {
 
 std::vector<fs::path> client_settings_files(const util::Env& env, const fs::path& project) {
   std::vector<fs::path> out;
-  if (auto dir = env.get_nonempty("CLAUDE_CONFIG_DIR")) out.push_back(fs::path(*dir) / "settings.json");
-  else if (auto home = env.get_nonempty("HOME")) out.push_back(fs::path(*home) / ".claude" / "settings.json");
+  if (auto dir = env.get_nonempty("CLAUDE_CONFIG_DIR"))
+    out.push_back(fs::path(*dir) / "settings.json");
+  else if (auto home = env.get_nonempty("HOME"))
+    out.push_back(fs::path(*home) / ".claude" / "settings.json");
   if (!project.empty()) {
     out.push_back(project / ".claude" / "settings.json");
     out.push_back(project / ".claude" / "settings.local.json");
@@ -82,7 +89,8 @@ std::vector<fs::path> client_settings_files(const util::Env& env, const fs::path
   return out;
 }
 
-CompactionSettings read_compaction_settings(const util::Env& env, const std::vector<fs::path>& settings_files) {
+CompactionSettings read_compaction_settings(const util::Env& env,
+                                            const std::vector<fs::path>& settings_files) {
   CompactionSettings s;
   for (const char* name : {"DISABLE_AUTO_COMPACT", "DISABLE_COMPACT"}) {
     if (truthy(env.get(name))) {
@@ -95,7 +103,8 @@ CompactionSettings read_compaction_settings(const util::Env& env, const std::vec
   if (auto pct = env.get_nonempty("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")) {
     char* end = nullptr;
     const double v = std::strtod(pct->c_str(), &end);
-    if (end != pct->c_str() && std::isfinite(v) && v > 0 && v <= 100) s.pct_override = static_cast<int>(v);
+    if (end != pct->c_str() && std::isfinite(v) && v > 0 && v <= 100)
+      s.pct_override = static_cast<int>(v);
   }
   if (auto w = env.get_nonempty("CLAUDE_CODE_AUTO_COMPACT_WINDOW"); w && parse_window_size(*w)) {
     s.auto_compact_window = parse_window_size(*w);

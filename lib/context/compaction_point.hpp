@@ -18,21 +18,23 @@ struct CompactionSettings {
   // CLAUDE_CODE_AUTO_COMPACT_WINDOW, else the settings files' autoCompactWindow: the window the
   // client measures its compaction threshold against. nullopt: none configured.
   std::optional<int64_t> auto_compact_window;
-  std::string window_origin;  // the variable's name or the settings file it came from
+  std::string window_origin;        // the variable's name or the settings file it came from
   std::optional<int> pct_override;  // CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, 1..100
   bool disabled = false;            // DISABLE_AUTO_COMPACT or DISABLE_COMPACT
   std::string disabled_by;
-  bool disable_1m = false;          // CLAUDE_CODE_DISABLE_1M_CONTEXT
+  bool disable_1m = false;  // CLAUDE_CODE_DISABLE_1M_CONTEXT
 };
 
 // Reads the variables of `env` and the top-level "autoCompactWindow" of each settings file, later
 // files winning (pass them user, project, local); files that are missing, unreadable, not JSON
 // or nested too deep are skipped.
-CompactionSettings read_compaction_settings(const util::Env& env, const std::vector<std::filesystem::path>& settings_files);
+CompactionSettings read_compaction_settings(
+    const util::Env& env, const std::vector<std::filesystem::path>& settings_files);
 
 // The settings files of the client for a project directory: ~/.claude/settings.json (or
 // $CLAUDE_CONFIG_DIR/settings.json), <project>/.claude/settings.json and settings.local.json.
-std::vector<std::filesystem::path> client_settings_files(const util::Env& env, const std::filesystem::path& project);
+std::vector<std::filesystem::path> client_settings_files(const util::Env& env,
+                                                         const std::filesystem::path& project);
 
 // A size as the client reads CLAUDE_CODE_AUTO_COMPACT_WINDOW: "150000", "150k", "1m", "0.5M";
 // nullopt when it is no positive size.

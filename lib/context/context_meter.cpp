@@ -1,9 +1,9 @@
 #include "context/context_meter.hpp"
 
+#include <fmt/core.h>
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <fmt/core.h>
 #include <limits>
 #include <thread>
 
@@ -45,7 +45,8 @@ Result<TailScan> scan_transcript_tail(const fs::path& transcript, const std::str
     } else if (t.message_id != reading_message_id || t.message_id.empty()) {
       break;  // an older response: the wanted tool_use is not in the newest one
     }
-    if (!want.empty() && std::find(t.tool_use_ids.begin(), t.tool_use_ids.end(), want) != t.tool_use_ids.end())
+    if (!want.empty() &&
+        std::find(t.tool_use_ids.begin(), t.tool_use_ids.end(), want) != t.tool_use_ids.end())
       scan.found_tool_use = true;
     if (scan.found_tool_use) break;
   }
@@ -70,7 +71,8 @@ Result<TailScan> measure_transcript(const fs::path& transcript, const std::strin
       if (last && last->found_tool_use) return last;
       if (!last && last.error().kind != Error::Kind::NotFound) return last;
     } else if (!exists) {
-      last = fail(fmt::format("reading {}: no such file", transcript.string()), Error::Kind::NotFound);
+      last =
+          fail(fmt::format("reading {}: no such file", transcript.string()), Error::Kind::NotFound);
     }
     auto now = clock::now();
     if (now >= deadline) return last;
@@ -85,9 +87,11 @@ int64_t window_size(const ContextConfig& config, const WindowHints& hints, int64
   const bool over_200k = hints.seen_over_200k || tokens > 200'000;
   // The client's own figure, unless a reading proved the window larger (2.1.197 reported 200,000
   // on 1M sessions).
-  if (hints.status_line_window > 0 && (hints.status_line_window > 200'000 || !over_200k)) return hints.status_line_window;
+  if (hints.status_line_window > 0 && (hints.status_line_window > 200'000 || !over_200k))
+    return hints.status_line_window;
   if (over_200k) return 1'000'000;
-  if (hints.model.find("[1m]") != std::string::npos && !hints.compaction.disable_1m) return 1'000'000;
+  if (hints.model.find("[1m]") != std::string::npos && !hints.compaction.disable_1m)
+    return 1'000'000;
   return 200'000;
 }
 
@@ -108,16 +112,18 @@ ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints,
   // the remainder is below the denominator, so its product stays small.
   const int64_t whole = util::sat_mul(f.tokens / f.denominator, 100);
   const int64_t part = (f.tokens % f.denominator) * 100 / f.denominator;
-  f.percent = static_cast<int>(std::min<int64_t>(util::sat_add(whole, part), std::numeric_limits<int>::max()));
+  f.percent = static_cast<int>(
+      std::min<int64_t>(util::sat_add(whole, part), std::numeric_limits<int>::max()));
   return f;
 }
 
-std::optional<double> session_percent(const std::string& session, const util::Env& env, const Locations& loc,
-                                      const ContextConfig& config) {
+std::optional<double> session_percent(const std::string& session, const util::Env& env,
+                                      const Locations& loc, const ContextConfig& config) {
   if (session.empty()) return std::nullopt;
   auto transcript = locate_session(session, env, loc);
   if (!transcript) return std::nullopt;
-  auto p = transcript_percent(*transcript, config, read_compaction_settings(env, client_settings_files(env, {})));
+  auto p = transcript_percent(*transcript, config,
+                              read_compaction_settings(env, client_settings_files(env, {})));
   if (!p) return std::nullopt;
   return static_cast<double>(*p);
 }

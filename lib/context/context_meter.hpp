@@ -17,8 +17,8 @@ namespace ctxkit {
 
 // The newest context reading of a transcript.
 struct ContextReading {
-  int64_t tokens = 0;          // input + cache creation + cache read of the newest main-chain response
-  std::string timestamp;       // the line's timestamp (ISO 8601), empty for a compaction estimate
+  int64_t tokens = 0;     // input + cache creation + cache read of the newest main-chain response
+  std::string timestamp;  // the line's timestamp (ISO 8601), empty for a compaction estimate
   std::string model;
   bool after_compaction = false;  // taken from compactMetadata.postTokens (no response since)
 };
@@ -84,13 +84,14 @@ ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints,
 // The percentage a transcript's newest reading stands at (no waiting, no window hints beyond the
 // reading itself), or nullopt when it has none: how full a session was when it ended.
 // `compaction`: the client's settings, as read_compaction_settings finds them.
-std::optional<int> transcript_percent(const std::filesystem::path& transcript, const ContextConfig& config,
+std::optional<int> transcript_percent(const std::filesystem::path& transcript,
+                                      const ContextConfig& config,
                                       const CompactionSettings& compaction = {});
 // The same for a session named by its id (its transcript found as ctx-search finds sessions; the
 // client's settings from `env` and the user's settings file);
 // nullopt for an empty id, a session that cannot be found or a transcript without a reading.
-std::optional<double> session_percent(const std::string& session, const util::Env& env, const Locations& loc,
-                                      const ContextConfig& config);
+std::optional<double> session_percent(const std::string& session, const util::Env& env,
+                                      const Locations& loc, const ContextConfig& config);
 
 // "127k", "1.2k", "850", "1M": a short token count for messages.
 std::string short_tokens(int64_t tokens);

@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "core/config.hpp"
 #include "context/context_meter.hpp"
+#include "core/config.hpp"
 #include "core/reminder_state.hpp"
 
 namespace ctxkit {

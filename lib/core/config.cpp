@@ -10,8 +10,8 @@
 #define TOML_HEADER_ONLY 1
 #define TOML_EXCEPTIONS 1
 #include <fmt/core.h>
-#include <set>
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -20,7 +20,7 @@
 #include <functional>
 #include <iterator>
 #include <optional>
-#include <toml++/toml.h>
+#include <set>
 
 namespace ctxkit {
 namespace fs = std::filesystem;
@@ -36,8 +36,9 @@ struct KeyDef {
   std::function<std::optional<std::string>(Config&, std::string_view)> from_env;
   std::function<std::string(const Config&)> show;
   bool user_only = false;  // chooses where private data goes or what runs: not from a project file
-  bool soft = false;       // a value it refuses is a warning (the previous value stays), not an error
-  bool project_path = false;  // a file read from the project: from a project file, only a path inside it
+  bool soft = false;  // a value it refuses is a warning (the previous value stays), not an error
+  bool project_path =
+      false;  // a file read from the project: from a project file, only a path inside it
   std::string full() const { return section + "." + name; }
 };
 
@@ -47,7 +48,8 @@ std::optional<std::string> check_range(int64_t v, int64_t lo, int64_t hi) {
 }
 
 KeyDef make_int(std::string section, std::string name, int64_t lo, int64_t hi,
-                std::function<int64_t(const Config&)> get, std::function<void(Config&, int64_t)> set) {
+                std::function<int64_t(const Config&)> get,
+                std::function<void(Config&, int64_t)> set) {
   KeyDef k;
   k.section = std::move(section);
   k.name = std::move(name);
@@ -62,7 +64,8 @@ KeyDef make_int(std::string section, std::string name, int64_t lo, int64_t hi,
   k.from_env = [lo, hi, set](Config& c, std::string_view s) -> std::optional<std::string> {
     int64_t v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size()) return fmt::format("expected an integer, got '{}'", s);
+    if (ec != std::errc() || p != s.data() + s.size())
+      return fmt::format("expected an integer, got '{}'", s);
     if (auto e = check_range(v, lo, hi)) return e;
     set(c, v);
     return std::nullopt;
@@ -72,20 +75,24 @@ KeyDef make_int(std::string section, std::string name, int64_t lo, int64_t hi,
 }
 
 // A non-negative number (an integer is taken as one): a cost.
-KeyDef make_number(std::string section, std::string name, double hi, std::function<double(const Config&)> get,
+KeyDef make_number(std::string section, std::string name, double hi,
+                   std::function<double(const Config&)> get,
                    std::function<void(Config&, double)> set) {
   KeyDef k;
   k.section = std::move(section);
   k.name = std::move(name);
   k.type = "number";
   auto check = [hi](double v) -> std::optional<std::string> {
-    if (!std::isfinite(v) || v < 0 || v > hi) return fmt::format("must be a number between 0 and {}, got {}", hi, v);
+    if (!std::isfinite(v) || v < 0 || v > hi)
+      return fmt::format("must be a number between 0 and {}, got {}", hi, v);
     return std::nullopt;
   };
   k.from_toml = [check, set](Config& c, const toml::node& n) -> std::optional<std::string> {
     std::optional<double> v;
-    if (auto d = n.value_exact<double>()) v = *d;
-    else if (auto i = n.value_exact<int64_t>()) v = static_cast<double>(*i);
+    if (auto d = n.value_exact<double>())
+      v = *d;
+    else if (auto i = n.value_exact<int64_t>())
+      v = static_cast<double>(*i);
     if (!v) return std::string("expected a number");
     if (auto e = check(*v)) return e;
     set(c, *v);
@@ -95,7 +102,8 @@ KeyDef make_number(std::string section, std::string name, double hi, std::functi
     const std::string text(s);
     char* end = nullptr;
     const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || text.find_first_of("xXnNiI") != std::string::npos)
+    if (text.empty() || end != text.c_str() + text.size() ||
+        text.find_first_of("xXnNiI") != std::string::npos)
       return fmt::format("expected a number, got '{}'", s);
     if (auto e = check(v)) return e;
     set(c, v);
@@ -118,9 +126,12 @@ KeyDef make_bool(std::string section, std::string name, std::function<bool(const
     return std::nullopt;
   };
   k.from_env = [set](Config& c, std::string_view s) -> std::optional<std::string> {
-    if (s == "1" || s == "true" || s == "yes" || s == "on") set(c, true);
-    else if (s == "0" || s == "false" || s == "no" || s == "off") set(c, false);
-    else return fmt::format("expected true or false, got '{}'", s);
+    if (s == "1" || s == "true" || s == "yes" || s == "on")
+      set(c, true);
+    else if (s == "0" || s == "false" || s == "no" || s == "off")
+      set(c, false);
+    else
+      return fmt::format("expected true or false, got '{}'", s);
     return std::nullopt;
   };
   k.show = [get](const Config& c) { return get(c) ? std::string("true") : std::string("false"); };
@@ -192,7 +203,8 @@ const std::vector<KeyDef>& known_keys() {
     std::vector<KeyDef> k;
     auto ctx_int = [&](const char* name, int64_t lo, int64_t hi, int ContextConfig::*m) {
       k.push_back(make_int(
-          "context", name, lo, hi, [m](const Config& c) { return static_cast<int64_t>(c.context.*m); },
+          "context", name, lo, hi,
+          [m](const Config& c) { return static_cast<int64_t>(c.context.*m); },
           [m](Config& c, int64_t v) { c.context.*m = static_cast<int>(v); }));
     };
     ctx_int("warn_threshold", 1, 100, &ContextConfig::warn_threshold);
@@ -204,7 +216,8 @@ const std::vector<KeyDef>& known_keys() {
         "context", "trim_target_tools", [](const Config& c) { return c.context.trim_target_tools; },
         [](Config& c, std::vector<std::string> v) { c.context.trim_target_tools = std::move(v); }));
     k.push_back(make_int(
-        "context", "window_tokens", 0, 100000000, [](const Config& c) { return c.context.window_tokens; },
+        "context", "window_tokens", 0, 100000000,
+        [](const Config& c) { return c.context.window_tokens; },
         [](Config& c, int64_t v) { c.context.window_tokens = v; }));
     k.push_back(make_int(
         "context", "reserved_tokens", 0, 10000000,
@@ -212,8 +225,12 @@ const std::vector<KeyDef>& known_keys() {
         [](Config& c, int64_t v) { c.context.reserved_tokens = v; }));
     k.push_back(make_string(
         "context", "basis", {"usable", "window"},
-        [](const Config& c) { return std::string(c.context.basis == Basis::Usable ? "usable" : "window"); },
-        [](Config& c, const std::string& v) { c.context.basis = v == "window" ? Basis::Window : Basis::Usable; }));
+        [](const Config& c) {
+          return std::string(c.context.basis == Basis::Usable ? "usable" : "window");
+        },
+        [](Config& c, const std::string& v) {
+          c.context.basis = v == "window" ? Basis::Window : Basis::Usable;
+        }));
     ctx_int("transcript_wait_ms", 0, 10000, &ContextConfig::transcript_wait_ms);
     k.push_back(make_bool(
         "context", "system_message", [](const Config& c) { return c.context.system_message; },
@@ -233,7 +250,8 @@ const std::vector<KeyDef>& known_keys() {
         "archive", "exclude_marker", {}, [](const Config& c) { return c.archive.exclude_marker; },
         [](Config& c, const std::string& v) { c.archive.exclude_marker = v; }));
     k.push_back(make_bool(
-        "archive", "episodic_memory_sync", [](const Config& c) { return c.archive.episodic_memory_sync; },
+        "archive", "episodic_memory_sync",
+        [](const Config& c) { return c.archive.episodic_memory_sync; },
         [](Config& c, bool v) { c.archive.episodic_memory_sync = v; }));
     k.push_back(make_string(
         "rollover", "claude_bin", {}, [](const Config& c) { return c.rollover.claude_bin; },
@@ -246,20 +264,24 @@ const std::vector<KeyDef>& known_keys() {
         "rollover", "print", [](const Config& c) { return c.rollover.print; },
         [](Config& c, bool v) { c.rollover.print = v; }));
     k.push_back(make_int(
-        "rollover", "grace_seconds", 0, 600, [](const Config& c) { return static_cast<int64_t>(c.rollover.grace_seconds); },
+        "rollover", "grace_seconds", 0, 600,
+        [](const Config& c) { return static_cast<int64_t>(c.rollover.grace_seconds); },
         [](Config& c, int64_t v) { c.rollover.grace_seconds = static_cast<int>(v); }));
     k.push_back(make_string(
         "runner", "mode", {"continuous", "fresh-per-task", "fresh-per-iteration", "hybrid", "auto"},
-        [](const Config& c) { return c.runner.mode; }, [](Config& c, const std::string& v) { c.runner.mode = v; }));
+        [](const Config& c) { return c.runner.mode; },
+        [](Config& c, const std::string& v) { c.runner.mode = v; }));
     auto run_int = [&](const char* name, int64_t lo, int64_t hi, int RunnerConfig::*m) {
       k.push_back(make_int(
-          "runner", name, lo, hi, [m](const Config& c) { return static_cast<int64_t>(c.runner.*m); },
+          "runner", name, lo, hi,
+          [m](const Config& c) { return static_cast<int64_t>(c.runner.*m); },
           [m](Config& c, int64_t v) { c.runner.*m = static_cast<int>(v); }));
     };
     run_int("max_iterations", 1, 1000000, &RunnerConfig::max_iterations);
     run_int("max_task_iterations", 1, 10000, &RunnerConfig::max_task_iterations);
     k.push_back(make_string(
-        "runner", "on_fail", {"retry", "skip", "abort"}, [](const Config& c) { return c.runner.on_fail; },
+        "runner", "on_fail", {"retry", "skip", "abort"},
+        [](const Config& c) { return c.runner.on_fail; },
         [](Config& c, const std::string& v) { c.runner.on_fail = v; }));
     k.push_back(make_string_list(
         "runner", "anchor_files", [](const Config& c) { return c.runner.anchor_files; },
@@ -275,7 +297,8 @@ const std::vector<KeyDef>& known_keys() {
     run_int("exit_grace_seconds", 0, 3600, &RunnerConfig::exit_grace_seconds);
     run_int("call_timeout_seconds", 0, 604800, &RunnerConfig::call_timeout_seconds);
     k.push_back(make_int(
-        "runner", "max_tokens", 0, 1'000'000'000'000'000, [](const Config& c) { return c.runner.max_tokens; },
+        "runner", "max_tokens", 0, 1'000'000'000'000'000,
+        [](const Config& c) { return c.runner.max_tokens; },
         [](Config& c, int64_t v) { c.runner.max_tokens = v; }));
     k.push_back(make_number(
         "runner", "max_cost_usd", 1e9, [](const Config& c) { return c.runner.max_cost_usd; },
@@ -296,7 +319,8 @@ const std::vector<KeyDef>& known_keys() {
         [](Config& c, const std::string& v) { c.status.command = v; }));
     k.back().user_only = true;
     k.push_back(make_int(
-        "status", "timeout_ms", 10, 60000, [](const Config& c) { return static_cast<int64_t>(c.status.timeout_ms); },
+        "status", "timeout_ms", 10, 60000,
+        [](const Config& c) { return static_cast<int64_t>(c.status.timeout_ms); },
         [](Config& c, int64_t v) { c.status.timeout_ms = static_cast<int>(v); }));
     k.push_back(make_string(
         "status", "format", {}, [](const Config& c) { return c.status.format; },
@@ -304,7 +328,8 @@ const std::vector<KeyDef>& known_keys() {
     {
       // A format is checked against the known fields; a bad one leaves the built-in line.
       auto check = [](const std::string& v) -> std::optional<std::string> {
-        if (auto parsed = parse_status_format(v); !parsed) return parsed.error().message + "; the default line is kept";
+        if (auto parsed = parse_status_format(v); !parsed)
+          return parsed.error().message + "; the default line is kept";
         return std::nullopt;
       };
       KeyDef& f = k.back();
@@ -335,7 +360,8 @@ std::string upper(std::string s) {
 
 // The sections ctxkit owns; keys of other sections belong to other tools sharing .work.toml.
 bool owned_section(std::string_view s) {
-  return s == "context" || s == "state" || s == "archive" || s == "rollover" || s == "runner" || s == "status";
+  return s == "context" || s == "state" || s == "archive" || s == "rollover" || s == "runner" ||
+         s == "status";
 }
 
 // Where the first non-ASCII byte outside a string or a comment is ("line L, column C" in bytes),
@@ -383,22 +409,26 @@ std::string location(const std::string& origin, const toml::source_region& r) {
 std::optional<std::string> path_outside_project(const toml::node& node) {
   auto outside = [](const std::string& s) {
     const fs::path p = fs::path(s).lexically_normal();
-    return p.is_absolute() || p.has_root_name() || p.has_root_directory() || (!p.empty() && *p.begin() == "..");
+    return p.is_absolute() || p.has_root_name() || p.has_root_directory() ||
+           (!p.empty() && *p.begin() == "..");
   };
-  if (auto v = node.value_exact<std::string>()) return outside(*v) ? std::optional(*v) : std::nullopt;
+  if (auto v = node.value_exact<std::string>())
+    return outside(*v) ? std::optional(*v) : std::nullopt;
   if (const auto* arr = node.as_array())
     for (const auto& el : *arr)
       if (auto v = el.value_exact<std::string>(); v && outside(*v)) return *v;
   return std::nullopt;
 }
 
-void apply_table(Config& config, const toml::table& root, const std::string& origin, ConfigLayer layer) {
+void apply_table(Config& config, const toml::table& root, const std::string& origin,
+                 ConfigLayer layer) {
   for (const auto& [sect_key, sect_node] : root) {
     std::string sect(sect_key.str());
     if (!owned_section(sect)) continue;
     const auto* table = sect_node.as_table();
     if (!table) {
-      config.errors.push_back(fmt::format("{}: [{}] must be a table", location(origin, sect_node.source()), sect));
+      config.errors.push_back(
+          fmt::format("{}: [{}] must be a table", location(origin, sect_node.source()), sect));
       continue;
     }
     for (const auto& [key, node] : *table) {
@@ -406,20 +436,22 @@ void apply_table(Config& config, const toml::table& root, const std::string& ori
       auto def = std::find_if(known_keys().begin(), known_keys().end(),
                               [&](const KeyDef& d) { return d.section == sect && d.name == name; });
       if (def == known_keys().end()) {
-        config.warnings.push_back(
-            fmt::format("{}: unknown key '{}.{}' (ignored)", location(origin, key.source()), sect, name));
+        config.warnings.push_back(fmt::format("{}: unknown key '{}.{}' (ignored)",
+                                              location(origin, key.source()), sect, name));
         continue;
       }
       if (def->user_only && layer == ConfigLayer::Project) {
-        config.warnings.push_back(fmt::format(
-            "{}: '{}.{}' is ignored in a project file (set it in the user's config.toml or as CTXKIT_{}_{})",
-            location(origin, key.source()), sect, name, upper(sect), upper(name)));
+        config.warnings.push_back(
+            fmt::format("{}: '{}.{}' is ignored in a project file (set it in the user's "
+                        "config.toml or as CTXKIT_{}_{})",
+                        location(origin, key.source()), sect, name, upper(sect), upper(name)));
         continue;
       }
       if (def->project_path && layer == ConfigLayer::Project) {
         if (auto outside = path_outside_project(node)) {
           config.warnings.push_back(fmt::format(
-              "{}: '{}.{}' names '{}', outside the project: ignored in a project file (a path elsewhere is taken only from "
+              "{}: '{}.{}' names '{}', outside the project: ignored in a project file (a path "
+              "elsewhere is taken only from "
               "the user's config.toml or CTXKIT_{}_{})",
               location(origin, node.source()), sect, name, *outside, upper(sect), upper(name)));
           continue;
@@ -427,10 +459,12 @@ void apply_table(Config& config, const toml::table& root, const std::string& ori
       }
       if (auto err = def->from_toml(config, node)) {
         if (def->soft) {
-          config.warnings.push_back(fmt::format("{}: {}.{}: {}", location(origin, node.source()), sect, name, *err));
+          config.warnings.push_back(
+              fmt::format("{}: {}.{}: {}", location(origin, node.source()), sect, name, *err));
           continue;
         }
-        config.errors.push_back(fmt::format("{}: {}.{}: {}", location(origin, node.source()), sect, name, *err));
+        config.errors.push_back(
+            fmt::format("{}: {}.{}: {}", location(origin, node.source()), sect, name, *err));
         continue;
       }
       config.origins[def->full()] = origin;
@@ -440,12 +474,14 @@ void apply_table(Config& config, const toml::table& root, const std::string& ori
 
 void validate_thresholds(Config& config, const Config& before) {
   auto& c = config.context;
-  if (c.warn_threshold < c.recommend_threshold && c.recommend_threshold < c.urgent_threshold) return;
+  if (c.warn_threshold < c.recommend_threshold && c.recommend_threshold < c.urgent_threshold)
+    return;
   config.errors.push_back(fmt::format(
       "context thresholds must increase (warn {} < recommend {} < urgent {}); keeping {}/{}/{}",
       c.warn_threshold, c.recommend_threshold, c.urgent_threshold, before.context.warn_threshold,
       before.context.recommend_threshold, before.context.urgent_threshold));
-  for (const char* k : {"context.warn_threshold", "context.recommend_threshold", "context.urgent_threshold"})
+  for (const char* k :
+       {"context.warn_threshold", "context.recommend_threshold", "context.urgent_threshold"})
     config.origins[k] = before.origins.at(k);
   c.warn_threshold = before.context.warn_threshold;
   c.recommend_threshold = before.context.recommend_threshold;
@@ -465,14 +501,16 @@ void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
   }
   if (auto at = non_ascii_outside_strings(*text)) {
     config.errors.push_back(
-        fmt::format("{}:{}: a non-ASCII character outside a string or comment (file ignored)", path.string(), *at));
+        fmt::format("{}:{}: a non-ASCII character outside a string or comment (file ignored)",
+                    path.string(), *at));
     return;
   }
   try {
     toml::table t = toml::parse(*text, path.string());
     apply_table(config, t, path.string(), layer);
   } catch (const toml::parse_error& e) {
-    config.errors.push_back(fmt::format("{}: {} (file ignored)", location(path.string(), e.source()), e.description()));
+    config.errors.push_back(
+        fmt::format("{}: {} (file ignored)", location(path.string(), e.source()), e.description()));
     return;
   } catch (const std::exception& e) {
     config.errors.push_back(fmt::format("{}: {} (file ignored)", path.string(), e.what()));
@@ -483,11 +521,14 @@ void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
 
 }  // namespace
 
-Locations Config::locations(const util::Env& env) const { return Locations::resolve(env, state.dir); }
+Locations Config::locations(const util::Env& env) const {
+  return Locations::resolve(env, state.dir);
+}
 
 bool Config::set_by_user(const std::string& key) const {
   auto it = origins.find(key);
-  return it != origins.end() && it->second != "default" && (project_file.empty() || it->second != project_file.string());
+  return it != origins.end() && it->second != "default" &&
+         (project_file.empty() || it->second != project_file.string());
 }
 
 fs::path project_start_dir(const util::Env& env, const std::string& cwd) {
@@ -498,28 +539,31 @@ fs::path project_start_dir(const util::Env& env, const std::string& cwd) {
   return ec ? fs::path("/") : here;
 }
 
-void apply_toml_text(Config& config, std::string_view text, const std::string& origin, ConfigLayer layer) {
+void apply_toml_text(Config& config, std::string_view text, const std::string& origin,
+                     ConfigLayer layer) {
   Config before = config;
   if (auto at = non_ascii_outside_strings(text)) {
-    config.errors.push_back(
-        fmt::format("{}:{}: a non-ASCII character outside a string or comment (file ignored)", origin, *at));
+    config.errors.push_back(fmt::format(
+        "{}:{}: a non-ASCII character outside a string or comment (file ignored)", origin, *at));
     return;
   }
   try {
     toml::table t = toml::parse(text, origin);
     apply_table(config, t, origin, layer);
   } catch (const toml::parse_error& e) {
-    config.errors.push_back(fmt::format("{}: {} (file ignored)", location(origin, e.source()), e.description()));
+    config.errors.push_back(
+        fmt::format("{}: {} (file ignored)", location(origin, e.source()), e.description()));
     return;
   }
   validate_thresholds(config, before);
 }
 
-Result<std::optional<std::string>> toml_string_value(std::string_view text, std::string_view table, std::string_view key) {
+Result<std::optional<std::string>> toml_string_value(std::string_view text, std::string_view table,
+                                                     std::string_view key) {
   if (auto at = non_ascii_outside_strings(text)) {
     auto colon = at->find(':');
-    return fail(fmt::format("line {}, column {}: a non-ASCII character outside a string or comment", at->substr(0, colon),
-                            at->substr(colon + 1)),
+    return fail(fmt::format("line {}, column {}: a non-ASCII character outside a string or comment",
+                            at->substr(0, colon), at->substr(colon + 1)),
                 Error::Kind::Invalid);
   }
   try {
@@ -530,7 +574,8 @@ Result<std::optional<std::string>> toml_string_value(std::string_view text, std:
     if (!v) return std::optional<std::string>();
     return std::optional<std::string>(v->get());
   } catch (const toml::parse_error& e) {
-    return fail(fmt::format("line {}, column {}: {}", e.source().begin.line, e.source().begin.column, e.description()),
+    return fail(fmt::format("line {}, column {}: {}", e.source().begin.line,
+                            e.source().begin.column, e.description()),
                 Error::Kind::Invalid);
   }
 }
@@ -603,7 +648,8 @@ std::string show_config(const Config& config, const util::Env* env) {
   size_t width = 0;
   std::vector<std::pair<std::string, std::string>> rows;
   for (const auto& k : known_keys()) {
-    rows.emplace_back(fmt::format("{} = {}", k.full(), k.show(config)), config.origins.at(k.full()));
+    rows.emplace_back(fmt::format("{} = {}", k.full(), k.show(config)),
+                      config.origins.at(k.full()));
     width = std::max(width, rows.back().first.size());
   }
   for (const auto& [line, origin] : rows) out += fmt::format("{:<{}}  # {}\n", line, width, origin);
@@ -615,7 +661,8 @@ std::string show_config(const Config& config, const util::Env* env) {
       for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
         std::string name = e.path().filename().string();
         std::error_code e2;
-        if (e.is_directory(e2) && !name.starts_with('.') && config.archive.excludes(name)) matched.insert(name);
+        if (e.is_directory(e2) && !name.starts_with('.') && config.archive.excludes(name))
+          matched.insert(name);
       }
     }
     std::string list;

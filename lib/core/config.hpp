@@ -28,18 +28,18 @@ struct ContextConfig {
   int check_interval_seconds = 60;
   int trim_threshold_chars = 500;
   std::vector<std::string> trim_target_tools{"Read", "Bash", "Grep", "Glob"};
-  int64_t window_tokens = 0;      // 0: decide from the model and the readings
+  int64_t window_tokens = 0;  // 0: decide from the model and the readings
   // 0: usable ends where the client compacts (its settings decide, context/compaction_point.hpp);
   // N: an explicit override, usable = window - N.
   int64_t reserved_tokens = 0;
   Basis basis = Basis::Usable;
-  int transcript_wait_ms = 500;   // how long to wait for a lagging transcript
-  bool system_message = false;    // also show reminders to the human
+  int transcript_wait_ms = 500;  // how long to wait for a lagging transcript
+  bool system_message = false;   // also show reminders to the human
 };
 
 // The [state] section: where and how state is kept.
 struct StateConfig {
-  std::string dir;                // empty: ${XDG_STATE_HOME:-~/.local/state}/ctxkit (see Locations)
+  std::string dir;  // empty: ${XDG_STATE_HOME:-~/.local/state}/ctxkit (see Locations)
   int busy_timeout_ms = 1000;
 };
 
@@ -49,8 +49,8 @@ struct ArchiveConfig {
   // project's path (/home/me/app) or its plain folder name (app: every project whose path ends
   // in /app; see excludes).
   std::vector<std::string> exclude_projects;
-  std::string exclude_marker = "ctxkit:no-index"; // a session containing this text is not indexed
-  bool episodic_memory_sync = false;              // also run `episodic-memory sync` when present
+  std::string exclude_marker = "ctxkit:no-index";  // a session containing this text is not indexed
+  bool episodic_memory_sync = false;               // also run `episodic-memory sync` when present
 
   // Whether exclude_projects names the project whose folder under the client's projects folder
   // (and the archive) is `project_folder`. An entry with a '/' is a path, one starting with '-' a
@@ -71,7 +71,8 @@ struct RolloverConfig {
 
 // The [runner] section: how `ctx-run` drives `claude -p` over a list of tasks.
 struct RunnerConfig {
-  std::string mode = "continuous";        // continuous | fresh-per-task | fresh-per-iteration | hybrid | auto | auto
+  std::string mode =
+      "continuous";  // continuous | fresh-per-task | fresh-per-iteration | hybrid | auto | auto
   int max_iterations = 50;                // calls of the whole run
   int max_task_iterations = 3;            // calls of one task before on_fail
   std::string on_fail = "abort";          // retry | skip | abort
@@ -80,16 +81,18 @@ struct RunnerConfig {
   int progress_lines = 20;
   int summary_max_lines = 50;
   int anchor_max_tokens = 4000;
-  int exit_grace_seconds = 30;            // after its result line, the client's time to exit and close its output
-  int call_timeout_seconds = 0;           // one client call at most this long (0: no limit)
-  int64_t max_tokens = 0;                 // the run's budget of tokens, all four kinds (0: none)
-  double max_cost_usd = 0;                // the run's budget of cost in USD (0: none)
-  int fresh_at = 50;                      // auto: a new task starts a fresh session from this percent
-  int compact_at = 75;                    // auto: a task's session is compacted from this percent
-  std::string on_limit = "wait";          // wait | stop: after a call that ended on a rate or usage limit
-  int limit_backoff_seconds = 60;         // the first wait when the client named no reset (doubled in a row)
-  int limit_max_wait_seconds = 21600;     // the ceiling of one wait for a limit
-  std::vector<std::string> claude_args;   // user's file only: they decide what the client may do
+  int exit_grace_seconds =
+      30;  // after its result line, the client's time to exit and close its output
+  int call_timeout_seconds = 0;   // one client call at most this long (0: no limit)
+  int64_t max_tokens = 0;         // the run's budget of tokens, all four kinds (0: none)
+  double max_cost_usd = 0;        // the run's budget of cost in USD (0: none)
+  int fresh_at = 50;              // auto: a new task starts a fresh session from this percent
+  int compact_at = 75;            // auto: a task's session is compacted from this percent
+  std::string on_limit = "wait";  // wait | stop: after a call that ended on a rate or usage limit
+  int limit_backoff_seconds =
+      60;  // the first wait when the client named no reset (doubled in a row)
+  int limit_max_wait_seconds = 21600;    // the ceiling of one wait for a limit
+  std::vector<std::string> claude_args;  // user's file only: they decide what the client may do
 };
 
 // The [status] section: what ctx-status shows and which status line of the user's it wraps.
@@ -163,7 +166,8 @@ void apply_toml_text(Config& config, std::string_view text, const std::string& o
 // strings and comments) and returns the value of `table`.`key` when it is a string; nullopt when
 // it is missing or not a string. For tools that edit a TOML file and check the result (the one
 // place toml++ is included is config.cpp). Errors (kind Invalid): "line L, column C: what".
-Result<std::optional<std::string>> toml_string_value(std::string_view text, std::string_view table, std::string_view key);
+Result<std::optional<std::string>> toml_string_value(std::string_view text, std::string_view table,
+                                                     std::string_view key);
 
 // Renders every known key with its effective value and origin, one "section.key = value  # origin"
 // line each, followed by warnings and errors.

@@ -19,13 +19,16 @@ std::filesystem::path stamp_path(const Locations& loc, std::string_view program)
 }
 }  // namespace
 
-std::filesystem::path hooks_dir(const Locations& loc) { return loc.state_dir / "hooks"; }
+std::filesystem::path hooks_dir(const Locations& loc) {
+  return loc.state_dir / "hooks";
+}
 
 void record_hook_run(const Locations& loc, std::string_view program) {
   const auto path = stamp_path(loc, program);
   // The usual case, one system call: the file is there. A link in its place gets its own time
   // set (never its target's) and does not count as a run (hook_last_run_ms wants a regular file).
-  if (::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) return;
+  if (::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+    return;
   auto fd = util::open_private_file(path, O_WRONLY);
   if (!fd && fd.error().kind == Error::Kind::Generic) {
     // Most likely the folder is missing (the first run): make it private, then try once more.
@@ -41,7 +44,8 @@ void record_hook_run(const Locations& loc, std::string_view program) {
 
 std::optional<int64_t> hook_last_run_ms(const Locations& loc, std::string_view program) {
   struct stat st {};
-  if (::lstat(stamp_path(loc, program).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  if (::lstat(stamp_path(loc, program).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt;
   return int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1'000'000;
 }
 

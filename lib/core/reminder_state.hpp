@@ -9,8 +9,8 @@ namespace ctxkit {
 
 // The last reminder given to one session (or one subagent of it).
 struct ReminderState {
-  int tier = 0;            // 0 none/re-armed, 1 warn, 2 recommend, 3 urgent
-  int64_t fired_at_ms = 0; // when the last reminder was given
+  int tier = 0;             // 0 none/re-armed, 1 warn, 2 recommend, 3 urgent
+  int64_t fired_at_ms = 0;  // when the last reminder was given
 };
 
 }  // namespace ctxkit

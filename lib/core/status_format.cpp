@@ -20,7 +20,9 @@ Result<std::vector<StatusPiece>> parse_status_format(std::string_view format) {
         ++i;
         continue;
       }
-      return fail(fmt::format("a '}}' without its '{{' at character {} (write '}}}}' for a brace)", i + 1), Error::Kind::Invalid);
+      return fail(
+          fmt::format("a '}}' without its '{{' at character {} (write '}}}}' for a brace)", i + 1),
+          Error::Kind::Invalid);
     }
     if (c != '{') {
       literal += c;
@@ -33,12 +35,15 @@ Result<std::vector<StatusPiece>> parse_status_format(std::string_view format) {
     }
     size_t close = format.find('}', i + 1);
     if (close == std::string_view::npos)
-      return fail(fmt::format("a '{{' without its '}}' at character {} (write '{{{{' for a brace)", i + 1), Error::Kind::Invalid);
+      return fail(
+          fmt::format("a '{{' without its '}}' at character {} (write '{{{{' for a brace)", i + 1),
+          Error::Kind::Invalid);
     std::string_view name = format.substr(i + 1, close - i - 1);
     size_t k = 0;
     while (k < kStatusFieldNames.size() && kStatusFieldNames[k] != name) ++k;
     if (k == kStatusFieldNames.size())
-      return fail(fmt::format("unknown field '{{{}}}' (known: {})", name, fmt::join(kStatusFieldNames, ", ")),
+      return fail(fmt::format("unknown field '{{{}}}' (known: {})", name,
+                              fmt::join(kStatusFieldNames, ", ")),
                   Error::Kind::Invalid);
     flush();
     pieces.push_back({std::string(), static_cast<StatusField>(k)});
@@ -48,11 +53,14 @@ Result<std::vector<StatusPiece>> parse_status_format(std::string_view format) {
   return pieces;
 }
 
-std::string render_status_format(const std::vector<StatusPiece>& pieces, const StatusValues& values) {
+std::string render_status_format(const std::vector<StatusPiece>& pieces,
+                                 const StatusValues& values) {
   std::string out;
   for (const auto& p : pieces) {
-    if (p.field) out += values[static_cast<size_t>(*p.field)];
-    else out += p.literal;
+    if (p.field)
+      out += values[static_cast<size_t>(*p.field)];
+    else
+      out += p.literal;
   }
   return out;
 }

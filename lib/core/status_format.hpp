@@ -14,8 +14,8 @@ namespace ctxkit {
 enum class StatusField { Percent, Tokens, Usable, Window, Tier, Model, Cost };
 
 // "percent", "tokens", "usable", "window", "tier", "model", "cost".
-inline constexpr std::array<std::string_view, 7> kStatusFieldNames{"percent", "tokens", "usable", "window",
-                                                                   "tier",    "model",  "cost"};
+inline constexpr std::array<std::string_view, 7> kStatusFieldNames{
+    "percent", "tokens", "usable", "window", "tier", "model", "cost"};
 
 // One piece of a parsed format: literal text, or a field.
 struct StatusPiece {
@@ -34,6 +34,7 @@ Result<std::vector<StatusPiece>> parse_status_format(std::string_view format);
 using StatusValues = std::array<std::string, kStatusFieldNames.size()>;
 
 // The line a parsed format makes with `values`.
-std::string render_status_format(const std::vector<StatusPiece>& pieces, const StatusValues& values);
+std::string render_status_format(const std::vector<StatusPiece>& pieces,
+                                 const StatusValues& values);
 
 }  // namespace ctxkit

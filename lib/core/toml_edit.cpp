@@ -1,8 +1,9 @@
 #include "core/toml_edit.hpp"
 
-#include <cstdint>
 #include <fmt/core.h>
 #include <fmt/format.h>
+
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -15,7 +16,8 @@ namespace {
 using Path = std::vector<std::string>;
 
 bool is_bare_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
 }
 
 std::string key_text(std::string_view name) {
@@ -63,7 +65,9 @@ class Scanner {
     auto nl = s_.find('\n', i);
     return nl == std::string_view::npos ? s_.size() : nl + 1;
   }
-  bool at_line_end(size_t i) const { return i >= s_.size() || s_[i] == '\n' || (s_[i] == '\r' && at(i + 1) == '\n'); }
+  bool at_line_end(size_t i) const {
+    return i >= s_.size() || s_[i] == '\n' || (s_[i] == '\r' && at(i + 1) == '\n');
+  }
 
   // One key part (bare, "basic" or 'literal'), decoded; `i` moves past it.
   std::string key_part(size_t& i) const {
@@ -114,7 +118,8 @@ class Scanner {
         }
         if (s_.substr(j, 3) == std::string(3, q)) {
           j += 3;
-          for (int extra = 0; extra < 2 && at(j) == q; ++extra) ++j;  // """a"""" is a" plus the delimiter
+          for (int extra = 0; extra < 2 && at(j) == q; ++extra)
+            ++j;  // """a"""" is a" plus the delimiter
           return j;
         }
         ++j;
@@ -187,13 +192,20 @@ class Scanner {
     const char e = at(i + 1);
     i += 2;
     switch (e) {
-      case 'b': return "\b";
-      case 't': return "\t";
-      case 'n': return "\n";
-      case 'f': return "\f";
-      case 'r': return "\r";
-      case '"': return "\"";
-      case '\\': return "\\";
+      case 'b':
+        return "\b";
+      case 't':
+        return "\t";
+      case 'n':
+        return "\n";
+      case 'f':
+        return "\f";
+      case 'r':
+        return "\r";
+      case '"':
+        return "\"";
+      case '\\':
+        return "\\";
       case 'u':
       case 'U': {
         const size_t len = e == 'u' ? 4 : 8;
@@ -206,14 +218,17 @@ class Scanner {
         append_utf8(out, cp);
         return out;
       }
-      default: return std::string(1, e);
+      default:
+        return std::string(1, e);
     }
   }
 
   std::string_view s_;
 };
 
-std::unexpected<Error> invalid(std::string message) { return fail(std::move(message), Error::Kind::Invalid); }
+std::unexpected<Error> invalid(std::string message) {
+  return fail(std::move(message), Error::Kind::Invalid);
+}
 
 }  // namespace
 
@@ -221,41 +236,61 @@ std::string toml_basic_string(std::string_view value) {
   std::string out = "\"";
   for (char c : value) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
-        if ((static_cast<unsigned char>(c) < 0x20) || c == 0x7F) out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
-        else out += c;
+        if ((static_cast<unsigned char>(c) < 0x20) || c == 0x7F)
+          out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
+        else
+          out += c;
     }
   }
   out += '"';
   return out;
 }
 
-Result<std::string> set_toml_string(std::string_view text, std::string_view table, std::string_view key, std::string_view value) {
+Result<std::string> set_toml_string(std::string_view text, std::string_view table,
+                                    std::string_view key, std::string_view value) {
   const std::string name = fmt::format("{}.{}", table, key);
   for (std::string_view part : {table, key, value})
-    if (!util::is_valid_utf8(part)) return invalid(fmt::format("setting {}: not valid UTF-8", name));
-  if (auto parsed = toml_string_value(text, table, key); !parsed) return invalid("invalid TOML: " + parsed.error().message);
+    if (!util::is_valid_utf8(part))
+      return invalid(fmt::format("setting {}: not valid UTF-8", name));
+  if (auto parsed = toml_string_value(text, table, key); !parsed)
+    return invalid("invalid TOML: " + parsed.error().message);
 
   const Scanner sc(text);
   const std::string eol = [&] {
     auto nl = text.find('\n');
-    return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? std::string("\r\n") : std::string("\n");
+    return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? std::string("\r\n")
+                                                                          : std::string("\n");
   }();
 
-  Path current;               // the table of the statements being read
-  bool in_target = false;     // current == [table]
+  Path current;            // the table of the statements being read
+  bool in_target = false;  // current == [table]
   bool found_table = false;
   std::optional<Scanner::Value> found;  // the value of `key` in [table]
-  size_t content_end = 0;     // past the line of the target table's last non-blank line
+  size_t content_end = 0;               // past the line of the target table's last non-blank line
   bool blank_since_content = false;
-  std::string key_indent;     // the indentation of the target table's last key line
+  std::string key_indent;  // the indentation of the target table's last key line
 
   for (size_t i = 0; i < sc.size();) {
     const size_t line_start = i;
@@ -279,9 +314,11 @@ Result<std::string> set_toml_string(std::string_view text, std::string_view tabl
       current = path;
       if (!path.empty() && path[0] == table) {
         if (path.size() == 1 && array)
-          return invalid(fmt::format("setting {}: [[{}]] is an array of tables, not edited", name, table));
+          return invalid(
+              fmt::format("setting {}: [[{}]] is an array of tables, not edited", name, table));
         if (path.size() >= 2 && path[1] == key)
-          return invalid(fmt::format("setting {}: '{}' is a table ([{}]), not a string", name, name, fmt::join(path, ".")));
+          return invalid(fmt::format("setting {}: '{}' is a table ([{}]), not a string", name, name,
+                                     fmt::join(path, ".")));
         if (path.size() == 1) {
           in_target = found_table = true;
           content_end = i;
@@ -297,17 +334,25 @@ Result<std::string> set_toml_string(std::string_view text, std::string_view tabl
     const size_t end = sc.next_line(v.end);
     if (current.empty() && path[0] == table) {
       if (path.size() == 1 && v.inline_table)
-        return invalid(fmt::format("setting {}: [{}] is an inline table ({} = {{…}}), not edited", name, table, table));
-      if (path.size() == 1) return invalid(fmt::format("setting {}: '{}' is not a table", name, table));
+        return invalid(fmt::format("setting {}: [{}] is an inline table ({} = {{…}}), not edited",
+                                   name, table, table));
+      if (path.size() == 1)
+        return invalid(fmt::format("setting {}: '{}' is not a table", name, table));
       if (path[1] == key)
-        return invalid(fmt::format("setting {}: set by the dotted key '{}' at the top level, not edited", name, name));
-      return invalid(fmt::format("setting {}: [{}] is defined by dotted keys ({}.{} = …) at the top level, not edited", name,
-                                 table, table, path[1]));
+        return invalid(fmt::format(
+            "setting {}: set by the dotted key '{}' at the top level, not edited", name, name));
+      return invalid(fmt::format(
+          "setting {}: [{}] is defined by dotted keys ({}.{} = …) at the top level, not edited",
+          name, table, table, path[1]));
     }
     if (in_target) {
       if (path[0] == key) {
-        if (path.size() > 1) return invalid(fmt::format("setting {}: '{}' is a table ({}.{} = …), not a string", name, name, key, path[1]));
-        if (v.multiline_string) return invalid(fmt::format("setting {}: the value is a multi-line string, not edited", name));
+        if (path.size() > 1)
+          return invalid(fmt::format("setting {}: '{}' is a table ({}.{} = …), not a string", name,
+                                     name, key, path[1]));
+        if (v.multiline_string)
+          return invalid(
+              fmt::format("setting {}: the value is a multi-line string, not edited", name));
         found = v;
       }
       key_indent = std::string(text.substr(line_start, sc.skip_blanks(line_start) - line_start));
@@ -321,7 +366,9 @@ Result<std::string> set_toml_string(std::string_view text, std::string_view tabl
   std::string out;
   if (found) {
     out.reserve(text.size() + value.size());
-    out.append(text.substr(0, found->begin)).append(toml_basic_string(value)).append(text.substr(found->end));
+    out.append(text.substr(0, found->begin))
+        .append(toml_basic_string(value))
+        .append(text.substr(found->end));
   } else if (found_table) {
     out.append(text.substr(0, content_end));
     if (!out.empty() && out.back() != '\n') out += eol;
@@ -335,9 +382,12 @@ Result<std::string> set_toml_string(std::string_view text, std::string_view tabl
   }
 
   auto check = toml_string_value(out, table, key);
-  if (!check) return invalid(fmt::format("setting {}: the edited document would not parse ({}); not changed", name, check.error().message));
+  if (!check)
+    return invalid(fmt::format("setting {}: the edited document would not parse ({}); not changed",
+                               name, check.error().message));
   if (!*check || **check != value)
-    return invalid(fmt::format("setting {}: the edited document does not hold the value; not changed", name));
+    return invalid(
+        fmt::format("setting {}: the edited document does not hold the value; not changed", name));
   return out;
 }
 

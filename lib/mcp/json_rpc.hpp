@@ -1,10 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "util/error.hpp"
 #include "util/json_depth.hpp"

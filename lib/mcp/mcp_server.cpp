@@ -1,7 +1,8 @@
 #include "mcp/mcp_server.hpp"
 
-#include <algorithm>
 #include <fmt/core.h>
+
+#include <algorithm>
 
 #include "mcp/json_rpc.hpp"
 
@@ -13,7 +14,9 @@ namespace {
 
 constexpr std::string_view kBatchVersion = "2025-03-26";
 
-bool valid_id(const json& id) { return id.is_string() || id.is_number(); }
+bool valid_id(const json& id) {
+  return id.is_string() || id.is_number();
+}
 
 std::string_view trim(std::string_view s) {
   auto first = s.find_first_not_of(" \t\r\n");
@@ -32,19 +35,22 @@ json tool_result(std::string text, bool is_error) {
   return result;
 }
 
-json error_text(const std::string& message) { return json{{"error", message}}; }
+json error_text(const std::string& message) {
+  return json{{"error", message}};
+}
 
 }  // namespace
 
-McpServer::McpServer(ServerInfo info, ToolRegistry tools) : info_(std::move(info)), tools_(std::move(tools)) {}
+McpServer::McpServer(ServerInfo info, ToolRegistry tools)
+    : info_(std::move(info)), tools_(std::move(tools)) {}
 
 void McpServer::log(std::string_view text) const {
   if (log_) log_(text);
 }
 
 std::string McpServer::oversized_message_error(std::size_t limit) const {
-  return serialize_line(
-      make_error(nullptr, kParseError, fmt::format("Parse error: message longer than {} bytes", limit)));
+  return serialize_line(make_error(
+      nullptr, kParseError, fmt::format("Parse error: message longer than {} bytes", limit)));
 }
 
 std::optional<std::string> McpServer::handle_line(std::string_view line) {
@@ -54,7 +60,8 @@ std::optional<std::string> McpServer::handle_line(std::string_view line) {
     auto parsed = parse_message(line);
     if (!parsed) {
       log(fmt::format("<- unparsable message ({} bytes): {}", line.size(), parsed.error().message));
-      return serialize_line(make_error(nullptr, kParseError, "Parse error: " + parsed.error().message));
+      return serialize_line(
+          make_error(nullptr, kParseError, "Parse error: " + parsed.error().message));
     }
     if (parsed->is_array()) {
       if (protocol_version_ != kBatchVersion) {
@@ -62,7 +69,8 @@ std::optional<std::string> McpServer::handle_line(std::string_view line) {
                               ? std::string("before initialize")
                               : fmt::format("in protocol version {}", protocol_version_);
         return serialize_line(
-            make_error(nullptr, kInvalidRequest, fmt::format("Invalid Request: batches are not supported {}", why)));
+            make_error(nullptr, kInvalidRequest,
+                       fmt::format("Invalid Request: batches are not supported {}", why)));
       }
       if (parsed->empty())
         return serialize_line(make_error(nullptr, kInvalidRequest, "Invalid Request: empty batch"));
@@ -76,7 +84,8 @@ std::optional<std::string> McpServer::handle_line(std::string_view line) {
     if (!answer) return std::nullopt;
     return serialize_line(*answer);
   } catch (const std::exception& e) {
-    return serialize_line(make_error(nullptr, kInternalError, fmt::format("Internal error: {}", e.what())));
+    return serialize_line(
+        make_error(nullptr, kInternalError, fmt::format("Internal error: {}", e.what())));
   }
 }
 
@@ -110,7 +119,8 @@ std::optional<json> McpServer::handle_message(const json& message, bool in_batch
     return std::nullopt;  // notifications are never answered, known or not
   }
   if (in_batch && method == "initialize")
-    return make_error(id, kInvalidRequest, "Invalid Request: initialize must not be part of a batch");
+    return make_error(id, kInvalidRequest,
+                      "Invalid Request: initialize must not be part of a batch");
   log(fmt::format("<- {} id={}", method, id.dump()));
   try {
     return handle_request(method, id, params);
@@ -123,12 +133,14 @@ json McpServer::handle_request(const std::string& method, const json& id, const 
   const bool params_object = params == nullptr || params->is_object();
   if (method == "initialize") {
     if (!params || !params->is_object())
-      return make_error(id, kInvalidParams, "Invalid params: initialize needs an object with protocolVersion");
+      return make_error(id, kInvalidParams,
+                        "Invalid params: initialize needs an object with protocolVersion");
     auto v = params->find("protocolVersion");
     if (v == params->end() || !v->is_string())
       return make_error(id, kInvalidParams, "Invalid params: protocolVersion must be a string");
     const std::string asked = v->get<std::string>();
-    const bool known = std::find(kProtocolVersions.begin(), kProtocolVersions.end(), asked) != kProtocolVersions.end();
+    const bool known = std::find(kProtocolVersions.begin(), kProtocolVersions.end(), asked) !=
+                       kProtocolVersions.end();
     protocol_version_ = known ? asked : std::string(kProtocolVersions.front());
     json result = json::object();
     result["protocolVersion"] = protocol_version_;
@@ -139,7 +151,8 @@ json McpServer::handle_request(const std::string& method, const json& id, const 
   }
   if (method == "ping") return make_result(id, json::object());
   if (method == "tools/list") {
-    if (!params_object) return make_error(id, kInvalidParams, "Invalid params: tools/list takes an object");
+    if (!params_object)
+      return make_error(id, kInvalidParams, "Invalid params: tools/list takes an object");
     return make_result(id, json{{"tools", tools_.list()}});
   }
   if (method == "tools/call") {
@@ -151,11 +164,13 @@ json McpServer::handle_request(const std::string& method, const json& id, const 
     const std::string name = name_it->get<std::string>();
     json arguments = json::object();
     if (auto a = params->find("arguments"); a != params->end() && !a->is_null()) {
-      if (!a->is_object()) return make_error(id, kInvalidParams, "Invalid params: arguments must be an object");
+      if (!a->is_object())
+        return make_error(id, kInvalidParams, "Invalid params: arguments must be an object");
       arguments = *a;
     }
     const Tool* tool = tools_.find(name);
-    if (!tool) return make_result(id, tool_result(error_text("Unknown tool: " + name).dump(), true));
+    if (!tool)
+      return make_result(id, tool_result(error_text("Unknown tool: " + name).dump(), true));
     ToolResult r;
     try {
       r = tool->handler(arguments);

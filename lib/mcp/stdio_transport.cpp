@@ -1,6 +1,7 @@
 #include "mcp/stdio_transport.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -8,7 +9,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
 #include <string>
 
 #include "util/fs.hpp"
@@ -18,7 +18,8 @@ namespace ctxkit::mcp {
 namespace {
 
 std::atomic<int> g_signal_write_fd{-1};
-struct sigaction g_old_int {}, g_old_term {}, g_old_pipe {};
+struct sigaction g_old_int {
+}, g_old_term{}, g_old_pipe{};
 
 extern "C" void on_stop_signal(int) {
   int saved = errno;
@@ -36,12 +37,12 @@ bool stop_pending(int stop_fd) {
   return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP)) != 0;
 }
 
-
 }  // namespace
 
-Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd, const StdioOptions& options) {
-  std::string pending;       // bytes of the message being read
-  bool discarding = false;   // inside a message that exceeded the limit
+Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd,
+                               const StdioOptions& options) {
+  std::string pending;      // bytes of the message being read
+  bool discarding = false;  // inside a message that exceeded the limit
   std::string chunk(1 << 16, '\0');
 
   auto answer = [&](std::string_view line) -> bool {
@@ -81,7 +82,8 @@ Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd, const S
         if (pending.size() > options.max_message_bytes) {
           pending.clear();
           discarding = true;
-          if (util::write_all(out_fd, server.oversized_message_error(options.max_message_bytes)) != 0)
+          if (util::write_all(out_fd, server.oversized_message_error(options.max_message_bytes)) !=
+              0)
             return StopReason::OutputClosed;
         }
         break;
@@ -91,7 +93,8 @@ Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd, const S
       bool ok;
       if (pending.size() + line.size() > options.max_message_bytes) {
         pending.clear();
-        ok = util::write_all(out_fd, server.oversized_message_error(options.max_message_bytes)) == 0;
+        ok =
+            util::write_all(out_fd, server.oversized_message_error(options.max_message_bytes)) == 0;
       } else if (!pending.empty()) {
         pending.append(line);
         ok = answer(pending);
@@ -123,7 +126,8 @@ Result<StopSignals> StopSignals::install() {
   return StopSignals(fds[0], fds[1]);
 }
 
-StopSignals::StopSignals(StopSignals&& other) noexcept : read_fd_(other.read_fd_), write_fd_(other.write_fd_) {
+StopSignals::StopSignals(StopSignals&& other) noexcept
+    : read_fd_(other.read_fd_), write_fd_(other.write_fd_) {
   other.read_fd_ = other.write_fd_ = -1;
 }
 

@@ -23,7 +23,8 @@ enum class StopReason { EndOfInput, Signal, OutputClosed };
 // and writes each answer as one line to `out_fd`. Messages are handled one at a time, so a stop
 // request is honoured only between messages: whatever a tool was writing is finished first.
 // Errors: a failing read of `in_fd`.
-Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd, const StdioOptions& options);
+Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd,
+                               const StdioOptions& options);
 
 // SIGINT and SIGTERM turned into a readable pipe (the self-pipe trick), for StdioOptions::stop_fd;
 // SIGPIPE is ignored so that a closed stdout is a write error, not a kill. Installs process-wide

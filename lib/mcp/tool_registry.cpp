@@ -24,7 +24,8 @@ nlohmann::json ToolRegistry::list() const {
     nlohmann::json entry = nlohmann::json::object();
     entry["name"] = t.name;
     entry["description"] = t.description;
-    entry["inputSchema"] = t.input_schema.is_object() ? t.input_schema : nlohmann::json{{"type", "object"}};
+    entry["inputSchema"] =
+        t.input_schema.is_object() ? t.input_schema : nlohmann::json{{"type", "object"}};
     out.push_back(std::move(entry));
   }
   return out;

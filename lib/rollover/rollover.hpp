@@ -25,14 +25,15 @@ Result<Summary> read_summary(const std::filesystem::path& file);
 
 // What the continuation prompt says.
 struct ContinuationInfo {
-  int64_t number = 2;                 // this session's number in its line of work
+  int64_t number = 2;  // this session's number in its line of work
   std::optional<int> previous_percent;
   std::string summary;
   std::string parent_session_id;
   std::string parent_transcript;
   std::string archive;
-  std::string search_command;         // e.g. /home/me/.local/bin/ctx-search
-  std::string retrieval;              // how to search the previous session ({retrieval}); empty: with search_command
+  std::string search_command;  // e.g. /home/me/.local/bin/ctx-search
+  std::string
+      retrieval;  // how to search the previous session ({retrieval}); empty: with search_command
 };
 
 // The continuation template: <exe dir>/../share/ctxkit/prompts/continuation.md when installed
@@ -50,6 +51,7 @@ Result<std::string> find_program(const std::string& bin, const util::Env& env);
 
 // Whether a rendered continuation prompt can be given to the client as one program argument:
 // an error saying how long it is and what the limit is otherwise (the summary is what to shorten).
-Result<void> check_prompt_fits(const std::string& prompt, const std::filesystem::path& summary_file);
+Result<void> check_prompt_fits(const std::string& prompt,
+                               const std::filesystem::path& summary_file);
 
 }  // namespace ctxkit

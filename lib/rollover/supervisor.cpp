@@ -1,6 +1,7 @@
 #include "rollover/supervisor.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <termios.h>
@@ -11,7 +12,6 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
-#include <fmt/core.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -19,9 +19,9 @@
 #include "claude/claude_cli.hpp"
 #include "store/state_access.hpp"
 #include "store/state_store.hpp"
+#include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/one_line.hpp"
-#include "util/atomic_file.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
 #include "util/uuid.hpp"
@@ -36,7 +36,9 @@ constexpr std::string_view kRecordHeader = "ctxkit-supervisor 1";
 // A prompt file larger than this cannot be one argument anyway; nothing more is read.
 constexpr size_t kMaxPromptFile = 4u << 20;
 
-fs::path record_path(const Locations& loc, pid_t pid) { return loc.supervisors_dir() / std::to_string(pid); }
+fs::path record_path(const Locations& loc, pid_t pid) {
+  return loc.supervisors_dir() / std::to_string(pid);
+}
 
 std::string start_time_text(pid_t pid) {
   auto t = util::process_start_time(pid);
@@ -46,15 +48,20 @@ std::string start_time_text(pid_t pid) {
 // Reads a file of ours: a regular file owned by this user, not through a link, at most `max` bytes.
 Result<std::string> read_own_file(const fs::path& path, size_t max) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) return fail(fmt::format("reading {}: {}", path.string(), std::strerror(errno)), errno == ENOENT ? Error::Kind::NotFound : Error::Kind::Generic);
+  if (fd < 0)
+    return fail(fmt::format("reading {}: {}", path.string(), std::strerror(errno)),
+                errno == ENOENT ? Error::Kind::NotFound : Error::Kind::Generic);
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
     ::close(fd);
-    return fail(fmt::format("reading {}: not a regular file of this user", path.string()), Error::Kind::Invalid);
+    return fail(fmt::format("reading {}: not a regular file of this user", path.string()),
+                Error::Kind::Invalid);
   }
   if (static_cast<uint64_t>(st.st_size) > max) {
     ::close(fd);
-    return fail(fmt::format("{} is {} bytes, more than the {} expected", path.string(), st.st_size, max), Error::Kind::Invalid);
+    return fail(
+        fmt::format("{} is {} bytes, more than the {} expected", path.string(), st.st_size, max),
+        Error::Kind::Invalid);
   }
   std::string text(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;
@@ -77,10 +84,13 @@ struct Relaunch {
   std::vector<std::string> compact_argv;
 };
 
-Result<Relaunch> prepare_relaunch(const PendingRollover& ready, const std::vector<std::string>& command, const util::SpawnSpec& base) {
+Result<Relaunch> prepare_relaunch(const PendingRollover& ready,
+                                  const std::vector<std::string>& command,
+                                  const util::SpawnSpec& base) {
   auto prompt = read_own_file(ready.prompt_path, kMaxPromptFile);
   if (!prompt) return fail(fmt::format("the continuation prompt: {}", prompt.error().message));
-  if (prompt->empty()) return fail(fmt::format("the continuation prompt {} is empty", ready.prompt_path));
+  if (prompt->empty())
+    return fail(fmt::format("the continuation prompt {} is empty", ready.prompt_path));
   Relaunch r;
   if (ready.action == "compact") {
     if (ready.session_id.empty()) return fail("the session to compact is not known");
@@ -107,11 +117,18 @@ Result<Relaunch> prepare_relaunch(const PendingRollover& ready, const std::vecto
 void record_executed(StateStore* store, const PendingRollover& p, const std::string& outcome) {
   if (!store || p.action == "rollover") return;
   const int64_t now = util::now_ms();
-  nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(now)}, {"worktree", p.cwd}, {"kind", "executed"}, {"action", p.action},
-                              {"by", "supervisor"}, {"session", p.session_id}, {"newSession", p.new_session_id},
+  nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(now)},
+                              {"worktree", p.cwd},
+                              {"kind", "executed"},
+                              {"action", p.action},
+                              {"by", "supervisor"},
+                              {"session", p.session_id},
+                              {"newSession", p.new_session_id},
                               {"outcome", outcome}};
   if (!p.focus.empty()) j["focus"] = p.focus;
-  (void)store->append_event({now, "workflow", p.cwd, "executed", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)});
+  (void)store->append_event(
+      {now, "workflow", p.cwd, "executed",
+       j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)});
 }
 }  // namespace
 
@@ -120,11 +137,14 @@ Result<void> record_supervisor(const Locations& loc, pid_t pid, const std::strin
   if (auto made = util::make_private_dirs(dir, loc.state_dir); !made) return made;
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
-    return fail(fmt::format("{} is not a directory of this user", dir.string()), Error::Kind::Invalid);
+    return fail(fmt::format("{} is not a directory of this user", dir.string()),
+                Error::Kind::Invalid);
   if ((st.st_mode & 0777) != 0700 && ::chmod(dir.c_str(), 0700) != 0)
     return fail(fmt::format("making {} private: {}", dir.string(), std::strerror(errno)));
-  return util::write_file_atomic(record_path(loc, pid), fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid)), 0600,
-                                 util::Durability::Flush);
+  return util::write_file_atomic(
+      record_path(loc, pid),
+      fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid)), 0600,
+      util::Durability::Flush);
 }
 
 void forget_supervisor(const Locations& loc, pid_t pid) {
@@ -132,33 +152,41 @@ void forget_supervisor(const Locations& loc, pid_t pid) {
   fs::remove(record_path(loc, pid), ec);
 }
 
-Result<pid_t> verify_supervisor(const Locations& loc, std::string_view pid_text, std::string_view token) {
+Result<pid_t> verify_supervisor(const Locations& loc, std::string_view pid_text,
+                                std::string_view token) {
   long long value = 0;
   auto [end, ec] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), value);
-  if (pid_text.empty() || ec != std::errc() || end != pid_text.data() + pid_text.size() || !(pid_text[0] >= '0' && pid_text[0] <= '9') ||
-      value <= 0 || value > INT_MAX)
-  {
+  if (pid_text.empty() || ec != std::errc() || end != pid_text.data() + pid_text.size() ||
+      !(pid_text[0] >= '0' && pid_text[0] <= '9') || value <= 0 || value > INT_MAX) {
     std::string shown(pid_text.substr(0, 32));
     for (char& c : shown)
       if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
-    return fail(fmt::format("CTXKIT_SUPERVISOR_PID '{}' is not a process id", shown), Error::Kind::Invalid);
+    return fail(fmt::format("CTXKIT_SUPERVISOR_PID '{}' is not a process id", shown),
+                Error::Kind::Invalid);
   }
   const pid_t pid = static_cast<pid_t>(value);
   if (token.empty()) return fail("CTXKIT_SUPERVISOR is empty", Error::Kind::Invalid);
   auto text = read_own_file(record_path(loc, pid), 4096);
-  if (!text) return fail(fmt::format("process {} is not a recorded ctxkit supervisor", pid), Error::Kind::NotFound);
-  const std::string expected = fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid));
-  if (*text != expected) return fail(fmt::format("process {} is not the ctxkit supervisor of this session", pid), Error::Kind::Invalid);
+  if (!text)
+    return fail(fmt::format("process {} is not a recorded ctxkit supervisor", pid),
+                Error::Kind::NotFound);
+  const std::string expected =
+      fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid));
+  if (*text != expected)
+    return fail(fmt::format("process {} is not the ctxkit supervisor of this session", pid),
+                Error::Kind::Invalid);
   return pid;
 }
 
-int run_supervisor(const std::vector<std::string>& command, const Config& cfg, const util::Env& env, std::ostream& out,
-                   std::ostream& err) {
+int run_supervisor(const std::vector<std::string>& command, const Config& cfg, const util::Env& env,
+                   std::ostream& out, std::ostream& err) {
   const std::string token = util::random_uuid();
   const pid_t self = ::getpid();
   const Locations loc = cfg.locations(env);
   if (auto r = record_supervisor(loc, self, token); !r)
-    util::print_note(err, kTool, "warning: " + r.error().message + " (a ready rollover is noticed within half a second instead)");
+    util::print_note(err, kTool,
+                     "warning: " + r.error().message +
+                         " (a ready rollover is noticed within half a second instead)");
   struct Forget {
     const Locations& loc;
     pid_t pid;
@@ -191,8 +219,10 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
     if (!p || !*p || !(*p)->ready) return std::nullopt;
     auto relaunch = prepare_relaunch(**p, command, base);
     if (!relaunch) {
-      util::print_error(err, kTool, fmt::format("the rollover to session {} cannot start, the current session goes on: {}", (*p)->new_session_id,
-                                               relaunch.error().message));
+      util::print_error(
+          err, kTool,
+          fmt::format("the rollover to session {} cannot start, the current session goes on: {}",
+                      (*p)->new_session_id, relaunch.error().message));
       (void)s->clear_pending_rollover(token);
       return std::nullopt;
     }
@@ -239,16 +269,22 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
     const PendingRollover& done = ready->first;
     if (!ready->second.compact_argv.empty()) {
       // The workflow step asked for /compact: compact the session headless, then resume it.
-      util::print_note(err, kTool, "compacting session " + done.session_id + (done.focus.empty() ? "" : " (focus: " + done.focus + ")"));
+      util::print_note(err, kTool,
+                       "compacting session " + done.session_id +
+                           (done.focus.empty() ? "" : " (focus: " + done.focus + ")"));
       util::ProcessSpec compact;
       compact.argv = ready->second.compact_argv;
       compact.cwd = ready->second.cwd;
       compact.env = std::map<std::string, std::string>(base.env->begin(), base.env->end());
       compact.timeout = std::chrono::minutes(10);
       auto r = util::run_process(compact);
-      std::string outcome = !r ? r.error().message : r->timed_out ? "timed out" : fmt::format("exit {}", r->exit_code);
+      std::string outcome = !r             ? r.error().message
+                            : r->timed_out ? "timed out"
+                                           : fmt::format("exit {}", r->exit_code);
       if (!r || r->exit_code != 0 || r->timed_out)
-        util::print_error(err, kTool, fmt::format("/compact of session {} failed ({}); resuming it as it is", done.session_id, outcome));
+        util::print_error(err, kTool,
+                          fmt::format("/compact of session {} failed ({}); resuming it as it is",
+                                      done.session_id, outcome));
       record_executed(state(), done, outcome);
       util::print_note(err, kTool, "resuming session " + done.session_id);
     } else {

@@ -26,12 +26,13 @@ namespace ctxkit {
 // supervisor by a process are passed to it, and after SIGTERM or SIGHUP no new session starts.
 // Returns the last child's status (128 + signal when a signal ended it), or 1 when the first
 // child cannot start.
-int run_supervisor(const std::vector<std::string>& command, const Config& config, const util::Env& env, std::ostream& out,
-                   std::ostream& err);
+int run_supervisor(const std::vector<std::string>& command, const Config& config,
+                   const util::Env& env, std::ostream& out, std::ostream& err);
 
-// The record that lets the Stop hook check a pid before signalling it: Locations::supervisors_dir()/<pid>,
-// mode 0600 in a 0700 folder, holding the supervisor's token and its process start time. Written
-// atomically; an error when the folder or file cannot be written.
+// The record that lets the Stop hook check a pid before signalling it:
+// Locations::supervisors_dir()/<pid>, mode 0600 in a 0700 folder, holding the supervisor's token
+// and its process start time. Written atomically; an error when the folder or file cannot be
+// written.
 Result<void> record_supervisor(const Locations& loc, pid_t pid, const std::string& token);
 
 // Removes the record of `pid` (nothing when there is none).
@@ -41,6 +42,7 @@ void forget_supervisor(const Locations& loc, pid_t pid);
 // holding `token` (CTXKIT_SUPERVISOR): a decimal number above 0 and within pid_t, with a record
 // holding the same token and the same process start time (a reused pid does not match). Anything
 // else is an error saying why, and the pid must not be signalled.
-Result<pid_t> verify_supervisor(const Locations& loc, std::string_view pid_text, std::string_view token);
+Result<pid_t> verify_supervisor(const Locations& loc, std::string_view pid_text,
+                                std::string_view token);
 
 }  // namespace ctxkit

@@ -33,21 +33,25 @@ std::string bounded_text(std::string_view text, size_t max);
 // does not fit, the room left after head and tail is shared max-min fairly (a section shorter
 // than its share keeps all of it, the rest is split among the longer ones, each cut with a note
 // of how much was left out). The same input gives the same bytes.
-std::string assemble_anchor(std::string_view head, const std::vector<AnchorSection>& sections, std::string_view tail,
-                            size_t max_bytes);
+std::string assemble_anchor(std::string_view head, const std::vector<AnchorSection>& sections,
+                            std::string_view tail, size_t max_bytes);
 
-// Which sources the runner's anchor takes (--anchor-sources prompt,agent,task,git,progress,summary).
+// Which sources the runner's anchor takes (--anchor-sources
+// prompt,agent,task,git,progress,summary).
 struct AnchorSources {
-  bool prompt = true, agent = true, task = true, git = true, progress = true, summary = true, workflow = true;
+  bool prompt = true, agent = true, task = true, git = true, progress = true, summary = true,
+       workflow = true;
 };
 // Parses a comma-separated list; an unknown name is an error naming it and the known ones.
 Result<AnchorSources> parse_anchor_sources(std::string_view list);
 
 // The file `name` names (relative to `project`, or absolute): as it is with `anywhere`; otherwise
 // only when it resolves (links followed) to a path inside the project, else nullopt.
-std::optional<std::filesystem::path> project_file(const std::filesystem::path& project, const std::string& name, bool anywhere);
+std::optional<std::filesystem::path> project_file(const std::filesystem::path& project,
+                                                  const std::string& name, bool anywhere);
 
-// The last `lines` lines of `file` (a regular file, at most the last 64 KiB read); empty when missing.
+// The last `lines` lines of `file` (a regular file, at most the last 64 KiB read); empty when
+// missing.
 std::string file_tail(const std::filesystem::path& file, size_t lines);
 // A task as the anchor and the prompts show it: id, title, description, acceptance criteria as
 // a checklist.
@@ -59,15 +63,15 @@ struct AnchorInputs {
   // Project instruction files (relative to project): default PROMPT.md then AGENT.md.
   std::vector<std::string> files;
   bool include_task = true;
-  std::string task;          // task_text() of the current task, or empty
-  std::string workflow;      // the workflow position and instructions, or empty
-  std::string progress_file; // relative to project
+  std::string task;           // task_text() of the current task, or empty
+  std::string workflow;       // the workflow position and instructions, or empty
+  std::string progress_file;  // relative to project
   size_t progress_lines = 20;
   // Whether `files` / `progress_file` may name files outside the project (the user's own
   // configuration named them); otherwise a file that resolves outside the project is not read.
   bool files_anywhere = false;
   bool progress_anywhere = false;
-  std::string summary;       // hybrid: the previous task's summary, or empty
+  std::string summary;  // hybrid: the previous task's summary, or empty
   // The git section (render_git_state) when the caller has it; otherwise git is asked now.
   std::optional<std::string> git_state;
   AnchorSources sources;
@@ -81,9 +85,12 @@ std::string build_runner_anchor(const AnchorInputs& in);
 std::vector<AnchorSection> workflow_sections(const workflow::WorkflowMachine& machine);
 // The SessionStart re-anchor for `worktree`'s running workflow after a `clear` or `compact`,
 // bounded to `max_tokens` (4 bytes a token); empty when no workflow is running there.
-std::string workflow_reanchor(const std::filesystem::path& worktree, std::string_view source, int max_tokens);
+std::string workflow_reanchor(const std::filesystem::path& worktree, std::string_view source,
+                              int max_tokens);
 
 // The anchor's size in tokens, as the runner reports it: an estimate, UTF-8 bytes / 4 rounded up.
-inline size_t estimate_tokens(size_t bytes) { return (bytes + 3) / 4; }
+inline size_t estimate_tokens(size_t bytes) {
+  return (bytes + 3) / 4;
+}
 
 }  // namespace ctxkit::runner

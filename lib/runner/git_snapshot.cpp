@@ -1,9 +1,9 @@
 #include "runner/git_snapshot.hpp"
 
+#include <fmt/core.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
-#include <fmt/core.h>
 #include <set>
 #include <string_view>
 
@@ -28,13 +28,16 @@ std::vector<std::string_view> lines_of(std::string_view text) {
 }
 
 bool is_commit_id(std::string_view s) {
-  return !s.empty() && s.size() <= 64 && s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+  return !s.empty() && s.size() <= 64 &&
+         s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
 // The run records ctx-run writes under <project>/.ctxkit/runs: every iteration adds files there.
 const std::string kTop = ":(top)", kNotRuns = ":(exclude).ctxkit/runs";
 
-bool under(std::string_view name, std::string_view folder) { return name.starts_with(folder); }
+bool under(std::string_view name, std::string_view folder) {
+  return name.starts_with(folder);
+}
 
 // One path of git's output at the front of `text`, taken off it: as it is, or in double quotes
 // with C escapes (\" \\ \t \n ... and \ooo bytes) when git quoted it. Unquoted, it ends at
@@ -60,14 +63,29 @@ std::string take_path(std::string_view& text, std::string_view stop) {
       continue;
     }
     switch (c) {
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 't': out += '\t'; break;
-      case 'n': out += '\n'; break;
-      case 'v': out += '\v'; break;
-      case 'f': out += '\f'; break;
-      case 'r': out += '\r'; break;
-      default: out += c;
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      default:
+        out += c;
     }
   }
   text.remove_prefix(std::min(i + 1, text.size()));
@@ -94,7 +112,8 @@ std::optional<std::string> run_git(const fs::path& dir, std::vector<std::string>
 
 GitSnapshot take_git_snapshot(const fs::path& dir, const std::string& since) {
   auto status_future = std::async(std::launch::async, [&dir] {
-    return run_git(dir, {"--no-optional-locks", "status", "--porcelain", "--branch", "--untracked-files=normal", "--", kTop, kNotRuns});
+    return run_git(dir, {"--no-optional-locks", "status", "--porcelain", "--branch",
+                         "--untracked-files=normal", "--", kTop, kNotRuns});
   });
   std::future<std::optional<std::string>> diff_future;
   if (is_commit_id(since))
@@ -114,8 +133,10 @@ GitSnapshot take_git_snapshot(const fs::path& dir, const std::string& since) {
     std::string_view line = lines[i];
     if (i == 0 && line.starts_with("## ")) {
       line.remove_prefix(3);
-      if (line.starts_with("No commits yet on ")) line.remove_prefix(18);
-      else if (line.starts_with("Initial commit on ")) line.remove_prefix(18);
+      if (line.starts_with("No commits yet on "))
+        line.remove_prefix(18);
+      else if (line.starts_with("Initial commit on "))
+        line.remove_prefix(18);
       s.branch = std::string(line.substr(0, std::min(line.find("..."), line.find(' '))));
       continue;
     }
@@ -160,14 +181,18 @@ std::vector<std::string> changed_files(const GitSnapshot& s) {
   std::set<std::string_view> seen;
   for (const auto* list : {&s.committed_since, &s.uncommitted})
     for (const auto& name : *list)
-      if (!under(name, ".ctxkit/runs/") && name != ".ctxkit/" && seen.insert(name).second) out.push_back(shown(name));
+      if (!under(name, ".ctxkit/runs/") && name != ".ctxkit/" && seen.insert(name).second)
+        out.push_back(shown(name));
   return out;
 }
 
-std::string git_state(const fs::path& dir) { return render_git_state(take_git_snapshot(dir)); }
+std::string git_state(const fs::path& dir) {
+  return render_git_state(take_git_snapshot(dir));
+}
 
 std::optional<GitFingerprint> git_fingerprint(const fs::path& dir) {
-  for (const char* v : {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"})
+  for (const char* v :
+       {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"})
     if (std::getenv(v)) return std::nullopt;
   std::error_code ec;
   // Through links, as git finds the repository (a project that is a link into a repository).
@@ -202,7 +227,8 @@ std::optional<GitFingerprint> git_fingerprint(const fs::path& dir) {
   }
   auto head = util::read_file(gitdir / "HEAD", {4096, true});
   f.head = head ? *head : std::string();
-  std::vector<fs::path> files = {gitdir / "index", common / "packed-refs", common / "reftable" / "tables.list"};
+  std::vector<fs::path> files = {gitdir / "index", common / "packed-refs",
+                                 common / "reftable" / "tables.list"};
   if (f.head.starts_with("ref: ")) {
     std::string ref = f.head.substr(5);
     while (!ref.empty() && (ref.back() == '\n' || ref.back() == '\r')) ref.pop_back();
@@ -221,7 +247,9 @@ std::optional<GitFingerprint> git_fingerprint(const fs::path& dir) {
   return f;
 }
 
-GitPrefetch::~GitPrefetch() { clear(); }
+GitPrefetch::~GitPrefetch() {
+  clear();
+}
 
 void GitPrefetch::clear() {
   if (pending_.valid()) pending_.wait();
@@ -236,7 +264,8 @@ void GitPrefetch::start(const fs::path& dir, const std::string& since) {
   if (!before_) return;
   dir_ = dir;
   since_ = is_commit_id(since) ? since : std::string();
-  pending_ = std::async(std::launch::async, [dir, s = since_] { return take_git_snapshot(dir, s); });
+  pending_ =
+      std::async(std::launch::async, [dir, s = since_] { return take_git_snapshot(dir, s); });
 }
 
 GitSnapshot GitPrefetch::get(const fs::path& dir, const std::optional<std::string>& since) {

@@ -20,7 +20,8 @@ struct GitSnapshot {
   bool in_repo = false;                  // `dir` is in a git work tree
   std::string branch;                    // "HEAD" when detached
   std::string head;                      // the commit checked out; empty before the first one
-  std::vector<std::string> uncommitted;  // changed files and untracked ones (an untracked folder once, as "dir/"), unquoted
+  std::vector<std::string> uncommitted;  // changed files and untracked ones (an untracked folder
+                                         // once, as "dir/"), unquoted
   std::string last_commits;              // "<short id> <subject>" lines, newest first, at most 3
   std::string since;                     // the commit committed_since counts from (asked for)
   std::vector<std::string> committed_since;  // files changed in commits since `since`
@@ -69,7 +70,8 @@ class GitPrefetch {
   // Starts asking git in the background (nothing when the fingerprint cannot be told).
   void start(const std::filesystem::path& dir, const std::string& since);
   // The snapshot of `dir`; `since` set: committed_since must count from it.
-  GitSnapshot get(const std::filesystem::path& dir, const std::optional<std::string>& since = std::nullopt);
+  GitSnapshot get(const std::filesystem::path& dir,
+                  const std::optional<std::string>& since = std::nullopt);
   // Forgets what it has (waiting for a snapshot still being taken).
   void clear();
   // How many get() calls were answered from a snapshot taken ahead (for the tests).

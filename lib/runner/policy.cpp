@@ -8,24 +8,32 @@ namespace ctxkit::runner {
 namespace {
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
 // The marker's payload when `line` is a marker line ("DONE", "BLOCKED why"), else nullopt.
 std::optional<std::string_view> marker_payload(std::string_view line) {
   line = trim(line);
-  while (!line.empty() && (line.front() == '*' || line.front() == '`' || line.front() == '>' || line.front() == '-' || line.front() == ' '))
+  while (!line.empty() && (line.front() == '*' || line.front() == '`' || line.front() == '>' ||
+                           line.front() == '-' || line.front() == ' '))
     line.remove_prefix(1);
-  if (line.size() < kDoneMarker.size() || lower(line.substr(0, kDoneMarker.size())) != lower(kDoneMarker)) return std::nullopt;
+  if (line.size() < kDoneMarker.size() ||
+      lower(line.substr(0, kDoneMarker.size())) != lower(kDoneMarker))
+    return std::nullopt;
   line.remove_prefix(kDoneMarker.size());
-  while (!line.empty() && (line.back() == '*' || line.back() == '`' || line.back() == '.' || line.back() == ' ')) line.remove_suffix(1);
+  while (!line.empty() &&
+         (line.back() == '*' || line.back() == '`' || line.back() == '.' || line.back() == ' '))
+    line.remove_suffix(1);
   return trim(line);
 }
 
@@ -52,24 +60,36 @@ std::optional<ContextMode> parse_context_mode(std::string_view text) {
 
 std::string_view to_string(ContextMode mode) {
   switch (mode) {
-    case ContextMode::Continuous: return "continuous";
-    case ContextMode::FreshPerTask: return "fresh-per-task";
-    case ContextMode::FreshPerIteration: return "fresh-per-iteration";
-    case ContextMode::Hybrid: return "hybrid";
-    case ContextMode::Auto: return "auto";
+    case ContextMode::Continuous:
+      return "continuous";
+    case ContextMode::FreshPerTask:
+      return "fresh-per-task";
+    case ContextMode::FreshPerIteration:
+      return "fresh-per-iteration";
+    case ContextMode::Hybrid:
+      return "hybrid";
+    case ContextMode::Auto:
+      return "auto";
   }
   return "continuous";
 }
 
-ContextMode task_mode(ContextMode run_mode, std::optional<ContextMode> own) { return own ? *own : run_mode; }
+ContextMode task_mode(ContextMode run_mode, std::optional<ContextMode> own) {
+  return own ? *own : run_mode;
+}
 
-bool carries_summary(ContextMode mode) { return mode == ContextMode::Hybrid || mode == ContextMode::Auto; }
+bool carries_summary(ContextMode mode) {
+  return mode == ContextMode::Hybrid || mode == ContextMode::Auto;
+}
 
 std::string_view to_string(AutoAction action) {
   switch (action) {
-    case AutoAction::Keep: return "keep";
-    case AutoAction::Fresh: return "fresh";
-    case AutoAction::Compact: return "compact";
+    case AutoAction::Keep:
+      return "keep";
+    case AutoAction::Fresh:
+      return "fresh";
+    case AutoAction::Compact:
+      return "compact";
   }
   return "keep";
 }
@@ -82,15 +102,17 @@ AutoAction decide_auto(std::optional<int> percent, bool new_task, const AutoThre
 
 std::optional<BudgetOverrun> budget_reached(const Budget& budget, const Spent& spent) {
   if (budget.max_tokens && spent.tokens >= *budget.max_tokens)
-    return BudgetOverrun{"tokens", static_cast<double>(*budget.max_tokens), static_cast<double>(spent.tokens),
+    return BudgetOverrun{"tokens", static_cast<double>(*budget.max_tokens),
+                         static_cast<double>(spent.tokens),
                          static_cast<double>(spent.tokens - *budget.max_tokens)};
   if (budget.max_cost_usd && spent.cost_usd >= *budget.max_cost_usd)
-    return BudgetOverrun{"cost", *budget.max_cost_usd, spent.cost_usd, spent.cost_usd - *budget.max_cost_usd};
+    return BudgetOverrun{"cost", *budget.max_cost_usd, spent.cost_usd,
+                         spent.cost_usd - *budget.max_cost_usd};
   return std::nullopt;
 }
 
-SessionPlan plan_session(ContextMode mode, bool have_session, bool new_task, bool workflow_clear, bool workflow_compact,
-                         AutoAction auto_action) {
+SessionPlan plan_session(ContextMode mode, bool have_session, bool new_task, bool workflow_clear,
+                         bool workflow_compact, AutoAction auto_action) {
   SessionPlan p;
   if (!have_session) {
     p.fresh = true;
@@ -98,7 +120,8 @@ SessionPlan plan_session(ContextMode mode, bool have_session, bool new_task, boo
   } else if (workflow_clear) {
     p.fresh = true;
     p.reason = "workflow clear";
-  } else if (mode == ContextMode::FreshPerIteration || (new_task && (mode == ContextMode::FreshPerTask || mode == ContextMode::Hybrid))) {
+  } else if (mode == ContextMode::FreshPerIteration ||
+             (new_task && (mode == ContextMode::FreshPerTask || mode == ContextMode::Hybrid))) {
     p.fresh = true;
     p.reason = "mode";
   } else if (mode == ContextMode::Auto && auto_action == AutoAction::Fresh) {
@@ -125,8 +148,11 @@ ParsedReport parse_task_report(std::string_view final_message) {
     if (word == "done") {
       out = {TaskReport::Done, {}};
     } else if (word == "blocked") {
-      std::string_view reason = payload->substr(std::min(payload->size(), std::string_view("blocked").size()));
-      while (!reason.empty() && (reason.front() == ':' || reason.front() == ' ' || reason.front() == '-')) reason.remove_prefix(1);
+      std::string_view reason =
+          payload->substr(std::min(payload->size(), std::string_view("blocked").size()));
+      while (!reason.empty() &&
+             (reason.front() == ':' || reason.front() == ' ' || reason.front() == '-'))
+        reason.remove_prefix(1);
       out = {TaskReport::Blocked, std::string(trim(reason))};
     } else {
       out = {};
@@ -155,9 +181,12 @@ std::optional<OnFail> parse_on_fail(std::string_view text) {
 
 std::string_view to_string(OnFail f) {
   switch (f) {
-    case OnFail::Retry: return "retry";
-    case OnFail::Skip: return "skip";
-    case OnFail::Abort: return "abort";
+    case OnFail::Retry:
+      return "retry";
+    case OnFail::Skip:
+      return "skip";
+    case OnFail::Abort:
+      return "abort";
   }
   return "abort";
 }
@@ -168,9 +197,12 @@ std::optional<OnLimit> parse_on_limit(std::string_view text) {
   return std::nullopt;
 }
 
-std::string_view to_string(OnLimit o) { return o == OnLimit::Stop ? "stop" : "wait"; }
+std::string_view to_string(OnLimit o) {
+  return o == OnLimit::Stop ? "stop" : "wait";
+}
 
-LimitWait decide_limit_wait(const LimitPolicy& policy, std::optional<int64_t> reset_epoch, int64_t now_epoch, int in_a_row) {
+LimitWait decide_limit_wait(const LimitPolicy& policy, std::optional<int64_t> reset_epoch,
+                            int64_t now_epoch, int in_a_row) {
   if (policy.on_limit == OnLimit::Stop) return {true, 0, "on_limit stop"};
   const int64_t ceiling = std::max<int64_t>(policy.max_wait_seconds, 1);
   if (reset_epoch) {
@@ -185,12 +217,18 @@ LimitWait decide_limit_wait(const LimitPolicy& policy, std::optional<int64_t> re
 
 std::string_view to_string(AfterCall a) {
   switch (a) {
-    case AfterCall::LimitWait: return "limit wait";
-    case AfterCall::Done: return "done";
-    case AfterCall::Again: return "again";
-    case AfterCall::Retry: return "retry";
-    case AfterCall::Skip: return "skip";
-    case AfterCall::Abort: return "abort";
+    case AfterCall::LimitWait:
+      return "limit wait";
+    case AfterCall::Done:
+      return "done";
+    case AfterCall::Again:
+      return "again";
+    case AfterCall::Retry:
+      return "retry";
+    case AfterCall::Skip:
+      return "skip";
+    case AfterCall::Abort:
+      return "abort";
   }
   return "abort";
 }

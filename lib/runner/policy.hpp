@@ -75,8 +75,8 @@ struct SessionPlan {
 //   workflow_compact the workflow handed out /compact for this step
 //   auto_action      auto's decision (decide_auto); Keep for the other modes
 // Auto without a decision runs as continuous.
-SessionPlan plan_session(ContextMode mode, bool have_session, bool new_task, bool workflow_clear, bool workflow_compact,
-                         AutoAction auto_action = AutoAction::Keep);
+SessionPlan plan_session(ContextMode mode, bool have_session, bool new_task, bool workflow_clear,
+                         bool workflow_compact, AutoAction auto_action = AutoAction::Keep);
 
 // How the agent reports a task: the last line of its final message that starts with the marker.
 //   CTXKIT-TASK: DONE
@@ -106,31 +106,33 @@ std::optional<OnLimit> parse_on_limit(std::string_view text);
 std::string_view to_string(OnLimit o);
 struct LimitPolicy {
   OnLimit on_limit = OnLimit::Wait;
-  int64_t backoff_seconds = 60;      // the first wait when no reset time was given; doubled each time in a row
+  int64_t backoff_seconds =
+      60;  // the first wait when no reset time was given; doubled each time in a row
   int64_t max_wait_seconds = 21600;  // the ceiling of one wait
 };
 struct LimitWait {
-  bool stop = false;     // the run stops (exit 3) instead of waiting
-  int64_t seconds = 0;   // how long to wait before the same call again
-  std::string why;       // "reset" (until the time given), "backoff", or why it stops
+  bool stop = false;    // the run stops (exit 3) instead of waiting
+  int64_t seconds = 0;  // how long to wait before the same call again
+  std::string why;      // "reset" (until the time given), "backoff", or why it stops
 };
-// After a call that ended on a limit: wait until `reset_epoch` when it is given (at least 1 s), else
-// backoff_seconds * 2^(in_a_row - 1) up to the ceiling; stop under on_limit stop or when the reset
-// lies past the ceiling. `in_a_row`: 1 for the first limit since a call that got through.
-LimitWait decide_limit_wait(const LimitPolicy& policy, std::optional<int64_t> reset_epoch, int64_t now_epoch, int in_a_row);
+// After a call that ended on a limit: wait until `reset_epoch` when it is given (at least 1 s),
+// else backoff_seconds * 2^(in_a_row - 1) up to the ceiling; stop under on_limit stop or when the
+// reset lies past the ceiling. `in_a_row`: 1 for the first limit since a call that got through.
+LimitWait decide_limit_wait(const LimitPolicy& policy, std::optional<int64_t> reset_epoch,
+                            int64_t now_epoch, int in_a_row);
 
 // What the runner does after a call of a position.
 enum class AfterCall {
   LimitWait,  // the call ended on a limit: not an attempt; wait (or stop), then the same call again
-  Done,   // the position is done
-  Again,  // another attempt at it (attempts remain)
-  Retry,  // on_fail retry: the attempts start over
-  Skip,   // on_fail skip (also a BLOCKED task under on_fail retry)
-  Abort,  // on_fail abort: the run ends
+  Done,       // the position is done
+  Again,      // another attempt at it (attempts remain)
+  Retry,      // on_fail retry: the attempts start over
+  Skip,       // on_fail skip (also a BLOCKED task under on_fail retry)
+  Abort,      // on_fail abort: the run ends
 };
 std::string_view to_string(AfterCall a);
 struct CallOutcome {
-  bool ok = false;  // the call ended with a result that is no error
+  bool ok = false;     // the call ended with a result that is no error
   bool limit = false;  // it ended on a rate or usage limit or an overload (classify_limit)
   TaskReport report = TaskReport::None;
   int attempt = 1;       // this call's attempt at the position

@@ -1,7 +1,8 @@
 #include "runner/report.hpp"
 
-#include <algorithm>
 #include <fmt/core.h>
+
+#include <algorithm>
 
 #include "runner/run_record.hpp"
 #include "util/fs.hpp"
@@ -14,19 +15,24 @@ namespace {
 uint64_t u64(const ojson& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>()
-         : it != j.end() && it->is_number_integer() && it->get<int64_t>() > 0 ? static_cast<uint64_t>(it->get<int64_t>())
-                                                                              : 0;
+         : it != j.end() && it->is_number_integer() && it->get<int64_t>() > 0
+             ? static_cast<uint64_t>(it->get<int64_t>())
+             : 0;
 }
 
 ojson usage_of(const ojson& u) {
-  ojson out = {{"input", u64(u, "input")}, {"cache_creation", u64(u, "cache_creation")}, {"cache_read", u64(u, "cache_read")},
+  ojson out = {{"input", u64(u, "input")},
+               {"cache_creation", u64(u, "cache_creation")},
+               {"cache_read", u64(u, "cache_read")},
                {"output", u64(u, "output")}};
-  out["total"] = out["input"].get<uint64_t>() + out["cache_creation"].get<uint64_t>() + out["cache_read"].get<uint64_t>() +
-                 out["output"].get<uint64_t>();
+  out["total"] = out["input"].get<uint64_t>() + out["cache_creation"].get<uint64_t>() +
+                 out["cache_read"].get<uint64_t>() + out["output"].get<uint64_t>();
   return out;
 }
 
-double share(uint64_t part, uint64_t whole) { return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
+double share(uint64_t part, uint64_t whole) {
+  return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -35,7 +41,9 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string k(uint64_t n) { return std::to_string(n); }
+std::string k(uint64_t n) {
+  return std::to_string(n);
+}
 }  // namespace
 
 Result<ojson> run_report(const fs::path& folder) {
@@ -45,16 +53,24 @@ Result<ojson> run_report(const fs::path& folder) {
   // "running" (or "paused") in run.json with no ctx-run holding the run: it was killed or the
   // machine went down.
   const std::string status = st.value("status", "");
-  const bool interrupted = (status == "running" || status == "paused") && !RunRecord::in_use(folder);
-  ojson rep = {{"run_id", st["run_id"]}, {"mode", st["mode"]}, {"status", interrupted ? ojson("interrupted") : st["status"]},
+  const bool interrupted =
+      (status == "running" || status == "paused") && !RunRecord::in_use(folder);
+  ojson rep = {{"run_id", st["run_id"]},
+               {"mode", st["mode"]},
+               {"status", interrupted ? ojson("interrupted") : st["status"]},
                {"folder", folder.string()},
                {"source", st["source"]}};
   ojson tasks = ojson::array();
   uint64_t iterations = 0, resets = 0, compactions = 0, anchoring = 0;
-  ojson total = {{"input", 0}, {"cache_creation", 0}, {"cache_read", 0}, {"output", 0}, {"total", 0}};
+  ojson total = {
+      {"input", 0}, {"cache_creation", 0}, {"cache_read", 0}, {"output", 0}, {"total", 0}};
   int64_t wall = 0;
   double cost = 0;
-  auto cost_of = [](const ojson& j) { return j.is_object() && j.contains("cost_usd") && j["cost_usd"].is_number() ? j["cost_usd"].get<double>() : 0.0; };
+  auto cost_of = [](const ojson& j) {
+    return j.is_object() && j.contains("cost_usd") && j["cost_usd"].is_number()
+               ? j["cost_usd"].get<double>()
+               : 0.0;
+  };
   for (const auto& t : st["tasks"]) {
     ojson u = usage_of(t.value("usage", ojson::object()));
     ojson row = {{"id", t["id"]},
@@ -67,7 +83,9 @@ Result<ojson> run_report(const fs::path& folder) {
                  {"anchoring_tokens", u64(t, "anchoring_tokens")},
                  {"anchoring_share", share(u64(t, "anchoring_tokens"), u["total"].get<uint64_t>())},
                  {"wall_ms", t.value("wall_ms", int64_t{0})},
-                 {"context_mode", t.contains("context_mode") && t["context_mode"].is_string() ? t["context_mode"] : st["mode"]},
+                 {"context_mode", t.contains("context_mode") && t["context_mode"].is_string()
+                                      ? t["context_mode"]
+                                      : st["mode"]},
                  {"cost_usd", cost_of(t)}};
     cost += cost_of(t);
     iterations += row["iterations"].get<uint64_t>();
@@ -81,18 +99,22 @@ Result<ojson> run_report(const fs::path& folder) {
   }
   // The runner's own time per iteration and the client's, from the iteration events.
   std::vector<double> runner_ms, client_ms;
-  uint64_t peak_context = 0;  // the largest context after a call (the iteration events' context_tokens)
+  uint64_t peak_context =
+      0;  // the largest context after a call (the iteration events' context_tokens)
   if (auto text = util::read_file(folder / "events.jsonl", {256ull << 20, false})) {
     size_t pos = 0;
     while (pos < text->size()) {
       size_t nl = text->find('\n', pos);
-      std::string_view line(text->data() + pos, (nl == std::string::npos ? text->size() : nl) - pos);
+      std::string_view line(text->data() + pos,
+                            (nl == std::string::npos ? text->size() : nl) - pos);
       pos = nl == std::string::npos ? text->size() : nl + 1;
       if (line.find("\"event\":\"iteration\"") == std::string_view::npos) continue;
       ojson ev = ojson::parse(line, nullptr, false);
       if (!ev.is_object()) continue;
-      if (ev.contains("runner_ms") && ev["runner_ms"].is_number()) runner_ms.push_back(ev["runner_ms"].get<double>());
-      if (ev.contains("client_ms") && ev["client_ms"].is_number()) client_ms.push_back(ev["client_ms"].get<double>());
+      if (ev.contains("runner_ms") && ev["runner_ms"].is_number())
+        runner_ms.push_back(ev["runner_ms"].get<double>());
+      if (ev.contains("client_ms") && ev["client_ms"].is_number())
+        client_ms.push_back(ev["client_ms"].get<double>());
       if (ev.contains("context_tokens") && ev["context_tokens"].is_number_unsigned())
         peak_context = std::max(peak_context, ev["context_tokens"].get<uint64_t>());
     }
@@ -101,63 +123,81 @@ Result<ojson> run_report(const fs::path& folder) {
   const int64_t ended = st["ended_at_ms"].is_number() ? st["ended_at_ms"].get<int64_t>() : started;
   rep["tasks"] = tasks;
   rep["totals"] = {{"tasks", tasks.size()},
-                   {"done", std::count_if(tasks.begin(), tasks.end(), [](const ojson& t) { return t["status"] == "done"; })},
+                   {"done", std::count_if(tasks.begin(), tasks.end(),
+                                          [](const ojson& t) { return t["status"] == "done"; })},
                    {"iterations", iterations},
                    {"resets", resets},
                    {"compactions", compactions},
                    {"usage", total},
                    {"anchoring_tokens", anchoring},
                    {"anchoring_share", share(anchoring, total["total"].get<uint64_t>())},
-                   {"anchoring_measure", "estimate: anchor UTF-8 bytes / 4, once per session started or re-anchored"},
+                   {"anchoring_measure",
+                    "estimate: anchor UTF-8 bytes / 4, once per session started or re-anchored"},
                    {"wall_ms", ended - started},
                    {"task_wall_ms", wall},
                    {"runner_ms_median", median(runner_ms)},
                    {"client_ms_median", median(client_ms)},
                    {"cost_usd", cost},
                    {"peak_context", peak_context}};
-  if (st.contains("stopped_on") && st["stopped_on"].is_object()) rep["stopped_on"] = st["stopped_on"];
+  if (st.contains("stopped_on") && st["stopped_on"].is_object())
+    rep["stopped_on"] = st["stopped_on"];
   return rep;
 }
 
 void print_reports(const std::vector<ojson>& reports, std::ostream& out) {
   for (const auto& r : reports) {
     const auto& t = r["totals"];
-    out << fmt::format("run {}  mode {}  status {}  {} of {} tasks done  wall {:.1f} s\n", r["run_id"].get<std::string>(),
-                       r["mode"].get<std::string>(), r["status"].get<std::string>(), t["done"].get<int64_t>(), t["tasks"].get<size_t>(),
+    out << fmt::format("run {}  mode {}  status {}  {} of {} tasks done  wall {:.1f} s\n",
+                       r["run_id"].get<std::string>(), r["mode"].get<std::string>(),
+                       r["status"].get<std::string>(), t["done"].get<int64_t>(),
+                       t["tasks"].get<size_t>(),
                        static_cast<double>(t["wall_ms"].get<int64_t>()) / 1000.0);
-    out << fmt::format("{:<24} {:<8} {:>5} {:>6} {:>8} {:>9} {:>10} {:>11} {:>8} {:>10} {:>8} {:>6} {:>8}\n", "task", "status", "iter",
-                       "resets", "compacts", "input", "cache_cr", "cache_read", "output", "total", "anchor", "share", "wall_s");
-    auto row = [&](const std::string& id, const std::string& status, uint64_t it, uint64_t rs, uint64_t cp, const ojson& u, uint64_t an,
-                   double sh, int64_t wall) {
-      out << fmt::format("{:<24} {:<8} {:>5} {:>6} {:>8} {:>9} {:>10} {:>11} {:>8} {:>10} {:>8} {:>5.1f}% {:>8.1f}\n",
-                         id.size() > 24 ? id.substr(0, 23) + "~" : id, status, it, rs, cp, k(u["input"]), k(u["cache_creation"]),
-                         k(u["cache_read"]), k(u["output"]), k(u["total"]), an, sh * 100, static_cast<double>(wall) / 1000.0);
+    out << fmt::format(
+        "{:<24} {:<8} {:>5} {:>6} {:>8} {:>9} {:>10} {:>11} {:>8} {:>10} {:>8} {:>6} {:>8}\n",
+        "task", "status", "iter", "resets", "compacts", "input", "cache_cr", "cache_read", "output",
+        "total", "anchor", "share", "wall_s");
+    auto row = [&](const std::string& id, const std::string& status, uint64_t it, uint64_t rs,
+                   uint64_t cp, const ojson& u, uint64_t an, double sh, int64_t wall) {
+      out << fmt::format(
+          "{:<24} {:<8} {:>5} {:>6} {:>8} {:>9} {:>10} {:>11} {:>8} {:>10} {:>8} {:>5.1f}% "
+          "{:>8.1f}\n",
+          id.size() > 24 ? id.substr(0, 23) + "~" : id, status, it, rs, cp, k(u["input"]),
+          k(u["cache_creation"]), k(u["cache_read"]), k(u["output"]), k(u["total"]), an, sh * 100,
+          static_cast<double>(wall) / 1000.0);
     };
     for (const auto& x : r["tasks"])
-      row(x["id"], x["status"], x["iterations"], x["resets"], x["compactions"], x["usage"], x["anchoring_tokens"], x["anchoring_share"],
-          x["wall_ms"]);
-    row("total", "", t["iterations"], t["resets"], t["compactions"], t["usage"], t["anchoring_tokens"], t["anchoring_share"],
-        t["task_wall_ms"]);
-    out << fmt::format("runner time per iteration (all but the client): median {:.1f} ms; client: median {:.0f} ms\n",
-                       t["runner_ms_median"].get<double>(), t["client_ms_median"].get<double>());
+      row(x["id"], x["status"], x["iterations"], x["resets"], x["compactions"], x["usage"],
+          x["anchoring_tokens"], x["anchoring_share"], x["wall_ms"]);
+    row("total", "", t["iterations"], t["resets"], t["compactions"], t["usage"],
+        t["anchoring_tokens"], t["anchoring_share"], t["task_wall_ms"]);
+    out << fmt::format(
+        "runner time per iteration (all but the client): median {:.1f} ms; client: median {:.0f} "
+        "ms\n",
+        t["runner_ms_median"].get<double>(), t["client_ms_median"].get<double>());
     for (const auto& x : r["tasks"])
       if (x["context_mode"] != r["mode"])
         out << fmt::format("task {} ran in context mode {}\n", x["id"].get<std::string>(),
-                           x["context_mode"].is_string() ? x["context_mode"].get<std::string>() : x["context_mode"].dump());
-    out << fmt::format("cost ${:.4f}; the largest context after a call {}\n", t["cost_usd"].get<double>(), k(t["peak_context"]));
+                           x["context_mode"].is_string() ? x["context_mode"].get<std::string>()
+                                                         : x["context_mode"].dump());
+    out << fmt::format("cost ${:.4f}; the largest context after a call {}\n",
+                       t["cost_usd"].get<double>(), k(t["peak_context"]));
     if (r.contains("stopped_on")) {
       const ojson& b = r["stopped_on"];
-      auto text_of = [&](const char* key) { return b.contains(key) && b[key].is_string() ? b[key].get<std::string>() : std::string("?"); };
+      auto text_of = [&](const char* key) {
+        return b.contains(key) && b[key].is_string() ? b[key].get<std::string>() : std::string("?");
+      };
       const bool is_cost = text_of("budget") == "cost";
       auto amount = [&](const char* key) {
         const double v = b.contains(key) && b[key].is_number() ? b[key].get<double>() : 0.0;
         return is_cost ? fmt::format("${:.4f}", v) : fmt::format("{:.0f} tokens", v);
       };
-      out << fmt::format("stopped on {} {} budget: {} spent of {}, over by {}\n",
-                         text_of("scope") == "task" ? fmt::format("task {}'s", text_of("task_id")) : "the run's",
-                         is_cost ? "cost" : "token", amount("spent"), amount("limit"), amount("over"));
+      out << fmt::format(
+          "stopped on {} {} budget: {} spent of {}, over by {}\n",
+          text_of("scope") == "task" ? fmt::format("task {}'s", text_of("task_id")) : "the run's",
+          is_cost ? "cost" : "token", amount("spent"), amount("limit"), amount("over"));
     }
-    out << "anchor tokens are an estimate (anchor bytes / 4); tokens are the client's reported usage\n\n";
+    out << "anchor tokens are an estimate (anchor bytes / 4); tokens are the client's reported "
+           "usage\n\n";
   }
   if (reports.size() < 2) return;
   out << "side by side:\n";
@@ -170,15 +210,21 @@ void print_reports(const std::vector<ojson>& reports, std::ostream& out) {
     out << '\n';
   };
   line("run", [&](const ojson&) { return std::string(); });
-  line("tasks done", [](const ojson& t) { return fmt::format("{}/{}", t["done"].get<int64_t>(), t["tasks"].get<size_t>()); });
+  line("tasks done", [](const ojson& t) {
+    return fmt::format("{}/{}", t["done"].get<int64_t>(), t["tasks"].get<size_t>());
+  });
   line("iterations", [](const ojson& t) { return k(t["iterations"]); });
   line("context resets", [](const ojson& t) { return k(t["resets"]); });
   line("compactions", [](const ojson& t) { return k(t["compactions"]); });
   for (const char* key : {"input", "cache_creation", "cache_read", "output", "total"})
     line(std::string("tokens ") + key, [key](const ojson& t) { return k(t["usage"][key]); });
   line("anchoring tokens (est.)", [](const ojson& t) { return k(t["anchoring_tokens"]); });
-  line("anchoring share", [](const ojson& t) { return fmt::format("{:.1f}%", t["anchoring_share"].get<double>() * 100); });
-  line("wall s", [](const ojson& t) { return fmt::format("{:.1f}", static_cast<double>(t["wall_ms"].get<int64_t>()) / 1000.0); });
+  line("anchoring share", [](const ojson& t) {
+    return fmt::format("{:.1f}%", t["anchoring_share"].get<double>() * 100);
+  });
+  line("wall s", [](const ojson& t) {
+    return fmt::format("{:.1f}", static_cast<double>(t["wall_ms"].get<int64_t>()) / 1000.0);
+  });
 }
 
 std::vector<fs::path> list_runs(const fs::path& project) {

@@ -20,7 +20,8 @@ namespace ctxkit::runner {
 class RunRecord {
  public:
   RunRecord() = default;
-  RunRecord(std::filesystem::path folder, nlohmann::ordered_json initial) : state(std::move(initial)), folder_(std::move(folder)) {}
+  RunRecord(std::filesystem::path folder, nlohmann::ordered_json initial)
+      : state(std::move(initial)), folder_(std::move(folder)) {}
 
   // Loads a run folder, refusing one that is not a ctxkit run of this user (a link, another
   // owner, no run.json, a run.json that is not ours).
@@ -48,7 +49,8 @@ class RunRecord {
   std::filesystem::path file() const { return folder_ / "run.json"; }
 
   // A new task entry of run.json.
-  static nlohmann::ordered_json new_task(const std::string& id, const std::string& title, const std::string& status);
+  static nlohmann::ordered_json new_task(const std::string& id, const std::string& title,
+                                         const std::string& status);
   // `id` as one safe path component (characters outside [A-Za-z0-9._-] become '_', "." and
   // ".." and "" become "_").
   static std::string safe_name(const std::string& id);
@@ -58,7 +60,8 @@ class RunRecord {
  private:
   std::filesystem::path folder_;
   std::optional<util::FileLock> lock_;
-  std::set<std::filesystem::path> made_;  // folders below folder_ this record has made (or found) already
+  std::set<std::filesystem::path>
+      made_;  // folders below folder_ this record has made (or found) already
 };
 
 }  // namespace ctxkit::runner

@@ -1,11 +1,11 @@
 #include "runner/runner.hpp"
 
+#include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
-#include <fmt/core.h>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -44,19 +44,19 @@ constexpr size_t kMaxPromptBytes = 100000;
 // Where the run stands before a call: the task (a tasks-file task, or a workflow step / loop
 // task) and the text the agent gets.
 struct Position {
-  bool finished = false;       // nothing left to do
+  bool finished = false;  // nothing left to do
   bool workflow_failed = false;
-  std::string key;             // identifies the retry unit (a task; a step, sub-step, loop task, iteration)
-  std::string task_key;        // the "task" of the context modes (task id; step or step/loop task)
+  std::string key;  // identifies the retry unit (a task; a step, sub-step, loop task, iteration)
+  std::string task_key;  // the "task" of the context modes (task id; step or step/loop task)
   std::string title;
-  std::string work;            // the task text or the step's instructions
-  std::string workflow_text;   // the workflow position for the anchor
+  std::string work;           // the task text or the step's instructions
+  std::string workflow_text;  // the workflow position for the anchor
   OnFail on_fail = OnFail::Abort;
   workflow::ContextAction action = workflow::ContextAction::None;
   std::string focus;
   ContextMode mode = ContextMode::Continuous;  // the task's own mode, else the run's
-  int max_attempts = 3;                        // the task's max_iterations, else max_task_iterations
-  Budget budget;                               // the task's own budget
+  int max_attempts = 3;  // the task's max_iterations, else max_task_iterations
+  Budget budget;         // the task's own budget
 };
 
 // A number of run.json (which lies in the project): anything else counts as 0.
@@ -79,8 +79,10 @@ std::string without_nul(std::string text) {
   std::string out;
   out.reserve(text.size() + 16);
   for (char c : text) {
-    if (c == '\0') out += "\xEF\xBF\xBD";
-    else out += c;
+    if (c == '\0')
+      out += "\xEF\xBF\xBD";
+    else
+      out += c;
   }
   return out;
 }
@@ -89,17 +91,23 @@ std::string report_rules(bool workflow) {
   return fmt::format(
       "When {} is complete, end your final message with this line:\n{} DONE\n"
       "If you cannot complete it, end with:\n{} BLOCKED <one-line reason>\n"
-      "Record key decisions as lines starting with \"Decision:\" (in your final message or in the progress file).{}",
+      "Record key decisions as lines starting with \"Decision:\" (in your final message or in the "
+      "progress file).{}",
       workflow ? "this step" : "the task", kDoneMarker, kDoneMarker,
-      workflow ? "\nYour final message (without the marker line) is recorded as this step's output." : "");
+      workflow ? "\nYour final message (without the marker line) is recorded as this step's output."
+               : "");
 }
 
 // ------------------------------------------------------------------------------------------
 // The workflow as the runner's source of work: the same service and gate as the MCP server.
 class WorkflowDriver {
  public:
-  WorkflowDriver(const RunOptions& o, const util::Env& env, const Locations& loc, std::vector<workflow::TaskSpec> loop_tasks)
-      : opts_(o), loc_(loc), loop_tasks_(std::move(loop_tasks)), service_(make_options(o, env, loc, figure_)) {}
+  WorkflowDriver(const RunOptions& o, const util::Env& env, const Locations& loc,
+                 std::vector<workflow::TaskSpec> loop_tasks)
+      : opts_(o),
+        loc_(loc),
+        loop_tasks_(std::move(loop_tasks)),
+        service_(make_options(o, env, loc, figure_)) {}
 
   // The session whose figure a context_min_percent gate reads when the service hands out an
   // action (on advance): the runner's current session, set by advance().
@@ -108,14 +116,17 @@ class WorkflowDriver {
     ContextConfig context;
   };
 
-  static workflow::ServiceOptions make_options(const RunOptions& o, const util::Env& env, const Locations& loc,
+  static workflow::ServiceOptions make_options(const RunOptions& o, const util::Env& env,
+                                               const Locations& loc,
                                                std::shared_ptr<const GateSession> session) {
     workflow::ServiceOptions s;
     s.worktree = o.project;
     s.repo_root = o.project;
     s.workflow = o.workflow;
     s.env = env;
-    s.context_percent = [session, env, loc] { return session_percent(session->id, env, loc, session->context); };
+    s.context_percent = [session, env, loc] {
+      return session_percent(session->id, env, loc, session->context);
+    };
     return s;
   }
 
@@ -142,7 +153,8 @@ class WorkflowDriver {
 
   // Advances the workflow past the current step; `session` (the runner's, or empty) is the one
   // whose figure decides a context_min_percent gate of the next step.
-  Result<void> advance(const std::string& output, const std::string& session, const ContextConfig& context) {
+  Result<void> advance(const std::string& output, const std::string& session,
+                       const ContextConfig& context) {
     figure_->id = session;
     figure_->context = context;
     auto r = call("workflow_advance", json{{"output", output}});
@@ -181,10 +193,14 @@ class WorkflowDriver {
     // here, as ctx-gate takes it: under the state's lock, from the state as it is now.
     auto lock = workflow::lock_state(opts_.project);
     if (!lock) return std::unexpected(lock.error());
-    if (auto again = load(); again) *m = std::move(*again);
-    else return std::unexpected(again.error());
+    if (auto again = load(); again)
+      *m = std::move(*again);
+    else
+      return std::unexpected(again.error());
     const auto* sub = m->current_loop_step();
-    const auto d = workflow::decide_gate(*m, workflow::gate_needs_percent(*m) ? session_percent(session, env, loc_, cfg.context) : std::nullopt);
+    const auto d = workflow::decide_gate(*m, workflow::gate_needs_percent(*m)
+                                                 ? session_percent(session, env, loc_, cfg.context)
+                                                 : std::nullopt);
     if (d.action != workflow::ContextAction::None || d.skipped != workflow::ContextAction::None) {
       m->mark_action_executed();
       if (auto w = workflow::save_state(opts_.project, *m); !w) return std::unexpected(w.error());
@@ -205,11 +221,15 @@ class WorkflowDriver {
     if (sub && !sub->on_fail.empty())
       if (auto f = parse_on_fail(sub->on_fail)) p.on_fail = *f;
     std::vector<AnchorSection> sections = workflow_sections(*m);
-    p.workflow_text = assemble_anchor(fmt::format("Workflow \"{}\"\n", m->workflow().name), sections, "", SIZE_MAX);
+    p.workflow_text = assemble_anchor(fmt::format("Workflow \"{}\"\n", m->workflow().name),
+                                      sections, "", SIZE_MAX);
     std::string where = fmt::format("Workflow \"{}\", step {}", m->workflow().name, m->step_id());
     if (sub) where += fmt::format(", sub-step {}", sub->id);
-    if (task.is_object()) where += fmt::format(", task {}: {}", task["id"].get<std::string>(), task["title"].get<std::string>());
-    if (auto it = m->ralph_iteration()) where += fmt::format(", iteration {} of {}", *it, m->current_step().n);
+    if (task.is_object())
+      where += fmt::format(", task {}: {}", task["id"].get<std::string>(),
+                           task["title"].get<std::string>());
+    if (auto it = m->ralph_iteration())
+      where += fmt::format(", iteration {} of {}", *it, m->current_step().n);
     p.work = where + "\n\n" + m->instructions();
     return p;
   }
@@ -226,14 +246,17 @@ class WorkflowDriver {
   void note_answer(const ojson& answer) {
     if (!answer.is_object() || !answer.contains("contextAction")) return;
     const auto& a = answer["contextAction"];
-    if (a == "/compact") handed_out_ = workflow::ContextAction::Compact;
-    else if (a == "/clear") handed_out_ = workflow::ContextAction::Clear;
+    if (a == "/compact")
+      handed_out_ = workflow::ContextAction::Compact;
+    else if (a == "/clear")
+      handed_out_ = workflow::ContextAction::Clear;
   }
 
   const RunOptions& opts_;
   const Locations& loc_;
   std::vector<workflow::TaskSpec> loop_tasks_;
-  std::shared_ptr<GateSession> figure_ = std::make_shared<GateSession>();  // before service_: its options hold it
+  std::shared_ptr<GateSession> figure_ =
+      std::make_shared<GateSession>();  // before service_: its options hold it
   workflow::WorkflowService service_;
   workflow::ContextAction handed_out_ = workflow::ContextAction::None;
 };
@@ -250,8 +273,10 @@ class Runner {
     if (auto r = record_.create(); !r) return bad_input(r.error().message);
     if (auto r = record_.lock(); !r) return bad_input(r.error().message);
     open_store();
-    emit("run_started", {{"mode", std::string(to_string(opts_.mode))}, {"mode_origin", opts_.mode_origin},
-                         {"source", record_.state["source"]}, {"tasks", record_.state["tasks"].size()}});
+    emit("run_started", {{"mode", std::string(to_string(opts_.mode))},
+                         {"mode_origin", opts_.mode_origin},
+                         {"source", record_.state["source"]},
+                         {"tasks", record_.state["tasks"].size()}});
     return loop();
   }
 
@@ -261,12 +286,15 @@ class Runner {
     record_ = std::move(*loaded);
     if (auto r = record_.lock(); !r) return bad_input(r.error().message);
     // Read again under the lock: the ctx-run that held it may have saved since.
-    if (auto again = RunRecord::load(record_.folder()); again) record_.state = std::move(again->state);
+    if (auto again = RunRecord::load(record_.folder()); again)
+      record_.state = std::move(again->state);
     const auto& st = record_.state;
-    if (st.value("status", "") == "completed") return bad_input(fmt::format("run {} is already complete", st.value("run_id", "")));
+    if (st.value("status", "") == "completed")
+      return bad_input(fmt::format("run {} is already complete", st.value("run_id", "")));
     // The run goes on as it was started, whatever the command line says now.
     auto mode = parse_context_mode(st.value("mode", ""));
-    if (!mode) return bad_input(fmt::format("{}: unknown mode in run.json", record_.file().string()));
+    if (!mode)
+      return bad_input(fmt::format("{}: unknown mode in run.json", record_.file().string()));
     opts_.mode = *mode;
     const ojson o = st.value("options", ojson::object());
     opts_.max_iterations = o.value("max_iterations", opts_.max_iterations);
@@ -275,24 +303,33 @@ class Runner {
     opts_.reanchor = o.value("reanchor", opts_.reanchor);
     if (!opts_.budget_given) {
       opts_.budget = {};
-      if (const ojson t = o.value("max_tokens", ojson()); t.is_number_unsigned()) opts_.budget.max_tokens = t.get<uint64_t>();
-      if (const ojson c = o.value("max_cost_usd", ojson()); c.is_number() && c.get<double>() >= 0) opts_.budget.max_cost_usd = c.get<double>();
+      if (const ojson t = o.value("max_tokens", ojson()); t.is_number_unsigned())
+        opts_.budget.max_tokens = t.get<uint64_t>();
+      if (const ojson c = o.value("max_cost_usd", ojson()); c.is_number() && c.get<double>() >= 0)
+        opts_.budget.max_cost_usd = c.get<double>();
     }
-    record_.state["options"]["max_tokens"] = opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson();
-    record_.state["options"]["max_cost_usd"] = opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson();
-    if (const ojson f = o.value("fresh_at", ojson()); f.is_number_integer()) opts_.auto_thresholds.fresh_at = f.get<int>();
-    if (const ojson c = o.value("compact_at", ojson()); c.is_number_integer()) opts_.auto_thresholds.compact_at = c.get<int>();
+    record_.state["options"]["max_tokens"] =
+        opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson();
+    record_.state["options"]["max_cost_usd"] =
+        opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson();
+    if (const ojson f = o.value("fresh_at", ojson()); f.is_number_integer())
+      opts_.auto_thresholds.fresh_at = f.get<int>();
+    if (const ojson c = o.value("compact_at", ojson()); c.is_number_integer())
+      opts_.auto_thresholds.compact_at = c.get<int>();
     // What runs is never taken from the folder: run.json lives in the project, which a cloned
     // repository can ship. The client and its arguments come from the user's configuration and
     // this command line, as for a new run; a recorded value that differs is named, then replaced.
     if (o.is_object()) {
       const ojson bin = o.value("claude_bin", ojson()), args = o.value("claude_args", ojson());
-      if ((!bin.is_null() && bin != ojson(opts_.claude_bin)) || (!args.is_null() && args != ojson(opts_.claude_args)))
-        progress(fmt::format("note: {} records claude_bin {} and claude_args {}; they are ignored: this run uses {} and {} "
-                             "(your configuration and command line)",
-                             record_.file().string(), bin.dump(-1, ' ', false, ojson::error_handler_t::replace),
-                             args.dump(-1, ' ', false, ojson::error_handler_t::replace), ojson(opts_.claude_bin).dump(),
-                             ojson(opts_.claude_args).dump()));
+      if ((!bin.is_null() && bin != ojson(opts_.claude_bin)) ||
+          (!args.is_null() && args != ojson(opts_.claude_args)))
+        progress(fmt::format(
+            "note: {} records claude_bin {} and claude_args {}; they are ignored: this run uses {} "
+            "and {} "
+            "(your configuration and command line)",
+            record_.file().string(), bin.dump(-1, ' ', false, ojson::error_handler_t::replace),
+            args.dump(-1, ' ', false, ojson::error_handler_t::replace),
+            ojson(opts_.claude_bin).dump(), ojson(opts_.claude_args).dump()));
     }
     record_.state["options"]["claude_bin"] = opts_.claude_bin;
     record_.state["options"]["claude_args"] = opts_.claude_args;
@@ -300,19 +337,24 @@ class Runner {
     // shape is passed (an id starting with '-' would be taken for an option).
     if (const ojson session = st.value("session", ojson()); session.is_object()) {
       const ojson id = session.value("id", ojson());
-      if (!id.is_string() || (!id.get<std::string>().empty() && !util::is_uuid(id.get<std::string>())))
-        return bad_input(fmt::format("{}: the session id {} is not a session id", record_.file().string(), id.dump()));
+      if (!id.is_string() ||
+          (!id.get<std::string>().empty() && !util::is_uuid(id.get<std::string>())))
+        return bad_input(fmt::format("{}: the session id {} is not a session id",
+                                     record_.file().string(), id.dump()));
     }
     const auto& src = st["source"];
     if (src.value("kind", "") == "workflow") opts_.workflow = src.value("workflow", "");
     for (const auto& t : st["task_specs"]) specs_.push_back(spec_from_json(t));
     for (const auto& s : specs_)
       if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
-        return bad_input(fmt::format("{}: task '{}' has an unknown context_mode '{}'", record_.file().string(), s.id, s.context_mode));
+        return bad_input(fmt::format("{}: task '{}' has an unknown context_mode '{}'",
+                                     record_.file().string(), s.id, s.context_mode));
     reread_task_budgets();
     summaries_wanted_ = wants_summaries();
     record_.state.erase("stopped_on");
-    if (auto found = util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin")); !found)
+    if (auto found =
+            util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
+        !found)
       return bad_input(found.error().message);
     if (!opts_.workflow.empty()) driver_.emplace(opts_, w_.env, w_.locations, specs_);
     open_store();
@@ -337,9 +379,12 @@ class Runner {
     s.depends_on = t.value("depends_on", std::vector<std::string>{});
     s.done = t.value("done", false);
     s.context_mode = t.value("context_mode", "");
-    if (const ojson m = t.value("max_iterations", ojson()); m.is_number_unsigned()) s.max_iterations = static_cast<int>(std::min<uint64_t>(m.get<uint64_t>(), 10000));
-    if (const ojson m = t.value("max_tokens", ojson()); m.is_number_unsigned()) s.max_tokens = m.get<uint64_t>();
-    if (const ojson m = t.value("max_cost_usd", ojson()); m.is_number() && m.get<double>() >= 0) s.max_cost_usd = m.get<double>();
+    if (const ojson m = t.value("max_iterations", ojson()); m.is_number_unsigned())
+      s.max_iterations = static_cast<int>(std::min<uint64_t>(m.get<uint64_t>(), 10000));
+    if (const ojson m = t.value("max_tokens", ojson()); m.is_number_unsigned())
+      s.max_tokens = m.get<uint64_t>();
+    if (const ojson m = t.value("max_cost_usd", ojson()); m.is_number() && m.get<double>() >= 0)
+      s.max_cost_usd = m.get<double>();
     return s;
   }
 
@@ -387,19 +432,24 @@ class Runner {
 
   // Checks every input before anything is recorded.
   Result<void> prepare() {
-    if (opts_.tasks_file.empty() && opts_.workflow.empty()) return fail("nothing to run: give a tasks file or --workflow NAME");
+    if (opts_.tasks_file.empty() && opts_.workflow.empty())
+      return fail("nothing to run: give a tasks file or --workflow NAME");
     std::error_code ec;
-    if (!fs::is_directory(opts_.project, ec)) return fail(fmt::format("{} is not a directory", opts_.project.string()));
+    if (!fs::is_directory(opts_.project, ec))
+      return fail(fmt::format("{} is not a directory", opts_.project.string()));
     if (!opts_.tasks_file.empty()) {
       auto tasks = workflow::load_task_list(opts_.tasks_file);
       if (!tasks) return std::unexpected(tasks.error());
       auto ordered = workflow::order_tasks(std::move(*tasks));
-      if (!ordered) return fail(fmt::format("{}: {}", opts_.tasks_file.string(), ordered.error().message));
+      if (!ordered)
+        return fail(fmt::format("{}: {}", opts_.tasks_file.string(), ordered.error().message));
       specs_ = std::move(*ordered);
       for (const auto& s : specs_)
         if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
-          return fail(fmt::format("{}: task '{}': unknown context_mode '{}' (continuous, fresh-per-task, fresh-per-iteration, hybrid, auto)",
-                                  opts_.tasks_file.string(), s.id, s.context_mode));
+          return fail(
+              fmt::format("{}: task '{}': unknown context_mode '{}' (continuous, fresh-per-task, "
+                          "fresh-per-iteration, hybrid, auto)",
+                          opts_.tasks_file.string(), s.id, s.context_mode));
     }
     summaries_wanted_ = wants_summaries();
     ojson source;
@@ -413,10 +463,13 @@ class Runner {
       if (!existing) return std::unexpected(existing.error());
       if (*existing) {
         auto m = workflow::WorkflowMachine::from_state_text(**existing, nullptr);
-        if (!m) return fail(fmt::format("{}: {}", workflow::state_path(opts_.project).string(), m.error().message));
+        if (!m)
+          return fail(fmt::format("{}: {}", workflow::state_path(opts_.project).string(),
+                                  m.error().message));
         if (m->state_status() == "running" && m->workflow().name != tmpl->name)
-          return fail(fmt::format("{} holds a running workflow '{}', not '{}'", workflow::state_path(opts_.project).string(),
-                                  m->workflow().name, tmpl->name));
+          return fail(fmt::format("{} holds a running workflow '{}', not '{}'",
+                                  workflow::state_path(opts_.project).string(), m->workflow().name,
+                                  tmpl->name));
       }
       opts_.workflow = path->string();
       workflow_name_ = tmpl->name;
@@ -426,50 +479,54 @@ class Runner {
       source = {{"kind", "tasks"}, {"tasks_file", fs::absolute(opts_.tasks_file).string()}};
     }
     if (!opts_.dry_run) {
-      auto found = util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
+      auto found =
+          util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
       if (!found) return std::unexpected(found.error());
     }
     ojson tasks = ojson::array();
     ojson specs = ojson::array();
     for (const auto& s : specs_) {
       specs.push_back(spec_to_json(s));
-      if (opts_.workflow.empty()) tasks.push_back(RunRecord::new_task(s.id, s.title, s.done ? "done" : "pending"));
+      if (opts_.workflow.empty())
+        tasks.push_back(RunRecord::new_task(s.id, s.title, s.done ? "done" : "pending"));
     }
     const int64_t now = util::now_ms();
-    ojson st = {{"ctxkit", "run"},
-                {"version", 1},
-                {"run_id", new_run_id(now)},
-                {"project", fs::absolute(opts_.project).string()},
-                {"mode", std::string(to_string(opts_.mode))},
-                {"mode_origin", opts_.mode_origin},
-                {"source", source},
-                {"status", "running"},
-                {"started_at_ms", now},
-                {"ended_at_ms", nullptr},
-                {"iterations", 0},
-                {"session", nullptr},
-                {"previous_summary", ""},
-                {"attempts", ojson::object()},
-                {"pending_action", nullptr},
-                {"usage", {{"input", 0}, {"cache_creation", 0}, {"cache_read", 0}, {"output", 0}}},
-                {"tokens_total", 0},
-                {"cost_usd", 0.0},
-                {"options",
-                 {{"max_iterations", opts_.max_iterations},
-                  {"max_task_iterations", opts_.max_task_iterations},
-                  {"on_fail", std::string(to_string(opts_.on_fail))},
-                  {"reanchor", opts_.reanchor},
-                  {"max_tokens", opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson()},
-                  {"max_cost_usd", opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson()},
-                  {"fresh_at", opts_.auto_thresholds.fresh_at},
-                  {"compact_at", opts_.auto_thresholds.compact_at},
-                  {"claude_bin", opts_.claude_bin},
-                  {"claude_args", opts_.claude_args}}},
-                {"task_specs", specs},
-                {"tasks", tasks}};
+    ojson st = {
+        {"ctxkit", "run"},
+        {"version", 1},
+        {"run_id", new_run_id(now)},
+        {"project", fs::absolute(opts_.project).string()},
+        {"mode", std::string(to_string(opts_.mode))},
+        {"mode_origin", opts_.mode_origin},
+        {"source", source},
+        {"status", "running"},
+        {"started_at_ms", now},
+        {"ended_at_ms", nullptr},
+        {"iterations", 0},
+        {"session", nullptr},
+        {"previous_summary", ""},
+        {"attempts", ojson::object()},
+        {"pending_action", nullptr},
+        {"usage", {{"input", 0}, {"cache_creation", 0}, {"cache_read", 0}, {"output", 0}}},
+        {"tokens_total", 0},
+        {"cost_usd", 0.0},
+        {"options",
+         {{"max_iterations", opts_.max_iterations},
+          {"max_task_iterations", opts_.max_task_iterations},
+          {"on_fail", std::string(to_string(opts_.on_fail))},
+          {"reanchor", opts_.reanchor},
+          {"max_tokens", opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson()},
+          {"max_cost_usd", opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson()},
+          {"fresh_at", opts_.auto_thresholds.fresh_at},
+          {"compact_at", opts_.auto_thresholds.compact_at},
+          {"claude_bin", opts_.claude_bin},
+          {"claude_args", opts_.claude_args}}},
+        {"task_specs", specs},
+        {"tasks", tasks}};
     const std::string run_id = st["run_id"];
     record_ = RunRecord(fs::absolute(opts_.project) / ".ctxkit" / "runs" / run_id, std::move(st));
-    if (!opts_.workflow.empty() && !opts_.dry_run) driver_.emplace(opts_, w_.env, w_.locations, specs_);
+    if (!opts_.workflow.empty() && !opts_.dry_run)
+      driver_.emplace(opts_, w_.env, w_.locations, specs_);
     return {};
   }
 
@@ -483,7 +540,9 @@ class Runner {
   void open_store() {
     auto s = StateStore::open(w_.locations.state_db(), opts_.busy_timeout_ms);
     if (!s) {
-      progress(fmt::format("note: the state database is not available ({}); events go to the run folder only", s.error().message));
+      progress(fmt::format(
+          "note: the state database is not available ({}); events go to the run folder only",
+          s.error().message));
       return;
     }
     store_.emplace(std::move(*s));
@@ -491,12 +550,16 @@ class Runner {
 
   // Records an event: one JSON line in the run folder and a row in the state database.
   void emit(const std::string& kind, ojson data) {
-    ojson ev = {{"event", kind}, {"run_id", record_.state["run_id"]}, {"at", util::format_iso8601_ms(util::now_ms())}};
+    ojson ev = {{"event", kind},
+                {"run_id", record_.state["run_id"]},
+                {"at", util::format_iso8601_ms(util::now_ms())}};
     for (auto& [k, v] : data.items()) ev[k] = v;
     const std::string line = ev.dump(-1, ' ', false, ojson::error_handler_t::replace);
     if (auto r = record_.append_event(line); !r) progress("note: " + r.error().message);
     if (store_) {
-      if (auto r = store_->append_event({util::now_ms(), "run", record_.state["run_id"].get<std::string>(), kind, line}); !r) {
+      if (auto r = store_->append_event(
+              {util::now_ms(), "run", record_.state["run_id"].get<std::string>(), kind, line});
+          !r) {
         progress("note: " + r.error().message);
         store_.reset();
       }
@@ -506,37 +569,49 @@ class Runner {
 
   // One line on stderr: text from outside (the model's BLOCKED reason, task titles, paths) has its
   // control characters escaped, so it can neither break the line nor drive the terminal.
-  void progress(const std::string& line) { w_.err << "ctx-run: " << util::one_line(line) << '\n' << std::flush; }
+  void progress(const std::string& line) {
+    w_.err << "ctx-run: " << util::one_line(line) << '\n' << std::flush;
+  }
 
   void progress_event(const std::string& kind, const ojson& ev) {
     if (kind == "iteration") {
-      progress(fmt::format("task {} of {} ({}), iteration {}, session {}, {} tokens so far", task_number_, task_count(),
-                           ev.value("task_id", ""), ev.value("task_iteration", 0), ev.value("session_id", ""),
+      progress(fmt::format("task {} of {} ({}), iteration {}, session {}, {} tokens so far",
+                           task_number_, task_count(), ev.value("task_id", ""),
+                           ev.value("task_iteration", 0), ev.value("session_id", ""),
                            record_.state.value("tokens_total", static_cast<uint64_t>(0))));
     } else {
       std::string detail;
-      for (const char* k : {"task_id", "scope", "budget", "decision", "why", "status", "reason", "focus"})
-        if (ev.contains(k) && ev[k].is_string() && !ev[k].get<std::string>().empty()) detail += fmt::format(" {}={}", k, ev[k].get<std::string>());
+      for (const char* k :
+           {"task_id", "scope", "budget", "decision", "why", "status", "reason", "focus"})
+        if (ev.contains(k) && ev[k].is_string() && !ev[k].get<std::string>().empty())
+          detail += fmt::format(" {}={}", k, ev[k].get<std::string>());
       for (const char* k : {"percent", "threshold", "spent", "limit", "over"})
         if (ev.contains(k) && ev[k].is_number()) detail += fmt::format(" {}={}", k, ev[k].dump());
       progress(kind + detail);
     }
   }
 
-  size_t task_count() const { return opts_.workflow.empty() ? specs_.size() : record_.state["tasks"].size(); }
+  size_t task_count() const {
+    return opts_.workflow.empty() ? specs_.size() : record_.state["tasks"].size();
+  }
 
   // --------------------------------------------------------------------------------------
   int dry_run() {
     auto& out = w_.out;
-    out << fmt::format("run plan: mode {} ({}), {} task(s), at most {} iteration(s), {} per task, on_fail {}\n",
-                       to_string(opts_.mode), opts_.mode_origin, opts_.workflow.empty() ? specs_.size() : 0, opts_.max_iterations,
-                       opts_.max_task_iterations, to_string(opts_.on_fail));
+    out << fmt::format(
+        "run plan: mode {} ({}), {} task(s), at most {} iteration(s), {} per task, on_fail {}\n",
+        to_string(opts_.mode), opts_.mode_origin, opts_.workflow.empty() ? specs_.size() : 0,
+        opts_.max_iterations, opts_.max_task_iterations, to_string(opts_.on_fail));
     if (opts_.budget.any())
-      out << fmt::format("budget of the run:{}{}\n", opts_.budget.max_tokens ? fmt::format(" {} tokens", *opts_.budget.max_tokens) : "",
-                         opts_.budget.max_cost_usd ? fmt::format(" ${}", *opts_.budget.max_cost_usd) : "");
+      out << fmt::format(
+          "budget of the run:{}{}\n",
+          opts_.budget.max_tokens ? fmt::format(" {} tokens", *opts_.budget.max_tokens) : "",
+          opts_.budget.max_cost_usd ? fmt::format(" ${}", *opts_.budget.max_cost_usd) : "");
     if (!opts_.workflow.empty()) {
-      out << fmt::format("workflow: {} ({}); steps and their context actions come from the template as the run reaches them\n",
-                         workflow_name_, opts_.workflow);
+      out << fmt::format(
+          "workflow: {} ({}); steps and their context actions come from the template as the run "
+          "reaches them\n",
+          workflow_name_, opts_.workflow);
       return 0;
     }
     bool have_session = false;
@@ -545,34 +620,49 @@ class Runner {
     for (const auto& s : specs_) {
       ++n;
       if (s.done) {
-        out << fmt::format("\ntask {} ({}): already done in the tasks file, skipped\n", s.id, s.title);
+        out << fmt::format("\ntask {} ({}): already done in the tasks file, skipped\n", s.id,
+                           s.title);
         continue;
       }
       mode_ = task_mode(opts_.mode, parse_context_mode(s.context_mode));
       const int max_attempts = s.max_iterations > 0 ? s.max_iterations : opts_.max_task_iterations;
       const auto plan = plan_session(mode_, have_session, true, false, false);
       have_session = true;
-      std::string anchor = opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
-      auto argv = call_argv(plan.fresh, plan.fresh ? "<session id " + std::to_string(n) + ">" : session, anchor,
-                            call_prompt(task_text(s), 1, max_attempts, false));
+      std::string anchor =
+          opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
+      auto argv =
+          call_argv(plan.fresh, plan.fresh ? "<session id " + std::to_string(n) + ">" : session,
+                    anchor, call_prompt(task_text(s), 1, max_attempts, false));
       if (plan.fresh)
-        if (auto at = std::find(argv.begin(), argv.end(), "--session-id"); at != argv.end() && at + 1 != argv.end()) session = *(at + 1);
-      out << fmt::format("\ntask {} ({}){}: first call {} the session{}\n", s.id, s.title,
-                         s.context_mode.empty() ? "" : fmt::format(", context mode {}", s.context_mode), plan.fresh ? "starts" : "resumes",
-                         plan.fresh ? fmt::format(" ({})", plan.reason) : "");
+        if (auto at = std::find(argv.begin(), argv.end(), "--session-id");
+            at != argv.end() && at + 1 != argv.end())
+          session = *(at + 1);
+      out << fmt::format(
+          "\ntask {} ({}){}: first call {} the session{}\n", s.id, s.title,
+          s.context_mode.empty() ? "" : fmt::format(", context mode {}", s.context_mode),
+          plan.fresh ? "starts" : "resumes", plan.fresh ? fmt::format(" ({})", plan.reason) : "");
       if (mode_ == ContextMode::Auto)
-        out << fmt::format("auto: a fresh session instead once the last call's context reaches {} %, a compaction between "
-                           "iterations once it reaches {} %\n",
-                           opts_.auto_thresholds.fresh_at, opts_.auto_thresholds.compact_at);
+        out << fmt::format(
+            "auto: a fresh session instead once the last call's context reaches {} %, a compaction "
+            "between "
+            "iterations once it reaches {} %\n",
+            opts_.auto_thresholds.fresh_at, opts_.auto_thresholds.compact_at);
       if (s.max_tokens || s.max_cost_usd)
-        out << fmt::format("budget of the task:{}{}\n", s.max_tokens ? fmt::format(" {} tokens", *s.max_tokens) : "",
+        out << fmt::format("budget of the task:{}{}\n",
+                           s.max_tokens ? fmt::format(" {} tokens", *s.max_tokens) : "",
                            s.max_cost_usd ? fmt::format(" ${}", *s.max_cost_usd) : "");
       out << "argv:";
-      for (const auto& a : argv) out << ' ' << (a.find_first_of(" \n\t'\"") == std::string::npos ? a : nlohmann::json(a).dump());
+      for (const auto& a : argv)
+        out << ' '
+            << (a.find_first_of(" \n\t'\"") == std::string::npos ? a : nlohmann::json(a).dump());
       out << '\n';
-      if (!anchor.empty()) out << "anchor (" << anchor.size() << " bytes, about " << estimate_tokens(anchor.size()) << " tokens):\n" << anchor << '\n';
+      if (!anchor.empty())
+        out << "anchor (" << anchor.size() << " bytes, about " << estimate_tokens(anchor.size())
+            << " tokens):\n"
+            << anchor << '\n';
       if (mode_ == ContextMode::FreshPerIteration && max_attempts > 1)
-        out << fmt::format("further iterations (up to {}) each start a fresh session\n", max_attempts);
+        out << fmt::format("further iterations (up to {}) each start a fresh session\n",
+                           max_attempts);
       else if (max_attempts > 1)
         out << fmt::format("further iterations (up to {}) resume the same session\n", max_attempts);
     }
@@ -580,7 +670,8 @@ class Runner {
   }
 
   // --------------------------------------------------------------------------------------
-  std::string make_anchor(const workflow::TaskSpec& task, const std::string& workflow_text, const std::string& summary) {
+  std::string make_anchor(const workflow::TaskSpec& task, const std::string& workflow_text,
+                          const std::string& summary) {
     AnchorInputs in;
     in.project = opts_.project;
     in.files = opts_.anchor_files;
@@ -600,14 +691,19 @@ class Runner {
     return without_nul(build_runner_anchor(in));
   }
 
-  std::string call_prompt(const std::string& work, int task_iteration, int max_attempts, bool workflow) {
+  std::string call_prompt(const std::string& work, int task_iteration, int max_attempts,
+                          bool workflow) {
     std::string p = work;
     if (!p.ends_with('\n')) p += '\n';
     if (task_iteration > 1)
-      p += fmt::format("\nThis is attempt {} of at most {}: the previous attempt ended without reporting {} as done. "
-                       "Check the current state of the work and continue.\n",
-                       task_iteration, max_attempts, workflow ? "the step" : "the task");
-    p.append("\n").append(report_rules(workflow)).append("\n");  // not "\n" + …: GCC 12 -Wrestrict at -O3
+      p += fmt::format(
+          "\nThis is attempt {} of at most {}: the previous attempt ended without reporting {} as "
+          "done. "
+          "Check the current state of the work and continue.\n",
+          task_iteration, max_attempts, workflow ? "the step" : "the task");
+    p.append("\n")
+        .append(report_rules(workflow))
+        .append("\n");  // not "\n" + …: GCC 12 -Wrestrict at -O3
     return bounded_text(without_nul(std::move(p)), kMaxPromptBytes);
   }
 
@@ -619,7 +715,8 @@ class Runner {
     return a;
   }
 
-  std::vector<std::string> call_argv(bool fresh, const std::string& session, const std::string& anchor, const std::string& prompt) {
+  std::vector<std::string> call_argv(bool fresh, const std::string& session,
+                                     const std::string& anchor, const std::string& prompt) {
     std::vector<std::string> argv{opts_.claude_bin};
     for (const auto& a : base_args()) argv.push_back(a);
     argv.push_back("-p");
@@ -645,13 +742,15 @@ class Runner {
     int64_t exit_ms = -1;  // from the result line to the client's exit (-1: no result line)
     std::string stderr_tail;
     bool timed_out = false;  // killed at call_timeout_seconds
-    bool cut_off = false;    // killed (or its output left) exit_grace_seconds after its result or exit
+    bool cut_off =
+        false;  // killed (or its output left) exit_grace_seconds after its result or exit
   };
 
   // Whether git's answers may be needed after a call: for a fresh session's anchor (any mode
   // but continuous, or a workflow's clear) or a hybrid task's summary.
   bool git_wanted() const {
-    return (mode_ != ContextMode::Continuous || driver_) && ((opts_.reanchor && opts_.sources.git) || summaries_wanted_);
+    return (mode_ != ContextMode::Continuous || driver_) &&
+           ((opts_.reanchor && opts_.sources.git) || summaries_wanted_);
   }
 
   // One client call. What git knew before it is forgotten; when git_wanted(), git is asked again
@@ -672,7 +771,8 @@ class Runner {
     spec.keep_handed_lines = false;
     spec.err_tail_bytes = 64u << 10;
     spec.linger = std::chrono::seconds(opts_.exit_grace_seconds);
-    if (opts_.call_timeout_seconds > 0) spec.timeout = std::chrono::seconds(opts_.call_timeout_seconds);
+    if (opts_.call_timeout_seconds > 0)
+      spec.timeout = std::chrono::seconds(opts_.call_timeout_seconds);
     StreamResultReader reader;
     spec.done = [&reader] { return reader.result().has_result; };
     const bool want_git = git_wanted();
@@ -694,17 +794,25 @@ class Runner {
     c.exit_code = r->exit_code;
     c.timed_out = r->timed_out;
     c.cut_off = r->cut_off;
-    if (c.timed_out) progress(fmt::format("note: the call took longer than call_timeout_seconds ({} s): the client was killed", opts_.call_timeout_seconds));
+    if (c.timed_out)
+      progress(fmt::format(
+          "note: the call took longer than call_timeout_seconds ({} s): the client was killed",
+          opts_.call_timeout_seconds));
     else if (c.cut_off)
-      progress(fmt::format("note: the client (or a process it started) held its output open {} s after its {}: killed, its output "
-                           "no longer read",
-                           opts_.exit_grace_seconds, t_result >= 0 ? "result" : "exit"));
+      progress(
+          fmt::format("note: the client (or a process it started) held its output open {} s after "
+                      "its {}: killed, its output "
+                      "no longer read",
+                      opts_.exit_grace_seconds, t_result >= 0 ? "result" : "exit"));
     // A last line without its newline was not handed over.
-    if (const size_t nl = r->out.rfind('\n'); nl != std::string::npos) reader.feed_line(std::string_view(r->out).substr(nl + 1));
-    else reader.feed_line(r->out);
+    if (const size_t nl = r->out.rfind('\n'); nl != std::string::npos)
+      reader.feed_line(std::string_view(r->out).substr(nl + 1));
+    else
+      reader.feed_line(r->out);
     c.stream = reader.result();
     take_session_share(c.stream);
-    if (!r->err.empty()) c.stderr_tail = r->err.size() > 2000 ? r->err.substr(r->err.size() - 2000) : r->err;
+    if (!r->err.empty())
+      c.stderr_tail = r->err.size() > 2000 ? r->err.substr(r->err.size() - 2000) : r->err;
     return c;
   }
 
@@ -726,7 +834,10 @@ class Runner {
   }
 
   static ojson usage_json(const TokenUsage& u) {
-    return {{"input", u.input}, {"cache_creation", u.cache_creation}, {"cache_read", u.cache_read}, {"output", u.output}};
+    return {{"input", u.input},
+            {"cache_creation", u.cache_creation},
+            {"cache_read", u.cache_read},
+            {"output", u.output}};
   }
   // run.json lies in the project: a count that is not a non-negative integer counts as 0.
   static TokenUsage usage_from(const ojson& j) {
@@ -775,8 +886,11 @@ class Runner {
       row.mode = record_.state["mode"];
       row.status = record_.state["status"];
       row.started_at_ms = record_.state["started_at_ms"];
-      if (record_.state["ended_at_ms"].is_number()) row.ended_at_ms = record_.state["ended_at_ms"].get<int64_t>();
-      row.totals = ojson{{"usage", record_.state.value("usage", ojson::object())}, {"iterations", record_.state["iterations"]}}.dump();
+      if (record_.state["ended_at_ms"].is_number())
+        row.ended_at_ms = record_.state["ended_at_ms"].get<int64_t>();
+      row.totals = ojson{{"usage", record_.state.value("usage", ojson::object())},
+                         {"iterations", record_.state["iterations"]}}
+                       .dump();
       if (auto r = store_->put_run(row); !r) progress("note: " + r.error().message);
     }
   }
@@ -784,12 +898,15 @@ class Runner {
   int finish(const std::string& status, int code, const std::string& why = {}) {
     record_.state["status"] = status;
     record_.state["ended_at_ms"] = util::now_ms();
-    ojson data = {{"status", status}, {"iterations", record_.state["iterations"]}, {"usage", record_.state.value("usage", ojson::object())}};
+    ojson data = {{"status", status},
+                  {"iterations", record_.state["iterations"]},
+                  {"usage", record_.state.value("usage", ojson::object())}};
     if (!why.empty()) data["reason"] = why;
     emit("run_ended", data);
     save();
-    w_.out << util::one_line(fmt::format("run {} {}{}: {}", record_.state["run_id"].get<std::string>(), status,
-                                         why.empty() ? "" : " (" + why + ")", record_.folder().string()))
+    w_.out << util::one_line(
+                  fmt::format("run {} {}{}: {}", record_.state["run_id"].get<std::string>(), status,
+                              why.empty() ? "" : " (" + why + ")", record_.folder().string()))
            << '\n';
     return code;
   }
@@ -802,7 +919,9 @@ class Runner {
     struct stat st {};
     if (::lstat(stop.c_str(), &st) != 0) return false;
     if (!S_ISREG(st.st_mode)) {
-      if (!stop_noted_) progress(fmt::format("note: {} is not a regular file: ignored (a STOP request is a file)", stop.string()));
+      if (!stop_noted_)
+        progress(fmt::format("note: {} is not a regular file: ignored (a STOP request is a file)",
+                             stop.string()));
       stop_noted_ = true;
       return false;
     }
@@ -828,7 +947,7 @@ class Runner {
       }
       const int64_t paused = util::now_ms() - t_pause;
       paused_ms_ += paused;  // not the runner's work
-      git_.clear();  // the work tree may have changed meanwhile
+      git_.clear();          // the work tree may have changed meanwhile
       record_.state["status"] = "running";
       emit("run_unpaused", {{"paused_ms", paused}});
     }
@@ -861,14 +980,17 @@ class Runner {
   }
 
   // Ends a task: its event, its summary (kept for hybrid's next anchor).
-  void end_task(ojson& task, const std::string& status, const std::string& final_text, const std::string& reason) {
+  void end_task(ojson& task, const std::string& status, const std::string& final_text,
+                const std::string& reason) {
     task["status"] = status;
     task["ended_at_ms"] = util::now_ms();
-    task["wall_ms"] = task["ended_at_ms"].get<int64_t>() - task.value("started_at_ms", task["ended_at_ms"].get<int64_t>());
+    task["wall_ms"] = task["ended_at_ms"].get<int64_t>() -
+                      task.value("started_at_ms", task["ended_at_ms"].get<int64_t>());
     if (!reason.empty()) task["reason"] = reason;
     const TokenUsage u = usage_from(task["usage"]);
     const bool own_mode = task.contains("context_mode") && task["context_mode"].is_string();
-    ojson data = {{"context_mode", own_mode ? task["context_mode"] : ojson(std::string(to_string(opts_.mode)))},
+    ojson data = {{"context_mode",
+                   own_mode ? task["context_mode"] : ojson(std::string(to_string(opts_.mode)))},
                   {"task_id", task["id"]},
                   {"iterations", task["iterations"]},
                   {"tokens_used", u.total()},
@@ -876,11 +998,15 @@ class Runner {
                   {"context_resets", task["resets"]},
                   {"compactions", task["compactions"]},
                   {"anchoring_tokens", task["anchoring_tokens"]},
-                  {"anchoring_tokens_measure", "estimate: anchor UTF-8 bytes / 4, once per session started or re-anchored"},
+                  {"anchoring_tokens_measure",
+                   "estimate: anchor UTF-8 bytes / 4, once per session started or re-anchored"},
                   {"wall_ms", task["wall_ms"]}};
     if (!reason.empty()) data["reason"] = reason;
     if (task.contains("cost_usd")) data["cost_usd"] = task["cost_usd"];
-    emit(status == "done" ? "task_completed" : status == "skipped" ? "task_skipped" : "task_failed", data);
+    emit(status == "done"      ? "task_completed"
+         : status == "skipped" ? "task_skipped"
+                               : "task_failed",
+         data);
     // Summaries are hybrid mode's: the next task's anchor carries them. (Gathering one asks git
     // twice, which the other modes do not pay for.)
     if (!summaries_wanted_) return;
@@ -891,13 +1017,19 @@ class Runner {
     si.final_message = final_text;
     si.blocked_reason = reason;
     si.files_changed = changed_files(git_.get(opts_.project, task.value("git_head", "")));
-    if (auto f = project_file(opts_.project, opts_.progress_file, opts_.progress_file_anywhere)) si.progress_tail = file_tail(*f, 200);
-    const std::string summary = build_task_summary(si, static_cast<size_t>(opts_.summary_max_lines));
+    if (auto f = project_file(opts_.project, opts_.progress_file, opts_.progress_file_anywhere))
+      si.progress_tail = file_tail(*f, 200);
+    const std::string summary =
+        build_task_summary(si, static_cast<size_t>(opts_.summary_max_lines));
     record_.state["previous_summary"] = summary;
-    if (auto r = record_.write_file("task_summary.md", summary); !r) progress("note: " + r.error().message);
-    if (auto r = record_.write_file(fmt::format("tasks/{}/summary.md", RunRecord::safe_name(task["id"])), summary); !r)
+    if (auto r = record_.write_file("task_summary.md", summary); !r)
       progress("note: " + r.error().message);
-    emit("summary_written", {{"task_id", task["id"]}, {"lines", std::count(summary.begin(), summary.end(), '\n')}});
+    if (auto r = record_.write_file(
+            fmt::format("tasks/{}/summary.md", RunRecord::safe_name(task["id"])), summary);
+        !r)
+      progress("note: " + r.error().message);
+    emit("summary_written",
+         {{"task_id", task["id"]}, {"lines", std::count(summary.begin(), summary.end(), '\n')}});
   }
 
   // --------------------------------------------------------------------------------------
@@ -906,7 +1038,8 @@ class Runner {
     if (driver_) {
       if (auto r = driver_->ensure_started(); !r) return finish("failed", 2, r.error().message);
     }
-    std::string last_task_key = st["session"].is_object() ? st["session"].value("task_key", "") : "";
+    std::string last_task_key =
+        st["session"].is_object() ? st["session"].value("task_key", "") : "";
     const Config cfg = load_config(w_.env, {opts_.project});
     compaction_ = read_compaction_settings(w_.env, client_settings_files(w_.env, opts_.project));
     for (size_t i = 0; i + 1 < opts_.claude_args.size(); ++i)
@@ -930,10 +1063,12 @@ class Runner {
       if (driver_) {
         auto& pa = st["pending_action"];
         if (pos.action != workflow::ContextAction::None) {
-          pa = {{"key", pos.key}, {"action", workflow::to_string(pos.action)}, {"focus", pos.focus}};
+          pa = {
+              {"key", pos.key}, {"action", workflow::to_string(pos.action)}, {"focus", pos.focus}};
           save();
         } else if (pa.is_object() && pa.value("key", "") == pos.key) {
-          pos.action = pa.value("action", "") == "clear" ? workflow::ContextAction::Clear : workflow::ContextAction::Compact;
+          pos.action = pa.value("action", "") == "clear" ? workflow::ContextAction::Clear
+                                                         : workflow::ContextAction::Compact;
           pos.focus = pa.value("focus", "");
         }
       }
@@ -943,9 +1078,13 @@ class Runner {
       }
       // Checked once the position is known: a run whose last task ends on the last allowed
       // iteration is complete, not stopped. (An action taken above is kept in run.json.)
-      if (st["iterations"].get<int>() >= opts_.max_iterations) return finish("stopped", 3, "max_iterations reached");
+      if (st["iterations"].get<int>() >= opts_.max_iterations)
+        return finish("stopped", 3, "max_iterations reached");
       ojson& task = task_record(pos.task_key, pos.title);
-      if (driver_) task_number_ = static_cast<size_t>(std::find(st["tasks"].begin(), st["tasks"].end(), task) - st["tasks"].begin()) + 1;
+      if (driver_)
+        task_number_ = static_cast<size_t>(std::find(st["tasks"].begin(), st["tasks"].end(), task) -
+                                           st["tasks"].begin()) +
+                       1;
       const bool new_task = pos.task_key != last_task_key;
       mode_ = pos.mode;
       if (auto c = check_budgets(task, pos.budget)) return *c;
@@ -972,18 +1111,24 @@ class Runner {
         refused_fresh = rc.contains("fresh") && rc["fresh"].is_boolean() && rc["fresh"].get<bool>();
       const bool repeat = refused_fresh.has_value();
       st.erase("refused_call");
-      const AutoAction auto_action =
-          !repeat && mode_ == ContextMode::Auto && !session.empty() ? auto_decision(task, new_task, cfg) : AutoAction::Keep;
+      const AutoAction auto_action = !repeat && mode_ == ContextMode::Auto && !session.empty()
+                                         ? auto_decision(task, new_task, cfg)
+                                         : AutoAction::Keep;
       // The call a limit refused is made again as it was: in its session (started already when the
       // client wrote its transcript), with its anchor, without a compaction in between.
-      const SessionPlan plan = repeat ? repeat_plan(session, *refused_fresh) : plan_session(mode_, !session.empty(), new_task, clear, compact, auto_action);
+      const SessionPlan plan =
+          repeat ? repeat_plan(session, *refused_fresh)
+                 : plan_session(mode_, !session.empty(), new_task, clear, compact, auto_action);
       // Auto compacts with the task as the focus; a workflow with its own.
-      const std::string focus = plan.compact_why == "auto" ? bounded_text(without_nul(pos.work), 2000) : pos.focus;
+      const std::string focus =
+          plan.compact_why == "auto" ? bounded_text(without_nul(pos.work), 2000) : pos.focus;
       std::string session_id = session;
       std::string anchor;
       int64_t client_ms = 0;
 
-      if (plan.compact_skipped) emit("compact_skipped", {{"task_id", task["id"]}, {"reason", "the call starts a fresh session"}});
+      if (plan.compact_skipped)
+        emit("compact_skipped",
+             {{"task_id", task["id"]}, {"reason", "the call starts a fresh session"}});
       if (plan.compact) {
         // /compact <focus> on the session, with the session's own anchor so the prompt cache holds.
         const std::string old_anchor = read_session_anchor();
@@ -1000,50 +1145,76 @@ class Runner {
         if (!r->stream.compacted) {
           // The client compacted nothing (it answers "Not enough messages to compact." on a short
           // session, with exit 0): not a compaction; the session goes on with its own anchor.
-          emit("compact_failed", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", focus}, {"why", plan.compact_why},
-                                  {"reason", util::one_line(r->stream.text)}, {"usage", usage_json(r->stream.usage)},
+          emit("compact_failed", {{"task_id", task["id"]},
+                                  {"session_id", session_id},
+                                  {"focus", focus},
+                                  {"why", plan.compact_why},
+                                  {"reason", util::one_line(r->stream.text)},
+                                  {"usage", usage_json(r->stream.usage)},
                                   {"exit_code", r->exit_code}});
           anchor = old_anchor;
         } else {
           task["compactions"] = task["compactions"].get<int>() + 1;
-          emit("compacted", {{"task_id", task["id"]}, {"session_id", session_id}, {"focus", focus}, {"why", plan.compact_why},
-                             {"usage", usage_json(r->stream.usage)}, {"exit_code", r->exit_code}, {"boundary", true}});
+          emit("compacted", {{"task_id", task["id"]},
+                             {"session_id", session_id},
+                             {"focus", focus},
+                             {"why", plan.compact_why},
+                             {"usage", usage_json(r->stream.usage)},
+                             {"exit_code", r->exit_code},
+                             {"boundary", true}});
           // Re-anchor after the compaction: a new anchor epoch for this session.
-          anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text, st.value("previous_summary", "")) : "";
+          anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text,
+                                                st.value("previous_summary", ""))
+                                  : "";
           set_session(session_id, pos.task_key, anchor);
-          if (!anchor.empty()) task["anchoring_tokens"] = task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
+          if (!anchor.empty())
+            task["anchoring_tokens"] =
+                task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
         }
       }
       if (plan.fresh && plan.reason == "repeat") {
         anchor = read_session_anchor();
       } else if (plan.fresh) {
         session_id = util::random_uuid();
-        anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text, st.value("previous_summary", "")) : "";
+        anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text,
+                                              st.value("previous_summary", ""))
+                                : "";
         if (plan.reason != "start") {
           task["resets"] = task["resets"].get<int>() + 1;
-          emit("context_reset", {{"task_id", task["id"]}, {"why", plan.reason}, {"session_id", session_id}});
+          emit("context_reset",
+               {{"task_id", task["id"]}, {"why", plan.reason}, {"session_id", session_id}});
         }
         set_session(session_id, pos.task_key, anchor);
-        if (!anchor.empty()) task["anchoring_tokens"] = task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
-        emit("session_started", {{"task_id", task["id"]}, {"session_id", session_id}, {"reason", plan.reason},
+        if (!anchor.empty())
+          task["anchoring_tokens"] =
+              task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
+        emit("session_started", {{"task_id", task["id"]},
+                                 {"session_id", session_id},
+                                 {"reason", plan.reason},
                                  {"anchor_bytes", anchor.size()}});
       } else if (!plan.compact) {
         anchor = read_session_anchor();
       }
-      if (clear) emit("workflow_action_executed", {{"task_id", task["id"]}, {"action", "clear"}, {"session_id", session_id}});
+      if (clear)
+        emit("workflow_action_executed",
+             {{"task_id", task["id"]}, {"action", "clear"}, {"session_id", session_id}});
 
       if (driver_ && pos.action != workflow::ContextAction::None) st["pending_action"] = nullptr;
-      const std::string prompt = call_prompt(pos.work, attempt, pos.max_attempts, driver_.has_value());
+      const std::string prompt =
+          call_prompt(pos.work, attempt, pos.max_attempts, driver_.has_value());
       auto argv = call_argv(plan.fresh, session_id, anchor, prompt);
       const int n = st["iterations"].get<int>() + 1;
-      const std::string stem = fmt::format("tasks/{}/iter-{:03}", RunRecord::safe_name(pos.task_key), n);
-      if (auto r = record_.write_file(stem + ".prompt.md", prompt); !r) progress("note: " + r.error().message);
+      const std::string stem =
+          fmt::format("tasks/{}/iter-{:03}", RunRecord::safe_name(pos.task_key), n);
+      if (auto r = record_.write_file(stem + ".prompt.md", prompt); !r)
+        progress("note: " + r.error().message);
       auto r = invoke(argv, task.value("git_head", ""));
       if (!r) return finish("failed", 2, r.error().message);
       client_ms += r->client_ms;
       const CallResult& call = *r;
       // A call that ended on a limit is no attempt: the run waits (or stops), then makes it again.
-      if (auto limit = classify_limit(call.stream, call.stderr_tail, call.exit_code, util::now_ms() / 1000)) {
+      if (auto limit = classify_limit(call.stream, call.stderr_tail, call.exit_code,
+                                      util::now_ms() / 1000)) {
         add_call(task, call.stream);
         // Kept before the wait: a run stopped while waiting makes this call first on --resume.
         st["refused_call"] = {{"key", pos.key}, {"fresh", plan.fresh}};
@@ -1066,19 +1237,28 @@ class Runner {
       st["attempts"][pos.key] = attempt;
       task["iterations"] = task["iterations"].get<int>() + 1;
       add_call(task, call.stream);
-      if (std::find(task["sessions"].begin(), task["sessions"].end(), session_id) == task["sessions"].end())
+      if (std::find(task["sessions"].begin(), task["sessions"].end(), session_id) ==
+          task["sessions"].end())
         task["sessions"].push_back(session_id);
       const ParsedReport report = parse_task_report(call.stream.text);
-      ojson result = {{"exit_code", call.exit_code},    {"session_id", session_id},
-                      {"has_result", call.stream.has_result}, {"is_error", call.stream.is_error},
-                      {"subtype", call.stream.subtype}, {"num_turns", call.stream.num_turns},
-                      {"usage", usage_json(call.stream.usage)}, {"cost_usd", call.stream.cost_usd},
-                      {"report", report.report == TaskReport::Done ? "done" : report.report == TaskReport::Blocked ? "blocked" : "none"},
+      ojson result = {{"exit_code", call.exit_code},
+                      {"session_id", session_id},
+                      {"has_result", call.stream.has_result},
+                      {"is_error", call.stream.is_error},
+                      {"subtype", call.stream.subtype},
+                      {"num_turns", call.stream.num_turns},
+                      {"usage", usage_json(call.stream.usage)},
+                      {"cost_usd", call.stream.cost_usd},
+                      {"report", report.report == TaskReport::Done      ? "done"
+                                 : report.report == TaskReport::Blocked ? "blocked"
+                                                                        : "none"},
                       {"text", call.stream.text}};
       if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
       if (call.timed_out) result["timed_out"] = true;
       if (call.cut_off) result["cut_off"] = true;
-      if (auto w = record_.write_file(stem + ".result.json", result.dump(2, ' ', false, ojson::error_handler_t::replace)); !w)
+      if (auto w = record_.write_file(stem + ".result.json",
+                                      result.dump(2, ' ', false, ojson::error_handler_t::replace));
+          !w)
         progress("note: " + w.error().message);
       // Everything since the last iteration was recorded (closing its task, this task's start,
       // the anchor, the records) but the client's calls.
@@ -1086,39 +1266,54 @@ class Runner {
       const int64_t runner_ms = now - last_iteration_ms - client_ms - paused_ms_;
       last_iteration_ms = now;
       paused_ms_ = 0;
-      emit("iteration", {{"task_id", task["id"]},        {"position", pos.key},
-                         {"iteration", n},               {"task_iteration", attempt},
-                         {"session_id", session_id},     {"fresh", plan.fresh},
-                         {"exit_code", call.exit_code},  {"report", result["report"]},
-                         {"usage", usage_json(call.stream.usage)}, {"cost_usd", call.stream.cost_usd},
-                         {"context_tokens", call.stream.last_context}, {"client_ms", client_ms},
-                         {"client_exit_ms", call.exit_ms}, {"runner_ms", runner_ms}});
+      emit("iteration", {{"task_id", task["id"]},
+                         {"position", pos.key},
+                         {"iteration", n},
+                         {"task_iteration", attempt},
+                         {"session_id", session_id},
+                         {"fresh", plan.fresh},
+                         {"exit_code", call.exit_code},
+                         {"report", result["report"]},
+                         {"usage", usage_json(call.stream.usage)},
+                         {"cost_usd", call.stream.cost_usd},
+                         {"context_tokens", call.stream.last_context},
+                         {"client_ms", client_ms},
+                         {"client_exit_ms", call.exit_ms},
+                         {"runner_ms", runner_ms}});
       save();  // the iteration is recorded before anything else can go wrong
 
       // A client killed after its result because it did not exit has done its work.
-      const bool ok = (call.exit_code == 0 || (call.cut_off && !call.timed_out)) && call.stream.has_result && !call.stream.is_error;
-      const AfterCall next = decide_after_call({ok, false, report.report, attempt, pos.max_attempts, pos.on_fail});  // limits: above
-      const std::string why = report.report == TaskReport::Blocked ? "blocked: " + report.reason
-                              : !ok ? fmt::format("the call failed (exit {}{})", call.exit_code, call.stream.subtype.empty() ? "" : ", " + call.stream.subtype)
-                                    : fmt::format("not reported done after {} attempt(s)", attempt);
+      const bool ok = (call.exit_code == 0 || (call.cut_off && !call.timed_out)) &&
+                      call.stream.has_result && !call.stream.is_error;
+      const AfterCall next = decide_after_call(
+          {ok, false, report.report, attempt, pos.max_attempts, pos.on_fail});  // limits: above
+      const std::string why =
+          report.report == TaskReport::Blocked ? "blocked: " + report.reason
+          : !ok ? fmt::format("the call failed (exit {}{})", call.exit_code,
+                              call.stream.subtype.empty() ? "" : ", " + call.stream.subtype)
+                : fmt::format("not reported done after {} attempt(s)", attempt);
       switch (next) {
         case AfterCall::Done:
           st["attempts"].erase(pos.key);
           if (driver_) {
-            if (auto a = driver_->advance(strip_task_report(call.stream.text), session_id, cfg.context); !a)
+            if (auto a =
+                    driver_->advance(strip_task_report(call.stream.text), session_id, cfg.context);
+                !a)
               return finish("failed", 2, a.error().message);
             // A loop task or a step ends when the workflow moves past it; finished tasks are
             // closed when the next position shows another task key.
             auto following = driver_->position(st["session"].value("id", ""), w_.env, cfg);
             if (!following) return finish("failed", 2, following.error().message);
-            if (following->finished || following->task_key != pos.task_key) end_task(task, "done", call.stream.text, "");
+            if (following->finished || following->task_key != pos.task_key)
+              end_task(task, "done", call.stream.text, "");
             pending_position_ = std::move(*following);
           } else {
             end_task(task, "done", call.stream.text, "");
           }
           break;
         case AfterCall::Again:
-        case AfterCall::LimitWait: break;
+        case AfterCall::LimitWait:
+          break;
         case AfterCall::Retry:
           emit("task_retry", {{"task_id", task["id"]}, {"reason", why}});
           st["attempts"].erase(pos.key);
@@ -1126,7 +1321,9 @@ class Runner {
         case AfterCall::Skip:
           st["attempts"].erase(pos.key);
           if (driver_) {
-            if (auto a = driver_->advance(fmt::format("[skipped by ctx-run: {}]", why), session_id, cfg.context); !a)
+            if (auto a = driver_->advance(fmt::format("[skipped by ctx-run: {}]", why), session_id,
+                                          cfg.context);
+                !a)
               return finish("failed", 2, a.error().message);
           }
           end_task(task, "skipped", call.stream.text, why);
@@ -1134,7 +1331,8 @@ class Runner {
         case AfterCall::Abort:
           end_task(task, "failed", call.stream.text, why);
           save();
-          return finish("aborted", 2, fmt::format("task {} failed: {}", task["id"].get<std::string>(), why));
+          return finish("aborted", 2,
+                        fmt::format("task {} failed: {}", task["id"].get<std::string>(), why));
       }
       save();
       if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
@@ -1155,19 +1353,31 @@ class Runner {
   // (until the reset the client named, else the backoff), watching STOP, PAUSE and SIGINT as
   // between calls; or the run stops (on_limit stop, a reset past the ceiling). Returns the exit
   // code when the run ends here.
-  std::optional<int> wait_for_limit(const ojson& task, const std::string& session_id, const std::string& stem, const CallResult& call,
+  std::optional<int> wait_for_limit(const ojson& task, const std::string& session_id,
+                                    const std::string& stem, const CallResult& call,
                                     const LimitAnswer& limit) {
     ++limits_in_a_row_;
     const int64_t now_s = util::now_ms() / 1000;
     const LimitWait w = decide_limit_wait(opts_.limits, limit.reset_epoch, now_s, limits_in_a_row_);
     const std::string kind(to_string(limit.kind));
-    const std::string reset_at = limit.reset_epoch ? util::format_iso8601_ms(*limit.reset_epoch * 1000) : "";
-    ojson data = {{"task_id", task["id"]},      {"session_id", session_id}, {"kind", kind},
-                  {"message", limit.message},   {"in_a_row", limits_in_a_row_}, {"exit_code", call.exit_code},
-                  {"wait_seconds", w.seconds},  {"why", w.why},           {"stop", w.stop}};
+    const std::string reset_at =
+        limit.reset_epoch ? util::format_iso8601_ms(*limit.reset_epoch * 1000) : "";
+    ojson data = {{"task_id", task["id"]},
+                  {"session_id", session_id},
+                  {"kind", kind},
+                  {"message", limit.message},
+                  {"in_a_row", limits_in_a_row_},
+                  {"exit_code", call.exit_code},
+                  {"wait_seconds", w.seconds},
+                  {"why", w.why},
+                  {"stop", w.stop}};
     if (!reset_at.empty()) data["reset_at"] = reset_at;
-    ojson result = {{"exit_code", call.exit_code}, {"session_id", session_id}, {"limit", kind}, {"message", limit.message},
-                    {"usage", usage_json(call.stream.usage)}, {"text", call.stream.text}};
+    ojson result = {{"exit_code", call.exit_code},
+                    {"session_id", session_id},
+                    {"limit", kind},
+                    {"message", limit.message},
+                    {"usage", usage_json(call.stream.usage)},
+                    {"text", call.stream.text}};
     if (!reset_at.empty()) result["reset_at"] = reset_at;
     if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
     if (auto r = record_.write_file(fmt::format("{}.limit-{}.result.json", stem, limits_in_a_row_),
@@ -1179,17 +1389,23 @@ class Runner {
       ojson on = {{"scope", "limit"}, {"kind", kind}, {"message", limit.message}, {"why", w.why}};
       if (!reset_at.empty()) on["reset_at"] = reset_at;
       record_.state["stopped_on"] = on;
-      return finish("stopped", 3, fmt::format("{} ({}){}: {}", kind, w.why, reset_at.empty() ? "" : ", resets " + reset_at, limit.message));
+      return finish("stopped", 3,
+                    fmt::format("{} ({}){}: {}", kind, w.why,
+                                reset_at.empty() ? "" : ", resets " + reset_at, limit.message));
     }
-    progress(fmt::format("waiting {} s for the {}{} before the call again: {}", w.seconds, kind,
-                         reset_at.empty() ? " (no reset time given: backoff)" : " to reset at " + reset_at, limit.message));
+    progress(fmt::format(
+        "waiting {} s for the {}{} before the call again: {}", w.seconds, kind,
+        reset_at.empty() ? " (no reset time given: backoff)" : " to reset at " + reset_at,
+        limit.message));
     save();
     const int64_t t0 = util::now_ms(), until = t0 + w.seconds * 1000;
     while (util::now_ms() < until) {
       if (auto c = control()) return c;  // STOP, PAUSE (held), SIGINT
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp<int64_t>(until - util::now_ms(), 1, opts_.limit_tick_ms)));
+      std::this_thread::sleep_for(std::chrono::milliseconds(
+          std::clamp<int64_t>(until - util::now_ms(), 1, opts_.limit_tick_ms)));
     }
-    emit("limit_waited", {{"task_id", task["id"]}, {"kind", kind}, {"waited_ms", util::now_ms() - t0}});
+    emit("limit_waited",
+         {{"task_id", task["id"]}, {"kind", kind}, {"waited_ms", util::now_ms() - t0}});
     return std::nullopt;
   }
 
@@ -1198,20 +1414,30 @@ class Runner {
   std::optional<int> check_budgets(const ojson& task, const Budget& task_budget) {
     auto& st = record_.state;
     std::string scope = "run";
-    auto over = budget_reached(opts_.budget, {usage_from(st["usage"]).total(), number_of(st, "cost_usd")});
+    auto over =
+        budget_reached(opts_.budget, {usage_from(st["usage"]).total(), number_of(st, "cost_usd")});
     if (!over) {
       scope = "task";
-      over = budget_reached(task_budget, {usage_from(task["usage"]).total(), number_of(task, "cost_usd")});
+      over = budget_reached(task_budget,
+                            {usage_from(task["usage"]).total(), number_of(task, "cost_usd")});
     }
     if (!over) return std::nullopt;
-    const std::string who = scope == "run" ? "the run's" : fmt::format("task {}'s", task["id"].get<std::string>());
-    ojson data = {{"scope", scope}, {"budget", over->budget}, {"limit", over->limit}, {"spent", over->spent}, {"over", over->over}};
+    const std::string who =
+        scope == "run" ? "the run's" : fmt::format("task {}'s", task["id"].get<std::string>());
+    ojson data = {{"scope", scope},
+                  {"budget", over->budget},
+                  {"limit", over->limit},
+                  {"spent", over->spent},
+                  {"over", over->over}};
     if (scope == "task") data["task_id"] = task["id"];
     st["stopped_on"] = data;
     emit("budget_reached", data);
-    return finish("stopped", 3, fmt::format("{} {} budget reached: {} spent of {}, over by {}", who, over->budget == "cost" ? "cost" : "token",
-                                            budget_text(over->budget, over->spent), budget_text(over->budget, over->limit),
-                                            budget_text(over->budget, over->over)));
+    return finish(
+        "stopped", 3,
+        fmt::format("{} {} budget reached: {} spent of {}, over by {}", who,
+                    over->budget == "cost" ? "cost" : "token",
+                    budget_text(over->budget, over->spent), budget_text(over->budget, over->limit),
+                    budget_text(over->budget, over->over)));
   }
 
   // Auto's decision before a call, from the figure of the session's last call (its context
@@ -1223,20 +1449,26 @@ class Runner {
     if (!tokens.is_number_unsigned() || tokens.get<uint64_t>() == 0) return AutoAction::Keep;
     const ojson window = s.value("context_window", ojson());
     WindowHints hints;
-    if (window.is_number_unsigned()) hints.status_line_window = static_cast<int64_t>(std::min<uint64_t>(window.get<uint64_t>(), 1ull << 40));
+    if (window.is_number_unsigned())
+      hints.status_line_window =
+          static_cast<int64_t>(std::min<uint64_t>(window.get<uint64_t>(), 1ull << 40));
     hints.model = model_;
     hints.compaction = compaction_;
-    const ContextFigure f = make_figure(cfg.context, hints, static_cast<int64_t>(std::min<uint64_t>(tokens.get<uint64_t>(), 1ull << 40)));
+    const ContextFigure f =
+        make_figure(cfg.context, hints,
+                    static_cast<int64_t>(std::min<uint64_t>(tokens.get<uint64_t>(), 1ull << 40)));
     const AutoAction a = decide_auto(f.percent, new_task, opts_.auto_thresholds);
     if (a != AutoAction::Keep)
-      emit("auto_decision", {{"task_id", task["id"]},
-                             {"decision", std::string(to_string(a))},
-                             {"why", a == AutoAction::Fresh ? "fresh_at" : "compact_at"},
-                             {"percent", f.percent},
-                             {"threshold", a == AutoAction::Fresh ? opts_.auto_thresholds.fresh_at : opts_.auto_thresholds.compact_at},
-                             {"context_tokens", f.tokens},
-                             {"window", f.window},
-                             {"denominator", f.denominator}});
+      emit("auto_decision",
+           {{"task_id", task["id"]},
+            {"decision", std::string(to_string(a))},
+            {"why", a == AutoAction::Fresh ? "fresh_at" : "compact_at"},
+            {"percent", f.percent},
+            {"threshold", a == AutoAction::Fresh ? opts_.auto_thresholds.fresh_at
+                                                 : opts_.auto_thresholds.compact_at},
+            {"context_tokens", f.tokens},
+            {"window", f.window},
+            {"denominator", f.denominator}});
     return a;
   }
 
@@ -1246,7 +1478,10 @@ class Runner {
     const std::string name = fmt::format("anchors/{:04}.md", epoch);
     if (!anchor.empty())
       if (auto r = record_.write_file(name, anchor); !r) progress("note: " + r.error().message);
-    st["session"] = {{"id", id}, {"task_key", task_key}, {"anchor_epoch", epoch}, {"anchor_file", anchor.empty() ? "" : name}};
+    st["session"] = {{"id", id},
+                     {"task_key", task_key},
+                     {"anchor_epoch", epoch},
+                     {"anchor_file", anchor.empty() ? "" : name}};
     session_anchor_ = anchor;
     session_anchor_loaded_ = true;
   }
@@ -1274,8 +1509,8 @@ class Runner {
   bool session_anchor_loaded_ = false;
   size_t task_number_ = 0;
   std::optional<Position> pending_position_;
-  GitPrefetch git_;  // git's answers, asked while the last client call was exiting
-  int64_t paused_ms_ = 0;  // waited for a PAUSE file to go since the last iteration
+  GitPrefetch git_;          // git's answers, asked while the last client call was exiting
+  int64_t paused_ms_ = 0;    // waited for a PAUSE file to go since the last iteration
   bool stop_noted_ = false;  // a STOP that is not a file was named
   ContextMode mode_ = ContextMode::Continuous;  // the current task's mode
   bool summaries_wanted_ = false;               // some task carries the previous task's summary

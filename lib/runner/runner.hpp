@@ -19,12 +19,12 @@ namespace ctxkit::runner {
 struct RunOptions {
   std::filesystem::path project;  // where claude runs and .ctxkit/runs/ lives
   ContextMode mode = ContextMode::Continuous;
-  std::string mode_origin = "default";   // where the mode came from (flag, .work.toml, ...)
-  std::filesystem::path tasks_file;       // a tasks file, or
-  std::string workflow;                   // a workflow template (name from the search path, or a path)
-  std::string summary;                    // the workflow's request summary (workflow_start)
+  std::string mode_origin = "default";  // where the mode came from (flag, .work.toml, ...)
+  std::filesystem::path tasks_file;     // a tasks file, or
+  std::string workflow;  // a workflow template (name from the search path, or a path)
+  std::string summary;   // the workflow's request summary (workflow_start)
   std::string claude_bin = "claude";
-  std::vector<std::string> claude_args;   // passed through before the runner's own arguments
+  std::vector<std::string> claude_args;  // passed through before the runner's own arguments
   int max_iterations = 50;
   int max_task_iterations = 3;
   OnFail on_fail = OnFail::Abort;
@@ -39,8 +39,9 @@ struct RunOptions {
   int progress_lines = 20;
   int summary_max_lines = 50;
   int anchor_max_tokens = 4000;
-  int exit_grace_seconds = 30;    // after the result line (or the client's exit): then it is killed, its output left
-  int call_timeout_seconds = 0;   // a call killed after this long (0: no limit)
+  int exit_grace_seconds =
+      30;  // after the result line (or the client's exit): then it is killed, its output left
+  int call_timeout_seconds = 0;  // a call killed after this long (0: no limit)
   // The run's budget (checked between calls; reached: the run stops as on STOP). On --resume the
   // recorded budget holds unless `budget_given`: then this one replaces it.
   Budget budget;
@@ -49,7 +50,7 @@ struct RunOptions {
   LimitPolicy limits;              // what a call that ended on a rate or usage limit leads to
   int limit_tick_ms = 200;         // how often a wait for a limit looks at STOP, PAUSE and SIGINT
   bool dry_run = false;
-  std::string resume_run;                 // --resume RUN: continue this run
+  std::string resume_run;  // --resume RUN: continue this run
   int busy_timeout_ms = 1000;
 };
 
@@ -59,8 +60,8 @@ struct RunEnvironment {
   Locations locations;
   std::ostream& out;
   std::ostream& err;
-  bool progress_lines_only = true;          // stderr is not a terminal: one line per event
-  std::function<bool()> interrupted;        // SIGINT arrived (checked after each call)
+  bool progress_lines_only = true;    // stderr is not a terminal: one line per event
+  std::function<bool()> interrupted;  // SIGINT arrived (checked after each call)
 };
 
 // Runs (or resumes, or plans with dry_run) a run. Returns the exit code: 0 when every task is

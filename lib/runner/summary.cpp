@@ -1,7 +1,8 @@
 #include "runner/summary.hpp"
 
-#include <algorithm>
 #include <fmt/core.h>
+
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -27,7 +28,9 @@ std::vector<std::string_view> lines_of(std::string_view text) {
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '-' || s.front() == '*')) s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\t' || s.front() == '-' || s.front() == '*'))
+    s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
@@ -35,7 +38,9 @@ std::string_view trim(std::string_view s) {
 bool starts_with_ci(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
+    if (std::tolower(static_cast<unsigned char>(s[i])) !=
+        std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
   return true;
 }
 
@@ -48,8 +53,10 @@ std::string build_task_summary(const SummaryInputs& in, size_t max_lines) {
   out.push_back("");
   out.push_back("Files changed:");
   if (in.files_changed.empty()) out.push_back("- none recorded");
-  for (size_t i = 0; i < in.files_changed.size() && i < kMaxFiles; ++i) out.push_back("- " + in.files_changed[i]);
-  if (in.files_changed.size() > kMaxFiles) out.push_back(fmt::format("- ... and {} more", in.files_changed.size() - kMaxFiles));
+  for (size_t i = 0; i < in.files_changed.size() && i < kMaxFiles; ++i)
+    out.push_back("- " + in.files_changed[i]);
+  if (in.files_changed.size() > kMaxFiles)
+    out.push_back(fmt::format("- ... and {} more", in.files_changed.size() - kMaxFiles));
   out.push_back("");
   out.push_back("Key decisions:");
   std::vector<std::string> decisions;

@@ -11,8 +11,8 @@ namespace ctxkit::runner {
 struct SummaryInputs {
   std::string task_id, title, status;  // status: done, skipped, failed
   std::vector<std::string> files_changed;
-  std::string final_message;           // the agent's last final message
-  std::string progress_tail;           // the progress file's last lines
+  std::string final_message;  // the agent's last final message
+  std::string progress_tail;  // the progress file's last lines
   std::string blocked_reason;
 };
 

@@ -1,10 +1,10 @@
 #include "store/db_check.hpp"
 
+#include <fmt/core.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <cctype>
-#include <fmt/core.h>
 
 #include "store/sqlite_stmt.hpp"
 
@@ -18,8 +18,10 @@ std::string file_uri(const fs::path& path) {
   std::string uri = "file:";
   for (char ch : path.string()) {
     const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') uri += ch;
-    else uri += fmt::format("%{:02X}", c);
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~')
+      uri += ch;
+    else
+      uri += fmt::format("%{:02X}", c);
   }
   return uri;
 }
@@ -27,8 +29,10 @@ std::string file_uri(const fs::path& path) {
 
 Result<sqlite::Handle> open_read_only(const fs::path& path, int busy_timeout_ms) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return fail(fmt::format("{}: no such file", path.string()), Error::Kind::NotFound);
-  if (!S_ISREG(st.st_mode)) return fail(fmt::format("{}: not a regular file", path.string()), Error::Kind::Invalid);
+  if (::stat(path.c_str(), &st) != 0)
+    return fail(fmt::format("{}: no such file", path.string()), Error::Kind::NotFound);
+  if (!S_ISREG(st.st_mode))
+    return fail(fmt::format("{}: not a regular file", path.string()), Error::Kind::Invalid);
   // Without a write-ahead log the file holds everything: read it as immutable, so that SQLite
   // creates no -shm or -wal beside it. With one, a plain read-only connection reads the log too.
   fs::path wal = path;
@@ -37,10 +41,13 @@ Result<sqlite::Handle> open_read_only(const fs::path& path, int busy_timeout_ms)
   std::string uri = file_uri(path) + (fs::exists(wal, ec) ? "?mode=ro" : "?mode=ro&immutable=1");
   sqlite::configure_once();
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc = sqlite3_open_v2(uri.c_str(), &raw,
+                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   sqlite::Handle db(raw);
   if (rc != SQLITE_OK)
-    return fail(fmt::format("{}: {}", path.string(), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), sqlite::error_kind(rc));
+    return fail(
+        fmt::format("{}: {}", path.string(), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)),
+        sqlite::error_kind(rc));
   sqlite3_busy_timeout(raw, busy_timeout_ms);
   return db;
 }
@@ -49,7 +56,8 @@ Result<DatabaseCheck> check_database(const fs::path& path, int busy_timeout_ms) 
   auto db = open_read_only(path, busy_timeout_ms);
   if (!db) return std::unexpected(db.error());
   auto problem = [&](const char* what, int rc) {
-    return fail(fmt::format("{}: {}: {}", path.string(), what, sqlite3_errmsg(db->get())), sqlite::error_kind(rc));
+    return fail(fmt::format("{}: {}: {}", path.string(), what, sqlite3_errmsg(db->get())),
+                sqlite::error_kind(rc));
   };
   DatabaseCheck check;
   {

@@ -3,9 +3,8 @@
 #include <filesystem>
 #include <string>
 
-#include "util/error.hpp"
-
 #include "store/sqlite_handle.hpp"
+#include "util/error.hpp"
 
 namespace ctxkit {
 

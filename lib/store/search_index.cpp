@@ -1,16 +1,15 @@
 #include "store/search_index.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fmt/core.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include "store/db_check.hpp"
@@ -31,13 +30,17 @@ using sqlite::Stmt;
 // segment is written (the default, 1 MB, writes many small segments that are merged again and
 // again: indexing 1.3 to 1.5 times slower and the index 20% larger).
 const char* kSchema =
-    "CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, session_id TEXT NOT NULL,"
-    "  project TEXT NOT NULL, indexed_bytes INTEGER NOT NULL DEFAULT 0, indexed_lines INTEGER NOT NULL DEFAULT 0,"
+    "CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
+    "session_id TEXT NOT NULL,"
+    "  project TEXT NOT NULL, indexed_bytes INTEGER NOT NULL DEFAULT 0, indexed_lines INTEGER NOT "
+    "NULL DEFAULT 0,"
     "  excluded INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX IF NOT EXISTS files_session ON files(session_id);"
-    "CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, line INTEGER NOT NULL,"
+    "CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, line "
+    "INTEGER NOT NULL,"
     "  offset INTEGER NOT NULL, timestamp TEXT NOT NULL, role TEXT NOT NULL);"
-    "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', detail=full, tokenize='unicode61');"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', detail=full, "
+    "tokenize='unicode61');"
     "INSERT INTO fts(fts, rank) VALUES('hashsize', 16777216);";
 
 const char* kLineIndex = "CREATE INDEX IF NOT EXISTS messages_line ON messages(file_id, line);";
@@ -54,7 +57,8 @@ struct RankTotals {
   double avg = 1;
 };
 
-void ctx_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int n_val, sqlite3_value** val) {
+void ctx_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int n_val,
+              sqlite3_value** val) {
   constexpr double k1 = 1.2, b = 0.75;
   auto* totals = static_cast<RankTotals*>(api->xGetAuxdata(fts, 0));
   if (!totals) {
@@ -68,7 +72,8 @@ void ctx_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ct
     totals = new RankTotals;
     totals->rows = static_cast<double>(std::max<sqlite3_int64>(rows, 1));
     totals->avg = tokens > 0 ? static_cast<double>(tokens) / totals->rows : 1.0;
-    if (api->xSetAuxdata(fts, totals, [](void* p) { delete static_cast<RankTotals*>(p); }) != SQLITE_OK) {
+    if (api->xSetAuxdata(fts, totals, [](void* p) { delete static_cast<RankTotals*>(p); }) !=
+        SQLITE_OK) {
       sqlite3_result_error_nomem(ctx);
       return;
     }
@@ -102,7 +107,8 @@ void ctx_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ct
   sqlite3_result_double(ctx, -score);
 }
 
-// Registers ctx_rank on a connection (FTS5's extension interface, reached through "SELECT fts5(?)").
+// Registers ctx_rank on a connection (FTS5's extension interface, reached through "SELECT
+// fts5(?)").
 bool register_rank(sqlite3* db) {
   fts5_api* api = nullptr;
   sqlite3_stmt* s = nullptr;
@@ -118,43 +124,64 @@ bool register_rank(sqlite3* db) {
 
 struct SearchIndex::Statements {
   Statements(sqlite3* db)
-      : meta(db, "INSERT INTO messages(file_id, line, offset, timestamp, role) VALUES(?1,?2,?3,?4,?5)"),
+      : meta(db,
+             "INSERT INTO messages(file_id, line, offset, timestamp, role) VALUES(?1,?2,?3,?4,?5)"),
         text(db, "INSERT INTO fts(rowid, body) VALUES(?1,?2)"),
-        progress(db, "UPDATE files SET indexed_bytes=?2, indexed_lines=?3, excluded=?4 WHERE id=?1") {}
+        progress(db,
+                 "UPDATE files SET indexed_bytes=?2, indexed_lines=?3, excluded=?4 WHERE id=?1") {}
   Stmt meta, text, progress;
 };
 
 SearchIndex::SearchIndex(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
 Error SearchIndex::error(const std::string& what, int rc) const {
-  return Error{fmt::format("search index {}: {}: {}", path_, what, db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc)), sqlite::error_kind(rc)};
+  return Error{fmt::format("search index {}: {}: {}", path_, what,
+                           db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc)),
+               sqlite::error_kind(rc)};
 }
 
-Result<void> SearchIndex::exec(const char* sql) { return sqlite::exec(db_.get(), sql, "search index", path_); }
+Result<void> SearchIndex::exec(const char* sql) {
+  return sqlite::exec(db_.get(), sql, "search index", path_);
+}
 
-Result<void> SearchIndex::begin() { return exec("BEGIN IMMEDIATE"); }
-Result<void> SearchIndex::commit() { return exec("COMMIT"); }
-void SearchIndex::rollback() { (void)exec("ROLLBACK"); }
+Result<void> SearchIndex::begin() {
+  return exec("BEGIN IMMEDIATE");
+}
+Result<void> SearchIndex::commit() {
+  return exec("COMMIT");
+}
+void SearchIndex::rollback() {
+  (void)exec("ROLLBACK");
+}
 
 Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms) {
   // archive/ (and any missing folder above it): 0700 whatever the umask, never a link.
   if (auto made = util::make_private_dirs(path.parent_path()); !made)
     return fail(made.error().message, Error::Kind::ReadOnly);
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return fail(fmt::format("search index {}: {}", path.string(), std::strerror(errno)), Error::Kind::ReadOnly);
+  if (fd < 0)
+    return fail(fmt::format("search index {}: {}", path.string(), std::strerror(errno)),
+                Error::Kind::ReadOnly);
   ::close(fd);
   sqlite3* raw = nullptr;
   sqlite::configure_once();
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
+  int rc = sqlite3_open_v2(
+      path.c_str(), &raw,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+      nullptr);
   SearchIndex idx(raw, path.string());
   if (rc != SQLITE_OK) return std::unexpected(idx.error("opening", rc));
   sqlite3_busy_timeout(raw, busy_timeout_ms);
   // Checkpoints (each with an fsync) every 64 MB of log rather than every 4 MB: an indexer writes
   // in long batches, and waiting on the disk a dozen times per 100 MB archived cost a third of
   // its time.
-  if (auto r = idx.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=16384;"); !r) return std::unexpected(r.error());
+  if (auto r = idx.exec(
+          "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=16384;");
+      !r)
+    return std::unexpected(r.error());
   auto version = [&]() -> Result<int> {
     Stmt v(raw, "PRAGMA user_version");
-    if (v.prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("reading the schema version", v.prepare_rc()));
+    if (v.prepare_rc() != SQLITE_OK)
+      return std::unexpected(idx.error("reading the schema version", v.prepare_rc()));
     int src = v.step();
     if (src != SQLITE_ROW) return std::unexpected(idx.error("reading the schema version", src));
     return static_cast<int>(v.col_int(0));
@@ -171,12 +198,14 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
     }
     if (*now > kSchemaVersion) {
       idx.rollback();
-      return fail(fmt::format("search index {}: schema version {} is newer than this ctxkit ({})", path.string(), *now, kSchemaVersion));
+      return fail(fmt::format("search index {}: schema version {} is newer than this ctxkit ({})",
+                              path.string(), *now, kSchemaVersion));
     }
     if (*now < kSchemaVersion) {
       // Version 1 kept a copy of every message, version 2 was one database: the index is rebuilt
       // from the archive.
-      const char* drop = "DROP TABLE IF EXISTS messages; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS fts;";
+      const char* drop =
+          "DROP TABLE IF EXISTS messages; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS fts;";
       if (auto r = idx.exec(*now > 0 ? drop : ""); !r) {
         idx.rollback();
         return std::unexpected(r.error());
@@ -196,7 +225,8 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
   idx.ranks_ = register_rank(raw);
   idx.st_ = std::make_shared<Statements>(raw);
   for (Stmt* s : {&idx.st_->meta, &idx.st_->text, &idx.st_->progress})
-    if (s->prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("preparing", s->prepare_rc()));
+    if (s->prepare_rc() != SQLITE_OK)
+      return std::unexpected(idx.error("preparing", s->prepare_rc()));
   return idx;
 }
 
@@ -205,25 +235,34 @@ Result<SearchIndex> SearchIndex::open_read_only(const fs::path& path, int busy_t
   if (!db) return std::unexpected(db.error());
   SearchIndex idx(db->release(), path.string());
   Stmt v(idx.db_.get(), "PRAGMA user_version");
-  if (v.prepare_rc() != SQLITE_OK) return std::unexpected(idx.error("reading the schema version", v.prepare_rc()));
+  if (v.prepare_rc() != SQLITE_OK)
+    return std::unexpected(idx.error("reading the schema version", v.prepare_rc()));
   int rc = v.step();
   if (rc != SQLITE_ROW) return std::unexpected(idx.error("reading the schema version", rc));
   if (int seen = static_cast<int>(v.col_int(0)); seen != kSchemaVersion)
-    return fail(fmt::format("search index {}: schema version {}, this ctxkit's is {}", path.string(), seen, kSchemaVersion),
+    return fail(fmt::format("search index {}: schema version {}, this ctxkit's is {}",
+                            path.string(), seen, kSchemaVersion),
                 Error::Kind::Invalid);
   idx.ranks_ = register_rank(idx.db_.get());
   return idx;
 }
 
-Result<IndexedFile> SearchIndex::file(const std::string& path, const std::string& session_id, const std::string& project) {
+Result<IndexedFile> SearchIndex::file(const std::string& path, const std::string& session_id,
+                                      const std::string& project) {
   IndexedFile f;
   {
-    Stmt s(db_.get(), "SELECT id, session_id, project, indexed_bytes, indexed_lines, excluded FROM files WHERE path=?1");
+    Stmt s(db_.get(),
+           "SELECT id, session_id, project, indexed_bytes, indexed_lines, excluded FROM files "
+           "WHERE path=?1");
     s.bind(1, path);
     int rc = s.step();
     if (rc == SQLITE_ROW) {
-      f = {s.col_int(0), s.col_text(1), s.col_text(2), static_cast<uint64_t>(s.col_int(3)),
-           static_cast<uint64_t>(s.col_int(4)), s.col_int(5) != 0};
+      f = {s.col_int(0),
+           s.col_text(1),
+           s.col_text(2),
+           static_cast<uint64_t>(s.col_int(3)),
+           static_cast<uint64_t>(s.col_int(4)),
+           s.col_int(5) != 0};
       return f;
     }
     if (rc != SQLITE_DONE) return std::unexpected(error("reading files", rc));
@@ -241,20 +280,26 @@ Result<IndexedFile> SearchIndex::file(const std::string& path, const std::string
 
 Result<std::map<std::string, IndexedFile>> SearchIndex::files() {
   std::map<std::string, IndexedFile> out;
-  Stmt s(db_.get(), "SELECT path, id, session_id, project, indexed_bytes, indexed_lines, excluded FROM files");
+  Stmt s(db_.get(),
+         "SELECT path, id, session_id, project, indexed_bytes, indexed_lines, excluded FROM files");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading files", s.prepare_rc()));
   while (true) {
     int rc = s.step();
     if (rc == SQLITE_DONE) break;
     if (rc != SQLITE_ROW) return std::unexpected(error("reading files", rc));
-    out[s.col_text(0)] = {s.col_int(1), s.col_text(2), s.col_text(3), static_cast<uint64_t>(s.col_int(4)),
-                          static_cast<uint64_t>(s.col_int(5)), s.col_int(6) != 0};
+    out[s.col_text(0)] = {s.col_int(1),
+                          s.col_text(2),
+                          s.col_text(3),
+                          static_cast<uint64_t>(s.col_int(4)),
+                          static_cast<uint64_t>(s.col_int(5)),
+                          s.col_int(6) != 0};
   }
   return out;
 }
 
 Result<void> SearchIndex::add(int64_t file_id, const IndexRow& row) {
-  if (!st_) return fail(fmt::format("search index {}: opened read-only", path_), Error::Kind::ReadOnly);
+  if (!st_)
+    return fail(fmt::format("search index {}: opened read-only", path_), Error::Kind::ReadOnly);
   Stmt& m = st_->meta;
   m.bind(1, file_id);
   m.bind(2, row.line);
@@ -273,8 +318,10 @@ Result<void> SearchIndex::add(int64_t file_id, const IndexRow& row) {
   return {};
 }
 
-Result<void> SearchIndex::set_progress(int64_t file_id, uint64_t bytes, uint64_t lines, bool excluded) {
-  if (!st_) return fail(fmt::format("search index {}: opened read-only", path_), Error::Kind::ReadOnly);
+Result<void> SearchIndex::set_progress(int64_t file_id, uint64_t bytes, uint64_t lines,
+                                       bool excluded) {
+  if (!st_)
+    return fail(fmt::format("search index {}: opened read-only", path_), Error::Kind::ReadOnly);
   Stmt& p = st_->progress;
   p.bind(1, file_id);
   p.bind(2, static_cast<int64_t>(bytes));
@@ -286,7 +333,8 @@ Result<void> SearchIndex::set_progress(int64_t file_id, uint64_t bytes, uint64_t
   return {};
 }
 
-Result<uint64_t> SearchIndex::remove_file_rows(int64_t file_id, const std::function<std::optional<std::string>(int64_t)>& text_at) {
+Result<uint64_t> SearchIndex::remove_file_rows(
+    int64_t file_id, const std::function<std::optional<std::string>(int64_t)>& text_at) {
   std::vector<std::pair<int64_t, int64_t>> rows;
   {
     Stmt s(db_.get(), "SELECT id, offset FROM messages WHERE file_id=?1");
@@ -340,7 +388,8 @@ std::string make_snippet(const std::string& text, const std::string& words) {
     size_t at = low.find(t);
     if (at == std::string::npos) continue;
     size_t count = 0;
-    for (size_t p = at; p != std::string::npos && count < fewest; p = low.find(t, p + t.size())) ++count;
+    for (size_t p = at; p != std::string::npos && count < fewest; p = low.find(t, p + t.size()))
+      ++count;
     if (count < fewest) {
       fewest = count;
       first = at;
@@ -384,14 +433,16 @@ std::string SearchIndex::fts_query(const std::string& words) {
 }
 
 std::string SearchIndex::query_too_long(const std::string& words) {
-  if (words.size() > kMaxQueryBytes) return fmt::format("the query is {} bytes long; give at most {}", words.size(), kMaxQueryBytes);
+  if (words.size() > kMaxQueryBytes)
+    return fmt::format("the query is {} bytes long; give at most {}", words.size(), kMaxQueryBytes);
   size_t n = 0;
   for (size_t i = 0; i < words.size();) {
     while (i < words.size() && std::isspace(static_cast<unsigned char>(words[i]))) ++i;
     if (i < words.size()) ++n;
     while (i < words.size() && !std::isspace(static_cast<unsigned char>(words[i]))) ++i;
   }
-  if (n > kMaxQueryWords) return fmt::format("the query has {} words; give at most {}", n, kMaxQueryWords);
+  if (n > kMaxQueryWords)
+    return fmt::format("the query has {} words; give at most {}", n, kMaxQueryWords);
   return {};
 }
 
@@ -454,11 +505,14 @@ Result<int64_t> SearchIndex::count_matches(const SearchQuery& q, int64_t up_to) 
   if (match.empty()) return fail("nothing to search for", Error::Kind::Invalid);
   int n = 2;
   std::string sql =
-      "SELECT count(*) FROM (SELECT m.id FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
-      "WHERE fts MATCH ?1 AND f.excluded = 0" + filter_sql(q, n);
+      "SELECT count(*) FROM (SELECT m.id FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS "
+      "JOIN files f ON f.id = m.file_id "
+      "WHERE fts MATCH ?1 AND f.excluded = 0" +
+      filter_sql(q, n);
   sql += fmt::format(" LIMIT ?{})", n);
   Stmt s(db_.get(), sql);
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("preparing search", s.prepare_rc()));
   int k = 1;
   s.bind(k++, match);
   bind_filters(s, q, k);
@@ -476,8 +530,10 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
   // Where the newest kMaxRanked matches begin (walking matches by rowid is cheap; ranking is not).
   int64_t floor_rowid = 0;
   if (ranked) {
-    Stmt c(db_.get(), "SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2");
-    if (c.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", c.prepare_rc()));
+    Stmt c(db_.get(),
+           "SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2");
+    if (c.prepare_rc() != SQLITE_OK)
+      return std::unexpected(error("preparing search", c.prepare_rc()));
     c.bind(1, match);
     c.bind(2, max_ranked);
     int rc = c.step();
@@ -506,17 +562,21 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
     for (double c : counts) rank_sql += fmt::format(", {:.1f}", c);
     rank_sql += ")";
   }
-  std::string sql = std::string("SELECT f.session_id, f.project, m.line, m.timestamp, m.role, ") + (ranked ? rank_sql : "0.0") +
-                    ", f.path, m.offset "
-                    // CROSS JOIN keeps the FTS5 match the outer loop (SQLite would otherwise scan messages).
-                    "FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
-                    "WHERE fts MATCH ?1 AND f.excluded = 0";
+  std::string sql =
+      std::string("SELECT f.session_id, f.project, m.line, m.timestamp, m.role, ") +
+      (ranked ? rank_sql : "0.0") +
+      ", f.path, m.offset "
+      // CROSS JOIN keeps the FTS5 match the outer loop (SQLite would otherwise scan messages).
+      "FROM fts CROSS JOIN messages m ON m.id = fts.rowid CROSS JOIN files f ON f.id = m.file_id "
+      "WHERE fts MATCH ?1 AND f.excluded = 0";
   int n = 2;
   if (floor_rowid > 0) sql += fmt::format(" AND fts.rowid >= ?{}", n++);
   sql += filter_sql(q, n);
-  sql += ranked ? fmt::format(" ORDER BY 6 LIMIT ?{}", n) : fmt::format(" ORDER BY fts.rowid DESC LIMIT ?{}", n);
+  sql += ranked ? fmt::format(" ORDER BY 6 LIMIT ?{}", n)
+                : fmt::format(" ORDER BY fts.rowid DESC LIMIT ?{}", n);
   Stmt s(db_.get(), sql);
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("preparing search", s.prepare_rc()));
   int k = 1;
   s.bind(k++, match);
   if (floor_rowid > 0) s.bind(k++, floor_rowid);
@@ -540,17 +600,22 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
   return result;
 }
 
-Result<std::vector<double>> SearchIndex::phrase_counts(const std::vector<std::string>& phrases, int64_t sample) {
+Result<std::vector<double>> SearchIndex::phrase_counts(const std::vector<std::string>& phrases,
+                                                       int64_t sample) {
   std::vector<double> out;
   int64_t newest = 0;
   {
     Stmt m(db_.get(), "SELECT max(id) FROM messages");
-    if (m.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", m.prepare_rc()));
+    if (m.prepare_rc() != SQLITE_OK)
+      return std::unexpected(error("preparing search", m.prepare_rc()));
     if (int rc = m.step(); rc != SQLITE_ROW) return std::unexpected(error("searching", rc));
     newest = m.col_int(0);
   }
-  Stmt c(db_.get(), "SELECT count(*), min(rowid) FROM (SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)");
-  if (c.prepare_rc() != SQLITE_OK) return std::unexpected(error("preparing search", c.prepare_rc()));
+  Stmt c(db_.get(),
+         "SELECT count(*), min(rowid) FROM (SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY "
+         "rowid DESC LIMIT ?2)");
+  if (c.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("preparing search", c.prepare_rc()));
   for (const auto& phrase : phrases) {
     c.bind(1, phrase);
     c.bind(2, sample);
@@ -563,16 +628,23 @@ Result<std::vector<double>> SearchIndex::phrase_counts(const std::vector<std::st
     c.reset();
     // Fewer than `sample`: the exact count. Else that many in the stretch of rows from the oldest
     // of them to the newest message, scaled to the whole index.
-    if (found < sample || oldest <= 0 || newest < oldest) out.push_back(static_cast<double>(found));
-    else out.push_back(static_cast<double>(found) * static_cast<double>(newest) / static_cast<double>(newest - oldest + 1));
+    if (found < sample || oldest <= 0 || newest < oldest)
+      out.push_back(static_cast<double>(found));
+    else
+      out.push_back(static_cast<double>(found) * static_cast<double>(newest) /
+                    static_cast<double>(newest - oldest + 1));
   }
   return out;
 }
 
 Result<int64_t> SearchIndex::token_documents(const std::string& token) {
-  if (auto r = exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, 'row')"); !r) return std::unexpected(r.error());
+  if (auto r =
+          exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, 'row')");
+      !r)
+    return std::unexpected(r.error());
   Stmt s(db_.get(), "SELECT doc FROM temp.vocab WHERE term=?1");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading the vocabulary", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading the vocabulary", s.prepare_rc()));
   s.bind(1, token);
   int rc = s.step();
   if (rc == SQLITE_DONE) return 0;
@@ -586,7 +658,8 @@ std::string agent_of_path(std::string_view path) {
   return p.stem().string();
 }
 
-Result<std::optional<fs::path>> SearchIndex::file_of(const std::string& session_id, const std::string& agent) {
+Result<std::optional<fs::path>> SearchIndex::file_of(const std::string& session_id,
+                                                     const std::string& agent) {
   Stmt s(db_.get(), "SELECT path FROM files WHERE session_id=?1 ORDER BY indexed_bytes DESC");
   s.bind(1, session_id);
   while (true) {
@@ -598,11 +671,13 @@ Result<std::optional<fs::path>> SearchIndex::file_of(const std::string& session_
   }
 }
 
-Result<std::optional<IndexedLine>> SearchIndex::line_at_or_before(const fs::path& file, int64_t line) {
+Result<std::optional<IndexedLine>> SearchIndex::line_at_or_before(const fs::path& file,
+                                                                  int64_t line) {
   Stmt s(db_.get(),
          "SELECT m.line, m.offset FROM files f CROSS JOIN messages m ON m.file_id = f.id "
          "WHERE f.path = ?1 AND m.line <= ?2 ORDER BY m.line DESC LIMIT 1");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading messages", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading messages", s.prepare_rc()));
   s.bind(1, file.string());
   s.bind(2, line);
   int rc = s.step();

@@ -10,9 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "util/error.hpp"
-
 #include "store/sqlite_handle.hpp"
+#include "util/error.hpp"
 
 namespace ctxkit {
 
@@ -21,28 +20,28 @@ namespace ctxkit {
 struct SearchHit {
   std::string session_id;
   std::string project;
-  int64_t line = 0;          // 1-based line of the archived transcript
+  int64_t line = 0;  // 1-based line of the archived transcript
   std::string timestamp;
-  std::string role;          // user, assistant, tool_use, tool_result
+  std::string role;  // user, assistant, tool_use, tool_result
   std::string snippet;
-  double rank = 0;           // bm25, lower is better
-  std::string path;          // the archived transcript
-  int64_t offset = 0;        // of the line in it
+  double rank = 0;     // bm25, lower is better
+  std::string path;    // the archived transcript
+  int64_t offset = 0;  // of the line in it
 };
 
 // Filters of a search.
 struct SearchQuery {
-  std::string words;         // the user's words, taken literally
-  std::string project;       // exact project folder name, or empty
-  std::string session;       // session id, or empty
-  std::string since;         // ISO 8601 date or time; hits at or after it
+  std::string words;    // the user's words, taken literally
+  std::string project;  // exact project folder name, or empty
+  std::string session;  // session id, or empty
+  std::string since;    // ISO 8601 date or time; hits at or after it
   int limit = 20;
 };
 
 // Ranked hits, and whether ranking was limited to the newest matches.
 struct SearchResult {
   std::vector<SearchHit> hits;
-  bool capped = false;       // more than kMaxRanked messages matched: only the newest were ranked
+  bool capped = false;  // more than kMaxRanked messages matched: only the newest were ranked
 };
 
 // How far one archived transcript is indexed.
@@ -52,7 +51,7 @@ struct IndexedFile {
   std::string project;
   uint64_t indexed_bytes = 0;  // complete lines up to here are indexed
   uint64_t indexed_lines = 0;
-  bool excluded = false;       // carries the exclusion marker: nothing of it is indexed
+  bool excluded = false;  // carries the exclusion marker: nothing of it is indexed
 };
 
 // Where an indexed message's line starts in its archived transcript.
@@ -96,7 +95,8 @@ class SearchIndex {
   // Opens an existing index read-only, creating nothing (store/db_check's open_read_only), for
   // looking at it: the writing calls fail with an error. A missing file is an error of kind
   // NotFound; an index of another schema version one of kind Invalid.
-  static Result<SearchIndex> open_read_only(const std::filesystem::path& path, int busy_timeout_ms = 1000);
+  static Result<SearchIndex> open_read_only(const std::filesystem::path& path,
+                                            int busy_timeout_ms = 1000);
   SearchIndex(SearchIndex&& other) noexcept = default;
   SearchIndex& operator=(SearchIndex&& other) noexcept = default;
   SearchIndex(const SearchIndex&) = delete;
@@ -109,7 +109,8 @@ class SearchIndex {
   void rollback();
 
   // The file's state, registering it (inside a transaction) when it is new.
-  Result<IndexedFile> file(const std::string& path, const std::string& session_id, const std::string& project);
+  Result<IndexedFile> file(const std::string& path, const std::string& session_id,
+                           const std::string& project);
   // Every indexed file by path (for progress and pending work).
   Result<std::map<std::string, IndexedFile>> files();
   Result<void> add(int64_t file_id, const IndexRow& row);
@@ -117,7 +118,8 @@ class SearchIndex {
   // Removes the messages of a file. A contentless table forgets a message only when given its
   // text again: `text_at(offset)` re-reads it from the archived copy (nullopt when it cannot,
   // e.g. the file was replaced: then only the message's row goes and its tokens stay unreachable).
-  Result<uint64_t> remove_file_rows(int64_t file_id, const std::function<std::optional<std::string>(int64_t offset)>& text_at);
+  Result<uint64_t> remove_file_rows(
+      int64_t file_id, const std::function<std::optional<std::string>(int64_t offset)>& text_at);
 
   // Ranked hits (bm25) for the user's words (each word quoted: FTS5 syntax is not the user's).
   // The document frequencies of bm25 come from phrase_counts: exact for a word fewer than
@@ -125,7 +127,8 @@ class SearchIndex {
   // At most `max_ranked` of the newest matches are ranked. With `ranked` false every match is
   // returned newest first with rank 0, without bm25 (whose document frequencies cost a pass over
   // the whole index for a common word or phrase): for a query whose matches all fit in the limit.
-  Result<SearchResult> search(const SearchQuery& query, int64_t max_ranked = kMaxRanked, bool ranked = true);
+  Result<SearchResult> search(const SearchQuery& query, int64_t max_ranked = kMaxRanked,
+                              bool ranked = true);
   // How many messages match (with the query's filters), counted up to `up_to`.
   Result<int64_t> count_matches(const SearchQuery& query, int64_t up_to);
   // Moves what the write-ahead log holds into the database and empties the log (after a long
@@ -139,11 +142,13 @@ class SearchIndex {
 
   // The archived file of a session (or, with `agent`, of that subagent of it: agent-<id>), if it
   // was indexed.
-  Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id, const std::string& agent = {});
+  Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id,
+                                                       const std::string& agent = {});
 
   // The indexed message of `file` nearest before or at `line` (where to start reading to reach
   // that line without reading the file from its start), nullopt when none is.
-  Result<std::optional<IndexedLine>> line_at_or_before(const std::filesystem::path& file, int64_t line);
+  Result<std::optional<IndexedLine>> line_at_or_before(const std::filesystem::path& file,
+                                                       int64_t line);
 
   // Turns the user's words into an FTS5 query that matches them literally (all of them).
   static std::string fts_query(const std::string& words);
@@ -154,7 +159,8 @@ class SearchIndex {
   // `sample`, and beyond estimated from the stretch of rows the newest `sample` of them lie in
   // (the rank's document frequencies, at a bounded cost).
   static constexpr int64_t kPhraseSample = 1000;
-  Result<std::vector<double>> phrase_counts(const std::vector<std::string>& phrases, int64_t sample = kPhraseSample);
+  Result<std::vector<double>> phrase_counts(const std::vector<std::string>& phrases,
+                                            int64_t sample = kPhraseSample);
 
  private:
   SearchIndex(sqlite3* db, std::string path);

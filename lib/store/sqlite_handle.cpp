@@ -1,8 +1,8 @@
 #include "store/sqlite_handle.hpp"
 
+#include <fmt/core.h>
 #include <sqlite3.h>
 
-#include <fmt/core.h>
 #include <mutex>
 #include <string>
 
@@ -10,7 +10,9 @@
 
 namespace ctxkit::sqlite {
 
-void Closer::operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
+void Closer::operator()(sqlite3* db) const noexcept {
+  sqlite3_close_v2(db);
+}
 
 void configure_once() {
   static std::once_flag once;

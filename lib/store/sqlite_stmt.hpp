@@ -35,19 +35,27 @@ inline Error::Kind error_kind(int rc) {
 
 class Stmt {
  public:
-  Stmt(sqlite3* db, const std::string& sql) { rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr); }
+  Stmt(sqlite3* db, const std::string& sql) {
+    rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr);
+  }
   ~Stmt() { sqlite3_finalize(s_); }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
   // The result of preparing; the other calls are only valid when it is SQLITE_OK.
   int prepare_rc() const { return rc_; }
-  void bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
+  void bind(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  }
   void bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
   // Binds text without copying it: `v` must stay valid until the statement is stepped and reset.
-  void bind_view(int i, std::string_view v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC); }
+  void bind_view(int i, std::string_view v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  }
   void bind(int i, const std::optional<int64_t>& v) {
-    if (v) sqlite3_bind_int64(s_, i, *v);
-    else sqlite3_bind_null(s_, i);
+    if (v)
+      sqlite3_bind_int64(s_, i, *v);
+    else
+      sqlite3_bind_null(s_, i);
   }
   int step() { return sqlite3_step(s_); }
   void reset() {

@@ -4,8 +4,8 @@
 
 namespace ctxkit {
 
-std::optional<StateStore> open_state(const Locations& loc, const Config& config, std::string& problem,
-                                     Error::Kind* problem_kind) {
+std::optional<StateStore> open_state(const Locations& loc, const Config& config,
+                                     std::string& problem, Error::Kind* problem_kind) {
   const auto path = loc.state_db();
   uint64_t inode = file_inode(path);
   auto store = StateStore::open(path, config.state.busy_timeout_ms);

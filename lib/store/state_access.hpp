@@ -13,7 +13,7 @@ namespace ctxkit {
 // reports as corrupt is moved aside and a fresh one created once. Returns the store, or nullopt
 // with `problem` set to a one-line description (the caller then runs without state).
 // `problem_kind`, when given, receives the kind of the failure (Busy: the database is locked).
-std::optional<StateStore> open_state(const Locations& loc, const Config& config, std::string& problem,
-                                     Error::Kind* problem_kind = nullptr);
+std::optional<StateStore> open_state(const Locations& loc, const Config& config,
+                                     std::string& problem, Error::Kind* problem_kind = nullptr);
 
 }  // namespace ctxkit

@@ -1,9 +1,8 @@
 #include "store/state_store.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sqlite3.h>
-
-#include "store/sqlite_stmt.hpp"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,9 +10,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fmt/core.h>
 #include <thread>
 
+#include "store/sqlite_stmt.hpp"
 #include "util/fs.hpp"
 #include "util/time.hpp"
 
@@ -21,7 +20,6 @@ namespace ctxkit {
 namespace fs = std::filesystem;
 
 namespace {
-
 
 using sqlite::Stmt;
 
@@ -49,7 +47,8 @@ const char* const kMigrations[] = {
     // 2 -> 3: rollovers waiting for a supervisor.
     "CREATE TABLE IF NOT EXISTS pending_rollovers ("
     "  supervisor TEXT PRIMARY KEY, session_id TEXT NOT NULL, new_session_id TEXT NOT NULL,"
-    "  prompt_path TEXT NOT NULL, cwd TEXT NOT NULL, ready INTEGER NOT NULL DEFAULT 0, created_at_ms INTEGER NOT NULL)"
+    "  prompt_path TEXT NOT NULL, cwd TEXT NOT NULL, ready INTEGER NOT NULL DEFAULT 0, "
+    "created_at_ms INTEGER NOT NULL)"
     "  WITHOUT ROWID;",
     // 3 -> 4: the event log (runner runs and workflow context actions), runs, and the workflow
     // context actions a supervisor carries out (a pending "rollover" gains its kind and focus).
@@ -59,7 +58,8 @@ const char* const kMigrations[] = {
     "CREATE INDEX IF NOT EXISTS events_scope ON events(source, scope, id);"
     "CREATE TABLE IF NOT EXISTS runs ("
     "  run_id TEXT PRIMARY KEY, project TEXT NOT NULL, folder TEXT NOT NULL, mode TEXT NOT NULL,"
-    "  status TEXT NOT NULL, started_at_ms INTEGER NOT NULL, ended_at_ms INTEGER, totals TEXT NOT NULL DEFAULT '{}')"
+    "  status TEXT NOT NULL, started_at_ms INTEGER NOT NULL, ended_at_ms INTEGER, totals TEXT NOT "
+    "NULL DEFAULT '{}')"
     "  WITHOUT ROWID;",
 };
 static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
@@ -106,11 +106,14 @@ Error StateStore::error(const std::string& what, int rc) const {
   return Error{fmt::format("state database {}: {}: {}", path_, what, msg), sqlite::error_kind(rc)};
 }
 
-Result<void> StateStore::exec(const char* sql) { return sqlite::exec(db_.get(), sql, "state database", path_); }
+Result<void> StateStore::exec(const char* sql) {
+  return sqlite::exec(db_.get(), sql, "state database", path_);
+}
 
 Result<int> StateStore::user_version() {
   Stmt s(db_.get(), "PRAGMA user_version");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading the schema version", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading the schema version", s.prepare_rc()));
   int rc = s.step();
   if (rc != SQLITE_ROW) return std::unexpected(error("reading the schema version", rc));
   return static_cast<int>(s.col_int(0));
@@ -121,8 +124,9 @@ Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
   if (!dir.empty()) {
     // The state directory: 0700, ours, tightened when too open (util::make_private_dirs).
     if (auto r = util::make_private_dirs(dir); !r) {
-      return fail(fmt::format("state directory: {}", r.error().message),
-                  r.error().kind == Error::Kind::ReadOnly ? Error::Kind::ReadOnly : Error::Kind::Generic);
+      return fail(
+          fmt::format("state directory: {}", r.error().message),
+          r.error().kind == Error::Kind::ReadOnly ? Error::Kind::ReadOnly : Error::Kind::Generic);
     }
   }
   // Create the file private before SQLite does (SQLite gives -wal/-shm the same mode); a link, a
@@ -132,33 +136,40 @@ Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
   ::close(*fd);
   sqlite3* raw = nullptr;
   sqlite::configure_once();
-  int rc = sqlite3_open_v2(path.c_str(), &raw,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
+  int rc = sqlite3_open_v2(
+      path.c_str(), &raw,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+      nullptr);
   StateStore store(raw, path.string());
   if (rc != SQLITE_OK) return std::unexpected(store.error("opening", rc));
   sqlite3_busy_timeout(raw, busy_timeout_ms);
   sqlite3_extended_result_codes(raw, 0);
   if (sqlite3_db_readonly(raw, "main") == 1) {
-    return fail(fmt::format("state database {}: opened read-only", path.string()), Error::Kind::ReadOnly);
+    return fail(fmt::format("state database {}: opened read-only", path.string()),
+                Error::Kind::ReadOnly);
   }
   auto v = store.user_version();
   if (!v) return std::unexpected(v.error());
   if (*v > kSchemaVersion) {
     return fail(fmt::format("state database {}: schema version {} is newer than this ctxkit ({})",
-                            path.string(), *v, kSchemaVersion), Error::Kind::Invalid);
+                            path.string(), *v, kSchemaVersion),
+                Error::Kind::Invalid);
   }
   if (*v < kSchemaVersion) {
     // WAL must be set outside a transaction; it persists in the file. Concurrent creators may
     // see SQLITE_BUSY here (the busy handler does not cover this switch), so retry briefly, for
     // the busy timeout in all.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(busy_timeout_ms, 0));
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(busy_timeout_ms, 0));
     for (int attempt = 0;; ++attempt) {
       auto r = store.exec("PRAGMA journal_mode=WAL");
       if (r) break;
       auto left = deadline - std::chrono::steady_clock::now();
-      if (r.error().kind != Error::Kind::Busy || left <= std::chrono::steady_clock::duration::zero())
+      if (r.error().kind != Error::Kind::Busy ||
+          left <= std::chrono::steady_clock::duration::zero())
         return std::unexpected(r.error());
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(2 + std::min(attempt, 20)), left));
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::milliseconds(2 + std::min(attempt, 20)), left));
     }
     if (auto r = store.exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
     auto cur = store.user_version();
@@ -178,8 +189,11 @@ Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
         has.bind_view(2, c.column);
         const int found = has.step();
         if (found == SQLITE_ROW) continue;
-        auto r = found == SQLITE_DONE ? store.exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", c.table, c.column, c.declaration).c_str())
-                                   : Result<void>(std::unexpected(store.error("migrating", found)));
+        auto r = found == SQLITE_DONE
+                     ? store.exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", c.table, c.column,
+                                              c.declaration)
+                                      .c_str())
+                     : Result<void>(std::unexpected(store.error("migrating", found)));
         if (!r) {
           (void)store.exec("ROLLBACK");
           return std::unexpected(r.error());
@@ -202,9 +216,11 @@ Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
   return store;
 }
 
-Result<std::optional<ReminderState>> StateStore::reminder(const std::string& session, const std::string& agent) {
+Result<std::optional<ReminderState>> StateStore::reminder(const std::string& session,
+                                                          const std::string& agent) {
   Stmt s(db_.get(), "SELECT tier, fired_at_ms FROM reminders WHERE session_id=?1 AND agent_id=?2");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading reminders", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading reminders", s.prepare_rc()));
   s.bind(1, session);
   s.bind(2, agent);
   int rc = s.step();
@@ -215,7 +231,8 @@ Result<std::optional<ReminderState>> StateStore::reminder(const std::string& ses
 
 Result<std::optional<ReminderState>> StateStore::update_reminder(
     const std::string& session, const std::string& agent,
-    const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>& decide) {
+    const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>&
+        decide) {
   if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
   auto rollback = [&](Error e) -> Result<std::optional<ReminderState>> {
     (void)exec("ROLLBACK");
@@ -227,7 +244,8 @@ Result<std::optional<ReminderState>> StateStore::update_reminder(
   if (next) {
     Stmt s(db_.get(),
            "INSERT INTO reminders(session_id, agent_id, tier, fired_at_ms) VALUES(?1,?2,?3,?4) "
-           "ON CONFLICT(session_id, agent_id) DO UPDATE SET tier=excluded.tier, fired_at_ms=excluded.fired_at_ms");
+           "ON CONFLICT(session_id, agent_id) DO UPDATE SET tier=excluded.tier, "
+           "fired_at_ms=excluded.fired_at_ms");
     if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing reminders", s.prepare_rc()));
     s.bind(1, session);
     s.bind(2, agent);
@@ -240,23 +258,28 @@ Result<std::optional<ReminderState>> StateStore::update_reminder(
 }
 
 Result<void> StateStore::record_status(const std::string& session, const StatusFigure& f) {
-  Stmt s(db_.get(),
-         "INSERT INTO status_figures(session_id, tokens, window, recorded_at_ms) VALUES(?1,?2,?3,?4) "
-         "ON CONFLICT(session_id) DO UPDATE SET tokens=excluded.tokens, window=excluded.window, "
-         "recorded_at_ms=excluded.recorded_at_ms "
-         "WHERE tokens IS NOT excluded.tokens OR window IS NOT excluded.window");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing the status figure", s.prepare_rc()));
+  Stmt s(
+      db_.get(),
+      "INSERT INTO status_figures(session_id, tokens, window, recorded_at_ms) VALUES(?1,?2,?3,?4) "
+      "ON CONFLICT(session_id) DO UPDATE SET tokens=excluded.tokens, window=excluded.window, "
+      "recorded_at_ms=excluded.recorded_at_ms "
+      "WHERE tokens IS NOT excluded.tokens OR window IS NOT excluded.window");
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing the status figure", s.prepare_rc()));
   s.bind(1, session);
   s.bind(2, f.tokens);
   s.bind(3, f.window);
   s.bind(4, f.recorded_at_ms);
-  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing the status figure", rc));
+  if (int rc = s.step(); rc != SQLITE_DONE)
+    return std::unexpected(error("writing the status figure", rc));
   return {};
 }
 
 Result<std::optional<StatusFigure>> StateStore::status(const std::string& session) {
-  Stmt s(db_.get(), "SELECT tokens, window, recorded_at_ms FROM status_figures WHERE session_id=?1");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading the status figure", s.prepare_rc()));
+  Stmt s(db_.get(),
+         "SELECT tokens, window, recorded_at_ms FROM status_figures WHERE session_id=?1");
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading the status figure", s.prepare_rc()));
   s.bind(1, session);
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<StatusFigure>();
@@ -268,16 +291,19 @@ Result<void> StateStore::mark_large_window(const std::string& session, const std
   Stmt s(db_.get(),
          "INSERT INTO window_facts(session_id, agent_id, large_window) VALUES(?1,?2,1) "
          "ON CONFLICT(session_id, agent_id) DO UPDATE SET large_window=1 WHERE large_window=0");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing window facts", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing window facts", s.prepare_rc()));
   s.bind(1, session);
   s.bind(2, agent);
-  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing window facts", rc));
+  if (int rc = s.step(); rc != SQLITE_DONE)
+    return std::unexpected(error("writing window facts", rc));
   return {};
 }
 
 Result<bool> StateStore::large_window(const std::string& session, const std::string& agent) {
   Stmt s(db_.get(), "SELECT large_window FROM window_facts WHERE session_id=?1 AND agent_id=?2");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading window facts", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading window facts", s.prepare_rc()));
   s.bind(1, session);
   s.bind(2, agent);
   int rc = s.step();
@@ -292,7 +318,8 @@ namespace ctxkit {
 
 namespace {
 const char* kSessionColumns =
-    "session_id, parent_id, line_id, number, project, transcript, cwd, started_at, ended_at, end_reason, "
+    "session_id, parent_id, line_id, number, project, transcript, cwd, started_at, ended_at, "
+    "end_reason, "
     "context_at_end, tokens_saved, summary";
 
 SessionRecord read_session(Stmt& s) {
@@ -315,8 +342,10 @@ SessionRecord read_session(Stmt& s) {
 }  // namespace
 
 Result<std::optional<SessionRecord>> StateStore::session(const std::string& id) {
-  Stmt s(db_.get(), fmt::format("SELECT {} FROM sessions WHERE session_id=?1", kSessionColumns).c_str());
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading sessions", s.prepare_rc()));
+  Stmt s(db_.get(),
+         fmt::format("SELECT {} FROM sessions WHERE session_id=?1", kSessionColumns).c_str());
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading sessions", s.prepare_rc()));
   s.bind(1, id);
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<SessionRecord>();
@@ -325,8 +354,12 @@ Result<std::optional<SessionRecord>> StateStore::session(const std::string& id) 
 }
 
 Result<std::vector<SessionRecord>> StateStore::children(const std::string& id) {
-  Stmt s(db_.get(), fmt::format("SELECT {} FROM sessions WHERE parent_id=?1 ORDER BY started_at, session_id", kSessionColumns).c_str());
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading sessions", s.prepare_rc()));
+  Stmt s(db_.get(),
+         fmt::format("SELECT {} FROM sessions WHERE parent_id=?1 ORDER BY started_at, session_id",
+                     kSessionColumns)
+             .c_str());
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading sessions", s.prepare_rc()));
   s.bind(1, id);
   std::vector<SessionRecord> out;
   while (true) {
@@ -338,9 +371,12 @@ Result<std::vector<SessionRecord>> StateStore::children(const std::string& id) {
   return out;
 }
 
-Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_in, const SessionRecord& child_in,
-                                                    const std::string& end_reason, std::optional<int64_t> context_at_end,
-                                                    std::optional<int64_t> tokens_saved, const std::string& ended_at) {
+Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_in,
+                                                    const SessionRecord& child_in,
+                                                    const std::string& end_reason,
+                                                    std::optional<int64_t> context_at_end,
+                                                    std::optional<int64_t> tokens_saved,
+                                                    const std::string& ended_at) {
   if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
   auto rollback = [&](Error e) -> Result<SessionRecord> {
     (void)exec("ROLLBACK");
@@ -355,11 +391,15 @@ Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_
   if (parent.cwd.empty()) parent.cwd = parent_in.cwd;
   {
     Stmt s(db_.get(),
-           "INSERT INTO sessions(session_id, parent_id, line_id, number, project, transcript, cwd, started_at, ended_at, "
-           "end_reason, context_at_end, tokens_saved, summary) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13) "
-           "ON CONFLICT(session_id) DO UPDATE SET ended_at=excluded.ended_at, end_reason=excluded.end_reason, "
+           "INSERT INTO sessions(session_id, parent_id, line_id, number, project, transcript, cwd, "
+           "started_at, ended_at, "
+           "end_reason, context_at_end, tokens_saved, summary) "
+           "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13) "
+           "ON CONFLICT(session_id) DO UPDATE SET ended_at=excluded.ended_at, "
+           "end_reason=excluded.end_reason, "
            "context_at_end=excluded.context_at_end, tokens_saved=excluded.tokens_saved, "
-           "project=coalesce(sessions.project, excluded.project), transcript=coalesce(sessions.transcript, excluded.transcript), "
+           "project=coalesce(sessions.project, excluded.project), "
+           "transcript=coalesce(sessions.transcript, excluded.transcript), "
            "cwd=coalesce(sessions.cwd, excluded.cwd)");
     if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing sessions", s.prepare_rc()));
     s.bind(1, parent.session_id);
@@ -383,8 +423,10 @@ Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_
   child.number = parent.number + 1;
   {
     Stmt s(db_.get(),
-           "INSERT INTO sessions(session_id, parent_id, line_id, number, project, transcript, cwd, started_at, summary) "
-           "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9) ON CONFLICT(session_id) DO UPDATE SET parent_id=excluded.parent_id, "
+           "INSERT INTO sessions(session_id, parent_id, line_id, number, project, transcript, cwd, "
+           "started_at, summary) "
+           "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9) ON CONFLICT(session_id) DO UPDATE SET "
+           "parent_id=excluded.parent_id, "
            "line_id=excluded.line_id, number=excluded.number, summary=excluded.summary");
     if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing sessions", s.prepare_rc()));
     s.bind(1, child.session_id);
@@ -410,7 +452,8 @@ Result<void> StateStore::record_session_seen(const SessionRecord& r) {
   Stmt s(db_.get(),
          "INSERT INTO sessions(session_id, line_id, number, project, transcript, cwd, started_at) "
          "VALUES(?1,?1,1,?2,?3,?4,?5) ON CONFLICT(session_id) DO NOTHING");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing sessions", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing sessions", s.prepare_rc()));
   s.bind(1, r.session_id);
   s.bind(2, r.project);
   s.bind(3, r.transcript);
@@ -422,11 +465,15 @@ Result<void> StateStore::record_session_seen(const SessionRecord& r) {
 
 Result<void> StateStore::put_pending_rollover(const PendingRollover& p) {
   Stmt s(db_.get(),
-         "INSERT INTO pending_rollovers(supervisor, session_id, new_session_id, prompt_path, cwd, ready, created_at_ms, action, focus) "
-         "VALUES(?1,?2,?3,?4,?5,0,?6,?7,?8) ON CONFLICT(supervisor) DO UPDATE SET session_id=excluded.session_id, "
-         "new_session_id=excluded.new_session_id, prompt_path=excluded.prompt_path, cwd=excluded.cwd, ready=0, "
+         "INSERT INTO pending_rollovers(supervisor, session_id, new_session_id, prompt_path, cwd, "
+         "ready, created_at_ms, action, focus) "
+         "VALUES(?1,?2,?3,?4,?5,0,?6,?7,?8) ON CONFLICT(supervisor) DO UPDATE SET "
+         "session_id=excluded.session_id, "
+         "new_session_id=excluded.new_session_id, prompt_path=excluded.prompt_path, "
+         "cwd=excluded.cwd, ready=0, "
          "created_at_ms=excluded.created_at_ms, action=excluded.action, focus=excluded.focus");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
   s.bind(1, p.supervisor);
   s.bind(2, p.session_id);
   s.bind(3, p.new_session_id);
@@ -435,41 +482,51 @@ Result<void> StateStore::put_pending_rollover(const PendingRollover& p) {
   s.bind(6, util::now_ms());
   s.bind(7, p.action.empty() ? std::string("rollover") : p.action);
   s.bind(8, p.focus);
-  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
+  if (int rc = s.step(); rc != SQLITE_DONE)
+    return std::unexpected(error("writing pending rollovers", rc));
   return {};
 }
 
 Result<std::optional<PendingRollover>> StateStore::pending_rollover(const std::string& supervisor) {
   Stmt s(db_.get(),
-         "SELECT supervisor, session_id, new_session_id, prompt_path, cwd, ready, action, focus FROM pending_rollovers WHERE supervisor=?1");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading pending rollovers", s.prepare_rc()));
+         "SELECT supervisor, session_id, new_session_id, prompt_path, cwd, ready, action, focus "
+         "FROM pending_rollovers WHERE supervisor=?1");
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading pending rollovers", s.prepare_rc()));
   s.bind(1, supervisor);
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<PendingRollover>();
   if (rc != SQLITE_ROW) return std::unexpected(error("reading pending rollovers", rc));
-  return std::optional<PendingRollover>(PendingRollover{s.col_text(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4),
-                                                        s.col_int(5) != 0, s.col_text(6), s.col_text(7)});
+  return std::optional<PendingRollover>(
+      PendingRollover{s.col_text(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4),
+                      s.col_int(5) != 0, s.col_text(6), s.col_text(7)});
 }
 
-Result<bool> StateStore::mark_rollover_ready(const std::string& supervisor, const std::string& session_id) {
+Result<bool> StateStore::mark_rollover_ready(const std::string& supervisor,
+                                             const std::string& session_id) {
   // A rollover belongs to the session that prepared it; a workflow action to whichever session of
   // this supervised client ends its turn (the MCP server knows only the id it was started with).
   Stmt s(db_.get(),
-         "UPDATE pending_rollovers SET ready=1, session_id=CASE WHEN action='rollover' THEN session_id ELSE ?2 END, "
+         "UPDATE pending_rollovers SET ready=1, session_id=CASE WHEN action='rollover' THEN "
+         "session_id ELSE ?2 END, "
          "new_session_id=CASE WHEN action='compact' THEN ?2 ELSE new_session_id END "
          "WHERE supervisor=?1 AND (session_id=?2 OR action<>'rollover')");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
   s.bind(1, supervisor);
   s.bind(2, session_id);
-  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
+  if (int rc = s.step(); rc != SQLITE_DONE)
+    return std::unexpected(error("writing pending rollovers", rc));
   return sqlite3_changes(db_.get()) > 0;
 }
 
 Result<void> StateStore::clear_pending_rollover(const std::string& supervisor) {
   Stmt s(db_.get(), "DELETE FROM pending_rollovers WHERE supervisor=?1");
-  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing pending rollovers", s.prepare_rc()));
   s.bind(1, supervisor);
-  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pending rollovers", rc));
+  if (int rc = s.step(); rc != SQLITE_DONE)
+    return std::unexpected(error("writing pending rollovers", rc));
   return {};
 }
 
@@ -485,8 +542,11 @@ Result<void> StateStore::append_event(const EventRow& e) {
   return {};
 }
 
-Result<std::vector<EventRow>> StateStore::events(const std::string& source, const std::string& scope) {
-  Stmt s(db_.get(), "SELECT at_ms, source, scope, kind, data FROM events WHERE source=?1 AND scope=?2 ORDER BY id");
+Result<std::vector<EventRow>> StateStore::events(const std::string& source,
+                                                 const std::string& scope) {
+  Stmt s(db_.get(),
+         "SELECT at_ms, source, scope, kind, data FROM events WHERE source=?1 AND scope=?2 ORDER "
+         "BY id");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading events", s.prepare_rc()));
   s.bind(1, source);
   s.bind(2, scope);
@@ -495,16 +555,20 @@ Result<std::vector<EventRow>> StateStore::events(const std::string& source, cons
     int rc = s.step();
     if (rc == SQLITE_DONE) break;
     if (rc != SQLITE_ROW) return std::unexpected(error("reading events", rc));
-    out.push_back(EventRow{s.col_int(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4)});
+    out.push_back(
+        EventRow{s.col_int(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4)});
   }
   return out;
 }
 
 Result<void> StateStore::put_run(const RunRow& r) {
   Stmt s(db_.get(),
-         "INSERT INTO runs(run_id, project, folder, mode, status, started_at_ms, ended_at_ms, totals) VALUES(?1,?2,?3,?4,?5,?6,?7,?8) "
-         "ON CONFLICT(run_id) DO UPDATE SET project=excluded.project, folder=excluded.folder, mode=excluded.mode, "
-         "status=excluded.status, started_at_ms=excluded.started_at_ms, ended_at_ms=excluded.ended_at_ms, totals=excluded.totals");
+         "INSERT INTO runs(run_id, project, folder, mode, status, started_at_ms, ended_at_ms, "
+         "totals) VALUES(?1,?2,?3,?4,?5,?6,?7,?8) "
+         "ON CONFLICT(run_id) DO UPDATE SET project=excluded.project, folder=excluded.folder, "
+         "mode=excluded.mode, "
+         "status=excluded.status, started_at_ms=excluded.started_at_ms, "
+         "ended_at_ms=excluded.ended_at_ms, totals=excluded.totals");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing runs", s.prepare_rc()));
   s.bind(1, r.run_id);
   s.bind(2, r.project);
@@ -519,14 +583,16 @@ Result<void> StateStore::put_run(const RunRow& r) {
 }
 
 Result<std::optional<RunRow>> StateStore::run(const std::string& run_id) {
-  Stmt s(db_.get(), "SELECT run_id, project, folder, mode, status, started_at_ms, ended_at_ms, totals FROM runs WHERE run_id=?1");
+  Stmt s(db_.get(),
+         "SELECT run_id, project, folder, mode, status, started_at_ms, ended_at_ms, totals FROM "
+         "runs WHERE run_id=?1");
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading runs", s.prepare_rc()));
   s.bind(1, run_id);
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<RunRow>();
   if (rc != SQLITE_ROW) return std::unexpected(error("reading runs", rc));
-  return std::optional<RunRow>(RunRow{s.col_text(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4), s.col_int(5),
-                                      s.col_opt(6), s.col_text(7)});
+  return std::optional<RunRow>(RunRow{s.col_text(0), s.col_text(1), s.col_text(2), s.col_text(3),
+                                      s.col_text(4), s.col_int(5), s.col_opt(6), s.col_text(7)});
 }
 
 }  // namespace ctxkit

@@ -7,11 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "util/error.hpp"
-
 #include "core/reminder_state.hpp"
-
 #include "store/sqlite_handle.hpp"
+#include "util/error.hpp"
 
 namespace ctxkit {
 
@@ -25,31 +23,31 @@ struct StatusFigure {
 // One session in a line of work (trim and rollover derive new sessions from old ones).
 struct SessionRecord {
   std::string session_id;
-  std::string parent_id;       // empty for the first session of a line
-  std::string line_id;         // the first session of the line of work
-  int64_t number = 1;          // 1, 2, 3, ... within the line
-  std::string project;         // the project folder name under ~/.claude/projects
-  std::string transcript;      // the transcript path
+  std::string parent_id;   // empty for the first session of a line
+  std::string line_id;     // the first session of the line of work
+  int64_t number = 1;      // 1, 2, 3, ... within the line
+  std::string project;     // the project folder name under ~/.claude/projects
+  std::string transcript;  // the transcript path
   std::string cwd;
   std::string started_at, ended_at, end_reason;  // end_reason: trim, rollover, completed
-  std::optional<int64_t> context_at_end;          // percent when it ended
-  std::optional<int64_t> tokens_saved;            // trim only
-  std::string summary;                            // rollover only
+  std::optional<int64_t> context_at_end;         // percent when it ended
+  std::optional<int64_t> tokens_saved;           // trim only
+  std::string summary;                           // rollover only
 };
 
 // A rollover prepared inside a supervised session, carried out when the turn ends.
 struct PendingRollover {
-  std::string supervisor;      // the supervisor's token (CTXKIT_SUPERVISOR)
-  std::string session_id;      // the session that rolls over
+  std::string supervisor;  // the supervisor's token (CTXKIT_SUPERVISOR)
+  std::string session_id;  // the session that rolls over
   std::string new_session_id;
-  std::string prompt_path;     // the rendered continuation prompt
-  std::string cwd;             // where the new session starts
-  bool ready = false;          // the Stop hook saw the turn end
+  std::string prompt_path;  // the rendered continuation prompt
+  std::string cwd;          // where the new session starts
+  bool ready = false;       // the Stop hook saw the turn end
   // What the supervisor does: "rollover" (a new session with the continuation prompt), or a
   // workflow step's context action: "clear" (a new session whose first prompt is the re-anchor)
   // or "compact" (`/compact <focus>` headless on the session, then resume it with the re-anchor).
   std::string action = "rollover";
-  std::string focus;           // compact: the focus text
+  std::string focus;  // compact: the focus text
 };
 
 // One recorded event: a runner run's (source "run", scope = the run id) or a workflow context
@@ -85,14 +83,16 @@ class StateStore {
   ~StateStore() = default;
 
   // The reminder state of (session, agent); nullopt when none was recorded. Read-only.
-  Result<std::optional<ReminderState>> reminder(const std::string& session, const std::string& agent);
+  Result<std::optional<ReminderState>> reminder(const std::string& session,
+                                                const std::string& agent);
 
   // Runs a read-decide-write on the reminder state of (session, agent) inside one
   // BEGIN IMMEDIATE transaction: `decide` gets the current state and returns the state to store,
   // or nullopt to store nothing. Returns what `decide` returned.
   Result<std::optional<ReminderState>> update_reminder(
       const std::string& session, const std::string& agent,
-      const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>& decide);
+      const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>&
+          decide);
 
   // Records the status line's figure for a session (only when it changed).
   Result<void> record_status(const std::string& session, const StatusFigure& figure);
@@ -111,8 +111,10 @@ class StateStore {
   // `context_at_end` and `tokens_saved`; the child is added to the parent's line with the next
   // number. Returns the child as stored.
   Result<SessionRecord> record_derivation(const SessionRecord& parent, const SessionRecord& child,
-                                          const std::string& end_reason, std::optional<int64_t> context_at_end,
-                                          std::optional<int64_t> tokens_saved, const std::string& ended_at);
+                                          const std::string& end_reason,
+                                          std::optional<int64_t> context_at_end,
+                                          std::optional<int64_t> tokens_saved,
+                                          const std::string& ended_at);
   // Records a session the first time any hook sees it (nothing if it is known).
   Result<void> record_session_seen(const SessionRecord& session);
 
@@ -153,7 +155,8 @@ class StateStore {
 // Moves a database that SQLite reports as corrupt (and its -wal/-shm files) aside to
 // "<name>.corrupt-<UTC stamp>", so a fresh one can be created without destroying evidence.
 // Only renames if `path` is still the same file (inode) that was found corrupt.
-Result<std::filesystem::path> quarantine_database(const std::filesystem::path& path, uint64_t inode);
+Result<std::filesystem::path> quarantine_database(const std::filesystem::path& path,
+                                                  uint64_t inode);
 
 // The inode of `path`, or 0 if it does not exist.
 uint64_t file_inode(const std::filesystem::path& path);

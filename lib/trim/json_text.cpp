@@ -21,9 +21,12 @@ size_t escape_length(std::string_view s, size_t i) {
     for (size_t k = at; k < at + 4; ++k) {
       char c = s[k];
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<unsigned>(c - 'A' + 10);
+      if (c >= '0' && c <= '9')
+        v |= static_cast<unsigned>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<unsigned>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<unsigned>(c - 'A' + 10);
     }
     return v;
   };
@@ -56,11 +59,13 @@ size_t json_string_length(std::string_view s) {
   size_t i = 0;
 #ifdef __AVX2__
   const __m256i kBackslash = _mm256_set1_epi8('\\'), kU = _mm256_set1_epi8('u');
-  const __m256i kTop = _mm256_set1_epi8(static_cast<char>(0xC0)), kCont = _mm256_set1_epi8(static_cast<char>(0x80));
+  const __m256i kTop = _mm256_set1_epi8(static_cast<char>(0xC0)),
+                kCont = _mm256_set1_epi8(static_cast<char>(0x80));
   for (; i + 33 <= n; i += 32) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
     const __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 1));
-    const auto cont = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(v, kTop), kCont)));
+    const auto cont = static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(v, kTop), kCont)));
     const auto bs = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, kBackslash)));
     const auto after = static_cast<uint32_t>(_mm256_movemask_epi8(
         _mm256_or_si256(_mm256_cmpeq_epi8(next, kBackslash), _mm256_cmpeq_epi8(next, kU))));
@@ -105,7 +110,8 @@ size_t json_string_prefix(std::string_view s, size_t chars) {
 }
 
 std::string json_escape(std::string_view text) {
-  std::string dumped = nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string dumped = nlohmann::json(std::string(text))
+                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return dumped.substr(1, dumped.size() - 2);
 }
 

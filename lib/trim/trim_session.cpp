@@ -1,13 +1,11 @@
 #include "trim/trim_session.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
-
-#include <fmt/core.h>
-
 #include <nlohmann/json.hpp>
 
 #include "archive/archive.hpp"
@@ -30,11 +28,13 @@ std::string render_metadata(const TrimRequest& req, const TrimOutcome& out, size
   m["parent_session_id"] = out.session_id;
   if (!req.archive_transcript.empty()) m["archive_file"] = req.archive_transcript.string();
   m["trimmed_at"] = req.trimmed_at;
-  m["trim_params"] = {{"threshold", req.threshold}, {"target_tools", req.tools}, {"keep_recent", req.keep_recent}};
+  m["trim_params"] = {
+      {"threshold", req.threshold}, {"target_tools", req.tools}, {"keep_recent", req.keep_recent}};
   const TrimStats& s = out.stats;
   m["stats"] = {{"results_trimmed", s.results_trimmed}, {"inputs_trimmed", s.inputs_trimmed},
                 {"images_replaced", s.images_replaced}, {"chars_saved", s.chars_saved},
-                {"tokens_saved", s.tokens_saved()}, {"lines", s.lines}, {"lines_changed", s.lines_changed}};
+                {"tokens_saved", s.tokens_saved()},     {"lines", s.lines},
+                {"lines_changed", s.lines_changed}};
   m["tool"] = req.tool_version;
   std::string text = m.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (text.size() > width) {
@@ -54,7 +54,8 @@ uint64_t count_newlines(const fs::path& p, uint64_t from, uint64_t to) {
   uint64_t n = 0;
   std::string buf(1 << 20, '\0');
   for (uint64_t pos = from; pos < to;) {
-    ssize_t r = ::pread(fd, buf.data(), std::min<uint64_t>(buf.size(), to - pos), static_cast<off_t>(pos));
+    ssize_t r =
+        ::pread(fd, buf.data(), std::min<uint64_t>(buf.size(), to - pos), static_cast<off_t>(pos));
     if (r <= 0) break;
     for (ssize_t i = 0; i < r; ++i) n += buf[static_cast<size_t>(i)] == '\n';
     pos += static_cast<uint64_t>(r);
@@ -80,7 +81,8 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   out.cwd = head->cwd;
   out.first_timestamp = head->first_timestamp;
   struct stat st {};
-  if (::stat(req.transcript.c_str(), &st) != 0) return fail(fmt::format("reading {}: {}", req.transcript.string(), std::strerror(errno)));
+  if (::stat(req.transcript.c_str(), &st) != 0)
+    return fail(fmt::format("reading {}: {}", req.transcript.string(), std::strerror(errno)));
   const uint64_t snapshot = static_cast<uint64_t>(st.st_size);
   if (req.after_snapshot) req.after_snapshot();
 
@@ -88,7 +90,8 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   opt.threshold = req.threshold;
   opt.tools = req.tools;
   opt.new_session_id = req.dry_run ? std::string() : req.new_session_id;
-  opt.notice_file = req.archive_transcript.empty() ? req.transcript.string() : req.archive_transcript.string();
+  opt.notice_file =
+      req.archive_transcript.empty() ? req.transcript.string() : req.archive_transcript.string();
 
   if (req.keep_recent > 0) {
     Trimmer scan(opt);
@@ -107,13 +110,15 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   auto reader = util::LineReader::open(req.transcript, snapshot);
   if (!reader) return std::unexpected(reader.error());
 
-  const bool write_archive = !req.dry_run && !req.archive_transcript.empty() &&
-                             archive_needs_update({req.archive_transcript, req.archive_side_dir}, snapshot);
+  const bool write_archive =
+      !req.dry_run && !req.archive_transcript.empty() &&
+      archive_needs_update({req.archive_transcript, req.archive_side_dir}, snapshot);
   std::optional<util::AtomicFile> archive, output;
   if (write_archive) {
     // archive/<project>/: private, tightened when too open, never through a link.
     const fs::path folder = req.archive_transcript.parent_path();
-    if (auto r = util::make_private_dirs(folder, folder.parent_path()); !r) return std::unexpected(r.error());
+    if (auto r = util::make_private_dirs(folder, folder.parent_path()); !r)
+      return std::unexpected(r.error());
     auto a = util::AtomicFile::create(req.archive_transcript, 0600);
     if (!a) return std::unexpected(a.error());
     archive.emplace(std::move(*a));
@@ -175,7 +180,9 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
     out.archived = true;
   }
   if (!req.dry_run && !req.archive_side_dir.empty()) {
-    if (auto r = copy_side_folder(req.transcript.parent_path() / out.session_id, req.archive_side_dir); !r)
+    if (auto r =
+            copy_side_folder(req.transcript.parent_path() / out.session_id, req.archive_side_dir);
+        !r)
       return std::unexpected(r.error());
   }
   if (output && out.stats.tokens_saved() >= req.min_tokens_saved && metadata_placed) {
@@ -184,12 +191,15 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
     out.written = true;
     out.output = output_path;
     if (auto r = copy_side_folder(req.transcript.parent_path() / out.session_id,
-                                  req.transcript.parent_path() / req.new_session_id); !r)
+                                  req.transcript.parent_path() / req.new_session_id);
+        !r)
       return std::unexpected(r.error());
   }
-  if (::stat(req.transcript.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_size) > out.snapshot_bytes) {
+  if (::stat(req.transcript.c_str(), &st) == 0 &&
+      static_cast<uint64_t>(st.st_size) > out.snapshot_bytes) {
     out.late_bytes = static_cast<uint64_t>(st.st_size) - out.snapshot_bytes;
-    out.late_lines = count_newlines(req.transcript, out.snapshot_bytes, static_cast<uint64_t>(st.st_size));
+    out.late_lines =
+        count_newlines(req.transcript, out.snapshot_bytes, static_cast<uint64_t>(st.st_size));
   }
   return out;
 }

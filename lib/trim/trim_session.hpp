@@ -13,16 +13,16 @@ namespace ctxkit {
 
 // One trim of a session's transcript.
 struct TrimRequest {
-  std::filesystem::path transcript;       // the session's transcript (never modified)
-  std::string new_session_id;             // the copy's id (its file: <same folder>/<id>.jsonl)
+  std::filesystem::path transcript;  // the session's transcript (never modified)
+  std::string new_session_id;        // the copy's id (its file: <same folder>/<id>.jsonl)
   size_t threshold = 500;
   std::set<std::string> tools;
-  size_t keep_recent = 0;                 // leave the results of the last N responses alone
-  bool dry_run = false;                   // read and decide, write nothing
+  size_t keep_recent = 0;                    // leave the results of the last N responses alone
+  bool dry_run = false;                      // read and decide, write nothing
   std::filesystem::path archive_transcript;  // where the original is archived ("" = no archive)
   std::filesystem::path archive_side_dir;
-  uint64_t min_tokens_saved = 300;        // below this nothing is written
-  std::string trimmed_at;                 // ISO 8601, for trim_metadata
+  uint64_t min_tokens_saved = 300;  // below this nothing is written
+  std::string trimmed_at;           // ISO 8601, for trim_metadata
   std::string tool_version;
   // Called once the snapshot is taken (its size fixed), before anything is read.
   std::function<void()> after_snapshot;
@@ -31,15 +31,15 @@ struct TrimRequest {
 // What a trim did.
 struct TrimOutcome {
   TrimStats stats;
-  std::string session_id;                 // the original's id (file name stem)
-  std::string cwd;                        // from the transcript, for the resume command
-  std::string first_timestamp;            // when the session started (its first timestamp)
-  std::filesystem::path output;           // the new transcript ("" when nothing was written)
+  std::string session_id;        // the original's id (file name stem)
+  std::string cwd;               // from the transcript, for the resume command
+  std::string first_timestamp;   // when the session started (its first timestamp)
+  std::filesystem::path output;  // the new transcript ("" when nothing was written)
   bool written = false;
-  bool archived = false;                  // the archive copy was written now
-  uint64_t snapshot_bytes = 0;            // bytes of complete lines trimmed
-  uint64_t late_bytes = 0;                // bytes that arrived after the snapshot
-  uint64_t late_lines = 0;                // complete lines among them
+  bool archived = false;        // the archive copy was written now
+  uint64_t snapshot_bytes = 0;  // bytes of complete lines trimmed
+  uint64_t late_bytes = 0;      // bytes that arrived after the snapshot
+  uint64_t late_lines = 0;      // complete lines among them
   std::set<std::string> tools_seen;
 };
 

@@ -1,11 +1,11 @@
 #include "trim/trimmer.hpp"
 
 #include <fmt/core.h>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <cstring>
 #include <optional>
-#include <simdjson.h>
 
 #include "trim/json_text.hpp"
 
@@ -40,13 +40,15 @@ struct Block {
   bool content_is_string = false, content_is_array = false;
   StringSpan content_string;
   size_t array_offset = 0, array_length = 0;
-  std::vector<StringSpan> texts;      // text blocks of an array content
-  std::vector<ImageSpan> images;      // image blocks of an array content
+  std::vector<StringSpan> texts;        // text blocks of an array content
+  std::vector<ImageSpan> images;        // image blocks of an array content
   std::vector<StringSpan> long_inputs;  // long strings in tool_use.input
 };
 
 std::string_view rtrim(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -65,7 +67,9 @@ bool for_each_field(od::object obj, Fn&& fn) {
 }
 
 // A scalar value's text in the line, without trailing white space.
-std::string_view token(od::value& v) { return rtrim(v.raw_json_token()); }
+std::string_view token(od::value& v) {
+  return rtrim(v.raw_json_token());
+}
 
 // Nesting below this depth in a tool input or a usage object is opaque: it is not walked (no
 // recursion without a limit) and is copied unchanged.
@@ -97,7 +101,8 @@ struct Trimmer::Impl {
   TrimOptions opt;
   od::parser parser;
   std::unordered_map<std::string, std::string> tool_names;
-  std::vector<std::vector<std::string>> responses;  // tool_use ids per main-chain response (prescan)
+  std::vector<std::vector<std::string>>
+      responses;  // tool_use ids per main-chain response (prescan)
   std::string last_response_id;
   std::vector<Edit> edits;
   const char* base = nullptr;
@@ -227,7 +232,8 @@ struct Trimmer::Impl {
     const char* end = nullptr;
     if (doc.current_location().get(end)) return false;
     b.array_offset = off(array_start);
-    b.array_length = rtrim(std::string_view(array_start, static_cast<size_t>(end - array_start))).size();
+    b.array_length =
+        rtrim(std::string_view(array_start, static_cast<size_t>(end - array_start))).size();
     return true;
   }
 
@@ -283,9 +289,10 @@ struct Trimmer::Impl {
   }
 
   std::string image_placeholder(const ImageSpan& img) const {
-    std::string text = fmt::format("[image removed by ctx-trim: {}, {} base64 characters. See line {} of {} for the original]",
-                                   img.media_type.empty() ? "image" : img.media_type, img.data_chars, line_number,
-                                   opt.notice_file);
+    std::string text = fmt::format(
+        "[image removed by ctx-trim: {}, {} base64 characters. See line {} of {} for the original]",
+        img.media_type.empty() ? "image" : img.media_type, img.data_chars, line_number,
+        opt.notice_file);
     return fmt::format("{{\"type\":\"text\",\"text\":\"{}\"}}", json_escape(text));
   }
 
@@ -322,7 +329,8 @@ struct Trimmer::Impl {
     t.results++;
     // Each string is counted once (the count was half of a dry run's own work when it was
     // counted again to decide the cut).
-    const uint64_t content_chars = b.content_is_string ? json_string_length(b.content_string.inner) : 0;
+    const uint64_t content_chars =
+        b.content_is_string ? json_string_length(b.content_string.inner) : 0;
     uint64_t text_chars = 0;
     for (const auto& s : b.texts) text_chars += json_string_length(s.inner);
     uint64_t chars = content_chars + text_chars;
@@ -353,7 +361,8 @@ struct Trimmer::Impl {
           joined.append(s.inner.substr(0, json_string_prefix(s.inner, take)));
           budget -= take;
         }
-        std::string note = "\n" + Trimmer::notice(text_chars, opt.threshold, line_number, opt.notice_file);
+        std::string note =
+            "\n" + Trimmer::notice(text_chars, opt.threshold, line_number, opt.notice_file);
         std::string arr = "[{\"type\":\"text\",\"text\":\"" + joined + json_escape(note) + "\"}";
         uint64_t new_chars = json_string_length(joined) + utf8_chars(note);
         for (const auto& img : b.images) {
@@ -388,7 +397,8 @@ struct Trimmer::Impl {
     }
   }
 
-  bool walk_message(od::object m, od::document& doc, std::string& msg_id, std::vector<std::string>& tool_uses) {
+  bool walk_message(od::object m, od::document& doc, std::string& msg_id,
+                    std::vector<std::string>& tool_uses) {
     return for_each_field(m, [&](std::string_view key, od::value& v) {
       if (key == "id") return read_string(v, msg_id);
       if (key == "content") {
@@ -508,15 +518,21 @@ void add_line_figures(TrimStats& total, const TrimStats& line) {
 }
 }  // namespace
 
-Trimmer::Trimmer(TrimOptions options) : impl_(std::make_unique<Impl>()) { impl_->opt = std::move(options); }
+Trimmer::Trimmer(TrimOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->opt = std::move(options);
+}
 Trimmer::~Trimmer() = default;
 
-std::string Trimmer::notice(uint64_t original, uint64_t kept, uint64_t line, const std::string& file) {
-  return fmt::format("[...truncated - original content was {} characters, showing first {}. See line {} of {} for full content]",
-                     original, kept, line, file);
+std::string Trimmer::notice(uint64_t original, uint64_t kept, uint64_t line,
+                            const std::string& file) {
+  return fmt::format(
+      "[...truncated - original content was {} characters, showing first {}. See line {} of {} for "
+      "full content]",
+      original, kept, line, file);
 }
 
-bool Trimmer::process(std::string_view line, size_t capacity, uint64_t line_number, std::string* out) {
+bool Trimmer::process(std::string_view line, size_t capacity, uint64_t line_number,
+                      std::string* out) {
   stats_.lines++;
   impl_->line_number = line_number;
   impl_->prescan = false;
@@ -542,7 +558,8 @@ bool Trimmer::process(std::string_view line, size_t capacity, uint64_t line_numb
   }
   stats_.lines_changed++;
   if (!out) return true;
-  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.offset < b.offset; });
+  std::sort(edits.begin(), edits.end(),
+            [](const Edit& a, const Edit& b) { return a.offset < b.offset; });
   size_t pos = 0;
   for (const auto& e : edits) {
     if (e.offset < pos) continue;  // overlapping (nested) edit: the outer one already applies

@@ -14,20 +14,21 @@ namespace ctxkit {
 
 // What to trim.
 struct TrimOptions {
-  size_t threshold = 500;                 // characters kept of a long tool result or input string
-  std::set<std::string> tools;            // target tools
-  std::string new_session_id;             // replaces every line's sessionId; empty: kept (dry run)
-  std::string notice_file;                // the file the notices point at (same line numbers)
-  std::unordered_set<std::string> protected_tool_use_ids;  // results/inputs left untouched (--keep-recent)
+  size_t threshold = 500;       // characters kept of a long tool result or input string
+  std::set<std::string> tools;  // target tools
+  std::string new_session_id;   // replaces every line's sessionId; empty: kept (dry run)
+  std::string notice_file;      // the file the notices point at (same line numbers)
+  std::unordered_set<std::string>
+      protected_tool_use_ids;  // results/inputs left untouched (--keep-recent)
 };
 
 // Per-tool figures: every result seen, and what trimming them saves.
 struct ToolTrimStats {
-  uint64_t results = 0;          // tool results of this tool
-  uint64_t result_chars = 0;     // their characters
-  uint64_t trimmed = 0;          // results trimmed
-  uint64_t chars_saved = 0;      // characters saved on this tool's results and inputs
-  uint64_t inputs_trimmed = 0;   // tool_use input strings shortened
+  uint64_t results = 0;         // tool results of this tool
+  uint64_t result_chars = 0;    // their characters
+  uint64_t trimmed = 0;         // results trimmed
+  uint64_t chars_saved = 0;     // characters saved on this tool's results and inputs
+  uint64_t inputs_trimmed = 0;  // tool_use input strings shortened
 };
 
 // Totals of a trim.
@@ -36,11 +37,12 @@ struct TrimStats {
   uint64_t results_trimmed = 0;
   uint64_t inputs_trimmed = 0;
   uint64_t images_replaced = 0;
-  uint64_t results_images_only = 0;  // of results_trimmed: only images replaced (no text cut, no notice)
+  uint64_t results_images_only =
+      0;  // of results_trimmed: only images replaced (no text cut, no notice)
   uint64_t chars_saved = 0;
   uint64_t lines = 0;
   uint64_t lines_changed = 0;
-  uint64_t lines_unparsed = 0;   // passed through unchanged (not JSON, not UTF-8)
+  uint64_t lines_unparsed = 0;  // passed through unchanged (not JSON, not UTF-8)
   uint64_t usage_zeroed = 0;
   uint64_t error_markers = 0;
   // The convention of claude-code-tools: four characters a token.
@@ -72,7 +74,8 @@ class Trimmer {
 
   const TrimStats& stats() const { return stats_; }
   // The notice appended to a cut string (exact format of claude-code-tools).
-  static std::string notice(uint64_t original_chars, uint64_t kept_chars, uint64_t line, const std::string& file);
+  static std::string notice(uint64_t original_chars, uint64_t kept_chars, uint64_t line,
+                            const std::string& file);
   // The marker that identifies content trimmed before (left alone by a second trim).
   static constexpr std::string_view kNoticeMarker = "[...truncated - original content was ";
 

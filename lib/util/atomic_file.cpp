@@ -1,12 +1,12 @@
 #include "util/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
 #include <string>
 
 #include "util/fs.hpp"
@@ -17,7 +17,9 @@ namespace fs = std::filesystem;
 namespace {
 constexpr size_t kBufferSize = 1 << 20;
 
-std::string errno_text(int e) { return std::strerror(e); }
+std::string errno_text(int e) {
+  return std::strerror(e);
+}
 }  // namespace
 
 Result<void> fsync_directory(const fs::path& dir) {
@@ -52,8 +54,7 @@ AtomicFile::~AtomicFile() {
 
 Result<AtomicFile> AtomicFile::create(const fs::path& path, unsigned mode) {
   fs::path dir = path.parent_path();
-  std::string templ =
-      (dir / fmt::format(".{}.tmp.XXXXXX", path.filename().string())).string();
+  std::string templ = (dir / fmt::format(".{}.tmp.XXXXXX", path.filename().string())).string();
   int fd = ::mkostemp(templ.data(), O_CLOEXEC);
   if (fd < 0) {
     return fail(fmt::format("creating a temporary file in {}: {}",
@@ -87,7 +88,8 @@ void AtomicFile::overwrite(uint64_t offset, std::string_view data) {
   }
   size_t done = 0;
   while (done < data.size()) {
-    ssize_t w = ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+    ssize_t w =
+        ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
     if (w < 0) {
       if (errno == EINTR) continue;
       write_errno_ = errno;
@@ -123,8 +125,8 @@ Result<void> AtomicFile::commit(Durability durability) {
   }
   fd_ = -1;
   if (::rename(temp_.c_str(), target_.c_str()) != 0) {
-    return fail(fmt::format("renaming {} to {}: {}", temp_.string(), target_.string(),
-                            errno_text(errno)));
+    return fail(
+        fmt::format("renaming {} to {}: {}", temp_.string(), target_.string(), errno_text(errno)));
   }
   committed_ = true;
   if (durability == Durability::Fsync) {

@@ -12,6 +12,8 @@ namespace ctxkit {
 // these are the values ctxkit itself chooses.
 enum class ExitCode : int { ok = 0, failure = 1, block = 2, stopped = 3, interrupted = 130 };
 
-constexpr int exit_code(ExitCode c) { return static_cast<int>(c); }
+constexpr int exit_code(ExitCode c) {
+  return static_cast<int>(c);
+}
 
 }  // namespace ctxkit

@@ -1,13 +1,13 @@
 #include "util/file_lock.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
 #include <thread>
 
 namespace ctxkit::util {
@@ -40,7 +40,8 @@ Result<std::optional<FileLock>> FileLock::acquire(const std::filesystem::path& p
   return std::optional<FileLock>(FileLock(fd));
 }
 
-Result<FileLock> FileLock::acquire_directory(const std::filesystem::path& dir, std::chrono::milliseconds wait) {
+Result<FileLock> FileLock::acquire_directory(const std::filesystem::path& dir,
+                                             std::chrono::milliseconds wait) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return fail(fmt::format("opening {}: {}", dir.string(), std::strerror(errno)));
   const auto deadline = std::chrono::steady_clock::now() + wait;
@@ -51,7 +52,9 @@ Result<FileLock> FileLock::acquire_directory(const std::filesystem::path& dir, s
     if (e != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline) {
       ::close(fd);
       if (e == EWOULDBLOCK)
-        return fail(fmt::format("{} is locked by another program for longer than {} ms", dir.string(), wait.count()), Error::Kind::Busy);
+        return fail(fmt::format("{} is locked by another program for longer than {} ms",
+                                dir.string(), wait.count()),
+                    Error::Kind::Busy);
       return fail(fmt::format("locking {}: {}", dir.string(), std::strerror(e)));
     }
     std::this_thread::sleep_for(pause);

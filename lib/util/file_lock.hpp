@@ -17,7 +17,8 @@ class FileLock {
   static Result<std::optional<FileLock>> acquire(const std::filesystem::path& path, bool wait);
   // An exclusive flock on the directory `dir` itself (nothing is created in it), waiting up to
   // `wait` for another holder; still held then: an error of kind Busy.
-  static Result<FileLock> acquire_directory(const std::filesystem::path& dir, std::chrono::milliseconds wait);
+  static Result<FileLock> acquire_directory(const std::filesystem::path& dir,
+                                            std::chrono::milliseconds wait);
   // Whether a process holds the lock on `path` now (false when there is no such file).
   static bool held(const std::filesystem::path& path);
 

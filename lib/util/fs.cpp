@@ -1,23 +1,25 @@
 #include "util/fs.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fmt/core.h>
 #include <vector>
-#include <algorithm>
 
 namespace ctxkit::util {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string errno_text(int e) { return std::strerror(e); }
+std::string errno_text(int e) {
+  return std::strerror(e);
+}
 
 // Checks one folder ctxkit owns (already known to exist): a directory of ours, 0700.
 Result<void> check_owned_dir(const fs::path& dir, bool follow) {
@@ -25,14 +27,21 @@ Result<void> check_owned_dir(const fs::path& dir, bool follow) {
   int rc = follow ? ::stat(dir.c_str(), &st) : ::lstat(dir.c_str(), &st);
   if (rc != 0) return fail(fmt::format("checking {}: {}", dir.string(), errno_text(errno)));
   if (S_ISLNK(st.st_mode))
-    return fail(fmt::format("{} is a symbolic link inside the state directory (refused)", dir.string()), Error::Kind::Invalid);
-  if (!S_ISDIR(st.st_mode)) return fail(fmt::format("{} is not a directory", dir.string()), Error::Kind::Invalid);
+    return fail(
+        fmt::format("{} is a symbolic link inside the state directory (refused)", dir.string()),
+        Error::Kind::Invalid);
+  if (!S_ISDIR(st.st_mode))
+    return fail(fmt::format("{} is not a directory", dir.string()), Error::Kind::Invalid);
   if (st.st_uid != ::geteuid())
-    return fail(fmt::format("{} belongs to another user (uid {}); refusing to keep private data there", dir.string(),
-                            st.st_uid), Error::Kind::Invalid);
+    return fail(
+        fmt::format("{} belongs to another user (uid {}); refusing to keep private data there",
+                    dir.string(), st.st_uid),
+        Error::Kind::Invalid);
   if (st.st_mode & S_ISVTX)  // a shared folder such as /tmp: never tightened, never used
-    return fail(fmt::format("{} is a shared folder (sticky bit); refusing to keep private data there", dir.string()),
-                Error::Kind::Invalid);
+    return fail(
+        fmt::format("{} is a shared folder (sticky bit); refusing to keep private data there",
+                    dir.string()),
+        Error::Kind::Invalid);
   if ((st.st_mode & 07777) != 0700) {
     if (::chmod(dir.c_str(), 0700) != 0)
       return fail(fmt::format("making {} private (0700): {}", dir.string(), errno_text(errno)));
@@ -45,7 +54,8 @@ Result<void> check_owned_dir(const fs::path& dir, bool follow) {
 Result<void> make_private_dirs(const fs::path& dir, const fs::path& base_in) {
   if (dir.empty()) return fail("make_private_dirs: empty path", Error::Kind::Invalid);
   if (dir.native().find('\0') != std::string::npos)
-    return fail(fmt::format("creating directory {}: the path contains a NUL byte", dir.string()), Error::Kind::Invalid);
+    return fail(fmt::format("creating directory {}: the path contains a NUL byte", dir.string()),
+                Error::Kind::Invalid);
   // Without a trailing separator ("a/b/" has an empty last element).
   auto normal = [](const fs::path& p) {
     fs::path n = p.lexically_normal();
@@ -74,8 +84,9 @@ Result<void> make_private_dirs(const fs::path& dir, const fs::path& base_in) {
       // A folder we cannot create: fine when it exists after all (e.g. EACCES on "/").
       struct stat st {};
       if (!(::stat(cur.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
-        return fail(fmt::format("creating directory {}: {}", cur.string(), errno_text(e)),
-                    e == EROFS || e == EACCES || e == EPERM ? Error::Kind::ReadOnly : Error::Kind::Generic);
+        return fail(
+            fmt::format("creating directory {}: {}", cur.string(), errno_text(e)),
+            e == EROFS || e == EACCES || e == EPERM ? Error::Kind::ReadOnly : Error::Kind::Generic);
     }
     if (depth < base_depth) continue;  // above the base: not ours to check
     if (auto r = check_owned_dir(cur, /*follow=*/depth == base_depth); !r) return r;
@@ -112,14 +123,16 @@ bool read_only_file(const fs::path& path) {
 
 Result<std::string> read_file(const fs::path& path, const ReadLimits& limits) {
   if (path.native().find('\0') != std::string::npos)
-    return fail(fmt::format("opening {}: the path contains a NUL byte", path.string()), Error::Kind::Invalid);
+    return fail(fmt::format("opening {}: the path contains a NUL byte", path.string()),
+                Error::Kind::Invalid);
   int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
   if (!limits.follow_links) flags |= O_NOFOLLOW;
   int fd = ::open(path.c_str(), flags);
   if (fd < 0) {
     int e = errno;
     if (e == ELOOP && !limits.follow_links)
-      return fail(fmt::format("reading {}: a symbolic link (refused)", path.string()), Error::Kind::Invalid);
+      return fail(fmt::format("reading {}: a symbolic link (refused)", path.string()),
+                  Error::Kind::Invalid);
     return fail(fmt::format("opening {}: {}", path.string(), errno_text(e)),
                 e == ENOENT ? Error::Kind::NotFound : Error::Kind::Generic);
   }
@@ -130,7 +143,8 @@ Result<std::string> read_file(const fs::path& path, const ReadLimits& limits) {
   }
   if (static_cast<uint64_t>(st.st_size) > limits.max_bytes) {
     ::close(fd);
-    return fail(fmt::format("reading {}: larger than {} bytes", path.string(), limits.max_bytes), Error::Kind::Invalid);
+    return fail(fmt::format("reading {}: larger than {} bytes", path.string(), limits.max_bytes),
+                Error::Kind::Invalid);
   }
   std::string data;
   data.reserve(static_cast<size_t>(st.st_size));
@@ -140,7 +154,9 @@ Result<std::string> read_file(const fs::path& path, const ReadLimits& limits) {
     if (n > 0) {
       if (data.size() + static_cast<size_t>(n) > limits.max_bytes) {
         ::close(fd);
-        return fail(fmt::format("reading {}: larger than {} bytes", path.string(), limits.max_bytes), Error::Kind::Invalid);
+        return fail(
+            fmt::format("reading {}: larger than {} bytes", path.string(), limits.max_bytes),
+            Error::Kind::Invalid);
       }
       data.append(buf, static_cast<size_t>(n));
       continue;
@@ -157,14 +173,18 @@ Result<std::string> read_file(const fs::path& path, const ReadLimits& limits) {
 
 Result<int> open_private_file(const fs::path& path, int flags, unsigned mode) {
   if (path.native().find('\0') != std::string::npos)
-    return fail(fmt::format("opening {}: the path contains a NUL byte", path.string()), Error::Kind::Invalid);
+    return fail(fmt::format("opening {}: the path contains a NUL byte", path.string()),
+                Error::Kind::Invalid);
   int fd = ::open(path.c_str(), flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
                   static_cast<mode_t>(mode));
   if (fd < 0) {
     int e = errno;
-    if (e == ELOOP) return fail(fmt::format("opening {}: a symbolic link (refused)", path.string()), Error::Kind::Invalid);
-    return fail(fmt::format("opening {}: {}", path.string(), errno_text(e)),
-                e == EROFS || e == EACCES || e == EPERM ? Error::Kind::ReadOnly : Error::Kind::Generic);
+    if (e == ELOOP)
+      return fail(fmt::format("opening {}: a symbolic link (refused)", path.string()),
+                  Error::Kind::Invalid);
+    return fail(
+        fmt::format("opening {}: {}", path.string(), errno_text(e)),
+        e == EROFS || e == EACCES || e == EPERM ? Error::Kind::ReadOnly : Error::Kind::Generic);
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -173,7 +193,9 @@ Result<int> open_private_file(const fs::path& path, int flags, unsigned mode) {
   }
   if (st.st_uid != ::geteuid()) {
     ::close(fd);
-    return fail(fmt::format("opening {}: belongs to another user (uid {})", path.string(), st.st_uid), Error::Kind::Invalid);
+    return fail(
+        fmt::format("opening {}: belongs to another user (uid {})", path.string(), st.st_uid),
+        Error::Kind::Invalid);
   }
   if ((st.st_mode & 077) != 0) (void)::fchmod(fd, static_cast<mode_t>(mode));
   // Back to blocking for the caller's writes.

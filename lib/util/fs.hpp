@@ -16,7 +16,8 @@ namespace ctxkit::util {
 // refused. Below `base` a symbolic link is refused
 // (never followed); `base` itself may be a link the user made to a folder of their own.
 // Folders above `base` are created 0700 when missing and otherwise left as they are.
-Result<void> make_private_dirs(const std::filesystem::path& dir, const std::filesystem::path& base = {});
+Result<void> make_private_dirs(const std::filesystem::path& dir,
+                               const std::filesystem::path& base = {});
 
 // `mode` less this process's umask: the mode open(O_CREAT) would give a new file.
 unsigned umask_mode(unsigned mode);

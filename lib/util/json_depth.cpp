@@ -7,13 +7,18 @@ std::size_t json_depth(std::string_view text, std::size_t limit) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     switch (c) {
-      case '"': in_string = true; break;
+      case '"':
+        in_string = true;
+        break;
       case '[':
       case '{':
         if (++depth > deepest) {
@@ -25,7 +30,8 @@ std::size_t json_depth(std::string_view text, std::size_t limit) {
       case '}':
         if (depth > 0) --depth;
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return deepest;

@@ -1,14 +1,14 @@
 #include "util/line_reader.hpp"
 
-#include "util/regular_file.hpp"
-
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
+
+#include "util/regular_file.hpp"
 
 namespace ctxkit::util {
 
@@ -18,8 +18,16 @@ LineReader::LineReader(int fd, uint64_t limit, size_t chunk, std::string path)
 }
 
 LineReader::LineReader(LineReader&& o) noexcept
-    : fd_(o.fd_), limit_(o.limit_), file_pos_(o.file_pos_), buf_(std::move(o.buf_)), begin_(o.begin_),
-      end_(o.end_), chunk_(o.chunk_), number_(o.number_), consumed_(o.consumed_), fragment_(o.fragment_),
+    : fd_(o.fd_),
+      limit_(o.limit_),
+      file_pos_(o.file_pos_),
+      buf_(std::move(o.buf_)),
+      begin_(o.begin_),
+      end_(o.end_),
+      chunk_(o.chunk_),
+      number_(o.number_),
+      consumed_(o.consumed_),
+      fragment_(o.fragment_),
       path_(std::move(o.path_)) {
   o.fd_ = -1;
 }
@@ -28,12 +36,14 @@ LineReader::~LineReader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<LineReader> LineReader::open(const std::filesystem::path& path, std::optional<uint64_t> limit, size_t chunk,
-                                   uint64_t start, uint64_t first_line) {
+Result<LineReader> LineReader::open(const std::filesystem::path& path,
+                                    std::optional<uint64_t> limit, size_t chunk, uint64_t start,
+                                    uint64_t first_line) {
   auto file = open_regular_file(path);
   if (!file) return std::unexpected(file.error());
   ::posix_fadvise(file->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  LineReader reader(file->fd, limit ? std::min(*limit, file->size) : file->size, chunk, path.string());
+  LineReader reader(file->fd, limit ? std::min(*limit, file->size) : file->size, chunk,
+                    path.string());
   reader.file_pos_ = std::min(start, reader.limit_);
   reader.consumed_ = reader.file_pos_;
   reader.number_ = first_line > 0 ? first_line - 1 : 0;

@@ -19,16 +19,17 @@ class LineReader {
   static constexpr size_t kPadding = 64;
 
   struct Line {
-    std::string_view text;   // without the '\n'
-    size_t capacity = 0;     // readable bytes from text.data() (>= text.size() + kPadding)
-    uint64_t number = 0;     // 1-based
-    uint64_t offset = 0;     // of the first byte in the file
+    std::string_view text;  // without the '\n'
+    size_t capacity = 0;    // readable bytes from text.data() (>= text.size() + kPadding)
+    uint64_t number = 0;    // 1-based
+    uint64_t offset = 0;    // of the first byte in the file
   };
 
   // Opens `path`; `limit` bytes are read at most (nullopt: the size now). Reading starts at
   // `start` (a line boundary), whose line is numbered `first_line`.
-  static Result<LineReader> open(const std::filesystem::path& path, std::optional<uint64_t> limit = {},
-                                 size_t chunk = 8 << 20, uint64_t start = 0, uint64_t first_line = 1);
+  static Result<LineReader> open(const std::filesystem::path& path,
+                                 std::optional<uint64_t> limit = {}, size_t chunk = 8 << 20,
+                                 uint64_t start = 0, uint64_t first_line = 1);
   LineReader(LineReader&& other) noexcept;
   LineReader& operator=(LineReader&&) = delete;
   LineReader(const LineReader&) = delete;
@@ -49,8 +50,8 @@ class LineReader {
   LineReader(int fd, uint64_t limit, size_t chunk, std::string path);
   int fd_ = -1;
   uint64_t limit_ = 0;
-  uint64_t file_pos_ = 0;   // next byte to read from the file
-  std::string buf_;         // buffer (size = capacity + kPadding)
+  uint64_t file_pos_ = 0;       // next byte to read from the file
+  std::string buf_;             // buffer (size = capacity + kPadding)
   size_t begin_ = 0, end_ = 0;  // unconsumed bytes buf_[begin_, end_)
   size_t chunk_ = 0;
   uint64_t number_ = 0;

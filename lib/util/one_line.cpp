@@ -1,7 +1,8 @@
 #include "util/one_line.hpp"
 
-#include <algorithm>
 #include <fmt/core.h>
+
+#include <algorithm>
 #include <ostream>
 
 namespace ctxkit::util {
@@ -30,12 +31,18 @@ std::string one_line(std::string_view text, size_t max_bytes) {
     std::string piece;
     const auto c = static_cast<unsigned char>(text[i]);
     size_t used = 1;
-    if (c == '\n') piece = "\\n";
-    else if (c == '\r') piece = "\\r";
-    else if (c == '\t') piece = "\\t";
-    else if (c < 0x20 || c == 0x7f) piece = fmt::format("\\x{:02x}", c);
-    else if (c < 0x80) piece.assign(1, static_cast<char>(c));
-    else if (size_t n = utf8_sequence(text, i); n == 0) piece = fmt::format("\\x{:02x}", c);
+    if (c == '\n')
+      piece = "\\n";
+    else if (c == '\r')
+      piece = "\\r";
+    else if (c == '\t')
+      piece = "\\t";
+    else if (c < 0x20 || c == 0x7f)
+      piece = fmt::format("\\x{:02x}", c);
+    else if (c < 0x80)
+      piece.assign(1, static_cast<char>(c));
+    else if (size_t n = utf8_sequence(text, i); n == 0)
+      piece = fmt::format("\\x{:02x}", c);
     else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
       piece = fmt::format("\\u{:04x}", static_cast<unsigned char>(text[i + 1]));  // C1 control
       used = 2;

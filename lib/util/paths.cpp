@@ -3,7 +3,6 @@
 #include <pwd.h>
 #include <unistd.h>
 
-
 namespace ctxkit::util {
 namespace fs = std::filesystem;
 

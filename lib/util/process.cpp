@@ -1,13 +1,12 @@
 #include "util/process.hpp"
 
-#include "util/bounded_run.hpp"
-
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,12 +15,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fmt/core.h>
 #include <thread>
 #include <vector>
+
+#include "util/bounded_run.hpp"
 
 extern char** environ;
 
@@ -55,8 +55,9 @@ struct ChildStart {
   int death_signal;
   pid_t parent;
   bool group;
-  sigset_t mask;    // the caller's, restored before exec (everything is blocked around clone)
-  int exec_errno;   // set by the child when it could not exec (the parent reads it once clone returns)
+  sigset_t mask;   // the caller's, restored before exec (everything is blocked around clone)
+  int exec_errno;  // set by the child when it could not exec (the parent reads it once clone
+                   // returns)
 };
 
 // The child of clone(CLONE_VM | CLONE_VFORK): default dispositions for every caught signal (no
@@ -65,11 +66,13 @@ struct ChildStart {
 // stack; the parent is suspended until the exec or the exit, so a failure is left in `exec_errno`.
 int start_child(void* arg) {
   auto* c = static_cast<ChildStart*>(arg);
-  struct sigaction dfl {}, old {};
+  struct sigaction dfl {
+  }, old{};
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig)
     if (::sigaction(sig, nullptr, &old) == 0 &&
-        (sig == SIGPIPE || sig == c->death_signal || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)))
+        (sig == SIGPIPE || sig == c->death_signal ||
+         (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)))
       ::sigaction(sig, &dfl, nullptr);
   ::sigdelset(&c->mask, c->death_signal);
   ::sigprocmask(SIG_SETMASK, &c->mask, nullptr);
@@ -97,12 +100,16 @@ struct ChildFds {
 
 // The child by posix_spawn: argv[0] searched in the PATH of the child's environment when it
 // has one (posix_spawnp searches this process's), else in this process's.
-Result<pid_t> spawn_child(const ProcessSpec& spec, char* const* argv, char* const* envp, ChildFds fds, bool group) {
+Result<pid_t> spawn_child(const ProcessSpec& spec, char* const* argv, char* const* envp,
+                          ChildFds fds, bool group) {
   std::optional<std::string> program;
   if (spec.env && spec.argv[0].find('/') == std::string::npos) {
     auto it = spec.env->find("PATH");
-    auto found = find_in_path(spec.argv[0], it != spec.env->end() ? std::string_view(it->second) : kDefaultPath);
-    if (!found) return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
+    auto found = find_in_path(spec.argv[0],
+                              it != spec.env->end() ? std::string_view(it->second) : kDefaultPath);
+    if (!found)
+      return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message),
+                  Error::Kind::NotFound);
     program = std::move(*found);
   }
   posix_spawn_file_actions_t fa;
@@ -122,7 +129,9 @@ Result<pid_t> spawn_child(const ProcessSpec& spec, char* const* argv, char* cons
                          : ::posix_spawnp(&pid, spec.argv[0].c_str(), &fa, &attr, argv, envp);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
-  if (rc != 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(rc)), Error::Kind::NotFound);
+  if (rc != 0)
+    return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(rc)),
+                Error::Kind::NotFound);
   return pid;
 }
 
@@ -131,7 +140,8 @@ Result<pid_t> spawn_child(const ProcessSpec& spec, char* const* argv, char* cons
 // posix_spawnp would find it after its chdir (a relative program or PATH entry is taken from the
 // child's working directory); the child shares this memory until it execs, so it makes only
 // system calls (start_child).
-Result<pid_t> clone_child(const ProcessSpec& spec, char* const* argv, char* const* envp, ChildFds fds, bool group) {
+Result<pid_t> clone_child(const ProcessSpec& spec, char* const* argv, char* const* envp,
+                          ChildFds fds, bool group) {
   std::string_view search = kDefaultPath;
   if (spec.env) {
     if (auto it = spec.env->find("PATH"); it != spec.env->end()) search = it->second;
@@ -141,12 +151,14 @@ Result<pid_t> clone_child(const ProcessSpec& spec, char* const* argv, char* cons
   std::string name = spec.argv[0];
   std::string search_text(search);
   if (spec.cwd && spec.cwd->is_absolute()) {
-    if (name.find('/') != std::string::npos && name.front() != '/') name = (*spec.cwd / name).string();
+    if (name.find('/') != std::string::npos && name.front() != '/')
+      name = (*spec.cwd / name).string();
     std::string rebased;
     size_t from = 0;
     while (from <= search_text.size()) {
       const size_t colon = search_text.find(':', from);
-      std::string entry = search_text.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
+      std::string entry =
+          search_text.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
       if (entry.empty() || entry.front() != '/') entry = (*spec.cwd / entry).string();
       rebased += (rebased.empty() ? "" : ":") + entry;
       if (colon == std::string::npos) break;
@@ -155,34 +167,51 @@ Result<pid_t> clone_child(const ProcessSpec& spec, char* const* argv, char* cons
     search_text = rebased;
   }
   auto found = find_in_path(name, search_text);
-  if (!found) return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message), Error::Kind::NotFound);
-  ChildStart start{found->c_str(), argv, envp, spec.cwd ? spec.cwd->c_str() : nullptr,
-                   {fds.in, fds.out, fds.err}, *spec.parent_death_signal, ::getpid(), group, {}, 0};
+  if (!found)
+    return fail(fmt::format("starting {}: {}", spec.argv[0], found.error().message),
+                Error::Kind::NotFound);
+  ChildStart start{found->c_str(),
+                   argv,
+                   envp,
+                   spec.cwd ? spec.cwd->c_str() : nullptr,
+                   {fds.in, fds.out, fds.err},
+                   *spec.parent_death_signal,
+                   ::getpid(),
+                   group,
+                   {},
+                   0};
   sigset_t all;
   ::sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &start.mask);
   const sigset_t caller_mask = start.mask;
   std::vector<char> stack(64 * 1024);
-  const pid_t pid = ::clone(start_child, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
+  const pid_t pid =
+      ::clone(start_child, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
   const int clone_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
-  if (pid < 0) return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(clone_errno)), Error::Kind::NotFound);
+  if (pid < 0)
+    return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(clone_errno)),
+                Error::Kind::NotFound);
   if (start.exec_errno != 0) {
     int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(start.exec_errno)), Error::Kind::NotFound);
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(start.exec_errno)),
+                Error::Kind::NotFound);
   }
   return pid;
 }
 
 // run_process, with the child in a process group of its own when `group`, and killed when its
 // stdout passes `max_output` (0: no limit; `*overflowed` then says so).
-Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_output, bool* overflowed) {
+Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_output,
+                               bool* overflowed) {
   if (spec.argv.empty()) return fail("starting a process: empty argv");
   // exec ends an argument at its first NUL: the child would get it cut short, silently.
   for (size_t i = 0; i < spec.argv.size(); ++i)
     if (spec.argv[i].find('\0') != std::string::npos)
-      return fail(fmt::format("starting {}: argument {} holds a NUL byte (it would be cut short)", spec.argv[0].substr(0, spec.argv[0].find('\0')), i),
+      return fail(fmt::format("starting {}: argument {} holds a NUL byte (it would be cut short)",
+                              spec.argv[0].substr(0, spec.argv[0].find('\0')), i),
                   Error::Kind::Invalid);
   Pipe in, out, err;
   if (::pipe2(in.fd, O_CLOEXEC) != 0 || ::pipe2(out.fd, O_CLOEXEC) != 0 ||
@@ -202,8 +231,9 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
     env_ptr = envp.data();
   }
   const ChildFds child_fds{in.fd[0], out.fd[1], err.fd[1]};
-  auto started = spec.parent_death_signal ? clone_child(spec, argv.data(), env_ptr, child_fds, group)
-                                          : spawn_child(spec, argv.data(), env_ptr, child_fds, group);
+  auto started = spec.parent_death_signal
+                     ? clone_child(spec, argv.data(), env_ptr, child_fds, group)
+                     : spawn_child(spec, argv.data(), env_ptr, child_fds, group);
   if (!started) return std::unexpected(started.error());
   const pid_t pid = *started;
   in.close_end(0);
@@ -212,16 +242,21 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
 
   ProcessResult result;
   size_t written = 0;
-  if (spec.stdin_data.empty()) in.close_end(1);
-  else ::fcntl(in.fd[1], F_SETFL, O_NONBLOCK);
+  if (spec.stdin_data.empty())
+    in.close_end(1);
+  else
+    ::fcntl(in.fd[1], F_SETFL, O_NONBLOCK);
   using clock = std::chrono::steady_clock;
   auto deadline = spec.timeout ? clock::now() + *spec.timeout : clock::time_point::max();
   ::signal(SIGPIPE, SIG_IGN);
   int status = 0;
-  bool reaped = false;  // the child has exited and was waited for (its pid may be reused: never signalled again)
+  bool reaped = false;  // the child has exited and was waited for (its pid may be reused: never
+                        // signalled again)
   auto finish = [&](int st) {
-    if (WIFEXITED(st)) result.exit_code = WEXITSTATUS(st);
-    else if (WIFSIGNALED(st)) result.exit_code = 128 + WTERMSIG(st);
+    if (WIFEXITED(st))
+      result.exit_code = WEXITSTATUS(st);
+    else if (WIFSIGNALED(st))
+      result.exit_code = 128 + WTERMSIG(st);
     return result;
   };
   // The group too when the child leads one (its pid is the group's id).
@@ -232,7 +267,8 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
   // the output is read for at most that long.
   auto linger_end = clock::time_point::max();
   auto start_linger = [&] {
-    if (spec.linger && linger_end == clock::time_point::max()) linger_end = clock::now() + *spec.linger;
+    if (spec.linger && linger_end == clock::time_point::max())
+      linger_end = clock::now() + *spec.linger;
   };
   char buf[65536];
   size_t line_start = 0;  // of the first stdout line not yet handed to on_stdout_line
@@ -241,9 +277,18 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
     pollfd fds[3];
     int n = 0;
     int idx_out = -1, idx_err = -1, idx_in = -1;
-    if (out.fd[0] >= 0) { fds[n] = {out.fd[0], POLLIN, 0}; idx_out = n++; }
-    if (err.fd[0] >= 0) { fds[n] = {err.fd[0], POLLIN, 0}; idx_err = n++; }
-    if (in.fd[1] >= 0) { fds[n] = {in.fd[1], POLLOUT, 0}; idx_in = n++; }
+    if (out.fd[0] >= 0) {
+      fds[n] = {out.fd[0], POLLIN, 0};
+      idx_out = n++;
+    }
+    if (err.fd[0] >= 0) {
+      fds[n] = {err.fd[0], POLLIN, 0};
+      idx_err = n++;
+    }
+    if (in.fd[1] >= 0) {
+      fds[n] = {in.fd[1], POLLOUT, 0};
+      idx_in = n++;
+    }
     const auto now = clock::now();
     if (now >= deadline) {
       kill_child();
@@ -258,7 +303,9 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
     int wait_ms = -1;
     const auto until = std::min(deadline, linger_end);
     if (until != clock::time_point::max())
-      wait_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) + 1;
+      wait_ms = static_cast<int>(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) +
+                1;
     // With a linger, the child's exit is looked for now and then (a process it started may hold
     // the pipes open long after).
     if (spec.linger && !reaped && (wait_ms < 0 || wait_ms > 100)) wait_ms = 100;
@@ -275,7 +322,8 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
       }
     }
     if (idx_in >= 0 && (fds[idx_in].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t w = ::write(in.fd[1], spec.stdin_data.data() + written, spec.stdin_data.size() - written);
+      ssize_t w =
+          ::write(in.fd[1], spec.stdin_data.data() + written, spec.stdin_data.size() - written);
       if (w > 0) written += static_cast<size_t>(w);
       if (w < 0 && errno != EAGAIN) in.close_end(1);
       if (written >= spec.stdin_data.size()) in.close_end(1);
@@ -283,19 +331,23 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
     auto drain = [&](int idx, Pipe& p, std::string& into) {
       if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
       ssize_t r = ::read(p.fd[0], buf, sizeof buf);
-      if (r > 0) into.append(buf, static_cast<size_t>(r));
-      else if (r == 0 || errno != EINTR) p.close_end(0);
+      if (r > 0)
+        into.append(buf, static_cast<size_t>(r));
+      else if (r == 0 || errno != EINTR)
+        p.close_end(0);
     };
     drain(idx_out, out, result.out);
     if (spec.on_stdout_line) {
       try {
-        for (size_t nl; (nl = result.out.find('\n', scanned)) != std::string::npos; line_start = scanned = nl + 1)
+        for (size_t nl; (nl = result.out.find('\n', scanned)) != std::string::npos;
+             line_start = scanned = nl + 1)
           spec.on_stdout_line(std::string_view(result.out).substr(line_start, nl - line_start));
       } catch (...) {
         // The child is not left behind, running or unreaped.
         kill_child();
         if (!reaped)
-          while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+          while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+          }
         throw;
       }
       scanned = result.out.size();
@@ -321,7 +373,8 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
   if (spec.err_tail_bytes > 0 && result.err.size() > spec.err_tail_bytes)
     result.err.erase(0, result.err.size() - spec.err_tail_bytes);
   if (reaped) return finish(status);
-  if (linger_end != clock::time_point::max() && !result.timed_out && !*overflowed && !result.cut_off) {
+  if (linger_end != clock::time_point::max() && !result.timed_out && !*overflowed &&
+      !result.cut_off) {
     // Done with, its output closed, and still running: it gets the rest of the linger to exit.
     auto step = std::chrono::microseconds(200);
     while (true) {
@@ -353,7 +406,8 @@ Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_o
       step = std::min<std::chrono::microseconds>(step * 2, std::chrono::milliseconds(10));
     }
   }
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   return finish(status);
 }
 }  // namespace
@@ -384,7 +438,8 @@ Result<std::string> find_in_path(const std::string& name, std::string_view path)
   size_t start = 0;
   while (start <= path.size()) {
     size_t colon = path.find(':', start);
-    std::string_view dir = path.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
+    std::string_view dir = path.substr(
+        start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
     std::string candidate = fmt::format("{}/{}", dir.empty() ? std::string_view(".") : dir, name);
     if (runnable(candidate)) return candidate;
     if (colon == std::string_view::npos) break;
@@ -396,9 +451,12 @@ Result<std::string> find_in_path(const std::string& name, std::string_view path)
 namespace {
 ExitStatus decode(int status) {
   ExitStatus s;
-  if (WIFEXITED(status)) s.code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) s.signal = WTERMSIG(status);
-  else s.code = 1;
+  if (WIFEXITED(status))
+    s.code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    s.signal = WTERMSIG(status);
+  else
+    s.code = 1;
   return s;
 }
 }  // namespace
@@ -430,13 +488,19 @@ Result<Prepared> prepare(const SpawnSpec& spec) {
     path_value = p ? p : std::string(kDefaultPath);
   }
   auto program = find_in_path(name, path_value);
-  if (!program) return fail(fmt::format("starting {}: {}", name, program.error().message), program.error().kind);
+  if (!program)
+    return fail(fmt::format("starting {}: {}", name, program.error().message),
+                program.error().kind);
   if (spec.cwd) {
     struct stat st {};
     if (::stat(spec.cwd->c_str(), &st) != 0)
-      return fail(fmt::format("starting {}: working directory {}: {}", name, spec.cwd->string(), std::strerror(errno)), Error::Kind::NotFound);
+      return fail(fmt::format("starting {}: working directory {}: {}", name, spec.cwd->string(),
+                              std::strerror(errno)),
+                  Error::Kind::NotFound);
     if (!S_ISDIR(st.st_mode))
-      return fail(fmt::format("starting {}: working directory {} is not a directory", name, spec.cwd->string()), Error::Kind::Invalid);
+      return fail(fmt::format("starting {}: working directory {} is not a directory", name,
+                              spec.cwd->string()),
+                  Error::Kind::Invalid);
   }
   Prepared p;
   p.program = *program;
@@ -460,19 +524,27 @@ Result<void> check_exec_args(const SpawnSpec& spec) {
   for (size_t i = 0; i < spec.argv.size(); ++i) {
     const std::string& a = spec.argv[i];
     if (a.find('\0') != std::string::npos)
-      return fail(fmt::format("starting {}: argument {} contains a NUL byte", name, i), Error::Kind::Invalid);
-    if (a.size() > max)
-      return fail(fmt::format("starting {}: argument {} is {} bytes, over the {} bytes one argument can hold", name, i, a.size(), max),
+      return fail(fmt::format("starting {}: argument {} contains a NUL byte", name, i),
                   Error::Kind::Invalid);
+    if (a.size() > max)
+      return fail(
+          fmt::format(
+              "starting {}: argument {} is {} bytes, over the {} bytes one argument can hold", name,
+              i, a.size(), max),
+          Error::Kind::Invalid);
     total += a.size() + 1 + sizeof(char*);
   }
   if (spec.env) {
     for (const auto& [k, v] : *spec.env) {
       if (k.find('\0') != std::string::npos || v.find('\0') != std::string::npos)
-        return fail(fmt::format("starting {}: environment variable {} contains a NUL byte", name, k.substr(0, k.find('\0'))), Error::Kind::Invalid);
+        return fail(fmt::format("starting {}: environment variable {} contains a NUL byte", name,
+                                k.substr(0, k.find('\0'))),
+                    Error::Kind::Invalid);
       if (k.size() + 1 + v.size() > max)
-        return fail(fmt::format("starting {}: environment variable {} is {} bytes, over the {} bytes one entry can hold", name, k,
-                                k.size() + 1 + v.size(), max), Error::Kind::Invalid);
+        return fail(fmt::format("starting {}: environment variable {} is {} bytes, over the {} "
+                                "bytes one entry can hold",
+                                name, k, k.size() + 1 + v.size(), max),
+                    Error::Kind::Invalid);
       total += k.size() + v.size() + 2 + sizeof(char*);
     }
   } else {
@@ -480,8 +552,10 @@ Result<void> check_exec_args(const SpawnSpec& spec) {
   }
   const long arg_max = ::sysconf(_SC_ARG_MAX);
   if (arg_max > 0 && total > static_cast<size_t>(arg_max))
-    return fail(fmt::format("starting {}: arguments and environment are {} bytes, over the system's {}", name, total, arg_max),
-                Error::Kind::Invalid);
+    return fail(
+        fmt::format("starting {}: arguments and environment are {} bytes, over the system's {}",
+                    name, total, arg_max),
+        Error::Kind::Invalid);
   return {};
 }
 
@@ -512,7 +586,8 @@ Result<Child> Child::spawn(const SpawnSpec& spec) {
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)
-    return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(rc)), rc == ENOENT ? Error::Kind::NotFound : Error::Kind::Generic);
+    return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(rc)),
+                rc == ENOENT ? Error::Kind::NotFound : Error::Kind::Generic);
   return Child(pid);
 }
 
@@ -526,7 +601,8 @@ Error exec_process(const SpawnSpec& spec) {
   auto p = prepare(spec);
   if (!p) return p.error();
   if (spec.cwd && ::chdir(spec.cwd->c_str()) != 0)
-    return Error{fmt::format("starting {}: working directory {}: {}", spec.argv[0], spec.cwd->string(), std::strerror(errno))};
+    return Error{fmt::format("starting {}: working directory {}: {}", spec.argv[0],
+                             spec.cwd->string(), std::strerror(errno))};
   sigset_t none;
   sigemptyset(&none);
   for (int sig = 1; sig < NSIG; ++sig) {
@@ -576,9 +652,12 @@ std::optional<ExitStatus> Child::poll() {
   if (status_ || pid_ <= 0) return status_;
   int status = 0;
   pid_t r;
-  while ((r = ::waitpid(pid_, &status, WNOHANG)) < 0 && errno == EINTR) {}
-  if (r == pid_) status_ = decode(status);
-  else if (r < 0) status_ = ExitStatus{std::nullopt, std::nullopt};  // not our child any more
+  while ((r = ::waitpid(pid_, &status, WNOHANG)) < 0 && errno == EINTR) {
+  }
+  if (r == pid_)
+    status_ = decode(status);
+  else if (r < 0)
+    status_ = ExitStatus{std::nullopt, std::nullopt};  // not our child any more
   return status_;
 }
 
@@ -586,7 +665,8 @@ ExitStatus Child::wait() {
   if (status_ || pid_ <= 0) return status_.value_or(ExitStatus{});
   int status = 0;
   pid_t r;
-  while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {}
+  while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+  }
   status_ = r == pid_ ? decode(status) : ExitStatus{};
   return *status_;
 }
@@ -598,7 +678,8 @@ std::optional<ExitStatus> Child::wait_for(std::chrono::milliseconds timeout) {
     if (auto s = poll()) return s;
     auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(step, deadline - now));
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(step, deadline - now));
     step = std::min(step * 2, std::chrono::milliseconds(20));
   }
 }
@@ -627,13 +708,18 @@ std::atomic<bool> g_forwarder_active{false};
 
 void on_forward(int sig, siginfo_t* info, void*) {
   g_came[sig] = 1;
-  if (!info || (info->si_code != SI_USER && info->si_code != SI_QUEUE && info->si_code != SI_TKILL)) return;
+  if (!info || (info->si_code != SI_USER && info->si_code != SI_QUEUE && info->si_code != SI_TKILL))
+    return;
   const pid_t target = g_target;
-  if (target > 0) ::kill(target, sig);
-  else g_pending[sig] = 1;
+  if (target > 0)
+    ::kill(target, sig);
+  else
+    g_pending[sig] = 1;
 }
 
-void on_latch(int sig) { g_latched[sig] = 1; }
+void on_latch(int sig) {
+  g_latched[sig] = 1;
+}
 }  // namespace
 
 SignalForwarder::SignalForwarder(std::initializer_list<int> signals) : signals_(signals) {
@@ -683,7 +769,9 @@ SignalLatch::SignalLatch(int sig) : sig_(sig) {
   ::sigaction(sig, &sa, &g_saved[sig]);
 }
 
-SignalLatch::~SignalLatch() { ::sigaction(sig_, &g_saved[sig_], nullptr); }
+SignalLatch::~SignalLatch() {
+  ::sigaction(sig_, &g_saved[sig_], nullptr);
+}
 
 bool SignalLatch::take() {
   if (!g_latched[sig_]) return false;

@@ -27,11 +27,12 @@ struct ExitStatus {
 
 // What a finished child process returned.
 struct ProcessResult {
-  int exit_code = -1;     // exit status, or 128 + signal number when killed by a signal
-  std::string out;        // everything it wrote to stdout
-  std::string err;        // everything it wrote to stderr
-  bool timed_out = false; // it was killed because the timeout passed
-  bool cut_off = false;   // the linger passed: it was killed, or its output left unread (ProcessSpec::linger)
+  int exit_code = -1;      // exit status, or 128 + signal number when killed by a signal
+  std::string out;         // everything it wrote to stdout
+  std::string err;         // everything it wrote to stderr
+  bool timed_out = false;  // it was killed because the timeout passed
+  bool cut_off =
+      false;  // the linger passed: it was killed, or its output left unread (ProcessSpec::linger)
 };
 
 // How to start a child: argv (argv[0] is searched in PATH), never a shell.
@@ -76,7 +77,8 @@ Result<std::string> find_in_path(const std::string& name, std::string_view path)
 // in the PATH of `env`, or of this process when `env` is not set), never a shell.
 struct SpawnSpec {
   std::vector<std::string> argv;
-  std::optional<std::map<std::string, std::string, std::less<>>> env;  // replaces the environment if set
+  std::optional<std::map<std::string, std::string, std::less<>>>
+      env;  // replaces the environment if set
   std::optional<std::filesystem::path> cwd;
 };
 

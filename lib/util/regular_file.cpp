@@ -1,19 +1,20 @@
 #include "util/regular_file.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
 
 namespace ctxkit::util {
 
 Result<OpenedFile> open_regular_file(const std::filesystem::path& path) {
   // The system sees a path only up to its first NUL byte: "t\0x.jsonl" would open "t".
   if (path.native().find('\0') != std::string::npos)
-    return fail(fmt::format("opening {}: the path contains a NUL byte", path.string()), Error::Kind::Invalid);
+    return fail(fmt::format("opening {}: the path contains a NUL byte", path.string()),
+                Error::Kind::Invalid);
   // Non-blocking, so that a FIFO or a device is refused here instead of blocking the open.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {

@@ -1,15 +1,15 @@
 #include "util/reverse_line_reader.hpp"
 
-#include "util/regular_file.hpp"
-
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
+
+#include "util/regular_file.hpp"
 
 namespace ctxkit::util {
 
@@ -18,12 +18,22 @@ constexpr uint64_t kMinChunk = 64 * 1024;
 }
 
 ReverseLineReader::ReverseLineReader(int fd, uint64_t size, uint64_t max_bytes, std::string path)
-    : fd_(fd), size_(size), max_bytes_(max_bytes), path_(std::move(path)), buf_start_(size),
+    : fd_(fd),
+      size_(size),
+      max_bytes_(max_bytes),
+      path_(std::move(path)),
+      buf_start_(size),
       cursor_(size) {}
 
 ReverseLineReader::ReverseLineReader(ReverseLineReader&& o) noexcept
-    : fd_(o.fd_), size_(o.size_), max_bytes_(o.max_bytes_), path_(std::move(o.path_)),
-      buf_(std::move(o.buf_)), buf_start_(o.buf_start_), cursor_(o.cursor_), done_(o.done_),
+    : fd_(o.fd_),
+      size_(o.size_),
+      max_bytes_(o.max_bytes_),
+      path_(std::move(o.path_)),
+      buf_(std::move(o.buf_)),
+      buf_start_(o.buf_start_),
+      cursor_(o.cursor_),
+      done_(o.done_),
       budget_exhausted_(o.budget_exhausted_) {
   o.fd_ = -1;
 }
@@ -80,8 +90,9 @@ Result<std::optional<ReverseLineReader::Line>> ReverseLineReader::prev() {
       uint64_t line_end = cursor_;
       cursor_ = buf_start_ + pos;
       if (line_end > line_start) {
-        return Line{std::string_view(buf_.data() + pos + 1, static_cast<size_t>(line_end - line_start)),
-                    line_start};
+        return Line{
+            std::string_view(buf_.data() + pos + 1, static_cast<size_t>(line_end - line_start)),
+            line_start};
       }
       continue;
     }

@@ -45,9 +45,9 @@ class ReverseLineReader {
   uint64_t size_ = 0;
   uint64_t max_bytes_ = 0;
   std::string path_;
-  std::string buf_;        // file bytes [buf_start_, buf_start_ + buf_.size())
+  std::string buf_;  // file bytes [buf_start_, buf_start_ + buf_.size())
   uint64_t buf_start_ = 0;
-  uint64_t cursor_ = 0;    // end (exclusive) of the next line to return
+  uint64_t cursor_ = 0;  // end (exclusive) of the next line to return
   bool done_ = false;
   bool budget_exhausted_ = false;
 };

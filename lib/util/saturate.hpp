@@ -9,7 +9,8 @@ namespace ctxkit::util {
 // a + b, held at the int64 limits instead of overflowing.
 constexpr int64_t sat_add(int64_t a, int64_t b) {
   int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  if (__builtin_add_overflow(a, b, &r))
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
   return r;
 }
 
@@ -17,7 +18,8 @@ constexpr int64_t sat_add(int64_t a, int64_t b) {
 constexpr int64_t sat_mul(int64_t a, int64_t b) {
   int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r))
-    return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+    return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min()
+                              : std::numeric_limits<int64_t>::max();
   return r;
 }
 
@@ -33,8 +35,9 @@ inline int64_t sat_from_double(double d) {
 
 // An unsigned count as int64, held at the maximum.
 constexpr int64_t sat_from_unsigned(uint64_t v) {
-  return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
-                                                                          : static_cast<int64_t>(v);
+  return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+             ? std::numeric_limits<int64_t>::max()
+             : static_cast<int64_t>(v);
 }
 
 }  // namespace ctxkit::util

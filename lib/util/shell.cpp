@@ -4,7 +4,9 @@ namespace ctxkit::util {
 
 std::string shell_quote(const std::string& s) {
   bool plain = !s.empty() &&
-               s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:=@%,") == std::string::npos;
+               s.find_first_not_of(
+                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:=@%,") ==
+                   std::string::npos;
   if (plain) return s;
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -84,8 +86,22 @@ std::optional<std::vector<std::string>> split_shell_words(std::string_view comma
         word += c;
         ++i;
         break;
-      case '\n': case '|': case '&': case ';': case '<': case '>': case '(': case ')':
-      case '$': case '`': case '*': case '?': case '[': case '{': case '}': case '!':
+      case '\n':
+      case '|':
+      case '&':
+      case ';':
+      case '<':
+      case '>':
+      case '(':
+      case ')':
+      case '$':
+      case '`':
+      case '*':
+      case '?':
+      case '[':
+      case '{':
+      case '}':
+      case '!':
         return std::nullopt;
       default:
         word += c;

@@ -1,8 +1,9 @@
 #include "util/time.hpp"
 
+#include <fmt/core.h>
+
 #include <chrono>
 #include <ctime>
-#include <fmt/core.h>
 
 namespace ctxkit::util {
 
@@ -70,7 +71,8 @@ std::optional<int64_t> parse_iso8601_ms(std::string_view s) {
     if (pos != s.size()) return std::nullopt;
   }
   static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (mo < 1 || mo > 12 || d < 1 || d > kDays[mo - 1] || h > 23 || mi > 59 || se > 60) return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > kDays[mo - 1] || h > 23 || mi > 59 || se > 60)
+    return std::nullopt;
   const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
   if (mo == 2 && d == 29 && !leap) return std::nullopt;
   std::tm tm{};

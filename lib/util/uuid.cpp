@@ -1,9 +1,9 @@
 #include "util/uuid.hpp"
 
+#include <fmt/core.h>
 #include <sys/random.h>
 
 #include <cstdint>
-#include <fmt/core.h>
 #include <random>
 
 namespace ctxkit::util {
@@ -16,8 +16,11 @@ std::string random_uuid() {
   }
   b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);
   b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);
-  return fmt::format("{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
-                     b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  return fmt::format(
+      "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:"
+      "02x}{:02x}",
+      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+      b[15]);
 }
 
 bool is_uuid(std::string_view text) {

@@ -14,8 +14,13 @@ using ojson = nlohmann::ordered_json;
 // decode as U+FFFD, one byte at a time.
 char32_t decode(std::string_view s, size_t& i) {
   const auto b0 = static_cast<unsigned char>(s[i]);
-  auto cont = [&](size_t k) { return i + k < s.size() && (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80; };
-  if (b0 < 0x80) { ++i; return b0; }
+  auto cont = [&](size_t k) {
+    return i + k < s.size() && (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+  };
+  if (b0 < 0x80) {
+    ++i;
+    return b0;
+  }
   if ((b0 & 0xE0) == 0xC0 && b0 >= 0xC2 && cont(1)) {
     char32_t c = ((b0 & 0x1Fu) << 6) | (static_cast<unsigned char>(s[i + 1]) & 0x3Fu);
     i += 2;
@@ -24,12 +29,19 @@ char32_t decode(std::string_view s, size_t& i) {
   if ((b0 & 0xF0) == 0xE0 && cont(1) && cont(2)) {
     char32_t c = ((b0 & 0x0Fu) << 12) | ((static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 6) |
                  (static_cast<unsigned char>(s[i + 2]) & 0x3Fu);
-    if (c >= 0x800 && (c < 0xD800 || c > 0xDFFF)) { i += 3; return c; }
+    if (c >= 0x800 && (c < 0xD800 || c > 0xDFFF)) {
+      i += 3;
+      return c;
+    }
   }
   if ((b0 & 0xF8) == 0xF0 && cont(1) && cont(2) && cont(3)) {
     char32_t c = ((b0 & 0x07u) << 18) | ((static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 12) |
-                 ((static_cast<unsigned char>(s[i + 2]) & 0x3Fu) << 6) | (static_cast<unsigned char>(s[i + 3]) & 0x3Fu);
-    if (c >= 0x10000 && c <= 0x10FFFF) { i += 4; return c; }
+                 ((static_cast<unsigned char>(s[i + 2]) & 0x3Fu) << 6) |
+                 (static_cast<unsigned char>(s[i + 3]) & 0x3Fu);
+    if (c >= 0x10000 && c <= 0x10FFFF) {
+      i += 4;
+      return c;
+    }
   }
   ++i;
   return 0xFFFD;
@@ -37,8 +49,20 @@ char32_t decode(std::string_view s, size_t& i) {
 
 bool is_js_space(char32_t c) {
   switch (c) {
-    case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x20: case 0xA0: case 0x1680:
-    case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000: case 0xFEFF:
+    case 0x09:
+    case 0x0A:
+    case 0x0B:
+    case 0x0C:
+    case 0x0D:
+    case 0x20:
+    case 0xA0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x3000:
+    case 0xFEFF:
       return true;
     default:
       return c >= 0x2000 && c <= 0x200A;
@@ -77,7 +101,8 @@ std::string number_to_string(double v) {
   const int n = std::stoi(sci.substr(epos + 1)) + 1;
   const int k = static_cast<int>(digits.size());
   if (k <= n && n <= 21) return digits + std::string(static_cast<size_t>(n - k), '0');
-  if (0 < n && n <= 21) return digits.substr(0, static_cast<size_t>(n)) + "." + digits.substr(static_cast<size_t>(n));
+  if (0 < n && n <= 21)
+    return digits.substr(0, static_cast<size_t>(n)) + "." + digits.substr(static_cast<size_t>(n));
   if (-6 < n && n <= 0) {
     std::string out("0.");
     out.append(static_cast<size_t>(-n), '0');
@@ -122,42 +147,67 @@ void write(const ojson& v, int indent, int level, std::string& out) {
       for (auto it = v.begin(); it != v.end(); ++it) {
         if (it.value().is_discarded()) continue;
         uint64_t idx = 0;
-        if (is_array_index(it.key(), idx)) first.push_back({idx, {&it.key(), &it.value()}});
-        else members.push_back({&it.key(), &it.value()});
+        if (is_array_index(it.key(), idx))
+          first.push_back({idx, {&it.key(), &it.value()}});
+        else
+          members.push_back({&it.key(), &it.value()});
       }
-      std::stable_sort(first.begin(), first.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::stable_sort(first.begin(), first.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
       std::vector<std::pair<const std::string*, const ojson*>> ordered;
       for (auto& f : first) ordered.push_back(f.second);
       ordered.insert(ordered.end(), members.begin(), members.end());
-      if (ordered.empty()) { out += "{}"; return; }
+      if (ordered.empty()) {
+        out += "{}";
+        return;
+      }
       out += '{';
-      const std::string pad = indent > 0 ? std::string(static_cast<size_t>(indent * (level + 1)), ' ') : "";
+      const std::string pad =
+          indent > 0 ? std::string(static_cast<size_t>(indent * (level + 1)), ' ') : "";
       bool first_member = true;
       for (const auto& [key, value] : ordered) {
         if (!first_member) out += ',';
         first_member = false;
-        if (indent > 0) { out += '\n'; out += pad; }
+        if (indent > 0) {
+          out += '\n';
+          out += pad;
+        }
         write_string(*key, out);
         out += indent > 0 ? ": " : ":";
         write(*value, indent, level + 1, out);
       }
-      if (indent > 0) { out += '\n'; out += std::string(static_cast<size_t>(indent * level), ' '); }
+      if (indent > 0) {
+        out += '\n';
+        out += std::string(static_cast<size_t>(indent * level), ' ');
+      }
       out += '}';
       return;
     }
     case ojson::value_t::array: {
-      if (v.empty()) { out += "[]"; return; }
+      if (v.empty()) {
+        out += "[]";
+        return;
+      }
       out += '[';
-      const std::string pad = indent > 0 ? std::string(static_cast<size_t>(indent * (level + 1)), ' ') : "";
+      const std::string pad =
+          indent > 0 ? std::string(static_cast<size_t>(indent * (level + 1)), ' ') : "";
       bool first_elem = true;
       for (const auto& e : v) {
         if (!first_elem) out += ',';
         first_elem = false;
-        if (indent > 0) { out += '\n'; out += pad; }
-        if (e.is_discarded()) out += "null";
-        else write(e, indent, level + 1, out);
+        if (indent > 0) {
+          out += '\n';
+          out += pad;
+        }
+        if (e.is_discarded())
+          out += "null";
+        else
+          write(e, indent, level + 1, out);
       }
-      if (indent > 0) { out += '\n'; out += std::string(static_cast<size_t>(indent * level), ' '); }
+      if (indent > 0) {
+        out += '\n';
+        out += std::string(static_cast<size_t>(indent * level), ' ');
+      }
       out += ']';
       return;
     }
@@ -178,7 +228,7 @@ void write(const ojson& v, int indent, int level, std::string& out) {
     case ojson::value_t::number_unsigned: {
       char buf[24];
       auto res = v.is_number_unsigned() ? std::to_chars(buf, buf + sizeof buf, v.get<uint64_t>())
-                                         : std::to_chars(buf, buf + sizeof buf, v.get<int64_t>());
+                                        : std::to_chars(buf, buf + sizeof buf, v.get<int64_t>());
       out.append(buf, res.ptr);
       return;
     }

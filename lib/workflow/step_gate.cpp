@@ -18,16 +18,20 @@ std::string first_line(const std::string& text) {
   if (start == std::string::npos) return {};
   const auto end = text.find('\n', start);
   std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.pop_back();
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t'))
+    line.pop_back();
   return line;
 }
 }  // namespace
 
 std::string command_of(ContextAction action) {
   switch (action) {
-    case ContextAction::Compact: return "/compact";
-    case ContextAction::Clear: return "/clear";
-    case ContextAction::None: break;
+    case ContextAction::Compact:
+      return "/compact";
+    case ContextAction::Clear:
+      return "/clear";
+    case ContextAction::None:
+      break;
   }
   return {};
 }
@@ -41,11 +45,14 @@ std::string compact_focus(const WorkflowMachine& m) {
   if (sub) where += " / " + sub->id;
   const auto task = m.task();
   if (task.is_object())
-    where += fmt::format(" (task {}: {})", task["id"].get<std::string>(), task["title"].get<std::string>());
-  if (auto it = m.ralph_iteration(); it && step.n > 1) where += fmt::format(" (iteration {} of {})", *it, step.n);
+    where += fmt::format(" (task {}: {})", task["id"].get<std::string>(),
+                         task["title"].get<std::string>());
+  if (auto it = m.ralph_iteration(); it && step.n > 1)
+    where += fmt::format(" (iteration {} of {})", *it, step.n);
   const std::string raw = sub ? expand_task(m, sub->instructions) : step.instructions;
   const std::string line = first_line(raw);
-  return line.empty() ? fmt::format("Next workflow step: {}", where) : fmt::format("Next workflow step: {} - {}", where, line);
+  return line.empty() ? fmt::format("Next workflow step: {}", where)
+                      : fmt::format("Next workflow step: {} - {}", where, line);
 }
 
 GateDecision decide_gate(const WorkflowMachine& m, std::optional<double> context_percent) {
@@ -53,8 +60,10 @@ GateDecision decide_gate(const WorkflowMachine& m, std::optional<double> context
   const ContextAction a = m.pending_action();
   if (a == ContextAction::None) return d;
   const auto* sub = m.current_loop_step();
-  if (sub && sub->context_min_percent) d.min_percent = sub->context_min_percent;
-  else if (m.current_step().context_min_percent) d.min_percent = m.current_step().context_min_percent;
+  if (sub && sub->context_min_percent)
+    d.min_percent = sub->context_min_percent;
+  else if (m.current_step().context_min_percent)
+    d.min_percent = m.current_step().context_min_percent;
   d.percent = context_percent;
   if (d.min_percent && context_percent && *context_percent < *d.min_percent) {
     d.skipped = a;

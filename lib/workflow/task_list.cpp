@@ -1,22 +1,22 @@
 #include "workflow/task_list.hpp"
 
+#include <fmt/core.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cctype>
-#include <fmt/core.h>
-#include <nlohmann/json.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_map>
 
 #include "util/fs.hpp"
-#include "workflow/yaml_budget.hpp"
 #include "util/text.hpp"
+#include "workflow/yaml_budget.hpp"
 
 namespace ctxkit::workflow {
 namespace {
@@ -39,7 +39,9 @@ struct DuplicateKey {
   std::string key;
 };
 
-bool is_null_plain(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+bool is_null_plain(const std::string& s) {
+  return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
+}
 
 // What a tasks file may expand to (yaml_budget.hpp): far beyond any real list (a task is about
 // ten nodes), far below what would exhaust memory.
@@ -121,22 +123,30 @@ std::optional<Mark> locate_yaml(const YAML::Node& root, const std::string& path)
 
 const char* type_name(const ojson& j) {
   switch (j.type()) {
-    case ojson::value_t::null: return "null";
-    case ojson::value_t::boolean: return "a boolean";
+    case ojson::value_t::null:
+      return "null";
+    case ojson::value_t::boolean:
+      return "a boolean";
     case ojson::value_t::number_integer:
     case ojson::value_t::number_unsigned:
-    case ojson::value_t::number_float: return "a number";
-    case ojson::value_t::string: return "a string";
-    case ojson::value_t::array: return "a list";
-    case ojson::value_t::object: return "a map";
-    default: return "a value";
+    case ojson::value_t::number_float:
+      return "a number";
+    case ojson::value_t::string:
+      return "a string";
+    case ojson::value_t::array:
+      return "a list";
+    case ojson::value_t::object:
+      return "a map";
+    default:
+      return "a value";
   }
 }
 
 bool valid_id(std::string_view id) {
   if (id.empty()) return false;
   return std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
   });
 }
 
@@ -157,15 +167,18 @@ class Validator {
     std::string base;
     if (doc.is_object()) {
       auto it = doc.find("tasks");
-      if (it == doc.end()) return error("", "expected a list of tasks or a map with a 'tasks' list (no 'tasks' key)");
+      if (it == doc.end())
+        return error("", "expected a list of tasks or a map with a 'tasks' list (no 'tasks' key)");
       list = &*it;
       base = "/tasks";
       if (list->is_null()) return error(base, "no tasks ('tasks' is empty)");
-      if (!list->is_array()) return error(base, fmt::format("'tasks' must be a list (got {})", type_name(*list)));
+      if (!list->is_array())
+        return error(base, fmt::format("'tasks' must be a list (got {})", type_name(*list)));
     } else if (doc.is_null()) {
       return error("", "no tasks (the file is empty)");
     } else if (!doc.is_array()) {
-      return error("", fmt::format("expected a list of tasks or a map with a 'tasks' list (got {})", type_name(doc)));
+      return error("", fmt::format("expected a list of tasks or a map with a 'tasks' list (got {})",
+                                   type_name(doc)));
     }
     if (list->empty()) return error(base, "no tasks (empty list)");
 
@@ -177,7 +190,9 @@ class Validator {
       const ojson& item = (*list)[i];
       const std::string path = base + "/" + std::to_string(i);
       std::string label = fmt::format("task {}", i + 1);
-      if (!item.is_object()) return error(path, fmt::format("{}: expected a map with an id and a title (got {})", label, type_name(item)));
+      if (!item.is_object())
+        return error(path, fmt::format("{}: expected a map with an id and a title (got {})", label,
+                                       type_name(item)));
       TaskSpec t;
       auto id = item.find("id");
       if (id == item.end() || id->is_null()) {
@@ -185,45 +200,71 @@ class Validator {
       } else if (auto text = id_text(*id)) {
         t.id = *text;
         if (!valid_id(t.id))
-          return error(path + "/id", fmt::format("{}: id '{}' must be non-empty and use only A-Z a-z 0-9 . _ -", label, t.id));
+          return error(path + "/id",
+                       fmt::format("{}: id '{}' must be non-empty and use only A-Z a-z 0-9 . _ -",
+                                   label, t.id));
       } else {
-        return error(path + "/id", fmt::format("{}: id must be a string (got {})", label, type_name(*id)));
+        return error(path + "/id",
+                     fmt::format("{}: id must be a string (got {})", label, type_name(*id)));
       }
       label = fmt::format("task {} ('{}')", i + 1, t.id);
       auto [prev, fresh] = seen.emplace(t.id, i);
-      if (!fresh) return error(path + "/id", fmt::format("{}: duplicate id (also task {})", label, prev->second + 1));
+      if (!fresh)
+        return error(path + "/id",
+                     fmt::format("{}: duplicate id (also task {})", label, prev->second + 1));
 
       auto title = item.find("title");
-      if (title == item.end() || title->is_null()) return error(path, fmt::format("{}: missing title", label));
-      if (!title->is_string()) return error(path + "/title", fmt::format("{}: title must be a string (got {})", label, type_name(*title)));
+      if (title == item.end() || title->is_null())
+        return error(path, fmt::format("{}: missing title", label));
+      if (!title->is_string())
+        return error(path + "/title",
+                     fmt::format("{}: title must be a string (got {})", label, type_name(*title)));
       t.title = title->get<std::string>();
       if (t.title.find_first_not_of(" \t\r\n") == std::string::npos)
         return error(path + "/title", fmt::format("{}: missing title (empty)", label));
 
       if (auto d = item.find("description"); d != item.end() && !d->is_null()) {
-        if (!d->is_string()) return error(path + "/description", fmt::format("{}: description must be a string (got {})", label, type_name(*d)));
+        if (!d->is_string())
+          return error(
+              path + "/description",
+              fmt::format("{}: description must be a string (got {})", label, type_name(*d)));
         t.description = d->get<std::string>();
       }
       // A NUL (JSON "\u0000", YAML "\0") would cut the prompt short on the client's command line.
-      if (t.title.find('\0') != std::string::npos) return error(path + "/title", fmt::format("{}: title contains a NUL character", label));
+      if (t.title.find('\0') != std::string::npos)
+        return error(path + "/title", fmt::format("{}: title contains a NUL character", label));
       if (t.description.find('\0') != std::string::npos)
-        return error(path + "/description", fmt::format("{}: description contains a NUL character", label));
-      if (auto r = string_list(item, path, label, "acceptance", false, t.acceptance); !r) return std::unexpected(r.error());
-      if (auto r = string_list(item, path, label, "depends_on", true, t.depends_on); !r) return std::unexpected(r.error());
+        return error(path + "/description",
+                     fmt::format("{}: description contains a NUL character", label));
+      if (auto r = string_list(item, path, label, "acceptance", false, t.acceptance); !r)
+        return std::unexpected(r.error());
+      if (auto r = string_list(item, path, label, "depends_on", true, t.depends_on); !r)
+        return std::unexpected(r.error());
       if (auto d = item.find("done"); d != item.end() && !d->is_null()) {
-        if (!d->is_boolean()) return error(path + "/done", fmt::format("{}: done must be true or false (got {})", label, type_name(*d)));
+        if (!d->is_boolean())
+          return error(path + "/done", fmt::format("{}: done must be true or false (got {})", label,
+                                                   type_name(*d)));
         t.done = d->get<bool>();
       }
       if (auto m = item.find("context_mode"); m != item.end() && !m->is_null()) {
-        if (!m->is_string()) return error(path + "/context_mode", fmt::format("{}: context_mode must be a string (got {})", label, type_name(*m)));
+        if (!m->is_string())
+          return error(
+              path + "/context_mode",
+              fmt::format("{}: context_mode must be a string (got {})", label, type_name(*m)));
         t.context_mode = m->get<std::string>();
       }
-      if (auto r = number(item, path, label, "max_iterations", 1, 10000, true); !r) return std::unexpected(r.error());
-      else if (*r) t.max_iterations = static_cast<int>(**r);
-      if (auto r = number(item, path, label, "max_tokens", 0, 1e15, true); !r) return std::unexpected(r.error());
-      else if (*r) t.max_tokens = static_cast<uint64_t>(**r);
-      if (auto r = number(item, path, label, "max_cost_usd", 0, 1e9, false); !r) return std::unexpected(r.error());
-      else t.max_cost_usd = *r;
+      if (auto r = number(item, path, label, "max_iterations", 1, 10000, true); !r)
+        return std::unexpected(r.error());
+      else if (*r)
+        t.max_iterations = static_cast<int>(**r);
+      if (auto r = number(item, path, label, "max_tokens", 0, 1e15, true); !r)
+        return std::unexpected(r.error());
+      else if (*r)
+        t.max_tokens = static_cast<uint64_t>(**r);
+      if (auto r = number(item, path, label, "max_cost_usd", 0, 1e9, false); !r)
+        return std::unexpected(r.error());
+      else
+        t.max_cost_usd = *r;
       tasks.push_back(std::move(t));
     }
     return tasks;
@@ -232,8 +273,9 @@ class Validator {
  private:
   // A number field (YAML gives its scalars as text): nullopt when absent; an error when it is
   // not a number, not whole (`whole`), or outside [lo, hi].
-  Result<std::optional<double>> number(const ojson& item, const std::string& path, const std::string& label, const char* field,
-                                       double lo, double hi, bool whole) {
+  Result<std::optional<double>> number(const ojson& item, const std::string& path,
+                                       const std::string& label, const char* field, double lo,
+                                       double hi, bool whole) {
     auto it = item.find(field);
     if (it == item.end() || it->is_null()) return std::optional<double>();
     const std::string fpath = path + "/" + field;
@@ -245,31 +287,39 @@ class Validator {
       char* end = nullptr;
       errno = 0;
       const double d = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-      if (!text.empty() && errno == 0 && end == text.c_str() + text.size() && text.find_first_of("xXnN") == std::string::npos) v = d;
+      if (!text.empty() && errno == 0 && end == text.c_str() + text.size() &&
+          text.find_first_of("xXnN") == std::string::npos)
+        v = d;
     }
     if (!v || !std::isfinite(*v))
-      return error(fpath, fmt::format("{}: {} must be a number (got {})", label, field, type_name(*it)));
+      return error(fpath,
+                   fmt::format("{}: {} must be a number (got {})", label, field, type_name(*it)));
     if ((whole && *v != std::floor(*v)) || *v < lo || *v > hi)
-      return error(fpath, fmt::format("{}: {} must be {} from {} to {} (got {})", label, field, whole ? "a whole number" : "a number",
-                                      lo, hi, *v));
+      return error(fpath, fmt::format("{}: {} must be {} from {} to {} (got {})", label, field,
+                                      whole ? "a whole number" : "a number", lo, hi, *v));
     return v;
   }
 
-  Result<void> string_list(const ojson& item, const std::string& path, const std::string& label, const char* field,
-                           bool ids, std::vector<std::string>& out) {
+  Result<void> string_list(const ojson& item, const std::string& path, const std::string& label,
+                           const char* field, bool ids, std::vector<std::string>& out) {
     auto it = item.find(field);
     if (it == item.end() || it->is_null()) return {};
     const std::string fpath = path + "/" + field;
-    if (!it->is_array()) return error(fpath, fmt::format("{}: {} must be a list of strings (got {})", label, field, type_name(*it)));
+    if (!it->is_array())
+      return error(fpath, fmt::format("{}: {} must be a list of strings (got {})", label, field,
+                                      type_name(*it)));
     out.reserve(it->size());
     for (size_t k = 0; k < it->size(); ++k) {
       const ojson& v = (*it)[k];
-      std::optional<std::string> text = ids ? id_text(v) : (v.is_string() ? std::optional(v.get<std::string>()) : std::nullopt);
+      std::optional<std::string> text =
+          ids ? id_text(v) : (v.is_string() ? std::optional(v.get<std::string>()) : std::nullopt);
       if (!text)
         return error(fpath + "/" + std::to_string(k),
-                     fmt::format("{}: {} item {} must be a string (got {})", label, field, k + 1, type_name(v)));
+                     fmt::format("{}: {} item {} must be a string (got {})", label, field, k + 1,
+                                 type_name(v)));
       if (text->find('\0') != std::string::npos)
-        return error(fpath + "/" + std::to_string(k), fmt::format("{}: {} item {} contains a NUL character", label, field, k + 1));
+        return error(fpath + "/" + std::to_string(k),
+                     fmt::format("{}: {} item {} contains a NUL character", label, field, k + 1));
       out.push_back(std::move(*text));
     }
     return {};
@@ -277,7 +327,9 @@ class Validator {
 
   std::unexpected<Error> error(const std::string& path, const std::string& what) const {
     if (locate_)
-      if (auto m = locate_(path)) return fail(fmt::format("{}:{}:{}: {}", name_, m->line, m->column, what), Error::Kind::Invalid);
+      if (auto m = locate_(path))
+        return fail(fmt::format("{}:{}:{}: {}", name_, m->line, m->column, what),
+                    Error::Kind::Invalid);
     return fail(fmt::format("{}: {}", name_, what), Error::Kind::Invalid);
   }
 
@@ -292,7 +344,9 @@ Result<std::vector<TaskSpec>> parse_yaml(std::string_view text, std::string_view
     std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
     if (docs.size() > 1) {
       const auto m = docs[1].Mark();
-      return fail(fmt::format("{}:{}:{}: invalid YAML: more than one document", name, m.line + 1, m.column + 1), Error::Kind::Invalid);
+      return fail(fmt::format("{}:{}:{}: invalid YAML: more than one document", name, m.line + 1,
+                              m.column + 1),
+                  Error::Kind::Invalid);
     }
     if (!docs.empty()) {
       root = docs[0];
@@ -300,18 +354,26 @@ Result<std::vector<TaskSpec>> parse_yaml(std::string_view text, std::string_view
       doc = to_json(root, budget);
     }
   } catch (const YamlTooLarge& e) {
-    return fail(fmt::format("{}:{}:{}: invalid YAML: {}", name, e.mark.line + 1, e.mark.column + 1, e.what), Error::Kind::Invalid);
+    return fail(
+        fmt::format("{}:{}:{}: invalid YAML: {}", name, e.mark.line + 1, e.mark.column + 1, e.what),
+        Error::Kind::Invalid);
   } catch (const YAML::DeepRecursion& e) {
-    return fail(fmt::format("{}:{}:{}: invalid YAML: nested too deeply", name, e.mark.line + 1, e.mark.column + 1),
+    return fail(fmt::format("{}:{}:{}: invalid YAML: nested too deeply", name, e.mark.line + 1,
+                            e.mark.column + 1),
                 Error::Kind::Invalid);
   } catch (const YAML::Exception& e) {
-    if (e.mark.is_null()) return fail(fmt::format("{}: invalid YAML: {}", name, e.msg), Error::Kind::Invalid);
-    return fail(fmt::format("{}:{}:{}: invalid YAML: {}", name, e.mark.line + 1, e.mark.column + 1, e.msg), Error::Kind::Invalid);
+    if (e.mark.is_null())
+      return fail(fmt::format("{}: invalid YAML: {}", name, e.msg), Error::Kind::Invalid);
+    return fail(
+        fmt::format("{}:{}:{}: invalid YAML: {}", name, e.mark.line + 1, e.mark.column + 1, e.msg),
+        Error::Kind::Invalid);
   } catch (const DuplicateKey& d) {
-    return fail(fmt::format("{}:{}:{}: invalid YAML: duplicate key '{}'", name, d.mark.line + 1, d.mark.column + 1, d.key),
+    return fail(fmt::format("{}:{}:{}: invalid YAML: duplicate key '{}'", name, d.mark.line + 1,
+                            d.mark.column + 1, d.key),
                 Error::Kind::Invalid);
   }
-  return Validator(name, [&root](const std::string& path) { return locate_yaml(root, path); }).run(doc);
+  return Validator(name, [&root](const std::string& path) { return locate_yaml(root, path); })
+      .run(doc);
 }
 
 // A first pass over JSON that only checks the syntax and the depth (nlohmann's callback parser
@@ -345,13 +407,16 @@ struct DepthCheck : nlohmann::json_sax<ojson> {
 
 std::string json_error(std::string_view name, std::string what) {
   auto pos = what.find("parse error");
-  return fmt::format("{}: invalid JSON: {}", name, pos == std::string::npos ? what : what.substr(pos));
+  return fmt::format("{}: invalid JSON: {}", name,
+                     pos == std::string::npos ? what : what.substr(pos));
 }
 
 Result<std::vector<TaskSpec>> parse_json(std::string_view text, std::string_view name) {
   DepthCheck check;
   if (!ojson::sax_parse(text.begin(), text.end(), &check)) {
-    if (check.too_deep) return fail(fmt::format("{}: nested deeper than {} levels", name, kMaxJsonDepth), Error::Kind::Invalid);
+    if (check.too_deep)
+      return fail(fmt::format("{}: nested deeper than {} levels", name, kMaxJsonDepth),
+                  Error::Kind::Invalid);
     return fail(json_error(name, check.error), Error::Kind::Invalid);
   }
   ojson doc;
@@ -369,9 +434,12 @@ Result<std::vector<TaskSpec>> parse_json(std::string_view text, std::string_view
 size_t indent_of(std::string_view line) {
   size_t col = 0;
   for (char c : line) {
-    if (c == ' ') ++col;
-    else if (c == '\t') col = (col / 4 + 1) * 4;
-    else break;
+    if (c == ' ')
+      ++col;
+    else if (c == '\t')
+      col = (col / 4 + 1) * 4;
+    else
+      break;
   }
   return col;
 }
@@ -430,9 +498,9 @@ Result<std::vector<TaskSpec>> parse_markdown(std::string_view text, std::string_
   std::vector<TaskSpec> tasks;
   std::vector<std::string_view> desc;
   size_t task_indent = 0;
-  bool collecting = false;           // lines below belong to the last task
+  bool collecting = false;  // lines below belong to the last task
   constexpr size_t kNoSub = std::string_view::npos;
-  size_t sub_indent = kNoSub;        // the last sub-item's indent, while its continuation may follow
+  size_t sub_indent = kNoSub;  // the last sub-item's indent, while its continuation may follow
   char fence = 0;
   auto finish = [&] {
     if (!tasks.empty() && !desc.empty()) tasks.back().description = dedent(desc);
@@ -453,7 +521,8 @@ Result<std::vector<TaskSpec>> parse_markdown(std::string_view text, std::string_
 
     if (item) {
       if (item->text.empty())
-        return fail(fmt::format("{}:{}: a checklist item without a title", name, lineno), Error::Kind::Invalid);
+        return fail(fmt::format("{}:{}: a checklist item without a title", name, lineno),
+                    Error::Kind::Invalid);
       if (collecting && item->indent > task_indent) {
         tasks.back().acceptance.emplace_back(item->text);
         sub_indent = item->indent;
@@ -482,7 +551,8 @@ Result<std::vector<TaskSpec>> parse_markdown(std::string_view text, std::string_
       sub_indent = kNoSub;
       continue;
     }
-    if (sub_indent != kNoSub && indent > sub_indent && (desc.empty() || !trim(desc.back()).empty())) {
+    if (sub_indent != kNoSub && indent > sub_indent &&
+        (desc.empty() || !trim(desc.back()).empty())) {
       tasks.back().acceptance.back() += ' ';
       tasks.back().acceptance.back() += trim(line);
       continue;
@@ -492,7 +562,8 @@ Result<std::vector<TaskSpec>> parse_markdown(std::string_view text, std::string_
   }
   finish();
   if (tasks.empty())
-    return fail(fmt::format("{}: no tasks (no '- [ ] title' checklist items)", name), Error::Kind::Invalid);
+    return fail(fmt::format("{}: no tasks (no '- [ ] title' checklist items)", name),
+                Error::Kind::Invalid);
   return tasks;
 }
 
@@ -504,7 +575,8 @@ TaskListFormat detect_task_list_format(const fs::path& file, std::string_view te
   if (ext == ".json") return TaskListFormat::Json;
   if (ext == ".md" || ext == ".markdown") return TaskListFormat::Markdown;
   const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && (text[first] == '[' || text[first] == '{')) return TaskListFormat::Json;
+  if (first != std::string_view::npos && (text[first] == '[' || text[first] == '{'))
+    return TaskListFormat::Json;
   for (size_t pos = 0; pos < text.size();) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -516,15 +588,21 @@ TaskListFormat detect_task_list_format(const fs::path& file, std::string_view te
   return TaskListFormat::Yaml;
 }
 
-Result<std::vector<TaskSpec>> parse_task_list(std::string_view text, TaskListFormat format, std::string_view name) {
+Result<std::vector<TaskSpec>> parse_task_list(std::string_view text, TaskListFormat format,
+                                              std::string_view name) {
   if (auto nul = text.find('\0'); nul != std::string_view::npos) {
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
-    return fail(fmt::format("{}:{}: a NUL byte (not a text file)", name, line), Error::Kind::Invalid);
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+    return fail(fmt::format("{}:{}: a NUL byte (not a text file)", name, line),
+                Error::Kind::Invalid);
   }
   switch (format) {
-    case TaskListFormat::Yaml: return parse_yaml(text, name);
-    case TaskListFormat::Json: return parse_json(text, name);
-    case TaskListFormat::Markdown: return parse_markdown(text, name);
+    case TaskListFormat::Yaml:
+      return parse_yaml(text, name);
+    case TaskListFormat::Json:
+      return parse_json(text, name);
+    case TaskListFormat::Markdown:
+      return parse_markdown(text, name);
   }
   return fail(fmt::format("{}: unknown tasks file format", name), Error::Kind::Invalid);
 }
@@ -540,7 +618,8 @@ Result<std::vector<TaskSpec>> order_tasks(std::vector<TaskSpec> tasks) {
   std::unordered_map<std::string_view, size_t> index;
   index.reserve(n);
   for (size_t i = 0; i < n; ++i)
-    if (!index.emplace(tasks[i].id, i).second) return fail(fmt::format("duplicate task id '{}'", tasks[i].id), Error::Kind::Invalid);
+    if (!index.emplace(tasks[i].id, i).second)
+      return fail(fmt::format("duplicate task id '{}'", tasks[i].id), Error::Kind::Invalid);
   // Dependencies as indices, checked before anything moves.
   std::vector<std::vector<size_t>> deps(n);
   for (size_t i = 0; i < n; ++i) {
@@ -548,7 +627,8 @@ Result<std::vector<TaskSpec>> order_tasks(std::vector<TaskSpec> tasks) {
     for (const auto& d : tasks[i].depends_on) {
       auto it = index.find(d);
       if (it == index.end())
-        return fail(fmt::format("task '{}' depends on unknown task '{}'", tasks[i].id, d), Error::Kind::Invalid);
+        return fail(fmt::format("task '{}' depends on unknown task '{}'", tasks[i].id, d),
+                    Error::Kind::Invalid);
       deps[i].push_back(it->second);
     }
   }
@@ -579,7 +659,8 @@ Result<std::vector<TaskSpec>> order_tasks(std::vector<TaskSpec> tasks) {
       if (state[d] == kPlaced) continue;
       if (state[d] == kOpen) {
         // The open frames from d to the top are the cycle.
-        auto from = std::find_if(stack.begin(), stack.end(), [&](const Frame& f) { return f.task == d; });
+        auto from =
+            std::find_if(stack.begin(), stack.end(), [&](const Frame& f) { return f.task == d; });
         std::string path;
         for (auto it = from; it != stack.end(); ++it) path += tasks[it->task].id + " -> ";
         path += tasks[d].id;

@@ -14,14 +14,14 @@ namespace ctxkit::workflow {
 // One task of a runner's tasks file.
 struct TaskSpec {
   std::string id, title, description;
-  std::vector<std::string> acceptance;   // acceptance criteria
-  std::vector<std::string> depends_on;   // ids of tasks that come first
-  bool done = false;                     // a Markdown "- [x]" item (or YAML/JSON `done: true`): already done
+  std::vector<std::string> acceptance;  // acceptance criteria
+  std::vector<std::string> depends_on;  // ids of tasks that come first
+  bool done = false;  // a Markdown "- [x]" item (or YAML/JSON `done: true`): already done
   // The runner's keys for this task alone (YAML/JSON only; absent: the run's own).
-  std::string context_mode;              // a context mode name (the runner checks it)
-  int max_iterations = 0;                // calls of this task before on_fail (0: the run's)
-  std::optional<uint64_t> max_tokens;    // a budget of this task's tokens (all four kinds)
-  std::optional<double> max_cost_usd;    // a budget of this task's cost
+  std::string context_mode;            // a context mode name (the runner checks it)
+  int max_iterations = 0;              // calls of this task before on_fail (0: the run's)
+  std::optional<uint64_t> max_tokens;  // a budget of this task's tokens (all four kinds)
+  std::optional<double> max_cost_usd;  // a budget of this task's cost
 };
 
 enum class TaskListFormat { Yaml, Json, Markdown };
@@ -38,10 +38,10 @@ TaskListFormat detect_task_list_format(const std::filesystem::path& file, std::s
 //
 // YAML/JSON: a list of {id, title, description?, acceptance?[], depends_on?[], done?} or a map
 // with a `tasks:` list of those; each may also carry the runner's context_mode (a string),
-// max_iterations (1..10000), max_tokens (a whole number >= 0) and max_cost_usd (a number >= 0). A missing id is "task-N" (N: the task's 1-based place). Ids and
-// depends_on entries may be numbers (taken as their text); other fields must be strings (in YAML
-// any scalar but null and true/false), lists of strings, and `done` a boolean. Unknown keys are
-// ignored.
+// max_iterations (1..10000), max_tokens (a whole number >= 0) and max_cost_usd (a number >= 0). A
+// missing id is "task-N" (N: the task's 1-based place). Ids and depends_on entries may be numbers
+// (taken as their text); other fields must be strings (in YAML any scalar but null and true/false),
+// lists of strings, and `done` a boolean. Unknown keys are ignored.
 //
 // Markdown: every checklist item `- [ ] title` / `- [x] title` (also `*`, `+`, `[X]`) is a task,
 // with ids task-1, task-2, … in order; items inside fenced code blocks are not. A checklist item
@@ -55,7 +55,8 @@ TaskListFormat detect_task_list_format(const std::filesystem::path& file, std::s
 // an id with characters outside [A-Za-z0-9._-], a field of the wrong type, a NUL byte (also one
 // written as an escape, "\u0000" or "\0"), nesting deeper than the parser allows, a YAML document
 // that expands (aliases counted each time they are used) past 1,000,000 nodes, 64 levels or 64 MiB.
-Result<std::vector<TaskSpec>> parse_task_list(std::string_view text, TaskListFormat format, std::string_view name);
+Result<std::vector<TaskSpec>> parse_task_list(std::string_view text, TaskListFormat format,
+                                              std::string_view name);
 
 // Reads (at most kMaxTaskListBytes, regular files only, never blocking on a FIFO) and parses a
 // tasks file; the format from detect_task_list_format.

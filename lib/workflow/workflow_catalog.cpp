@@ -1,31 +1,39 @@
 #include "workflow/workflow_catalog.hpp"
-#include "util/fs.hpp"
-#include "util/text.hpp"
+
+#include <fmt/core.h>
 
 #include <algorithm>
-#include <fmt/core.h>
 #include <fstream>
 #include <map>
 #include <sstream>
+
+#include "util/fs.hpp"
+#include "util/text.hpp"
 
 namespace ctxkit::workflow {
 namespace fs = std::filesystem;
 
 namespace {
-bool is_template_file(const fs::path& p) { return p.extension() == ".yaml" || p.extension() == ".yml"; }
+bool is_template_file(const fs::path& p) {
+  return p.extension() == ".yaml" || p.extension() == ".yml";
+}
 
 }  // namespace
 
 Result<WorkflowTemplate> load_workflow_file(const fs::path& path) {
   // Never blocks on a FIFO; a template is small (4 MiB at most).
   auto text = util::read_file(path, {4u << 20});
-  if (!text) return fail(fmt::format("{}: cannot read the workflow file ({})", path.string(), text.error().message), Error::Kind::NotFound);
+  if (!text)
+    return fail(
+        fmt::format("{}: cannot read the workflow file ({})", path.string(), text.error().message),
+        Error::Kind::NotFound);
   // One template that cannot be loaded (memory included) is an error of its own: it never takes
   // the others, or the program listing them, along.
   try {
     return parse_template(*text, path.string());
   } catch (const std::exception& e) {
-    return fail(fmt::format("{}: cannot load the workflow file ({})", path.string(), e.what()), Error::Kind::Invalid);
+    return fail(fmt::format("{}: cannot load the workflow file ({})", path.string(), e.what()),
+                Error::Kind::Invalid);
   }
 }
 
@@ -43,8 +51,10 @@ std::vector<CatalogEntry> list_workflows(const std::vector<fs::path>& dirs) {
       entry.name = f.stem().string();
       entry.path = f;
       auto t = load_workflow_file(f);
-      if (t) entry.description = t->description;
-      else entry.error = t.error().message;
+      if (t)
+        entry.description = t->description;
+      else
+        entry.error = t.error().message;
       by_name[entry.name] = std::move(entry);
     }
   }
@@ -57,8 +67,11 @@ Result<fs::path> resolve_workflow(const std::string& spec, const std::vector<fs:
   if (spec.empty()) return fail("no workflow given", Error::Kind::Invalid);
   std::error_code ec;
   const fs::path as_path(spec);
-  if ((spec.find('/') != std::string::npos || is_template_file(as_path)) && fs::is_regular_file(as_path, ec)) return as_path;
-  if (spec.find('/') != std::string::npos) return fail(fmt::format("{}: no such workflow file", spec), Error::Kind::NotFound);
+  if ((spec.find('/') != std::string::npos || is_template_file(as_path)) &&
+      fs::is_regular_file(as_path, ec))
+    return as_path;
+  if (spec.find('/') != std::string::npos)
+    return fail(fmt::format("{}: no such workflow file", spec), Error::Kind::NotFound);
   for (auto it = dirs.rbegin(); it != dirs.rend(); ++it)
     for (const char* ext : {".yaml", ".yml"})
       if (fs::is_regular_file(*it / (spec + ext), ec)) return *it / (spec + ext);
@@ -74,7 +87,9 @@ Result<fs::path> resolve_workflow(const std::string& spec, const std::vector<fs:
       }
   std::string names;
   for (const auto& e : entries) names += (names.empty() ? "" : ", ") + e.name;
-  return fail(fmt::format("workflow '{}' not found (available: {})", spec, names.empty() ? "none" : names), Error::Kind::NotFound);
+  return fail(
+      fmt::format("workflow '{}' not found (available: {})", spec, names.empty() ? "none" : names),
+      Error::Kind::NotFound);
 }
 
 }  // namespace ctxkit::workflow

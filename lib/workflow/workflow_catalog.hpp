@@ -14,7 +14,7 @@ struct CatalogEntry {
   std::string name;         // the file name without .yaml/.yml
   std::string description;  // the template's description ("" when it does not load)
   std::filesystem::path path;
-  std::string error;        // the load error, "" when it loads
+  std::string error;  // the load error, "" when it loads
 };
 
 // Every template on `dirs` (lowest precedence first); a later directory's file hides an
@@ -25,7 +25,8 @@ std::vector<CatalogEntry> list_workflows(const std::vector<std::filesystem::path
 // .yaml/.yml ending that exists); else the highest-precedence file named <spec>.yaml/.yml;
 // else a template whose `name` matches case-insensitively (as the reference implementation
 // matches names). Error: "workflow '<spec>' not found (available: a, b)".
-Result<std::filesystem::path> resolve_workflow(const std::string& spec, const std::vector<std::filesystem::path>& dirs);
+Result<std::filesystem::path> resolve_workflow(const std::string& spec,
+                                               const std::vector<std::filesystem::path>& dirs);
 
 // Reads and validates a template file; errors carry the path and line:col.
 Result<WorkflowTemplate> load_workflow_file(const std::filesystem::path& path);

@@ -1,6 +1,7 @@
 #include "workflow/workflow_events.hpp"
 
 #include <fmt/core.h>
+
 #include <nlohmann/json.hpp>
 
 #include "store/state_store.hpp"
@@ -11,23 +12,33 @@ namespace fs = std::filesystem;
 
 Result<void> append_event(StateStore& store, const fs::path& worktree, const WorkflowEvent& e) {
   const int64_t now = util::now_ms();
-  nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(now)}, {"worktree", worktree.string()}, {"kind", e.kind},
-                              {"action", e.action}, {"workflow", e.workflow}, {"step", e.step}, {"subStep", e.sub_step},
-                              {"task", e.task_id}, {"iteration", e.iteration}, {"by", e.by}};
+  nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(now)},
+                              {"worktree", worktree.string()},
+                              {"kind", e.kind},
+                              {"action", e.action},
+                              {"workflow", e.workflow},
+                              {"step", e.step},
+                              {"subStep", e.sub_step},
+                              {"task", e.task_id},
+                              {"iteration", e.iteration},
+                              {"by", e.by}};
   if (e.percent) j["percent"] = *e.percent;
   if (e.min_percent) j["minPercent"] = *e.min_percent;
   return store.append_event(
-      {now, "workflow", worktree.string(), e.kind, j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)});
+      {now, "workflow", worktree.string(), e.kind,
+       j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)});
 }
 
-Result<void> append_event(const fs::path& state_db, int busy_timeout_ms, const fs::path& worktree, const WorkflowEvent& e) {
+Result<void> append_event(const fs::path& state_db, int busy_timeout_ms, const fs::path& worktree,
+                          const WorkflowEvent& e) {
   // The state database: a private file in a private folder, never through a link.
   auto store = StateStore::open(state_db, busy_timeout_ms);
   if (!store) return std::unexpected(store.error());
   return append_event(*store, worktree, e);
 }
 
-std::vector<RecordedEvent> read_events(const fs::path& state_db, int busy_timeout_ms, const fs::path& worktree) {
+std::vector<RecordedEvent> read_events(const fs::path& state_db, int busy_timeout_ms,
+                                       const fs::path& worktree) {
   std::vector<RecordedEvent> out;
   std::error_code ec;
   if (!fs::exists(state_db, ec)) return out;
@@ -49,8 +60,10 @@ std::vector<RecordedEvent> read_events(const fs::path& state_db, int busy_timeou
     r.event.task_id = j.value("task", "");
     r.event.iteration = j.value("iteration", 0L);
     r.event.by = j.value("by", "");
-    if (j.contains("percent") && j["percent"].is_number()) r.event.percent = j["percent"].get<double>();
-    if (j.contains("minPercent") && j["minPercent"].is_number()) r.event.min_percent = j["minPercent"].get<double>();
+    if (j.contains("percent") && j["percent"].is_number())
+      r.event.percent = j["percent"].get<double>();
+    if (j.contains("minPercent") && j["minPercent"].is_number())
+      r.event.min_percent = j["minPercent"].get<double>();
     out.push_back(std::move(r));
   }
   return out;

@@ -1,8 +1,7 @@
 #include "workflow/workflow_service.hpp"
 
-#include <sys/stat.h>
-
 #include <fmt/core.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <chrono>
@@ -14,12 +13,12 @@
 #include "core/config.hpp"
 #include "core/locations.hpp"
 #include "util/atomic_file.hpp"
+#include "util/fs.hpp"
 #include "util/paths.hpp"
 #include "workflow/js_compat.hpp"
 #include "workflow/step_gate.hpp"
 #include "workflow/workflow_catalog.hpp"
 #include "workflow/workflow_state.hpp"
-#include "util/fs.hpp"
 
 namespace ctxkit::workflow {
 namespace fs = std::filesystem;
@@ -35,10 +34,13 @@ ToolOutcome error_outcome(const std::string& message) {
   return {js::stringify(body, 0), true};
 }
 
-ToolOutcome pretty(const ojson& body) { return {js::stringify(body, 2), false}; }
+ToolOutcome pretty(const ojson& body) {
+  return {js::stringify(body, 2), false};
+}
 
 ojson with_reminder(ojson status) {
-  if (status["status"] == "running") status["instructions"] = status["instructions"].get<std::string>() + kAdvanceReminder;
+  if (status["status"] == "running")
+    status["instructions"] = status["instructions"].get<std::string>() + kAdvanceReminder;
   return status;
 }
 
@@ -46,15 +48,19 @@ ojson action_answer(ContextAction action, const WorkflowMachine& m, bool supervi
   const std::string command = command_of(action);
   ojson body = ojson::object();
   body["contextAction"] = command;
-  body["message"] = supervised ? fmt::format("ctxkit's supervisor runs `{}` when this turn ends: end your turn now, without "
-                                             "calling more tools; the next session continues with this step's instructions.",
-                                             command)
-                               : fmt::format("Please run `{}` first, then call workflow_status again.", command);
+  body["message"] =
+      supervised
+          ? fmt::format(
+                "ctxkit's supervisor runs `{}` when this turn ends: end your turn now, without "
+                "calling more tools; the next session continues with this step's instructions.",
+                command)
+          : fmt::format("Please run `{}` first, then call workflow_status again.", command);
   // ctxkit extension: a focus the template asked for (templates without compact_focus get the
   // reference implementation's answer unchanged).
   if (action == ContextAction::Compact) {
     const auto* sub = m.current_loop_step();
-    if ((sub && sub->compact_focus) || m.current_step().compact_focus) body["focus"] = compact_focus(m);
+    if ((sub && sub->compact_focus) || m.current_step().compact_focus)
+      body["focus"] = compact_focus(m);
   }
   return body;
 }
@@ -66,12 +72,16 @@ struct Loaded {
 };
 }  // namespace
 
-fs::path state_path(const fs::path& worktree) { return worktree / "workflow-state.json"; }
+fs::path state_path(const fs::path& worktree) {
+  return worktree / "workflow-state.json";
+}
 
 namespace {
 std::string link_refusal(const fs::path& p) {
-  return fmt::format("{} is a symbolic link: the workflow state is neither read nor written through one (put the file itself there)",
-                     p.string());
+  return fmt::format(
+      "{} is a symbolic link: the workflow state is neither read nor written through one (put the "
+      "file itself there)",
+      p.string());
 }
 
 // The mode a save gives the state file: its own when it exists, else what any program would
@@ -81,7 +91,9 @@ Result<unsigned> state_mode(const fs::path& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return util::umask_mode(0666);
   if (S_ISLNK(st.st_mode)) return fail("not saved: " + link_refusal(path), Error::Kind::Invalid);
-  if (!S_ISREG(st.st_mode)) return fail(fmt::format("not saved: {} is not a regular file", path.string()), Error::Kind::Invalid);
+  if (!S_ISREG(st.st_mode))
+    return fail(fmt::format("not saved: {} is not a regular file", path.string()),
+                Error::Kind::Invalid);
   return static_cast<unsigned>(st.st_mode & 07777);
 }
 }  // namespace
@@ -95,7 +107,9 @@ Result<std::optional<std::string>> read_state_text(const fs::path& worktree) {
     return fail(link_refusal(p), Error::Kind::Invalid);
   }
   auto text = util::read_file(p, {kMaxStateBytes, false});
-  if (!text) return fail(fmt::format("{}: cannot read the workflow state ({})", p.string(), text.error().message));
+  if (!text)
+    return fail(
+        fmt::format("{}: cannot read the workflow state ({})", p.string(), text.error().message));
   return std::optional<std::string>(std::move(*text));
 }
 
@@ -104,7 +118,8 @@ namespace {
 Result<std::string> state_text(const fs::path& worktree, const WorkflowMachine& machine) {
   std::string text = machine.serialize();
   if (text.size() > kMaxStateBytes)
-    return fail(fmt::format("{}: not saved: the workflow state would be {} bytes, more than the {} MiB a state file may hold "
+    return fail(fmt::format("{}: not saved: the workflow state would be {} bytes, more than the {} "
+                            "MiB a state file may hold "
                             "(it keeps its last state)",
                             state_path(worktree).string(), text.size(), kMaxStateBytes >> 20),
                 Error::Kind::Invalid);
@@ -122,19 +137,24 @@ Result<void> save_state(const fs::path& worktree, const WorkflowMachine& machine
 
 Result<util::FileLock> lock_state(const fs::path& worktree) {
   auto lock = util::FileLock::acquire_directory(worktree, std::chrono::seconds(10));
-  if (!lock) return fail(fmt::format("the workflow state's lock: {}", lock.error().message), lock.error().kind);
+  if (!lock)
+    return fail(fmt::format("the workflow state's lock: {}", lock.error().message),
+                lock.error().kind);
   return std::move(*lock);
 }
 
 std::optional<FileVersion> file_version(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  auto ns = [](const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };
-  return FileVersion{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size),
-                     ns(st.st_mtim), ns(st.st_ctim)};
+  auto ns = [](const timespec& t) {
+    return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+  };
+  return FileVersion{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+                     static_cast<uint64_t>(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
 }
 
-Result<std::optional<FileVersion>> save_state_versioned(const fs::path& worktree, const WorkflowMachine& machine) {
+Result<std::optional<FileVersion>> save_state_versioned(const fs::path& worktree,
+                                                        const WorkflowMachine& machine) {
   const fs::path path = state_path(worktree);
   auto state = state_text(worktree, machine);
   if (!state) return std::unexpected(state.error());
@@ -150,7 +170,8 @@ Result<std::optional<FileVersion>> save_state_versioned(const fs::path& worktree
   const auto ours = file_version(file->temp_path());
   if (auto r = file->commit(util::Durability::Flush); !r) return std::unexpected(r.error());
   auto now = file_version(path);
-  if (!ours || !now || now->inode != ours->inode || now->device != ours->device || now->size != text.size())
+  if (!ours || !now || now->inode != ours->inode || now->device != ours->device ||
+      now->size != text.size())
     return std::optional<FileVersion>();
   return now;
 }
@@ -179,8 +200,10 @@ WorkflowEvent event_for(const WorkflowMachine& m, const GateDecision& d, std::st
 
 std::vector<fs::path> default_search_dirs(const util::Env& env, const fs::path& project) {
   std::vector<fs::path> dirs;
-  if (auto share = env.get_nonempty("CTXKIT_SHARE_DIR")) dirs.push_back(fs::path(*share) / "workflows");
-  else if (auto exe = util::executable_dir()) dirs.push_back(exe->parent_path() / "share" / "ctxkit" / "workflows");
+  if (auto share = env.get_nonempty("CTXKIT_SHARE_DIR"))
+    dirs.push_back(fs::path(*share) / "workflows");
+  else if (auto exe = util::executable_dir())
+    dirs.push_back(exe->parent_path() / "share" / "ctxkit" / "workflows");
   dirs.push_back(Locations::resolve(env).workflows_dir());
   if (!project.empty()) {
     dirs.push_back(project / ".lanes" / "workflows");
@@ -189,9 +212,11 @@ std::vector<fs::path> default_search_dirs(const util::Env& env, const fs::path& 
   return dirs;
 }
 
-WorkflowService::WorkflowService(ServiceOptions options) : opts_(std::move(options)), cache_(std::make_shared<Cache>()) {
+WorkflowService::WorkflowService(ServiceOptions options)
+    : opts_(std::move(options)), cache_(std::make_shared<Cache>()) {
   if (opts_.repo_root.empty()) opts_.repo_root = opts_.worktree;
-  if (opts_.search_dirs.empty()) opts_.search_dirs = default_search_dirs(opts_.env, opts_.repo_root);
+  if (opts_.search_dirs.empty())
+    opts_.search_dirs = default_search_dirs(opts_.env, opts_.repo_root);
   if (!opts_.context_percent) {
     const util::Env env = opts_.env;
     const fs::path project = opts_.repo_root;
@@ -280,7 +305,8 @@ class Call {
     const std::string text = std::move(**read);
     auto m = WorkflowMachine::from_state_text(text, nullptr);
     if (!m) {
-      // A state without its own workflow_definition (older files) resumes with the configured template.
+      // A state without its own workflow_definition (older files) resumes with the configured
+      // template.
       if (!o_.workflow.empty()) {
         if (auto t = template_for(o_.workflow)) {
           auto m2 = WorkflowMachine::from_state_text(text, &*t);
@@ -332,7 +358,6 @@ class Call {
     return pretty(action_answer(d.action, m, o_.supervised));
   }
 
-
   ToolOutcome start(const json& args) const {
     auto loaded = load();
     std::string explicit_spec;
@@ -342,15 +367,20 @@ class Call {
     }
     // A state file that does not load is an error whatever the call names: starting over would
     // replace it, and the outputs in it would be gone.
-    if (loaded.error) return error_outcome(*loaded.error + " (nothing was started: fix or remove the file to start a workflow)");
+    if (loaded.error)
+      return error_outcome(*loaded.error +
+                           " (nothing was started: fix or remove the file to start a workflow)");
     bool dirty = false;
     std::optional<WorkflowMachine> m;
-    if (loaded.machine && !(!explicit_spec.empty() && loaded.machine->state_status() != "running")) {
+    if (loaded.machine &&
+        !(!explicit_spec.empty() && loaded.machine->state_status() != "running")) {
       m = std::move(loaded.machine);
     } else {
       const std::string spec = explicit_spec.empty() ? o_.workflow : explicit_spec;
       if (spec.empty())
-        return error_outcome("No workflow to start: pass `workflow` (a name from workflow_list or a path to a template)");
+        return error_outcome(
+            "No workflow to start: pass `workflow` (a name from workflow_list or a path to a "
+            "template)");
       auto t = template_for(spec);
       if (!t) return error_outcome(t.error().message);
       m.emplace(WorkflowMachine::start(std::move(*t)));
@@ -369,22 +399,27 @@ class Call {
     auto loaded = load(true);
     if (loaded.error) return error_outcome(*loaded.error);
     if (!loaded.machine) return error_outcome(kNotStarted);
-    if (!args.contains("loop_id") || !args["loop_id"].is_string() || args["loop_id"].get<std::string>().empty())
+    if (!args.contains("loop_id") || !args["loop_id"].is_string() ||
+        args["loop_id"].get<std::string>().empty())
       return error_outcome("loop_id must be a non-empty string");
-    if (!args.contains("tasks") || !args["tasks"].is_array()) return error_outcome("tasks must be an array");
+    if (!args.contains("tasks") || !args["tasks"].is_array())
+      return error_outcome("tasks must be an array");
     std::vector<TaskInput> tasks;
     for (const auto& t : args["tasks"]) {
       if (!t.is_object() && !t.is_array()) return error_outcome("Each task must be an object");
-      if (!t.is_object() || !t.contains("id") || !t["id"].is_string() || t["id"].get<std::string>().empty())
+      if (!t.is_object() || !t.contains("id") || !t["id"].is_string() ||
+          t["id"].get<std::string>().empty())
         return error_outcome("Each task must have a non-empty id string");
       if (!t.contains("title") || !t["title"].is_string() || t["title"].get<std::string>().empty())
         return error_outcome("Each task must have a non-empty title string");
       TaskInput in{t["id"].get<std::string>(), t["title"].get<std::string>(), std::nullopt};
-      if (t.contains("description") && t["description"].is_string()) in.description = t["description"].get<std::string>();
+      if (t.contains("description") && t["description"].is_string())
+        in.description = t["description"].get<std::string>();
       tasks.push_back(std::move(in));
     }
     auto& m = *loaded.machine;
-    if (auto r = m.set_tasks(args["loop_id"].get<std::string>(), tasks); !r) return error_outcome(r.error().message);
+    if (auto r = m.set_tasks(args["loop_id"].get<std::string>(), tasks); !r)
+      return error_outcome(r.error().message);
     if (auto e = save(m)) return error_outcome(*e);
     ojson body = ojson::object();
     body["success"] = true;
@@ -408,8 +443,10 @@ class Call {
     auto loaded = load(true);
     if (loaded.error) return error_outcome(*loaded.error);
     if (!loaded.machine) return error_outcome(kNotStarted);
-    if (args.contains("output") && !args["output"].is_string()) return error_outcome("output must be a string");
-    const std::string output = args.contains("output") ? args["output"].get<std::string>() : std::string();
+    if (args.contains("output") && !args["output"].is_string())
+      return error_outcome("output must be a string");
+    const std::string output =
+        args.contains("output") ? args["output"].get<std::string>() : std::string();
     auto& m = *loaded.machine;
     m.advance(output);
     if (auto e = save(m)) return error_outcome(*e);
@@ -452,7 +489,8 @@ class Call {
 ToolOutcome WorkflowService::call(std::string_view tool, const json& arguments) {
   static const json kEmpty = json::object();
   const json& args = arguments.is_object() ? arguments : kEmpty;
-  if (!arguments.is_null() && !arguments.is_object()) return error_outcome("arguments must be an object");
+  if (!arguments.is_null() && !arguments.is_object())
+    return error_outcome("arguments must be an object");
   try {
     Call c(opts_, *cache_);
     // A call that may save holds the state's lock from its read to its save: another server,
@@ -476,39 +514,52 @@ ToolOutcome WorkflowService::call(std::string_view tool, const json& arguments) 
 }
 
 std::string WorkflowService::instructions() {
-  return "This server drives a step-by-step workflow. Call workflow_start (with a short summary; with `workflow` naming a "
-         "template from workflow_list when none is configured), do what the returned instructions say, then call "
-         "workflow_advance with a summary of what you did, until the status is complete. In a loop step, first call "
-         "workflow_set_tasks with the tasks. When an answer carries contextAction (/compact or /clear), that command must "
-         "be run before the step; then call workflow_status to get the step's instructions. workflow_context returns the "
+  return "This server drives a step-by-step workflow. Call workflow_start (with a short summary; "
+         "with `workflow` naming a "
+         "template from workflow_list when none is configured), do what the returned instructions "
+         "say, then call "
+         "workflow_advance with a summary of what you did, until the status is complete. In a loop "
+         "step, first call "
+         "workflow_set_tasks with the tasks. When an answer carries contextAction (/compact or "
+         "/clear), that command must "
+         "be run before the step; then call workflow_status to get the step's instructions. "
+         "workflow_context returns the "
          "outputs of earlier steps.";
 }
 
 json WorkflowService::tools() {
   auto object_schema = [](json properties, json required) {
-    return json{{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
+    return json{{"type", "object"},
+                {"properties", std::move(properties)},
+                {"required", std::move(required)}};
   };
   json list = json::array();
-  list.push_back({{"name", "workflow_start"},
-                  {"description",
-                   "Initialize the workflow and return the first step instructions. If the workflow was previously started, "
-                   "returns the current status."},
-                  {"inputSchema",
-                   object_schema({{"summary",
-                                   {{"type", "string"},
-                                    {"description", "Brief summary of the user's request (max 10 words)."}}},
-                                  {"workflow",
-                                   {{"type", "string"},
-                                    {"description",
-                                     "Workflow template to start: a name from workflow_list or a path to a YAML file. Needed "
-                                     "only when the server was started without one."}}}},
-                                 json::array())}});
+  list.push_back(
+      {{"name", "workflow_start"},
+       {"description",
+        "Initialize the workflow and return the first step instructions. If the workflow was "
+        "previously started, "
+        "returns the current status."},
+       {"inputSchema",
+        object_schema({{"summary",
+                        {{"type", "string"},
+                         {"description", "Brief summary of the user's request (max 10 words)."}}},
+                       {"workflow",
+                        {{"type", "string"},
+                         {"description",
+                          "Workflow template to start: a name from workflow_list or a path to a "
+                          "YAML file. Needed "
+                          "only when the server was started without one."}}}},
+                      json::array())}});
   list.push_back(
       {{"name", "workflow_set_tasks"},
-       {"description", "Associate tasks with a loop step. Each task will be iterated through the loop sub-steps."},
+       {"description",
+        "Associate tasks with a loop step. Each task will be iterated through the loop sub-steps."},
        {"inputSchema",
         object_schema(
-            {{"loop_id", {{"type", "string"}, {"description", "The loop ID to associate tasks with (must match a loop step id)"}}},
+            {{"loop_id",
+              {{"type", "string"},
+               {"description", "The loop ID to associate tasks with (must match a loop step id)"}}},
              {"tasks",
               {{"type", "array"},
                {"description", "Array of tasks to iterate over in the loop"},
@@ -517,31 +568,41 @@ json WorkflowService::tools() {
                  {"properties",
                   {{"id", {{"type", "string"}, {"description", "Unique task identifier"}}},
                    {"title", {{"type", "string"}, {"description", "Human-readable task title"}}},
-                   {"description", {{"type", "string"}, {"description", "Optional detailed description"}}}}},
+                   {"description",
+                    {{"type", "string"}, {"description", "Optional detailed description"}}}}},
                  {"required", {"id", "title"}}}}}}},
             {"loop_id", "tasks"})}});
   list.push_back({{"name", "workflow_status"},
                   {"description",
-                   "Get current workflow position with full context. Returns step, sub-step (if in loop), agent, instructions, "
-                   "and progress. For ralph steps, includes ralphIteration and ralphTotal fields indicating which iteration "
+                   "Get current workflow position with full context. Returns step, sub-step (if in "
+                   "loop), agent, instructions, "
+                   "and progress. For ralph steps, includes ralphIteration and ralphTotal fields "
+                   "indicating which iteration "
                    "(1-N) you are on."},
                   {"inputSchema", object_schema(json::object(), json::array())}});
   list.push_back({{"name", "workflow_advance"},
                   {"description",
-                   "Complete the current step/sub-step and advance to the next. Provide output summarizing what was "
-                   "accomplished. For ralph steps (iterative refinement), advancing may return the SAME step again with "
-                   "incremented iteration number - this is intentional and you should work on it again to improve quality."},
+                   "Complete the current step/sub-step and advance to the next. Provide output "
+                   "summarizing what was "
+                   "accomplished. For ralph steps (iterative refinement), advancing may return the "
+                   "SAME step again with "
+                   "incremented iteration number - this is intentional and you should work on it "
+                   "again to improve quality."},
                   {"inputSchema",
-                   object_schema({{"output", {{"type", "string"}, {"description", "Output/summary from the completed step"}}}},
+                   object_schema({{"output",
+                                   {{"type", "string"},
+                                    {"description", "Output/summary from the completed step"}}}},
                                  {"output"})}});
-  list.push_back({{"name", "workflow_context"},
-                  {"description",
-                   "Get outputs from previous steps. Returns a record keyed by step path (e.g., \"plan\" or "
-                   "\"implement.task-1.code\")."},
-                  {"inputSchema", object_schema(json::object(), json::array())}});
+  list.push_back(
+      {{"name", "workflow_context"},
+       {"description",
+        "Get outputs from previous steps. Returns a record keyed by step path (e.g., \"plan\" or "
+        "\"implement.task-1.code\")."},
+       {"inputSchema", object_schema(json::object(), json::array())}});
   list.push_back({{"name", "workflow_list"},
                   {"description",
-                   "List the workflow templates that workflow_start can start (name, description, file), from the template "
+                   "List the workflow templates that workflow_start can start (name, description, "
+                   "file), from the template "
                    "search path."},
                   {"inputSchema", object_schema(json::object(), json::array())}});
   return list;

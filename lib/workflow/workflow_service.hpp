@@ -1,7 +1,7 @@
 #pragma once
 
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
@@ -29,11 +29,11 @@ struct WorkflowEvent {
   std::string kind;    // "handed_out", "skipped", "confirmed"
   std::string action;  // "compact", "clear"
   std::string workflow, step, sub_step, task_id;
-  long iteration = 0;  // ralph iteration, 0 outside ralph steps
+  long iteration = 0;                 // ralph iteration, 0 outside ralph steps
   std::optional<double> percent;      // the context figure used by context_min_percent
   std::optional<double> min_percent;  // the threshold that applied
-  std::string by;      // who: "workflow_start", "workflow_advance", "ctx-gate", "session-start"
-  std::string focus;   // a compact's focus text
+  std::string by;     // who: "workflow_start", "workflow_advance", "ctx-gate", "session-start"
+  std::string focus;  // a compact's focus text
 };
 
 // Where a service finds its state and its workflow.
@@ -97,12 +97,14 @@ class WorkflowService {
 // The default template search path, lowest precedence first: <prefix>/share/ctxkit/workflows
 // (beside the running program), ~/.config/ctxkit/workflows, <project>/.lanes/workflows,
 // <project>/.ctxkit/workflows.
-std::vector<std::filesystem::path> default_search_dirs(const util::Env& env, const std::filesystem::path& project);
+std::vector<std::filesystem::path> default_search_dirs(const util::Env& env,
+                                                       const std::filesystem::path& project);
 
 class WorkflowMachine;
 struct GateDecision;
 // The event describing a gate decision (handed out or skipped) at `machine`'s position.
-WorkflowEvent event_for(const WorkflowMachine& machine, const GateDecision& decision, std::string by);
+WorkflowEvent event_for(const WorkflowMachine& machine, const GateDecision& decision,
+                        std::string by);
 
 // The largest state file that is read (and so the largest that is written: a save that would
 // pass it is refused, the file keeping its last state).
@@ -110,7 +112,8 @@ inline constexpr uint64_t kMaxStateBytes = 64ull << 20;
 
 // The state file of a worktree: <worktree>/workflow-state.json.
 std::filesystem::path state_path(const std::filesystem::path& worktree);
-// The state file's text, nullopt when there is none; never blocks on a FIFO. An error names the file.
+// The state file's text, nullopt when there is none; never blocks on a FIFO. An error names the
+// file.
 Result<std::optional<std::string>> read_state_text(const std::filesystem::path& worktree);
 // Replaces the state file atomically with `machine`'s state; refuses a state larger than
 // kMaxStateBytes and a state file that is a symbolic link (read_state_text refuses it too). A
@@ -131,6 +134,7 @@ struct FileVersion {
 std::optional<FileVersion> file_version(const std::filesystem::path& path);
 // save_state, telling which version of the file it wrote (nullopt when another writer replaced
 // it at once).
-Result<std::optional<FileVersion>> save_state_versioned(const std::filesystem::path& worktree, const WorkflowMachine& machine);
+Result<std::optional<FileVersion>> save_state_versioned(const std::filesystem::path& worktree,
+                                                        const WorkflowMachine& machine);
 
 }  // namespace ctxkit::workflow

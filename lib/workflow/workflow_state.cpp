@@ -9,7 +9,9 @@ namespace ctxkit::workflow {
 namespace {
 using ojson = nlohmann::ordered_json;
 
-ojson undefined() { return ojson(ojson::value_t::discarded); }
+ojson undefined() {
+  return ojson(ojson::value_t::discarded);
+}
 
 bool defined(const ojson& obj, const char* key) {
   auto it = obj.find(key);
@@ -30,8 +32,15 @@ bool truthy(const ojson& v) {
 // placeholders), then any other keys in file order. `first_is_ralph`: the initial state of a
 // workflow starting with a ralph step creates ralphIteration before the summary.
 ojson canonical_order(ojson state, bool first_is_ralph) {
-  std::vector<const char*> order = {"status", "step", "stepType", "tasks", "outputs", "artefacts", "currentStepArtefacts",
-                                    "contextActionExecuted", "workflow_definition"};
+  std::vector<const char*> order = {"status",
+                                    "step",
+                                    "stepType",
+                                    "tasks",
+                                    "outputs",
+                                    "artefacts",
+                                    "currentStepArtefacts",
+                                    "contextActionExecuted",
+                                    "workflow_definition"};
   if (first_is_ralph) order.push_back("ralphIteration");
   for (const char* k : {"summary", "task", "subStep"}) order.push_back(k);
   if (!first_is_ralph) order.push_back("ralphIteration");
@@ -86,22 +95,31 @@ Result<WorkflowMachine> WorkflowMachine::from_state(ojson state, const WorkflowT
     return fail(fmt::format("workflow state: unknown stepType '{}'", type), Error::Kind::Corrupt);
   for (const char* key : {"tasks", "outputs"}) {
     if (!defined(state, key)) state[key] = ojson::object();
-    if (!state[key].is_object()) return fail(fmt::format("workflow state: '{}' must be an object", key), Error::Kind::Corrupt);
+    if (!state[key].is_object())
+      return fail(fmt::format("workflow state: '{}' must be an object", key), Error::Kind::Corrupt);
   }
   if (!defined(state, "artefacts")) state["artefacts"] = ojson::array();
-  if (!state["artefacts"].is_array()) return fail("workflow state: 'artefacts' must be an array", Error::Kind::Corrupt);
+  if (!state["artefacts"].is_array())
+    return fail("workflow state: 'artefacts' must be an array", Error::Kind::Corrupt);
   for (auto it = state["tasks"].begin(); it != state["tasks"].end(); ++it) {
-    if (!it.value().is_array()) return fail(fmt::format("workflow state: tasks of '{}' must be an array", it.key()), Error::Kind::Corrupt);
+    if (!it.value().is_array())
+      return fail(fmt::format("workflow state: tasks of '{}' must be an array", it.key()),
+                  Error::Kind::Corrupt);
     for (const auto& t : it.value())
-      if (!t.is_object() || !t.contains("id") || !t["id"].is_string() || !t.contains("title") || !t["title"].is_string())
-        return fail(fmt::format("workflow state: a task of '{}' lacks an id or a title", it.key()), Error::Kind::Corrupt);
+      if (!t.is_object() || !t.contains("id") || !t["id"].is_string() || !t.contains("title") ||
+          !t["title"].is_string())
+        return fail(fmt::format("workflow state: a task of '{}' lacks an id or a title", it.key()),
+                    Error::Kind::Corrupt);
   }
   for (auto it = state["outputs"].begin(); it != state["outputs"].end(); ++it)
-    if (!it.value().is_string()) return fail(fmt::format("workflow state: output '{}' must be a string", it.key()), Error::Kind::Corrupt);
+    if (!it.value().is_string())
+      return fail(fmt::format("workflow state: output '{}' must be a string", it.key()),
+                  Error::Kind::Corrupt);
   if (defined(state, "task")) {
     const auto& t = state["task"];
-    if (!t.is_object() || !t.contains("index") || !t["index"].is_number_integer() || !t.contains("id") || !t["id"].is_string() ||
-        !t.contains("title") || !t["title"].is_string())
+    if (!t.is_object() || !t.contains("index") || !t["index"].is_number_integer() ||
+        !t.contains("id") || !t["id"].is_string() || !t.contains("title") ||
+        !t["title"].is_string())
       return fail("workflow state: 'task' must be {index, id, title}", Error::Kind::Corrupt);
   }
   if (defined(state, "subStep") && !state["subStep"].is_string())
@@ -119,11 +137,13 @@ Result<WorkflowMachine> WorkflowMachine::from_state(ojson state, const WorkflowT
   } else if (fallback) {
     tmpl = *fallback;
   } else {
-    return fail("workflow state: no workflow_definition and no workflow template to resume it with", Error::Kind::Corrupt);
+    return fail("workflow state: no workflow_definition and no workflow template to resume it with",
+                Error::Kind::Corrupt);
   }
   const bool first_is_ralph = tmpl.steps.front().type == StepType::Ralph;
   const std::string step = state["step"].get<std::string>();
-  if (!tmpl.find_step(step)) return fail(fmt::format("Step '{}' not found in template", step), Error::Kind::Corrupt);
+  if (!tmpl.find_step(step))
+    return fail(fmt::format("Step '{}' not found in template", step), Error::Kind::Corrupt);
   if (type == "loop" && !tmpl.loop(step)) {
     if (tmpl.loops.empty()) return fail("No loops defined in template", Error::Kind::Corrupt);
     return fail(fmt::format("Loop '{}' not found in template", step), Error::Kind::Corrupt);
@@ -131,31 +151,45 @@ Result<WorkflowMachine> WorkflowMachine::from_state(ojson state, const WorkflowT
   return WorkflowMachine(std::move(tmpl), canonical_order(std::move(state), first_is_ralph));
 }
 
-Result<WorkflowMachine> WorkflowMachine::from_state_text(std::string_view text, const WorkflowTemplate* fallback) {
+Result<WorkflowMachine> WorkflowMachine::from_state_text(std::string_view text,
+                                                         const WorkflowTemplate* fallback) {
   // A state is a template (64 levels at most) and a few levels around it.
   constexpr size_t kMaxDepth = 128;
   if (util::json_depth(text, kMaxDepth) > kMaxDepth)
-    return fail(fmt::format("workflow state: nested deeper than {} levels", kMaxDepth), Error::Kind::Corrupt);
+    return fail(fmt::format("workflow state: nested deeper than {} levels", kMaxDepth),
+                Error::Kind::Corrupt);
   ojson doc = ojson::parse(text.begin(), text.end(), nullptr, false);
   if (doc.is_discarded()) return fail("workflow state: not valid JSON", Error::Kind::Corrupt);
   return from_state(std::move(doc), fallback);
 }
 
-bool WorkflowMachine::has(const char* key) const { return defined(state_, key); }
+bool WorkflowMachine::has(const char* key) const {
+  return defined(state_, key);
+}
 
-void WorkflowMachine::unset(const char* key) { state_[key] = undefined(); }
+void WorkflowMachine::unset(const char* key) {
+  state_[key] = undefined();
+}
 
-std::string WorkflowMachine::state_status() const { return state_["status"].get<std::string>(); }
-std::string WorkflowMachine::step_id() const { return state_["step"].get<std::string>(); }
+std::string WorkflowMachine::state_status() const {
+  return state_["status"].get<std::string>();
+}
+std::string WorkflowMachine::step_id() const {
+  return state_["step"].get<std::string>();
+}
 
 StepType WorkflowMachine::step_type() const {
   const auto& t = state_["stepType"].get_ref<const std::string&>();
   return t == "loop" ? StepType::Loop : t == "ralph" ? StepType::Ralph : StepType::Action;
 }
 
-const WorkflowStep& WorkflowMachine::current_step() const { return *tmpl_.find_step(step_id()); }
+const WorkflowStep& WorkflowMachine::current_step() const {
+  return *tmpl_.find_step(step_id());
+}
 
-const std::vector<LoopStep>& WorkflowMachine::loop_steps() const { return *tmpl_.loop(step_id()); }
+const std::vector<LoopStep>& WorkflowMachine::loop_steps() const {
+  return *tmpl_.loop(step_id());
+}
 
 const LoopStep* WorkflowMachine::current_loop_step() const {
   if (step_type() != StepType::Loop || !has("subStep")) return nullptr;
@@ -182,9 +216,13 @@ const ojson* WorkflowMachine::current_tasks() const {
   return &*it;
 }
 
-ojson& WorkflowMachine::tasks_of(const std::string& loop_id) { return state_["tasks"][loop_id]; }
+ojson& WorkflowMachine::tasks_of(const std::string& loop_id) {
+  return state_["tasks"][loop_id];
+}
 
-ojson WorkflowMachine::task() const { return has("task") ? state_["task"] : ojson(nullptr); }
+ojson WorkflowMachine::task() const {
+  return has("task") ? state_["task"] : ojson(nullptr);
+}
 
 std::optional<long> WorkflowMachine::ralph_iteration() const {
   if (step_type() != StepType::Ralph) return std::nullopt;
@@ -196,10 +234,13 @@ std::optional<std::string> WorkflowMachine::summary() const {
   return state_["summary"].get<std::string>();
 }
 
-bool WorkflowMachine::action_executed() const { return has("contextActionExecuted") && truthy(state_["contextActionExecuted"]); }
+bool WorkflowMachine::action_executed() const {
+  return has("contextActionExecuted") && truthy(state_["contextActionExecuted"]);
+}
 
 ContextAction WorkflowMachine::declared_action() const {
-  if (const auto* sub = current_loop_step(); sub && sub->context != ContextAction::None) return sub->context;
+  if (const auto* sub = current_loop_step(); sub && sub->context != ContextAction::None)
+    return sub->context;
   return current_step().context;
 }
 
@@ -208,7 +249,9 @@ ContextAction WorkflowMachine::pending_action() const {
   return declared_action();
 }
 
-void WorkflowMachine::mark_action_executed() { state_["contextActionExecuted"] = true; }
+void WorkflowMachine::mark_action_executed() {
+  state_["contextActionExecuted"] = true;
+}
 
 std::string WorkflowMachine::agent() const {
   const auto& step = current_step();
@@ -226,27 +269,33 @@ std::string WorkflowMachine::instructions() const {
   if (step.type == StepType::Action || step.type == StepType::Ralph) text = step.instructions;
   if (const auto* sub = current_loop_step()) {
     if (has("task")) {
-      text = js::replace_all(sub->instructions, "{task.id}", state_["task"]["id"].get<std::string>());
+      text =
+          js::replace_all(sub->instructions, "{task.id}", state_["task"]["id"].get<std::string>());
       text = js::replace_all(text, "{task.title}", state_["task"]["title"].get<std::string>());
     } else {
       text = sub->instructions;
     }
   }
   const std::string a = agent();
-  if (!a.empty()) text = fmt::format("SPAWN the '{}' sub-agent to handle this step:\n\n{}", a, text);
+  if (!a.empty())
+    text = fmt::format("SPAWN the '{}' sub-agent to handle this step:\n\n{}", a, text);
   if (state_status() == "running" && step_type() == StepType::Ralph) {
     const long n = current_step().n;
     const long it = *ralph_iteration();
     if (it > 1)
       text = fmt::format(
-          "{}\n\n[Ralph Loop - Iteration {} of {}]\nYou are receiving THE SAME TASK again to refine and improve your previous "
-          "result. This is intentional - you should work on this task again, NOT skip it. Your goal is to iterate and improve "
+          "{}\n\n[Ralph Loop - Iteration {} of {}]\nYou are receiving THE SAME TASK again to "
+          "refine and improve your previous "
+          "result. This is intentional - you should work on this task again, NOT skip it. Your "
+          "goal is to iterate and improve "
           "the quality of the work from iteration {}.",
           text, it, n, it - 1);
     else
       text = fmt::format(
-          "{}\n\n[Ralph Loop - Iteration 1 of {}]\nThis task will be repeated {} times to iteratively improve the result. After "
-          "you complete this iteration, you will receive the SAME TASK again to refine your work. Each iteration is an "
+          "{}\n\n[Ralph Loop - Iteration 1 of {}]\nThis task will be repeated {} times to "
+          "iteratively improve the result. After "
+          "you complete this iteration, you will receive the SAME TASK again to refine your work. "
+          "Each iteration is an "
           "opportunity to improve quality.",
           text, n, n);
   }
@@ -271,8 +320,9 @@ ojson WorkflowMachine::progress() const {
     p["completedTasks"] = done;
     p["totalTasks"] = total;
     if (has("task"))
-      p["currentTaskProgress"] = fmt::format("Task {}/{}, Sub-step {}/{}", state_["task"]["index"].get<long>() + 1, total,
-                                             sub_step_index() + 1, loop_steps().size());
+      p["currentTaskProgress"] =
+          fmt::format("Task {}/{}, Sub-step {}/{}", state_["task"]["index"].get<long>() + 1, total,
+                      sub_step_index() + 1, loop_steps().size());
   }
   return p;
 }
@@ -320,8 +370,10 @@ ojson WorkflowMachine::status() const {
   return r;
 }
 
-Result<void> WorkflowMachine::set_tasks(const std::string& loop_id, const std::vector<TaskInput>& tasks) {
-  if (!tmpl_.loop(loop_id)) return fail(fmt::format("Loop '{}' not found in template", loop_id), Error::Kind::Invalid);
+Result<void> WorkflowMachine::set_tasks(const std::string& loop_id,
+                                        const std::vector<TaskInput>& tasks) {
+  if (!tmpl_.loop(loop_id))
+    return fail(fmt::format("Loop '{}' not found in template", loop_id), Error::Kind::Invalid);
   ojson arr = ojson::array();
   for (const auto& t : tasks) {
     ojson o = ojson::object();
@@ -399,7 +451,8 @@ void WorkflowMachine::advance_within_loop() {
   long index = -1;
   if (has("task")) {
     index = state_["task"]["index"].get<long>();
-    if (index >= 0 && static_cast<size_t>(index) < tasks.size()) tasks[static_cast<size_t>(index)]["status"] = "done";
+    if (index >= 0 && static_cast<size_t>(index) < tasks.size())
+      tasks[static_cast<size_t>(index)]["status"] = "done";
   }
   if (index < static_cast<long>(tasks.size()) - 1) {
     const auto next = static_cast<size_t>(index + 1);
@@ -439,7 +492,9 @@ ojson WorkflowMachine::advance(const std::string& output) {
   return status();
 }
 
-ojson WorkflowMachine::context() const { return state_["outputs"]; }
+ojson WorkflowMachine::context() const {
+  return state_["outputs"];
+}
 
 void WorkflowMachine::set_summary(std::string_view summary) {
   std::string s = js::utf16_prefix(js::strip_controls(js::trim(summary)), 100);
@@ -454,7 +509,9 @@ std::optional<std::pair<std::string, std::string>> WorkflowMachine::latest_outpu
   return std::make_pair(it.key(), it.value().get<std::string>());
 }
 
-std::string WorkflowMachine::serialize() const { return js::stringify(state_, 2); }
+std::string WorkflowMachine::serialize() const {
+  return js::stringify(state_, 2);
+}
 
 std::optional<std::string> start_summary(std::string_view raw) {
   std::string t = js::trim(raw);

@@ -31,9 +31,11 @@ class WorkflowMachine {
   // Restores a machine from a state document. The template is the state's own
   // `workflow_definition` when it has one, else `fallback`; an error when neither is usable or
   // the state does not fit the template (unknown step, sub-step not in its loop, wrong types).
-  static Result<WorkflowMachine> from_state(nlohmann::ordered_json state, const WorkflowTemplate* fallback);
+  static Result<WorkflowMachine> from_state(nlohmann::ordered_json state,
+                                            const WorkflowTemplate* fallback);
   // Parses a state file's text and restores it (see from_state).
-  static Result<WorkflowMachine> from_state_text(std::string_view text, const WorkflowTemplate* fallback);
+  static Result<WorkflowMachine> from_state_text(std::string_view text,
+                                                 const WorkflowTemplate* fallback);
 
   // The context action due before the current step / sub-step, or None when there is none or
   // it was already handed out (getContextActionIfNeeded).
@@ -85,7 +87,8 @@ class WorkflowMachine {
   std::string serialize() const;
 
  private:
-  WorkflowMachine(WorkflowTemplate tmpl, nlohmann::ordered_json state) : tmpl_(std::move(tmpl)), state_(std::move(state)) {}
+  WorkflowMachine(WorkflowTemplate tmpl, nlohmann::ordered_json state)
+      : tmpl_(std::move(tmpl)), state_(std::move(state)) {}
   static nlohmann::ordered_json initial_state(const WorkflowTemplate& tmpl);
   bool has(const char* key) const;
   void unset(const char* key);
@@ -107,7 +110,8 @@ class WorkflowMachine {
 // The advance reminder appended to running instructions by workflow_status, workflow_start and
 // workflow_advance.
 inline constexpr const char* kAdvanceReminder =
-    "\n\nIMPORTANT: When you have completed this step, you MUST call workflow_advance with a summary of what you accomplished.";
+    "\n\nIMPORTANT: When you have completed this step, you MUST call workflow_advance with a "
+    "summary of what you accomplished.";
 
 // The summary as workflow_start takes it: trimmed; longer than 100 UTF-16 units becomes the
 // first 97 and "..."; then set_summary's own cleaning. nullopt when blank.

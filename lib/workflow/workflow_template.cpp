@@ -1,9 +1,9 @@
 #include "workflow/workflow_template.hpp"
 
+#include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
-#include <fmt/core.h>
 #include <map>
 #include <set>
 
@@ -27,9 +27,12 @@ using Marks = std::map<std::string, Mark>;
 std::string escape_pointer(const std::string& key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -86,12 +89,15 @@ ojson resolve_plain(const std::string& s) {
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
   auto number = [](double d) -> ojson {
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9007199254740992.0) return static_cast<int64_t>(d);
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9007199254740992.0)
+      return static_cast<int64_t>(d);
     return d;
   };
   if (is_int(s)) return number(std::strtod(s.c_str(), nullptr));
-  if (is_prefixed(s, 'o', 8)) return number(static_cast<double>(std::strtoull(s.c_str() + 2, nullptr, 8)));
-  if (is_prefixed(s, 'x', 16)) return number(static_cast<double>(std::strtoull(s.c_str() + 2, nullptr, 16)));
+  if (is_prefixed(s, 'o', 8))
+    return number(static_cast<double>(std::strtoull(s.c_str() + 2, nullptr, 8)));
+  if (is_prefixed(s, 'x', 16))
+    return number(static_cast<double>(std::strtoull(s.c_str() + 2, nullptr, 16)));
   if (is_float(s)) return number(std::strtod(s.c_str(), nullptr));
   if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF")
     return std::numeric_limits<double>::infinity();
@@ -145,7 +151,9 @@ ojson to_json(const YAML::Node& node, const std::string& path, Marks& marks, Yam
   return nullptr;
 }
 
-bool is_number(const ojson& v) { return v.is_number(); }
+bool is_number(const ojson& v) {
+  return v.is_number();
+}
 
 class Validator {
  public:
@@ -155,7 +163,8 @@ class Validator {
     WorkflowTemplate t;
     if (!doc.is_object()) return err("", "Template must be an object");
     if (!str(doc, "name")) return err("/name", "Template must have a 'name' string");
-    if (!str(doc, "description")) return err("/description", "Template must have a 'description' string");
+    if (!str(doc, "description"))
+      return err("/description", "Template must have a 'description' string");
     t.name = doc["name"].get<std::string>();
     t.description = doc["description"].get<std::string>();
 
@@ -167,18 +176,22 @@ class Validator {
         const auto& a = it.value();
         const std::string p = "/agents/" + escape_pointer(key);
         if (!a.is_object()) return err(p, fmt::format("Agent '{}' must be an object", key));
-        if (!str(a, "description")) return err(p + "/description", fmt::format("Agent '{}' must have a 'description' string", key));
+        if (!str(a, "description"))
+          return err(p + "/description",
+                     fmt::format("Agent '{}' must have a 'description' string", key));
         for (const char* list : {"tools", "cannot"}) {
           if (!a.contains(list)) continue;
           const auto& v = a[list];
           const bool tools = std::string_view(list) == "tools";
           if (!v.is_array())
-            return err(p + "/" + list, fmt::format("Agent '{}' {} must be an array if provided", key, list));
+            return err(p + "/" + list,
+                       fmt::format("Agent '{}' {} must be an array if provided", key, list));
           for (size_t i = 0; i < v.size(); ++i)
             if (!v[i].is_string())
               return err(p + "/" + list + "/" + std::to_string(i),
-                         tools ? fmt::format("Agent '{}' tools must be strings", key)
-                               : fmt::format("Agent '{}' cannot restrictions must be strings", key));
+                         tools
+                             ? fmt::format("Agent '{}' tools must be strings", key)
+                             : fmt::format("Agent '{}' cannot restrictions must be strings", key));
         }
         t.agents.push_back({key, a["description"].get<std::string>()});
       }
@@ -190,22 +203,25 @@ class Validator {
       for (auto it = loops.begin(); it != loops.end(); ++it) {
         const std::string& loop_id = it.key();
         const std::string lp = "/loops/" + escape_pointer(loop_id);
-        if (!it.value().is_array()) return err(lp, fmt::format("Loop '{}' must be an array of steps", loop_id));
+        if (!it.value().is_array())
+          return err(lp, fmt::format("Loop '{}' must be an array of steps", loop_id));
         std::vector<LoopStep> subs;
         std::set<std::string> seen;
         for (size_t i = 0; i < it.value().size(); ++i) {
           auto s = loop_step(loop_id, i, it.value()[i], lp + "/" + std::to_string(i));
           if (!s) return std::unexpected(s.error());
           if (!seen.insert(s->id).second)
-            return err(lp + "/" + std::to_string(i) + "/id",
-                       fmt::format("Loop '{}' step '{}' is defined more than once", loop_id, s->id));
+            return err(
+                lp + "/" + std::to_string(i) + "/id",
+                fmt::format("Loop '{}' step '{}' is defined more than once", loop_id, s->id));
           subs.push_back(std::move(*s));
         }
         t.loops.emplace_back(loop_id, std::move(subs));
       }
     }
 
-    if (!doc.contains("steps") || !doc["steps"].is_array()) return err("/steps", "Template must have a 'steps' array");
+    if (!doc.contains("steps") || !doc["steps"].is_array())
+      return err("/steps", "Template must have a 'steps' array");
     const auto& steps = doc["steps"];
     if (steps.empty()) return err("/steps", "Template must have at least one step");
     std::set<std::string> seen;
@@ -213,7 +229,8 @@ class Validator {
       auto s = step(i, steps[i], "/steps/" + std::to_string(i));
       if (!s) return std::unexpected(s.error());
       if (!seen.insert(s->id).second)
-        return err("/steps/" + std::to_string(i) + "/id", fmt::format("Step '{}' is defined more than once", s->id));
+        return err("/steps/" + std::to_string(i) + "/id",
+                   fmt::format("Step '{}' is defined more than once", s->id));
       t.steps.push_back(std::move(*s));
     }
 
@@ -223,23 +240,28 @@ class Validator {
     for (size_t i = 0; i < t.steps.size(); ++i) {
       const auto& s = t.steps[i];
       if (!s.agent.empty() && !agent_ids.count(s.agent))
-        return err("/steps/" + std::to_string(i) + "/agent", fmt::format("Step '{}' references unknown agent '{}'", s.id, s.agent));
+        return err("/steps/" + std::to_string(i) + "/agent",
+                   fmt::format("Step '{}' references unknown agent '{}'", s.id, s.agent));
     }
     for (const auto& [loop_id, subs] : t.loops)
       for (size_t i = 0; i < subs.size(); ++i)
         if (!subs[i].agent.empty() && !agent_ids.count(subs[i].agent))
           return err("/loops/" + escape_pointer(loop_id) + "/" + std::to_string(i) + "/agent",
-                     fmt::format("Loop '{}' step '{}' references unknown agent '{}'", loop_id, subs[i].id, subs[i].agent));
+                     fmt::format("Loop '{}' step '{}' references unknown agent '{}'", loop_id,
+                                 subs[i].id, subs[i].agent));
     for (size_t i = 0; i < t.steps.size(); ++i)
       if (t.steps[i].type == StepType::Loop && !t.loop(t.steps[i].id))
-        return err("/steps/" + std::to_string(i), fmt::format("Loop step '{}' references unknown loop definition", t.steps[i].id));
+        return err("/steps/" + std::to_string(i),
+                   fmt::format("Loop step '{}' references unknown loop definition", t.steps[i].id));
 
     t.definition = doc;
     return t;
   }
 
  private:
-  static bool str(const ojson& obj, const char* key) { return obj.contains(key) && obj[key].is_string(); }
+  static bool str(const ojson& obj, const char* key) {
+    return obj.contains(key) && obj[key].is_string();
+  }
 
   std::unexpected<Error> err(const std::string& path, const std::string& message) const {
     if (marks_) {
@@ -247,26 +269,32 @@ class Validator {
       while (true) {
         auto it = marks_->find(p);
         if (it != marks_->end())
-          return fail(fmt::format("{}{}{}:{}: {}", source_, source_.empty() ? "" : ":", it->second.line, it->second.column, message),
+          return fail(fmt::format("{}{}{}:{}: {}", source_, source_.empty() ? "" : ":",
+                                  it->second.line, it->second.column, message),
                       Error::Kind::Invalid);
         if (p.empty()) break;
         p = p.substr(0, p.rfind('/'));
       }
     }
-    return fail(source_.empty() ? message : fmt::format("{}: {}", source_, message), Error::Kind::Invalid);
+    return fail(source_.empty() ? message : fmt::format("{}: {}", source_, message),
+                Error::Kind::Invalid);
   }
 
   // The `context` field and the ctxkit extensions, shared by steps and sub-steps. `who` is
   // "Step 'x'" or "Loop step 'x'".
-  std::optional<std::unexpected<Error>> context_fields(const ojson& v, const std::string& path, const std::string& who,
-                                                        ContextAction& action, std::optional<std::string>& focus,
-                                                        std::optional<double>& min_percent) const {
+  std::optional<std::unexpected<Error>> context_fields(const ojson& v, const std::string& path,
+                                                       const std::string& who,
+                                                       ContextAction& action,
+                                                       std::optional<std::string>& focus,
+                                                       std::optional<double>& min_percent) const {
     if (v.contains("context")) {
       const auto& c = v["context"];
-      if (!c.is_string()) return err(path + "/context", fmt::format("{} context must be a string", who));
+      if (!c.is_string())
+        return err(path + "/context", fmt::format("{} context must be a string", who));
       const auto s = c.get<std::string>();
       if (s != "compact" && s != "clear")
-        return err(path + "/context", fmt::format("{} context must be either 'compact' or 'clear', got: {}", who, s));
+        return err(path + "/context",
+                   fmt::format("{} context must be either 'compact' or 'clear', got: {}", who, s));
       action = s == "compact" ? ContextAction::Compact : ContextAction::Clear;
     }
     if (v.contains("compact_focus")) {
@@ -276,61 +304,87 @@ class Validator {
     }
     if (v.contains("context_min_percent")) {
       const auto& m = v["context_min_percent"];
-      if (!is_number(m) || m.get<double>() < 0 || m.get<double>() > 100 || std::isnan(m.get<double>()))
-        return err(path + "/context_min_percent", fmt::format("{} context_min_percent must be a number from 0 to 100", who));
+      if (!is_number(m) || m.get<double>() < 0 || m.get<double>() > 100 ||
+          std::isnan(m.get<double>()))
+        return err(path + "/context_min_percent",
+                   fmt::format("{} context_min_percent must be a number from 0 to 100", who));
       min_percent = m.get<double>();
     }
     return std::nullopt;
   }
 
-  Result<LoopStep> loop_step(const std::string& loop_id, size_t index, const ojson& v, const std::string& path) const {
-    if (!v.is_object()) return err(path, fmt::format("Loop '{}' step {} must be an object", loop_id, index));
-    if (!str(v, "id")) return err(path + "/id", fmt::format("Loop '{}' step {} must have an 'id' string", loop_id, index));
+  Result<LoopStep> loop_step(const std::string& loop_id, size_t index, const ojson& v,
+                             const std::string& path) const {
+    if (!v.is_object())
+      return err(path, fmt::format("Loop '{}' step {} must be an object", loop_id, index));
+    if (!str(v, "id"))
+      return err(path + "/id",
+                 fmt::format("Loop '{}' step {} must have an 'id' string", loop_id, index));
     LoopStep s;
     s.id = v["id"].get<std::string>();
     if (!str(v, "instructions"))
-      return err(path + "/instructions", fmt::format("Loop '{}' step '{}' must have an 'instructions' string", loop_id, s.id));
+      return err(
+          path + "/instructions",
+          fmt::format("Loop '{}' step '{}' must have an 'instructions' string", loop_id, s.id));
     s.instructions = v["instructions"].get<std::string>();
     if (v.contains("agent")) {
       if (!v["agent"].is_string())
-        return err(path + "/agent", fmt::format("Loop '{}' step '{}' agent must be a string if provided", loop_id, s.id));
+        return err(
+            path + "/agent",
+            fmt::format("Loop '{}' step '{}' agent must be a string if provided", loop_id, s.id));
       s.agent = v["agent"].get<std::string>();
     }
     if (v.contains("on_fail")) {
       const auto& f = v["on_fail"];
       if (!f.is_string() || (f != "retry" && f != "skip" && f != "abort"))
-        return err(path + "/on_fail", fmt::format("Loop '{}' step '{}' on_fail must be one of: retry, skip, abort", loop_id, s.id));
+        return err(path + "/on_fail",
+                   fmt::format("Loop '{}' step '{}' on_fail must be one of: retry, skip, abort",
+                               loop_id, s.id));
       s.on_fail = f.get<std::string>();
     }
-    if (auto e = context_fields(v, path, fmt::format("Loop step '{}'", s.id), s.context, s.compact_focus, s.context_min_percent))
+    if (auto e = context_fields(v, path, fmt::format("Loop step '{}'", s.id), s.context,
+                                s.compact_focus, s.context_min_percent))
       return *e;
     return s;
   }
 
   Result<WorkflowStep> step(size_t index, const ojson& v, const std::string& path) const {
     if (!v.is_object()) return err(path, fmt::format("Step {} must be an object", index));
-    if (!str(v, "id")) return err(path + "/id", fmt::format("Step {} must have an 'id' string", index));
+    if (!str(v, "id"))
+      return err(path + "/id", fmt::format("Step {} must have an 'id' string", index));
     WorkflowStep s;
     s.id = v["id"].get<std::string>();
     const std::string type = str(v, "type") ? v["type"].get<std::string>() : std::string();
-    if (type == "action") s.type = StepType::Action;
-    else if (type == "loop") s.type = StepType::Loop;
-    else if (type == "ralph") s.type = StepType::Ralph;
-    else return err(path + "/type", fmt::format("Step '{}' must have a 'type' of 'action', 'loop', or 'ralph'", s.id));
+    if (type == "action")
+      s.type = StepType::Action;
+    else if (type == "loop")
+      s.type = StepType::Loop;
+    else if (type == "ralph")
+      s.type = StepType::Ralph;
+    else
+      return err(path + "/type",
+                 fmt::format("Step '{}' must have a 'type' of 'action', 'loop', or 'ralph'", s.id));
     if (v.contains("agent")) {
-      if (!v["agent"].is_string()) return err(path + "/agent", fmt::format("Step '{}' agent must be a string if provided", s.id));
+      if (!v["agent"].is_string())
+        return err(path + "/agent",
+                   fmt::format("Step '{}' agent must be a string if provided", s.id));
       s.agent = v["agent"].get<std::string>();
     }
     if (s.type == StepType::Action && !str(v, "instructions"))
-      return err(path + "/instructions", fmt::format("Action step '{}' must have an 'instructions' string", s.id));
+      return err(path + "/instructions",
+                 fmt::format("Action step '{}' must have an 'instructions' string", s.id));
     if (s.type == StepType::Ralph) {
       if (!str(v, "instructions"))
-        return err(path + "/instructions", fmt::format("Ralph step '{}' must have an 'instructions' string", s.id));
+        return err(path + "/instructions",
+                   fmt::format("Ralph step '{}' must have an 'instructions' string", s.id));
       const bool ok = v.contains("n") && v["n"].is_number() && v["n"].get<double>() >= 1 &&
-                      v["n"].get<double>() == std::floor(v["n"].get<double>()) && std::isfinite(v["n"].get<double>());
+                      v["n"].get<double>() == std::floor(v["n"].get<double>()) &&
+                      std::isfinite(v["n"].get<double>());
       if (!ok)
-        return err(path + (v.contains("n") ? "/n" : ""),
-                   fmt::format("Ralph step '{}' must have an 'n' field with a positive integer value", s.id));
+        return err(
+            path + (v.contains("n") ? "/n" : ""),
+            fmt::format("Ralph step '{}' must have an 'n' field with a positive integer value",
+                        s.id));
     }
     if (str(v, "instructions")) s.instructions = v["instructions"].get<std::string>();
     if (v.contains("n") && v["n"].is_number()) {
@@ -338,7 +392,8 @@ class Validator {
       s.n = (n != 0 && std::isfinite(n)) ? static_cast<long>(n) : 1;
     }
     s.artefacts = v.contains("artefacts") ? v["artefacts"] : ojson(ojson::value_t::discarded);
-    if (auto e = context_fields(v, path, fmt::format("Step '{}'", s.id), s.context, s.compact_focus, s.context_min_percent))
+    if (auto e = context_fields(v, path, fmt::format("Step '{}'", s.id), s.context, s.compact_focus,
+                                s.context_min_percent))
       return *e;
     return s;
   }
@@ -350,18 +405,24 @@ class Validator {
 
 const char* to_string(StepType t) {
   switch (t) {
-    case StepType::Action: return "action";
-    case StepType::Loop: return "loop";
-    case StepType::Ralph: return "ralph";
+    case StepType::Action:
+      return "action";
+    case StepType::Loop:
+      return "loop";
+    case StepType::Ralph:
+      return "ralph";
   }
   return "action";
 }
 
 const char* to_string(ContextAction a) {
   switch (a) {
-    case ContextAction::Compact: return "compact";
-    case ContextAction::Clear: return "clear";
-    case ContextAction::None: break;
+    case ContextAction::Compact:
+      return "compact";
+    case ContextAction::Clear:
+      return "clear";
+    case ContextAction::None:
+      break;
   }
   return "";
 }
@@ -395,7 +456,9 @@ Result<WorkflowTemplate> parse_template(std::string_view yaml_text, std::string_
     std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml_text));
     if (docs.size() > 1) {
       const auto m = docs[1].Mark();
-      return fail(located(m.line + 1, m.column + 1, "Invalid YAML syntax: Source contains multiple documents"), Error::Kind::Invalid);
+      return fail(located(m.line + 1, m.column + 1,
+                          "Invalid YAML syntax: Source contains multiple documents"),
+                  Error::Kind::Invalid);
     }
     if (!docs.empty()) {
       YamlBudget budget(kYamlLimits);
@@ -404,11 +467,15 @@ Result<WorkflowTemplate> parse_template(std::string_view yaml_text, std::string_
       doc = nullptr;
     }
   } catch (const YamlTooLarge& e) {
-    return fail(located(e.mark.line + 1, e.mark.column + 1, "Invalid YAML: " + e.what), Error::Kind::Invalid);
+    return fail(located(e.mark.line + 1, e.mark.column + 1, "Invalid YAML: " + e.what),
+                Error::Kind::Invalid);
   } catch (const YAML::Exception& e) {
-    return fail(located(e.mark.line + 1, e.mark.column + 1, "Invalid YAML syntax: " + e.msg), Error::Kind::Invalid);
+    return fail(located(e.mark.line + 1, e.mark.column + 1, "Invalid YAML syntax: " + e.msg),
+                Error::Kind::Invalid);
   } catch (const DuplicateKey& d) {
-    return fail(located(d.mark.line + 1, d.mark.column + 1, "Invalid YAML syntax: Map keys must be unique"), Error::Kind::Invalid);
+    return fail(
+        located(d.mark.line + 1, d.mark.column + 1, "Invalid YAML syntax: Map keys must be unique"),
+        Error::Kind::Invalid);
   }
   return Validator(&marks, source).run(doc);
 }

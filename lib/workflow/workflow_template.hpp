@@ -36,7 +36,7 @@ struct WorkflowStep {
   StepType type = StepType::Action;
   std::string agent;
   std::string instructions;
-  long n = 1;  // ralph iterations (`n || 1`)
+  long n = 1;                        // ralph iterations (`n || 1`)
   nlohmann::ordered_json artefacts;  // the raw `artefacts` value; discarded when absent
   ContextAction context = ContextAction::None;
   std::optional<std::string> compact_focus;

@@ -14,10 +14,10 @@
 // nodes already visited would make the walk cheap but not the copies the conversion makes of
 // them: the expanded size is what must be bounded.)
 
+#include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
-#include <fmt/core.h>
 #include <string>
 #include <vector>
 
@@ -50,15 +50,25 @@ class YamlBudget {
       for (size_t i = 0; i < path_.size(); ++i)
         for (size_t j = i + 1; j < path_.size(); ++j)
           if (path_[i].is(path_[j]))
-            throw YamlTooLarge{path_[i].Mark(), "an alias refers to a node that contains it (the document would never end)"};
-      throw YamlTooLarge{node.Mark(), fmt::format("nested deeper than {} levels", limits_.max_depth)};
+            throw YamlTooLarge{
+                path_[i].Mark(),
+                "an alias refers to a node that contains it (the document would never end)"};
+      throw YamlTooLarge{node.Mark(),
+                         fmt::format("nested deeper than {} levels", limits_.max_depth)};
     }
     if (nodes_ > limits_.max_nodes)
-      throw YamlTooLarge{node.Mark(), fmt::format("the document expands to more than {} nodes (aliases counted each time they are "
-                                                  "used)", limits_.max_nodes)};
+      throw YamlTooLarge{
+          node.Mark(),
+          fmt::format(
+              "the document expands to more than {} nodes (aliases counted each time they are "
+              "used)",
+              limits_.max_nodes)};
     if (bytes_ > limits_.max_bytes)
-      throw YamlTooLarge{node.Mark(), fmt::format("the document expands to more than {} MiB of text (aliases counted each time "
-                                                  "they are used)", limits_.max_bytes >> 20)};
+      throw YamlTooLarge{
+          node.Mark(),
+          fmt::format("the document expands to more than {} MiB of text (aliases counted each time "
+                      "they are used)",
+                      limits_.max_bytes >> 20)};
     path_.push_back(node);
   }
   // Leaves the node entered last.

@@ -31,7 +31,8 @@ std::string bin_dir() {
 }
 
 util::ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args,
-                             const std::string& stdin_data, const util::Env& env, const std::filesystem::path& cwd) {
+                             const std::string& stdin_data, const util::Env& env,
+                             const std::filesystem::path& cwd) {
   util::ProcessSpec spec;
   if (!cwd.empty()) spec.cwd = cwd;
   spec.argv.push_back(bin_dir() + "/" + name);
@@ -48,7 +49,8 @@ util::ProcessResult run_tool_as_nobody(const std::string& name, const std::strin
                                        const util::Env& env) {
   // Only root can become another user; anyone else would run it as themselves, which is not the
   // case the callers test (they skip on -1).
-  if (::geteuid() != 0 || ::access("/usr/bin/setpriv", X_OK) != 0) return util::ProcessResult{-1, "", "", false};
+  if (::geteuid() != 0 || ::access("/usr/bin/setpriv", X_OK) != 0)
+    return util::ProcessResult{-1, "", "", false};
   util::ProcessSpec spec;
   spec.argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
   spec.argv.push_back(bin_dir() + "/" + name);
@@ -62,7 +64,8 @@ util::ProcessResult run_tool_as_nobody(const std::string& name, const std::strin
 
 RecordedSession::RecordedSession(size_t output_chars, const std::string& set) {
   namespace fs = std::filesystem;
-  fs::path src = set.empty() ? fixtures() / kDefaultSet / "basic/transcripts" : fixture_path(set, "basic/transcripts");
+  fs::path src = set.empty() ? fixtures() / kDefaultSet / "basic/transcripts"
+                             : fixture_path(set, "basic/transcripts");
   const auto mains = main_transcripts(src);
   EXPECT_EQ(mains.size(), 1u) << src;
   id = mains.empty() ? std::string(kId) : mains[0].stem().string();
@@ -70,16 +73,19 @@ RecordedSession::RecordedSession(size_t output_chars, const std::string& set) {
   fs::create_directories(dir);
   transcript = dir / (id + ".jsonl");
   std::string text;
-  for (size_t i = 0; text.size() < output_chars; ++i) text += "output line " + std::to_string(i) + " of a long command\n";
+  for (size_t i = 0; text.size() < output_chars; ++i)
+    text += "output line " + std::to_string(i) + " of a long command\n";
   std::string out;
   for (const auto& line : file_lines(src / (id + ".jsonl"))) {
     if (line.find("\"tool_result\"") != std::string::npos && output_chars > 0) {
       auto j = nlohmann::ordered_json::parse(line);
       const std::string type = j.value("type", "");
-      if ((type == "user" || type == "api-request-blob") && j.contains("message") && j["message"].is_object() &&
-          j["message"].contains("content") && j["message"]["content"].is_array()) {
+      if ((type == "user" || type == "api-request-blob") && j.contains("message") &&
+          j["message"].is_object() && j["message"].contains("content") &&
+          j["message"]["content"].is_array()) {
         for (auto& block : j["message"]["content"])
-          if (block.is_object() && block.value("type", "") == "tool_result") block["content"] = text;
+          if (block.is_object() && block.value("type", "") == "tool_result")
+            block["content"] = text;
         out += j.dump() + "\n";
         continue;
       }

@@ -49,5 +49,4 @@ std::string expected_version();
 // The number of non-empty lines of `text`.
 size_t line_count(const std::string& text);
 
-
 }  // namespace ctxkit::test

@@ -15,14 +15,17 @@ extern char** environ;
 
 namespace ctxkit::test {
 
-McpClient::McpClient(std::vector<std::string> argv, const util::Env& env, const std::filesystem::path& stderr_path) {
+McpClient::McpClient(std::vector<std::string> argv, const util::Env& env,
+                     const std::filesystem::path& stderr_path) {
   int in[2], out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe failed");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in[0], 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0600);
   std::vector<std::string> env_strings;
   for (const auto& [k, v] : env.vars()) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp, args;
@@ -63,7 +66,9 @@ void McpClient::write_raw(const std::string& bytes) {
   }
 }
 
-void McpClient::send(const nlohmann::json& message) { write_raw(message.dump() + "\n"); }
+void McpClient::send(const nlohmann::json& message) {
+  write_raw(message.dump() + "\n");
+}
 
 std::optional<std::string> McpClient::read_line(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -74,7 +79,8 @@ std::optional<std::string> McpClient::read_line(std::chrono::milliseconds timeou
       buffer_.erase(0, nl + 1);
       return line;
     }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     pollfd p{out_fd_, POLLIN, 0};
     int ready = ::poll(&p, 1, static_cast<int>(left.count()));
@@ -98,9 +104,12 @@ nlohmann::json McpClient::request(const std::string& method, nlohmann::json para
 }
 
 nlohmann::json McpClient::initialize(const std::string& version) {
-  auto r = request("initialize", {{"protocolVersion", version},
-                                  {"capabilities", {{"roots", nlohmann::json::object()}, {"elicitation", nlohmann::json::object()}}},
-                                  {"clientInfo", {{"name", "e2e"}, {"version", "0"}}}});
+  auto r =
+      request("initialize",
+              {{"protocolVersion", version},
+               {"capabilities",
+                {{"roots", nlohmann::json::object()}, {"elicitation", nlohmann::json::object()}}},
+               {"clientInfo", {{"name", "e2e"}, {"version", "0"}}}});
   send({{"method", "notifications/initialized"}, {"jsonrpc", "2.0"}});
   return r;
 }
@@ -120,7 +129,9 @@ void McpClient::close_input() {
   in_fd_ = -1;
 }
 
-void McpClient::kill(int signal) { ::kill(pid_, signal); }
+void McpClient::kill(int signal) {
+  ::kill(pid_, signal);
+}
 
 int McpClient::wait(std::chrono::milliseconds timeout) {
   if (exit_code_) return *exit_code_;

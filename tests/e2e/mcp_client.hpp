@@ -4,11 +4,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "util/env.hpp"
 
@@ -18,7 +17,8 @@ namespace ctxkit::test {
 // exchanges newline-delimited JSON-RPC messages with it, as Claude Code does.
 class McpClient {
  public:
-  McpClient(std::vector<std::string> argv, const util::Env& env, const std::filesystem::path& stderr_path);
+  McpClient(std::vector<std::string> argv, const util::Env& env,
+            const std::filesystem::path& stderr_path);
   ~McpClient();
   McpClient(const McpClient&) = delete;
   McpClient& operator=(const McpClient&) = delete;
@@ -28,7 +28,8 @@ class McpClient {
   // Sends one message (plus newline).
   void send(const nlohmann::json& message);
   // Reads one line from the server's stdout; nullopt at end of output or after `timeout`.
-  std::optional<std::string> read_line(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  std::optional<std::string> read_line(
+      std::chrono::milliseconds timeout = std::chrono::seconds(10));
   // Sends a request with the next id and returns the parsed answer (null on no answer).
   nlohmann::json request(const std::string& method, nlohmann::json params = nullptr);
   // initialize (2025-11-25) + notifications/initialized; returns the initialize answer.

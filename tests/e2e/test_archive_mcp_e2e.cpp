@@ -18,14 +18,26 @@ using json = nlohmann::json;
 const std::string kSid = RecordedSession::kId;
 
 std::string tool_result_line(const std::string& text) {
-  return json{{"type", "user"}, {"sessionId", kSid}, {"uuid", "u-unique"}, {"timestamp", "2026-11-21T13:00:00.000Z"}, {"cwd", "/home/me/proj"},
-              {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", "toolu_x"}, {"content", text}}})}}}}
-             .dump() + "\n";
+  return json{{"type", "user"},
+              {"sessionId", kSid},
+              {"uuid", "u-unique"},
+              {"timestamp", "2026-11-21T13:00:00.000Z"},
+              {"cwd", "/home/me/proj"},
+              {"message",
+               {{"role", "user"},
+                {"content",
+                 json::array(
+                     {{{"type", "tool_result"}, {"tool_use_id", "toolu_x"}, {"content", text}}})}}}}
+             .dump() +
+         "\n";
 }
 
 // Archives and indexes the session as the SessionEnd hook does (in this process).
 void end_session(const RecordedSession& s, const util::Env& env) {
-  json payload{{"session_id", kSid}, {"transcript_path", s.transcript.string()}, {"cwd", "/home/me/proj"}, {"hook_event_name", "SessionEnd"},
+  json payload{{"session_id", kSid},
+               {"transcript_path", s.transcript.string()},
+               {"cwd", "/home/me/proj"},
+               {"hook_event_name", "SessionEnd"},
                {"reason", "exit"}};
   auto r = run_tool("ctx-session-hook", {"SessionEnd", "--foreground"}, payload.dump(), env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -41,7 +53,10 @@ size_t lines_of(const fs::path& p) {
 struct Server {
   TempDir logs;
   McpClient client;
-  explicit Server(const util::Env& env) : client({bin_dir() + "/ctx-archive-mcp"}, env, logs / "stderr") { client.initialize(); }
+  explicit Server(const util::Env& env)
+      : client({bin_dir() + "/ctx-archive-mcp"}, env, logs / "stderr") {
+    client.initialize();
+  }
 };
 
 TEST(ArchiveMcp, ListsTwoToolsThatSayWhenToSearch) {
@@ -52,14 +67,16 @@ TEST(ArchiveMcp, ListsTwoToolsThatSayWhenToSearch) {
   EXPECT_EQ(list[0]["name"], "archive_search");
   EXPECT_EQ(list[1]["name"], "archive_show");
   const std::string d = list[0]["description"];
-  for (const char* when : {"compacted", "rolled", "trimmed", "earlier work", "SESSION:LINE", "no operators"})
+  for (const char* when :
+       {"compacted", "rolled", "trimmed", "earlier work", "SESSION:LINE", "no operators"})
     EXPECT_NE(d.find(when), std::string::npos) << when;
   EXPECT_EQ(list[0]["inputSchema"]["required"], json::array({"query"}));
 }
 
 TEST(ArchiveMcp, AUniqueStringInAToolResultIsFoundAtItsLineAndShownInFull) {
   RecordedSession s;
-  std::ofstream(s.transcript, std::ios::app) << tool_result_line("deploy log: token ZEBRA_QUARTZ_5521 rejected by the gateway");
+  std::ofstream(s.transcript, std::ios::app)
+      << tool_result_line("deploy log: token ZEBRA_QUARTZ_5521 rejected by the gateway");
   const size_t line = lines_of(s.transcript);
   end_session(s, s.env);
   Server server(s.env);
@@ -75,18 +92,22 @@ TEST(ArchiveMcp, AUniqueStringInAToolResultIsFoundAtItsLineAndShownInFull) {
   EXPECT_EQ(h["kind"], "tool_result");
   EXPECT_EQ(h["project"], "-proj");
   EXPECT_EQ(h["snippet"], "deploy log: token [ZEBRA_QUARTZ_5521] rejected by the gateway");
-  EXPECT_NE(h["resume"].get<std::string>().find("claude --resume " + kSid), std::string::npos) << h["resume"];
+  EXPECT_NE(h["resume"].get<std::string>().find("claude --resume " + kSid), std::string::npos)
+      << h["resume"];
   EXPECT_FALSE(h.contains("agent"));
 
   // The query is the user's words: FTS5 syntax is matched literally, not run.
-  json literal = McpClient::text_json(server.client.call("archive_search", {{"query", "ZEBRA_QUARTZ_5521 OR NEAR(x"}}));
+  json literal = McpClient::text_json(
+      server.client.call("archive_search", {{"query", "ZEBRA_QUARTZ_5521 OR NEAR(x"}}));
   EXPECT_EQ(literal["hits"].size(), 0u) << literal.dump();
 
   json shown = McpClient::text_json(server.client.call("archive_show", {{"session", h["cite"]}}));
   ASSERT_EQ(shown["messages"].size(), 1u) << shown.dump();
-  EXPECT_EQ(shown["messages"][0]["text"], "deploy log: token ZEBRA_QUARTZ_5521 rejected by the gateway");
+  EXPECT_EQ(shown["messages"][0]["text"],
+            "deploy log: token ZEBRA_QUARTZ_5521 rejected by the gateway");
   EXPECT_EQ(shown["messages"][0]["cite"], h["cite"]);
-  json around = McpClient::text_json(server.client.call("archive_show", {{"session", kSid}, {"line", line}, {"before", 3}}));
+  json around = McpClient::text_json(
+      server.client.call("archive_show", {{"session", kSid}, {"line", line}, {"before", 3}}));
   EXPECT_GT(around["messages"].size(), 1u) << around.dump();
   EXPECT_EQ(around["messages"].back()["line"], line);
 }
@@ -94,16 +115,19 @@ TEST(ArchiveMcp, AUniqueStringInAToolResultIsFoundAtItsLineAndShownInFull) {
 TEST(ArchiveMcp, ASubagentsToolResultIsFoundAsItsSessionsAndNamesTheAgent) {
   RecordedSession s;
   fs::path agent = s.dir / kSid / "subagents/agent-a12aac722b824f25d.jsonl";
-  std::ofstream(agent, std::ios::app) << tool_result_line("subagent saw OKAPI_MARBLE_8840 in the cache");
+  std::ofstream(agent, std::ios::app)
+      << tool_result_line("subagent saw OKAPI_MARBLE_8840 in the cache");
   const size_t line = lines_of(agent);
   end_session(s, s.env);
   Server server(s.env);
-  json a = McpClient::text_json(server.client.call("archive_search", {{"query", "OKAPI_MARBLE_8840"}, {"session", kSid}}));
+  json a = McpClient::text_json(
+      server.client.call("archive_search", {{"query", "OKAPI_MARBLE_8840"}, {"session", kSid}}));
   ASSERT_EQ(a["hits"].size(), 1u) << a.dump();
   EXPECT_EQ(a["hits"][0]["cite"], kSid + "/agent-a12aac722b824f25d:" + std::to_string(line));
   EXPECT_EQ(a["hits"][0]["agent"], "agent-a12aac722b824f25d");
   EXPECT_EQ(a["hits"][0]["session_id"], kSid);
-  json shown = McpClient::text_json(server.client.call("archive_show", {{"session", a["hits"][0]["cite"]}}));
+  json shown =
+      McpClient::text_json(server.client.call("archive_show", {{"session", a["hits"][0]["cite"]}}));
   ASSERT_EQ(shown["messages"].size(), 1u) << shown.dump();
   EXPECT_EQ(shown["agent"], "agent-a12aac722b824f25d");
   EXPECT_EQ(shown["messages"][0]["text"], "subagent saw OKAPI_MARBLE_8840 in the cache");
@@ -118,16 +142,22 @@ TEST(ArchiveMcp, BadArgumentsAreToolErrorsAndTheServerGoesOn) {
     EXPECT_TRUE(r.value("isError", false)) << r.dump();
     return r["content"][0]["text"].get<std::string>();
   };
-  EXPECT_EQ(error_text("archive_search", {{"query", "  "}}), "query is empty: give the words to find");
+  EXPECT_EQ(error_text("archive_search", {{"query", "  "}}),
+            "query is empty: give the words to find");
   EXPECT_EQ(error_text("archive_search", {{"query", 5}}), "query must be a string");
-  EXPECT_EQ(error_text("archive_search", {{"query", "x"}, {"limit", 0}}), "limit must be from 1 to 50");
+  EXPECT_EQ(error_text("archive_search", {{"query", "x"}, {"limit", 0}}),
+            "limit must be from 1 to 50");
   EXPECT_EQ(error_text("archive_search", {{"query", "x"}, {"since", "yesterday"}}),
             "since 'yesterday' is not a date or time (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])");
-  EXPECT_EQ(error_text("archive_show", {{"session", kSid}}), "line is required (the LINE of SESSION:LINE)");
-  EXPECT_EQ(error_text("archive_show", {{"session", "../../etc/passwd:1"}}),
-            "'../../etc/passwd' is not a session id (SESSION or SESSION/agent-ID, as a hit cites it)");
-  EXPECT_EQ(error_text("archive_show", {{"session", kSid + ":999999"}}), "session " + kSid + " has no line 999999");
-  json ok = McpClient::text_json(server.client.call("archive_search", {{"query", "output line 500 of"}}));
+  EXPECT_EQ(error_text("archive_show", {{"session", kSid}}),
+            "line is required (the LINE of SESSION:LINE)");
+  EXPECT_EQ(
+      error_text("archive_show", {{"session", "../../etc/passwd:1"}}),
+      "'../../etc/passwd' is not a session id (SESSION or SESSION/agent-ID, as a hit cites it)");
+  EXPECT_EQ(error_text("archive_show", {{"session", kSid + ":999999"}}),
+            "session " + kSid + " has no line 999999");
+  json ok =
+      McpClient::text_json(server.client.call("archive_search", {{"query", "output line 500 of"}}));
   EXPECT_FALSE(ok["hits"].empty());
 }
 
@@ -138,12 +168,16 @@ TEST(ArchiveMcp, AnExcludedProjectIsNeverAnsweredFrom) {
   util::Env env = s.env;
   env.set("CTXKIT_ARCHIVE_EXCLUDE_PROJECTS", "proj");  // the plain folder name of /…/proj
   Server server(env);
-  json a = McpClient::text_json(server.client.call("archive_search", {{"query", "AARDVARK_LIME_1234"}}));
+  json a =
+      McpClient::text_json(server.client.call("archive_search", {{"query", "AARDVARK_LIME_1234"}}));
   EXPECT_EQ(a["hits"].size(), 0u) << a.dump();
   json r = server.client.call("archive_show", {{"session", kSid + ":1"}});
   EXPECT_TRUE(r.value("isError", false)) << r.dump();
   Server open(s.env);
-  EXPECT_EQ(McpClient::text_json(open.client.call("archive_search", {{"query", "AARDVARK_LIME_1234"}}))["hits"].size(), 1u);
+  EXPECT_EQ(McpClient::text_json(
+                open.client.call("archive_search", {{"query", "AARDVARK_LIME_1234"}}))["hits"]
+                .size(),
+            1u);
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 
 #include <filesystem>
 #include <map>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "e2e/e2e_support.hpp"
 
@@ -20,7 +20,8 @@ struct Install {
   util::Env env;
   fs::path settings, claude_json, state;
 
-  explicit Install(bool register_mcp = true, const std::string& claude_version = "2.1.197 (Claude Code)") {
+  explicit Install(bool register_mcp = true,
+                   const std::string& claude_version = "2.1.197 (Claude Code)") {
     env = tmp.env();
     fs::path bin = tmp / "bin";
     fs::create_directories(bin);
@@ -32,25 +33,31 @@ struct Install {
     settings = tmp / "home/.claude/settings.json";
     claude_json = tmp / "home/.claude.json";
     state = tmp / "home/.local/state/ctxkit";
-    auto r = run_tool("ctx-settings", {"install", "--settings", settings.string(), "--bin-dir", bin_dir()}, "", env);
+    auto r =
+        run_tool("ctx-settings",
+                 {"install", "--settings", settings.string(), "--bin-dir", bin_dir()}, "", env);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     if (register_mcp) {
       r = run_tool("ctx-workflow-mcp", {"register", "--config", claude_json.string()}, "", env);
       EXPECT_EQ(r.exit_code, 0) << r.err;
       r = run_tool("ctx-workflow-mcp",
-                   {"register", "--config", claude_json.string(), "--name", "ctxkit-archive", "--command", bin_dir() + "/ctx-archive-mcp"}, "", env);
+                   {"register", "--config", claude_json.string(), "--name", "ctxkit-archive",
+                    "--command", bin_dir() + "/ctx-archive-mcp"},
+                   "", env);
       EXPECT_EQ(r.exit_code, 0) << r.err;
     }
   }
   // One hook run: ctx-remind on a PostToolUse payload (it records its run and opens the state).
   void run_a_hook() {
-    json p = {{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()}, {"cwd", tmp.path().string()},
-              {"hook_event_name", "PostToolUse"}, {"tool_name", "Bash"}, {"tool_use_id", "toolu_1"}};
+    json p = {{"session_id", "S"},          {"transcript_path", (tmp / "t.jsonl").string()},
+              {"cwd", tmp.path().string()}, {"hook_event_name", "PostToolUse"},
+              {"tool_name", "Bash"},        {"tool_use_id", "toolu_1"}};
     auto r = run_tool("ctx-remind", {}, p.dump(), env);
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   util::ProcessResult doctor(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"--settings", settings.string(), "--claude-json", claude_json.string()};
+    std::vector<std::string> args = {"--settings", settings.string(), "--claude-json",
+                                     claude_json.string()};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_tool("ctx-doctor", args, "", env, tmp.path());
   }
@@ -62,7 +69,8 @@ bool has_line(const std::string& out, const std::string& prefix, const std::stri
   size_t start = 0;
   while (start < out.size()) {
     size_t end = out.find('\n', start);
-    std::string line = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string line =
+        out.substr(start, end == std::string::npos ? std::string::npos : end - start);
     if (line.rfind(prefix, 0) == 0 && line.find(part) != std::string::npos) return true;
     if (end == std::string::npos) break;
     start = end + 1;
@@ -76,12 +84,24 @@ TEST(Doctor, AHealthyInstallIsHealthy) {
   auto r = in.doctor();
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("FAULT"), std::string::npos) << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    programs: ", "programs answer --version (" + expected_version() + ")")) << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    install: ", "settings.json install (" + in.settings.string() + ")")) << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "6 hooks registered in " + in.settings.string())) << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    status line: ", "ctx-status (" + bin_dir() + "/ctx-status)")) << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    mcp: ", "MCP server 'ctxkit-workflow' answers initialize (ctxkit-workflow " + expected_version())) << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    mcp: ", "MCP server 'ctxkit-archive' answers initialize (ctxkit-archive " + expected_version())) << r.out;
+  EXPECT_TRUE(
+      has_line(r.out, "ok    programs: ", "programs answer --version (" + expected_version() + ")"))
+      << r.out;
+  EXPECT_TRUE(
+      has_line(r.out, "ok    install: ", "settings.json install (" + in.settings.string() + ")"))
+      << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "6 hooks registered in " + in.settings.string()))
+      << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    status line: ", "ctx-status (" + bin_dir() + "/ctx-status)"))
+      << r.out;
+  EXPECT_TRUE(has_line(
+      r.out, "ok    mcp: ",
+      "MCP server 'ctxkit-workflow' answers initialize (ctxkit-workflow " + expected_version()))
+      << r.out;
+  EXPECT_TRUE(has_line(
+      r.out, "ok    mcp: ",
+      "MCP server 'ctxkit-archive' answers initialize (ctxkit-archive " + expected_version()))
+      << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    claude: ", "Claude Code 2.1.197")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    state: ", "state.db: integrity ok, schema version")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    last run: ", "ctx-remind: ")) << r.out;
@@ -94,7 +114,8 @@ TEST(Doctor, AHealthyInstallIsHealthy) {
   EXPECT_EQ(doc["healthy"], true);
   EXPECT_EQ(doc["faults"], 0);
   bool mcp_ok = false;
-  for (const auto& f : doc["findings"]) mcp_ok = mcp_ok || (f["area"] == "mcp" && f["status"] == "ok");
+  for (const auto& f : doc["findings"])
+    mcp_ok = mcp_ok || (f["area"] == "mcp" && f["status"] == "ok");
   EXPECT_TRUE(mcp_ok) << j.out;
 }
 
@@ -106,8 +127,9 @@ TEST(Doctor, AHookWhoseProgramIsMissingIsAFault) {
   in.write_settings(s);
   auto r = in.doctor();
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_TRUE(has_line(r.out, "FAULT hooks: ", "PostToolUse[*] hook ctx-remind: " + (in.tmp / "gone/ctx-remind").string() +
-                                                    " does not exist → ctx-settings install --settings"))
+  EXPECT_TRUE(has_line(r.out, "FAULT hooks: ",
+                       "PostToolUse[*] hook ctx-remind: " + (in.tmp / "gone/ctx-remind").string() +
+                           " does not exist → ctx-settings install --settings"))
       << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "5 hooks registered")) << r.out;
   EXPECT_TRUE(has_line(r.out, "1 faults, ", "")) << r.out;
@@ -121,8 +143,12 @@ TEST(Doctor, AHookNotRegisteredOrRegisteredTwiceIsAFault) {
   in.write_settings(s);
   auto r = in.doctor();
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_TRUE(has_line(r.out, "FAULT hooks: ", "Stop hook ctx-session-hook is not registered in " + in.settings.string())) << r.out;
-  EXPECT_TRUE(has_line(r.out, "FAULT hooks: ", "SessionEnd hook ctx-session-hook is registered 2 times")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT hooks: ",
+                       "Stop hook ctx-session-hook is not registered in " + in.settings.string()))
+      << r.out;
+  EXPECT_TRUE(
+      has_line(r.out, "FAULT hooks: ", "SessionEnd hook ctx-session-hook is registered 2 times"))
+      << r.out;
 }
 
 TEST(Doctor, ACorruptStateDatabaseIsAFaultAndIsLeftAsItIs) {
@@ -147,11 +173,13 @@ TEST(Doctor, AnUnregisteredMcpServerIsAFault) {
   in.run_a_hook();
   auto r = in.doctor();
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_TRUE(has_line(r.out, "FAULT mcp: ", "the workflow MCP server (ctx-workflow-mcp) is not registered in " +
-                                                  in.claude_json.string() + " → ctx-workflow-mcp register --config"))
+  EXPECT_TRUE(has_line(r.out, "FAULT mcp: ",
+                       "the workflow MCP server (ctx-workflow-mcp) is not registered in " +
+                           in.claude_json.string() + " → ctx-workflow-mcp register --config"))
       << r.out;
-  EXPECT_TRUE(has_line(r.out, "FAULT mcp: ", "the archive's search MCP server (ctx-archive-mcp) is not registered in " +
-                                                  in.claude_json.string() + " → ctx-workflow-mcp register --config"))
+  EXPECT_TRUE(has_line(r.out, "FAULT mcp: ",
+                       "the archive's search MCP server (ctx-archive-mcp) is not registered in " +
+                           in.claude_json.string() + " → ctx-workflow-mcp register --config"))
       << r.out;
   EXPECT_TRUE(has_line(r.out, "FAULT mcp: ", " --name ctxkit-archive --command ")) << r.out;
 }
@@ -165,7 +193,9 @@ TEST(Doctor, AnMcpServerThatDoesNotAnswerIsAFault) {
   in.tmp.write("home/.claude.json", c.dump());
   auto r = in.doctor();
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_TRUE(has_line(r.out, "FAULT mcp: ", "MCP server 'ctxkit-workflow' (" + mute.string() + "): no answer to initialize (exit 0)"))
+  EXPECT_TRUE(has_line(
+      r.out, "FAULT mcp: ",
+      "MCP server 'ctxkit-workflow' (" + mute.string() + "): no answer to initialize (exit 0)"))
       << r.out;
 }
 
@@ -174,15 +204,19 @@ TEST(Doctor, SettingsAndPluginTogetherRunEveryHookTwice) {
   in.run_a_hook();
   fs::path root = in.tmp / "home/.claude/plugins/cache/local/ctxkit/0.1.0";
   fs::create_directories(root);
-  in.tmp.write("home/.claude/plugins/installed_plugins.json",
-               json{{"version", 2}, {"plugins", {{"ctxkit@local", {{{"scope", "user"}, {"installPath", root.string()}}}}}}}.dump());
+  in.tmp.write(
+      "home/.claude/plugins/installed_plugins.json",
+      json{{"version", 2},
+           {"plugins", {{"ctxkit@local", {{{"scope", "user"}, {"installPath", root.string()}}}}}}}
+          .dump());
   json s = in.settings_json();
   s["enabledPlugins"] = {{"ctxkit@local", true}};
   in.write_settings(s);
   auto r = in.doctor();
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_TRUE(has_line(r.out, "FAULT install: ", "ctxkit is registered twice, in " + in.settings.string() +
-                                                     " and as plugin ctxkit@local: every hook runs twice"))
+  EXPECT_TRUE(has_line(r.out, "FAULT install: ",
+                       "ctxkit is registered twice, in " + in.settings.string() +
+                           " and as plugin ctxkit@local: every hook runs twice"))
       << r.out;
 }
 
@@ -191,7 +225,9 @@ TEST(Doctor, HooksThatNeverRanAndNoStateAreWarningsOnly) {
   auto r = in.doctor();
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(has_line(r.out, "WARN  state: ", "no state folder yet")) << r.out;
-  EXPECT_TRUE(has_line(r.out, "WARN  last run: ", "ctx-remind: never (it runs after every tool call)")) << r.out;
+  EXPECT_TRUE(
+      has_line(r.out, "WARN  last run: ", "ctx-remind: never (it runs after every tool call)"))
+      << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    last run: ", "ctx-gate: never")) << r.out;
   EXPECT_FALSE(fs::exists(in.state)) << "the doctor creates nothing";
 }
@@ -214,7 +250,8 @@ TEST(Doctor, AClientInsideTheSupportedRangeIsSupportedOutsideItUntested) {
   const std::string oldest = range.at("oldest"), newest = range.at("newest");
   const std::string span = "(ctxkit supports " + oldest + " to " + newest + ")";
   // Both ends and a release between them.
-  const std::string between = oldest.substr(0, oldest.rfind('.') + 1) + std::to_string(std::stoi(oldest.substr(oldest.rfind('.') + 1)) + 1);
+  const std::string between = oldest.substr(0, oldest.rfind('.') + 1) +
+                              std::to_string(std::stoi(oldest.substr(oldest.rfind('.') + 1)) + 1);
   for (const std::string& v : {oldest, between, newest}) {
     Install in(true, v + " (Claude Code)");
     auto r = in.doctor();
@@ -226,7 +263,9 @@ TEST(Doctor, AClientInsideTheSupportedRangeIsSupportedOutsideItUntested) {
   auto r = older.doctor();
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "Claude Code 0.9.1 (")) << r.out;
-  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "older than the oldest release ctxkit supports (" + oldest + "): untested")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "WARN  claude: ",
+                       "older than the oldest release ctxkit supports (" + oldest + "): untested"))
+      << r.out;
   EXPECT_TRUE(has_line(r.out, "WARN  claude: ", " → update Claude Code")) << r.out;
 }
 
@@ -236,8 +275,9 @@ TEST(Doctor, ClaudeMissingOrNewerIsAWarning) {
   auto r = newer.doctor();
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "Claude Code 99.3.0 (")) << r.out;
-  EXPECT_TRUE(has_line(r.out, "WARN  claude: ", "newer than the newest release ctxkit was checked against (" +
-                                                    claude_range().at("newest") + "): untested"))
+  EXPECT_TRUE(has_line(r.out, "WARN  claude: ",
+                       "newer than the newest release ctxkit was checked against (" +
+                           claude_range().at("newest") + "): untested"))
       << r.out;
   Install none(true, "");
   none.env.set("PATH", (none.tmp / "bin").string() + ":/bin");
@@ -250,12 +290,16 @@ TEST(Doctor, AStateFolderOpenToOthersAndConfigErrorsAreFaults) {
   Install in;
   in.run_a_hook();
   ::chmod(in.state.c_str(), 0755);
-  in.tmp.write("home/.config/ctxkit/config.toml", "[context]\nwarn_threshold = \"high\"\n[status]\nformat = \"{nope}\"\n");
+  in.tmp.write("home/.config/ctxkit/config.toml",
+               "[context]\nwarn_threshold = \"high\"\n[status]\nformat = \"{nope}\"\n");
   auto r = in.doctor();
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_TRUE(has_line(r.out, "FAULT state: ", in.state.string() + " is open to others (mode 0755, should be 0700) → chmod 700"))
+  EXPECT_TRUE(
+      has_line(r.out, "FAULT state: ",
+               in.state.string() + " is open to others (mode 0755, should be 0700) → chmod 700"))
       << r.out;
-  EXPECT_TRUE(has_line(r.out, "FAULT config: ", "context.warn_threshold: expected an integer")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "FAULT config: ", "context.warn_threshold: expected an integer"))
+      << r.out;
   EXPECT_TRUE(has_line(r.out, "WARN  config: ", "status.format: unknown field '{nope}'")) << r.out;
 }
 

@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
+  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())
+    s.replace(pos, from.size(), to);
   return s;
 }
 
@@ -40,7 +41,9 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.tool << "/" << c.dir.filename().string(); }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.tool << "/" << c.dir.filename().string();
+}
 
 class StoredCase : public ::testing::TestWithParam<Case> {};
 
@@ -48,7 +51,8 @@ TEST_P(StoredCase, Runs) {
   const Case& c = GetParam();
   TempDir tmp;
   const std::string dir = tmp.path().string();
-  if (fs::exists(c.dir / "files")) fs::copy(c.dir / "files", tmp.path(), fs::copy_options::recursive);
+  if (fs::exists(c.dir / "files"))
+    fs::copy(c.dir / "files", tmp.path(), fs::copy_options::recursive);
   util::Env env = tmp.env();
   env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "20");
   if (fs::exists(c.dir / "env")) {
@@ -66,7 +70,8 @@ TEST_P(StoredCase, Runs) {
     std::string line;
     while (std::getline(in, line)) args.push_back(replace_all(line, "@DIR@", dir));
   }
-  std::string input = fs::exists(c.dir / "stdin") ? replace_all(read_file(c.dir / "stdin"), "@DIR@", dir) : "";
+  std::string input =
+      fs::exists(c.dir / "stdin") ? replace_all(read_file(c.dir / "stdin"), "@DIR@", dir) : "";
   json expect = json::parse(read_file(c.dir / "expect.json"));
   auto r = run_tool(c.tool, args, input, env);
   SCOPED_TRACE("stdout: " + r.out + "\nstderr: " + r.err);
@@ -97,7 +102,9 @@ TEST_P(StoredCase, Runs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, StoredCase, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case>& param_info) { return param_info.param.name(); });
+                         [](const ::testing::TestParamInfo<Case>& param_info) {
+                           return param_info.param.name();
+                         });
 
 }  // namespace
 }  // namespace ctxkit::test

@@ -42,7 +42,8 @@ std::map<std::string, std::string> session_start_payloads_of(const Recorded& r) 
       const std::string raw = rec.value("stdin_raw", "");
       auto payload = json::parse(raw, nullptr, false);
       if (payload.is_discarded()) continue;
-      by_source.emplace(payload.value("source", ""), r.variant ? json_variant(raw, *r.variant) : raw);
+      by_source.emplace(payload.value("source", ""),
+                        r.variant ? json_variant(raw, *r.variant) : raw);
     }
   }
   return by_source;
@@ -82,7 +83,9 @@ struct GateBench {
     args.insert(args.begin(), {"--worktree", wt.string()});
     return run_tool("ctx-workflow", args, in, env);
   }
-  util::ProcessResult gate(std::vector<std::string> args, const std::string& in = "") { return run_tool("ctx-gate", args, in, env); }
+  util::ProcessResult gate(std::vector<std::string> args, const std::string& in = "") {
+    return run_tool("ctx-gate", args, in, env);
+  }
 };
 
 class GateOnRecorded : public ::testing::TestWithParam<Recorded> {
@@ -103,24 +106,32 @@ TEST(GateE2E, CommandAnswersNothingThenCompactWithFocusThenNothingAgain) {
   auto none = b.gate({"--json"});
   EXPECT_EQ(none.exit_code, 0);
   EXPECT_EQ(json::parse(none.out)["action"], "none");
-  ASSERT_EQ(b.wf({"advance", "--output", "planned"}).exit_code, 0);  // at the loop without tasks: compact handed out by advance
-  ASSERT_EQ(b.wf({"set-tasks", "build", "-"}, R"([{"id":"t1","title":"Login form"}])").exit_code, 0);
+  ASSERT_EQ(b.wf({"advance", "--output", "planned"}).exit_code,
+            0);  // at the loop without tasks: compact handed out by advance
+  ASSERT_EQ(b.wf({"set-tasks", "build", "-"}, R"([{"id":"t1","title":"Login form"}])").exit_code,
+            0);
   // Tasks set at the loop: the first sub-step's compact is pending; the gate hands it out once.
   auto first = b.gate({});
   EXPECT_EQ(first.exit_code, 0);
-  EXPECT_EQ(first.out, "/compact Next workflow step: build / code (task t1: Login form) - Write Login form.\n");
+  EXPECT_EQ(
+      first.out,
+      "/compact Next workflow step: build / code (task t1: Login form) - Write Login form.\n");
   auto again = b.gate({"--json"});
   EXPECT_EQ(json::parse(again.out)["action"], "none");
   // The state file carries the flag, in the reference format.
-  EXPECT_NE(read_file(b.wt / "workflow-state.json").find("\"contextActionExecuted\": true"), std::string::npos);
-  ASSERT_EQ(b.wf({"advance", "--output", "coded"}).exit_code, 0);  // review: clear handed out by advance
+  EXPECT_NE(read_file(b.wt / "workflow-state.json").find("\"contextActionExecuted\": true"),
+            std::string::npos);
+  ASSERT_EQ(b.wf({"advance", "--output", "coded"}).exit_code,
+            0);  // review: clear handed out by advance
   EXPECT_EQ(json::parse(b.gate({"--json"}).out)["action"], "none");
 }
 
 TEST_P(GateOnRecorded, HookAnswersOnlyForClearAndCompact) {
   GateBench b;
   const auto payloads = recorded_session_start_payloads();
-  ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string(), "--summary", "gate demo"}).exit_code, 0);
+  ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string(), "--summary", "gate demo"})
+                .exit_code,
+            0);
   for (const char* source : {"startup", "resume"}) {
     auto r = b.gate({"--hook"}, payloads.at(source));
     EXPECT_EQ(r.exit_code, 0) << source;
@@ -150,12 +161,18 @@ TEST_P(GateOnRecorded, HookNamesTheArchiveSearchToolWhenItIsRegistered) {
     return json::parse(r.out)["hookSpecificOutput"]["additionalContext"].get<std::string>();
   };
   EXPECT_EQ(text_of("compact").find("archive_search"), std::string::npos);
-  b.tmp.write("home/.claude.json", R"({"mcpServers":{"ctxkit-archive":{"type":"stdio","command":"/x/ctx-archive-mcp"}}})");
+  b.tmp.write(
+      "home/.claude.json",
+      R"({"mcpServers":{"ctxkit-archive":{"type":"stdio","command":"/x/ctx-archive-mcp"}}})");
   const std::string sid = json::parse(payloads.at("compact"))["session_id"];
-  EXPECT_NE(text_of("compact").find("call mcp__ctxkit-archive__archive_search with the words you remember (session \"" + sid + "\""),
+  EXPECT_NE(text_of("compact").find(
+                "call mcp__ctxkit-archive__archive_search with the words you remember (session \"" +
+                sid + "\""),
             std::string::npos);
-  EXPECT_NE(text_of("clear").find("Earlier sessions, the one before this /clear included, are archived and searchable: when the "
-                                  "work needs a detail from them, call mcp__ctxkit-archive__archive_search"),
+  EXPECT_NE(text_of("clear").find(
+                "Earlier sessions, the one before this /clear included, are archived and "
+                "searchable: when the "
+                "work needs a detail from them, call mcp__ctxkit-archive__archive_search"),
             std::string::npos);
 }
 
@@ -163,12 +180,17 @@ TEST_P(GateOnRecorded, HookConfirmsTheActionAndReanchorsTheSubStep) {
   GateBench b;
   const auto payloads = recorded_session_start_payloads();
   ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string()}).exit_code, 0);
-  ASSERT_EQ(b.wf({"set-tasks", "build", "-"}, R"([{"id":"t1","title":"Login form"},{"id":"t2","title":"Logout"}])").exit_code, 0);
-  ASSERT_EQ(b.wf({"advance", "--output", "plan: two tasks"}).exit_code, 0);  // compact handed out for build/code
+  ASSERT_EQ(b.wf({"set-tasks", "build", "-"},
+                 R"([{"id":"t1","title":"Login form"},{"id":"t2","title":"Logout"}])")
+                .exit_code,
+            0);
+  ASSERT_EQ(b.wf({"advance", "--output", "plan: two tasks"}).exit_code,
+            0);  // compact handed out for build/code
   auto r = b.gate({"--hook"}, payloads.at("compact"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = json::parse(r.out)["hookSpecificOutput"]["additionalContext"];
-  EXPECT_NE(text.find("sub-step code (1 of 2), task t1: Login form (1 of 2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("sub-step code (1 of 2), task t1: Login form (1 of 2)"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("Write Login form.\nKeep it small."), std::string::npos) << text;
   EXPECT_NE(text.find("Latest handoff (plan):\nplan: two tasks"), std::string::npos) << text;
   // The confirmation is in the event log and shown by ctx-workflow status.
@@ -183,7 +205,8 @@ TEST_P(GateOnRecorded, HookMarksAnActionDoneBeforeAnyoneAskedForIt) {
   const auto payloads = recorded_session_start_payloads();
   ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string()}).exit_code, 0);
   ASSERT_EQ(b.wf({"advance", "--output", "p"}).exit_code, 0);
-  ASSERT_EQ(b.wf({"set-tasks", "build", "-"}, R"([{"id":"t1","title":"A"}])").exit_code, 0);  // compact pending, not handed out
+  ASSERT_EQ(b.wf({"set-tasks", "build", "-"}, R"([{"id":"t1","title":"A"}])").exit_code,
+            0);  // compact pending, not handed out
   ASSERT_EQ(b.gate({"--hook"}, payloads.at("compact")).exit_code, 0);
   EXPECT_EQ(json::parse(b.gate({"--json"}).out)["action"], "none");  // the compact already happened
 }
@@ -207,7 +230,8 @@ TEST_P(GateOnRecorded, HookFailsOpenOnBadInputAndMissingState) {
 TEST_P(GateOnRecorded, ReanchorIsBounded) {
   GateBench b;
   const auto payloads = recorded_session_start_payloads();
-  std::string big = "name: big\ndescription: d\nsteps:\n  - id: s\n    type: action\n    instructions: \"";
+  std::string big =
+      "name: big\ndescription: d\nsteps:\n  - id: s\n    type: action\n    instructions: \"";
   for (int i = 0; i < 5000; ++i) big += "word ";
   big += "\"\n";
   b.tmp.write("big.yaml", big);
@@ -217,7 +241,9 @@ TEST_P(GateOnRecorded, ReanchorIsBounded) {
   EXPECT_LE(text.size(), 2000u);
   EXPECT_NE(text.find("[... cut:"), std::string::npos);
   auto dflt = b.gate({"--hook"}, payloads.at("clear"));
-  EXPECT_LE(json::parse(dflt.out)["hookSpecificOutput"]["additionalContext"].get<std::string>().size(), 8000u);
+  EXPECT_LE(
+      json::parse(dflt.out)["hookSpecificOutput"]["additionalContext"].get<std::string>().size(),
+      8000u);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryVersion, GateOnRecorded, ::testing::ValuesIn(recorded()),

@@ -21,7 +21,8 @@ TEST(Help, EveryProgramsHelpIsPinned) {
     auto r = run_tool(program, {"--help"}, "", tmp.env());
     EXPECT_EQ(r.exit_code, 0) << program;
     EXPECT_EQ(r.err, "") << program;
-    EXPECT_EQ(r.out, read_file(e.path())) << program << ": update " << e.path().filename() << " if the change is meant";
+    EXPECT_EQ(r.out, read_file(e.path()))
+        << program << ": update " << e.path().filename() << " if the change is meant";
     ++checked;
   }
   EXPECT_GE(checked, 11u);

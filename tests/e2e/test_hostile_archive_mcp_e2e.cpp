@@ -25,13 +25,25 @@ using namespace std::chrono_literals;
 const std::string kSid = RecordedSession::kId;
 
 std::string tool_result_line(const std::string& text) {
-  return json{{"type", "user"}, {"sessionId", kSid}, {"uuid", "u-unique"}, {"timestamp", "2026-11-21T13:00:00.000Z"}, {"cwd", "/home/me/proj"},
-              {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", "toolu_x"}, {"content", text}}})}}}}
-             .dump() + "\n";
+  return json{{"type", "user"},
+              {"sessionId", kSid},
+              {"uuid", "u-unique"},
+              {"timestamp", "2026-11-21T13:00:00.000Z"},
+              {"cwd", "/home/me/proj"},
+              {"message",
+               {{"role", "user"},
+                {"content",
+                 json::array(
+                     {{{"type", "tool_result"}, {"tool_use_id", "toolu_x"}, {"content", text}}})}}}}
+             .dump() +
+         "\n";
 }
 
 void end_session(const RecordedSession& s) {
-  json payload{{"session_id", kSid}, {"transcript_path", s.transcript.string()}, {"cwd", "/home/me/proj"}, {"hook_event_name", "SessionEnd"},
+  json payload{{"session_id", kSid},
+               {"transcript_path", s.transcript.string()},
+               {"cwd", "/home/me/proj"},
+               {"hook_event_name", "SessionEnd"},
                {"reason", "exit"}};
   auto r = run_tool("ctx-session-hook", {"SessionEnd", "--foreground"}, payload.dump(), s.env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -41,7 +53,8 @@ void end_session(const RecordedSession& s) {
 struct Archived {
   RecordedSession s;
   explicit Archived(const std::string& marker = "WALRUS_PLUM_7310") {
-    std::ofstream(s.transcript, std::ios::app) << tool_result_line("build failed: " + marker + " in module loader");
+    std::ofstream(s.transcript, std::ios::app)
+        << tool_result_line("build failed: " + marker + " in module loader");
     end_session(s);
   }
   fs::path archive() const { return s.state() / "archive"; }
@@ -50,7 +63,10 @@ struct Archived {
 struct Server {
   TempDir logs;
   McpClient client;
-  explicit Server(const util::Env& env) : client({bin_dir() + "/ctx-archive-mcp"}, env, logs / "stderr") { client.initialize(); }
+  explicit Server(const util::Env& env)
+      : client({bin_dir() + "/ctx-archive-mcp"}, env, logs / "stderr") {
+    client.initialize();
+  }
   std::string err() const {
     std::ifstream in(logs / "stderr");
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -89,12 +105,14 @@ TEST(HostileArchiveMcp, BrokenMessagesAreAnsweredOneByOneAndTheServerGoesOn) {
   ASSERT_TRUE(deep);
   EXPECT_EQ(json::parse(*deep)["error"]["code"], -32700) << *deep;
   // NUL bytes inside a message.
-  server.client.write_raw(std::string("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"") + '\0' + "}\n");
+  server.client.write_raw(std::string("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"") + '\0' +
+                          "}\n");
   auto nul = server.client.read_line();
   ASSERT_TRUE(nul);
   EXPECT_TRUE(json::parse(*nul).contains("error")) << *nul;
   // Control characters, raw (invalid JSON) and escaped (a valid query).
-  server.client.write_raw("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\",\"x\":\"\x01\x1b[2J\"}\n");
+  server.client.write_raw(
+      "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\",\"x\":\"\x01\x1b[2J\"}\n");
   auto ctl = server.client.read_line();
   ASSERT_TRUE(ctl);
   EXPECT_TRUE(json::parse(*ctl).contains("error")) << *ctl;
@@ -102,14 +120,19 @@ TEST(HostileArchiveMcp, BrokenMessagesAreAnsweredOneByOneAndTheServerGoesOn) {
   EXPECT_TRUE(q.contains("hits")) << q.dump();
   // Unknown methods, wrong types of params.
   EXPECT_EQ(server.client.request("no/such/method")["error"]["code"], -32601);
-  for (const json& params : {json::array({1, 2}), json{{"name", 5}}, json{{"name", "archive_search"}, {"arguments", json::array()}}}) {
+  for (const json& params : {json::array({1, 2}), json{{"name", 5}},
+                             json{{"name", "archive_search"}, {"arguments", json::array()}}}) {
     json r = server.client.request("tools/call", params);
     EXPECT_TRUE(r.contains("error") || r["result"].value("isError", false)) << r.dump();
   }
-  json as_string = server.client.request("tools/call", {{"name", "archive_search"}, {"arguments", "WALRUS"}});
-  EXPECT_TRUE(as_string.contains("error") || as_string["result"].value("isError", false)) << as_string.dump();
-  EXPECT_EQ(server.tool_error("archive_search", {{"query", json::array({"a"})}}), "query must be a string");
-  EXPECT_EQ(server.tool_error("archive_show", {{"session", 42}, {"line", 1}}), "session must be a string");
+  json as_string =
+      server.client.request("tools/call", {{"name", "archive_search"}, {"arguments", "WALRUS"}});
+  EXPECT_TRUE(as_string.contains("error") || as_string["result"].value("isError", false))
+      << as_string.dump();
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", json::array({"a"})}}),
+            "query must be a string");
+  EXPECT_EQ(server.tool_error("archive_show", {{"session", 42}, {"line", 1}}),
+            "session must be a string");
   EXPECT_TRUE(server.alive());
   EXPECT_EQ(server.search({{"query", "WALRUS_PLUM_7310"}})["hits"].size(), 1u);
 }
@@ -117,7 +140,8 @@ TEST(HostileArchiveMcp, BrokenMessagesAreAnsweredOneByOneAndTheServerGoesOn) {
 TEST(HostileArchiveMcp, AHugeLineIsRefusedWithoutBeingHeld) {
   Archived a;
   Server server(a.s.env);
-  std::string huge = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"pad\":\"" + std::string(17u << 20, 'x') + "\"}\n";
+  std::string huge = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"pad\":\"" +
+                     std::string(17u << 20, 'x') + "\"}\n";
   std::thread writer([&] { server.client.write_raw(huge); });
   auto answer = server.client.read_line(30s);
   writer.join();
@@ -129,9 +153,12 @@ TEST(HostileArchiveMcp, AHugeLineIsRefusedWithoutBeingHeld) {
 TEST(HostileArchiveMcp, ALastLineWithoutNewlineIsAnsweredBeforeTheServerEnds) {
   Archived a;
   Server server(a.s.env);
-  server.client.write_raw(json{{"jsonrpc", "2.0"}, {"id", 99}, {"method", "tools/call"},
-                               {"params", {{"name", "archive_search"}, {"arguments", {{"query", "WALRUS_PLUM_7310"}}}}}}
-                              .dump());
+  server.client.write_raw(
+      json{{"jsonrpc", "2.0"},
+           {"id", 99},
+           {"method", "tools/call"},
+           {"params", {{"name", "archive_search"}, {"arguments", {{"query", "WALRUS_PLUM_7310"}}}}}}
+          .dump());
   server.client.close_input();
   auto answer = server.client.read_line();
   ASSERT_TRUE(answer);
@@ -144,8 +171,9 @@ TEST(HostileArchiveMcp, ALastLineWithoutNewlineIsAnsweredBeforeTheServerEnds) {
 TEST(HostileArchiveMcp, QueriesInFts5SyntaxAreWordsNotOperators) {
   Archived a("NEAR_STAR_4411");
   Server server(a.s.env);
-  for (const char* q : {"\"NEAR(", "*", "-", "NEAR(", "\"", "\"\"", "^", "body:", "a OR b", "NOT", "AND", "(", ")", "+", "x*", "{body}: y",
-                        "NEAR_STAR_4411 *", "* NEAR_STAR_4411 -", "- NEAR_STAR_4411"}) {
+  for (const char* q :
+       {"\"NEAR(", "*", "-", "NEAR(", "\"", "\"\"", "^", "body:", "a OR b", "NOT", "AND", "(", ")",
+        "+", "x*", "{body}: y", "NEAR_STAR_4411 *", "* NEAR_STAR_4411 -", "- NEAR_STAR_4411"}) {
     json r = server.client.call("archive_search", {{"query", q}});
     ASSERT_TRUE(r.is_object()) << q;
     EXPECT_FALSE(r.value("isError", false)) << q << ": " << r.dump();
@@ -161,7 +189,8 @@ TEST(HostileArchiveMcp, QueriesInFts5SyntaxAreWordsNotOperators) {
 TEST(HostileArchiveMcp, AQueryOfEndlessWordsIsRefusedAtOnce) {
   RecordedSession s;
   std::string lines;
-  for (int i = 0; i < 300; ++i) lines += tool_result_line("the common words of line " + std::to_string(i) + " are the same");
+  for (int i = 0; i < 300; ++i)
+    lines += tool_result_line("the common words of line " + std::to_string(i) + " are the same");
   std::ofstream(s.transcript, std::ios::app) << lines;
   end_session(s);
   Server server(s.env);
@@ -170,11 +199,14 @@ TEST(HostileArchiveMcp, AQueryOfEndlessWordsIsRefusedAtOnce) {
   std::string dotted;
   for (int i = 0; i < 20000; ++i) dotted += "a.";
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(server.tool_error("archive_search", {{"query", many}}), "the query is 40000 bytes long; give at most 2048");
-  EXPECT_EQ(server.tool_error("archive_search", {{"query", dotted}}), "the query is 40000 bytes long; give at most 2048");
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", many}}),
+            "the query is 40000 bytes long; give at most 2048");
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", dotted}}),
+            "the query is 40000 bytes long; give at most 2048");
   std::string words;
   for (int i = 0; i < 65; ++i) words += "w ";
-  EXPECT_EQ(server.tool_error("archive_search", {{"query", words}}), "the query has 65 words; give at most 64");
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", words}}),
+            "the query has 65 words; give at most 64");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
   // 64 words are searched.
   std::string most;
@@ -185,20 +217,31 @@ TEST(HostileArchiveMcp, AQueryOfEndlessWordsIsRefusedAtOnce) {
 TEST(HostileArchiveMcp, AbsurdNumbersAreToolErrors) {
   Archived a;
   Server server(a.s.env);
-  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", 1000000000000000000LL}}), "limit must be from 1 to 50");
-  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", -1}}), "limit must be from 1 to 50");
-  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", 1e300}}), "limit must be an integer");
-  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", -1e19}}), "limit must be an integer");
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", 1000000000000000000LL}}),
+            "limit must be from 1 to 50");
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", -1}}),
+            "limit must be from 1 to 50");
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", 1e300}}),
+            "limit must be an integer");
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", -1e19}}),
+            "limit must be an integer");
   EXPECT_EQ(server.search({{"query", "WALRUS_PLUM_7310"}, {"limit", 10.0}})["hits"].size(), 1u);
-  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", 2.5}}), "limit must be an integer");
-  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", "10"}}), "limit must be an integer");
-  EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid}, {"line", -5}}), "line must be from 1 to 9223372036854775807");
-  EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid}, {"line", 0}}), "line must be from 1 to 9223372036854775807");
-  EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid + ":-5"}}), "session '" + kSid + ":-5' is not SESSION or SESSION:LINE");
-  EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid}, {"line", 1e30}}), "line must be an integer");
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", 2.5}}),
+            "limit must be an integer");
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", "x"}, {"limit", "10"}}),
+            "limit must be an integer");
+  EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid}, {"line", -5}}),
+            "line must be from 1 to 9223372036854775807");
+  EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid}, {"line", 0}}),
+            "line must be from 1 to 9223372036854775807");
+  EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid + ":-5"}}),
+            "session '" + kSid + ":-5' is not SESSION or SESSION:LINE");
+  EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid}, {"line", 1e30}}),
+            "line must be an integer");
   EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid}, {"line", 9223372036854775807LL}}),
             "session " + kSid + " has no line 9223372036854775807");
-  EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid}, {"line", 1}, {"before", -1}}), "before must be from 0 to 20");
+  EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid}, {"line", 1}, {"before", -1}}),
+            "before must be from 0 to 20");
   EXPECT_EQ(server.tool_error("archive_show", {{"session", kSid + ":99999999999999999999"}}),
             "session '" + kSid + ":99999999999999999999' is not SESSION or SESSION:LINE");
   EXPECT_TRUE(server.alive());
@@ -210,7 +253,10 @@ TEST(HostileArchiveMcp, ALockedIndexIsAnsweredWithinBoundedTime) {
   Archived a;
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((a.archive() / "index.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; DELETE FROM messages WHERE 0;", nullptr, nullptr, nullptr), SQLITE_OK)
+  ASSERT_EQ(sqlite3_exec(
+                db, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; DELETE FROM messages WHERE 0;",
+                nullptr, nullptr, nullptr),
+            SQLITE_OK)
       << sqlite3_errmsg(db);
   Server server(a.s.env);
   const auto t0 = std::chrono::steady_clock::now();
@@ -247,14 +293,16 @@ TEST(HostileArchiveMcp, ACorruptIndexIsMovedAsideAndRebuilt) {
   json r = server.search({{"query", "WALRUS_PLUM_7310"}});
   EXPECT_EQ(r["hits"].size(), 1u) << r.dump();
   bool aside = false;
-  for (const auto& e : fs::directory_iterator(a.archive())) aside = aside || e.path().filename().string().starts_with("index.db.corrupt-");
+  for (const auto& e : fs::directory_iterator(a.archive()))
+    aside = aside || e.path().filename().string().starts_with("index.db.corrupt-");
   EXPECT_TRUE(aside);
 }
 
 // What a folder holds: each entry's name and size, recursively.
 std::map<std::string, uintmax_t> listing(const fs::path& dir) {
   std::map<std::string, uintmax_t> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) out[e.path().string()] = e.is_regular_file() ? e.file_size() : 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    out[e.path().string()] = e.is_regular_file() ? e.file_size() : 0;
   return out;
 }
 
@@ -300,10 +348,14 @@ TEST(HostileArchiveMcp, UnderUmaskZeroTheIndexIsStillPrivate) {
 TEST(HostileArchiveMcp, AnIndexerKilledMidWriteLeavesAnIndexThatAnswers) {
   RecordedSession s(20000);
   std::string lines;
-  for (int i = 0; i < 20000; ++i) lines += tool_result_line("bulk line " + std::to_string(i) + " " + std::string(200, 'q'));
+  for (int i = 0; i < 20000; ++i)
+    lines += tool_result_line("bulk line " + std::to_string(i) + " " + std::string(200, 'q'));
   lines += tool_result_line("the last one holds HERON_SAGE_6621");
   std::ofstream(s.transcript, std::ios::app) << lines;
-  json payload{{"session_id", kSid}, {"transcript_path", s.transcript.string()}, {"cwd", "/home/me/proj"}, {"hook_event_name", "SessionEnd"},
+  json payload{{"session_id", kSid},
+               {"transcript_path", s.transcript.string()},
+               {"cwd", "/home/me/proj"},
+               {"hook_event_name", "SessionEnd"},
                {"reason", "exit"}};
   for (int delay_ms : {30, 120, 400}) {
     util::ProcessSpec spec;

@@ -29,18 +29,32 @@ unsigned mode_of(const fs::path& p) {
 std::string assistant(int64_t cache_read, const std::string& tool_id) {
   json j;
   j["isSidechain"] = false;
-  j["message"] = {{"id", "msg_1"}, {"model", "claude-sonnet-4-5"}, {"role", "assistant"},
-                  {"content", json::array({{{"type", "tool_use"}, {"id", tool_id}, {"name", "Bash"}, {"input", {{"command", "ls"}}}}})},
-                  {"usage", {{"input_tokens", 5}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", cache_read}}}};
+  j["message"] = {{"id", "msg_1"},
+                  {"model", "claude-sonnet-4-5"},
+                  {"role", "assistant"},
+                  {"content", json::array({{{"type", "tool_use"},
+                                            {"id", tool_id},
+                                            {"name", "Bash"},
+                                            {"input", {{"command", "ls"}}}}})},
+                  {"usage",
+                   {{"input_tokens", 5},
+                    {"cache_creation_input_tokens", 0},
+                    {"cache_read_input_tokens", cache_read}}}};
   j["type"] = "assistant";
   j["timestamp"] = "2026-11-21T12:00:00.000Z";
   return j.dump();
 }
 
-json post_tool_use(const fs::path& transcript, const std::string& tool_use_id, const std::string& session = "sess-1") {
-  return {{"session_id", session}, {"transcript_path", transcript.string()}, {"cwd", transcript.parent_path().string()},
-          {"hook_event_name", "PostToolUse"}, {"tool_name", "Bash"}, {"tool_input", {{"command", "ls"}}},
-          {"tool_response", {{"stdout", "x"}}}, {"tool_use_id", tool_use_id}};
+json post_tool_use(const fs::path& transcript, const std::string& tool_use_id,
+                   const std::string& session = "sess-1") {
+  return {{"session_id", session},
+          {"transcript_path", transcript.string()},
+          {"cwd", transcript.parent_path().string()},
+          {"hook_event_name", "PostToolUse"},
+          {"tool_name", "Bash"},
+          {"tool_input", {{"command", "ls"}}},
+          {"tool_response", {{"stdout", "x"}}},
+          {"tool_use_id", tool_use_id}};
 }
 
 // The programs run under this umask in the tests that check permissions.
@@ -61,7 +75,8 @@ TEST(Hostile, FifoTranscriptDoesNotBlockRemind) {
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "ctx-remind: no context reading: reading " + (tmp / "t.jsonl").string() + ": not a regular file\n");
+  EXPECT_EQ(r.err, "ctx-remind: no context reading: reading " + (tmp / "t.jsonl").string() +
+                       ": not a regular file\n");
 }
 
 TEST(Hostile, FifoTranscriptDoesNotBlockStatus) {
@@ -81,8 +96,11 @@ TEST(Hostile, FifoTranscriptDoesNotBlockTheSessionEndArchiver) {
   fs::create_directories(tmp / "home/.claude/projects/-proj");
   fs::path t = tmp / "home/.claude/projects/-proj/sess-1.jsonl";
   ASSERT_EQ(::mkfifo(t.c_str(), 0600), 0);
-  json p = {{"session_id", "sess-1"}, {"transcript_path", t.string()}, {"cwd", "/proj"},
-            {"hook_event_name", "SessionEnd"}, {"reason", "exit"}};
+  json p = {{"session_id", "sess-1"},
+            {"transcript_path", t.string()},
+            {"cwd", "/proj"},
+            {"hook_event_name", "SessionEnd"},
+            {"reason", "exit"}};
   auto r = run_tool("ctx-session-hook", {"--foreground"}, p.dump(), tmp.env());
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -95,7 +113,8 @@ TEST(Hostile, FifoTranscriptDoesNotBlockTheSessionEndArchiver) {
 
 TEST(Hostile, ATranscriptPathWithANulByteIsNotTruncated) {
   TempDir tmp;
-  std::ofstream(tmp / "t") << assistant(130000, "toolu_1") << "\n";  // what the truncated path names
+  std::ofstream(tmp / "t") << assistant(130000, "toolu_1")
+                           << "\n";  // what the truncated path names
   json p = post_tool_use(tmp / "t", "toolu_1");
   p["transcript_path"] = (tmp / "t").string() + std::string("\0x.jsonl", 8);
   util::Env env = tmp.env();
@@ -114,7 +133,8 @@ TEST(Hostile, ControlCharactersFromTheInputAreEscapedInTheOneErrorLine) {
   auto r = run_tool("ctx-remind", {}, p.dump(), tmp.env());
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err,
-            "ctx-remind: note: ignoring a 'Evil\\n\\x1b[2Jctx-remind: error: forged' payload (this hook handles PostToolUse)\n");
+            "ctx-remind: note: ignoring a 'Evil\\n\\x1b[2Jctx-remind: error: forged' payload (this "
+            "hook handles PostToolUse)\n");
 }
 
 TEST(Hostile, EveryCommandKeepsItsErrorOnOneLine) {
@@ -124,7 +144,8 @@ TEST(Hostile, EveryCommandKeepsItsErrorOnOneLine) {
            {"ctx-trim", {evil}},
            {"ctx-rollover", {"--summary-file", (tmp / "s.md").string(), "--session", evil}},
            {"ctx-workflow", {"--worktree", tmp.path().string(), "validate", evil}},
-           {"ctx-workflow-mcp", {"--worktree", tmp.path().string(), "--workflow-path", evil, "--workflow", "x"}}}) {
+           {"ctx-workflow-mcp",
+            {"--worktree", tmp.path().string(), "--workflow-path", evil, "--workflow", "x"}}}) {
     tmp.write("s.md", "### Current Task\nx\n");
     auto r = run_tool(program, args, "", tmp.env());
     EXPECT_NE(r.exit_code, 0) << program;
@@ -147,9 +168,12 @@ TEST(Hostile, ALongEventNameIsCutInTheOneErrorLine) {
 TEST(Hostile, SettingsPathWithANewlineStaysOnOneLine) {
   TempDir tmp;
   fs::create_directories(tmp / "d\nx");
-  auto r = run_tool("ctx-settings", {"install", "--settings", (tmp / "d\nx").string(), "--bin-dir", "/b"}, "", tmp.env());
+  auto r = run_tool("ctx-settings",
+                    {"install", "--settings", (tmp / "d\nx").string(), "--bin-dir", "/b"}, "",
+                    tmp.env());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "ctx-settings: error: reading " + tmp.path().string() + "/d\\nx: not a regular file (nothing written)\n");
+  EXPECT_EQ(r.err, "ctx-settings: error: reading " + tmp.path().string() +
+                       "/d\\nx: not a regular file (nothing written)\n");
 }
 
 // --- permissions and links in the state directory ----------------------------------------------
@@ -218,8 +242,11 @@ TEST(Hostile, AnArchiveLogLinkIsNotFollowed) {
   fs::create_directories(tmp / "home/.claude/projects/-proj");
   fs::path t = tmp / "home/.claude/projects/-proj/sess-1.jsonl";
   ASSERT_EQ(::mkfifo(t.c_str(), 0600), 0);  // archiving fails, so the archiver writes its log
-  json p = {{"session_id", "sess-1"}, {"transcript_path", t.string()}, {"cwd", "/proj"},
-            {"hook_event_name", "SessionEnd"}, {"reason", "exit"}};
+  json p = {{"session_id", "sess-1"},
+            {"transcript_path", t.string()},
+            {"cwd", "/proj"},
+            {"hook_event_name", "SessionEnd"},
+            {"reason", "exit"}};
   auto r = run_tool("ctx-session-hook", {"--foreground"}, p.dump(), tmp.env());
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 0);
@@ -239,9 +266,12 @@ TEST(Hostile, LockedUnmigratedStateDatabaseGivesSilence) {
   // Another process holds an exclusive transaction on a fresh (version 0) database until the
   // test lets it go (the release file; 30 s at most).
   const fs::path release = tmp / "release";
-  const std::string hold = ".shell i=0; while [ ! -e '" + release.string() + "' ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done";
+  const std::string hold = ".shell i=0; while [ ! -e '" + release.string() +
+                           "' ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done";
   util::SpawnSpec holder_spec;
-  holder_spec.argv = {"sh", "-c", "exec sqlite3 \"$0\" 'BEGIN EXCLUSIVE; CREATE TABLE x(a); SELECT 1;' \"$1\" 'COMMIT;' >/dev/null 2>&1",
+  holder_spec.argv = {"sh", "-c",
+                      "exec sqlite3 \"$0\" 'BEGIN EXCLUSIVE; CREATE TABLE x(a); SELECT 1;' \"$1\" "
+                      "'COMMIT;' >/dev/null 2>&1",
                       db.string(), hold};
   auto holder = util::Child::spawn(holder_spec);
   ASSERT_TRUE(holder) << holder.error().message;
@@ -263,8 +293,10 @@ TEST(Hostile, LockedUnmigratedStateDatabaseGivesSilence) {
 TEST(Hostile, SettingsThatIsADirectoryLeavesNoBackup) {
   TempDir tmp;
   fs::create_directories(tmp / "home/.claude/settings.json");
-  auto r = run_tool("ctx-settings", {"install", "--settings", (tmp / "home/.claude/settings.json").string(), "--bin-dir", "/b"},
-                    "", tmp.env());
+  auto r = run_tool(
+      "ctx-settings",
+      {"install", "--settings", (tmp / "home/.claude/settings.json").string(), "--bin-dir", "/b"},
+      "", tmp.env());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "ctx-settings: error: reading " + (tmp / "home/.claude/settings.json").string() +
                        ": not a regular file (nothing written)\n");
@@ -277,19 +309,23 @@ TEST(Hostile, SettingsThatIsAFifoDoesNotHang) {
   fs::create_directories(tmp / "home/.claude");
   fs::path s = tmp / "home/.claude/settings.json";
   ASSERT_EQ(::mkfifo(s.c_str(), 0600), 0);
-  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "",
+                    tmp.env());
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "ctx-settings: error: reading " + s.string() + ": not a regular file (nothing written)\n");
+  EXPECT_EQ(r.err, "ctx-settings: error: reading " + s.string() +
+                       ": not a regular file (nothing written)\n");
 }
 
 TEST(Hostile, DeeplyNestedSettingsAreRefusedNotACrash) {
   TempDir tmp;
   std::string deep = "{\"a\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
   fs::path s = tmp.write("home/.claude/settings.json", deep);
-  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "",
+                    tmp.env());
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.err, "ctx-settings: error: " + s.string() + ": nested deeper than 256 levels (nothing written)\n");
+  EXPECT_EQ(r.err, "ctx-settings: error: " + s.string() +
+                       ": nested deeper than 256 levels (nothing written)\n");
   EXPECT_EQ(read_file(s), deep);
 }
 
@@ -300,14 +336,17 @@ TEST(Hostile, StatusLineCountsNoWindowCanHoldAreNoReading) {
   TempDir tmp;
   util::Env env = tmp.env();
   env.set("NO_COLOR", "1");
-  json p = json::parse(R"({"session_id":"S","context_window":{"context_window_size":200000,"current_usage":)"
-                       R"({"input_tokens":9223372036854775807,"cache_creation_input_tokens":9223372036854775807,)"
-                       R"("cache_read_input_tokens":1e300}}})");
+  json p = json::parse(
+      R"({"session_id":"S","context_window":{"context_window_size":200000,"current_usage":)"
+      R"({"input_tokens":9223372036854775807,"cache_creation_input_tokens":9223372036854775807,)"
+      R"("cache_read_input_tokens":1e300}}})");
   p["transcript_path"] = (tmp / "t.jsonl").string();
   auto r = run_tool("ctx-status", {}, p.dump(), env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "Context –\n");
-  EXPECT_EQ(r.err, "ctx-status: status-line input: a context usage of 9223372036854775807 tokens cannot be a real reading\n");
+  EXPECT_EQ(r.err,
+            "ctx-status: status-line input: a context usage of 9223372036854775807 tokens cannot "
+            "be a real reading\n");
   auto store = StateStore::open(tmp / "home/.local/state/ctxkit/state.db", 1000);
   ASSERT_TRUE(store);
   auto fig = store->status("S");
@@ -319,10 +358,11 @@ TEST(Hostile, NegativeStatusLineCountsCountZero) {
   TempDir tmp;
   util::Env env = tmp.env();
   env.set("NO_COLOR", "1");
-  auto r = run_tool("ctx-status", {},
-                    R"({"session_id":"S","context_window":{"context_window_size":-5,"current_usage":)"
-                    R"({"input_tokens":-9223372036854775808,"cache_creation_input_tokens":0,"cache_read_input_tokens":-1}}})",
-                    env);
+  auto r = run_tool(
+      "ctx-status", {},
+      R"({"session_id":"S","context_window":{"context_window_size":-5,"current_usage":)"
+      R"({"input_tokens":-9223372036854775808,"cache_creation_input_tokens":0,"cache_read_input_tokens":-1}}})",
+      env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "Context 0% · 0 of 200k window\n");
 }
@@ -332,7 +372,8 @@ TEST(Hostile, TranscriptUsageNearInt64MaxSaturatesInRemind) {
   fs::path t = tmp / "t.jsonl";
   std::string line = assistant(1, "toolu_1");
   auto pos = line.find("\"cache_read_input_tokens\":1");
-  line.replace(pos, std::string("\"cache_read_input_tokens\":1").size(), "\"cache_read_input_tokens\":18446744073709551615");
+  line.replace(pos, std::string("\"cache_read_input_tokens\":1").size(),
+               "\"cache_read_input_tokens\":18446744073709551615");
   std::ofstream(t) << line << "\n";
   auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -354,7 +395,8 @@ TEST(Hostile, TrimUnderUmaskZeroKeepsTheArchivePrivate) {
   }
   const fs::path state = r.state();
   size_t dirs = 0;
-  for (auto it = fs::recursive_directory_iterator(state); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(state); it != fs::recursive_directory_iterator();
+       ++it) {
     if (it->is_symlink()) ADD_FAILURE() << it->path() << " is a link";
     if (it->is_directory()) {
       ++dirs;
@@ -375,7 +417,9 @@ TEST(Hostile, AnIndexThatIsALinkIsNotOpened) {
   const fs::path elsewhere = r.tmp / "elsewhere.db";
   fs::create_symlink(elsewhere, r.state() / "archive/index.db");
   ASSERT_EQ(run_tool("ctx-trim", {RecordedSession::kId}, "", r.env).exit_code, 0);
-  ASSERT_TRUE(fs::exists(r.state() / "archive/-proj" / (std::string(RecordedSession::kId) + ".jsonl")));  // there is something to index
+  ASSERT_TRUE(
+      fs::exists(r.state() / "archive/-proj" /
+                 (std::string(RecordedSession::kId) + ".jsonl")));  // there is something to index
   auto s = run_tool("ctx-search", {"anything"}, "", r.env);
   // ctx-search went to open the index and refused the link, in one line.
   EXPECT_EQ(s.exit_code, 1) << s.out << s.err;

@@ -35,7 +35,9 @@ loops:
 
 // Ten aliases of the line before, eight lines deep: 10^8 nodes from 500 bytes.
 std::string alias_bomb() {
-  std::string y = "name: bomb\ndescription: b\nsteps:\n  - {id: s, type: action, instructions: i}\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  std::string y =
+      "name: bomb\ndescription: b\nsteps:\n  - {id: s, type: action, instructions: i}\na0: &a0 [x, "
+      "x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i <= 8; ++i) {
     y += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
     for (int k = 0; k < 10; ++k) y += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
@@ -44,7 +46,9 @@ std::string alias_bomb() {
   return y;
 }
 
-std::string deep_json(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+std::string deep_json(size_t depth) {
+  return std::string(depth, '[') + std::string(depth, ']');
+}
 
 struct Bench {
   TempDir tmp;
@@ -62,7 +66,8 @@ struct Bench {
   fs::path state() const { return wt / "workflow-state.json"; }
   std::unique_ptr<McpClient> server() {
     auto c = std::make_unique<McpClient>(
-        std::vector<std::string>{std::string(CTXKIT_BIN_DIR) + "/ctx-workflow-mcp", "--worktree", wt.string(), "--repo-root", wt.string()},
+        std::vector<std::string>{std::string(CTXKIT_BIN_DIR) + "/ctx-workflow-mcp", "--worktree",
+                                 wt.string(), "--repo-root", wt.string()},
         env, tmp / "stderr.txt");
     c->initialize();
     return c;
@@ -74,7 +79,8 @@ struct Bench {
 TEST(HostileWorkflow, TemplatesThatExpandWithoutEndAreErrorsOfTheirOwn) {
   Bench b;
   const fs::path bomb = b.tmp.write("wt/.ctxkit/workflows/bomb.yaml", alias_bomb());
-  const fs::path loop = b.tmp.write("wt/.ctxkit/workflows/loop.yaml", "name: loop\ndescription: l\nsteps: &a [ *a ]\n");
+  const fs::path loop = b.tmp.write("wt/.ctxkit/workflows/loop.yaml",
+                                    "name: loop\ndescription: l\nsteps: &a [ *a ]\n");
   b.tmp.write("wt/.ctxkit/workflows/plain.yaml", kTemplate);
   for (const auto& f : {bomb, loop}) {
     auto r = b.wf({"validate", f.string()});
@@ -87,8 +93,11 @@ TEST(HostileWorkflow, TemplatesThatExpandWithoutEndAreErrorsOfTheirOwn) {
   ASSERT_EQ(list["workflows"].size(), 3u) << list.dump();
   std::map<std::string, json> by_name;
   for (const auto& w : list["workflows"]) by_name[w["name"]] = w;
-  EXPECT_NE(by_name["bomb"]["error"].get<std::string>().find("expands to more than 100000 nodes"), std::string::npos);
-  EXPECT_NE(by_name["loop"]["error"].get<std::string>().find("an alias refers to a node that contains it"), std::string::npos);
+  EXPECT_NE(by_name["bomb"]["error"].get<std::string>().find("expands to more than 100000 nodes"),
+            std::string::npos);
+  EXPECT_NE(by_name["loop"]["error"].get<std::string>().find(
+                "an alias refers to a node that contains it"),
+            std::string::npos);
   EXPECT_FALSE(by_name["plain"].contains("error"));
   json started = McpClient::text_json(c->call("workflow_start", {{"workflow", "plain"}}));
   EXPECT_EQ(started["step"], "plan") << started.dump();
@@ -106,12 +115,16 @@ TEST(HostileWorkflow, ADeeplyNestedStateFileIsRefusedByEveryReader) {
   std::ofstream(b.state()) << state;
   auto st = b.wf({"status"});
   EXPECT_EQ(st.exit_code, 1) << st.err;
-  EXPECT_EQ(st.err, "ctx-workflow: error: " + b.state().string() + ": workflow state: nested deeper than 128 levels\n");
+  EXPECT_EQ(st.err, "ctx-workflow: error: " + b.state().string() +
+                        ": workflow state: nested deeper than 128 levels\n");
   auto gate = run_tool("ctx-gate", {"--worktree", b.wt.string()}, "", b.env);
   EXPECT_EQ(gate.exit_code, 1) << gate.err;
   EXPECT_EQ(line_count(gate.err), 1u) << gate.err;
-  const json payload = {{"session_id", "s"}, {"transcript_path", (b.tmp / "t.jsonl").string()}, {"cwd", b.wt.string()},
-                        {"hook_event_name", "SessionStart"}, {"source", "clear"}};
+  const json payload = {{"session_id", "s"},
+                        {"transcript_path", (b.tmp / "t.jsonl").string()},
+                        {"cwd", b.wt.string()},
+                        {"hook_event_name", "SessionStart"},
+                        {"source", "clear"}};
   auto hook = run_tool("ctx-gate", {"--hook"}, payload.dump(), b.env);
   EXPECT_EQ(hook.exit_code, 0) << hook.err;
   EXPECT_EQ(hook.out, "");
@@ -120,7 +133,9 @@ TEST(HostileWorkflow, ADeeplyNestedStateFileIsRefusedByEveryReader) {
   auto c = b.server();
   json r = c->call("workflow_status");
   EXPECT_EQ(r["isError"], true) << r.dump();
-  EXPECT_NE(McpClient::text_json(r)["error"].get<std::string>().find("nested deeper than 128 levels"), std::string::npos);
+  EXPECT_NE(
+      McpClient::text_json(r)["error"].get<std::string>().find("nested deeper than 128 levels"),
+      std::string::npos);
   c->close_input();
   EXPECT_EQ(c->wait(), 0);
   EXPECT_EQ(read_file(b.state()), state);
@@ -139,7 +154,8 @@ TEST(HostileWorkflow, ADeeplyNestedTasksFileIsRefusedInOneLine) {
 // `start NAME` over a state file that does not parse: an error, the file (and its outputs) kept.
 TEST(HostileWorkflow, StartDoesNotReplaceACorruptStateFile) {
   Bench b;
-  const std::string corrupt = R"({"status":"running","step":"build","outputs":{"plan":"three days of work"},})";
+  const std::string corrupt =
+      R"({"status":"running","step":"build","outputs":{"plan":"three days of work"},})";
   std::ofstream(b.state()) << corrupt;
   auto r = b.wf({"start", (b.tmp / "plain.yaml").string()});
   EXPECT_EQ(r.exit_code, 1);
@@ -159,14 +175,18 @@ TEST(HostileWorkflow, StatusPrintsNoEscapeSequences) {
   Bench b;
   ASSERT_EQ(b.wf({"start", (b.tmp / "plain.yaml").string()}).exit_code, 0);
   ASSERT_EQ(b.wf({"advance", "--output", "planned"}).exit_code, 0);
-  auto set = b.wf({"set-tasks", "build", "-"}, R"([{"id":"t1","title":"evil\u001b]0;pwned\u0007\u001b[2J title"}])");
+  auto set = b.wf({"set-tasks", "build", "-"},
+                  R"([{"id":"t1","title":"evil\u001b]0;pwned\u0007\u001b[2J title"}])");
   ASSERT_EQ(set.exit_code, 0) << set.err;
   auto st = b.wf({"status"});
   ASSERT_EQ(st.exit_code, 0) << st.err;
   EXPECT_EQ(st.out.find('\x1b'), std::string::npos) << st.out;
   EXPECT_EQ(st.out.find('\x07'), std::string::npos) << st.out;
-  EXPECT_NE(st.out.find("task t1: evil\\x1b]0;pwned\\x07\\x1b[2J title (1 of 1)"), std::string::npos) << st.out;
-  EXPECT_NE(st.out.find("Write evil\\x1b]0;pwned\\x07\\x1b[2J title."), std::string::npos) << st.out;
+  EXPECT_NE(st.out.find("task t1: evil\\x1b]0;pwned\\x07\\x1b[2J title (1 of 1)"),
+            std::string::npos)
+      << st.out;
+  EXPECT_NE(st.out.find("Write evil\\x1b]0;pwned\\x07\\x1b[2J title."), std::string::npos)
+      << st.out;
   auto ctx = b.wf({"context"});
   EXPECT_EQ(ctx.out.find('\x1b'), std::string::npos);
 }
@@ -179,8 +199,11 @@ TEST(HostileWorkflow, StatusPrintsASessionIdFromTheHookEscaped) {
               "  - {id: build, type: action, context: compact, instructions: B.}\n");
   ASSERT_EQ(b.wf({"start", (b.tmp / "compact.yaml").string()}).exit_code, 0);
   ASSERT_EQ(b.wf({"advance", "--output", "planned"}).exit_code, 0);  // hands out /compact
-  const json payload = {{"session_id", "evil\x1b]0;pwned\x07"}, {"transcript_path", (b.tmp / "t.jsonl").string()},
-                        {"cwd", b.wt.string()}, {"hook_event_name", "SessionStart"}, {"source", "compact"}};
+  const json payload = {{"session_id", "evil\x1b]0;pwned\x07"},
+                        {"transcript_path", (b.tmp / "t.jsonl").string()},
+                        {"cwd", b.wt.string()},
+                        {"hook_event_name", "SessionStart"},
+                        {"source", "compact"}};
   auto hook = run_tool("ctx-gate", {"--hook"}, payload.dump(), b.env);
   ASSERT_EQ(hook.exit_code, 0) << hook.err;
   auto st = b.wf({"status"});
@@ -193,7 +216,9 @@ TEST(HostileWorkflow, StatusPrintsASessionIdFromTheHookEscaped) {
 // recorded (the state's lock orders them; neither saves over the other's change).
 TEST(HostileWorkflow, TwoServersOnOneWorktreeLoseNoAdvance) {
   Bench b;
-  b.tmp.write("ralph.yaml", "name: r\ndescription: d\nsteps:\n  - {id: polish, type: ralph, n: 1000, instructions: P.}\n");
+  b.tmp.write("ralph.yaml",
+              "name: r\ndescription: d\nsteps:\n  - {id: polish, type: ralph, n: 1000, "
+              "instructions: P.}\n");
   ASSERT_EQ(b.wf({"start", (b.tmp / "ralph.yaml").string()}).exit_code, 0);
   constexpr int kEach = 100;
   std::atomic<int> ok{0};
@@ -221,11 +246,16 @@ TEST(HostileWorkflow, TwoServersOnOneWorktreeLoseNoAdvance) {
 TEST(HostileWorkflow, ADeeplyNestedClaudeJsonFailsTheInstallBeforeAnythingIsWritten) {
   TempDir tmp;
   const fs::path cj = tmp.write("home/.claude.json", "{\"projects\": " + deep_json(500000) + "}");
-  auto reg = run_tool("ctx-workflow-mcp", {"register", "--config", cj.string(), "--command", "/x/ctx-workflow-mcp"}, "", tmp.env());
+  auto reg = run_tool("ctx-workflow-mcp",
+                      {"register", "--config", cj.string(), "--command", "/x/ctx-workflow-mcp"}, "",
+                      tmp.env());
   EXPECT_EQ(reg.exit_code, 1);
-  EXPECT_EQ(reg.err, "ctx-workflow-mcp: error: " + cj.string() + ": nested deeper than 256 levels\n");
+  EXPECT_EQ(reg.err,
+            "ctx-workflow-mcp: error: " + cj.string() + ": nested deeper than 256 levels\n");
   fs::create_directories(tmp / "data");
-  auto inst = run_tool("ctx-settings", {"install", "--bin-dir", bin_dir(), "--data-dir", (tmp / "data").string()}, "", tmp.env());
+  auto inst = run_tool("ctx-settings",
+                       {"install", "--bin-dir", bin_dir(), "--data-dir", (tmp / "data").string()},
+                       "", tmp.env());
   EXPECT_EQ(inst.exit_code, 1) << inst.out;
   EXPECT_EQ(line_count(inst.err), 1u) << inst.err;
   EXPECT_NE(inst.err.find("nested deeper than 256 levels"), std::string::npos) << inst.err;
@@ -239,16 +269,20 @@ TEST(HostileWorkflow, AReadOnlySettingsFileIsNotEdited) {
   TempDir tmp;
   const fs::path s = tmp.write("home/.claude/settings.json", "{\"model\": \"opus\"}\n");
   fs::permissions(s, fs::perms::owner_read);
-  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "",
+                    tmp.env());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "ctx-settings: error: " + s.string() + ": the file is read-only (nothing written; make it writable to install)\n");
+  EXPECT_EQ(r.err, "ctx-settings: error: " + s.string() +
+                       ": the file is read-only (nothing written; make it writable to install)\n");
   EXPECT_EQ(read_file(s), "{\"model\": \"opus\"}\n");
   struct stat st {};
   ASSERT_EQ(::stat(s.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0400u);
   const fs::path cj = tmp.write("home/.claude.json", "{}");
   fs::permissions(cj, fs::perms::owner_read);
-  auto reg = run_tool("ctx-workflow-mcp", {"register", "--config", cj.string(), "--command", "/x/ctx-workflow-mcp"}, "", tmp.env());
+  auto reg = run_tool("ctx-workflow-mcp",
+                      {"register", "--config", cj.string(), "--command", "/x/ctx-workflow-mcp"}, "",
+                      tmp.env());
   EXPECT_EQ(reg.exit_code, 1);
   EXPECT_NE(reg.err.find("the file is read-only"), std::string::npos) << reg.err;
   EXPECT_EQ(read_file(cj), "{}");

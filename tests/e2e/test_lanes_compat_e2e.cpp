@@ -27,16 +27,18 @@ TEST_P(LanesCompat, SameAnswersAsTheReferenceServer) {
   fs::create_directories(worktree);
   fs::path workflow = tmp / "wf.yaml";
   fs::copy_file(kLanes / scenario["template"].get<std::string>(), workflow);
-  McpClient c({std::string(CTXKIT_BIN_DIR) + "/ctx-workflow-mcp", "--worktree", worktree.string(), "--workflow-path",
-               workflow.string(), "--repo-root", (tmp / "repo").string()},
+  McpClient c({std::string(CTXKIT_BIN_DIR) + "/ctx-workflow-mcp", "--worktree", worktree.string(),
+               "--workflow-path", workflow.string(), "--repo-root", (tmp / "repo").string()},
               tmp.env(), tmp / "stderr.txt");
   c.initialize("2025-06-18");
   int index = 0;
   for (const auto& call : scenario["steps"]) {
     if (!call.contains("tool")) continue;  // state snapshots: checked by the workflow unit tests
-    SCOPED_TRACE(GetParam() + " call " + std::to_string(index++) + " " + call["tool"].get<std::string>());
-    json result = call.contains("arguments") ? c.call(call["tool"], call["arguments"])
-                                             : c.request("tools/call", {{"name", call["tool"]}})["result"];
+    SCOPED_TRACE(GetParam() + " call " + std::to_string(index++) + " " +
+                 call["tool"].get<std::string>());
+    json result = call.contains("arguments")
+                      ? c.call(call["tool"], call["arguments"])
+                      : c.request("tools/call", {{"name", call["tool"]}})["result"];
     ASSERT_FALSE(result.is_null());
     EXPECT_EQ(result["isError"], call["is_error"]);
     // Byte for byte: the same JSON text, pretty-printed as the reference prints it.
@@ -48,13 +50,13 @@ TEST_P(LanesCompat, SameAnswersAsTheReferenceServer) {
 
 // Not replayed here: a2_context_full (its template's compact_focus adds ctxkit's "focus" to the
 // compact answers) and c_bad_calls (it calls Lanes's IDE-only session_clear tool).
-INSTANTIATE_TEST_SUITE_P(Recorded, LanesCompat,
-                         ::testing::Values("a_context_example", "b1_loop_no_tasks",
-                                           "b2_loop_empty_list_at_loop", "b3_loop_empty_list_before",
-                                           "b4_empty_list_at_loop_next_context", "e1_start_compact",
-                                           "e2_start_clear", "e4_ralph_first", "g_loop_context_pending",
-                                           "k_set_tasks_midloop", "m_loop_agent"),
-                         [](const auto& p) { return p.param; });
+INSTANTIATE_TEST_SUITE_P(
+    Recorded, LanesCompat,
+    ::testing::Values("a_context_example", "b1_loop_no_tasks", "b2_loop_empty_list_at_loop",
+                      "b3_loop_empty_list_before", "b4_empty_list_at_loop_next_context",
+                      "e1_start_compact", "e2_start_clear", "e4_ralph_first",
+                      "g_loop_context_pending", "k_set_tasks_midloop", "m_loop_agent"),
+    [](const auto& p) { return p.param; });
 
 }  // namespace
 }  // namespace ctxkit::test

@@ -2,16 +2,14 @@
 // transcript (appended to the archived copy) and index them; after a compaction the SessionStart
 // hook tells the model how to search what it lost; exclusions hold for live indexing too.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "archive/indexer.hpp"
 #include "core/locations.hpp"
@@ -25,13 +23,26 @@ using json = nlohmann::json;
 const std::string kSid = RecordedSession::kId;
 
 std::string tool_result_line(const std::string& text) {
-  return json{{"type", "user"}, {"sessionId", kSid}, {"uuid", "u-live"}, {"timestamp", "2026-11-21T13:00:00.000Z"}, {"cwd", "/home/me/proj"},
-              {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", "toolu_x"}, {"content", text}}})}}}}
-             .dump() + "\n";
+  return json{{"type", "user"},
+              {"sessionId", kSid},
+              {"uuid", "u-live"},
+              {"timestamp", "2026-11-21T13:00:00.000Z"},
+              {"cwd", "/home/me/proj"},
+              {"message",
+               {{"role", "user"},
+                {"content",
+                 json::array(
+                     {{{"type", "tool_result"}, {"tool_use_id", "toolu_x"}, {"content", text}}})}}}}
+             .dump() +
+         "\n";
 }
 
-util::ProcessResult hook(const RecordedSession& s, const std::string& event, const util::Env& env, const std::string& source = "") {
-  json payload{{"session_id", kSid}, {"transcript_path", s.transcript.string()}, {"cwd", (s.tmp / "proj").string()}, {"hook_event_name", event}};
+util::ProcessResult hook(const RecordedSession& s, const std::string& event, const util::Env& env,
+                         const std::string& source = "") {
+  json payload{{"session_id", kSid},
+               {"transcript_path", s.transcript.string()},
+               {"cwd", (s.tmp / "proj").string()},
+               {"hook_event_name", event}};
   if (!source.empty()) payload["source"] = source;
   if (event == "PreCompact") payload["trigger"] = "manual";
   return run_tool("ctx-session-hook", {event, "--foreground"}, payload.dump(), env);
@@ -62,19 +73,22 @@ TEST(LiveIndex, EachTurnsLinesAreAppendedToTheArchivedCopyAndFoundAtTheirLine) {
   EXPECT_EQ(r.out, "");
   const fs::path archived = s.state() / "archive/-proj" / (kSid + ".jsonl");
   ASSERT_EQ(read_file(archived), read_file(s.transcript));
-  EXPECT_EQ(fs::status(archived).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(archived).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
   const ino_t first = inode(archived);
 
-  std::ofstream(s.transcript, std::ios::app) << tool_result_line("turn two printed GIRAFFE_TOPAZ_3310");
+  std::ofstream(s.transcript, std::ios::app)
+      << tool_result_line("turn two printed GIRAFFE_TOPAZ_3310");
   const size_t line = lines_of(s.transcript);
-  std::ofstream(s.transcript, std::ios::app) << "{\"type\":\"user\",\"partial";  // a line still being written
+  std::ofstream(s.transcript, std::ios::app)
+      << "{\"type\":\"user\",\"partial";  // a line still being written
   r = hook(s, "PreCompact", s.env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json hits = search(s.env, "GIRAFFE_TOPAZ_3310");
   ASSERT_EQ(hits.size(), 1u) << hits.dump();
   EXPECT_EQ(hits[0]["session_id"], kSid);
   EXPECT_EQ(hits[0]["line"], line);
-  EXPECT_EQ(inode(archived), first);  // appended to, not copied again
+  EXPECT_EQ(inode(archived), first);    // appended to, not copied again
   EXPECT_EQ(lines_of(archived), line);  // complete lines only
   EXPECT_EQ(read_file(archived), read_file(s.transcript).substr(0, fs::file_size(archived)));
 }
@@ -83,8 +97,12 @@ TEST(LiveIndex, EachTurnsLinesAreAppendedToTheArchivedCopyAndFoundAtTheirLine) {
 // started detached (this program again) archives and indexes the turn.
 TEST(LiveIndex, TheDetachedArchiverTheStopHookStartsArchivesAndIndexesTheTurn) {
   RecordedSession s;
-  std::ofstream(s.transcript, std::ios::app) << tool_result_line("a detached turn printed MARMOT_CEDAR_4471");
-  json payload{{"session_id", kSid}, {"transcript_path", s.transcript.string()}, {"cwd", (s.tmp / "proj").string()}, {"hook_event_name", "Stop"}};
+  std::ofstream(s.transcript, std::ios::app)
+      << tool_result_line("a detached turn printed MARMOT_CEDAR_4471");
+  json payload{{"session_id", kSid},
+               {"transcript_path", s.transcript.string()},
+               {"cwd", (s.tmp / "proj").string()},
+               {"hook_event_name", "Stop"}};
   auto r = run_tool("ctx-session-hook", {"Stop"}, payload.dump(), s.env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
@@ -112,7 +130,8 @@ TEST(LiveIndex, ATranscriptThatWasReplacedIsCopiedWhole) {
   // The same session written anew: longer, but the archived copy is no longer its prefix.
   std::string text = read_file(s.transcript);
   text.replace(text.size() - 200, 100, std::string(100, ' '));
-  std::ofstream(s.transcript, std::ios::trunc) << text << tool_result_line("rewritten with KOALA_FLINT_0042");
+  std::ofstream(s.transcript, std::ios::trunc)
+      << text << tool_result_line("rewritten with KOALA_FLINT_0042");
   ASSERT_EQ(hook(s, "Stop", s.env).exit_code, 0);
   EXPECT_EQ(read_file(archived), read_file(s.transcript));
   EXPECT_EQ(search(s.env, "KOALA_FLINT_0042").size(), 1u);
@@ -128,7 +147,9 @@ TEST(LiveIndex, ASubagentsTranscriptIsArchivedAndFoundAsItsSessions) {
   EXPECT_EQ(hits[0]["session_id"], kSid);
   EXPECT_EQ(hits[0]["agent"], "agent-a12aac722b824f25d");
   EXPECT_EQ(hits[0]["line"], lines_of(agent));
-  auto shown = run_tool("ctx-search", {"--show", kSid + "/agent-a12aac722b824f25d:" + std::to_string(lines_of(agent))}, "", s.env);
+  auto shown = run_tool(
+      "ctx-search",
+      {"--show", kSid + "/agent-a12aac722b824f25d:" + std::to_string(lines_of(agent))}, "", s.env);
   EXPECT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_NE(shown.out.find("the subagent read IBEX_COBALT_7001"), std::string::npos) << shown.out;
 }
@@ -144,7 +165,8 @@ TEST(LiveIndex, AnExcludedProjectIsArchivedButNeverIndexed) {
   // Not only left out of the answers: nothing of it is in the index.
   auto index = open_index_read_only(Locations::resolve(s.env));
   ASSERT_TRUE(index) << index.error().message;
-  for (int i = 0; i < index->size(); ++i) EXPECT_EQ(index->shard(i).token_documents("lemur").value_or(-1), 0) << i;
+  for (int i = 0; i < index->size(); ++i)
+    EXPECT_EQ(index->shard(i).token_documents("lemur").value_or(-1), 0) << i;
 }
 
 TEST(LiveIndex, AfterACompactionTheModelIsToldHowToSearchWhatItLost) {
@@ -155,21 +177,30 @@ TEST(LiveIndex, AfterACompactionTheModelIsToldHowToSearchWhatItLost) {
   json out = json::parse(r.out);
   std::string text = out["hookSpecificOutput"]["additionalContext"];
   EXPECT_EQ(out["hookSpecificOutput"]["hookEventName"], "SessionStart");
-  EXPECT_NE(text.find("ctx-search \"words you remember\" --session " + kSid), std::string::npos) << text;
+  EXPECT_NE(text.find("ctx-search \"words you remember\" --session " + kSid), std::string::npos)
+      << text;
   EXPECT_EQ(text.find('\n'), std::string::npos);
   // Registered in ~/.claude.json: the tool.
-  s.tmp.write("home/.claude.json", R"({"mcpServers":{"ctxkit-archive":{"type":"stdio","command":"/x/ctx-archive-mcp"}}})");
+  s.tmp.write(
+      "home/.claude.json",
+      R"({"mcpServers":{"ctxkit-archive":{"type":"stdio","command":"/x/ctx-archive-mcp"}}})");
   r = hook(s, "SessionStart", s.env, "compact");
   text = json::parse(r.out)["hookSpecificOutput"]["additionalContext"];
-  EXPECT_NE(text.find("call mcp__ctxkit-archive__archive_search with the words you remember (session \"" + kSid + "\""), std::string::npos)
+  EXPECT_NE(
+      text.find("call mcp__ctxkit-archive__archive_search with the words you remember (session \"" +
+                kSid + "\""),
+      std::string::npos)
       << text;
   // Shipped by the plugin that runs the hook: the plugin's name for it.
   util::Env plugin = s.env;
-  s.tmp.write("plugin/.mcp.json", R"({"mcpServers":{"ctxkit-archive":{"command":"${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp"}}})");
+  s.tmp.write(
+      "plugin/.mcp.json",
+      R"({"mcpServers":{"ctxkit-archive":{"command":"${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp"}}})");
   plugin.set("CLAUDE_PLUGIN_ROOT", (s.tmp / "plugin").string());
   r = hook(s, "SessionStart", plugin, "compact");
   text = json::parse(r.out)["hookSpecificOutput"]["additionalContext"];
-  EXPECT_NE(text.find("call mcp__plugin_ctxkit_ctxkit-archive__archive_search "), std::string::npos) << text;
+  EXPECT_NE(text.find("call mcp__plugin_ctxkit_ctxkit-archive__archive_search "), std::string::npos)
+      << text;
   // Any other start says nothing.
   for (const char* source : {"startup", "resume", "clear"}) {
     r = hook(s, "SessionStart", s.env, source);

@@ -2,10 +2,10 @@
 // as the settings install run from ${CLAUDE_PLUGIN_ROOT}/bin, the MCP server, the skills, and the
 // data where the programs look for it.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "e2e/e2e_support.hpp"
 
@@ -73,9 +73,11 @@ TEST(Plugin, EveryHookRunsAProgramOfBinThroughThePluginRoot) {
   EXPECT_TRUE(hooks.contains("PostToolUse"));
   EXPECT_TRUE(hooks.contains("SessionStart"));
   json mcp = parse(kPlugin / ".mcp.json");
-  EXPECT_EQ(mcp["mcpServers"]["ctxkit-workflow"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp");
+  EXPECT_EQ(mcp["mcpServers"]["ctxkit-workflow"]["command"],
+            "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp");
   EXPECT_TRUE(fs::is_regular_file(kPlugin / "bin/ctx-workflow-mcp"));
-  EXPECT_EQ(mcp["mcpServers"]["ctxkit-archive"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp");
+  EXPECT_EQ(mcp["mcpServers"]["ctxkit-archive"]["command"],
+            "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp");
   EXPECT_TRUE(fs::is_regular_file(kPlugin / "bin/ctx-archive-mcp"));
 }
 
@@ -115,7 +117,8 @@ TEST(Plugin, ProgramsFindTheirDataBesideThemselves) {
   TempDir tmp;
   util::ProcessSpec spec;
   spec.argv = {(kPlugin / "bin/ctx-workflow").string(), "list"};
-  spec.env = std::map<std::string, std::string>{{"HOME", (tmp / "home").string()}, {"PATH", "/usr/bin:/bin"}};
+  spec.env = std::map<std::string, std::string>{{"HOME", (tmp / "home").string()},
+                                                {"PATH", "/usr/bin:/bin"}};
   spec.cwd = tmp.path();
   spec.timeout = std::chrono::seconds(30);
   auto r = util::run_process(spec);

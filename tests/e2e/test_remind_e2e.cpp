@@ -22,19 +22,32 @@ std::string assistant(const std::string& msg_id, int64_t cache_read, const std::
   json j;
   j["parentUuid"] = nullptr;
   j["isSidechain"] = sidechain;
-  j["message"] = {{"id", msg_id}, {"model", "claude-sonnet-4-5"}, {"role", "assistant"},
-                  {"content", json::array({{{"type", "tool_use"}, {"id", tool_id}, {"name", "Bash"}, {"input", {{"command", "ls"}}}}})},
-                  {"usage", {{"input_tokens", 5}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", cache_read}}}};
+  j["message"] = {{"id", msg_id},
+                  {"model", "claude-sonnet-4-5"},
+                  {"role", "assistant"},
+                  {"content", json::array({{{"type", "tool_use"},
+                                            {"id", tool_id},
+                                            {"name", "Bash"},
+                                            {"input", {{"command", "ls"}}}}})},
+                  {"usage",
+                   {{"input_tokens", 5},
+                    {"cache_creation_input_tokens", 0},
+                    {"cache_read_input_tokens", cache_read}}}};
   j["type"] = "assistant";
   j["timestamp"] = "2026-11-21T12:00:00.000Z";
   return j.dump();
 }
 
-std::string payload(const fs::path& transcript, const std::string& tool_use_id, const std::string& session = "sess-1",
-                    const std::string& agent_id = "") {
-  json p = {{"session_id", session}, {"transcript_path", transcript.string()}, {"cwd", transcript.parent_path().string()},
-            {"hook_event_name", "PostToolUse"}, {"tool_name", "Bash"}, {"tool_input", {{"command", "ls"}}},
-            {"tool_response", {{"stdout", "x"}}}, {"tool_use_id", tool_use_id}};
+std::string payload(const fs::path& transcript, const std::string& tool_use_id,
+                    const std::string& session = "sess-1", const std::string& agent_id = "") {
+  json p = {{"session_id", session},
+            {"transcript_path", transcript.string()},
+            {"cwd", transcript.parent_path().string()},
+            {"hook_event_name", "PostToolUse"},
+            {"tool_name", "Bash"},
+            {"tool_input", {{"command", "ls"}}},
+            {"tool_response", {{"stdout", "x"}}},
+            {"tool_use_id", tool_use_id}};
   if (!agent_id.empty()) p["agent_id"] = agent_id;
   return p.dump();
 }
@@ -62,7 +75,9 @@ TEST_P(RecordedReplay, EachToolCallGetsItsOwnFigureDespiteTheLag) {
     std::string sid = p["session_id"];
     bool sub = p.contains("agent_id");
     fs::path src = base / "transcripts" / (sid + ".jsonl");
-    if (sub) src = base / "transcripts" / sid / "subagents" / ("agent-" + p["agent_id"].get<std::string>() + ".jsonl");
+    if (sub)
+      src = base / "transcripts" / sid / "subagents" /
+            ("agent-" + p["agent_id"].get<std::string>() + ".jsonl");
     auto lines = file_lines(src);
     size_t idx = 0;
     int64_t expected = usage_of_tool_use(lines, p["tool_use_id"], idx);
@@ -70,13 +85,16 @@ TEST_P(RecordedReplay, EachToolCallGetsItsOwnFigureDespiteTheLag) {
 
     TempDir tmp;
     fs::path main_t = tmp / ("home/.claude/projects/-proj/" + sid + ".jsonl");
-    fs::path target = sub ? tmp / ("home/.claude/projects/-proj/" + sid + "/subagents/" + src.filename().string()) : main_t;
+    fs::path target =
+        sub ? tmp / ("home/.claude/projects/-proj/" + sid + "/subagents/" + src.filename().string())
+            : main_t;
     fs::create_directories(target.parent_path());
     {
       // The main file as it was when the hook ran (per the recorder), or at least up to the tool
       // call; the lagging line itself is held back.
       auto main_lines = file_lines(base / "transcripts" / (sid + ".jsonl"));
-      std::ofstream(main_t) << first_lines(main_lines, sub ? h["transcript_at_hook"]["lines"].get<size_t>() : idx);
+      std::ofstream(main_t) << first_lines(
+          main_lines, sub ? h["transcript_at_hook"]["lines"].get<size_t>() : idx);
       if (sub) std::ofstream(target) << first_lines(lines, idx);
     }
     p["transcript_path"] = main_t.string();
@@ -92,7 +110,8 @@ TEST_P(RecordedReplay, EachToolCallGetsItsOwnFigureDespiteTheLag) {
     const int watch = ::inotify_init1(IN_CLOEXEC);
     ASSERT_GE(watch, 0);
     ASSERT_GE(::inotify_add_watch(watch, target.c_str(), IN_ACCESS | IN_CLOSE_NOWRITE), 0);
-    auto fut = std::async(std::launch::async, [&] { return run_tool("ctx-remind", {"PostToolUse"}, p.dump(), env); });
+    auto fut = std::async(std::launch::async,
+                          [&] { return run_tool("ctx-remind", {"PostToolUse"}, p.dump(), env); });
     pollfd pfd{watch, POLLIN, 0};
     EXPECT_EQ(::poll(&pfd, 1, 10000), 1) << "the hook never read " << target;
     ::close(watch);
@@ -116,7 +135,9 @@ TEST_P(RecordedReplay, EachToolCallGetsItsOwnFigureDespiteTheLag) {
 
 // Every recorded version and model.
 INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedReplay, ::testing::ValuesIn(fixture_sets("basic")),
-                         [](const ::testing::TestParamInfo<std::string>& p) { return fixture_set_name(p.param); });
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           return fixture_set_name(p.param);
+                         });
 
 TEST(Remind, TiersFireOnceThenRepeatAfterIntervalAndRearmAfterCompaction) {
   TempDir tmp;
@@ -127,18 +148,20 @@ TEST(Remind, TiersFireOnceThenRepeatAfterIntervalAndRearmAfterCompaction) {
   int n = 0;
   auto step = [&](int64_t cache_read) {
     std::string id = "toolu_" + std::to_string(++n);
-    std::ofstream(t, std::ios::app) << assistant("msg_" + std::to_string(n), cache_read, id) << "\n";
+    std::ofstream(t, std::ios::app)
+        << assistant("msg_" + std::to_string(n), cache_read, id) << "\n";
     return context_of(run_tool("ctx-remind", {}, payload(t, id), env));
   };
-  EXPECT_EQ(step(80000), "");                                    // 47%
-  EXPECT_TRUE(step(101000).starts_with("Context at 60% "));      // warn
-  EXPECT_EQ(step(102000), "");                                   // warn again, within the interval
-  EXPECT_TRUE(step(126000).starts_with("Context at 75% "));      // recommend at once
-  EXPECT_TRUE(step(142000).starts_with("Context at 85% "));      // urgent at once
+  EXPECT_EQ(step(80000), "");                                // 47%
+  EXPECT_TRUE(step(101000).starts_with("Context at 60% "));  // warn
+  EXPECT_EQ(step(102000), "");                               // warn again, within the interval
+  EXPECT_TRUE(step(126000).starts_with("Context at 75% "));  // recommend at once
+  EXPECT_TRUE(step(142000).starts_with("Context at 85% "));  // urgent at once
   EXPECT_EQ(step(143000), "");
   // Compaction: a boundary and a small response re-arm the lower tiers.
   std::ofstream(t, std::ios::app)
-      << R"({"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":143100,"postTokens":900}})" << "\n";
+      << R"({"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":143100,"postTokens":900}})"
+      << "\n";
   EXPECT_EQ(step(20000), "");
   EXPECT_TRUE(step(101000).starts_with("Context at 60% "));
   // The same tier repeats after the interval.
@@ -154,7 +177,9 @@ TEST(Remind, ThirtyTwoSimultaneousCallsGiveExactlyOneReminder) {
     util::Env env = tmp.env();
     std::vector<std::future<util::ProcessResult>> runs;
     for (int i = 0; i < 32; ++i)
-      runs.push_back(std::async(std::launch::async, [&] { return run_tool("ctx-remind", {}, payload(t, "toolu_C"), env); }));
+      runs.push_back(std::async(std::launch::async, [&] {
+        return run_tool("ctx-remind", {}, payload(t, "toolu_C"), env);
+      }));
     int reminders = 0;
     for (auto& f : runs) {
       auto r = f.get();
@@ -186,7 +211,9 @@ TEST(Remind, SubagentNeverGetsTheMainSessionsFigure) {
   // The subagent climbs to 80%: its own figure, its own rate limit.
   std::ofstream(sub, std::ios::app) << assistant("msg_s2", 134000, "toolu_sub2", true) << "\n";
   r = run_tool("ctx-remind", {}, payload(t, "toolu_sub2", "S", "a77"), env);
-  EXPECT_TRUE(context_of(r).starts_with("Context at 80% (134k of 167k usable tokens) in this subagent.")) << r.out;
+  EXPECT_TRUE(
+      context_of(r).starts_with("Context at 80% (134k of 167k usable tokens) in this subagent."))
+      << r.out;
   // The main session still gets its own first reminder.
   r = run_tool("ctx-remind", {}, payload(t, "toolu_main", "S"), env);
   EXPECT_TRUE(context_of(r).starts_with("Context at 89% ")) << r.out;
@@ -199,10 +226,16 @@ TEST(Remind, StatusLineFigureWinsWhenTheTranscriptLags) {
   util::Env env = tmp.env();
   env.set("NO_COLOR", "1");
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
-  json status = {{"session_id", "S"}, {"transcript_path", t.string()}, {"cwd", tmp.path().string()},
+  json status = {{"session_id", "S"},
+                 {"transcript_path", t.string()},
+                 {"cwd", tmp.path().string()},
                  {"model", {{"id", "claude-sonnet-4-5"}}},
-                 {"context_window", {{"context_window_size", 200000},
-                                     {"current_usage", {{"input_tokens", 10}, {"cache_creation_input_tokens", 2000}, {"cache_read_input_tokens", 128000}}}}}};
+                 {"context_window",
+                  {{"context_window_size", 200000},
+                   {"current_usage",
+                    {{"input_tokens", 10},
+                     {"cache_creation_input_tokens", 2000},
+                     {"cache_read_input_tokens", 128000}}}}}};
   auto s = run_tool("ctx-status", {}, status.dump(), env);
   ASSERT_EQ(s.exit_code, 0) << s.err;
   EXPECT_EQ(s.out, "Context 77% · 130k of 167k usable · 200k window\n");
@@ -300,8 +333,10 @@ TEST(Remind, ReadOnlyStateDatabaseRemindsWithoutRateLimitAndSaysSo) {
     ASSERT_TRUE(s);
   }
   for (fs::path p = db.parent_path(); p != tmp.path(); p = p.parent_path())
-    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
-  fs::permissions(db, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                           fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(db, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                          fs::perms::others_read);
   fs::permissions(t, fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
   std::string before = read_file(db);
   auto r = run_tool_as_nobody("ctx-remind", payload(t, "toolu_1"), env);

@@ -24,14 +24,19 @@ struct Rig : RecordedSession {
     bin = tmp / "bin";
     fs::create_directories(bin);
     log = tmp / "standin.log";
-    std::ofstream(bin / "claude") << "#!/bin/sh\n{ printf 'cwd=%s\\n' \"$(pwd)\"; for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done; } >> \"$STANDIN_LOG\"\nexit 0\n";
+    std::ofstream(bin / "claude")
+        << "#!/bin/sh\n{ printf 'cwd=%s\\n' \"$(pwd)\"; for a in \"$@\"; do printf 'arg=%s\\n' "
+           "\"$a\"; done; } >> \"$STANDIN_LOG\"\nexit 0\n";
     fs::permissions(bin / "claude", fs::perms::owner_all);
-    summary = tmp.write("summary.md", "### Current Task\nWire the flux-capacitor.\n\n### Immediate Next Steps\n1. Run the tests.\n");
+    summary = tmp.write("summary.md",
+                        "### Current Task\nWire the flux-capacitor.\n\n### Immediate Next "
+                        "Steps\n1. Run the tests.\n");
     caller = tmp / "caller";
     fs::create_directories(caller);
     env.set("PATH", bin.string() + ":/usr/bin:/bin");
     env.set("STANDIN_LOG", log.string());
-    env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k: the session stood at 90 % of it
+    env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW",
+            "200000");  // the client compacts at 167k: the session stood at 90 % of it
   }
   std::string standin() const { return fs::exists(log) ? read_file(log) : std::string(); }
   std::string arg_after(const std::string& flag) const {
@@ -45,14 +50,18 @@ struct Rig : RecordedSession {
 
 TEST(Rollover, OutsideClaudeCodeStartsTheNewSessionInTheCallersDirectory) {
   Rig r;
-  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "", r.env, r.caller);
+  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "",
+                      r.env, r.caller);
   ASSERT_EQ(res.exit_code, 0) << res.err;
   std::string log = r.standin();
   EXPECT_NE(log.find("cwd=" + r.caller.string() + "\n"), std::string::npos) << log;
   std::string id = r.arg_after("--session-id");
   ASSERT_EQ(id.size(), 36u) << log;
   EXPECT_NE(log.find("arg=## Session Continuation"), std::string::npos);
-  EXPECT_NE(log.find("This is session #2 in this line of work. The previous session rolled over at 90% context"), std::string::npos) << log;
+  EXPECT_NE(log.find("This is session #2 in this line of work. The previous session rolled over at "
+                     "90% context"),
+            std::string::npos)
+      << log;
   EXPECT_NE(log.find("Wire the flux-capacitor."), std::string::npos);
   EXPECT_NE(log.find("/ctx-search \"what you need to find\""), std::string::npos);
   EXPECT_NE(log.find("Parent session: " + kSid), std::string::npos);
@@ -73,11 +82,14 @@ TEST(Rollover, PrintModeBinaryAndExtraArguments) {
   Rig r;
   fs::copy_file(r.bin / "claude", r.bin / "other-claude");
   r.env.set("CTXKIT_ROLLOVER_CLAUDE_ARGS", "--model,opus");
-  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid, "--print", "--claude-bin", "other-claude"},
+  auto res = run_tool("ctx-rollover",
+                      {"--summary-file", r.summary.string(), "--session", kSid, "--print",
+                       "--claude-bin", "other-claude"},
                       "", r.env, r.caller);
   ASSERT_EQ(res.exit_code, 0) << res.err;
   std::string log = r.standin();
-  EXPECT_NE(log.find("arg=--model\narg=opus\narg=-p\narg=--session-id\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("arg=--model\narg=opus\narg=-p\narg=--session-id\n"), std::string::npos)
+      << log;
 }
 
 TEST(Rollover, InsideClaudeCodeItPreparesAndPrintsTheOneCommand) {
@@ -103,18 +115,27 @@ TEST(Rollover, SupervisorEndsTheClientAfterTheTurnAndStartsTheNewSession) {
   Rig r;
   // The first client does what the agent and the client do: the skill runs ctx-rollover, then
   // the turn ends (Stop hook), then it waits to be ended. The second records its arguments.
-  std::string script = "#!/bin/sh\n"
-                       "case \" $* \" in *\" --session-id \"*)\n"
-                       "  { printf 'second cwd=%s\\n' \"$(pwd)\"; for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done; } >> \"$STANDIN_LOG\"; exit 7 ;;\n"
-                       "esac\n"
-                       "trap 'echo \"first got TERM\" >> \"$STANDIN_LOG\"; exit 143' TERM\n"
-                       "printf 'first %s\\n' \"$*\" >> \"$STANDIN_LOG\"\n"
-                       "CLAUDECODE=1 CLAUDE_CODE_SESSION_ID=" + kSid + " " CTXKIT_BIN_DIR "/ctx-rollover --summary-file " + r.summary.string() + " >/dev/null\n"
-                       "printf '{\"session_id\":\"" + kSid + "\",\"transcript_path\":\"" + r.transcript.string() + "\",\"cwd\":\"/\",\"hook_event_name\":\"Stop\"}' | " CTXKIT_BIN_DIR "/ctx-session-hook Stop\n"
-                       "while :; do sleep 0.1; done\n";  // waits in the foreground: nothing outlives it
+  std::string script =
+      "#!/bin/sh\n"
+      "case \" $* \" in *\" --session-id \"*)\n"
+      "  { printf 'second cwd=%s\\n' \"$(pwd)\"; for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; "
+      "done; } >> \"$STANDIN_LOG\"; exit 7 ;;\n"
+      "esac\n"
+      "trap 'echo \"first got TERM\" >> \"$STANDIN_LOG\"; exit 143' TERM\n"
+      "printf 'first %s\\n' \"$*\" >> \"$STANDIN_LOG\"\n"
+      "CLAUDECODE=1 CLAUDE_CODE_SESSION_ID=" +
+      kSid + " " CTXKIT_BIN_DIR "/ctx-rollover --summary-file " + r.summary.string() +
+      " >/dev/null\n"
+      "printf '{\"session_id\":\"" +
+      kSid + "\",\"transcript_path\":\"" + r.transcript.string() +
+      "\",\"cwd\":\"/\",\"hook_event_name\":\"Stop\"}' | " CTXKIT_BIN_DIR
+      "/ctx-session-hook Stop\n"
+      "while :; do sleep 0.1; done\n";  // waits in the foreground: nothing outlives it
   std::ofstream(r.bin / "claude") << script;
   auto start = std::chrono::steady_clock::now();
-  auto res = run_tool("ctx-rollover", {"--supervise", "--", "claude", "--model", "opus", "first prompt"}, "", r.env, r.caller);
+  auto res =
+      run_tool("ctx-rollover", {"--supervise", "--", "claude", "--model", "opus", "first prompt"},
+               "", r.env, r.caller);
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(res.exit_code, 7) << res.err;  // the last child's status
   EXPECT_LT(took, std::chrono::seconds(20));
@@ -134,8 +155,9 @@ TEST(Rollover, SupervisorForwardsAnInterruptAndExitsWithTheChildsStatus) {
   // The client says when its trap is set; only then is the supervisor interrupted, and only the
   // supervisor: the client hears of it through the supervisor or not at all.
   const fs::path ready = r.tmp / "client-ready";
-  std::ofstream(r.bin / "claude") << "#!/bin/sh\ntrap 'echo got INT >> \"$STANDIN_LOG\"; exit 130' INT\ntouch '" << ready.string()
-                                  << "'\nwhile :; do sleep 0.1; done\n";
+  std::ofstream(r.bin / "claude")
+      << "#!/bin/sh\ntrap 'echo got INT >> \"$STANDIN_LOG\"; exit 130' INT\ntouch '"
+      << ready.string() << "'\nwhile :; do sleep 0.1; done\n";
   r.env.set("PATH", r.bin.string() + ":/usr/bin:/bin");
   util::SpawnSpec spec;
   spec.argv = {CTXKIT_BIN_DIR "/ctx-rollover", "--supervise", "--", "claude"};
@@ -143,7 +165,8 @@ TEST(Rollover, SupervisorForwardsAnInterruptAndExitsWithTheChildsStatus) {
   spec.cwd = r.caller;
   auto child = util::Child::spawn(spec);
   ASSERT_TRUE(child) << child.error().message;
-  for (int i = 0; i < 1500 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 0; i < 1500 && !fs::exists(ready); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_TRUE(fs::exists(ready)) << "the client never started";
   ASSERT_TRUE(child->signal(SIGINT));
   auto st = child->wait_for(std::chrono::seconds(30));
@@ -157,13 +180,17 @@ TEST(Rollover, LineageAcrossTrimRolloverRollover) {
   Rig r;
   auto t = json::parse(run_tool("ctx-trim", {kSid, "--json"}, "", r.env).out);
   std::string trimmed = t["session_id"];
-  auto first = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", trimmed}, "", r.env, r.caller);
+  auto first =
+      run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", trimmed}, "",
+               r.env, r.caller);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   std::string second_id = r.arg_after("--session-id");
   // The client would now write the new session's transcript.
   fs::copy_file(r.dir / (trimmed + ".jsonl"), r.dir / (second_id + ".jsonl"));
   fs::remove(r.log);
-  auto second = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", second_id}, "", r.env, r.caller);
+  auto second =
+      run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", second_id}, "",
+               r.env, r.caller);
   ASSERT_EQ(second.exit_code, 0) << second.err;
   std::string third_id = r.arg_after("--session-id");
   EXPECT_NE(r.standin().find("This is session #4 in this line of work."), std::string::npos);
@@ -185,10 +212,13 @@ TEST(Rollover, LineageAcrossTrimRolloverRollover) {
 
 TEST(Search, FindsWhatOnlyAToolOutputSaidAndShowsTheUntrimmedOriginal) {
   Rig r;
-  auto t = run_tool("ctx-trim", {kSid}, "", r.env);  // archives the original; a detached indexer indexes it
+  auto t = run_tool("ctx-trim", {kSid}, "",
+                    r.env);  // archives the original; a detached indexer indexes it
   ASSERT_EQ(t.exit_code, 0) << t.err;
   ASSERT_EQ(t.err, "");
-  for (int i = 0; i < 600 && run_tool("ctx-search", {"output line 500 of"}, "", r.env).out.starts_with("The search index is"); ++i)
+  for (int i = 0; i < 600 && run_tool("ctx-search", {"output line 500 of"}, "", r.env)
+                                 .out.starts_with("The search index is");
+       ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   auto hits = json::parse(run_tool("ctx-search", {"output line 500 of", "--json"}, "", r.env).out);
   ASSERT_FALSE(hits.empty());
@@ -208,13 +238,21 @@ TEST(Search, FindsWhatOnlyAToolOutputSaidAndShowsTheUntrimmedOriginal) {
 
 TEST(SessionHook, SessionEndArchivesInTheBackgroundAndStartRecordsTheSession) {
   Rig r(0);
-  json start = {{"session_id", kSid}, {"transcript_path", r.transcript.string()}, {"cwd", "/"}, {"hook_event_name", "SessionStart"}, {"source", "startup"}};
+  json start = {{"session_id", kSid},
+                {"transcript_path", r.transcript.string()},
+                {"cwd", "/"},
+                {"hook_event_name", "SessionStart"},
+                {"source", "startup"}};
   auto s = run_tool("ctx-session-hook", {"SessionStart"}, start.dump(), r.env);
   EXPECT_EQ(s.exit_code, 0) << s.err;
   EXPECT_EQ(s.out, "");
   auto lineage = json::parse(run_tool("ctx-lineage", {kSid, "--json"}, "", r.env).out);
   EXPECT_EQ(lineage[0]["number"], 1);
-  json end = {{"session_id", kSid}, {"transcript_path", r.transcript.string()}, {"cwd", "/"}, {"hook_event_name", "SessionEnd"}, {"reason", "other"}};
+  json end = {{"session_id", kSid},
+              {"transcript_path", r.transcript.string()},
+              {"cwd", "/"},
+              {"hook_event_name", "SessionEnd"},
+              {"reason", "other"}};
   auto e = run_tool("ctx-session-hook", {"SessionEnd"}, end.dump(), r.env);
   EXPECT_EQ(e.exit_code, 0) << e.err;
   EXPECT_EQ(e.out, "");
@@ -237,23 +275,38 @@ TEST(Rollover, BadInputIsOneLineAndRecordsNothing) {
     EXPECT_FALSE(fs::exists(r.state() / "rollovers") && !fs::is_empty(r.state() / "rollovers"));
   };
   fs::path empty = r.tmp.write("empty.md", "\n \n");
-  auto res = run_tool("ctx-rollover", {"--summary-file", empty.string(), "--session", kSid}, "", r.env, r.caller);
+  auto res = run_tool("ctx-rollover", {"--summary-file", empty.string(), "--session", kSid}, "",
+                      r.env, r.caller);
   EXPECT_EQ(res.exit_code, 1);
   EXPECT_EQ(res.err, "ctx-rollover: error: summary file " + empty.string() + " is empty\n");
-  res = run_tool("ctx-rollover", {"--summary-file", (r.tmp / "none.md").string(), "--session", kSid}, "", r.env, r.caller);
-  EXPECT_EQ(res.err, "ctx-rollover: error: summary file " + (r.tmp / "none.md").string() + " does not exist\n");
+  res =
+      run_tool("ctx-rollover", {"--summary-file", (r.tmp / "none.md").string(), "--session", kSid},
+               "", r.env, r.caller);
+  EXPECT_EQ(res.err, "ctx-rollover: error: summary file " + (r.tmp / "none.md").string() +
+                         " does not exist\n");
   res = run_tool("ctx-rollover", {"--session", kSid}, "", r.env, r.caller);
-  EXPECT_EQ(res.err, "ctx-rollover: error: --summary-file is required (write the handoff summary to a file first)\n");
-  res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", "01234567-89ab-cdef-0123-456789abcdef"}, "", r.env, r.caller);
+  EXPECT_EQ(res.err,
+            "ctx-rollover: error: --summary-file is required (write the handoff summary to a file "
+            "first)\n");
+  res = run_tool(
+      "ctx-rollover",
+      {"--summary-file", r.summary.string(), "--session", "01234567-89ab-cdef-0123-456789abcdef"},
+      "", r.env, r.caller);
   EXPECT_EQ(res.exit_code, 1);
   EXPECT_EQ(line_count(res.err), 1u);
-  res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid, "--claude-bin", "no-such-claude"}, "", r.env, r.caller);
+  res = run_tool(
+      "ctx-rollover",
+      {"--summary-file", r.summary.string(), "--session", kSid, "--claude-bin", "no-such-claude"},
+      "", r.env, r.caller);
   EXPECT_EQ(res.exit_code, 1);
-  EXPECT_EQ(res.err, "ctx-rollover: error: no-such-claude not found in PATH (set rollover.claude_bin or pass --claude-bin)\n");
+  EXPECT_EQ(res.err,
+            "ctx-rollover: error: no-such-claude not found in PATH (set rollover.claude_bin or "
+            "pass --claude-bin)\n");
   util::Env blocked = r.env;
   r.tmp.write("blocker", "a file where the state directory should be");
   blocked.set("CTXKIT_STATE_DIR", (r.tmp / "blocker/ctxkit").string());
-  res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "", blocked, r.caller);
+  res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "",
+                 blocked, r.caller);
   EXPECT_EQ(res.exit_code, 1);
   EXPECT_EQ(line_count(res.err), 1u) << res.err;
   EXPECT_TRUE(res.err.starts_with("ctx-rollover: error: state directory: ")) << res.err;
@@ -264,20 +317,29 @@ TEST(Rollover, BadInputIsOneLineAndRecordsNothing) {
   // Bad input is reported as such, archive or not.
   s = run_tool("ctx-search", {}, "", r.env);
   EXPECT_EQ(s.exit_code, 1);
-  EXPECT_EQ(s.err, "ctx-search: error: nothing to search for (give some words, or --show SESSION:LINE)\n");
+  EXPECT_EQ(s.err,
+            "ctx-search: error: nothing to search for (give some words, or --show SESSION:LINE)\n");
   s = run_tool("ctx-search", {"x", "--since", "yesterday"}, "", r.env);
   EXPECT_EQ(s.exit_code, 1);
-  EXPECT_EQ(s.err, "ctx-search: error: --since 'yesterday' is not a date or time (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])\n");
+  EXPECT_EQ(s.err,
+            "ctx-search: error: --since 'yesterday' is not a date or time "
+            "(YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])\n");
   s = run_tool("ctx-search", {"--show", "nope"}, "", r.env);
   EXPECT_EQ(s.err, "ctx-search: error: --show takes SESSION:LINE\n");
 }
 
 TEST(Rollover, AFileThatIsNotATranscriptIsRefusedAndNothingIsRecorded) {
   Rig r;
-  fs::path passwd = r.tmp.write("passwd", "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n");
-  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", passwd.string()}, "", r.env, r.caller);
+  fs::path passwd = r.tmp.write(
+      "passwd",
+      "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n");
+  auto res =
+      run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", passwd.string()},
+               "", r.env, r.caller);
   EXPECT_EQ(res.exit_code, 1);
-  EXPECT_EQ(res.err, "ctx-rollover: error: " + passwd.string() + " is not a Claude Code transcript (no session lines in its first 2 lines)\n");
+  EXPECT_EQ(res.err,
+            "ctx-rollover: error: " + passwd.string() +
+                " is not a Claude Code transcript (no session lines in its first 2 lines)\n");
   EXPECT_EQ(r.standin(), "");
   EXPECT_FALSE(fs::exists(r.state() / "archive"));
   EXPECT_EQ(run_tool("ctx-lineage", {"passwd"}, "", r.env).exit_code, 1);
@@ -297,9 +359,11 @@ TEST(Rollover, TheSessionsCwdIsDecodedForTheCommandAndTheLineage) {
   }
   std::ofstream(r.transcript, std::ios::binary | std::ios::trunc) << text;
   r.env.set("CLAUDECODE", "1");
-  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "", r.env, r.caller);
+  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "",
+                      r.env, r.caller);
   ASSERT_EQ(res.exit_code, 0) << res.err;
-  const std::string prefix = "  cd '" + r.tmp.path().string() + "/we \"quoted\" \\ it' && claude --session-id ";
+  const std::string prefix =
+      "  cd '" + r.tmp.path().string() + "/we \"quoted\" \\ it' && claude --session-id ";
   EXPECT_NE(res.out.find(prefix), std::string::npos) << res.out;
   {
     auto store = StateStore::open(r.state() / "state.db", 1000);
@@ -311,7 +375,10 @@ TEST(Rollover, TheSessionsCwdIsDecodedForTheCommandAndTheLineage) {
   // ctx-trim reads the same head: its resume command goes to the same place.
   auto trim = run_tool("ctx-trim", {kSid}, "", r.env);
   ASSERT_EQ(trim.exit_code, 0) << trim.err;
-  EXPECT_NE(trim.out.find("cd '" + r.tmp.path().string() + "/we \"quoted\" \\ it' && claude --resume "), std::string::npos) << trim.out;
+  EXPECT_NE(
+      trim.out.find("cd '" + r.tmp.path().string() + "/we \"quoted\" \\ it' && claude --resume "),
+      std::string::npos)
+      << trim.out;
   auto store = StateStore::open(r.state() / "state.db", 1000);
   ASSERT_TRUE(store);
   auto kids = store->children(kSid);
@@ -323,9 +390,11 @@ TEST(Rollover, TheSessionsCwdIsDecodedForTheCommandAndTheLineage) {
 TEST(Rollover, ASummaryThatCannotPassWholeIsRefusedBeforeAnythingIsRecorded) {
   Rig r;
   fs::path nul = r.tmp.write("nul.md", std::string("### Task\nkeep this\0and this too\n", 32));
-  auto res = run_tool("ctx-rollover", {"--summary-file", nul.string(), "--session", kSid}, "", r.env, r.caller);
+  auto res = run_tool("ctx-rollover", {"--summary-file", nul.string(), "--session", kSid}, "",
+                      r.env, r.caller);
   EXPECT_EQ(res.exit_code, 1);
-  EXPECT_EQ(res.err, "ctx-rollover: error: summary file " + nul.string() + " contains a NUL byte (it must be text)\n");
+  EXPECT_EQ(res.err, "ctx-rollover: error: summary file " + nul.string() +
+                         " contains a NUL byte (it must be text)\n");
   std::string big;
   while (big.size() < 140000) big += "word ";
   fs::path large = r.tmp.write("large.md", big);
@@ -335,11 +404,16 @@ TEST(Rollover, ASummaryThatCannotPassWholeIsRefusedBeforeAnythingIsRecorded) {
       env.set("CLAUDECODE", "1");
       env.set("CTXKIT_SUPERVISOR", "tok");
     }
-    res = run_tool("ctx-rollover", {"--summary-file", large.string(), "--session", kSid}, "", env, r.caller);
+    res = run_tool("ctx-rollover", {"--summary-file", large.string(), "--session", kSid}, "", env,
+                   r.caller);
     EXPECT_EQ(res.exit_code, 1);
     EXPECT_EQ(line_count(res.err), 1u) << res.err;
-    EXPECT_TRUE(res.err.starts_with("ctx-rollover: error: the continuation prompt would be ")) << res.err;
-    EXPECT_NE(res.err.find(" bytes one program argument can hold: shorten the summary " + large.string() + "\n"), std::string::npos) << res.err;
+    EXPECT_TRUE(res.err.starts_with("ctx-rollover: error: the continuation prompt would be "))
+        << res.err;
+    EXPECT_NE(res.err.find(" bytes one program argument can hold: shorten the summary " +
+                           large.string() + "\n"),
+              std::string::npos)
+        << res.err;
   }
   EXPECT_EQ(r.standin(), "");
   EXPECT_FALSE(fs::exists(r.state() / "archive"));
@@ -351,21 +425,31 @@ TEST(Rollover, SupervisorLeavesTheClientRunningWhenTheNewSessionCannotStart) {
   Rig r;
   // The client prepares a rollover, then its prompt file is replaced by one too long for an
   // argument; the supervisor must notice before ending the client, not after.
-  std::string script = "#!/bin/sh\n"
-                       "case \" $* \" in *\" --session-id \"*) echo second >> \"$STANDIN_LOG\"; exit 7 ;; esac\n"
-                       "trap 'echo \"first got TERM\" >> \"$STANDIN_LOG\"; exit 143' TERM\n"
-                       "CLAUDECODE=1 CLAUDE_CODE_SESSION_ID=" + kSid + " " CTXKIT_BIN_DIR "/ctx-rollover --summary-file " + r.summary.string() + " >/dev/null\n"
-                       "for f in " + (r.state() / "rollovers").string() + "/*.md; do head -c 200000 /dev/zero | tr '\\0' x > \"$f\"; done\n"
-                       "printf '{\"session_id\":\"" + kSid + "\",\"transcript_path\":\"" + r.transcript.string() + "\",\"cwd\":\"/\",\"hook_event_name\":\"Stop\"}' | " CTXKIT_BIN_DIR "/ctx-session-hook Stop\n"
-                       // Goes on until the supervisor has said it cannot start the new session
-                       // (30 s at most); a supervisor that ended it instead meets the trap.
-                       "i=0; while ! grep -q 'cannot start' \"$SUPERVISOR_ERR\" 2>/dev/null && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done\n"
-                       "echo 'first still running' >> \"$STANDIN_LOG\"\nexit 3\n";
+  std::string script =
+      "#!/bin/sh\n"
+      "case \" $* \" in *\" --session-id \"*) echo second >> \"$STANDIN_LOG\"; exit 7 ;; esac\n"
+      "trap 'echo \"first got TERM\" >> \"$STANDIN_LOG\"; exit 143' TERM\n"
+      "CLAUDECODE=1 CLAUDE_CODE_SESSION_ID=" +
+      kSid + " " CTXKIT_BIN_DIR "/ctx-rollover --summary-file " + r.summary.string() +
+      " >/dev/null\n"
+      "for f in " +
+      (r.state() / "rollovers").string() +
+      "/*.md; do head -c 200000 /dev/zero | tr '\\0' x > \"$f\"; done\n"
+      "printf '{\"session_id\":\"" +
+      kSid + "\",\"transcript_path\":\"" + r.transcript.string() +
+      "\",\"cwd\":\"/\",\"hook_event_name\":\"Stop\"}' | " CTXKIT_BIN_DIR
+      "/ctx-session-hook Stop\n"
+      // Goes on until the supervisor has said it cannot start the new session
+      // (30 s at most); a supervisor that ended it instead meets the trap.
+      "i=0; while ! grep -q 'cannot start' \"$SUPERVISOR_ERR\" 2>/dev/null && [ $i -lt 1500 ]; do "
+      "sleep 0.02; i=$((i+1)); done\n"
+      "echo 'first still running' >> \"$STANDIN_LOG\"\nexit 3\n";
   std::ofstream(r.bin / "claude") << script;
   const fs::path err_file = r.tmp / "supervisor.err";
   r.env.set("SUPERVISOR_ERR", err_file.string());
   util::ProcessSpec spec;
-  spec.argv = {"sh", "-c", "exec \"$0\" --supervise -- claude 2> \"$SUPERVISOR_ERR\"", CTXKIT_BIN_DIR "/ctx-rollover"};
+  spec.argv = {"sh", "-c", "exec \"$0\" --supervise -- claude 2> \"$SUPERVISOR_ERR\"",
+               CTXKIT_BIN_DIR "/ctx-rollover"};
   spec.cwd = r.caller;
   spec.env = std::map<std::string, std::string>(r.env.vars().begin(), r.env.vars().end());
   spec.timeout = std::chrono::seconds(60);
@@ -375,8 +459,12 @@ TEST(Rollover, SupervisorLeavesTheClientRunningWhenTheNewSessionCannotStart) {
   res.err = read_file(err_file);
   EXPECT_EQ(res.exit_code, 3) << res.err;
   EXPECT_EQ(r.standin(), "first still running\n");
-  EXPECT_NE(res.err.find("ctx-rollover: error: the rollover to session "), std::string::npos) << res.err;
-  EXPECT_NE(res.err.find(" cannot start, the current session goes on: starting claude: argument 3 is 200000 bytes"), std::string::npos) << res.err;
+  EXPECT_NE(res.err.find("ctx-rollover: error: the rollover to session "), std::string::npos)
+      << res.err;
+  EXPECT_NE(res.err.find(" cannot start, the current session goes on: starting claude: argument 3 "
+                         "is 200000 bytes"),
+            std::string::npos)
+      << res.err;
 }
 
 TEST(SessionHook, StopSignalsOnlyAVerifiedSupervisor) {
@@ -385,18 +473,25 @@ TEST(SessionHook, StopSignalsOnlyAVerifiedSupervisor) {
   util::Env inside = r.env;
   inside.set("CLAUDECODE", "1");
   inside.set("CTXKIT_SUPERVISOR", "tok");
-  ASSERT_EQ(run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "", inside, r.caller).exit_code, 0);
+  ASSERT_EQ(run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "",
+                     inside, r.caller)
+                .exit_code,
+            0);
   // A process that is no supervisor: SIGUSR1 would end it.
   auto victim = util::Child::spawn({{"sleep", "30"}, std::nullopt, std::nullopt});
   ASSERT_TRUE(victim);
-  json stop = {{"session_id", kSid}, {"transcript_path", r.transcript.string()}, {"cwd", "/"}, {"hook_event_name", "Stop"}};
+  json stop = {{"session_id", kSid},
+               {"transcript_path", r.transcript.string()},
+               {"cwd", "/"},
+               {"hook_event_name", "Stop"}};
   util::Env hook = inside;
   hook.set("CTXKIT_SUPERVISOR_PID", std::to_string(victim->pid()));
   auto res = run_tool("ctx-session-hook", {"Stop"}, stop.dump(), hook);
   EXPECT_EQ(res.exit_code, 0);
-  EXPECT_EQ(res.err, "ctx-session-hook: note: not waking the supervisor: process " + std::to_string(victim->pid()) +
-                         " is not a recorded ctxkit supervisor\n");
-  EXPECT_EQ(victim->wait_for(std::chrono::milliseconds(300)), std::nullopt) << "the hook signalled a process that is not ours";
+  EXPECT_EQ(res.err, "ctx-session-hook: note: not waking the supervisor: process " +
+                         std::to_string(victim->pid()) + " is not a recorded ctxkit supervisor\n");
+  EXPECT_EQ(victim->wait_for(std::chrono::milliseconds(300)), std::nullopt)
+      << "the hook signalled a process that is not ours";
   victim->terminate(std::chrono::seconds(2));
   // 0 would signal the hook's whole process group; run it in a group of its own so that a
   // regression ends only itself (exit 128 + SIGUSR1) and not this test.
@@ -410,7 +505,9 @@ TEST(SessionHook, StopSignalsOnlyAVerifiedSupervisor) {
     auto out = util::run_process(spec);
     ASSERT_TRUE(out);
     EXPECT_EQ(out->exit_code, 0) << bad << ": " << out->err;
-    EXPECT_EQ(out->err, "ctx-session-hook: note: not waking the supervisor: CTXKIT_SUPERVISOR_PID '" + bad + "' is not a process id\n");
+    EXPECT_EQ(out->err,
+              "ctx-session-hook: note: not waking the supervisor: CTXKIT_SUPERVISOR_PID '" + bad +
+                  "' is not a process id\n");
   }
 }
 
@@ -419,12 +516,15 @@ TEST(SessionHook, StopSignalsOnlyAVerifiedSupervisor) {
 TEST(Rollover, DeeplyNestedContentDoesNotCrashIt) {
   Rig r;
   std::string deep;
-  for (int i = 0; i < 100000; ++i) deep += "{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":[";
+  for (int i = 0; i < 100000; ++i)
+    deep += "{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":[";
   deep += "{\"type\":\"text\",\"text\":\"x\"}";
   for (int i = 0; i < 100000; ++i) deep += "]}";
-  std::ofstream(r.transcript, std::ios::app) << "{\"type\":\"user\",\"uuid\":\"deep\",\"sessionId\":\"" << kSid
-                                             << "\",\"message\":{\"role\":\"user\",\"content\":[" << deep << "]}}\n";
-  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "", r.env, r.caller);
+  std::ofstream(r.transcript, std::ios::app)
+      << "{\"type\":\"user\",\"uuid\":\"deep\",\"sessionId\":\"" << kSid
+      << "\",\"message\":{\"role\":\"user\",\"content\":[" << deep << "]}}\n";
+  auto res = run_tool("ctx-rollover", {"--summary-file", r.summary.string(), "--session", kSid}, "",
+                      r.env, r.caller);
   EXPECT_EQ(res.exit_code, 0) << res.err;
   EXPECT_FALSE(r.arg_after("--session-id").empty());
 }

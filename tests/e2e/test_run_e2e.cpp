@@ -24,18 +24,19 @@ using json = nlohmann::json;
 // A stand-in `claude`: records each call (how it picks its session, whether it got an anchor,
 // the prompt's first line, its cwd and stdin) as one line of $STANDIN_LOG, and answers in
 // stream-json with the next line of $STANDIN_REPLIES (DONE, NONE, BLOCKED <why>, FAIL, SLEEP,
-// HANG (its pid in hang-pid, then 30 s), STOP, PAUSE; DONE when the file has run out). `/compact` calls answer as the real client does
-// and use no reply (with $STANDIN_COMPACT_REFUSED set, as it does on a session too short to
-// compact). Every answer reports usage input 10, cache creation 100, cache read 1000, output 5 (a
-// compaction: 100/0/0/20 through modelUsage) and costs $0.25; its last assistant message reports
-// cache read 1000 (a context of 1,110), or the n-th line of $STANDIN_CONTEXTS when there is one,
-// and the result's modelUsage a contextWindow of $STANDIN_WINDOW (200000). Refusals, printed as Claude
-// Code prints them (tests/fixtures/claude-code-*/limits/, exit 1, nothing on stderr):
-// USAGE_LIMIT <s> (a subscription's 5-hour limit resetting in s seconds, as 2.1.332 words it),
-// RATE_LIMIT (429 with an API key, after its retries, as 2.1.197 words it), OVERLOADED (529),
-// SERVER_ERROR (500: no limit). $STANDIN_AFTER_RESULT, when set, is run by sh after
-// the result is printed, before the stand-in exits (as the real client's exit takes 40-50 ms),
-// with the call's number as $1; the time just before the result went out is then in result-<n>.
+// HANG (its pid in hang-pid, then 30 s), STOP, PAUSE; DONE when the file has run out). `/compact`
+// calls answer as the real client does and use no reply (with $STANDIN_COMPACT_REFUSED set, as it
+// does on a session too short to compact). Every answer reports usage input 10, cache creation 100,
+// cache read 1000, output 5 (a compaction: 100/0/0/20 through modelUsage) and costs $0.25; its last
+// assistant message reports cache read 1000 (a context of 1,110), or the n-th line of
+// $STANDIN_CONTEXTS when there is one, and the result's modelUsage a contextWindow of
+// $STANDIN_WINDOW (200000). Refusals, printed as Claude Code prints them
+// (tests/fixtures/claude-code-*/limits/, exit 1, nothing on stderr): USAGE_LIMIT <s> (a
+// subscription's 5-hour limit resetting in s seconds, as 2.1.332 words it), RATE_LIMIT (429 with an
+// API key, after its retries, as 2.1.197 words it), OVERLOADED (529), SERVER_ERROR (500: no limit).
+// $STANDIN_AFTER_RESULT, when set, is run by sh after the result is printed, before the stand-in
+// exits (as the real client's exit takes 40-50 ms), with the call's number as $1; the time just
+// before the result went out is then in result-<n>.
 constexpr const char* kStandin = R"SH(#!/bin/sh
 kind=""; sid=""; anchor=0; prev=""; last=""
 for a in "$@"; do
@@ -136,13 +137,16 @@ struct RunRig {
     env.set("STANDIN_REPLIES", (standin_dir / "replies").string());
     env.set("STANDIN_CONTEXTS", (standin_dir / "contexts").string());
     tmp.write("proj/tasks.yaml",
-              "- id: t1\n  title: Write the parser\n  description: Parse the input.\n  acceptance: [parses the sample]\n"
+              "- id: t1\n  title: Write the parser\n  description: Parse the input.\n  acceptance: "
+              "[parses the sample]\n"
               "- id: t2\n  title: Write the printer\n"
               "- id: t3\n  title: Wire them together\n  depends_on: [t1, t2]\n");
   }
   void replies(const std::string& lines) const { std::ofstream(standin_dir / "replies") << lines; }
   // The cache read of each call's last message (its context is that + 110), one a line.
-  void contexts(const std::string& lines) const { std::ofstream(standin_dir / "contexts") << lines; }
+  void contexts(const std::string& lines) const {
+    std::ofstream(standin_dir / "contexts") << lines;
+  }
   // The run's events of one kind, in order.
   std::vector<json> events(const fs::path& run, const std::string& kind) const {
     std::vector<json> out;
@@ -172,15 +176,20 @@ struct RunRig {
     }
     return out;
   }
-  util::ProcessResult run(const std::vector<std::string>& args) const { return run_tool("ctx-run", args, "", env, project); }
+  util::ProcessResult run(const std::vector<std::string>& args) const {
+    return run_tool("ctx-run", args, "", env, project);
+  }
   std::vector<fs::path> runs() const {
     std::vector<fs::path> out;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(project / ".ctxkit" / "runs", ec)) out.push_back(e.path());
+    for (const auto& e : fs::directory_iterator(project / ".ctxkit" / "runs", ec))
+      out.push_back(e.path());
     std::sort(out.begin(), out.end());
     return out;
   }
-  json run_json(const fs::path& folder) const { return json::parse(read_file(folder / "run.json")); }
+  json run_json(const fs::path& folder) const {
+    return json::parse(read_file(folder / "run.json"));
+  }
   json report(const std::vector<std::string>& extra = {}) const {
     std::vector<std::string> args{"report", "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -188,7 +197,9 @@ struct RunRig {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return json::parse(r.out);
   }
-  std::string prompt(int n) const { return read_file(standin_dir / ("prompt-" + std::to_string(n))); }
+  std::string prompt(int n) const {
+    return read_file(standin_dir / ("prompt-" + std::to_string(n)));
+  }
   // The anchors the stand-in got for session `sid`, one a call, oldest first.
   std::vector<std::string> anchors_of(const std::string& sid) const {
     std::vector<fs::path> files;
@@ -206,8 +217,11 @@ struct RunRig {
   }
   // Makes the project a git repository on branch main with one empty commit.
   void init_repo() const {
-    const std::string git = "git -C '" + project.string() + "' -c user.name=t -c user.email=t@localhost ";
-    ASSERT_EQ(std::system((git + "init -q -b main && " + git + "commit -q --allow-empty -m start").c_str()), 0);
+    const std::string git =
+        "git -C '" + project.string() + "' -c user.name=t -c user.email=t@localhost ";
+    ASSERT_EQ(std::system(
+                  (git + "init -q -b main && " + git + "commit -q --allow-empty -m start").c_str()),
+              0);
   }
 };
 
@@ -227,11 +241,15 @@ TEST(RunE2E, ContinuousUsesOneSessionForTheWholeRun) {
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 6u);
-  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume", "resume", "resume", "resume", "resume"}));
+  EXPECT_EQ(kinds(calls),
+            (std::vector<std::string>{"fresh", "resume", "resume", "resume", "resume", "resume"}));
   for (const auto& c : calls) EXPECT_EQ(c.sid, calls[0].sid);
   EXPECT_EQ(calls[0].sid.size(), 36u);
   // The prompt goes as an argument; nothing on stdin; the client runs in the project.
-  EXPECT_NE(calls[0].rest.find("cwd=" + r.project.string() + " stdin= prompt=Task t1: Write the parser"), std::string::npos) << calls[0].rest;
+  EXPECT_NE(
+      calls[0].rest.find("cwd=" + r.project.string() + " stdin= prompt=Task t1: Write the parser"),
+      std::string::npos)
+      << calls[0].rest;
   // Dependencies order the tasks: t3 last.
   EXPECT_NE(calls[4].rest.find("prompt=Task t3"), std::string::npos);
   // The second attempt of a task says so.
@@ -259,7 +277,8 @@ TEST(RunE2E, FreshPerTaskStartsASessionPerTaskAndResumesItsIterations) {
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 6u);
-  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume", "fresh", "resume", "fresh", "resume"}));
+  EXPECT_EQ(kinds(calls),
+            (std::vector<std::string>{"fresh", "resume", "fresh", "resume", "fresh", "resume"}));
   EXPECT_EQ(calls[1].sid, calls[0].sid);
   EXPECT_EQ(calls[3].sid, calls[2].sid);
   EXPECT_NE(calls[2].sid, calls[0].sid);
@@ -269,7 +288,8 @@ TEST(RunE2E, FreshPerTaskStartsASessionPerTaskAndResumesItsIterations) {
   const std::vector<std::string> anchors_of_first = r.anchors_of(calls[0].sid);
   ASSERT_EQ(anchors_of_first.size(), 2u);
   EXPECT_EQ(anchors_of_first[0], anchors_of_first[1]);
-  EXPECT_NE(anchors_of_first[0].find("Task t1: Write the parser\nParse the input.\nAcceptance criteria:\n- [ ] parses the sample"),
+  EXPECT_NE(anchors_of_first[0].find("Task t1: Write the parser\nParse the input.\nAcceptance "
+                                     "criteria:\n- [ ] parses the sample"),
             std::string::npos);
   const json rep = r.report();
   EXPECT_EQ(rep["mode"], "fresh-per-task");
@@ -303,17 +323,24 @@ TEST(RunE2E, HybridCarriesThePreviousTasksSummary) {
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 6u);
-  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "resume", "fresh", "resume", "fresh", "resume"}));
+  EXPECT_EQ(kinds(calls),
+            (std::vector<std::string>{"fresh", "resume", "fresh", "resume", "fresh", "resume"}));
   const std::string second_anchor = r.anchor_of(calls[2].sid);
   EXPECT_NE(second_anchor.find("Project rules: small commits."), std::string::npos);
-  EXPECT_NE(second_anchor.find("## Previous task summary\nTask t1: Write the parser\nStatus: done"), std::string::npos) << second_anchor;
+  EXPECT_NE(second_anchor.find("## Previous task summary\nTask t1: Write the parser\nStatus: done"),
+            std::string::npos)
+      << second_anchor;
   EXPECT_NE(second_anchor.find("- keep it simple"), std::string::npos);
   const auto run = r.runs().at(0);
-  EXPECT_NE(read_file(run / "task_summary.md").find("Task t3: Wire them together"), std::string::npos);
+  EXPECT_NE(read_file(run / "task_summary.md").find("Task t3: Wire them together"),
+            std::string::npos);
   // Events: JSONL in the run folder, the same rows in the state database.
   const std::string events = read_file(run / "events.jsonl");
   EXPECT_NE(events.find(R"("event":"task_completed","run_id")"), std::string::npos);
-  EXPECT_NE(events.find(R"("context_mode":"hybrid","task_id":"t1","iterations":2,"tokens_used":2230)"), std::string::npos) << events;
+  EXPECT_NE(
+      events.find(R"("context_mode":"hybrid","task_id":"t1","iterations":2,"tokens_used":2230)"),
+      std::string::npos)
+      << events;
   auto store = StateStore::open(r.tmp / "home/.local/state/ctxkit/state.db", 1000);
   ASSERT_TRUE(store) << store.error().message;
   auto rows = store->events("run", run.filename().string());
@@ -341,8 +368,10 @@ TEST(RunE2E, ReportComparesRunsSideBySide) {
     std::istringstream words(line);
     std::string label, w, values;
     while (words >> w) {
-      if (std::isdigit(static_cast<unsigned char>(w[0]))) values += (values.empty() ? "" : " ") + w;
-      else if (values.empty()) label += (label.empty() ? "" : " ") + w;
+      if (std::isdigit(static_cast<unsigned char>(w[0])))
+        values += (values.empty() ? "" : " ") + w;
+      else if (values.empty())
+        label += (label.empty() ? "" : " ") + w;
     }
     side[label] = values;
   }
@@ -414,7 +443,8 @@ TEST(RunE2E, TaskSummariesListTheProjectsFilesNotTheRunsOwnRecords) {
 // A git wrapper in front of the real one that logs when each call starts (git-log in the
 // stand-in's folder: "<ns> <args>").
 void log_git(const RunRig& r) {
-  std::ofstream(r.bin / "git") << "#!/bin/sh\nprintf '%s %s\\n' \"$(date +%s%N)\" \"$*\" >> \"$STANDIN_DIR/git-log\"\nexec /usr/bin/git \"$@\"\n";
+  std::ofstream(r.bin / "git") << "#!/bin/sh\nprintf '%s %s\\n' \"$(date +%s%N)\" \"$*\" >> "
+                                  "\"$STANDIN_DIR/git-log\"\nexec /usr/bin/git \"$@\"\n";
   fs::permissions(r.bin / "git", fs::perms::owner_all);
 }
 
@@ -422,7 +452,8 @@ std::vector<long long> git_status_starts(const RunRig& r) {
   std::vector<long long> out;
   std::istringstream log(read_file(r.standin_dir / "git-log"));
   for (std::string line; std::getline(log, line);)
-    if (line.find(" status ") != std::string::npos) out.push_back(std::stoll(line.substr(0, line.find(' '))));
+    if (line.find(" status ") != std::string::npos)
+      out.push_back(std::stoll(line.substr(0, line.find(' '))));
   return out;
 }
 
@@ -432,8 +463,11 @@ std::vector<long long> git_status_starts(const RunRig& r) {
 // asked git only after the client's exit would keep the stand-in waiting until the bound.
 std::string wait_for_status(int per_call, int before, const std::string& then = "") {
   return "want=$(( $1 * " + std::to_string(per_call) + " + " + std::to_string(before) +
-         " )); i=0; while n=$(grep -c ' status ' \"$STANDIN_DIR/git-log\" 2>/dev/null); [ \"${n:-0}\" -le \"$want\" ] && [ $i -lt 1000 ]; do "
-         "sleep 0.02; i=$((i+1)); done; if [ $i -lt 1000 ]; then echo yes; else echo no; fi > \"$STANDIN_DIR/asked-$1\"; " + then;
+         " )); i=0; while n=$(grep -c ' status ' \"$STANDIN_DIR/git-log\" 2>/dev/null); [ "
+         "\"${n:-0}\" -le \"$want\" ] && [ $i -lt 1000 ]; do "
+         "sleep 0.02; i=$((i+1)); done; if [ $i -lt 1000 ]; then echo yes; else echo no; fi > "
+         "\"$STANDIN_DIR/asked-$1\"; " +
+         then;
 }
 
 // The next fresh session's git state is asked for as soon as the client prints its result, while
@@ -451,11 +485,15 @@ TEST(RunE2E, GitIsAskedWhileTheClientIsStillExiting) {
   ASSERT_EQ(calls.size(), 3u);
   for (int n : {1, 2, 3})
     EXPECT_EQ(read_file(r.standin_dir / ("asked-" + std::to_string(n))), "yes\n")
-        << "call " << n << ": no git status while the client was still running\n" << read_file(r.standin_dir / "git-log");
+        << "call " << n << ": no git status while the client was still running\n"
+        << read_file(r.standin_dir / "git-log");
   for (int n : {1, 2}) {
     // tasks.yaml is not committed.
-    EXPECT_NE(r.anchor_of(calls[static_cast<size_t>(n)].sid).find("## Git state (when this session started)\nBranch: main\nUncommitted files: 1\n"),
-              std::string::npos) << r.anchor_of(calls[static_cast<size_t>(n)].sid);
+    EXPECT_NE(
+        r.anchor_of(calls[static_cast<size_t>(n)].sid)
+            .find("## Git state (when this session started)\nBranch: main\nUncommitted files: 1\n"),
+        std::string::npos)
+        << r.anchor_of(calls[static_cast<size_t>(n)].sid);
   }
   // Nothing asked twice: one status before the first call, then one after each call's result
   // (the last one's is not needed, but the runner cannot know that before it reads the answer).
@@ -463,7 +501,8 @@ TEST(RunE2E, GitIsAskedWhileTheClientIsStillExiting) {
 }
 
 // What git was asked ahead is not used once the repository has moved: a commit made after the
-// result (by a SessionEnd hook, say), once git has been asked ahead, is in the next session's anchor.
+// result (by a SessionEnd hook, say), once git has been asked ahead, is in the next session's
+// anchor.
 TEST(RunE2E, ACommitAfterTheResultIsInTheNextAnchor) {
   RunRig r;
   r.init_repo();
@@ -471,15 +510,19 @@ TEST(RunE2E, ACommitAfterTheResultIsInTheNextAnchor) {
   // Before call n's result: 2n - 1 status calls (one before the first call, two for each earlier
   // call); the commit waits for the one asked ahead at this result.
   r.env.set("STANDIN_AFTER_RESULT",
-            wait_for_status(2, -1, "git -c user.name=t -c user.email=t@localhost commit -q --allow-empty -m \"after result $1\""));
+            wait_for_status(2, -1,
+                            "git -c user.name=t -c user.email=t@localhost commit -q --allow-empty "
+                            "-m \"after result $1\""));
   auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
   EXPECT_EQ(read_file(r.standin_dir / "asked-1"), "yes\n") << read_file(r.standin_dir / "git-log");
   EXPECT_NE(r.anchor_of(calls[1].sid).find("Last commits:\n"), std::string::npos);
-  EXPECT_NE(r.anchor_of(calls[1].sid).find(" after result 1\n"), std::string::npos) << r.anchor_of(calls[1].sid);
-  EXPECT_NE(r.anchor_of(calls[2].sid).find(" after result 2\n"), std::string::npos) << r.anchor_of(calls[2].sid);
+  EXPECT_NE(r.anchor_of(calls[1].sid).find(" after result 1\n"), std::string::npos)
+      << r.anchor_of(calls[1].sid);
+  EXPECT_NE(r.anchor_of(calls[2].sid).find(" after result 2\n"), std::string::npos)
+      << r.anchor_of(calls[2].sid);
   // Asked ahead and refused: one status before the first call, then for each of the first two
   // calls the one at its result and the one asked again after the commit, and the last call's.
   EXPECT_EQ(git_status_starts(r).size(), 6u) << read_file(r.standin_dir / "git-log");
@@ -488,8 +531,10 @@ TEST(RunE2E, ACommitAfterTheResultIsInTheNextAnchor) {
 constexpr const char* kTemplate =
     "name: ship\ndescription: plan, build, review\nsteps:\n"
     "  - id: plan\n    type: action\n    instructions: Write the plan.\n"
-    "  - id: build\n    type: action\n    context: clear\n    instructions: Build what the plan says.\n"
-    "  - id: review\n    type: action\n    context: compact\n    compact_focus: the review of the build\n    instructions: Review the build.\n";
+    "  - id: build\n    type: action\n    context: clear\n    instructions: Build what the plan "
+    "says.\n"
+    "  - id: review\n    type: action\n    context: compact\n    compact_focus: the review of the "
+    "build\n    instructions: Review the build.\n";
 
 TEST(RunE2E, WorkflowClearIsAFreshSessionAndCompactRunsSlashCompact) {
   RunRig r;
@@ -499,10 +544,12 @@ TEST(RunE2E, WorkflowClearIsAFreshSessionAndCompactRunsSlashCompact) {
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 4u);
   EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "compact", "resume"}));
-  EXPECT_NE(calls[0].rest.find("prompt=Workflow \"ship\", step plan"), std::string::npos) << calls[0].rest;
-  EXPECT_NE(calls[1].sid, calls[0].sid);          // /clear: a new session
-  EXPECT_EQ(calls[2].sid, calls[1].sid);          // /compact on the session of the step before
-  EXPECT_NE(calls[2].rest.find("focus=/compact the review of the build"), std::string::npos) << calls[2].rest;
+  EXPECT_NE(calls[0].rest.find("prompt=Workflow \"ship\", step plan"), std::string::npos)
+      << calls[0].rest;
+  EXPECT_NE(calls[1].sid, calls[0].sid);  // /clear: a new session
+  EXPECT_EQ(calls[2].sid, calls[1].sid);  // /compact on the session of the step before
+  EXPECT_NE(calls[2].rest.find("focus=/compact the review of the build"), std::string::npos)
+      << calls[2].rest;
   EXPECT_EQ(calls[3].sid, calls[1].sid);
   // The workflow advanced with the agent's final messages.
   const json state = json::parse(read_file(r.project / "workflow-state.json"));
@@ -544,7 +591,8 @@ TEST(RunE2E, WorkflowLoopTakesTheTasksFileAndFreshPerTaskFollowsLoopTasks) {
   RunRig r;
   r.tmp.write("proj/.ctxkit/workflows/loopy.yaml",
               "name: loopy\ndescription: d\nsteps:\n  - id: work\n    type: loop\nloops:\n  work:\n"
-              "    - id: code\n      instructions: Code {task.title}.\n    - id: test\n      instructions: Test {task.id}.\n");
+              "    - id: code\n      instructions: Code {task.title}.\n    - id: test\n      "
+              "instructions: Test {task.id}.\n");
   r.tmp.write("proj/two.json", R"([{"id":"a","title":"Alpha"},{"id":"b","title":"Beta"}])");
   auto res = r.run({"two.json", "--workflow", "loopy", "--fresh-context"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
@@ -582,8 +630,9 @@ TEST(RunE2E, PauseFileWaitsUntilItIsRemoved) {
   RunRig r;
   r.replies("PAUSE\n");
   // Every call after the first notes whether a PAUSE file was there while it ran.
-  r.env.set("STANDIN_AFTER_RESULT", "[ \"$1\" = 1 ] || for d in .ctxkit/runs/*/; do [ ! -e \"$d/PAUSE\" ] || "
-                                    "echo \"call $1\" >> \"$STANDIN_DIR/ran-while-paused\"; done");
+  r.env.set("STANDIN_AFTER_RESULT",
+            "[ \"$1\" = 1 ] || for d in .ctxkit/runs/*/; do [ ! -e \"$d/PAUSE\" ] || "
+            "echo \"call $1\" >> \"$STANDIN_DIR/ran-while-paused\"; done");
   util::SpawnSpec spec;
   spec.argv = {"sh", "-c", "exec \"$0\" tasks.yaml > out.txt 2> err.txt", bin_dir() + "/ctx-run"};
   spec.cwd = r.project;
@@ -611,7 +660,8 @@ TEST(RunE2E, PauseFileWaitsUntilItIsRemoved) {
   ASSERT_TRUE(st);
   EXPECT_EQ(st->code, 0) << read_file(r.project / "err.txt");
   EXPECT_EQ(r.calls().size(), 3u);
-  EXPECT_FALSE(fs::exists(r.standin_dir / "ran-while-paused")) << read_file(r.standin_dir / "ran-while-paused");
+  EXPECT_FALSE(fs::exists(r.standin_dir / "ran-while-paused"))
+      << read_file(r.standin_dir / "ran-while-paused");
   // The events, in order: the first iteration, the pause and its end, then the other two. The
   // wait is not counted as the runner's work of the next iteration: that iteration's runner_ms,
   // its client_ms and the pause add up to no more than the time between the two iterations'
@@ -627,13 +677,18 @@ TEST(RunE2E, PauseFileWaitsUntilItIsRemoved) {
     if (kind == "run_unpaused") paused_ms = ev["paused_ms"].get<int64_t>();
     if (kind == "iteration" || kind.starts_with("run_")) kinds_seen.push_back(kind);
   }
-  EXPECT_EQ(kinds_seen, (std::vector<std::string>{"run_started", "iteration", "run_paused", "run_unpaused", "iteration", "iteration",
-                                                  "run_ended"}));
+  EXPECT_EQ(kinds_seen,
+            (std::vector<std::string>{"run_started", "iteration", "run_paused", "run_unpaused",
+                                      "iteration", "iteration", "run_ended"}));
   ASSERT_EQ(iterations.size(), 3u);
   ASSERT_GE(paused_ms, 0);
-  const auto at = [](const json& ev) { return util::parse_iso8601_ms(ev["at"].get<std::string>()).value_or(0); };
+  const auto at = [](const json& ev) {
+    return util::parse_iso8601_ms(ev["at"].get<std::string>()).value_or(0);
+  };
   const int64_t between = at(iterations[1]) - at(iterations[0]);
-  EXPECT_LE(iterations[1]["runner_ms"].get<int64_t>() + iterations[1]["client_ms"].get<int64_t>() + paused_ms, between + 100)
+  EXPECT_LE(iterations[1]["runner_ms"].get<int64_t>() + iterations[1]["client_ms"].get<int64_t>() +
+                paused_ms,
+            between + 100)
       << "paused " << paused_ms << " ms; " << iterations[1].dump();
 }
 
@@ -642,7 +697,8 @@ bool process_gone(pid_t pid) {
   std::string text;
   if (!std::getline(stat, text)) return true;
   const size_t paren = text.rfind(')');
-  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';  // a zombie
+  return paren != std::string::npos && paren + 2 < text.size() &&
+         text[paren + 2] == 'Z';  // a zombie
 }
 
 // kill -9 in the middle of a call: the client goes too (it would go on working in the project
@@ -658,7 +714,8 @@ TEST(RunE2E, KilledMidCallTakesTheClientAlongAndResumeGoesOn) {
   auto child = util::Child::spawn(spec);
   ASSERT_TRUE(child) << child.error().message;
   const fs::path pid_file = r.standin_dir / "hang-pid";
-  for (int i = 0; i < 200 && !fs::exists(pid_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 200 && !fs::exists(pid_file); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_TRUE(fs::exists(pid_file));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const pid_t client = static_cast<pid_t>(std::stol(read_file(pid_file)));
@@ -699,7 +756,8 @@ TEST(RunE2E, SigintStopsAfterRecordingTheCurrentIteration) {
   spec.env = r.env.vars();
   auto child = util::Child::spawn(spec);
   ASSERT_TRUE(child);
-  for (int i = 0; i < 100 && r.calls().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 100 && r.calls().empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_EQ(r.calls().size(), 1u);
   child->signal(SIGINT);
   auto st = child->wait_for(std::chrono::seconds(30));
@@ -708,7 +766,7 @@ TEST(RunE2E, SigintStopsAfterRecordingTheCurrentIteration) {
   const auto run = r.runs().at(0);
   const json j = r.run_json(run);
   EXPECT_EQ(j["status"], "stopped");
-  EXPECT_EQ(j["iterations"], 1);               // the call in flight was recorded
+  EXPECT_EQ(j["iterations"], 1);  // the call in flight was recorded
   EXPECT_EQ(j["tasks"][0]["status"], "done");
   EXPECT_EQ(r.calls().size(), 1u);
   auto again = r.run({"--resume", run.filename().string()});
@@ -718,12 +776,15 @@ TEST(RunE2E, SigintStopsAfterRecordingTheCurrentIteration) {
 
 TEST(RunE2E, DryRunPrintsThePlanAndRunsNothing) {
   RunRig r;
-  auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-task", "--dry-run", "--model", "claude-sonnet-4-5"});
+  auto res = r.run({"tasks.yaml", "--context-mode", "fresh-per-task", "--dry-run", "--model",
+                    "claude-sonnet-4-5"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   EXPECT_TRUE(r.calls().empty());
   EXPECT_FALSE(fs::exists(r.project / ".ctxkit"));
   EXPECT_NE(res.out.find("run plan: mode fresh-per-task"), std::string::npos) << res.out;
-  EXPECT_NE(res.out.find("argv: claude --model claude-sonnet-4-5 --output-format stream-json --verbose -p --session-id"), std::string::npos)
+  EXPECT_NE(res.out.find("argv: claude --model claude-sonnet-4-5 --output-format stream-json "
+                         "--verbose -p --session-id"),
+            std::string::npos)
       << res.out;
   EXPECT_NE(res.out.find("anchor ("), std::string::npos);
   EXPECT_NE(res.out.find("task t3 (Wire them together)"), std::string::npos);
@@ -731,7 +792,8 @@ TEST(RunE2E, DryRunPrintsThePlanAndRunsNothing) {
 
 TEST(RunE2E, BadInputIsOneLineAndRecordsNothing) {
   RunRig r;
-  r.tmp.write("proj/cycle.yaml", "- {id: a, title: A, depends_on: [b]}\n- {id: b, title: B, depends_on: [a]}\n");
+  r.tmp.write("proj/cycle.yaml",
+              "- {id: a, title: A, depends_on: [b]}\n- {id: b, title: B, depends_on: [a]}\n");
   r.tmp.write("proj/broken.json", "[{\"id\": \"a\", \"title\": ");
   r.tmp.write("proj/norun/x", "");
   struct Case {
@@ -771,7 +833,9 @@ TEST(RunE2E, BadInputIsOneLineAndRecordsNothing) {
 
 TEST(RunE2E, ConfigSetEditsOnlyTheModeKey) {
   RunRig r;
-  const std::string before = "# my settings\n[context]\nwarn_threshold = 55 # keep\n\n[runner]\nmode = \"continuous\"  # was\nmax_iterations = 9\n";
+  const std::string before =
+      "# my settings\n[context]\nwarn_threshold = 55 # keep\n\n[runner]\nmode = \"continuous\"  # "
+      "was\nmax_iterations = 9\n";
   r.tmp.write("proj/.work.toml", before);
   auto res = r.run({"config", "set", "runner.mode", "hybrid"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
@@ -781,7 +845,9 @@ TEST(RunE2E, ConfigSetEditsOnlyTheModeKey) {
   EXPECT_EQ(after, expected);
   // And the runner takes it.
   auto plan = r.run({"tasks.yaml", "--dry-run"});
-  EXPECT_NE(plan.out.find("mode hybrid (" + (r.project / ".work.toml").string() + ")"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("mode hybrid (" + (r.project / ".work.toml").string() + ")"),
+            std::string::npos)
+      << plan.out;
   EXPECT_EQ(r.run({"config", "set", "runner.mode", "often"}).exit_code, 1);
   EXPECT_EQ(read_file(r.project / ".work.toml"), expected);
 }
@@ -796,13 +862,19 @@ void wrap_standin(const RunRig& r) {
   fs::rename(r.bin / "claude", r.bin / "claude-standin");
   std::ofstream(r.bin / "claude")
       << "#!/bin/sh\n"
-         "{ for a in \"$@\"; do printf '%s\\n' \"$a\"; done; echo --; } >> \"$STANDIN_DIR/args-log\"\n"
-         "sid=''; prev=''; for a in \"$@\"; do case \"$prev\" in --session-id|--resume) sid=\"$a\";; esac; prev=\"$a\"; done\n"
+         "{ for a in \"$@\"; do printf '%s\\n' \"$a\"; done; echo --; } >> "
+         "\"$STANDIN_DIR/args-log\"\n"
+         "sid=''; prev=''; for a in \"$@\"; do case \"$prev\" in --session-id|--resume) "
+         "sid=\"$a\";; esac; prev=\"$a\"; done\n"
          "if [ -n \"$sid\" ] && [ -s \"$STANDIN_DIR/tokens\" ]; then\n"
          "  t=$(cat \"$STANDIN_DIR/tokens\"); mkdir -p \"$HOME/.claude/projects/-proj\"\n"
-         "  printf '{\"type\":\"assistant\",\"isSidechain\":false,\"timestamp\":\"2026-11-21T12:00:00.000Z\",\"message\":{\"id\":\"m%s\","
-         "\"model\":\"claude-sonnet-4-5\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],"
-         "\"usage\":{\"input_tokens\":%s,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0}}}\\n' \"$sid\" \"$t\" "
+         "  printf "
+         "'{\"type\":\"assistant\",\"isSidechain\":false,\"timestamp\":\"2026-11-21T12:00:00."
+         "000Z\",\"message\":{\"id\":\"m%s\","
+         "\"model\":\"claude-sonnet-4-5\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\","
+         "\"text\":\"ok\"}],"
+         "\"usage\":{\"input_tokens\":%s,\"cache_creation_input_tokens\":0,\"cache_read_input_"
+         "tokens\":0}}}\\n' \"$sid\" \"$t\" "
          ">> \"$HOME/.claude/projects/-proj/$sid.jsonl\"\n"
          "fi\n"
          "exec \"$(dirname \"$0\")/claude-standin\" \"$@\"\n";
@@ -818,7 +890,8 @@ std::vector<json> events_of(const fs::path& run) {
 }
 
 size_t count_events(const std::vector<json>& events, const std::string& kind) {
-  return static_cast<size_t>(std::count_if(events.begin(), events.end(), [&](const json& e) { return e["event"] == kind; }));
+  return static_cast<size_t>(std::count_if(events.begin(), events.end(),
+                                           [&](const json& e) { return e["event"] == kind; }));
 }
 
 // --on-fail retry: a task not done after max_task_iterations starts over (its attempts counted
@@ -831,7 +904,8 @@ TEST(RunE2E, OnFailRetryStartsATaskOverAndABlockedTaskIsSkipped) {
   ASSERT_EQ(res.exit_code, 0) << res.err;
   ASSERT_EQ(r.calls().size(), 5u);  // t1 twice, retried: t1 done; t2; t3
   EXPECT_NE(r.prompt(2).find("This is attempt 2 of at most 2"), std::string::npos) << r.prompt(2);
-  EXPECT_EQ(r.prompt(3).find("This is attempt"), std::string::npos) << r.prompt(3);  // counted from one again
+  EXPECT_EQ(r.prompt(3).find("This is attempt"), std::string::npos)
+      << r.prompt(3);  // counted from one again
   EXPECT_NE(r.prompt(3).find("Task t1"), std::string::npos);
   const auto events = events_of(r.runs().at(0));
   ASSERT_EQ(count_events(events, "task_retry"), 1u);
@@ -875,18 +949,22 @@ TEST(RunE2E, ASkippedWorkflowStepAdvancesTheWorkflowWithTheReason) {
 TEST(RunE2E, ProjectAndClaudeArgsReachEveryCall) {
   RunRig r;
   wrap_standin(r);
-  auto res = run_tool("ctx-run", {(r.project / "tasks.yaml").string(), "--project", r.project.string(), "--claude-arg=--permission-mode",
-                                  "--claude-arg", "acceptEdits", "--context-mode", "fresh-per-task"},
+  auto res = run_tool("ctx-run",
+                      {(r.project / "tasks.yaml").string(), "--project", r.project.string(),
+                       "--claude-arg=--permission-mode", "--claude-arg", "acceptEdits",
+                       "--context-mode", "fresh-per-task"},
                       "", r.env, r.tmp.path());
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
-  for (const auto& c : calls) EXPECT_NE(c.rest.find("cwd=" + r.project.string() + " "), std::string::npos) << c.rest;
+  for (const auto& c : calls)
+    EXPECT_NE(c.rest.find("cwd=" + r.project.string() + " "), std::string::npos) << c.rest;
   EXPECT_EQ(r.runs().size(), 1u);
   EXPECT_FALSE(fs::exists(r.tmp / ".ctxkit"));
   const std::string args = "\n" + read_file(r.standin_dir / "args-log");
   size_t found = 0;
-  for (size_t at = args.find("\n--permission-mode\nacceptEdits\n"); at != std::string::npos; at = args.find("\n--permission-mode\nacceptEdits\n", at + 1))
+  for (size_t at = args.find("\n--permission-mode\nacceptEdits\n"); at != std::string::npos;
+       at = args.find("\n--permission-mode\nacceptEdits\n", at + 1))
     ++found;
   EXPECT_EQ(found, 3u) << args;
 }
@@ -912,15 +990,19 @@ TEST(RunE2E, AnAnchorSourcesSubsetHoldsOnlyThoseSources) {
   r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");
   ASSERT_EQ(r.run({"tasks.yaml", "--fresh-context", "--anchor-sources", "task"}).exit_code, 0);
   const std::string task_only = r.anchor_of(r.calls().at(0).sid);
-  EXPECT_NE(task_only.find("## Current task\nTask t1: Write the parser"), std::string::npos) << task_only;
+  EXPECT_NE(task_only.find("## Current task\nTask t1: Write the parser"), std::string::npos)
+      << task_only;
   EXPECT_EQ(task_only.find("Project rules"), std::string::npos) << task_only;
   EXPECT_EQ(task_only.find("## Git state"), std::string::npos) << task_only;
 
   fs::remove(r.standin_dir / "log");
-  ASSERT_EQ(r.run({"tasks.yaml", "--fresh-context", "--anchor-sources", "prompt,git"}).exit_code, 0);
+  ASSERT_EQ(r.run({"tasks.yaml", "--fresh-context", "--anchor-sources", "prompt,git"}).exit_code,
+            0);
   const std::string prompt_git = r.anchor_of(r.calls().at(0).sid);
   EXPECT_NE(prompt_git.find("Project rules: small commits."), std::string::npos) << prompt_git;
-  EXPECT_NE(prompt_git.find("## Git state (when this session started)\nBranch: main\n"), std::string::npos) << prompt_git;
+  EXPECT_NE(prompt_git.find("## Git state (when this session started)\nBranch: main\n"),
+            std::string::npos)
+      << prompt_git;
   EXPECT_EQ(prompt_git.find("## Current task"), std::string::npos) << prompt_git;
 }
 
@@ -928,7 +1010,8 @@ TEST(RunE2E, AnAnchorSourcesSubsetHoldsOnlyThoseSources) {
 // anchor has the file's last lines as they are when the session starts.
 TEST(RunE2E, TheProgressFilesLastLinesAreInEachFreshAnchor) {
   RunRig r;
-  r.tmp.write("proj/.work.toml", "[runner]\nprogress_file = \"notes/PROGRESS.md\"\nprogress_lines = 2\n");
+  r.tmp.write("proj/.work.toml",
+              "[runner]\nprogress_file = \"notes/PROGRESS.md\"\nprogress_lines = 2\n");
   r.tmp.write("proj/notes/PROGRESS.md", "line one\nline two\nline three\n");
   // After the first call the agent adds a line.
   r.env.set("STANDIN_AFTER_RESULT", "[ \"$1\" != 1 ] || echo 'line four' >> notes/PROGRESS.md");
@@ -937,7 +1020,9 @@ TEST(RunE2E, TheProgressFilesLastLinesAreInEachFreshAnchor) {
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
   const std::string first = r.anchor_of(calls[0].sid);
-  EXPECT_NE(first.find("## Progress (notes/PROGRESS.md, last 2 lines)\nline two\nline three"), std::string::npos) << first;
+  EXPECT_NE(first.find("## Progress (notes/PROGRESS.md, last 2 lines)\nline two\nline three"),
+            std::string::npos)
+      << first;
   EXPECT_EQ(first.find("line one"), std::string::npos) << first;
   const std::string second = r.anchor_of(calls[1].sid);
   EXPECT_NE(second.find("line three\nline four"), std::string::npos) << second;
@@ -951,8 +1036,10 @@ TEST(RunE2E, ContextMinPercentDecidesWithTheSessionsFigure) {
   constexpr const char* kGated =
       "name: gated\ndescription: plan, then build\nsteps:\n"
       "  - id: plan\n    type: action\n    instructions: Write the plan.\n"
-      "  - id: build\n    type: action\n    context: compact\n    context_min_percent: 50\n    instructions: Build it.\n";
-  for (const auto& [tokens, compacts] : {std::pair<std::string, bool>{"16700", false}, {"83500", true}}) {
+      "  - id: build\n    type: action\n    context: compact\n    context_min_percent: 50\n    "
+      "instructions: Build it.\n";
+  for (const auto& [tokens, compacts] :
+       {std::pair<std::string, bool>{"16700", false}, {"83500", true}}) {
     RunRig r;
     wrap_standin(r);
     r.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
@@ -991,15 +1078,19 @@ TEST(RunE2E, TheTextReportShowsEachTasksNumbers) {
   for (const char* t : {"t1", "t2", "t3"}) {
     ASSERT_EQ(rows[t].size(), 13u) << text.out;
     EXPECT_EQ(std::vector<std::string>(rows[t].begin() + 1, rows[t].end() - 1),
-              (std::vector<std::string>{"done", "1", "0", "0", "10", "100", "1000", "5", "1115", "0", "0.0%"}))
+              (std::vector<std::string>{"done", "1", "0", "0", "10", "100", "1000", "5", "1115",
+                                        "0", "0.0%"}))
         << text.out;
   }
   ASSERT_EQ(rows["total"].size(), 12u) << text.out;  // no status
-  EXPECT_EQ(std::vector<std::string>(rows["total"].begin() + 1, rows["total"].end() - 1),
-            (std::vector<std::string>{"3", "0", "0", "30", "300", "3000", "15", "3345", "0", "0.0%"}))
+  EXPECT_EQ(
+      std::vector<std::string>(rows["total"].begin() + 1, rows["total"].end() - 1),
+      (std::vector<std::string>{"3", "0", "0", "30", "300", "3000", "15", "3345", "0", "0.0%"}))
       << text.out;
   ASSERT_FALSE(rows["run"].empty());
-  EXPECT_NE(text.out.find("mode continuous  status completed  3 of 3 tasks done"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("mode continuous  status completed  3 of 3 tasks done"),
+            std::string::npos)
+      << text.out;
 }
 
 // `ctx-run config set` of runner.on_fail and runner.progress_file: the key is written, a value
@@ -1019,14 +1110,17 @@ TEST(RunE2E, ConfigSetOnFailAndProgressFile) {
   EXPECT_NE(plan.out.find("on_fail skip"), std::string::npos) << plan.out;
   r.tmp.write("proj/docs/PROGRESS.md", "progress so far\n");
   ASSERT_EQ(r.run({"tasks.yaml", "--fresh-context"}).exit_code, 0);
-  EXPECT_NE(r.anchor_of(r.calls().at(0).sid).find("## Progress (docs/PROGRESS.md, last 20 lines)\nprogress so far"), std::string::npos)
+  EXPECT_NE(r.anchor_of(r.calls().at(0).sid)
+                .find("## Progress (docs/PROGRESS.md, last 20 lines)\nprogress so far"),
+            std::string::npos)
       << r.anchor_of(r.calls().at(0).sid);
 }
 
-
 // ---- hostile input (issue 23) -------------------------------------------------------------
 
-void write_run_json(const fs::path& run, const json& j) { std::ofstream(run / "run.json") << j.dump(2) << "\n"; }
+void write_run_json(const fs::path& run, const json& j) {
+  std::ofstream(run / "run.json") << j.dump(2) << "\n";
+}
 
 size_t lines_with(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -1051,8 +1145,10 @@ TEST(RunE2E, ResumeRunsTheUsersClientNotTheOneRunJsonNames) {
   EXPECT_FALSE(fs::exists(pwned)) << "run.json's program was run";
   ASSERT_EQ(res.exit_code, 0) << res.err;
   EXPECT_EQ(r.calls().size(), 3u);  // the user's claude (the stand-in on PATH) did the work
-  EXPECT_EQ(lines_with(res.err, "records claude_bin \"/bin/sh\" and claude_args [\"-c\","), 1u) << res.err;
-  EXPECT_EQ(lines_with(res.err, "they are ignored: this run uses \"claude\" and []"), 1u) << res.err;
+  EXPECT_EQ(lines_with(res.err, "records claude_bin \"/bin/sh\" and claude_args [\"-c\","), 1u)
+      << res.err;
+  EXPECT_EQ(lines_with(res.err, "they are ignored: this run uses \"claude\" and []"), 1u)
+      << res.err;
   EXPECT_EQ(r.run_json(run)["options"]["claude_bin"], "claude");  // what ran is what is recorded
 }
 
@@ -1068,7 +1164,9 @@ TEST(RunE2E, ResumeRefusesASessionIdThatIsNotOne) {
   auto bad = r.run({"--resume", run.filename().string()});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(line_count(bad.err), 1u) << bad.err;
-  EXPECT_NE(bad.err.find("the session id \"--dangerously-skip-permissions\" is not a session id"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("the session id \"--dangerously-skip-permissions\" is not a session id"),
+            std::string::npos)
+      << bad.err;
   EXPECT_EQ(r.calls().size(), 1u);
 }
 
@@ -1114,11 +1212,14 @@ TEST(RunE2E, AnAliasBombTasksFileIsRefusedInOneLine) {
 // description and rules while the run folder recorded all of it.
 TEST(RunE2E, ATasksFileWithANulIsRefusedInOneLine) {
   RunRig r;
-  r.tmp.write("proj/nul.json", R"([{"id": "a", "title": "A", "description": "before\u0000after"}])");
+  r.tmp.write("proj/nul.json",
+              R"([{"id": "a", "title": "A", "description": "before\u0000after"}])");
   auto refused = r.run({"nul.json"});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_EQ(line_count(refused.err), 1u) << refused.err;
-  EXPECT_NE(refused.err.find("task 1 ('a'): description contains a NUL character"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("task 1 ('a'): description contains a NUL character"),
+            std::string::npos)
+      << refused.err;
   EXPECT_TRUE(r.runs().empty());
   EXPECT_TRUE(r.calls().empty());
 }
@@ -1133,7 +1234,8 @@ TEST(RunE2E, ANulInPromptMdReachesTheClientUncut) {
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
   const std::string anchor = r.anchor_of(calls[0].sid);
-  EXPECT_NE(anchor.find("Rules before.\xEF\xBF\xBDRules after the NUL."), std::string::npos) << anchor;
+  EXPECT_NE(anchor.find("Rules before.\xEF\xBF\xBDRules after the NUL."), std::string::npos)
+      << anchor;
   EXPECT_NE(anchor.find("## Current task"), std::string::npos) << anchor;
   EXPECT_NE(r.prompt(1).find("CTXKIT-TASK: DONE"), std::string::npos);
   // What the run folder recorded is what the client got.
@@ -1146,7 +1248,8 @@ TEST(RunE2E, AProjectsWorkTomlReadsNoFileOutsideTheProject) {
   RunRig r;
   const fs::path secret = r.tmp.write("secret.txt", "TOP SECRET\n");
   fs::permissions(secret, fs::perms::owner_read | fs::perms::owner_write);
-  r.tmp.write("proj/.work.toml", "[runner]\nanchor_files = [\"" + secret.string() + "\", \"NOTES.md\"]\nprogress_file = \"../secret.txt\"\n");
+  r.tmp.write("proj/.work.toml", "[runner]\nanchor_files = [\"" + secret.string() +
+                                     "\", \"NOTES.md\"]\nprogress_file = \"../secret.txt\"\n");
   r.tmp.write("proj/NOTES.md", "notes\n");
   fs::create_symlink(secret, r.project / "AGENT.md");  // a default file that leads out
   auto res = r.run({"tasks.yaml", "--context-mode", "hybrid"});
@@ -1161,7 +1264,8 @@ TEST(RunE2E, AProjectsWorkTomlReadsNoFileOutsideTheProject) {
     }
   }
   // The same file named in the user's own config.toml is theirs to give.
-  r.tmp.write("home/.config/ctxkit/config.toml", "[runner]\nanchor_files = [\"" + secret.string() + "\"]\n");
+  r.tmp.write("home/.config/ctxkit/config.toml",
+              "[runner]\nanchor_files = [\"" + secret.string() + "\"]\n");
   fs::remove(r.project / ".work.toml");
   auto mine = r.run({"tasks.yaml", "--context-mode", "fresh-per-task"});
   ASSERT_EQ(mine.exit_code, 0) << mine.err;
@@ -1217,7 +1321,8 @@ TEST(RunE2E, ACallTimeoutEndsAClientThatHangs) {
   auto timed = t.run({"tasks.yaml"});
   ASSERT_EQ(timed.exit_code, 0) << timed.err;
   EXPECT_EQ(lines_with(timed.err, "longer than call_timeout_seconds (1 s)"), 1u) << timed.err;
-  const json first = json::parse(read_file(t.runs().at(0) / "tasks" / "t1" / "iter-001.result.json"));
+  const json first =
+      json::parse(read_file(t.runs().at(0) / "tasks" / "t1" / "iter-001.result.json"));
   EXPECT_EQ(first["timed_out"], true);
   EXPECT_EQ(t.calls().size(), 4u);  // t1 again after the timeout, then t2, t3
 }
@@ -1238,13 +1343,18 @@ TEST(RunE2E, ATokenBudgetStopsTheRunBetweenCallsAndAResumeWithARaisedOneGoesOn) 
   EXPECT_EQ(j["stopped_on"]["limit"].get<double>(), 2000);
   EXPECT_EQ(j["stopped_on"]["spent"].get<double>(), 2 * kCallTokens);
   EXPECT_EQ(j["stopped_on"]["over"].get<double>(), 2 * kCallTokens - 2000);
-  EXPECT_NE(res.out.find("the run's token budget reached: 2230 tokens spent of 2000 tokens, over by 230 tokens"), std::string::npos)
+  EXPECT_NE(
+      res.out.find(
+          "the run's token budget reached: 2230 tokens spent of 2000 tokens, over by 230 tokens"),
+      std::string::npos)
       << res.out;
   EXPECT_EQ(r.events(run, "budget_reached").size(), 1u);
   const json rep = r.report();
   EXPECT_EQ(rep["stopped_on"]["over"].get<double>(), 230);
   auto text = r.run({"report"});
-  EXPECT_NE(text.out.find("stopped on the run's token budget: 2230 tokens spent of 2000 tokens, over by 230 tokens"), std::string::npos)
+  EXPECT_NE(text.out.find("stopped on the run's token budget: 2230 tokens spent of 2000 tokens, "
+                          "over by 230 tokens"),
+            std::string::npos)
       << text.out;
   // The same budget: stopped again before any call.
   auto same = r.run({"--resume", run.filename().string()});
@@ -1278,7 +1388,10 @@ TEST(RunE2E, ACostBudgetFromTheConfigurationStopsTheRun) {
   EXPECT_NEAR(j["stopped_on"]["over"].get<double>(), 0.15, 1e-9);
   EXPECT_NEAR(j["cost_usd"].get<double>(), 0.75, 1e-9);
   EXPECT_NEAR(r.report()["totals"]["cost_usd"].get<double>(), 0.75, 1e-9);
-  EXPECT_NE(res.out.find("the run's cost budget reached: $0.7500 spent of $0.6000, over by $0.1500"), std::string::npos) << res.out;
+  EXPECT_NE(
+      res.out.find("the run's cost budget reached: $0.7500 spent of $0.6000, over by $0.1500"),
+      std::string::npos)
+      << res.out;
   auto raised = r.run({"--resume", run.filename().string(), "--max-cost", "10"});
   ASSERT_EQ(raised.exit_code, 0) << raised.err;
   EXPECT_EQ(r.calls().size(), 6u);
@@ -1288,7 +1401,9 @@ TEST(RunE2E, ACostBudgetFromTheConfigurationStopsTheRun) {
 TEST(RunE2E, ATasksOwnBudgetStopsTheRunAndIsRaisedInTheTasksFile) {
   RunRig r;
   r.replies("NONE\nNONE\nNONE\nDONE\nDONE\nDONE\n");
-  r.tmp.write("proj/budget.yaml", "- {id: t1, title: Long one, max_tokens: 2000, max_iterations: 5}\n- {id: t2, title: Short one}\n");
+  r.tmp.write("proj/budget.yaml",
+              "- {id: t1, title: Long one, max_tokens: 2000, max_iterations: 5}\n- {id: t2, title: "
+              "Short one}\n");
   auto res = r.run({"budget.yaml"});
   EXPECT_EQ(res.exit_code, 3) << res.err;
   EXPECT_EQ(r.calls().size(), 2u);
@@ -1298,7 +1413,9 @@ TEST(RunE2E, ATasksOwnBudgetStopsTheRunAndIsRaisedInTheTasksFile) {
   EXPECT_EQ(j["stopped_on"]["task_id"], "t1");
   EXPECT_EQ(j["stopped_on"]["spent"].get<double>(), 2 * kCallTokens);
   EXPECT_NE(res.out.find("task t1's token budget reached"), std::string::npos) << res.out;
-  r.tmp.write("proj/budget.yaml", "- {id: t1, title: Long one, max_tokens: 10000, max_iterations: 5}\n- {id: t2, title: Short one}\n");
+  r.tmp.write("proj/budget.yaml",
+              "- {id: t1, title: Long one, max_tokens: 10000, max_iterations: 5}\n- {id: t2, "
+              "title: Short one}\n");
   auto again = r.run({"--resume", run.filename().string()});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(r.calls().size(), 5u);  // t1's third and fourth (DONE), then t2
@@ -1324,7 +1441,9 @@ TEST(RunE2E, BadBudgetsModesAndThresholdsAreOneLineAndRecordNothing) {
       {{"tasks.yaml", "--max-cost", "nan"}, "", "--max-cost"},
       {{"tasks.yaml"}, "[runner]\nmax_tokens = -1\n", "runner.max_tokens"},
       {{"tasks.yaml"}, "[runner]\nmax_cost_usd = -2.5\n", "runner.max_cost_usd"},
-      {{"tasks.yaml"}, "[runner]\nfresh_at = 80\ncompact_at = 75\n", "fresh_at (80) must be below compact_at (75)"},
+      {{"tasks.yaml"},
+       "[runner]\nfresh_at = 80\ncompact_at = 75\n",
+       "fresh_at (80) must be below compact_at (75)"},
       {{"tasks.yaml"}, "[runner]\nfresh_at = 75\n", "fresh_at (75) must be below compact_at (75)"},
       {{"tasks.yaml"}, "[runner]\ncompact_at = 0\n", "runner.compact_at"},
       {{"badmode.yaml"}, "", "task 'a': unknown context_mode 'sometimes'"},
@@ -1360,7 +1479,8 @@ TEST(RunE2E, ATasksOwnModeHoldsForThatTaskAlone) {
   EXPECT_NE(calls[2].sid, calls[1].sid);
   EXPECT_EQ(calls[3].sid, calls[2].sid);
   // t2's sessions are anchored to t2; the continuous session of t1 to no task.
-  EXPECT_NE(r.anchor_of(calls[1].sid).find("Task t2: Second"), std::string::npos) << r.anchor_of(calls[1].sid);
+  EXPECT_NE(r.anchor_of(calls[1].sid).find("Task t2: Second"), std::string::npos)
+      << r.anchor_of(calls[1].sid);
   EXPECT_EQ(r.anchor_of(calls[0].sid).find("Task t1"), std::string::npos);
   EXPECT_NE(r.prompt(3).find("This is attempt 2 of at most 2"), std::string::npos);
   const json rep = r.report();
@@ -1370,12 +1490,15 @@ TEST(RunE2E, ATasksOwnModeHoldsForThatTaskAlone) {
   EXPECT_EQ(rep["tasks"][1]["resets"], 2);
   EXPECT_EQ(rep["tasks"][2]["resets"], 0);
   auto text = r.run({"report"});
-  EXPECT_NE(text.out.find("task t2 ran in context mode fresh-per-iteration"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("task t2 ran in context mode fresh-per-iteration"), std::string::npos)
+      << text.out;
   EXPECT_EQ(text.out.find("task t1 ran in context mode"), std::string::npos) << text.out;
   // The task's max_iterations bounds its attempts: NONE twice ends it under on_fail abort.
   RunRig a;
   a.replies("DONE\nNONE\nNONE\n");
-  a.tmp.write("proj/modes.yaml", "- {id: t1, title: First}\n- {id: t2, title: Second, max_iterations: 2}\n- {id: t3, title: Third}\n");
+  a.tmp.write("proj/modes.yaml",
+              "- {id: t1, title: First}\n- {id: t2, title: Second, max_iterations: 2}\n- {id: t3, "
+              "title: Third}\n");
   auto aborted = a.run({"modes.yaml"});
   EXPECT_EQ(aborted.exit_code, 2) << aborted.err;
   EXPECT_EQ(a.calls().size(), 3u);
@@ -1405,10 +1528,15 @@ TEST(RunE2E, AutoStartsAFreshSessionWithTheSummaryOnceTheContextReachesFreshAt) 
   EXPECT_EQ(resets[0]["why"], "auto");
   // The fresh session carries t1's summary (hybrid's), not a task of its own.
   const std::string anchor = r.anchor_of(calls[1].sid);
-  EXPECT_NE(anchor.find("## Previous task summary\nTask t1: Write the parser\nStatus: done"), std::string::npos) << anchor;
+  EXPECT_NE(anchor.find("## Previous task summary\nTask t1: Write the parser\nStatus: done"),
+            std::string::npos)
+      << anchor;
   EXPECT_NE(anchor.find("- keep it simple"), std::string::npos) << anchor;
   EXPECT_EQ(anchor.find("Task t2: Write the printer"), std::string::npos) << anchor;
-  EXPECT_NE(res.err.find("auto_decision task_id=t2 decision=fresh why=fresh_at percent=59 threshold=50"), std::string::npos) << res.err;
+  EXPECT_NE(
+      res.err.find("auto_decision task_id=t2 decision=fresh why=fresh_at percent=59 threshold=50"),
+      std::string::npos)
+      << res.err;
   const json rep = r.report();
   EXPECT_EQ(rep["mode"], "auto");
   EXPECT_EQ(rep["totals"]["resets"], 1);
@@ -1446,9 +1574,11 @@ TEST(RunE2E, AutoCompactsATasksSessionBetweenItsIterationsWithTheTaskAsFocus) {
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 5u);
-  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "compact", "resume", "resume", "resume"}));
+  EXPECT_EQ(kinds(calls),
+            (std::vector<std::string>{"fresh", "compact", "resume", "resume", "resume"}));
   for (const auto& c : calls) EXPECT_EQ(c.sid, calls[0].sid);
-  EXPECT_NE(calls[1].rest.find("focus=/compact Task t1: Write the parser"), std::string::npos) << calls[1].rest;
+  EXPECT_NE(calls[1].rest.find("focus=/compact Task t1: Write the parser"), std::string::npos)
+      << calls[1].rest;
   const auto run = r.runs().at(0);
   const auto d = r.events(run, "auto_decision");
   ASSERT_EQ(d.size(), 1u);
@@ -1495,10 +1625,13 @@ TEST(RunE2E, AUsageLimitIsWaitedOutAndTheSameCallMadeAgainInItsSession) {
   EXPECT_TRUE(waits[0].contains("reset_at"));
   EXPECT_GE(waits[0]["wait_seconds"].get<int>(), 1);
   EXPECT_LE(waits[0]["wait_seconds"].get<int>(), 3);
-  EXPECT_NE(waits[0]["message"].get<std::string>().find("You've hit your 5-hour limit"), std::string::npos) << waits[0];
+  EXPECT_NE(waits[0]["message"].get<std::string>().find("You've hit your 5-hour limit"),
+            std::string::npos)
+      << waits[0];
   const auto waited = r.events(run, "limit_waited");
   ASSERT_EQ(waited.size(), 1u);
-  EXPECT_GE(waited[0]["waited_ms"].get<int64_t>(), 1000 * waits[0]["wait_seconds"].get<int64_t>() - 50);
+  EXPECT_GE(waited[0]["waited_ms"].get<int64_t>(),
+            1000 * waits[0]["wait_seconds"].get<int64_t>() - 50);
   EXPECT_EQ(lines_with(res.err, "s for the usage limit to reset at"), 1u) << res.err;
   const json j = r.run_json(run);
   EXPECT_EQ(j["iterations"], 3);
@@ -1517,7 +1650,8 @@ TEST(RunE2E, ALimitWithoutAResetWaitsABackoffThatDoublesAndAServerErrorIsAFailed
   ASSERT_EQ(calls.size(), 6u);
   // t1's first call was refused twice: made again as it was, a fresh start with the same id (the
   // stand-in writes no transcript).
-  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "fresh", "resume", "resume", "resume"}));
+  EXPECT_EQ(kinds(calls),
+            (std::vector<std::string>{"fresh", "fresh", "fresh", "resume", "resume", "resume"}));
   EXPECT_EQ(calls[1].sid, calls[0].sid);
   EXPECT_EQ(calls[2].sid, calls[0].sid);
   const auto run = r.runs().at(0);
@@ -1606,7 +1740,8 @@ TEST(RunE2E, OnLimitStopAndAResetPastTheCeilingStopTheRun) {
   c.tmp.write("proj/.work.toml", "[runner]\nlimit_max_wait_seconds = 60\n");
   auto capped = c.run({"tasks.yaml"});
   EXPECT_EQ(capped.exit_code, 3) << capped.err;
-  EXPECT_EQ(c.run_json(c.runs().at(0))["stopped_on"]["why"], "the reset lies past limit_max_wait_seconds");
+  EXPECT_EQ(c.run_json(c.runs().at(0))["stopped_on"]["why"],
+            "the reset lies past limit_max_wait_seconds");
   // An unknown answer to a limit is bad input.
   auto bad = r.run({"tasks.yaml", "--on-limit", "retry"});
   EXPECT_EQ(bad.exit_code, 1);

@@ -1,20 +1,19 @@
 // The archive's search index as users meet it: ctx-trim returns before indexing, a detached
 // indexer (or ctx-search itself) makes the archive searchable, exclusions, a corrupt index, and
 // the trim report that counts what was cut.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <ctime>
-#include <set>
-#include <tuple>
 #include <fstream>
-#include <thread>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+#include <tuple>
 
 #include "e2e/e2e_support.hpp"
 
@@ -28,24 +27,48 @@ const std::string kSid = RecordedSession::kId;
 // Waits until no indexer holds the archive's lock (the detached one ctx-trim started).
 void wait_for_indexer(const fs::path& state) {
   fs::path lock = state / "archive/.index.lock";
-  for (int i = 0; i < 600 && !fs::exists(lock); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 600 && !fs::exists(lock); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   ::flock(fd, LOCK_EX);
   ::close(fd);
 }
 
-std::string line(const json& j) { return j.dump() + "\n"; }
+std::string line(const json& j) {
+  return j.dump() + "\n";
+}
 
 json result_line(const std::string& id, const json& content) {
-  return {{"type", "user"}, {"sessionId", "S"}, {"uuid", "u-" + id}, {"timestamp", "2026-11-20T10:00:00.000Z"}, {"cwd", "/"},
-          {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", id}, {"content", content}}})}}}};
+  return {
+      {"type", "user"},
+      {"sessionId", "S"},
+      {"uuid", "u-" + id},
+      {"timestamp", "2026-11-20T10:00:00.000Z"},
+      {"cwd", "/"},
+      {"message",
+       {{"role", "user"},
+        {"content",
+         json::array({{{"type", "tool_result"}, {"tool_use_id", id}, {"content", content}}})}}}};
 }
 json tool_use_line(const std::string& id) {
-  return {{"type", "assistant"}, {"sessionId", "S"}, {"uuid", "a-" + id}, {"timestamp", "2026-11-20T10:00:00.000Z"}, {"cwd", "/"},
-          {"message", {{"role", "assistant"}, {"content", json::array({{{"type", "tool_use"}, {"id", id}, {"name", "Bash"}, {"input", {{"command", "ls"}}}}})}}}};
+  return {{"type", "assistant"},
+          {"sessionId", "S"},
+          {"uuid", "a-" + id},
+          {"timestamp", "2026-11-20T10:00:00.000Z"},
+          {"cwd", "/"},
+          {"message",
+           {{"role", "assistant"},
+            {"content", json::array({{{"type", "tool_use"},
+                                      {"id", id},
+                                      {"name", "Bash"},
+                                      {"input", {{"command", "ls"}}}}})}}}};
 }
-json image(size_t n) { return {{"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/png"}, {"data", std::string(n, 'Q')}}}}; }
+json image(size_t n) {
+  return {
+      {"type", "image"},
+      {"source", {{"type", "base64"}, {"media_type", "image/png"}, {"data", std::string(n, 'Q')}}}};
+}
 
 // A session of 4 long text results, one result that is only an image, one with long text and an
 // image: 5 results get a truncation notice, 2 images a placeholder.
@@ -70,10 +93,14 @@ TEST(TrimReport, CountsToolResultsAndImagesApart) {
   fs::path t = write_session_with_images(tmp, sid);
   auto dry = run_tool("ctx-trim", {t.string(), "--dry-run"}, "", env);
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
-  EXPECT_NE(dry.out.find("would trim 5 tool results, 2 images and 0 tool inputs:"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("would trim 5 tool results, 2 images and 0 tool inputs:"),
+            std::string::npos)
+      << dry.out;
   auto r = run_tool("ctx-trim", {t.string()}, "", env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Trimmed 5 tool results, 2 images and 0 tool inputs (Bash 6):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Trimmed 5 tool results, 2 images and 0 tool inputs (Bash 6):"),
+            std::string::npos)
+      << r.out;
   auto j = json::parse(run_tool("ctx-trim", {t.string(), "--dry-run", "--json"}, "", env).out);
   EXPECT_EQ(j["results_cut"], 5);
   EXPECT_EQ(j["images_replaced"], 2);
@@ -83,8 +110,12 @@ TEST(TrimReport, CountsToolResultsAndImagesApart) {
   ASSERT_NE(pos, std::string::npos);
   std::string copy = read_file(t.parent_path() / (r.out.substr(pos + 16, 36) + ".jsonl"));
   size_t notices = 0, placeholders = 0;
-  for (size_t p = copy.find("[...truncated"); p != std::string::npos; p = copy.find("[...truncated", p + 1)) ++notices;
-  for (size_t p = copy.find("[image removed by ctx-trim"); p != std::string::npos; p = copy.find("[image removed by ctx-trim", p + 1)) ++placeholders;
+  for (size_t p = copy.find("[...truncated"); p != std::string::npos;
+       p = copy.find("[...truncated", p + 1))
+    ++notices;
+  for (size_t p = copy.find("[image removed by ctx-trim"); p != std::string::npos;
+       p = copy.find("[image removed by ctx-trim", p + 1))
+    ++placeholders;
   EXPECT_EQ(notices, 5u);
   EXPECT_EQ(placeholders, 2u);
   wait_for_indexer(tmp / "home/.local/state/ctxkit");
@@ -106,10 +137,13 @@ TEST(SearchIndexing, TrimReturnsFirstAndTheArchiveBecomesSearchable) {
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_EQ(t.err, "");
   auto busy = run_tool("ctx-search", {"output line 500 of"}, "", s.env);
-  EXPECT_TRUE(busy.out.starts_with("The search index is being built: 0 KB of ")) << busy.out;  // nothing indexed yet
+  EXPECT_TRUE(busy.out.starts_with("The search index is being built: 0 KB of "))
+      << busy.out;  // nothing indexed yet
   ::close(fd);
   // Until the index is complete (the detached indexer's work, or ctx-search's own; 30 s at most).
-  for (int i = 0; i < 1500 && run_tool("ctx-search", {"output line 500 of"}, "", s.env).out.starts_with("The search index is"); ++i)
+  for (int i = 0; i < 1500 && run_tool("ctx-search", {"output line 500 of"}, "", s.env)
+                                  .out.starts_with("The search index is");
+       ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   auto hits = run_tool("ctx-search", {"output line 500 of", "--json"}, "", s.env);
   ASSERT_EQ(hits.exit_code, 0) << hits.err;
@@ -117,7 +151,8 @@ TEST(SearchIndexing, TrimReturnsFirstAndTheArchiveBecomesSearchable) {
   auto j = json::parse(hits.out);
   ASSERT_FALSE(j.empty());
   EXPECT_EQ(j[0]["session_id"], kSid);
-  EXPECT_NE(j[0]["snippet"].get<std::string>().find("[output]"), std::string::npos) << j[0]["snippet"];
+  EXPECT_NE(j[0]["snippet"].get<std::string>().find("[output]"), std::string::npos)
+      << j[0]["snippet"];
 }
 
 // The recorded session of every version and model: trimmed (the original archived) and found by
@@ -148,7 +183,9 @@ TEST_P(SearchOnRecorded, TrimmedSessionIsFoundByItsCutOutput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryVersion, SearchOnRecorded, ::testing::ValuesIn(fixture_sets("basic")),
-                         [](const ::testing::TestParamInfo<std::string>& p) { return fixture_set_name(p.param); });
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           return fixture_set_name(p.param);
+                         });
 
 TEST(SearchIndexing, SearchSaysWhenTheIndexIsBeingBuiltAndFinishesItOtherwise) {
   RecordedSession s;
@@ -162,8 +199,10 @@ TEST(SearchIndexing, SearchSaysWhenTheIndexIsBeingBuiltAndFinishesItOtherwise) {
   auto busy = run_tool("ctx-search", {"output line 500 of"}, "", s.env);
   EXPECT_EQ(busy.exit_code, 0) << busy.err;
   EXPECT_TRUE(busy.out.starts_with("The search index is being built: 0 KB of ")) << busy.out;
-  EXPECT_NE(busy.out.find(" KB of archived sessions indexed (0%, 1 of 1 sessions pending); results come from what is indexed so far.\n"),
-            std::string::npos) << busy.out;
+  EXPECT_NE(busy.out.find(" KB of archived sessions indexed (0%, 1 of 1 sessions pending); results "
+                          "come from what is indexed so far.\n"),
+            std::string::npos)
+      << busy.out;
   ::close(fd);  // the indexer is gone (killed): ctx-search finishes its work before answering
   auto done = run_tool("ctx-search", {"output line 500 of"}, "", s.env);
   EXPECT_EQ(done.exit_code, 0) << done.err;
@@ -175,9 +214,7 @@ TEST(SearchIndexing, ACorruptIndexIsQuarantinedAndRebuilt) {
   RecordedSession s;
   ASSERT_EQ(run_tool("ctx-trim", {kSid}, "", s.env).exit_code, 0);
   wait_for_indexer(s.state());
-  {
-    std::ofstream(s.state() / "archive/index.db", std::ios::trunc) << std::string(20000, 'z');
-  }
+  { std::ofstream(s.state() / "archive/index.db", std::ios::trunc) << std::string(20000, 'z'); }
   fs::remove(s.state() / "archive/index.db-wal");
   fs::remove(s.state() / "archive/index.db-shm");
   auto r = run_tool("ctx-search", {"output line 500 of"}, "", s.env);
@@ -205,16 +242,19 @@ TEST(SearchIndexing, ExcludedProjectsAndSessionsAreNotFoundWhereOthersAre) {
     }
     return tmp.write("home/.claude/projects/" + project + "/" + sid + ".jsonl", text);
   };
-  const std::string open_sid = "11111111-1111-4111-8111-111111111111", secret_sid = "22222222-2222-4222-8222-222222222222",
+  const std::string open_sid = "11111111-1111-4111-8111-111111111111",
+                    secret_sid = "22222222-2222-4222-8222-222222222222",
                     marked_sid = "33333333-3333-4333-8333-333333333333";
-  for (const auto& [project, sid, extra] : {std::tuple{"-open", open_sid, ""}, std::tuple{"-secret", secret_sid, ""},
-                                            std::tuple{"-open", marked_sid, "ctxkit:no-index"}}) {
+  for (const auto& [project, sid, extra] :
+       {std::tuple{"-open", open_sid, ""}, std::tuple{"-secret", secret_sid, ""},
+        std::tuple{"-open", marked_sid, "ctxkit:no-index"}}) {
     auto r = run_tool("ctx-trim", {session(project, sid, extra).string()}, "", env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   fs::path state = tmp / "home/.local/state/ctxkit";
   wait_for_indexer(state);
-  EXPECT_TRUE(fs::exists(state / "archive/-secret" / (secret_sid + ".jsonl")));  // archived all the same
+  EXPECT_TRUE(
+      fs::exists(state / "archive/-secret" / (secret_sid + ".jsonl")));  // archived all the same
   auto found = run_tool("ctx-search", {"marmot", "--json"}, "", env);
   ASSERT_EQ(found.exit_code, 0) << found.err;
   std::set<std::string> sessions;
@@ -239,14 +279,20 @@ TEST(SearchIndexing, SinceTakesEveryFormItsHelpPromises) {
   EXPECT_EQ(count("2026-11-21 12:56:00Z"), 0u);
   auto bad = run_tool("ctx-search", {"x", "--since", "2026-11-21T12:55junk"}, "", r.env);
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_EQ(bad.err, "ctx-search: error: --since '2026-11-21T12:55junk' is not a date or time (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])\n");
+  EXPECT_EQ(bad.err,
+            "ctx-search: error: --since '2026-11-21T12:55junk' is not a date or time "
+            "(YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])\n");
 }
 
 TEST(SearchIndexing, TrimRemovesStaleTemporariesOfAKilledTrim) {
   RecordedSession s;
-  fs::path stale = s.tmp.write("home/.claude/projects/-proj/." + kSid + ".jsonl.tmp.Ab12Cd", "half a copy");
-  fs::path stale_archive = s.tmp.write("home/.local/state/ctxkit/archive/-proj/." + kSid + ".jsonl.tmp.Ef34Gh", "half");
-  fs::path fresh = s.tmp.write("home/.claude/projects/-proj/.0b7c3a52-1c1e-4d7e-9a55-7a3c2d1e0f00.jsonl.tmp.Zz99Yy", "in use");
+  fs::path stale =
+      s.tmp.write("home/.claude/projects/-proj/." + kSid + ".jsonl.tmp.Ab12Cd", "half a copy");
+  fs::path stale_archive =
+      s.tmp.write("home/.local/state/ctxkit/archive/-proj/." + kSid + ".jsonl.tmp.Ef34Gh", "half");
+  fs::path fresh = s.tmp.write(
+      "home/.claude/projects/-proj/.0b7c3a52-1c1e-4d7e-9a55-7a3c2d1e0f00.jsonl.tmp.Zz99Yy",
+      "in use");
   timespec times[2] = {{0, UTIME_OMIT}, {::time(nullptr) - 3600, 0}};
   ASSERT_EQ(::utimensat(AT_FDCWD, stale.c_str(), times, 0), 0);
   ASSERT_EQ(::utimensat(AT_FDCWD, stale_archive.c_str(), times, 0), 0);

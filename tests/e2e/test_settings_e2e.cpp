@@ -16,7 +16,8 @@ using ojson = nlohmann::ordered_json;
 std::vector<fs::path> backups(const fs::path& dir) {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().starts_with("settings.json.ctxkit-backup-")) out.push_back(e.path());
+    if (e.path().filename().string().starts_with("settings.json.ctxkit-backup-"))
+      out.push_back(e.path());
   return out;
 }
 
@@ -31,8 +32,13 @@ TEST(Settings, InstallTwiceThenUninstallRestoresTheUsersFile) {
 )";
   fs::path s = tmp.write("home/.claude/settings.json", original);
   fs::permissions(s, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
-  std::vector<std::string> args = {"install", "--settings", s.string(), "--bin-dir", "/opt/ctxkit/bin",
-                                   "--manifest", (tmp / "share/manifest.json").string()};
+  std::vector<std::string> args = {"install",
+                                   "--settings",
+                                   s.string(),
+                                   "--bin-dir",
+                                   "/opt/ctxkit/bin",
+                                   "--manifest",
+                                   (tmp / "share/manifest.json").string()};
   auto r = run_tool("ctx-settings", args, "", tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ojson j = ojson::parse(read_file(s));
@@ -49,7 +55,8 @@ TEST(Settings, InstallTwiceThenUninstallRestoresTheUsersFile) {
   r = run_tool("ctx-settings", args, "", tmp.env());
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(read_file(s), once);
-  EXPECT_NE(r.out.find("already registered: PostToolUse hook /opt/ctxkit/bin/ctx-remind"), std::string::npos);
+  EXPECT_NE(r.out.find("already registered: PostToolUse hook /opt/ctxkit/bin/ctx-remind"),
+            std::string::npos);
 
   args[0] = "uninstall";
   r = run_tool("ctx-settings", args, "", tmp.env());
@@ -64,10 +71,12 @@ TEST(Settings, SymlinkedSettingsAreWrittenThroughTheLink) {
   fs::create_directories(tmp / "home/.claude");
   fs::path link = tmp / "home/.claude/settings.json";
   fs::create_symlink(real, link);
-  auto r = run_tool("ctx-settings", {"install", "--settings", link.string(), "--bin-dir", "/b"}, "", tmp.env());
+  auto r = run_tool("ctx-settings", {"install", "--settings", link.string(), "--bin-dir", "/b"}, "",
+                    tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_symlink(link));
-  EXPECT_EQ(ojson::parse(read_file(real))["hooks"]["PostToolUse"][0]["hooks"][0]["command"], "/b/ctx-remind");
+  EXPECT_EQ(ojson::parse(read_file(real))["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+            "/b/ctx-remind");
   EXPECT_EQ(backups(link.parent_path()).size(), 1u);
 }
 
@@ -75,11 +84,16 @@ TEST(Settings, MissingFileIsCreatedAndRemovedAgainByUninstall) {
   TempDir tmp;
   fs::path s = tmp / "proj/.claude/settings.json";
   std::string manifest = (tmp / "m.json").string();
-  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest}, "", tmp.env());
+  auto r =
+      run_tool("ctx-settings",
+               {"install", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest}, "",
+               tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(ojson::parse(read_file(s)).contains("statusLine"));
   EXPECT_TRUE(backups(s.parent_path()).empty());
-  r = run_tool("ctx-settings", {"uninstall", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest}, "", tmp.env());
+  r = run_tool("ctx-settings",
+               {"uninstall", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest},
+               "", tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(s));
   EXPECT_TRUE(backups(s.parent_path()).empty());
@@ -89,21 +103,34 @@ TEST(Settings, UninstallKeepsAFileTheUserAddedTo) {
   TempDir tmp;
   fs::path s = tmp / "proj/.claude/settings.json";
   std::string manifest = (tmp / "m.json").string();
-  ASSERT_EQ(run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest}, "", tmp.env()).exit_code, 0);
+  ASSERT_EQ(
+      run_tool("ctx-settings",
+               {"install", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest}, "",
+               tmp.env())
+          .exit_code,
+      0);
   ojson j = ojson::parse(read_file(s));
   j["permissions"] = {{"allow", {"Bash(ls)"}}};
   std::ofstream(s) << j.dump(2);
-  ASSERT_EQ(run_tool("ctx-settings", {"uninstall", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest}, "", tmp.env()).exit_code, 0);
+  ASSERT_EQ(
+      run_tool("ctx-settings",
+               {"uninstall", "--settings", s.string(), "--bin-dir", "/b", "--manifest", manifest},
+               "", tmp.env())
+          .exit_code,
+      0);
   EXPECT_EQ(ojson::parse(read_file(s)), (ojson{{"permissions", {{"allow", {"Bash(ls)"}}}}}));
 }
 
 TEST(Settings, InvalidJsonIsRefusedAndNothingIsWritten) {
   TempDir tmp;
   fs::path s = tmp.write("settings.json", "{\"hooks\": {,}\n");
-  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+  auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "",
+                    tmp.env());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(line_count(r.err), 1u);
-  EXPECT_TRUE(r.err.starts_with("ctx-settings: error: " + s.string() + " is not valid JSON: parse error at line 1")) << r.err;
+  EXPECT_TRUE(r.err.starts_with("ctx-settings: error: " + s.string() +
+                                " is not valid JSON: parse error at line 1"))
+      << r.err;
   EXPECT_EQ(read_file(s), "{\"hooks\": {,}\n");
   EXPECT_TRUE(backups(tmp.path()).empty());
 }
@@ -114,7 +141,8 @@ TEST(Settings, UnexpectedShapeIsRefusedAndNothingIsWritten) {
                            "{\"hooks\": {\"PostToolUse\": [7]}}\n", "{\"statusLine\": 3}\n"}) {
     TempDir tmp;
     fs::path s = tmp.write("settings.json", text);
-    auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+    auto r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "",
+                      tmp.env());
     EXPECT_EQ(r.exit_code, 1) << text << r.out;
     EXPECT_EQ(line_count(r.err), 1u) << text << r.err;
     EXPECT_TRUE(r.err.starts_with("ctx-settings: error: ")) << r.err;
@@ -122,7 +150,6 @@ TEST(Settings, UnexpectedShapeIsRefusedAndNothingIsWritten) {
     EXPECT_TRUE(backups(tmp.path()).empty()) << text;
   }
 }
-
 
 // The per-user set-up (no --settings): hooks and status line, the MCP server, the skills.
 namespace setup {
@@ -135,7 +162,8 @@ fs::path data_dir(const TempDir& tmp) {
   return d;
 }
 
-std::vector<std::string> args(const std::string& action, const TempDir& tmp, std::vector<std::string> more = {}) {
+std::vector<std::string> args(const std::string& action, const TempDir& tmp,
+                              std::vector<std::string> more = {}) {
   std::vector<std::string> a{action, "--bin-dir", bin_dir(), "--data-dir", (tmp / "data").string()};
   a.insert(a.end(), more.begin(), more.end());
   return a;
@@ -148,7 +176,8 @@ const char* kUserSettings = R"({
   }
 }
 )";
-const char* kClaudeJson = R"({"numStartups":3,"mcpServers":{"other":{"type":"stdio","command":"/usr/bin/other","args":[],"env":{}}}})";
+const char* kClaudeJson =
+    R"({"numStartups":3,"mcpServers":{"other":{"type":"stdio","command":"/usr/bin/other","args":[],"env":{}}}})";
 
 }  // namespace setup
 
@@ -215,7 +244,8 @@ struct TheirStatusLine {
   ojson original;
   explicit TheirStatusLine(const TempDir& tmp) {
     script = tmp.write("my scripts/line.sh",
-                       "#!/bin/sh\nin=$(cat)\ncase \"$in\" in *'\"session_id\":\"S\"'*) echo \"mine $1\";; *) echo wrong input;; esac\n");
+                       "#!/bin/sh\nin=$(cat)\ncase \"$in\" in *'\"session_id\":\"S\"'*) echo "
+                       "\"mine $1\";; *) echo wrong input;; esac\n");
     ::chmod(script.c_str(), 0755);
     command = util::shell_quote(script.string()) + " \"it's\"";
     original = ojson{{"type", "command"}, {"command", command}, {"padding", 2}};
@@ -233,12 +263,13 @@ TEST(SettingsSetup, KeepsTheUsersStatusLineAndOffersToWrapIt) {
   ojson j = ojson::parse(read_file(theirs.settings));
   EXPECT_EQ(j["statusLine"].dump(), theirs.original.dump());
   EXPECT_EQ(j["hooks"]["PostToolUse"][0]["hooks"][0]["command"], bin_dir() + "/ctx-remind");
-  const std::string offer = "ctxkit: your status line '" + theirs.command + "' is kept; to show ctxkit's beside it run: ";
+  const std::string offer =
+      "ctxkit: your status line '" + theirs.command + "' is kept; to show ctxkit's beside it run: ";
   auto at = r.out.find(offer);
   ASSERT_NE(at, std::string::npos) << r.out;
   std::string hint = r.out.substr(at + offer.size(), r.out.find('\n', at) - at - offer.size());
-  EXPECT_TRUE(hint.ends_with(" install --bin-dir " + bin_dir() + " --data-dir " + (tmp / "data").string() +
-                             " --wrap-status-line"))
+  EXPECT_TRUE(hint.ends_with(" install --bin-dir " + bin_dir() + " --data-dir " +
+                             (tmp / "data").string() + " --wrap-status-line"))
       << hint;
   // The offer is made once per install, not for a status line that is ours.
   EXPECT_EQ(r.out.find(offer, at + 1), std::string::npos);
@@ -249,7 +280,8 @@ TEST(SettingsSetup, WrapStatusLineShowsBothOnceAndUninstallPutsTheirsBack) {
   setup::data_dir(tmp);
   TheirStatusLine theirs(tmp);
   const std::string before = read_file(theirs.settings);
-  auto r = run_tool("ctx-settings", setup::args("install", tmp, {"--wrap-status-line"}), "", tmp.env());
+  auto r =
+      run_tool("ctx-settings", setup::args("install", tmp, {"--wrap-status-line"}), "", tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("is kept; to show"), std::string::npos) << r.out;
   ojson j = ojson::parse(read_file(theirs.settings));
@@ -265,9 +297,14 @@ TEST(SettingsSetup, WrapStatusLineShowsBothOnceAndUninstallPutsTheirsBack) {
   util::ProcessSpec spec;
   spec.argv = {"/bin/sh", "-c", j["statusLine"]["command"].get<std::string>()};
   spec.env.emplace(env.vars().begin(), env.vars().end());
-  ojson payload{{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()},
-                {"context_window", {{"context_window_size", 1000000},
-                                    {"current_usage", {{"input_tokens", 1}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 483499}}}}}};
+  ojson payload{{"session_id", "S"},
+                {"transcript_path", (tmp / "t.jsonl").string()},
+                {"context_window",
+                 {{"context_window_size", 1000000},
+                  {"current_usage",
+                   {{"input_tokens", 1},
+                    {"cache_creation_input_tokens", 0},
+                    {"cache_read_input_tokens", 483499}}}}}};
   spec.stdin_data = payload.dump();
   spec.timeout = std::chrono::seconds(20);
   auto run = util::run_process(spec);
@@ -297,7 +334,8 @@ TEST(SettingsSetup, UninstallLeavesAStatusLineChangedSinceTheWrap) {
   TempDir tmp;
   setup::data_dir(tmp);
   TheirStatusLine theirs(tmp);
-  auto r = run_tool("ctx-settings", setup::args("install", tmp, {"--wrap-status-line"}), "", tmp.env());
+  auto r =
+      run_tool("ctx-settings", setup::args("install", tmp, {"--wrap-status-line"}), "", tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ojson j = ojson::parse(read_file(theirs.settings));
   j["statusLine"]["command"] = "newer-line";
@@ -311,10 +349,14 @@ TEST(Settings, WrapStatusLineWithASettingsFileNeedsAManifest) {
   TempDir tmp;
   TheirStatusLine theirs(tmp);
   const std::string before = read_file(theirs.settings);
-  auto r = run_tool("ctx-settings", {"install", "--settings", theirs.settings.string(), "--bin-dir", "/b", "--wrap-status-line"},
-                    "", tmp.env());
+  auto r = run_tool(
+      "ctx-settings",
+      {"install", "--settings", theirs.settings.string(), "--bin-dir", "/b", "--wrap-status-line"},
+      "", tmp.env());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "ctx-settings: error: --wrap-status-line needs --manifest (where uninstall finds the status line to put back)\n");
+  EXPECT_EQ(r.err,
+            "ctx-settings: error: --wrap-status-line needs --manifest (where uninstall finds the "
+            "status line to put back)\n");
   EXPECT_EQ(read_file(theirs.settings), before);
 }
 
@@ -323,7 +365,9 @@ TEST(SettingsSetup, ProjectInstallWritesOnlyTheProjectsFiles) {
   setup::data_dir(tmp);
   fs::create_directories(tmp / "proj");
   const std::string bin = bin_dir();
-  auto r = run_tool("ctx-settings", setup::args("install", tmp, {"--project", (tmp / "proj").string()}), "", tmp.env());
+  auto r =
+      run_tool("ctx-settings", setup::args("install", tmp, {"--project", (tmp / "proj").string()}),
+               "", tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ojson j = ojson::parse(read_file(tmp / "proj/.claude/settings.json"));
   EXPECT_EQ(j["hooks"]["PostToolUse"][0]["hooks"][0]["command"], bin + "/ctx-remind");
@@ -334,7 +378,9 @@ TEST(SettingsSetup, ProjectInstallWritesOnlyTheProjectsFiles) {
   EXPECT_FALSE(fs::exists(tmp / "home/.claude"));
   EXPECT_FALSE(fs::exists(tmp / "home/.claude.json"));
 
-  r = run_tool("ctx-settings", setup::args("uninstall", tmp, {"--project", (tmp / "proj").string()}), "", tmp.env());
+  r = run_tool("ctx-settings",
+               setup::args("uninstall", tmp, {"--project", (tmp / "proj").string()}), "",
+               tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(tmp / "proj/.claude/settings.json"));
   EXPECT_FALSE(fs::exists(tmp / "proj/.mcp.json"));
@@ -356,7 +402,8 @@ TEST(SettingsSetup, RefusesWhileThePluginIsEnabledExceptForTheStatusLine) {
   EXPECT_FALSE(fs::exists(tmp / "home/.claude.json"));
   EXPECT_FALSE(fs::exists(tmp / "home/.claude/skills"));
   // The settings-file-only form refuses too.
-  r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "", tmp.env());
+  r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "",
+               tmp.env());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(read_file(s), user);
 
@@ -384,10 +431,13 @@ TEST(SettingsSetup, ActiveNamesTheInstallInUse) {
   EXPECT_EQ(r.out, "none\n");
   ASSERT_EQ(run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env()).exit_code, 0);
   r = run_tool("ctx-settings", {"active"}, "", tmp.env());
-  EXPECT_EQ(r.out, "settings: 3 ctxkit hook commands in " + (tmp / "home/.claude/settings.json").string() + "\n");
-  fs::path p = tmp.write("proj/.claude/settings.local.json", R"({"enabledPlugins":{"ctxkit@local":true}})");
+  EXPECT_EQ(r.out, "settings: 3 ctxkit hook commands in " +
+                       (tmp / "home/.claude/settings.json").string() + "\n");
+  fs::path p =
+      tmp.write("proj/.claude/settings.local.json", R"({"enabledPlugins":{"ctxkit@local":true}})");
   r = run_tool("ctx-settings", {"active", "--project", (tmp / "proj").string()}, "", tmp.env());
-  EXPECT_NE(r.out.find("plugin: ctxkit@local enabled in " + p.string()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plugin: ctxkit@local enabled in " + p.string()), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("settings: 3 ctxkit hook commands"), std::string::npos) << r.out;
 }
 
@@ -396,15 +446,21 @@ TEST(SettingsPlugin, WritesThePluginFromTheSameHookListAsTheSettingsInstall) {
   fs::path out = tmp / "plugin";
   fs::create_directories(out / "bin");
   // Without the programs in bin/ the plugin is refused: its hooks would name missing files.
-  auto r = run_tool("ctx-settings", {"plugin", "--out", out.string(), "--data-dir", (fs::path(CTXKIT_SOURCE_DIR) / "share").string(),
-                                     "--skills-dir", (fs::path(CTXKIT_SOURCE_DIR) / "skills").string()}, "", tmp.env());
+  auto r = run_tool("ctx-settings",
+                    {"plugin", "--out", out.string(), "--data-dir",
+                     (fs::path(CTXKIT_SOURCE_DIR) / "share").string(), "--skills-dir",
+                     (fs::path(CTXKIT_SOURCE_DIR) / "skills").string()},
+                    "", tmp.env());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("ctx-remind is missing"), std::string::npos) << r.err;
   for (const auto& e : fs::directory_iterator(bin_dir()))
     if (e.is_regular_file() && e.path().filename().string().starts_with("ctx-"))
       fs::copy_file(e.path(), out / "bin" / e.path().filename());
-  r = run_tool("ctx-settings", {"plugin", "--out", out.string(), "--data-dir", (fs::path(CTXKIT_SOURCE_DIR) / "share").string(),
-                                "--skills-dir", (fs::path(CTXKIT_SOURCE_DIR) / "skills").string()}, "", tmp.env());
+  r = run_tool("ctx-settings",
+               {"plugin", "--out", out.string(), "--data-dir",
+                (fs::path(CTXKIT_SOURCE_DIR) / "share").string(), "--skills-dir",
+                (fs::path(CTXKIT_SOURCE_DIR) / "skills").string()},
+               "", tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
 
   ojson plugin = ojson::parse(read_file(out / ".claude-plugin/plugin.json"));
@@ -415,7 +471,8 @@ TEST(SettingsPlugin, WritesThePluginFromTheSameHookListAsTheSettingsInstall) {
   EXPECT_EQ(market["plugins"][0]["source"], "./");
 
   // Every hook of the settings install, in the same order, run from ${CLAUDE_PLUGIN_ROOT}/bin.
-  ojson snippet = ojson::parse(run_tool("ctx-settings", {"snippet", "--bin-dir", "/B"}, "", tmp.env()).out);
+  ojson snippet =
+      ojson::parse(run_tool("ctx-settings", {"snippet", "--bin-dir", "/B"}, "", tmp.env()).out);
   ojson hooks = ojson::parse(read_file(out / "hooks/hooks.json"))["hooks"];
   ASSERT_EQ(hooks.size(), snippet["hooks"].size());
   size_t n = 0;
@@ -436,8 +493,10 @@ TEST(SettingsPlugin, WritesThePluginFromTheSameHookListAsTheSettingsInstall) {
   }
   EXPECT_EQ(n, 6u);
   ojson mcp = ojson::parse(read_file(out / ".mcp.json"));
-  EXPECT_EQ(mcp["mcpServers"]["ctxkit-workflow"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp");
-  EXPECT_EQ(mcp["mcpServers"]["ctxkit-archive"]["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp");
+  EXPECT_EQ(mcp["mcpServers"]["ctxkit-workflow"]["command"],
+            "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp");
+  EXPECT_EQ(mcp["mcpServers"]["ctxkit-archive"]["command"],
+            "${CLAUDE_PLUGIN_ROOT}/bin/ctx-archive-mcp");
   // Skills call the programs by name (the plugin's bin/ is on the Bash tool's PATH).
   std::string skill = read_file(out / "skills/trim/SKILL.md");
   EXPECT_EQ(skill.find("@CTXKIT_BIN@"), std::string::npos);
@@ -452,7 +511,8 @@ TEST(SettingsPlugin, TheShippedSnippetListsTheSameHooks) {
   auto r = run_tool("ctx-settings", {"snippet", "--bin-dir", "/B"}, "", tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ojson want = ojson::parse(r.out)["hooks"];
-  ojson got = ojson::parse(read_file(fs::path(CTXKIT_SOURCE_DIR) / "share/settings-snippet.json"))["hooks"];
+  ojson got =
+      ojson::parse(read_file(fs::path(CTXKIT_SOURCE_DIR) / "share/settings-snippet.json"))["hooks"];
   ASSERT_EQ(got.size(), want.size());
   for (const auto& [event, groups] : want.items()) {
     ASSERT_EQ(got[event].size(), groups.size()) << event;

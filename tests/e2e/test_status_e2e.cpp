@@ -7,8 +7,8 @@
 
 #include "context/context_meter.hpp"
 #include "e2e/e2e_support.hpp"
-#include "unit/json_variants.hpp"
 #include "store/state_store.hpp"
+#include "unit/json_variants.hpp"
 
 namespace ctxkit::test {
 namespace {
@@ -38,7 +38,8 @@ TEST_P(RecordedStatusInput, RecordsAndShowsTheClientsExactFigure) {
   json all = json::parse(read_file(fixture_path(GetParam().set, "hooks/StatusLine.json")));
   int checked = 0;
   for (json p : all["payloads"]) {
-    if (!p["context_window"].is_object() || !p["context_window"]["current_usage"].is_object()) continue;
+    if (!p["context_window"].is_object() || !p["context_window"]["current_usage"].is_object())
+      continue;
     TempDir tmp;
     util::Env env = tmp.env();
     env.set("NO_COLOR", "1");
@@ -51,14 +52,16 @@ TEST_P(RecordedStatusInput, RecordsAndShowsTheClientsExactFigure) {
     auto fig = store->status(p["session_id"]);
     ASSERT_TRUE(fig && *fig);
     auto cu = p["context_window"]["current_usage"];
-    const int64_t tokens = cu["input_tokens"].get<int64_t>() + cu["cache_creation_input_tokens"].get<int64_t>() +
+    const int64_t tokens = cu["input_tokens"].get<int64_t>() +
+                           cu["cache_creation_input_tokens"].get<int64_t>() +
                            cu["cache_read_input_tokens"].get<int64_t>();
     const int64_t window = p["context_window"]["context_window_size"];
     EXPECT_EQ((*fig)->tokens, tokens);
     EXPECT_EQ((*fig)->window, window);
-    // No auto-compact window is set, so the client compacts only at its window: the figure is of it.
-    EXPECT_EQ(r.out, "Context " + std::to_string(tokens * 100 / window) + "% · " + short_tokens(tokens) + " of " +
-                         short_tokens(window) + " window\n");
+    // No auto-compact window is set, so the client compacts only at its window: the figure is of
+    // it.
+    EXPECT_EQ(r.out, "Context " + std::to_string(tokens * 100 / window) + "% · " +
+                         short_tokens(tokens) + " of " + short_tokens(window) + " window\n");
     ++checked;
   }
   EXPECT_GE(checked, 1);
@@ -74,9 +77,14 @@ TEST(Status, OneMillionWindowReportedByTheClient) {
   TempDir tmp;
   util::Env env = tmp.env();
   env.set("NO_COLOR", "1");
-  json p = {{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()},
-            {"context_window", {{"context_window_size", 1000000},
-                                {"current_usage", {{"input_tokens", 1}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 483499}}}}}};
+  json p = {{"session_id", "S"},
+            {"transcript_path", (tmp / "t.jsonl").string()},
+            {"context_window",
+             {{"context_window_size", 1000000},
+              {"current_usage",
+               {{"input_tokens", 1},
+                {"cache_creation_input_tokens", 0},
+                {"cache_read_input_tokens", 483499}}}}}};
   auto r = run_tool("ctx-status", {}, p.dump(), env);
   EXPECT_EQ(r.out, "Context 48% · 484k of 1M window\n");
 }
@@ -87,16 +95,25 @@ TEST(Status, UsableEndsWhereTheClientCompacts) {
   TempDir tmp;
   util::Env env = tmp.env();
   env.set("NO_COLOR", "1");
-  json p = {{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()}, {"cwd", (tmp / "proj").string()},
-            {"context_window", {{"context_window_size", 1000000},
-                                {"current_usage", {{"input_tokens", 1}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 483499}}}}}};
+  json p = {{"session_id", "S"},
+            {"transcript_path", (tmp / "t.jsonl").string()},
+            {"cwd", (tmp / "proj").string()},
+            {"context_window",
+             {{"context_window_size", 1000000},
+              {"current_usage",
+               {{"input_tokens", 1},
+                {"cache_creation_input_tokens", 0},
+                {"cache_read_input_tokens", 483499}}}}}};
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "1000000");
-  EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out, "Context 50% · 484k of 967k usable · 1M window\n");
+  EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out,
+            "Context 50% · 484k of 967k usable · 1M window\n");
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "");
   tmp.write("proj/.claude/settings.json", R"({"autoCompactWindow": "600k"})");
-  EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out, "Context 85% · 484k of 567k usable · 1M window\n");
+  EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out,
+            "Context 85% · 484k of 567k usable · 1M window\n");
   env.set("DISABLE_AUTO_COMPACT", "1");
-  EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out, "Context 48% · 484k of 1M window · auto-compact off\n");
+  EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out,
+            "Context 48% · 484k of 1M window · auto-compact off\n");
 }
 
 TEST(Status, ShowConfigAndVersion) {
@@ -109,11 +126,16 @@ TEST(Status, ShowConfigAndVersion) {
 
 // A payload of 483,500 tokens in a 1M window: "Context 48% · 484k of 1M window".
 json half_full(const TempDir& tmp) {
-  return {{"session_id", "S"}, {"transcript_path", (tmp / "t.jsonl").string()},
+  return {{"session_id", "S"},
+          {"transcript_path", (tmp / "t.jsonl").string()},
           {"model", {{"id", "claude-opus-4-8"}, {"display_name", "Opus 4.8"}}},
           {"cost", {{"total_cost_usd", 0.137045}}},
-          {"context_window", {{"context_window_size", 1000000},
-                              {"current_usage", {{"input_tokens", 1}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 483499}}}}}};
+          {"context_window",
+           {{"context_window_size", 1000000},
+            {"current_usage",
+             {{"input_tokens", 1},
+              {"cache_creation_input_tokens", 0},
+              {"cache_read_input_tokens", 483499}}}}}};
 }
 constexpr const char* kOurs = "Context 48% · 484k of 1M window";
 
@@ -130,7 +152,8 @@ TEST(Status, WrapShowsTheUsersLineBesideOursFromTheSameInput) {
   env.set("NO_COLOR", "1");
   // Theirs checks it got the same payload, and has a second line.
   std::string theirs = script(tmp, "their line.sh",
-                              "in=$(cat)\ncase \"$in\" in *'\"session_id\":\"S\"'*) echo \"theirs: $1\";; *) echo wrong input;; esac\n"
+                              "in=$(cat)\ncase \"$in\" in *'\"session_id\":\"S\"'*) echo \"theirs: "
+                              "$1\";; *) echo wrong input;; esac\n"
                               "echo second line\n");
   auto r = run_tool("ctx-status", {"--wrap", "'" + theirs + "' arg"}, half_full(tmp).dump(), env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -179,14 +202,17 @@ TEST(Status, AWrappedCommandThatFailsLeavesOursAlone) {
   TempDir tmp;
   util::Env env = tmp.env();
   env.set("NO_COLOR", "1");
-  auto r = run_tool("ctx-status", {"--wrap", "sh -c 'echo half; exit 3'"}, half_full(tmp).dump(), env);
+  auto r =
+      run_tool("ctx-status", {"--wrap", "sh -c 'echo half; exit 3'"}, half_full(tmp).dump(), env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, std::string(kOurs) + "\n");
   EXPECT_EQ(r.err, "ctx-status: status command: exit 3\n");
   r = run_tool("ctx-status", {"--wrap", "no-such-status-program"}, half_full(tmp).dump(), env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, std::string(kOurs) + "\n");
-  EXPECT_EQ(r.err, "ctx-status: status command: starting no-such-status-program: no-such-status-program not found in PATH\n");
+  EXPECT_EQ(r.err,
+            "ctx-status: status command: starting no-such-status-program: no-such-status-program "
+            "not found in PATH\n");
 }
 
 TEST(Status, NoColorOfAnyNonEmptyValueTurnsColoursOff) {
@@ -205,12 +231,14 @@ TEST(Status, AFormatNamesTheFieldsAndTheSessionCost) {
   util::Env env = tmp.env();
   env.set("NO_COLOR", "1");
   tmp.write("home/.config/ctxkit/config.toml",
-            "[status]\nformat = \"{percent}% · {tokens}/{usable} · {window} · {tier} · {model} · {cost}\"\n");
+            "[status]\nformat = \"{percent}% · {tokens}/{usable} · {window} · {tier} · {model} · "
+            "{cost}\"\n");
   auto r = run_tool("ctx-status", {}, half_full(tmp).dump(), env);
   EXPECT_EQ(r.out, "48% · 484k/1M · 1M · ok · Opus 4.8 · $0.14\n");
   json no_cost = half_full(tmp);
   no_cost.erase("cost");
-  EXPECT_EQ(run_tool("ctx-status", {}, no_cost.dump(), env).out, "48% · 484k/1M · 1M · ok · Opus 4.8 · \n");
+  EXPECT_EQ(run_tool("ctx-status", {}, no_cost.dump(), env).out,
+            "48% · 484k/1M · 1M · ok · Opus 4.8 · \n");
   EXPECT_EQ(run_tool("ctx-status", {}, half_full(tmp).dump(), tmp.env()).out,
             "\x1b[32m48% · 484k/1M · 1M · ok · Opus 4.8 · $0.14\x1b[0m\n");
 }

@@ -2,9 +2,9 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-#include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
 #include "store/state_store.hpp"
@@ -32,7 +32,10 @@ TEST(Trim, WritesATrimmedCopyThatKeepsTheChainAndEveryOtherByte) {
   EXPECT_EQ(r.err, "");
   std::string id = new_id_from(r.out);
   ASSERT_EQ(id.size(), 36u) << r.out;
-  EXPECT_NE(r.out.find("cd /var/tmp/cc-harness/exp/claude-sonnet-4-5/basic/proj && claude --resume " + id), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(
+                "cd /var/tmp/cc-harness/exp/claude-sonnet-4-5/basic/proj && claude --resume " + id),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(read_file(s.transcript), s.original);  // the original is untouched
 
   fs::path copy = s.dir / (id + ".jsonl");
@@ -57,12 +60,18 @@ TEST(Trim, WritesATrimmedCopyThatKeepsTheChainAndEveryOtherByte) {
       EXPECT_EQ(b["trim_metadata"]["parent_session_id"], kSid);
       EXPECT_GT(b["trim_metadata"]["stats"]["tokens_saved"].get<int>(), 300);
       b.erase("trim_metadata");
-      EXPECT_EQ(b.dump(), [&] { json c = a; c["sessionId"] = id; return c.dump(); }());
-    } else if (has_result && b["message"]["content"][0]["content"] != a["message"]["content"][0]["content"]) {
+      EXPECT_EQ(b.dump(), [&] {
+        json c = a;
+        c["sessionId"] = id;
+        return c.dump();
+      }());
+    } else if (has_result &&
+               b["message"]["content"][0]["content"] != a["message"]["content"][0]["content"]) {
       ++trimmed;
       std::string c = b["message"]["content"][0]["content"];
       EXPECT_NE(c.find("[...truncated - original content was "), std::string::npos);
-      EXPECT_NE(c.find("See line " + std::to_string(i + 1) + " of "), std::string::npos) << c.substr(480);
+      EXPECT_NE(c.find("See line " + std::to_string(i + 1) + " of "), std::string::npos)
+          << c.substr(480);
       EXPECT_EQ(b["toolUseResult"], a["toolUseResult"]);
     } else {
       // Untouched lines: the same bytes but the sessionId value (and zeroed usage numbers).
@@ -83,7 +92,8 @@ TEST(Trim, WritesATrimmedCopyThatKeepsTheChainAndEveryOtherByte) {
   ASSERT_EQ(::stat(archived.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_TRUE(fs::exists(s.dir / id / "subagents/agent-a12aac722b824f25d.jsonl"));
-  EXPECT_TRUE(fs::exists(s.state() / "archive/-proj" / kSid / "subagents/agent-a12aac722b824f25d.jsonl"));
+  EXPECT_TRUE(
+      fs::exists(s.state() / "archive/-proj" / kSid / "subagents/agent-a12aac722b824f25d.jsonl"));
   ASSERT_EQ(::stat(copy.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 
@@ -129,7 +139,8 @@ TEST(Trim, DryRunWritesNothingAndReportsPerTool) {
 TEST(Trim, CurrentSessionFromTheEnvironmentAndJsonOutput) {
   Session s;
   s.env.set("CLAUDE_CODE_SESSION_ID", kSid);
-  auto r = run_tool("ctx-trim", {"--json", "--threshold", "200", "--tools", "Bash,Read"}, "", s.env);
+  auto r =
+      run_tool("ctx-trim", {"--json", "--threshold", "200", "--tools", "Bash,Read"}, "", s.env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
   EXPECT_TRUE(j["written"].get<bool>());
@@ -156,26 +167,33 @@ std::set<std::string> tool_uses_of_last_responses(const std::vector<std::string>
   std::string last_id;
   for (const auto& line : lines) {
     const json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || j.value("type", "") != "assistant" || j.value("isSidechain", false)) continue;
+    if (j.is_discarded() || j.value("type", "") != "assistant" || j.value("isSidechain", false))
+      continue;
     const std::string id = j["message"].value("id", "");
     if (responses.empty() || id.empty() || id != last_id) responses.emplace_back();
     last_id = id;
     for (const auto& b : j["message"].value("content", json::array()))
-      if (b.is_object() && b.value("type", "") == "tool_use") responses.back().push_back(b.value("id", ""));
+      if (b.is_object() && b.value("type", "") == "tool_use")
+        responses.back().push_back(b.value("id", ""));
   }
   std::set<std::string> out;
-  for (size_t i = responses.size() > n ? responses.size() - n : 0; i < responses.size(); ++i) out.insert(responses[i].begin(), responses[i].end());
+  for (size_t i = responses.size() > n ? responses.size() - n : 0; i < responses.size(); ++i)
+    out.insert(responses[i].begin(), responses[i].end());
   return out;
 }
 
 // The indexes of the lines holding a tool_result for one of `ids`.
-std::vector<size_t> result_lines(const std::vector<std::string>& lines, const std::set<std::string>& ids) {
+std::vector<size_t> result_lines(const std::vector<std::string>& lines,
+                                 const std::set<std::string>& ids) {
   std::vector<size_t> out;
   for (size_t i = 0; i < lines.size(); ++i) {
     const json j = json::parse(lines[i], nullptr, false);
-    if (j.is_discarded() || j.value("type", "") != "user" || !j.contains("message") || !j["message"].value("content", json()).is_array()) continue;
+    if (j.is_discarded() || j.value("type", "") != "user" || !j.contains("message") ||
+        !j["message"].value("content", json()).is_array())
+      continue;
     for (const auto& b : j["message"]["content"])
-      if (b.is_object() && b.value("type", "") == "tool_result" && ids.count(b.value("tool_use_id", ""))) {
+      if (b.is_object() && b.value("type", "") == "tool_result" &&
+          ids.count(b.value("tool_use_id", ""))) {
         out.push_back(i);
         break;
       }
@@ -214,16 +232,20 @@ TEST(Trim, KeepRecentLeavesTheLastResponsesAlone) {
   };
   int trimmed_without = 0;
   for (size_t i : protected_lines) {
-    EXPECT_EQ(results(kept_lines[i]), results(original[i])) << "line " << i + 1 << " was trimmed although it is recent";
+    EXPECT_EQ(results(kept_lines[i]), results(original[i]))
+        << "line " << i + 1 << " was trimmed although it is recent";
     trimmed_without += results(all_lines[i]) != results(original[i]);
   }
-  EXPECT_GT(trimmed_without, 0) << "without --keep-recent none of the recent results is trimmed: the test shows nothing";
-  EXPECT_EQ(kept["results_trimmed"].get<int>(), all["results_trimmed"].get<int>() - trimmed_without);
+  EXPECT_GT(trimmed_without, 0)
+      << "without --keep-recent none of the recent results is trimmed: the test shows nothing";
+  EXPECT_EQ(kept["results_trimmed"].get<int>(),
+            all["results_trimmed"].get<int>() - trimmed_without);
 }
 
 TEST(Trim, AHalfWrittenLastLineIsNotCopied) {
   Session s;
-  std::ofstream(s.transcript, std::ios::app) << R"({"type":"assistant","message":{"id":"msg_partial","con)";
+  std::ofstream(s.transcript, std::ios::app)
+      << R"({"type":"assistant","message":{"id":"msg_partial","con)";
   auto r = run_tool("ctx-trim", {kSid}, "", s.env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto copy = file_lines(s.dir / (new_id_from(r.out) + ".jsonl"));
@@ -239,7 +261,8 @@ TEST(Trim, TheArchiveIsCopiedAgainOnlyWhenTheSessionGrew) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_EQ(run_tool("ctx-trim", {kSid}, "", s.env).exit_code, 0);
   EXPECT_EQ(fs::last_write_time(archived), first);  // unchanged source: not copied again
-  std::ofstream(s.transcript, std::ios::app) << R"({"type":"progress","sessionId":")" << kSid << "\"}\n";
+  std::ofstream(s.transcript, std::ios::app)
+      << R"({"type":"progress","sessionId":")" << kSid << "\"}\n";
   ASSERT_EQ(run_tool("ctx-trim", {kSid}, "", s.env).exit_code, 0);
   EXPECT_EQ(read_file(archived), read_file(s.transcript));  // grown: the archive follows
 }
@@ -247,7 +270,8 @@ TEST(Trim, TheArchiveIsCopiedAgainOnlyWhenTheSessionGrew) {
 TEST(Trim, UnreadableTranscriptIsOneLineAndExitOne) {
   Session s;
   fs::permissions(s.tmp.path(), fs::perms::all, fs::perm_options::add);
-  for (fs::path p = s.dir; p != s.tmp.path(); p = p.parent_path()) fs::permissions(p, fs::perms::all, fs::perm_options::add);
+  for (fs::path p = s.dir; p != s.tmp.path(); p = p.parent_path())
+    fs::permissions(p, fs::perms::all, fs::perm_options::add);
   fs::permissions(s.transcript, fs::perms::owner_read | fs::perms::owner_write);
   s.env.set("CLAUDE_CODE_SESSION_ID", kSid);
   s.env.set("XDG_STATE_HOME", (s.tmp / "nobody-state").string());
@@ -262,16 +286,23 @@ TEST(Trim, BadInputIsOneLineAndExitOne) {
   Session s;
   auto r = run_tool("ctx-trim", {"01234567-89ab-cdef-0123-456789abcdef"}, "", s.env);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "ctx-trim: error: no session 01234567-89ab-cdef-0123-456789abcdef in " + (s.tmp / "home/.claude/projects").string() + "\n");
+  EXPECT_EQ(r.err, "ctx-trim: error: no session 01234567-89ab-cdef-0123-456789abcdef in " +
+                       (s.tmp / "home/.claude/projects").string() + "\n");
   r = run_tool("ctx-trim", {}, "", s.env);
-  EXPECT_EQ(r.err, "ctx-trim: error: no session given and $CLAUDE_CODE_SESSION_ID is not set (pass a session id or a transcript path)\n");
+  EXPECT_EQ(r.err,
+            "ctx-trim: error: no session given and $CLAUDE_CODE_SESSION_ID is not set (pass a "
+            "session id or a transcript path)\n");
   fs::path not_t = s.tmp.write("notes.jsonl", "just some text\nmore text\n");
   r = run_tool("ctx-trim", {not_t.string()}, "", s.env);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "ctx-trim: error: " + not_t.string() + " is not a Claude Code transcript (no session lines in its first 2 lines)\n");
+  EXPECT_EQ(r.err,
+            "ctx-trim: error: " + not_t.string() +
+                " is not a Claude Code transcript (no session lines in its first 2 lines)\n");
   r = run_tool("ctx-trim", {kSid, "--tools", "Bash,Frobnicate"}, "", s.env);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "ctx-trim: error: unknown tool 'Frobnicate' (not a Claude Code tool and not used in this session)\n");
+  EXPECT_EQ(r.err,
+            "ctx-trim: error: unknown tool 'Frobnicate' (not a Claude Code tool and not used in "
+            "this session)\n");
   r = run_tool("ctx-trim", {(s.tmp / "missing.jsonl").string()}, "", s.env);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(line_count(r.err), 1u);
@@ -287,9 +318,11 @@ TEST(Trim, BadInputIsOneLineAndExitOne) {
 TEST(Trim, UnwritableProjectFolderLeavesNoPartialSession) {
   Session s;
   fs::permissions(s.tmp.path(), fs::perms::all, fs::perm_options::add);
-  for (fs::path p = s.dir; p != s.tmp.path(); p = p.parent_path()) fs::permissions(p, fs::perms::all, fs::perm_options::add);
-  fs::permissions(s.dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec |
-                             fs::perms::others_read | fs::perms::others_exec);
+  for (fs::path p = s.dir; p != s.tmp.path(); p = p.parent_path())
+    fs::permissions(p, fs::perms::all, fs::perm_options::add);
+  fs::permissions(s.dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                             fs::perms::group_exec | fs::perms::others_read |
+                             fs::perms::others_exec);
   fs::permissions(s.transcript, fs::perms::all, fs::perm_options::add);
   s.env.set("XDG_STATE_HOME", (s.tmp / "nobody-state").string());
   fs::create_directories(s.tmp / "nobody-state");

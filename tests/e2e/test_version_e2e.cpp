@@ -48,7 +48,10 @@ TEST(FailOpen, EveryHookExitsWithItsCodeOnAPayloadItCannotRead) {
     std::vector<std::string> args;
     int code;  // README "Exit codes"
   };
-  const Hook hooks[] = {{"ctx-remind", {}, 1}, {"ctx-session-hook", {}, 1}, {"ctx-gate", {"--hook"}, 0}, {"ctx-status", {}, 1}};
+  const Hook hooks[] = {{"ctx-remind", {}, 1},
+                        {"ctx-session-hook", {}, 1},
+                        {"ctx-gate", {"--hook"}, 0},
+                        {"ctx-status", {}, 1}};
   for (const auto& h : hooks) {
     TempDir tmp;
     auto r = run_tool(h.program, h.args, "{not json", tmp.env());

@@ -28,15 +28,21 @@ struct WorkflowBench {
   }
 };
 
-fs::path shipped(const std::string& name) { return fs::path(CTXKIT_SOURCE_DIR) / "share" / "workflows" / name; }
+fs::path shipped(const std::string& name) {
+  return fs::path(CTXKIT_SOURCE_DIR) / "share" / "workflows" / name;
+}
 
 // The design's context-example.yaml from start to end: clear before brainstorm, the loop's
 // tasks, compact before each task's code sub-step and before review, outputs keyed as Lanes
 // keys them.
 TEST(WorkflowE2E, ContextExampleFromStartToEnd) {
   WorkflowBench b;
-  auto start = b.run_json({"start", shipped("context-example.yaml").string(), "--summary", "Context example run"});
-  EXPECT_EQ(start, json::parse(R"({"contextAction":"/clear","message":"Please run `/clear` first, then call workflow_status again."})"));
+  auto start = b.run_json(
+      {"start", shipped("context-example.yaml").string(), "--summary", "Context example run"});
+  EXPECT_EQ(
+      start,
+      json::parse(
+          R"({"contextAction":"/clear","message":"Please run `/clear` first, then call workflow_status again."})"));
   auto st = b.run_json({"status"});
   EXPECT_EQ(st["step"], "brainstorm");
   EXPECT_EQ(st["progress"], json::parse(R"({"currentStep":1,"totalSteps":4})"));
@@ -44,8 +50,12 @@ TEST(WorkflowE2E, ContextExampleFromStartToEnd) {
   auto loop = b.run_json({"advance", "--output", "plan done"});
   EXPECT_EQ(loop["step"], "implement_loop");
   EXPECT_EQ(loop["progress"]["totalTasks"], 0);
-  b.tmp.write("tasks.json", R"([{"id":"t1","title":"First task","description":"d1"},{"id":"t2","title":"Second task"}])");
-  EXPECT_EQ(b.run({"set-tasks", "implement_loop", (b.tmp.path() / "tasks.json").string(), "--json"}).out, "{\"success\":true,\"tasksSet\":2}\n");
+  b.tmp.write(
+      "tasks.json",
+      R"([{"id":"t1","title":"First task","description":"d1"},{"id":"t2","title":"Second task"}])");
+  EXPECT_EQ(
+      b.run({"set-tasks", "implement_loop", (b.tmp.path() / "tasks.json").string(), "--json"}).out,
+      "{\"success\":true,\"tasksSet\":2}\n");
   EXPECT_EQ(b.run_json({"status"})["subStep"], "analyze");
   for (const char* task : {"t1", "t2"}) {
     auto to_code = b.run_json({"advance", "--output", std::string(task) + " analyze done"});
@@ -53,10 +63,13 @@ TEST(WorkflowE2E, ContextExampleFromStartToEnd) {
     auto code = b.run_json({"status"});
     EXPECT_EQ(code["subStep"], "code");
     EXPECT_EQ(code["task"]["id"], task);
-    EXPECT_EQ(b.run_json({"advance", "--output", std::string(task) + " code done"})["subStep"], "verify");
+    EXPECT_EQ(b.run_json({"advance", "--output", std::string(task) + " code done"})["subStep"],
+              "verify");
     auto next = b.run_json({"advance", "--output", std::string(task) + " verify done"});
-    if (std::string(task) == "t1") EXPECT_EQ(next["task"]["id"], "t2");
-    else EXPECT_EQ(next["contextAction"], "/compact");  // review
+    if (std::string(task) == "t1")
+      EXPECT_EQ(next["task"]["id"], "t2");
+    else
+      EXPECT_EQ(next["contextAction"], "/compact");  // review
   }
   EXPECT_EQ(b.run_json({"status"})["step"], "review");
   auto done = b.run_json({"advance", "--output", "review done"});
@@ -79,7 +92,8 @@ TEST(WorkflowE2E, HumanOutputNamesTheStepAndTheAction) {
   WorkflowBench b;
   auto start = b.run({"start", shipped("bugfix.yaml").string()});
   EXPECT_EQ(start.exit_code, 0);
-  EXPECT_NE(start.out.find("Workflow running: step reproduce (1 of 4, action)"), std::string::npos) << start.out;
+  EXPECT_NE(start.out.find("Workflow running: step reproduce (1 of 4, action)"), std::string::npos)
+      << start.out;
   EXPECT_EQ(b.run({"advance", "--output", "repro"}).exit_code, 0);
   b.tmp.write("diag.txt", "the cause is X");
   auto to_fix = b.run({"advance", "--output-file", (b.tmp.path() / "diag.txt").string()});
@@ -102,25 +116,33 @@ TEST(WorkflowE2E, ListAndValidate) {
   b.env.set("CTXKIT_SHARE_DIR", (fs::path(CTXKIT_SOURCE_DIR) / "share").string());
   auto list = b.run({"list"});
   EXPECT_EQ(list.exit_code, 0);
-  for (const char* name : {"bugfix", "context-example", "feature", "refine"}) EXPECT_NE(list.out.find(name), std::string::npos) << name;
+  for (const char* name : {"bugfix", "context-example", "feature", "refine"})
+    EXPECT_NE(list.out.find(name), std::string::npos) << name;
   for (const char* name : {"bugfix.yaml", "context-example.yaml", "feature.yaml", "refine.yaml"}) {
     auto v = b.run({"validate", shipped(name).string()});
     EXPECT_EQ(v.exit_code, 0) << name << v.err;
   }
-  const auto bad = b.tmp.write("bad.yaml", "name: n\ndescription: d\nloops:\n  l:\n    - id: x\n      instructions: i\n      context: nope\nsteps:\n  - id: l\n    type: loop\n");
+  const auto bad =
+      b.tmp.write("bad.yaml",
+                  "name: n\ndescription: d\nloops:\n  l:\n    - id: x\n      instructions: i\n     "
+                  " context: nope\nsteps:\n  - id: l\n    type: loop\n");
   auto v = b.run({"validate", bad.string()});
   EXPECT_EQ(v.exit_code, 1);
-  EXPECT_EQ(v.err, "ctx-workflow: error: " + bad.string() + ":7:16: Loop step 'x' context must be either 'compact' or 'clear', got: nope\n");
+  EXPECT_EQ(v.err,
+            "ctx-workflow: error: " + bad.string() +
+                ":7:16: Loop step 'x' context must be either 'compact' or 'clear', got: nope\n");
 }
 
 TEST(WorkflowE2E, BadInputIsOneLineAndExitOne) {
   WorkflowBench b;
   auto not_started = b.run({"advance", "--output", "x"});
   EXPECT_EQ(not_started.exit_code, 1);
-  EXPECT_EQ(not_started.err, "ctx-workflow: error: Workflow not started. Call workflow_start first.\n");
+  EXPECT_EQ(not_started.err,
+            "ctx-workflow: error: Workflow not started. Call workflow_start first.\n");
   auto missing = b.run({"start", "no-such-workflow"});
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_EQ(missing.err.rfind("ctx-workflow: error: workflow 'no-such-workflow' not found", 0), 0u) << missing.err;
+  EXPECT_EQ(missing.err.rfind("ctx-workflow: error: workflow 'no-such-workflow' not found", 0), 0u)
+      << missing.err;
   auto usage = b.run({"frobnicate"});
   EXPECT_EQ(usage.exit_code, 1);
   EXPECT_EQ(line_count(usage.err), 1u);
@@ -138,19 +160,27 @@ TEST(WorkflowE2E, RalphRoundsCompactWhenNoSessionIsKnown) {
   ASSERT_EQ(b.run({"start", shipped("refine.yaml").string()}).exit_code, 0);
   auto round1 = b.run_json({"advance", "--output", "draft in notes.md"});
   EXPECT_EQ(round1["contextAction"], "/compact");
-  EXPECT_EQ(round1["focus"], "Keep the request, where the current version is and the list of known weaknesses");
+  EXPECT_EQ(round1["focus"],
+            "Keep the request, where the current version is and the list of known weaknesses");
   auto st = b.run_json({"status"});
   EXPECT_EQ(st["ralphIteration"], 1);
   EXPECT_EQ(b.run_json({"advance", "--output", "r1"})["contextAction"], "/compact");
   EXPECT_EQ(b.run_json({"status"})["ralphIteration"], 2);
 }
 
-// An assistant transcript line whose usage puts the context at `tokens` (5 input, the rest cache read).
+// An assistant transcript line whose usage puts the context at `tokens` (5 input, the rest cache
+// read).
 std::string reading(int64_t tokens) {
-  json j = {{"type", "assistant"}, {"isSidechain", false}, {"timestamp", "2026-11-21T12:00:00.000Z"}};
-  j["message"] = {{"id", "msg_" + std::to_string(tokens)}, {"model", "claude-sonnet-4-5"}, {"role", "assistant"},
+  json j = {
+      {"type", "assistant"}, {"isSidechain", false}, {"timestamp", "2026-11-21T12:00:00.000Z"}};
+  j["message"] = {{"id", "msg_" + std::to_string(tokens)},
+                  {"model", "claude-sonnet-4-5"},
+                  {"role", "assistant"},
                   {"content", json::array({{{"type", "text"}, {"text", "ok"}}})},
-                  {"usage", {{"input_tokens", 5}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", tokens - 5}}}};
+                  {"usage",
+                   {{"input_tokens", 5},
+                    {"cache_creation_input_tokens", 0},
+                    {"cache_read_input_tokens", tokens - 5}}}};
   return j.dump() + "\n";
 }
 
@@ -159,7 +189,8 @@ std::string reading(int64_t tokens) {
 TEST(WorkflowE2E, RalphRoundsCompactOnlyAboveTheThreshold) {
   WorkflowBench b;
   const std::string sid = "5d0c7a3e-2b8f-4f61-9c3a-7e1d2f4b6a80";
-  const fs::path transcript = b.tmp.write("home/.claude/projects/-wt/" + sid + ".jsonl", reading(16700));  // 10% of 167k usable
+  const fs::path transcript = b.tmp.write("home/.claude/projects/-wt/" + sid + ".jsonl",
+                                          reading(16700));  // 10% of 167k usable
   b.env.set("CLAUDE_CODE_SESSION_ID", sid);
   b.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   ASSERT_EQ(b.run({"start", shipped("refine.yaml").string()}).exit_code, 0);
@@ -195,8 +226,11 @@ TEST(WorkflowE2E, FifosAreRefusedNotWaitedOn) {
   auto st = b.run({"status"});
   EXPECT_FALSE(st.timed_out);
   EXPECT_EQ(st.exit_code, 1) << st.err;
-  json clear = {{"session_id", "S"}, {"transcript_path", (b.tmp.path() / "t.jsonl").string()}, {"cwd", b.wt.string()},
-                {"hook_event_name", "SessionStart"}, {"source", "clear"}};
+  json clear = {{"session_id", "S"},
+                {"transcript_path", (b.tmp.path() / "t.jsonl").string()},
+                {"cwd", b.wt.string()},
+                {"hook_event_name", "SessionStart"},
+                {"source", "clear"}};
   auto g = run_tool("ctx-gate", {"--hook", "--worktree", b.wt.string()}, clear.dump(), b.env);
   EXPECT_FALSE(g.timed_out);
   EXPECT_EQ(g.exit_code, 0) << g.err;  // a hook fails open

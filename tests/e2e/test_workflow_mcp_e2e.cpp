@@ -68,8 +68,13 @@ class WorkflowMcpE2E : public ::testing::Test {
     workflow = tmp.write("wf/context-example.yaml", kContextExample);
   }
   std::unique_ptr<McpClient> start(std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {std::string(CTXKIT_BIN_DIR) + "/ctx-workflow-mcp", "--worktree", worktree.string(),
-                                     "--workflow-path", workflow.string(), "--repo-root", worktree.string()};
+    std::vector<std::string> argv = {std::string(CTXKIT_BIN_DIR) + "/ctx-workflow-mcp",
+                                     "--worktree",
+                                     worktree.string(),
+                                     "--workflow-path",
+                                     workflow.string(),
+                                     "--repo-root",
+                                     worktree.string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto c = std::make_unique<McpClient>(argv, tmp.env(), tmp / "stderr.txt");
     json init = c->initialize();
@@ -103,7 +108,8 @@ TEST_F(WorkflowMcpE2E, EventsFollowTheStateDatabaseWhenItIsReplaced) {
     fs::rename(db.string() + suffix, db.string() + ".moved" + suffix, ec);
   }
   ok(*c, "workflow_advance", {{"output", "ideas"}});
-  ok(*c, "workflow_set_tasks", {{"loop_id", "implement_loop"}, {"tasks", {{{"id", "t1"}, {"title", "First task"}}}}});
+  ok(*c, "workflow_set_tasks",
+     {{"loop_id", "implement_loop"}, {"tasks", {{{"id", "t1"}, {"title", "First task"}}}}});
   ok(*c, "workflow_advance", {{"output", "the plan"}});
   EXPECT_EQ(ok(*c, "workflow_advance", {{"output", "analysed"}})["contextAction"], "/compact");
   ASSERT_TRUE(fs::exists(db)) << "no new state database";
@@ -112,7 +118,8 @@ TEST_F(WorkflowMcpE2E, EventsFollowTheStateDatabaseWhenItIsReplaced) {
   auto rows = store->events("workflow", worktree.string());
   ASSERT_TRUE(rows);
   ASSERT_EQ(rows->size(), 1u);
-  EXPECT_NE(rows->front().data.find("\"action\":\"compact\""), std::string::npos) << rows->front().data;
+  EXPECT_NE(rows->front().data.find("\"action\":\"compact\""), std::string::npos)
+      << rows->front().data;
 }
 
 TEST_F(WorkflowMcpE2E, HandshakeListsTheWorkflowToolsAndInstructions) {
@@ -120,7 +127,8 @@ TEST_F(WorkflowMcpE2E, HandshakeListsTheWorkflowToolsAndInstructions) {
   json list = c->request("tools/list");
   std::vector<std::string> names;
   for (const auto& t : list["result"]["tools"]) names.push_back(t["name"]);
-  for (const char* want : {"workflow_start", "workflow_set_tasks", "workflow_status", "workflow_advance", "workflow_context"})
+  for (const char* want : {"workflow_start", "workflow_set_tasks", "workflow_status",
+                           "workflow_advance", "workflow_context"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   json again = c->request("initialize", {{"protocolVersion", "2025-06-18"}});
   EXPECT_EQ(again["result"]["protocolVersion"], "2025-06-18");
@@ -135,27 +143,34 @@ TEST_F(WorkflowMcpE2E, HandshakeListsTheWorkflowToolsAndInstructions) {
 TEST_F(WorkflowMcpE2E, WholeContextExampleWithLoopRalphAndBothActions) {
   auto c = start();
   // brainstorm: clear, handed out once.
-  EXPECT_EQ(ok(*c, "workflow_start", {{"summary", "Context example run"}})["contextAction"], "/clear");
+  EXPECT_EQ(ok(*c, "workflow_start", {{"summary", "Context example run"}})["contextAction"],
+            "/clear");
   EXPECT_EQ(state()["contextActionExecuted"], true) << "marked and saved with the answer";
   json s = ok(*c, "workflow_status");
   EXPECT_EQ(s["step"], "brainstorm");
   EXPECT_FALSE(s.contains("contextAction"));
-  EXPECT_EQ(ok(*c, "workflow_start")["step"], "brainstorm") << "a second start neither resets nor repeats";
+  EXPECT_EQ(ok(*c, "workflow_start")["step"], "brainstorm")
+      << "a second start neither resets nor repeats";
   EXPECT_EQ(ok(*c, "workflow_advance", {{"output", "ideas"}})["step"], "plan");
   // The loop: tasks, then each task's code sub-step compacts once.
-  ok(*c, "workflow_set_tasks", {{"loop_id", "implement_loop"},
-                                {"tasks", {{{"id", "t1"}, {"title", "First task"}}, {{"id", "t2"}, {"title", "Second task"}}}}});
+  ok(*c, "workflow_set_tasks",
+     {{"loop_id", "implement_loop"},
+      {"tasks",
+       {{{"id", "t1"}, {"title", "First task"}}, {{"id", "t2"}, {"title", "Second task"}}}}});
   s = ok(*c, "workflow_advance", {{"output", "the plan"}});
   EXPECT_EQ(s["step"], "implement_loop");
   EXPECT_EQ(s["subStep"], "analyze");
   EXPECT_EQ(s["task"]["id"], "t1");
   EXPECT_EQ(s["instructions"].get<std::string>().rfind("Analyze First task", 0), 0u);
   for (const char* task : {"t1", "t2"}) {
-    EXPECT_EQ(ok(*c, "workflow_advance", {{"output", "analysed"}})["contextAction"], "/compact") << task;
+    EXPECT_EQ(ok(*c, "workflow_advance", {{"output", "analysed"}})["contextAction"], "/compact")
+        << task;
     s = ok(*c, "workflow_status");
     EXPECT_EQ(s["subStep"], "code");
     EXPECT_EQ(s["task"]["id"], task);
-    EXPECT_EQ(s["instructions"].get<std::string>().rfind(std::string("Write the code for ") + task + ".", 0), 0u);
+    EXPECT_EQ(s["instructions"].get<std::string>().rfind(
+                  std::string("Write the code for ") + task + ".", 0),
+              0u);
     s = ok(*c, "workflow_advance", {{"output", "coded"}});
     EXPECT_EQ(s["subStep"], "verify") << "no action on verify";
     s = ok(*c, "workflow_advance", {{"output", "verified"}});
@@ -176,7 +191,8 @@ TEST_F(WorkflowMcpE2E, WholeContextExampleWithLoopRalphAndBothActions) {
   s = ok(*c, "workflow_advance", {{"output", "reviewed"}});
   EXPECT_EQ(s["status"], "complete");
   json outputs = ok(*c, "workflow_context");
-  EXPECT_EQ(outputs.dump().find("implement_loop.t2.code") != std::string::npos, true) << outputs.dump();
+  EXPECT_EQ(outputs.dump().find("implement_loop.t2.code") != std::string::npos, true)
+      << outputs.dump();
   EXPECT_EQ(state()["status"], "complete");
   c->close_input();
   EXPECT_EQ(c->wait(), 0);
@@ -187,7 +203,8 @@ TEST_F(WorkflowMcpE2E, RestartInTheMiddleResumesOnAnyCallFlagIncluded) {
     auto c = start();
     ok(*c, "workflow_start", {{"summary", "restart"}});
     ok(*c, "workflow_advance", {{"output", "b"}});
-    ok(*c, "workflow_set_tasks", {{"loop_id", "implement_loop"}, {"tasks", {{{"id", "t1"}, {"title", "One"}}}}});
+    ok(*c, "workflow_set_tasks",
+       {{"loop_id", "implement_loop"}, {"tasks", {{{"id", "t1"}, {"title", "One"}}}}});
     ok(*c, "workflow_advance", {{"output", "p"}});
     EXPECT_EQ(ok(*c, "workflow_advance", {{"output", "a"}})["contextAction"], "/compact");
     c->kill(SIGKILL);
@@ -220,13 +237,16 @@ TEST_F(WorkflowMcpE2E, BadCallsAreToolErrorsOrProtocolErrorsAndTheServerLivesOn)
   EXPECT_EQ(json::parse(*c->read_line())["error"]["code"], -32700);
   c->write_raw(std::string("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\0}\n", 42));
   EXPECT_EQ(json::parse(*c->read_line())["error"]["code"], -32700);
-  c->write_raw("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"workflow_advance\",\"arguments\":{\"output\":\"\xff\"}}}\n");
+  c->write_raw(
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/"
+      "call\",\"params\":{\"name\":\"workflow_advance\",\"arguments\":{\"output\":\"\xff\"}}}\n");
   EXPECT_EQ(json::parse(*c->read_line())["error"]["code"], -32700);
   EXPECT_EQ(c->request("resources/list")["error"]["code"], -32601);
   EXPECT_EQ(c->request("tools/call", {{"arguments", json::object()}})["error"]["code"], -32602);
   // A 20 MB line (over the 16 MiB limit) is refused and skipped.
   c->write_raw(std::string(20 << 20, ' ') + "{}\n");
-  EXPECT_EQ(json::parse(*c->read_line())["error"]["message"], "Parse error: message longer than 16777216 bytes");
+  EXPECT_EQ(json::parse(*c->read_line())["error"]["message"],
+            "Parse error: message longer than 16777216 bytes");
   EXPECT_EQ(ok(*c, "workflow_status")["step"], "brainstorm");
   c->close_input();
   EXPECT_EQ(c->wait(), 0);
@@ -245,25 +265,35 @@ TEST_F(WorkflowMcpE2E, SigtermAndSigintEndTheServerWithCodeZero) {
 TEST_F(WorkflowMcpE2E, WorktreeDefaultsToClaudeProjectDir) {
   util::Env env = tmp.env();
   env.set("CLAUDE_PROJECT_DIR", worktree.string());
-  McpClient c({std::string(CTXKIT_BIN_DIR) + "/ctx-workflow-mcp", "--workflow", workflow.string()}, env, tmp / "stderr.txt");
+  McpClient c({std::string(CTXKIT_BIN_DIR) + "/ctx-workflow-mcp", "--workflow", workflow.string()},
+              env, tmp / "stderr.txt");
   c.initialize();
   ok(c, "workflow_start");
   EXPECT_TRUE(fs::exists(worktree / "workflow-state.json"));
 }
 
 TEST_F(WorkflowMcpE2E, RegisterWritesTheUserEntryAndUnregisterRemovesExactlyIt) {
-  const std::string original = "{\n  \"numStartups\": 3,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    }\n  }\n}";
+  const std::string original =
+      "{\n  \"numStartups\": 3,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n "
+      "   }\n  }\n}";
   fs::path config = tmp.write("home/.claude.json", original);
   fs::path manifest = tmp / "manifest.json";
-  auto r = run_tool("ctx-workflow-mcp", {"register", "--config", config.string(), "--manifest", manifest.string()}, "", tmp.env());
+  auto r = run_tool("ctx-workflow-mcp",
+                    {"register", "--config", config.string(), "--manifest", manifest.string()}, "",
+                    tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::ordered_json::parse(read_file(config));
   EXPECT_EQ(doc["mcpServers"]["ctxkit-workflow"].dump(),
-            R"({"type":"stdio","command":")" + std::string(CTXKIT_BIN_DIR) + R"(/ctx-workflow-mcp","args":[],"env":{}})");
+            R"({"type":"stdio","command":")" + std::string(CTXKIT_BIN_DIR) +
+                R"(/ctx-workflow-mcp","args":[],"env":{}})");
   EXPECT_EQ(read_file(config).back(), '}') << "no final newline added to a file that had none";
-  r = run_tool("ctx-workflow-mcp", {"register", "--config", config.string(), "--manifest", manifest.string()}, "", tmp.env());
+  r = run_tool("ctx-workflow-mcp",
+               {"register", "--config", config.string(), "--manifest", manifest.string()}, "",
+               tmp.env());
   EXPECT_NE(r.out.find("already registered"), std::string::npos);
-  r = run_tool("ctx-workflow-mcp", {"unregister", "--config", config.string(), "--manifest", manifest.string()}, "", tmp.env());
+  r = run_tool("ctx-workflow-mcp",
+               {"unregister", "--config", config.string(), "--manifest", manifest.string()}, "",
+               tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_file(config), original);
   EXPECT_FALSE(fs::exists(manifest));
@@ -272,17 +302,23 @@ TEST_F(WorkflowMcpE2E, RegisterWritesTheUserEntryAndUnregisterRemovesExactlyIt) 
 TEST_F(WorkflowMcpE2E, ProjectMcpJsonCreatedByRegisterIsRemovedByUnregister) {
   fs::path config = tmp / "proj/.mcp.json";
   fs::path manifest = tmp / "manifest.json";
-  auto r = run_tool("ctx-workflow-mcp", {"register", "--config", config.string(), "--manifest", manifest.string()}, "", tmp.env());
+  auto r = run_tool("ctx-workflow-mcp",
+                    {"register", "--config", config.string(), "--manifest", manifest.string()}, "",
+                    tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(read_file(config))["mcpServers"].contains("ctxkit-workflow"));
-  r = run_tool("ctx-workflow-mcp", {"unregister", "--config", config.string(), "--manifest", manifest.string()}, "", tmp.env());
+  r = run_tool("ctx-workflow-mcp",
+               {"unregister", "--config", config.string(), "--manifest", manifest.string()}, "",
+               tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(config));
   // A broken file is refused with one line, untouched.
   fs::path broken = tmp.write("b/.mcp.json", "{oops");
   r = run_tool("ctx-workflow-mcp", {"register", "--config", broken.string()}, "", tmp.env());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err.rfind("ctx-workflow-mcp: error: " + broken.string() + " is not valid JSON", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("ctx-workflow-mcp: error: " + broken.string() + " is not valid JSON", 0),
+            0u)
+      << r.err;
   EXPECT_EQ(read_file(broken), "{oops");
 }
 

@@ -9,7 +9,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Defaults with their origins, as every tool starts (no HOME: no user file is read).
   static const ctxkit::Config defaults = ctxkit::load_config(ctxkit::util::Env(), {});
   ctxkit::Config config = defaults;
-  ctxkit::apply_toml_text(config, std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.toml");
+  ctxkit::apply_toml_text(config, std::string_view(reinterpret_cast<const char*>(data), size),
+                          "fuzz.toml");
   (void)ctxkit::show_config(config);
   return 0;
 }

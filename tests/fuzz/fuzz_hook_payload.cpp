@@ -14,8 +14,9 @@ using ctxkit::HookPayload;
 
 bool same(const HookPayload& a, const HookPayload& b) {
   return a.session_id == b.session_id && a.transcript_path == b.transcript_path && a.cwd == b.cwd &&
-         a.hook_event_name == b.hook_event_name && a.tool_name == b.tool_name && a.tool_use_id == b.tool_use_id &&
-         a.agent_id == b.agent_id && a.agent_type == b.agent_type && a.source == b.source && a.reason == b.reason &&
+         a.hook_event_name == b.hook_event_name && a.tool_name == b.tool_name &&
+         a.tool_use_id == b.tool_use_id && a.agent_id == b.agent_id &&
+         a.agent_type == b.agent_type && a.source == b.source && a.reason == b.reason &&
          a.stop_hook_active == b.stop_hook_active;
 }
 
@@ -39,23 +40,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   };
   auto chunked = ctxkit::scan_hook_payload(source);
   if (whole.has_value() != chunked.has_value()) std::abort();
-  if (whole ? !same(*whole, *chunked) : whole.error().message != chunked.error().message) std::abort();
+  if (whole ? !same(*whole, *chunked) : whole.error().message != chunked.error().message)
+    std::abort();
   std::string message = whole ? std::string() : whole.error().message;
   if (message.find('\n') != std::string::npos) std::abort();
 
   // Against nlohmann::json on valid UTF-8 (it refuses the rest, which the scan tolerates).
   if (!ctxkit::util::is_valid_utf8(text)) return 0;
-  bool syntax_error = message.starts_with("payload is not valid JSON") || message.starts_with("no hook payload");
+  bool syntax_error =
+      message.starts_with("payload is not valid JSON") || message.starts_with("no hook payload");
   bool too_long = message.find("is longer than") != std::string::npos;
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() != syntax_error && !too_long) std::abort();
   if (whole && j.is_object()) {
     if (field(j, "session_id") != whole->session_id || field(j, "cwd") != whole->cwd ||
-        field(j, "transcript_path") != whole->transcript_path || field(j, "tool_use_id") != whole->tool_use_id ||
-        field(j, "hook_event_name") != whole->hook_event_name || field(j, "source") != whole->source)
+        field(j, "transcript_path") != whole->transcript_path ||
+        field(j, "tool_use_id") != whole->tool_use_id ||
+        field(j, "hook_event_name") != whole->hook_event_name ||
+        field(j, "source") != whole->source)
       std::abort();
     auto s = j.find("stop_hook_active");
-    if ((s != j.end() && s->is_boolean() && s->get<bool>()) != whole->stop_hook_active) std::abort();
+    if ((s != j.end() && s->is_boolean() && s->get<bool>()) != whole->stop_hook_active)
+      std::abort();
   }
   return 0;
 }

@@ -14,7 +14,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!ctxkit::merge_settings(settings, plan, first).empty()) return 0;
   auto merged = settings;
   ctxkit::SettingsReport second;
-  if (!ctxkit::merge_settings(settings, plan, second).empty() || settings != merged || second.changed) std::abort();
+  if (!ctxkit::merge_settings(settings, plan, second).empty() || settings != merged ||
+      second.changed)
+    std::abort();
   ctxkit::SettingsReport removed;
   (void)ctxkit::remove_settings(settings, plan, first.created, removed);
   (void)settings.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);

@@ -4,7 +4,6 @@
 // client may reorder keys, space its tokens or add keys in any release.
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,9 +18,12 @@ inline std::vector<JsonVariant> all_json_variants() {
 
 inline const char* variant_name(JsonVariant v) {
   switch (v) {
-    case JsonVariant::Reordered: return "Reordered";
-    case JsonVariant::Spaced: return "Spaced";
-    case JsonVariant::Extended: return "Extended";
+    case JsonVariant::Reordered:
+      return "Reordered";
+    case JsonVariant::Spaced:
+      return "Spaced";
+    case JsonVariant::Extended:
+      return "Extended";
   }
   return "?";
 }
@@ -65,7 +67,8 @@ inline std::string json_variant(std::string_view line, JsonVariant v) {
   auto j = detail::ojson::parse(line, nullptr, false);
   if (j.is_discarded()) return std::string(line);
   switch (v) {
-    case JsonVariant::Reordered: return detail::reversed(j).dump();
+    case JsonVariant::Reordered:
+      return detail::reversed(j).dump();
     case JsonVariant::Spaced: {
       // Indented output on one line: a newline can only stand between tokens (inside strings it
       // is escaped), so each becomes a space, and ": " and ", " come from the indentation.
@@ -74,7 +77,8 @@ inline std::string json_variant(std::string_view line, JsonVariant v) {
         if (c == '\n') c = ' ';
       return "  " + s + " \t";
     }
-    case JsonVariant::Extended: return detail::extended(j).dump();
+    case JsonVariant::Extended:
+      return detail::extended(j).dump();
   }
   return std::string(line);
 }

@@ -29,7 +29,8 @@ inline std::vector<Recorded> recorded(const std::string& part) {
 }
 
 inline std::string recorded_name(const ::testing::TestParamInfo<Recorded>& info) {
-  return fixture_set_name(info.param.set) + "_" + (info.param.variant ? variant_name(*info.param.variant) : "Recorded");
+  return fixture_set_name(info.param.set) + "_" +
+         (info.param.variant ? variant_name(*info.param.variant) : "Recorded");
 }
 
 }  // namespace ctxkit::test

@@ -49,9 +49,13 @@ std::string read_file(const fs::path& path) {
   return ss.str();
 }
 
-fs::path fixtures() { return CTXKIT_FIXTURES; }
+fs::path fixtures() {
+  return CTXKIT_FIXTURES;
+}
 
-fs::path fixture_root() { return fs::path(CTXKIT_FIXTURES).parent_path(); }
+fs::path fixture_root() {
+  return fs::path(CTXKIT_FIXTURES).parent_path();
+}
 
 std::vector<std::string> client_fixture_dirs() {
   std::vector<std::pair<std::vector<int>, std::string>> found;
@@ -88,11 +92,14 @@ std::vector<std::string> fixture_sets(const std::string& part) {
 
 std::string fixture_set_name(const std::string& set) {
   std::string out = "v";
-  for (char c : set.substr(std::string_view("claude-code-").size())) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  for (char c : set.substr(std::string_view("claude-code-").size()))
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return out;
 }
 
-fs::path fixture_path(const std::string& set, const std::string& part) { return fixture_root() / set / part; }
+fs::path fixture_path(const std::string& set, const std::string& part) {
+  return fixture_root() / set / part;
+}
 
 std::vector<fs::path> main_transcripts(const fs::path& dir) {
   std::vector<fs::path> out;
@@ -108,7 +115,8 @@ std::vector<fs::path> recorded_transcripts(const std::string& set) {
     const fs::path dir = fixture_path(set, part);
     if (!fs::exists(dir)) continue;
     for (const auto& e : fs::recursive_directory_iterator(dir))
-      if (e.is_regular_file() && e.path().extension() == ".jsonl" && e.path().filename() != "hooks.jsonl")
+      if (e.is_regular_file() && e.path().extension() == ".jsonl" &&
+          e.path().filename() != "hooks.jsonl")
         out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
@@ -129,7 +137,8 @@ std::string first_lines(const std::vector<std::string>& lines, size_t n) {
   return s;
 }
 
-int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::string& id, size_t& index) {
+int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::string& id,
+                          size_t& index) {
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].find("\"id\":\"" + id + "\"") == std::string::npos) continue;
     auto j = nlohmann::json::parse(lines[i]);
@@ -141,6 +150,5 @@ int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::stri
   }
   return -1;
 }
-
 
 }  // namespace ctxkit::test

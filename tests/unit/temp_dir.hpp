@@ -1,7 +1,7 @@
 #pragma once
 
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -31,7 +31,8 @@ class TempDir {
 // Reads a whole file.
 std::string read_file(const std::filesystem::path& path);
 
-// The recorded fixtures directory of the oldest supported client (tests/fixtures/claude-code-2.1.197).
+// The recorded fixtures directory of the oldest supported client
+// (tests/fixtures/claude-code-2.1.197).
 std::filesystem::path fixtures();
 
 // tests/fixtures: one claude-code-<version>/ folder a client version of the supported range.
@@ -66,6 +67,7 @@ std::string first_lines(const std::vector<std::string>& lines, size_t n);
 
 // context = input + cache creation + cache read of the assistant line with `tool_use_id`; its
 // index in `index`. -1 if absent.
-int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::string& tool_use_id, size_t& index);
+int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::string& tool_use_id,
+                          size_t& index);
 
 }  // namespace ctxkit::test

@@ -18,7 +18,8 @@ struct InProcess {
   std::string input;
   AppContext ctx;
   explicit InProcess(util::Env env, std::string stdin_text = "")
-      : input(std::move(stdin_text)), ctx{std::move(env), [this]() -> Result<std::string> { return input; }, out, err} {}
+      : input(std::move(stdin_text)),
+        ctx{std::move(env), [this]() -> Result<std::string> { return input; }, out, err} {}
 };
 
 // A program with one option of its own beside the shared ones.
@@ -66,7 +67,8 @@ TEST(ProgramCli, HelpListsTheSharedFlagsWhereTheyWereAdded) {
   InProcess p(tmp.env());
   EXPECT_EQ(run_sample({"--help"}, p.ctx), 0);
   const std::string help = p.out.str();
-  const auto name = help.find("--name"), show = help.find("--show-config"), version = help.find("--version");
+  const auto name = help.find("--name"), show = help.find("--show-config"),
+             version = help.find("--version");
   ASSERT_NE(version, std::string::npos) << help;
   EXPECT_LT(name, show);
   EXPECT_LT(show, version);

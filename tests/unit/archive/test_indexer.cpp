@@ -1,15 +1,12 @@
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include <ctime>
-
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -25,12 +22,22 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 std::string user(const std::string& text, const std::string& ts = "2026-11-20T10:00:00.000Z") {
-  return json{{"type", "user"}, {"timestamp", ts}, {"message", {{"role", "user"}, {"content", text}}}}.dump() + "\n";
+  return json{{"type", "user"},
+              {"timestamp", ts},
+              {"message", {{"role", "user"}, {"content", text}}}}
+             .dump() +
+         "\n";
 }
 std::string result(const std::string& text) {
-  return json{{"type", "user"}, {"timestamp", "2026-11-20T10:01:00.000Z"},
-              {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", "t"}, {"content", text}}})}}}}
-             .dump() + "\n";
+  return json{{"type", "user"},
+              {"timestamp", "2026-11-20T10:01:00.000Z"},
+              {"message",
+               {{"role", "user"},
+                {"content",
+                 json::array(
+                     {{{"type", "tool_result"}, {"tool_use_id", "t"}, {"content", text}}})}}}}
+             .dump() +
+         "\n";
 }
 // A search with its snippets cut from the archived files, as ctx-search does.
 template <class Index>
@@ -40,13 +47,19 @@ Result<SearchResult> search(Index& idx, const SearchQuery& q) {
   return r;
 }
 std::string assistant(const std::string& text) {
-  return json{{"type", "assistant"}, {"timestamp", "2026-11-20T10:02:00.000Z"},
-              {"message", {{"role", "assistant"}, {"content", json::array({{{"type", "text"}, {"text", text}}})}}}}.dump() + "\n";
+  return json{{"type", "assistant"},
+              {"timestamp", "2026-11-20T10:02:00.000Z"},
+              {"message",
+               {{"role", "assistant"},
+                {"content", json::array({{{"type", "text"}, {"text", text}}})}}}}
+             .dump() +
+         "\n";
 }
 
 TEST(SearchIndex, QueriesAreTakenLiterally) {
   EXPECT_EQ(SearchIndex::fts_query("engine.c:42"), "\"engine.c:42\"");
-  EXPECT_EQ(SearchIndex::fts_query("  flux-capacitor   \"quoted\" "), "\"flux-capacitor\" \"\"\"quoted\"\"\"");
+  EXPECT_EQ(SearchIndex::fts_query("  flux-capacitor   \"quoted\" "),
+            "\"flux-capacitor\" \"\"\"quoted\"\"\"");
   EXPECT_EQ(SearchIndex::fts_query("   "), "");
 }
 
@@ -54,7 +67,8 @@ TEST(Indexer, IndexesIncrementallyAndFindsIdentifiers) {
   test::TempDir tmp;
   auto idx = SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx) << idx.error().message;
-  fs::path f = tmp.write("a/S1.jsonl", user("please fix the flux-capacitor") + result("error at engine.c:42: null pointer"));
+  fs::path f = tmp.write("a/S1.jsonl", user("please fix the flux-capacitor") +
+                                           result("error at engine.c:42: null pointer"));
   auto r1 = index_file(*idx, f, "S1", "-p", "ctxkit:no-index");
   ASSERT_TRUE(r1) << r1.error().message;
   EXPECT_EQ(r1->lines_read, 2u);
@@ -80,8 +94,11 @@ TEST(Indexer, RanksByRelevanceAndFilters) {
   test::TempDir tmp;
   auto idx = SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx);
-  fs::path a = tmp.write("p1/A.jsonl", user("deadlock deadlock deadlock in the scheduler", "2026-11-01T00:00:00Z"));
-  fs::path b = tmp.write("p2/B.jsonl", user("a long note that mentions a deadlock once among many other words here", "2026-11-19T00:00:00Z"));
+  fs::path a = tmp.write(
+      "p1/A.jsonl", user("deadlock deadlock deadlock in the scheduler", "2026-11-01T00:00:00Z"));
+  fs::path b = tmp.write(
+      "p2/B.jsonl", user("a long note that mentions a deadlock once among many other words here",
+                         "2026-11-19T00:00:00Z"));
   ASSERT_TRUE(index_file(*idx, a, "A", "p1", ""));
   ASSERT_TRUE(index_file(*idx, b, "B", "p2", ""));
   auto found = idx->search({"deadlock", "", "", "", 10});
@@ -100,7 +117,8 @@ TEST(Indexer, CommonWordsRankOnlyTheNewestMatches) {
   auto idx = SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx);
   std::string lines;
-  for (int i = 0; i < SearchIndex::kMaxRanked + 50; ++i) lines += user("common word " + std::to_string(i));
+  for (int i = 0; i < SearchIndex::kMaxRanked + 50; ++i)
+    lines += user("common word " + std::to_string(i));
   fs::path f = tmp.write("p/S.jsonl", lines);
   ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
   auto found = idx->search({"common", "", "", "", 5});
@@ -136,7 +154,9 @@ namespace ctxkit {
 namespace {
 
 TEST(SearchIndex, SnippetCentersOnTheRarestWordAndMarksEachWord) {
-  std::string text = std::string(300, 'x') + " error: common common common ... and then sym_42abc appears " + std::string(300, 'y');
+  std::string text = std::string(300, 'x') +
+                     " error: common common common ... and then sym_42abc appears " +
+                     std::string(300, 'y');
   std::string s = make_snippet(text, "common sym_42abc");
   EXPECT_NE(s.find("[sym_42abc]"), std::string::npos) << s;
   EXPECT_TRUE(s.starts_with("…"));
@@ -153,7 +173,9 @@ namespace {
 
 std::string many_lines(int n, const std::string& prefix) {
   std::string lines;
-  for (int i = 0; i < n; ++i) lines += user(prefix + " message number " + std::to_string(i) + " with padding " + std::string(200, 'p'));
+  for (int i = 0; i < n; ++i)
+    lines += user(prefix + " message number " + std::to_string(i) + " with padding " +
+                  std::string(200, 'p'));
   return lines;
 }
 
@@ -172,7 +194,8 @@ int64_t count_hits(ArchiveIndex& idx, const std::string& words) {
   return n;
 }
 
-// The bytes in the shards' write-ahead logs (what the indexer has written and not yet checkpointed).
+// The bytes in the shards' write-ahead logs (what the indexer has written and not yet
+// checkpointed).
 uint64_t wal_bytes(const Locations& loc) {
   uint64_t n = 0;
   for (int shard = 0; shard < kIndexShards; ++shard) {
@@ -188,16 +211,20 @@ uint64_t wal_bytes(const Locations& loc) {
 // kill finds it done: that moment is tested too).
 TEST(Indexer, AKillAtAnyMomentLosesNothingAndDuplicatesNothing) {
   test::TempDir tmp;
-  fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha") + user("the last line says zebra"));
+  fs::path f = tmp.write("state/archive/p/S.jsonl",
+                         many_lines(3000, "alpha") + user("the last line says zebra"));
   const fs::path state = tmp / "state";
   const Locations loc = Locations::resolve(tmp.env(), state.string());
   for (uint64_t kill_at : {uint64_t{0}, uint64_t{1}, uint64_t{64} << 10, uint64_t{512} << 10}) {
     for (int shard = 0; shard < kIndexShards; ++shard)
-      for (const char* end : {"", "-wal", "-shm"}) fs::remove(fs::path(loc.index_db(shard).string() + end));
+      for (const char* end : {"", "-wal", "-shm"})
+        fs::remove(fs::path(loc.index_db(shard).string() + end));
     pid_t pid = ::fork();
     if (pid == 0) {
       auto idx = open_index(loc, nullptr);
-      if (idx) (void)index_pending(*idx, loc, {}, 16 << 10);  // many small transactions, every shard at once
+      if (idx)
+        (void)index_pending(*idx, loc, {},
+                            16 << 10);  // many small transactions, every shard at once
       ::_exit(0);
     }
     // Until the logs hold kill_at bytes or the indexer has ended (60 s at most).
@@ -288,8 +315,11 @@ TEST(Indexer, ExcludedProjectsAreNeitherIndexedNorPending) {
 TEST(Indexer, MatchesThatAllFitInTheLimitComeNewestFirstOthersByRank) {
   test::TempDir tmp;
   const Locations loc = Locations::resolve(tmp.env(), (tmp / "state").string());
-  tmp.write("state/archive/p1/A.jsonl", user("deadlock deadlock deadlock in the scheduler", "2026-11-01T00:00:00Z"));
-  tmp.write("state/archive/p2/B.jsonl", user("a long note that mentions a deadlock once among many other words here", "2026-11-19T00:00:00Z"));
+  tmp.write("state/archive/p1/A.jsonl",
+            user("deadlock deadlock deadlock in the scheduler", "2026-11-01T00:00:00Z"));
+  tmp.write("state/archive/p2/B.jsonl",
+            user("a long note that mentions a deadlock once among many other words here",
+                 "2026-11-19T00:00:00Z"));
   auto idx = open_index(loc, nullptr);
   ASSERT_TRUE(idx);
   ASSERT_TRUE(index_pending(*idx, loc, {}));
@@ -303,8 +333,12 @@ TEST(Indexer, MatchesThatAllFitInTheLimitComeNewestFirstOthersByRank) {
   ASSERT_EQ(best->hits.size(), 1u);
   EXPECT_EQ(best->hits[0].session_id, "A");
   EXPECT_LT(best->hits[0].rank, 0);
-  EXPECT_EQ(*idx->shard(0).count_matches({"deadlock", "", "", "", 10}, 10) + *idx->shard(1).count_matches({"deadlock", "", "", "", 10}, 10), 2);
-  EXPECT_EQ(*idx->shard(0).count_matches({"deadlock", "p1", "", "", 10}, 10) + *idx->shard(1).count_matches({"deadlock", "p1", "", "", 10}, 10), 1);
+  EXPECT_EQ(*idx->shard(0).count_matches({"deadlock", "", "", "", 10}, 10) +
+                *idx->shard(1).count_matches({"deadlock", "", "", "", 10}, 10),
+            2);
+  EXPECT_EQ(*idx->shard(0).count_matches({"deadlock", "p1", "", "", 10}, 10) +
+                *idx->shard(1).count_matches({"deadlock", "p1", "", "", 10}, 10),
+            1);
 }
 
 TEST(Indexer, ExcludedSessionLeavesNoTokenBehind) {
@@ -342,7 +376,8 @@ TEST(Indexer, EveryLineLandsInExactlyOneShardAndSearchesSeeThemAll) {
   const fs::path state = tmp / "state";
   const Locations loc = Locations::resolve(tmp.env(), state.string());
   // About 1.5 MB: several stretches, so that every shard owns some lines.
-  fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(5000, "alpha") + user("the last line says zebra"));
+  fs::path f = tmp.write("state/archive/p/S.jsonl",
+                         many_lines(5000, "alpha") + user("the last line says zebra"));
   ASSERT_GT(fs::file_size(f), kShardStretch * kIndexShards);
   auto idx = open_index(loc, nullptr);
   ASSERT_TRUE(idx) << idx.error().message;
@@ -385,7 +420,8 @@ TEST(Indexer, AShardThatIsBehindMakesTheFilePendingAndCatchesUpAlone) {
   {
     // Only shard 0 did its part (the other was killed before its first commit).
     auto idx = open_index(loc, nullptr);
-    ASSERT_TRUE(index_file(idx->shard(0), f, "S", "p", "", kIndexBatchBytes, Shard{0, kIndexShards}));
+    ASSERT_TRUE(
+        index_file(idx->shard(0), f, "S", "p", "", kIndexBatchBytes, Shard{0, kIndexShards}));
     auto progress = index_progress(*idx, loc, {});
     EXPECT_FALSE(progress->complete());
     EXPECT_EQ(progress->indexed_bytes, 0u);
@@ -408,9 +444,7 @@ TEST(Indexer, OneCorruptShardIsRebuiltWithoutDuplicatingTheOthers) {
   }
   const fs::path second = loc.index_db(1);
   for (const char* end : {"-wal", "-shm"}) fs::remove(fs::path(second.string() + end));
-  {
-    std::ofstream(second, std::ios::binary | std::ios::trunc) << std::string(8192, 'x');
-  }
+  { std::ofstream(second, std::ios::binary | std::ios::trunc) << std::string(8192, 'x'); }
   std::string note;
   auto idx = open_index(loc, &note);
   ASSERT_TRUE(idx) << idx.error().message;
@@ -432,7 +466,8 @@ TEST(Indexer, TheExclusionMarkerEmptiesEveryShard) {
   std::ofstream(f, std::ios::app) << user("keep this out: " + cfg.exclude_marker);
   ASSERT_TRUE(index_pending(*idx, loc, cfg));
   EXPECT_EQ(count_hits(*idx, "alpha"), 0);
-  for (int s = 0; s < kIndexShards; ++s) EXPECT_EQ(*idx->shard(s).token_documents("alpha"), 0) << "shard " << s;
+  for (int s = 0; s < kIndexShards; ++s)
+    EXPECT_EQ(*idx->shard(s).token_documents("alpha"), 0) << "shard " << s;
   EXPECT_TRUE(index_progress(*idx, loc, cfg)->complete());
 }
 
@@ -448,7 +483,9 @@ TEST(Indexer, ASessionOneShardExcludedIsFoundInNone) {
   ASSERT_TRUE(index_pending(*idx, loc, cfg));
   ASSERT_GT(shard_hits(*idx, 1, "alpha"), 0);
   std::ofstream(f, std::ios::app) << user("keep this out: " + cfg.exclude_marker);
-  ASSERT_TRUE(index_file(idx->shard(0), f, "S", "p", cfg.exclude_marker, kIndexBatchBytes, Shard{0, kIndexShards})->excluded);
+  ASSERT_TRUE(index_file(idx->shard(0), f, "S", "p", cfg.exclude_marker, kIndexBatchBytes,
+                         Shard{0, kIndexShards})
+                  ->excluded);
   EXPECT_GT(shard_hits(*idx, 1, "alpha"), 0);  // not there yet
   auto found = idx->search({"alpha", "", "", "", 50});
   ASSERT_TRUE(found) << found.error().message;
@@ -466,7 +503,8 @@ TEST(Indexer, StaleTemporariesOfOursAreRemovedFreshOnesKept) {
   fs::path other = tmp.write("p/.notes.tmp.AbC123", "not ours");
   fs::path session = tmp.write("p/0123.jsonl", "{}\n");
   timespec times[2] = {{0, UTIME_OMIT}, {::time(nullptr) - 3600, 0}};
-  for (const auto& p : {old_tmp, other, session}) ASSERT_EQ(::utimensat(AT_FDCWD, p.c_str(), times, 0), 0);
+  for (const auto& p : {old_tmp, other, session})
+    ASSERT_EQ(::utimensat(AT_FDCWD, p.c_str(), times, 0), 0);
   EXPECT_EQ(remove_stale_temporaries(tmp / "p"), 1u);
   EXPECT_FALSE(fs::exists(old_tmp));
   EXPECT_TRUE(fs::exists(fresh_tmp));
@@ -488,10 +526,14 @@ std::map<int64_t, double> bm25_by_line(const fs::path& db_path, const std::strin
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* s = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, "SELECT m.line, bm25(fts) FROM fts CROSS JOIN messages m ON m.id = fts.rowid WHERE fts MATCH ?1", -1, &s, nullptr),
+  EXPECT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT m.line, bm25(fts) FROM fts CROSS JOIN messages m ON m.id = "
+                               "fts.rowid WHERE fts MATCH ?1",
+                               -1, &s, nullptr),
             SQLITE_OK);
   sqlite3_bind_text(s, 1, match.c_str(), -1, SQLITE_TRANSIENT);
-  while (sqlite3_step(s) == SQLITE_ROW) out[sqlite3_column_int64(s, 0)] = sqlite3_column_double(s, 1);
+  while (sqlite3_step(s) == SQLITE_ROW)
+    out[sqlite3_column_int64(s, 0)] = sqlite3_column_double(s, 1);
   sqlite3_finalize(s);
   sqlite3_close(db);
   return out;
@@ -503,7 +545,8 @@ std::string varied_lines(int n) {
   const char* words[] = {"alpha", "beta", "gamma", "delta", "parser", "socket"};
   for (int i = 0; i < n; ++i) {
     std::string text;
-    for (int w = 0; w < 3 + i % 17; ++w) text += std::string(words[(i * 7 + w * 5) % 6]) + (w % 5 == 0 ? " filler " : " ");
+    for (int w = 0; w < 3 + i % 17; ++w)
+      text += std::string(words[(i * 7 + w * 5) % 6]) + (w % 5 == 0 ? " filler " : " ");
     lines += user(text);
   }
   return lines;
@@ -541,7 +584,8 @@ TEST(SearchRank, PunctuationBesideTheWordsLeavesTheirRankAsItIs) {
   ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
   auto plain = idx->search({"parser socket", "", "", "", 1000});
   ASSERT_TRUE(plain);
-  for (const std::string words : {"* parser socket", "parser - socket", "parser socket ()", "\" parser socket"}) {
+  for (const std::string words :
+       {"* parser socket", "parser - socket", "parser socket ()", "\" parser socket"}) {
     auto found = idx->search({words, "", "", "", 1000});
     ASSERT_TRUE(found) << words << ": " << found.error().message;
     ASSERT_EQ(found->hits.size(), plain->hits.size()) << words;
@@ -558,10 +602,13 @@ TEST(SearchRank, PhraseCountsAreExactBelowTheSampleAndCloseAboveIt) {
   auto idx = SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx);
   std::string lines;
-  for (int i = 0; i < 3000; ++i) lines += user(std::string("everywhere ") + (i % 2 ? "odd" : "even") + (i % 1000 == 0 ? " seldom" : ""));
+  for (int i = 0; i < 3000; ++i)
+    lines += user(std::string("everywhere ") + (i % 2 ? "odd" : "even") +
+                  (i % 1000 == 0 ? " seldom" : ""));
   fs::path f = tmp.write("p/S.jsonl", lines);
   ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
-  auto c = idx->phrase_counts({"\"everywhere\"", "\"odd\"", "\"seldom\"", "\"nowhere\"", "\"odd everywhere\""}, 400);
+  auto c = idx->phrase_counts(
+      {"\"everywhere\"", "\"odd\"", "\"seldom\"", "\"nowhere\"", "\"odd everywhere\""}, 400);
   ASSERT_TRUE(c) << c.error().message;
   ASSERT_EQ(c->size(), 5u);
   EXPECT_NEAR((*c)[0], 3000, 30);
@@ -583,7 +630,8 @@ TEST(SearchRank, CommonWordsStillRankTheBestMatchFirst) {
   ASSERT_TRUE(idx);
   std::string lines;
   for (int i = 0; i < 6000; ++i) {
-    std::string text = "the function returns " + std::to_string(i) + " " + std::string(i % 7 == 0 ? "value " : "") + std::string(60, 'w');
+    std::string text = "the function returns " + std::to_string(i) + " " +
+                       std::string(i % 7 == 0 ? "value " : "") + std::string(60, 'w');
     if (i == 5500) text = "function value function value";
     if (i == 5800) text = "function value " + std::string(400, 'z') + " and more words here";
     lines += user(text);

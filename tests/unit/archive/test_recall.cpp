@@ -18,16 +18,29 @@ const std::string kSession = "6a0e7c7e-0b1c-4d2e-9f30-1a2b3c4d5e6f";
 const std::string kOther = "7b1f8d8f-1c2d-4e3f-8a41-2b3c4d5e6f70";
 
 std::string line(const std::string& type, const std::string& role, const json& content, int n) {
-  return json{{"type", type}, {"sessionId", kSession}, {"cwd", "/home/me/app dir"}, {"uuid", "u" + std::to_string(n)},
-              {"timestamp", "2026-11-20T10:00:00.000Z"}, {"message", {{"role", role}, {"content", content}}}}
-             .dump() + "\n";
+  return json{{"type", type},
+              {"sessionId", kSession},
+              {"cwd", "/home/me/app dir"},
+              {"uuid", "u" + std::to_string(n)},
+              {"timestamp", "2026-11-20T10:00:00.000Z"},
+              {"message", {{"role", role}, {"content", content}}}}
+             .dump() +
+         "\n";
 }
-std::string user(const std::string& text, int n) { return line("user", "user", text, n); }
+std::string user(const std::string& text, int n) {
+  return line("user", "user", text, n);
+}
 std::string tool_result(const std::string& text, int n) {
-  return line("user", "user", json::array({{{"type", "tool_result"}, {"tool_use_id", "t"}, {"content", text}}}), n);
+  return line("user", "user",
+              json::array({{{"type", "tool_result"}, {"tool_use_id", "t"}, {"content", text}}}), n);
 }
-std::string fmt_line(int n) { return "message number " + std::to_string(n) + " of the long session"; }
-std::string meta(int n) { return json{{"type", "system"}, {"subtype", "x"}, {"uuid", "m" + std::to_string(n)}}.dump() + "\n"; }
+std::string fmt_line(int n) {
+  return "message number " + std::to_string(n) + " of the long session";
+}
+std::string meta(int n) {
+  return json{{"type", "system"}, {"subtype", "x"}, {"uuid", "m" + std::to_string(n)}}.dump() +
+         "\n";
+}
 
 struct Archive {
   test::TempDir tmp;
@@ -43,7 +56,8 @@ struct Archive {
 TEST(Recall, HitsAreCitedWithTheirLineAndTheCommandThatResumesTheSession) {
   Archive a;
   std::string text;
-  for (int i = 1; i <= 40; ++i) text += i % 3 == 0 ? meta(i) : user("ordinary chatter number " + std::to_string(i), i);
+  for (int i = 1; i <= 40; ++i)
+    text += i % 3 == 0 ? meta(i) : user("ordinary chatter number " + std::to_string(i), i);
   text += tool_result("the build failed with ERR_QUOKKA_7731 in stage two", 41);
   a.write("-home-me-app-dir", kSession + ".jsonl", text);
   ArchiveRecall recall(a.loc, {});

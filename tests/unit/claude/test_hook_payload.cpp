@@ -1,12 +1,11 @@
-#include <gtest/gtest.h>
-
 #include <fmt/core.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <optional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "claude/hook_payload.hpp"
@@ -27,12 +26,14 @@ using test::recorded_name;
 class RecordedHookPayloads : public ::testing::TestWithParam<Recorded> {
  protected:
   std::string text_of(const json& payload) const {
-    return GetParam().variant ? test::json_variant(payload.dump(), *GetParam().variant) : payload.dump();
+    return GetParam().variant ? test::json_variant(payload.dump(), *GetParam().variant)
+                              : payload.dump();
   }
 };
 
 TEST_P(RecordedHookPayloads, EveryPostToolUsePayloadIsRead) {
-  json all = json::parse(test::read_file(test::fixture_path(GetParam().set, "hooks/PostToolUse.json")));
+  json all =
+      json::parse(test::read_file(test::fixture_path(GetParam().set, "hooks/PostToolUse.json")));
   ASSERT_FALSE(all["payloads"].empty());
   int subagent = 0;
   for (const auto& p : all["payloads"]) {
@@ -53,9 +54,11 @@ TEST_P(RecordedHookPayloads, EveryPostToolUsePayloadIsRead) {
 // Every event the client sent: the fields every hook reads.
 TEST_P(RecordedHookPayloads, EveryEventsPayloadIsRead) {
   int events = 0;
-  for (const auto& e : std::filesystem::directory_iterator(test::fixture_path(GetParam().set, "hooks"))) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(test::fixture_path(GetParam().set, "hooks"))) {
     json all = json::parse(test::read_file(e.path()));
-    if (all["event"] == "StatusLine") continue;  // not a hook: ctx-status reads it (test_status_e2e)
+    if (all["event"] == "StatusLine")
+      continue;  // not a hook: ctx-status reads it (test_status_e2e)
     ++events;
     for (const auto& p : all["payloads"]) {
       auto parsed = parse_hook_payload(text_of(p));
@@ -69,8 +72,8 @@ TEST_P(RecordedHookPayloads, EveryEventsPayloadIsRead) {
   EXPECT_GE(events, 5);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedHookPayloads, ::testing::ValuesIn(recorded("hooks/PostToolUse.json")),
-                         recorded_name);
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedHookPayloads,
+                         ::testing::ValuesIn(recorded("hooks/PostToolUse.json")), recorded_name);
 
 TEST(HookPayload, SubagentPayloadPointsAtTheSubagentsOwnFile) {
   auto p = parse_hook_payload(
@@ -83,25 +86,31 @@ TEST(HookPayload, ErrorsAreOneLine) {
   EXPECT_EQ(parse_hook_payload("").error().message, "no hook payload on stdin (empty input)");
   EXPECT_EQ(parse_hook_payload("  \n").error().message, "no hook payload on stdin (empty input)");
   EXPECT_EQ(parse_hook_payload("[1,2]").error().message, "payload is not a JSON object");
-  EXPECT_EQ(parse_hook_payload(R"({"session_id":"S"})").error().message, "payload has no transcript_path");
+  EXPECT_EQ(parse_hook_payload(R"({"session_id":"S"})").error().message,
+            "payload has no transcript_path");
   auto bad = parse_hook_payload("{nope");
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().message, "payload is not valid JSON: parse error at line 1, column 2: expected a string key");
+  EXPECT_EQ(bad.error().message,
+            "payload is not valid JSON: parse error at line 1, column 2: expected a string key");
   EXPECT_EQ(bad.error().message.find('\n'), std::string::npos);
-  EXPECT_EQ(parse_hook_payload(R"({"session_id":"S","transcript_path":"/t","agent_id":"../x"})").error().message,
+  EXPECT_EQ(parse_hook_payload(R"({"session_id":"S","transcript_path":"/t","agent_id":"../x"})")
+                .error()
+                .message,
             "payload has an invalid agent_id '../x'");
 }
 
 TEST(HookPayload, InvalidUtf8AndLoneSurrogatesInToolResponseAreTolerated) {
-  std::string text = "{\"session_id\":\"S\",\"transcript_path\":\"/t.jsonl\",\"hook_event_name\":\"PostToolUse\","
-                     "\"tool_response\":{\"stdout\":\"\xc3\x28 and \\ud800 alone\"},\"tool_use_id\":\"toolu_1\"}";
+  std::string text =
+      "{\"session_id\":\"S\",\"transcript_path\":\"/t.jsonl\",\"hook_event_name\":\"PostToolUse\","
+      "\"tool_response\":{\"stdout\":\"\xc3\x28 and \\ud800 alone\"},\"tool_use_id\":\"toolu_1\"}";
   auto p = parse_hook_payload(text);
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(p->tool_use_id, "toolu_1");
 }
 
 TEST(HookPayload, UnknownFieldsAreIgnored) {
-  auto p = parse_hook_payload(R"({"session_id":"S","transcript_path":"/t","future_field":{"x":[1,2,{"y":null}]},"hook_event_name":"PostToolUse"})");
+  auto p = parse_hook_payload(
+      R"({"session_id":"S","transcript_path":"/t","future_field":{"x":[1,2,{"y":null}]},"hook_event_name":"PostToolUse"})");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->hook_event_name, "PostToolUse");
 }
@@ -125,9 +134,10 @@ std::string error_of(std::string_view text) {
 constexpr std::string_view kHead = R"({"session_id":"S","transcript_path":"/t.jsonl",)";
 
 TEST(HookPayloadScan, SameResultWhateverTheChunkSize) {
-  std::string text = std::string(kHead) +
-                     R"("tool_input":{"a":[1,-2.5e+3,true,false,null,{"k\"ey":"v\\al"}],"b":"x\u00e9y"},)"
-                     R"("cwd":"/p/\u00e9\ud83d\ude00","hook_event_name":"PostToolUse","tool_use_id":"toolu_9"})";
+  std::string text =
+      std::string(kHead) +
+      R"("tool_input":{"a":[1,-2.5e+3,true,false,null,{"k\"ey":"v\\al"}],"b":"x\u00e9y"},)"
+      R"("cwd":"/p/\u00e9\ud83d\ude00","hook_event_name":"PostToolUse","tool_use_id":"toolu_9"})";
   for (size_t chunk : {size_t{1}, size_t{2}, size_t{3}, size_t{7}, size_t{64}, size_t{1} << 20}) {
     auto p = scan_hook_payload(chunks_of(text, chunk));
     ASSERT_TRUE(p) << chunk << ": " << p.error().message;
@@ -138,18 +148,21 @@ TEST(HookPayloadScan, SameResultWhateverTheChunkSize) {
 }
 
 TEST(HookPayloadScan, EscapesInKeysAndValuesAreDecoded) {
-  auto p = parse_hook_payload(R"({"session\u005fid":"a\"b\\c\/d\b\f\n\r\t","transcript_path":"/t","c\u0077d":"x"})");
+  auto p = parse_hook_payload(
+      R"({"session\u005fid":"a\"b\\c\/d\b\f\n\r\t","transcript_path":"/t","c\u0077d":"x"})");
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(p->session_id, "a\"b\\c/d\b\f\n\r\t");
   EXPECT_EQ(p->cwd, "x");
 }
 
 TEST(HookPayloadScan, SurrogatePairsCombineAndLoneHalvesBecomeReplacementCharacters) {
-  auto p = parse_hook_payload(std::string(kHead) +
-                              R"("cwd":"\uD83D\uDE00|\ud800|\udc00|\ud800\ud83d\ude00|\ud800x|\ud800\n"})");
+  auto p = parse_hook_payload(
+      std::string(kHead) +
+      R"("cwd":"\uD83D\uDE00|\ud800|\udc00|\ud800\ud83d\ude00|\ud800x|\ud800\n"})");
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(p->cwd,
-            "\xf0\x9f\x98\x80|\xef\xbf\xbd|\xef\xbf\xbd|\xef\xbf\xbd\xf0\x9f\x98\x80|\xef\xbf\xbdx|\xef\xbf\xbd\n");
+            "\xf0\x9f\x98\x80|\xef\xbf\xbd|\xef\xbf\xbd|\xef\xbf\xbd\xf0\x9f\x98\x80|\xef\xbf\xbdx|"
+            "\xef\xbf\xbd\n");
   // A lone surrogate at the very end of a kept string.
   auto q = parse_hook_payload(std::string(kHead) + R"("cwd":"a\ud83d"})");
   ASSERT_TRUE(q);
@@ -157,8 +170,9 @@ TEST(HookPayloadScan, SurrogatePairsCombineAndLoneHalvesBecomeReplacementCharact
 }
 
 TEST(HookPayloadScan, DuplicateKeysTheLastOneWins) {
-  auto p = parse_hook_payload(std::string(kHead) + R"("cwd":"/first","cwd":"/second","tool_name":"X","tool_name":7,)"
-                                                   R"("stop_hook_active":true,"stop_hook_active":false})");
+  auto p = parse_hook_payload(std::string(kHead) +
+                              R"("cwd":"/first","cwd":"/second","tool_name":"X","tool_name":7,)"
+                              R"("stop_hook_active":true,"stop_hook_active":false})");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->cwd, "/second");
   EXPECT_EQ(p->tool_name, "");
@@ -184,53 +198,82 @@ TEST(HookPayloadScan, DeepNestingInASkippedValueIsSkippedWithoutRecursion) {
 }
 
 TEST(HookPayloadScan, NestingBeyondTheBoundIsRefused) {
-  std::string text = std::string(kHead) + R"("x":)" + std::string(kMaxHookPayloadDepth + 1, '[') + "0";
+  std::string text =
+      std::string(kHead) + R"("x":)" + std::string(kMaxHookPayloadDepth + 1, '[') + "0";
   // The error points at the value that would open one level too many.
-  EXPECT_EQ(error_of(text), fmt::format("payload is not valid JSON: parse error at line 1, column {}: nesting too deep",
-                                        kHead.size() + 4 + kMaxHookPayloadDepth + 2));
+  EXPECT_EQ(
+      error_of(text),
+      fmt::format("payload is not valid JSON: parse error at line 1, column {}: nesting too deep",
+                  kHead.size() + 4 + kMaxHookPayloadDepth + 2));
 }
 
 TEST(HookPayloadScan, TruncatedInputIsAnErrorAtItsEnd) {
-  std::string whole = std::string(kHead) + R"("tool_input":{"a":[1,"two\u00e9",{"b":null}]},"cwd":"/p"})";
+  std::string whole =
+      std::string(kHead) + R"("tool_input":{"a":[1,"two\u00e9",{"b":null}]},"cwd":"/p"})";
   for (size_t n = 1; n < whole.size(); ++n) {
     std::string cut = whole.substr(0, n);
     auto p = parse_hook_payload(cut);
     ASSERT_FALSE(p) << cut;
-    EXPECT_NE(p.error().message.find("unexpected end of input"), std::string::npos) << cut << " -> " << p.error().message;
+    EXPECT_NE(p.error().message.find("unexpected end of input"), std::string::npos)
+        << cut << " -> " << p.error().message;
   }
 }
 
 TEST(HookPayloadScan, StrictAboutWhatItAccepts) {
   std::string h(kHead);
-  EXPECT_EQ(error_of(h + "\"x\":01}"), "payload is not valid JSON: parse error at line 1, column 53: expected ',' or '}' after a value");
-  EXPECT_EQ(error_of(h + "\"x\":1.}"), "payload is not valid JSON: parse error at line 1, column 54: invalid number: expected a digit after '.'");
-  EXPECT_EQ(error_of(h + "\"x\":tru}"), "payload is not valid JSON: parse error at line 1, column 55: invalid literal");
-  EXPECT_EQ(error_of(h + "\"x\":\"\\x\"}"), "payload is not valid JSON: parse error at line 1, column 54: invalid escape in a string");
-  EXPECT_EQ(error_of(h + "\"x\":\"\\u12g4\"}"), "payload is not valid JSON: parse error at line 1, column 57: invalid \\u escape: expected four hex digits");
-  EXPECT_EQ(error_of(h + "\"x\":[1,]}"), "payload is not valid JSON: parse error at line 1, column 55: expected a value");
-  EXPECT_EQ(error_of(h + "\"x\":{\"a\":1,}}"), "payload is not valid JSON: parse error at line 1, column 59: expected a string key");
-  EXPECT_EQ(error_of(h + "\"x\":1,}"), "payload is not valid JSON: parse error at line 1, column 54: expected a string key");
-  EXPECT_EQ(error_of(h + "\"x\" 1}"), "payload is not valid JSON: parse error at line 1, column 52: expected ':' after a key");
-  EXPECT_EQ(error_of(h + "\"x\":1} {}"), "payload is not valid JSON: parse error at line 1, column 55: unexpected data after the payload");
-  EXPECT_EQ(error_of("{\n  \"a\":\n  @}"), "payload is not valid JSON: parse error at line 3, column 3: expected a value");
+  EXPECT_EQ(error_of(h + "\"x\":01}"),
+            "payload is not valid JSON: parse error at line 1, column 53: expected ',' or '}' "
+            "after a value");
+  EXPECT_EQ(error_of(h + "\"x\":1.}"),
+            "payload is not valid JSON: parse error at line 1, column 54: invalid number: expected "
+            "a digit after '.'");
+  EXPECT_EQ(error_of(h + "\"x\":tru}"),
+            "payload is not valid JSON: parse error at line 1, column 55: invalid literal");
+  EXPECT_EQ(
+      error_of(h + "\"x\":\"\\x\"}"),
+      "payload is not valid JSON: parse error at line 1, column 54: invalid escape in a string");
+  EXPECT_EQ(error_of(h + "\"x\":\"\\u12g4\"}"),
+            "payload is not valid JSON: parse error at line 1, column 57: invalid \\u escape: "
+            "expected four hex digits");
+  EXPECT_EQ(error_of(h + "\"x\":[1,]}"),
+            "payload is not valid JSON: parse error at line 1, column 55: expected a value");
+  EXPECT_EQ(error_of(h + "\"x\":{\"a\":1,}}"),
+            "payload is not valid JSON: parse error at line 1, column 59: expected a string key");
+  EXPECT_EQ(error_of(h + "\"x\":1,}"),
+            "payload is not valid JSON: parse error at line 1, column 54: expected a string key");
+  EXPECT_EQ(
+      error_of(h + "\"x\" 1}"),
+      "payload is not valid JSON: parse error at line 1, column 52: expected ':' after a key");
+  EXPECT_EQ(error_of(h + "\"x\":1} {}"),
+            "payload is not valid JSON: parse error at line 1, column 55: unexpected data after "
+            "the payload");
+  EXPECT_EQ(error_of("{\n  \"a\":\n  @}"),
+            "payload is not valid JSON: parse error at line 3, column 3: expected a value");
 }
 
 TEST(HookPayloadScan, NulBytesAndRawControlCharactersAreRefused) {
   std::string h(kHead);
   EXPECT_EQ(error_of(h + std::string("\"x\":\"a\0b\"}", 10)),
-            "payload is not valid JSON: parse error at line 1, column 54: control character in a string (must be escaped)");
+            "payload is not valid JSON: parse error at line 1, column 54: control character in a "
+            "string (must be escaped)");
   EXPECT_EQ(error_of(h + std::string("\"x\":1\0}", 7)),
-            "payload is not valid JSON: parse error at line 1, column 53: expected ',' or '}' after a value");
+            "payload is not valid JSON: parse error at line 1, column 53: expected ',' or '}' "
+            "after a value");
   EXPECT_EQ(error_of(h + "\"cwd\":\"a\tb\"}"),
-            "payload is not valid JSON: parse error at line 1, column 56: control character in a string (must be escaped)");
-  EXPECT_EQ(error_of(std::string("\0{}", 3)), "payload is not valid JSON: parse error at line 1, column 1: expected a value");
+            "payload is not valid JSON: parse error at line 1, column 56: control character in a "
+            "string (must be escaped)");
+  EXPECT_EQ(error_of(std::string("\0{}", 3)),
+            "payload is not valid JSON: parse error at line 1, column 1: expected a value");
 }
 
 TEST(HookPayloadScan, TopLevelThatIsNotAnObject) {
-  for (std::string_view text : {"[1,2]", "\"s\"", "12", "true", "null", " [ {\"session_id\":\"S\"} ] "})
+  for (std::string_view text :
+       {"[1,2]", "\"s\"", "12", "true", "null", " [ {\"session_id\":\"S\"} ] "})
     EXPECT_EQ(error_of(text), "payload is not a JSON object") << text;
-  EXPECT_EQ(error_of("[1,2"), "payload is not valid JSON: parse error at line 1, column 5: unexpected end of input");
-  EXPECT_EQ(error_of("this is not json"), "payload is not valid JSON: parse error at line 1, column 2: invalid literal");
+  EXPECT_EQ(error_of("[1,2"),
+            "payload is not valid JSON: parse error at line 1, column 5: unexpected end of input");
+  EXPECT_EQ(error_of("this is not json"),
+            "payload is not valid JSON: parse error at line 1, column 2: invalid literal");
   EXPECT_EQ(error_of("{}"), "payload has no transcript_path");
 }
 
@@ -264,7 +307,8 @@ TEST(HookPayloadScan, LongStringsAroundEveryBoundaryKeepTheirContent) {
   // Escapes and quotes placed at every offset of 16-byte blocks and of chunk boundaries.
   for (size_t pad = 0; pad < 40; ++pad) {
     std::string value = std::string(pad, 'x') + "\\\"" + std::string(pad, 'y') + "\\u00e9";
-    std::string text = std::string(kHead) + "\"tool_response\":\"" + value + "\",\"cwd\":\"" + value + "\"}";
+    std::string text =
+        std::string(kHead) + "\"tool_response\":\"" + value + "\",\"cwd\":\"" + value + "\"}";
     std::string expect = std::string(pad, 'x') + "\"" + std::string(pad, 'y') + "\xc3\xa9";
     for (size_t chunk : {size_t{5}, size_t{16}, size_t{17}}) {
       auto p = scan_hook_payload(chunks_of(text, chunk));
@@ -281,15 +325,18 @@ TEST(HookPayloadScan, EscapeDenseSkippedStringsAreCheckedAtEveryOffset) {
   std::string code;
   for (int i = 0; code.size() < 300; ++i)
     code += fmt::format(R"(\tif (s[{}] == '\\' && n != \"caf\u00e9\") {{ return {}; }}\n)", i, i);
-  const std::vector<std::string> flaws = {"", "\\x", "\\u12G4", "\\u1\"", "\\", "\"", "\x01", "\\\\\\q"};
+  const std::vector<std::string> flaws = {"",   "\\x", "\\u12G4", "\\u1\"",
+                                          "\\", "\"",  "\x01",    "\\\\\\q"};
   for (const auto& flaw : flaws) {
     for (size_t at = 0; at <= 200; ++at) {
       std::string value = code.substr(0, at) + flaw + code.substr(at);
-      std::string text = std::string(kHead) + "\"tool_response\":{\"originalFile\":\"" + value + "\"}}";
+      std::string text =
+          std::string(kHead) + "\"tool_response\":{\"originalFile\":\"" + value + "\"}}";
       bool valid = !json::parse(text, nullptr, false).is_discarded();
       auto whole = parse_hook_payload(text);
-      ASSERT_EQ(whole.has_value(), valid) << "flaw " << flaw << " at " << at << ": "
-                                          << (whole ? std::string("accepted") : whole.error().message);
+      ASSERT_EQ(whole.has_value(), valid)
+          << "flaw " << flaw << " at " << at << ": "
+          << (whole ? std::string("accepted") : whole.error().message);
       for (size_t chunk : {size_t{1}, size_t{7}, size_t{64}, size_t{100}}) {
         auto p = scan_hook_payload(chunks_of(text, chunk));
         ASSERT_EQ(p.has_value(), valid) << "flaw " << flaw << " at " << at << " chunk " << chunk;

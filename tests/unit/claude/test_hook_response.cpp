@@ -17,14 +17,17 @@ TEST(HookResponse, PostToolUseCarriesAdditionalContextAndOptionalSystemMessage) 
 }
 
 TEST(HookResponse, SessionStartShapeIsExact) {
-  EXPECT_EQ(session_start_response("Step 2 of 5: write the tests"),
-            R"({"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"Step 2 of 5: write the tests"}})");
-  EXPECT_EQ(session_start_response("x", "shown to the human"),
-            R"({"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"},"systemMessage":"shown to the human"})");
+  EXPECT_EQ(
+      session_start_response("Step 2 of 5: write the tests"),
+      R"({"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"Step 2 of 5: write the tests"}})");
+  EXPECT_EQ(
+      session_start_response("x", "shown to the human"),
+      R"({"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"},"systemMessage":"shown to the human"})");
 }
 
 TEST(HookResponse, InvalidUtf8IsReplacedNotThrown) {
-  std::string out = additional_context_response(HookEvent::UserPromptSubmit, std::string("ok \xff\xfe end"));
+  std::string out =
+      additional_context_response(HookEvent::UserPromptSubmit, std::string("ok \xff\xfe end"));
   auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
   EXPECT_EQ(j["hookSpecificOutput"]["additionalContext"], "ok \xEF\xBF\xBD\xEF\xBF\xBD end");

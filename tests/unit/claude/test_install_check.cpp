@@ -27,9 +27,9 @@ TEST(InstallCheck, EveryHookOfAFreshInstallIsFoundOnce) {
 
 TEST(InstallCheck, AMissingWrongMatcherOrDuplicateHookIsSeen) {
   json s = settings_from_plan("/b");
-  s["hooks"]["Stop"] = json::array();                                    // gone
-  s["hooks"]["PostToolUse"][0]["matcher"] = "Bash";                      // wrong matcher
-  s["hooks"]["SessionEnd"].push_back(s["hooks"]["SessionEnd"][0]);       // twice
+  s["hooks"]["Stop"] = json::array();                               // gone
+  s["hooks"]["PostToolUse"][0]["matcher"] = "Bash";                 // wrong matcher
+  s["hooks"]["SessionEnd"].push_back(s["hooks"]["SessionEnd"][0]);  // twice
   s["hooks"]["SessionEnd"][1]["hooks"][0]["command"] = "$HOME/.local/bin/ctx-session-hook";
   auto cov = match_hooks(command_hooks(s), "/home/u");
   auto of = [&](const std::string& event, const std::string& program) {
@@ -45,21 +45,30 @@ TEST(InstallCheck, AMissingWrongMatcherOrDuplicateHookIsSeen) {
 }
 
 TEST(InstallCheck, CommandWordsExpandHomeAndThePluginRootOnly) {
-  EXPECT_EQ(command_words("$HOME/.local/bin/ctx-remind", "/h"), (Words{"/h/.local/bin/ctx-remind"}));
+  EXPECT_EQ(command_words("$HOME/.local/bin/ctx-remind", "/h"),
+            (Words{"/h/.local/bin/ctx-remind"}));
   EXPECT_EQ(command_words("${HOME}/x y", "/h w"), (Words{"/h w/x", "y"}));
   EXPECT_EQ(command_words("~/x", "/h"), (Words{"/h/x"}));
-  EXPECT_EQ(command_words("\"${CLAUDE_PLUGIN_ROOT}/bin/ctx-gate\" --hook", "/h", "/p r"), (Words{"/p r/bin/ctx-gate", "--hook"}));
+  EXPECT_EQ(command_words("\"${CLAUDE_PLUGIN_ROOT}/bin/ctx-gate\" --hook", "/h", "/p r"),
+            (Words{"/p r/bin/ctx-gate", "--hook"}));
   EXPECT_FALSE(command_words("$OTHER/x", "/h"));
   EXPECT_FALSE(command_words("ctx-remind | tee log", "/h"));
 }
 
 TEST(InstallCheck, SettingsAndPluginInstallsAreTold) {
   EXPECT_TRUE(runs_ctxkit(command_hooks(settings_from_plan("/b")), "/h"));
-  json other = {{"hooks", {{"PostToolUse", {{{"hooks", {{{"type", "command"}, {"command", "my-hook"}}}}}}}}}};
+  json other = {
+      {"hooks", {{"PostToolUse", {{{"hooks", {{{"type", "command"}, {"command", "my-hook"}}}}}}}}}};
   EXPECT_FALSE(runs_ctxkit(command_hooks(other), "/h"));
-  json s = {{"enabledPlugins", {{"ctxkit@local", true}, {"ctxkit@old", false}, {"other@local", true}, {"ctxkit-probe@m", true}}}};
+  json s = {{"enabledPlugins",
+             {{"ctxkit@local", true},
+              {"ctxkit@old", false},
+              {"other@local", true},
+              {"ctxkit-probe@m", true}}}};
   EXPECT_EQ(enabled_ctxkit_plugins(s), (Words{"ctxkit@local"}));
-  json installed = {{"version", 2}, {"plugins", {{"ctxkit@local", {{{"scope", "user"}, {"installPath", "/c/ctxkit/0.1.0"}}}}}}};
+  json installed = {
+      {"version", 2},
+      {"plugins", {{"ctxkit@local", {{{"scope", "user"}, {"installPath", "/c/ctxkit/0.1.0"}}}}}}};
   EXPECT_EQ(plugin_install_paths(installed, "ctxkit@local"), (Words{"/c/ctxkit/0.1.0"}));
   EXPECT_TRUE(plugin_install_paths(installed, "ctxkit@other").empty());
 }
@@ -67,8 +76,10 @@ TEST(InstallCheck, SettingsAndPluginInstallsAreTold) {
 TEST(InstallCheck, McpServersAreFoundByTheirProgram) {
   json doc = {{"mcpServers",
                {{"mine", {{"command", "/usr/bin/python3"}, {"args", {"x.py"}}}},
-                {"ctxkit-workflow", {{"type", "stdio"}, {"command", "/b/ctx-workflow-mcp"}, {"args", json::array()}}},
-                {"plugin", {{"command", "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp"}, {"args", {"--v"}}}}}}};
+                {"ctxkit-workflow",
+                 {{"type", "stdio"}, {"command", "/b/ctx-workflow-mcp"}, {"args", json::array()}}},
+                {"plugin",
+                 {{"command", "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp"}, {"args", {"--v"}}}}}}};
   auto found = find_mcp_servers(doc, "ctx-workflow-mcp", "/h", "/p");
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].name, "ctxkit-workflow");

@@ -19,7 +19,9 @@ Block block_of(const std::string& text, char fill = 'x') {
   return b;
 }
 
-size_t prefix(const Block& b) { return checked_prefix(b.data()); }
+size_t prefix(const Block& b) {
+  return checked_prefix(b.data());
+}
 
 void expect_same_masks(const Block& b) {
   Masks v = masks(b.data()), s = masks_scalar(b.data());
@@ -46,7 +48,7 @@ TEST(JsonStringBlock, PlainBlockIsWholeAndStopsAreFound) {
 
 TEST(JsonStringBlock, EscapesAreSteppedOverWhole) {
   EXPECT_EQ(prefix(block_of(R"(a\"b\\c\/d\be\ff\ng\rh\ti\u00e9j)")), 64u);
-  EXPECT_EQ(prefix(block_of(R"(\\")")), 2u);    // an escaped backslash, then the closing quote
+  EXPECT_EQ(prefix(block_of(R"(\\")")), 2u);     // an escaped backslash, then the closing quote
   EXPECT_EQ(prefix(block_of(R"(\\\"x")")), 5u);  // \\ and \" are content; the quote after x ends it
   EXPECT_EQ(prefix(block_of(R"(\u12AbZ)")), 64u);
 }
@@ -76,8 +78,7 @@ TEST(JsonStringBlock, AgreesWithTheReferenceOnRandomBlocks) {
     Block b;
     // Mostly escape-heavy text, sometimes any byte at all.
     bool any = round % 8 == 0;
-    for (auto& c : b)
-      c = any ? static_cast<char>(rng() & 0xFF) : alphabet[rng() % alphabet.size()];
+    for (auto& c : b) c = any ? static_cast<char>(rng() & 0xFF) : alphabet[rng() % alphabet.size()];
     expect_same_masks(b);
     ASSERT_EQ(prefix(b), checked_prefix_scalar(b.data())) << std::string(b.data(), b.size());
   }

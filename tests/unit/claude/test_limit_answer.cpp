@@ -20,7 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// One recorded case (tests/live/record_limits.py): tests/fixtures/claude-code-<v>/limits/<case>.json.
+// One recorded case (tests/live/record_limits.py):
+// tests/fixtures/claude-code-<v>/limits/<case>.json.
 struct Recorded {
   std::string name;  // "claude-code-2.1.197/usage_limit"
   json data;
@@ -31,7 +32,8 @@ struct Recorded {
   }
   // When the call ended: what a runner passes as now.
   int64_t ended() const {
-    return data.at("started_epoch").get<int64_t>() + static_cast<int64_t>(std::ceil(data.at("seconds").get<double>()));
+    return data.at("started_epoch").get<int64_t>() +
+           static_cast<int64_t>(std::ceil(data.at("seconds").get<double>()));
   }
 };
 
@@ -50,7 +52,8 @@ std::vector<Recorded> recorded() {
     for (const auto& e : fs::directory_iterator(dir))
       if (e.path().extension() == ".json") files.push_back(e.path());
     std::sort(files.begin(), files.end());
-    for (const auto& f : files) out.push_back({version + "/" + f.stem().string(), json::parse(test::read_file(f))});
+    for (const auto& f : files)
+      out.push_back({version + "/" + f.stem().string(), json::parse(test::read_file(f))});
   }
   return out;
 }
@@ -62,20 +65,23 @@ TEST(LimitAnswer, BothEndsOfTheRangeAreRecorded) {
     const auto v = r.data.at("client_version").get<std::string>();
     if (std::find(versions.begin(), versions.end(), v) == versions.end()) versions.push_back(v);
   }
-  EXPECT_EQ(versions.size(), test::client_fixture_dirs().size()) << "every recorded client version has its limits/";
+  EXPECT_EQ(versions.size(), test::client_fixture_dirs().size())
+      << "every recorded client version has its limits/";
   EXPECT_GE(versions.size(), 2u);
   // Each version has a case of each kind and ones that are no limit.
   for (const auto& v : versions)
     for (const char* kind : {"rate limit", "usage limit", "overloaded", ""}) {
       const bool found = std::any_of(all.begin(), all.end(), [&](const Recorded& r) {
         const json& want = r.data.at("expect").at("limit");
-        return r.data.at("client_version") == v && (want.is_null() ? std::string() : want.get<std::string>()) == kind;
+        return r.data.at("client_version") == v &&
+               (want.is_null() ? std::string() : want.get<std::string>()) == kind;
       });
       EXPECT_TRUE(found) << v << " has no case of " << (*kind ? kind : "no limit");
     }
 }
 
-class LimitFixtures : public ::testing::TestWithParam<std::pair<std::string, std::optional<test::JsonVariant>>> {
+class LimitFixtures
+    : public ::testing::TestWithParam<std::pair<std::string, std::optional<test::JsonVariant>>> {
  protected:
   Recorded get() const {
     for (auto& r : recorded())
@@ -84,7 +90,8 @@ class LimitFixtures : public ::testing::TestWithParam<std::pair<std::string, std
     return {};
   }
   std::string text(const Recorded& r) const {
-    return GetParam().second ? test::jsonl_variant(r.stdout_text(), *GetParam().second) : r.stdout_text();
+    return GetParam().second ? test::jsonl_variant(r.stdout_text(), *GetParam().second)
+                             : r.stdout_text();
   }
 };
 
@@ -96,8 +103,8 @@ TEST_P(LimitFixtures, ClassifiedAsRecorded) {
   // Every call ended with a result, but one the recorder killed while the client still retried.
   const bool killed = r.data.at("exit_code").get<int>() == 124;
   ASSERT_EQ(result.has_result, !killed) << r.name;
-  const auto got = classify_limit(result, r.data.at("stderr").get<std::string>(), r.data.at("exit_code").get<int>(),
-                                  r.ended());
+  const auto got = classify_limit(result, r.data.at("stderr").get<std::string>(),
+                                  r.data.at("exit_code").get<int>(), r.ended());
   const json& want = r.data.at("expect");
   if (want.at("limit").is_null()) {
     EXPECT_FALSE(got.has_value()) << r.name << ": " << (got ? got->message : "");
@@ -110,7 +117,8 @@ TEST_P(LimitFixtures, ClassifiedAsRecorded) {
   else
     EXPECT_EQ(got->reset_epoch, want.at("reset_epoch").get<int64_t>()) << r.name;
   EXPECT_EQ(got->message, result.text) << r.name;
-  EXPECT_EQ(r.data.at("exit_code").get<int>(), 1) << r.name << ": a limit ends the call with exit code 1";
+  EXPECT_EQ(r.data.at("exit_code").get<int>(), 1)
+      << r.name << ": a limit ends the call with exit code 1";
 }
 
 // The result's text alone (a reader that kept only it, or a stand-in that prints only the result):
@@ -119,7 +127,8 @@ TEST_P(LimitFixtures, ClassifiedAsRecorded) {
 TEST_P(LimitFixtures, TheTextAloneSaysTheSame) {
   const Recorded r = get();
   const StreamResult full = parse_stream_json(text(r));
-  if (!have_zones() && full.text.find("/") != std::string::npos && full.text.find("resets") != std::string::npos)
+  if (!have_zones() && full.text.find("/") != std::string::npos &&
+      full.text.find("resets") != std::string::npos)
     GTEST_SKIP() << "no tz database here";
   StreamResult bare;
   bare.has_result = true;
@@ -166,7 +175,8 @@ TEST_P(LimitFixtures, StreamFieldsMatchTheAnswer) {
   if (!r.data.at("expect").at("reset_epoch").is_null()) {
     ASSERT_TRUE(result.rate_limit.has_value()) << r.name;
     EXPECT_EQ(result.rate_limit->status, "rejected");
-    EXPECT_EQ(result.rate_limit->resets_at, r.data.at("expect").at("reset_epoch").get<int64_t>()) << r.name;
+    EXPECT_EQ(result.rate_limit->resets_at, r.data.at("expect").at("reset_epoch").get<int64_t>())
+        << r.name;
   }
 }
 
@@ -179,8 +189,11 @@ std::vector<std::pair<std::string, std::optional<test::JsonVariant>>> params() {
   return out;
 }
 
-std::string param_name(const ::testing::TestParamInfo<std::pair<std::string, std::optional<test::JsonVariant>>>& info) {
-  std::string n = info.param.first + "_" + (info.param.second ? test::variant_name(*info.param.second) : "AsRecorded");
+std::string param_name(
+    const ::testing::TestParamInfo<std::pair<std::string, std::optional<test::JsonVariant>>>&
+        info) {
+  std::string n = info.param.first + "_" +
+                  (info.param.second ? test::variant_name(*info.param.second) : "AsRecorded");
   for (char& c : n)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
@@ -193,7 +206,8 @@ TEST(LimitAnswer, RecordedSuccessesAreNoLimit) {
   int seen = 0;
   for (const auto& set : test::fixture_sets("stream-json")) {
     const size_t slash = set.find('/');
-    const fs::path dir = test::fixture_root() / set.substr(0, slash) / "stream-json" / set.substr(slash + 1);
+    const fs::path dir =
+        test::fixture_root() / set.substr(0, slash) / "stream-json" / set.substr(slash + 1);
     for (const auto& e : fs::directory_iterator(dir)) {
       if (e.path().extension() != ".jsonl") continue;
       StreamResult result = parse_stream_json(test::read_file(e.path()));
@@ -223,14 +237,16 @@ TEST(LimitAnswer, OrdinaryFailuresAreNoLimit) {
   EXPECT_FALSE(classify_limit(failed("", "error_max_turns"), "", 1, kNow));
   EXPECT_FALSE(classify_limit(failed("", "error_during_execution"), "", 1, kNow));
   // Another API failure, even when its words speak of limits.
-  StreamResult bad = failed("API Error: 400 prompt is too long; you've hit your limit of 200000 tokens");
+  StreamResult bad =
+      failed("API Error: 400 prompt is too long; you've hit your limit of 200000 tokens");
   bad.api_error_status = 400;
   EXPECT_FALSE(classify_limit(bad, "", 1, kNow));
   // A model's successful answer that talks about rate limits.
   StreamResult ok;
   ok.has_result = true;
   ok.subtype = "success";
-  ok.text = "API Error: Request rejected (429) is what the server returns when you've hit your limit.";
+  ok.text =
+      "API Error: Request rejected (429) is what the server returns when you've hit your limit.";
   EXPECT_FALSE(classify_limit(ok, "", 0, kNow));
   // Nothing at all, and a crash that names no limit.
   EXPECT_FALSE(classify_limit(StreamResult{}, "", 0, kNow));
@@ -238,12 +254,14 @@ TEST(LimitAnswer, OrdinaryFailuresAreNoLimit) {
 }
 
 TEST(LimitAnswer, StderrAloneWhenThereIsNoResult) {
-  const auto got = classify_limit(StreamResult{}, "starting\nAPI Error: 529 Overloaded. Try again.\n", 1, kNow);
+  const auto got =
+      classify_limit(StreamResult{}, "starting\nAPI Error: 529 Overloaded. Try again.\n", 1, kNow);
   ASSERT_TRUE(got);
   EXPECT_EQ(got->kind, LimitKind::Overloaded);
   EXPECT_EQ(got->message, "API Error: 529 Overloaded. Try again.");
   // A result that names no limit is believed over stderr.
-  EXPECT_FALSE(classify_limit(failed("Request timed out"), "API Error: 529 Overloaded.\n", 1, kNow));
+  EXPECT_FALSE(
+      classify_limit(failed("Request timed out"), "API Error: 529 Overloaded.\n", 1, kNow));
   // The same stderr from a call that succeeded is nothing.
   EXPECT_FALSE(classify_limit(StreamResult{}, "API Error: 529 Overloaded.\n", 0, kNow));
 }
@@ -289,22 +307,29 @@ TEST(LimitAnswer, ResetsInWords) {
   if (!have_zones()) GTEST_SKIP() << "no tz database here";
   // kNow is 03:30 UTC; a reset names its minute, the answer is that minute's end.
   EXPECT_EQ(reset_of("You've hit your session limit · resets 4:28am (UTC)"), kNow + 58 * 60 + 60);
-  EXPECT_EQ(reset_of("You've hit your 5-hour limit · resets 5pm (UTC)"), kNow + 13 * 3600 + 30 * 60 + 60);
+  EXPECT_EQ(reset_of("You've hit your 5-hour limit · resets 5pm (UTC)"),
+            kNow + 13 * 3600 + 30 * 60 + 60);
   // Earlier in the day than now: tomorrow.
-  EXPECT_EQ(reset_of("You've hit your session limit · resets 3am (UTC)"), kNow + 23 * 3600 + 30 * 60 + 60);
+  EXPECT_EQ(reset_of("You've hit your session limit · resets 3am (UTC)"),
+            kNow + 23 * 3600 + 30 * 60 + 60);
   // 12am is midnight, 12pm noon.
-  EXPECT_EQ(reset_of("You've hit your session limit · resets 12am (UTC)"), kNow + 20 * 3600 + 30 * 60 + 60);
-  EXPECT_EQ(reset_of("You've hit your session limit · resets 12pm (UTC)"), kNow + 8 * 3600 + 30 * 60 + 60);
+  EXPECT_EQ(reset_of("You've hit your session limit · resets 12am (UTC)"),
+            kNow + 20 * 3600 + 30 * 60 + 60);
+  EXPECT_EQ(reset_of("You've hit your session limit · resets 12pm (UTC)"),
+            kNow + 8 * 3600 + 30 * 60 + 60);
   // Europe/Paris is UTC+1 in November: 5pm there is 16:00 UTC.
-  EXPECT_EQ(reset_of("You've hit your 5-hour limit · resets 5pm (Europe/Paris)"), kNow + 12 * 3600 + 30 * 60 + 60);
+  EXPECT_EQ(reset_of("You've hit your 5-hour limit · resets 5pm (Europe/Paris)"),
+            kNow + 12 * 3600 + 30 * 60 + 60);
   // With a date, in New York (UTC-5): Nov 30, 10:30pm is Dec 1 03:30 UTC.
   EXPECT_EQ(reset_of("You've hit your weekly limit · resets Nov 30, 10:30pm (America/New_York)"),
             kNow + 5 * 86400 + 60);
   // In summer time: Paris in July is UTC+2 (now: 2026-07-01 10:00 UTC).
   const int64_t july = 1'782'900'000;  // 2026-07-01 10:00:00 UTC
-  EXPECT_EQ(reset_of("You've hit your session limit · resets 3pm (Europe/Paris)", july), july + 3 * 3600 + 60);
+  EXPECT_EQ(reset_of("You've hit your session limit · resets 3pm (Europe/Paris)", july),
+            july + 3 * 3600 + 60);
   // Relative times.
-  EXPECT_EQ(reset_of("API Error: Request rejected (429) · Please try again in 30 seconds"), kNow + 30);
+  EXPECT_EQ(reset_of("API Error: Request rejected (429) · Please try again in 30 seconds"),
+            kNow + 30);
   EXPECT_EQ(reset_of("API Error: Request rejected (429) · usage resets in 2h 15m"), kNow + 8100);
   // None named.
   EXPECT_FALSE(reset_of("API Error: Request rejected (429) · try again later"));
@@ -315,8 +340,8 @@ TEST(LimitAnswer, ResetsInWords) {
 // writes zones whose rules have not changed lately).
 std::string slim_tzif(const std::string& footer) {
   auto be32 = [](uint32_t v) {
-    return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-                       static_cast<char>(v)};
+    return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                       static_cast<char>(v >> 8), static_cast<char>(v)};
   };
   std::string header = std::string("TZif2") + std::string(15, '\0');
   // isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt
@@ -332,8 +357,10 @@ class ScopedTzdir {
     ::setenv("TZDIR", dir.c_str(), 1);
   }
   ~ScopedTzdir() {
-    if (old_) ::setenv("TZDIR", old_->c_str(), 1);
-    else ::unsetenv("TZDIR");
+    if (old_)
+      ::setenv("TZDIR", old_->c_str(), 1);
+    else
+      ::unsetenv("TZDIR");
   }
 
  private:
@@ -348,17 +375,22 @@ TEST(LimitAnswer, ZonesWithOnlyAFooterRule) {
   const ScopedTzdir tzdir(dir.path().string());
   const int64_t july = 1'782'900'000;  // 2026-07-01 10:00:00 UTC
   // Summer: UTC+2; November: UTC+1.
-  EXPECT_EQ(reset_of("You've hit your session limit · resets 3pm (Test/Slim)", july), july + 3 * 3600 + 60);
-  EXPECT_EQ(reset_of("You've hit your session limit · resets 5pm (Test/Slim)"), kNow + 12 * 3600 + 30 * 60 + 60);
+  EXPECT_EQ(reset_of("You've hit your session limit · resets 3pm (Test/Slim)", july),
+            july + 3 * 3600 + 60);
+  EXPECT_EQ(reset_of("You've hit your session limit · resets 5pm (Test/Slim)"),
+            kNow + 12 * 3600 + 30 * 60 + 60);
   // The last Sunday of March 2026 is the 29th: at 01:00 UTC the clocks go to 03:00.
   const int64_t before_change = 1'774'738'800;  // 2026-03-28 23:00:00 UTC, 00:00 local (UTC+1)
   EXPECT_EQ(reset_of("You've hit your session limit · resets 4am (Test/Slim)", before_change),
             before_change + 3 * 3600 + 60);  // 04:00 local is already UTC+2: 02:00 UTC
   // The south: summer (UTC-2) in November, winter (UTC-3) in July.
-  EXPECT_EQ(reset_of("You've hit your session limit · resets 5pm (Test/South)"), kNow + 15 * 3600 + 30 * 60 + 60);
-  EXPECT_EQ(reset_of("You've hit your session limit · resets 3pm (Test/South)", july), july + 8 * 3600 + 60);
+  EXPECT_EQ(reset_of("You've hit your session limit · resets 5pm (Test/South)"),
+            kNow + 15 * 3600 + 30 * 60 + 60);
+  EXPECT_EQ(reset_of("You've hit your session limit · resets 3pm (Test/South)", july),
+            july + 8 * 3600 + 60);
   // A rule that does not parse: the offset of the file's only type, UTC+1.
-  EXPECT_EQ(reset_of("You've hit your session limit · resets 5pm (Test/Broken)", july), july + 6 * 3600 + 60);
+  EXPECT_EQ(reset_of("You've hit your session limit · resets 5pm (Test/Broken)", july),
+            july + 6 * 3600 + 60);
 }
 
 TEST(LimitAnswer, ResetsBeyondTheCeilingAreDropped) {
@@ -377,7 +409,8 @@ TEST(LimitAnswer, ResetsBeyondTheCeilingAreDropped) {
   // Far future in words or in the event: dropped; a reset just past: now; far past: dropped.
   EXPECT_FALSE(reset_of("API Error: Request rejected (429) · try again in 9999999 hours"));
   StreamResult r = failed("You've hit your weekly limit");
-  for (int64_t at : {kNow + 40 * 86400, kNow - 3 * 86400, int64_t{0}, int64_t{-1}, int64_t{1} << 52}) {
+  for (int64_t at :
+       {kNow + 40 * 86400, kNow - 3 * 86400, int64_t{0}, int64_t{-1}, int64_t{1} << 52}) {
     r.rate_limit = RateLimitEvent{"rejected", "seven_day", at};
     const auto got = classify_limit(r, "", 1, kNow);
     ASSERT_TRUE(got);
@@ -397,16 +430,19 @@ TEST(LimitAnswer, HostileTextIsOneBoundedLine) {
   ASSERT_TRUE(got);
   EXPECT_EQ(got->kind, LimitKind::RateLimit);
   EXPECT_LE(got->message.size(), 300u);
-  EXPECT_TRUE(got->message.starts_with("API Error: Request rejected (429) · a b [31m cxxx")) << got->message;
+  EXPECT_TRUE(got->message.starts_with("API Error: Request rejected (429) · a b [31m cxxx"))
+      << got->message;
   EXPECT_EQ(got->message.find_first_of(std::string("\0\r\n\t\x01\x1b", 6)), std::string::npos);
   // A cut never splits a UTF-8 sequence, and keeps a whole one at the end.
   std::string dots;
   for (int i = 0; i < 200; ++i) dots += "\u00b7";
-  const auto even = classify_limit(failed("You've hit your limit " + dots), "", 1, kNow);  // 22 bytes, then 2 each
+  const auto even = classify_limit(failed("You've hit your limit " + dots), "", 1,
+                                   kNow);  // 22 bytes, then 2 each
   ASSERT_TRUE(even);
   EXPECT_EQ(even->message.size(), 300u);
   EXPECT_TRUE(even->message.ends_with("\u00b7"));
-  const auto odd = classify_limit(failed("You've hit your limit! " + dots), "", 1, kNow);  // 23 bytes
+  const auto odd =
+      classify_limit(failed("You've hit your limit! " + dots), "", 1, kNow);  // 23 bytes
   ASSERT_TRUE(odd);
   EXPECT_EQ(odd->message.size(), 299u);
   EXPECT_TRUE(odd->message.ends_with("\u00b7"));
@@ -415,10 +451,12 @@ TEST(LimitAnswer, HostileTextIsOneBoundedLine) {
   for (int i = 0; i < 20000; ++i) noise += "resets 1:";
   EXPECT_NO_THROW(classify_limit(failed("You've hit your limit " + noise), "", 1, kNow));
   // An absurd clock: no overflow, the kind still said.
-  for (int64_t now : {std::numeric_limits<int64_t>::min(), int64_t{-1}, std::numeric_limits<int64_t>::max()}) {
-    const auto got_now = classify_limit(failed("You've hit your limit · resets Dec 31, 11:59pm (UTC) or try again in "
-                                               "9999999 days"),
-                                        "", 1, now);
+  for (int64_t now :
+       {std::numeric_limits<int64_t>::min(), int64_t{-1}, std::numeric_limits<int64_t>::max()}) {
+    const auto got_now = classify_limit(
+        failed("You've hit your limit · resets Dec 31, 11:59pm (UTC) or try again in "
+               "9999999 days"),
+        "", 1, now);
     ASSERT_TRUE(got_now);
     EXPECT_EQ(got_now->kind, LimitKind::UsageLimit);
   }

@@ -6,7 +6,9 @@ namespace ctxkit {
 namespace {
 using ojson = nlohmann::ordered_json;
 
-McpServerEntry ours() { return {"ctxkit-workflow", "/opt/ctx/bin/ctx-workflow-mcp", {}, {}}; }
+McpServerEntry ours() {
+  return {"ctxkit-workflow", "/opt/ctx/bin/ctx-workflow-mcp", {}, {}};
+}
 
 // A user config as the client writes it (JSON.stringify(…, null, 2)): other servers, projects,
 // unicode, numbers.
@@ -42,9 +44,11 @@ const char* kClaudeJson = R"({
 
 TEST(McpConfig, EntryHasTheShapeClaudeMcpAddWrites) {
   McpServerEntry e{"wf", "/opt/ctxkit/bin/ctxkit-mcp", {"--stdio"}, {{"A", "1"}}};
-  EXPECT_EQ(mcp_server_json(e).dump(),
-            R"({"type":"stdio","command":"/opt/ctxkit/bin/ctxkit-mcp","args":["--stdio"],"env":{"A":"1"}})");
-  EXPECT_EQ(mcp_server_json(ours()).dump(), R"({"type":"stdio","command":"/opt/ctx/bin/ctx-workflow-mcp","args":[],"env":{}})");
+  EXPECT_EQ(
+      mcp_server_json(e).dump(),
+      R"({"type":"stdio","command":"/opt/ctxkit/bin/ctxkit-mcp","args":["--stdio"],"env":{"A":"1"}})");
+  EXPECT_EQ(mcp_server_json(ours()).dump(),
+            R"({"type":"stdio","command":"/opt/ctx/bin/ctx-workflow-mcp","args":[],"env":{}})");
 }
 
 TEST(McpConfig, MergeAddsOursAfterTheOtherServersAndKeepsEverythingElse) {
@@ -56,7 +60,8 @@ TEST(McpConfig, MergeAddsOursAfterTheOtherServersAndKeepsEverythingElse) {
   ASSERT_EQ(doc["mcpServers"].size(), 2u);
   EXPECT_EQ(std::next(doc["mcpServers"].begin()).key(), "ctxkit-workflow");
   EXPECT_EQ(doc["mcpServers"]["ctxkit-workflow"]["command"], "/opt/ctx/bin/ctx-workflow-mcp");
-  EXPECT_EQ(r.lines, std::vector<std::string>{"registered: MCP server ctxkit-workflow (/opt/ctx/bin/ctx-workflow-mcp)"});
+  EXPECT_EQ(r.lines, std::vector<std::string>{
+                         "registered: MCP server ctxkit-workflow (/opt/ctx/bin/ctx-workflow-mcp)"});
   ojson without = doc;
   without["mcpServers"].erase("ctxkit-workflow");
   EXPECT_EQ(without.dump(2), kClaudeJson) << "every other byte as the client wrote it";
@@ -89,7 +94,9 @@ TEST(McpConfig, AnEmptyOrMissingFileGetsTheContainer) {
   ojson doc;  // null: the file did not exist
   McpConfigReport r;
   merge_mcp_server(doc, ours(), false, r);
-  EXPECT_EQ(doc.dump(), R"({"mcpServers":{"ctxkit-workflow":{"type":"stdio","command":"/opt/ctx/bin/ctx-workflow-mcp","args":[],"env":{}}}})");
+  EXPECT_EQ(
+      doc.dump(),
+      R"({"mcpServers":{"ctxkit-workflow":{"type":"stdio","command":"/opt/ctx/bin/ctx-workflow-mcp","args":[],"env":{}}}})");
   EXPECT_TRUE(r.created_container);
   McpConfigReport r2;
   remove_mcp_server(doc, ours(), true, r2);
@@ -97,14 +104,15 @@ TEST(McpConfig, AnEmptyOrMissingFileGetsTheContainer) {
 }
 
 TEST(McpConfig, AUserCustomisedEntryOfOursIsKeptOnMergeAndRemovedOnUninstall) {
-  ojson doc = ojson::parse(R"({"mcpServers":{"ctxkit-workflow":{"type":"stdio","command":"/opt/ctx/bin/ctx-workflow-mcp","args":["--workflow","feature"],"env":{"X":"1"}}}})");
+  ojson doc = ojson::parse(
+      R"({"mcpServers":{"ctxkit-workflow":{"type":"stdio","command":"/opt/ctx/bin/ctx-workflow-mcp","args":["--workflow","feature"],"env":{"X":"1"}}}})");
   ojson before = doc;
   McpConfigReport r;
   merge_mcp_server(doc, ours(), false, r);
   EXPECT_FALSE(r.changed);
   EXPECT_EQ(doc, before);
-  EXPECT_EQ(r.lines, std::vector<std::string>{
-                         "kept your MCP server ctxkit-workflow: it runs /opt/ctx/bin/ctx-workflow-mcp with your arguments"});
+  EXPECT_EQ(r.lines, std::vector<std::string>{"kept your MCP server ctxkit-workflow: it runs "
+                                              "/opt/ctx/bin/ctx-workflow-mcp with your arguments"});
   McpConfigReport r2;
   remove_mcp_server(doc, ours(), false, r2);
   EXPECT_TRUE(r2.changed);
@@ -112,14 +120,16 @@ TEST(McpConfig, AUserCustomisedEntryOfOursIsKeptOnMergeAndRemovedOnUninstall) {
 }
 
 TEST(McpConfig, AnotherCommandUnderOurNameIsKeptUnlessReplaced) {
-  const char* text = R"({"mcpServers":{"ctxkit-workflow":{"command":"/home/u/dev/ctx-workflow-mcp"}}})";
+  const char* text =
+      R"({"mcpServers":{"ctxkit-workflow":{"command":"/home/u/dev/ctx-workflow-mcp"}}})";
   ojson doc = ojson::parse(text);
   McpConfigReport r;
   merge_mcp_server(doc, ours(), false, r);
   EXPECT_FALSE(r.changed);
   EXPECT_EQ(doc.dump(), text);
-  EXPECT_EQ(r.lines[0], "kept your MCP server ctxkit-workflow: it runs /home/u/dev/ctx-workflow-mcp, not "
-                        "/opt/ctx/bin/ctx-workflow-mcp (run again with --replace to take the name over)");
+  EXPECT_EQ(r.lines[0],
+            "kept your MCP server ctxkit-workflow: it runs /home/u/dev/ctx-workflow-mcp, not "
+            "/opt/ctx/bin/ctx-workflow-mcp (run again with --replace to take the name over)");
   // Uninstall leaves it too.
   McpConfigReport r2;
   remove_mcp_server(doc, ours(), true, r2);

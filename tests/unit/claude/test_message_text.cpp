@@ -13,22 +13,37 @@ namespace {
 using json = nlohmann::json;
 
 TEST(MessageText, EachKindOfMessage) {
-  json user = {{"type", "user"}, {"timestamp", "2026-11-20T10:00:00.000Z"}, {"message", {{"role", "user"}, {"content", "hi"}}}};
+  json user = {{"type", "user"},
+               {"timestamp", "2026-11-20T10:00:00.000Z"},
+               {"message", {{"role", "user"}, {"content", "hi"}}}};
   auto u = message_text(user.dump());
   EXPECT_EQ(u.text, "hi");
   EXPECT_EQ(u.role, "user");
   EXPECT_EQ(u.timestamp, "2026-11-20T10:00:00.000Z");
-  json result = {{"type", "user"}, {"message", {{"role", "user"}, {"content", json::array({{{"tool_use_id", "t"}, {"type", "tool_result"},
-                 {"content", json::array({{{"type", "text"}, {"text", "line one"}}, {{"type", "image"}, {"source", {{"data", "QUJD"}}}},
-                                          {{"type", "text"}, {"text", "line two"}}})}}})}}}};
+  json result = {
+      {"type", "user"},
+      {"message",
+       {{"role", "user"},
+        {"content",
+         json::array({{{"tool_use_id", "t"},
+                       {"type", "tool_result"},
+                       {"content", json::array({{{"type", "text"}, {"text", "line one"}},
+                                                {{"type", "image"}, {"source", {{"data", "QUJD"}}}},
+                                                {{"type", "text"}, {"text", "line two"}}})}}})}}}};
   auto r = message_text(result.dump());
   EXPECT_EQ(r.role, "tool_result");
   EXPECT_EQ(r.text, "line one\nline two");  // images are not text
-  auto tu = message_text(json{{"type", "assistant"}, {"message", {{"content", json::array({{{"type", "tool_use"}, {"name", "Bash"}, {"input", {{"command", "make"}}}}})}}}}.dump());
+  auto tu = message_text(json{{"type", "assistant"},
+                              {"message",
+                               {{"content", json::array({{{"type", "tool_use"},
+                                                          {"name", "Bash"},
+                                                          {"input", {{"command", "make"}}}}})}}}}
+                             .dump());
   EXPECT_EQ(tu.role, "tool_use");
   EXPECT_EQ(tu.text, "Bash {\"command\":\"make\"}");
   // The type may come after the message, as in the client's lines.
-  auto late = message_text(R"({"message":{"role":"assistant","content":[{"type":"text","text":"late type"}]},"type":"assistant"})");
+  auto late = message_text(
+      R"({"message":{"role":"assistant","content":[{"type":"text","text":"late type"}]},"type":"assistant"})");
   EXPECT_EQ(late.text, "late type");
   EXPECT_EQ(late.role, "assistant");
   EXPECT_EQ(message_text(R"({"type":"progress","data":"x"})").text, "");
@@ -36,7 +51,9 @@ TEST(MessageText, EachKindOfMessage) {
   EXPECT_EQ(message_text(R"({"type":"thinking","message":{"content":"x"}})").role, "");
   EXPECT_EQ(message_text("not json").text, "");
   EXPECT_EQ(message_text(R"({"type":"user","message":{"content":"cut)").text, "");
-  EXPECT_EQ(message_text(R"({"type":"user","message":{"content":"a \"quoted\" \u00e9 word\n"}})").text, "a \"quoted\" \xc3\xa9 word\n");
+  EXPECT_EQ(
+      message_text(R"({"type":"user","message":{"content":"a \"quoted\" \u00e9 word\n"}})").text,
+      "a \"quoted\" \xc3\xa9 word\n");
 }
 
 TEST(MessageText, InvalidUtf8IsRepairedNotDropped) {
@@ -49,16 +66,21 @@ TEST(MessageText, InvalidUtf8IsRepairedNotDropped) {
 // deeper is opaque, and nothing recurses without a limit.
 TEST(MessageText, DeeplyNestedToolResultsAreBounded) {
   std::string inner = "\"the deepest text\"";
-  for (int i = 0; i < 10000; ++i) inner = "[{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":" + inner + "}]";
-  std::string line = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"outer words\"},"
-                     "{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":" + inner + "}]}}";
+  for (int i = 0; i < 10000; ++i)
+    inner = "[{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":" + inner + "}]";
+  std::string line =
+      "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":"
+      "\"outer words\"},"
+      "{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":" +
+      inner + "}]}}";
   auto m = message_text(line);
   EXPECT_EQ(m.role, "user");
   EXPECT_NE(m.text.find("outer words"), std::string::npos);
   EXPECT_EQ(m.text.find("the deepest text"), std::string::npos);
   // Within the bound, nested results are read.
   std::string shallow = "\"shallow text\"";
-  for (int i = 0; i < MessageTextExtractor::kMaxDepth - 2; ++i) shallow = "[{\"type\":\"tool_result\",\"content\":" + shallow + "}]";
+  for (int i = 0; i < MessageTextExtractor::kMaxDepth - 2; ++i)
+    shallow = "[{\"type\":\"tool_result\",\"content\":" + shallow + "}]";
   auto s = message_text("{\"type\":\"user\",\"message\":{\"content\":" + shallow + "}}");
   EXPECT_EQ(s.text, "shallow text");
 }
@@ -68,8 +90,11 @@ TEST(MessageText, DeeplyNestedToolResultsAreBounded) {
 TEST(MessageText, FiftyThousandNestedArraysInAToolInput) {
   std::string deep(50000, '[');
   deep += std::string(50000, ']');
-  std::string line = "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"before the input\"},"
-                     "{\"type\":\"tool_use\",\"name\":\"Edit\",\"input\":{\"deep\":" + deep + "}}]}}";
+  std::string line =
+      "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"before the "
+      "input\"},"
+      "{\"type\":\"tool_use\",\"name\":\"Edit\",\"input\":{\"deep\":" +
+      deep + "}}]}}";
   auto m = message_text(line);
   EXPECT_NE(m.text.find("before the input"), std::string::npos) << m.text.substr(0, 200);
 }
@@ -80,7 +105,6 @@ TEST(MessageText, OneExtractorForManyLinesKeepsNothingFromTheLastOne) {
   EXPECT_EQ(x.extract(R"({"type":"progress","message":{"content":"x"}})").text, "");
   EXPECT_EQ(x.extract(R"({"type":"user","message":{"content":"third"}})").text, "third");
 }
-
 
 // Every recorded version and model, each line as recorded and rewritten (keys reversed, spaced,
 // unknown keys added at every depth).
@@ -99,10 +123,13 @@ std::vector<Recorded> recorded() {
 }
 
 std::string recorded_name(const ::testing::TestParamInfo<Recorded>& info) {
-  return test::fixture_set_name(info.param.set) + "_" + (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
+  return test::fixture_set_name(info.param.set) + "_" +
+         (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
 }
 
-std::string given(const std::string& line, const Recorded& r) { return r.variant ? test::json_variant(line, *r.variant) : line; }
+std::string given(const std::string& line, const Recorded& r) {
+  return r.variant ? test::json_variant(line, *r.variant) : line;
+}
 
 class RecordedMessageText : public ::testing::TestWithParam<Recorded> {};
 
@@ -125,7 +152,8 @@ TEST_P(RecordedMessageText, EveryLineGivesTheSameTextInAnyLayout) {
         EXPECT_EQ(got.text.substr(0, g), want.text.substr(0, w));
         if (GetParam().variant != test::JsonVariant::Extended) {
           EXPECT_EQ(nlohmann::json::parse(got.text.substr(g + 1), nullptr, false),
-                    nlohmann::json::parse(want.text.substr(w + 1), nullptr, false)) << got.text;
+                    nlohmann::json::parse(want.text.substr(w + 1), nullptr, false))
+              << got.text;
         }
       } else {
         EXPECT_EQ(got.text, want.text) << line.substr(0, 200);
@@ -136,7 +164,8 @@ TEST_P(RecordedMessageText, EveryLineGivesTheSameTextInAnyLayout) {
   EXPECT_GT(with_text, 10);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedMessageText, ::testing::ValuesIn(recorded()), recorded_name);
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedMessageText, ::testing::ValuesIn(recorded()),
+                         recorded_name);
 
 }  // namespace
 }  // namespace ctxkit

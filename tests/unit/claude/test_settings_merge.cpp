@@ -7,7 +7,8 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 TEST(SettingsMerge, AddsHookAndStatusLineKeepingUserEntries) {
-  ojson s = ojson::parse(R"({"model":"opus","hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine"}]}]},"env":{"A":"1"}})");
+  ojson s = ojson::parse(
+      R"({"model":"opus","hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine"}]}]},"env":{"A":"1"}})");
   SettingsReport r;
   ASSERT_EQ(merge_settings(s, default_plan("/opt/ctx/bin/"), r), "");
   EXPECT_TRUE(r.changed);
@@ -19,7 +20,8 @@ TEST(SettingsMerge, AddsHookAndStatusLineKeepingUserEntries) {
   EXPECT_EQ(s["statusLine"]["command"], "/opt/ctx/bin/ctx-status");
   // Key order of the user's file survives.
   EXPECT_EQ(s.begin().key(), "model");
-  EXPECT_EQ(r.created, (std::vector<std::string>{"hooks.SessionStart", "hooks.Stop", "hooks.PreCompact", "hooks.SessionEnd"}));
+  EXPECT_EQ(r.created, (std::vector<std::string>{"hooks.SessionStart", "hooks.Stop",
+                                                 "hooks.PreCompact", "hooks.SessionEnd"}));
 }
 
 TEST(SettingsMerge, RunningTwiceRegistersOnce) {
@@ -30,8 +32,9 @@ TEST(SettingsMerge, RunningTwiceRegistersOnce) {
   merge_settings(s, default_plan("/b"), r2);
   EXPECT_FALSE(r2.changed);
   EXPECT_EQ(s, once);
-  EXPECT_EQ(r1.created, (std::vector<std::string>{"hooks", "hooks.PostToolUse", "hooks.SessionStart", "hooks.Stop",
-                                                  "hooks.PreCompact", "hooks.SessionEnd"}));
+  EXPECT_EQ(r1.created,
+            (std::vector<std::string>{"hooks", "hooks.PostToolUse", "hooks.SessionStart",
+                                      "hooks.Stop", "hooks.PreCompact", "hooks.SessionEnd"}));
   EXPECT_EQ(s["hooks"]["SessionEnd"][0]["hooks"][0]["command"], "/b/ctx-session-hook");
   EXPECT_FALSE(s["hooks"]["SessionEnd"][0].contains("matcher"));
   // The workflow gate answers only after /clear and /compact (its output is replayed on resume).
@@ -41,7 +44,8 @@ TEST(SettingsMerge, RunningTwiceRegistersOnce) {
 }
 
 TEST(SettingsMerge, AFileTheClientWouldRejectIsRefusedUnchanged) {
-  for (const char* text : {R"({"hooks":{"PostToolUse":[7]}})", R"({"hooks":{"Stop":{}}})", R"({"statusLine":3})"}) {
+  for (const char* text :
+       {R"({"hooks":{"PostToolUse":[7]}})", R"({"hooks":{"Stop":{}}})", R"({"statusLine":3})"}) {
     ojson s = ojson::parse(text), before = s;
     SettingsReport r;
     EXPECT_NE(merge_settings(s, default_plan("/b"), r), "") << text;
@@ -59,7 +63,8 @@ TEST(SettingsMerge, UsersOwnStatusLineIsKept) {
 }
 
 TEST(SettingsMerge, WrapsTheUsersStatusLineOnceAndRemovalPutsItBack) {
-  const ojson original = ojson::parse(R"({"statusLine":{"command":"my line 'x'","type":"command","padding":1}})");
+  const ojson original =
+      ojson::parse(R"({"statusLine":{"command":"my line 'x'","type":"command","padding":1}})");
   ojson s = original;
   SettingsPlan plan = default_plan("/b");
   plan.hooks.clear();
@@ -83,7 +88,8 @@ TEST(SettingsMerge, WrapsTheUsersStatusLineOnceAndRemovalPutsItBack) {
 }
 
 TEST(SettingsMerge, UninstallRemovesExactlyWhatWasAdded) {
-  ojson original = ojson::parse(R"({"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}})");
+  ojson original =
+      ojson::parse(R"({"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}})");
   ojson s = original;
   SettingsReport r;
   merge_settings(s, default_plan("/b"), r);

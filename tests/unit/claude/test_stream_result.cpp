@@ -14,7 +14,8 @@ namespace {
 // A recorded run of one client version and model ("claude-code-<v>/<model>").
 std::string fixture(const std::string& set, const std::string& name) {
   const size_t slash = set.find('/');
-  return test::read_file(test::fixture_root() / set.substr(0, slash) / "stream-json" / set.substr(slash + 1) / name);
+  return test::read_file(test::fixture_root() / set.substr(0, slash) / "stream-json" /
+                         set.substr(slash + 1) / name);
 }
 
 // Every recorded version and model, read as recorded and in each rewritten layout.
@@ -37,7 +38,8 @@ class StreamResultFixtures : public ::testing::TestWithParam<Case> {
   StreamResult parse(const std::string& name) const {
     const std::string text = fixture(GetParam().set, name);
     EXPECT_FALSE(text.empty()) << name;
-    return parse_stream_json(GetParam().variant ? test::jsonl_variant(text, *GetParam().variant) : text);
+    return parse_stream_json(GetParam().variant ? test::jsonl_variant(text, *GetParam().variant)
+                                                : text);
   }
 };
 
@@ -108,18 +110,22 @@ TEST_P(StreamResultFixtures, TheContextAfterTheCallIsTheLastMessagesUsage) {
     for (std::string line; std::getline(in, line);) {
       const auto j = nlohmann::json::parse(line, nullptr, false);
       if (!j.is_object()) continue;
-      if (j.value("type", "") == "assistant" && !j.value("parent_tool_use_id", nlohmann::json()).is_string()) {
+      if (j.value("type", "") == "assistant" &&
+          !j.value("parent_tool_use_id", nlohmann::json()).is_string()) {
         const auto& u = j["message"]["usage"];
-        want = u.value("input_tokens", uint64_t{0}) + u.value("cache_creation_input_tokens", uint64_t{0}) +
+        want = u.value("input_tokens", uint64_t{0}) +
+               u.value("cache_creation_input_tokens", uint64_t{0}) +
                u.value("cache_read_input_tokens", uint64_t{0});
       }
       if (j.value("type", "") == "result" && j.contains("modelUsage"))
-        for (const auto& [model, m] : j["modelUsage"].items()) window = std::max(window, m.value("contextWindow", uint64_t{0}));
+        for (const auto& [model, m] : j["modelUsage"].items())
+          window = std::max(window, m.value("contextWindow", uint64_t{0}));
     }
     const auto r = parse(name);
     ASSERT_GT(want, 0u) << name;
     EXPECT_EQ(r.last_context, want) << name;
-    EXPECT_LT(r.last_context, r.usage.input + r.usage.cache_creation + r.usage.cache_read + 1) << name;
+    EXPECT_LT(r.last_context, r.usage.input + r.usage.cache_creation + r.usage.cache_read + 1)
+        << name;
     EXPECT_EQ(r.context_window, window) << name;
   }
 }
@@ -154,7 +160,8 @@ TEST_P(StreamResultFixtures, CompactOfAnEmptySessionCostsNothing) {
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  return test::fixture_set_name(info.param.set) + "_" + (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
+  return test::fixture_set_name(info.param.set) + "_" +
+         (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, StreamResultFixtures, ::testing::ValuesIn(cases()), case_name);
@@ -167,7 +174,8 @@ TEST(StreamResult, EveryRecordedVersionIsRead) {
 // cmake/claude-code-range.txt names the supported releases; each end has its recorded data, for
 // both models, so that every test above runs on it.
 TEST(StreamResult, BothEndsOfTheSupportedRangeAreRecorded) {
-  std::istringstream range(test::read_file(test::fixture_root().parent_path().parent_path() / "cmake/claude-code-range.txt"));
+  std::istringstream range(test::read_file(test::fixture_root().parent_path().parent_path() /
+                                           "cmake/claude-code-range.txt"));
   int ends = 0;
   for (std::string line; std::getline(range, line);) {
     std::istringstream words(line);
@@ -176,10 +184,12 @@ TEST(StreamResult, BothEndsOfTheSupportedRangeAreRecorded) {
     ++ends;
     for (const char* model : {"claude-sonnet-4-5", "claude-opus-4-8"}) {
       const std::string set = "claude-code-" + version + "/" + model;
-      for (const char* part : {"hooks/PostToolUse.json", "hooks/StatusLine.json", "basic/hooks.jsonl",
-                               "b_sessionstart/additionalContext/hooks.jsonl", "d_compact"})
+      for (const char* part :
+           {"hooks/PostToolUse.json", "hooks/StatusLine.json", "basic/hooks.jsonl",
+            "b_sessionstart/additionalContext/hooks.jsonl", "d_compact"})
         EXPECT_TRUE(std::filesystem::exists(test::fixture_path(set, part))) << set << "/" << part;
-      EXPECT_TRUE(std::filesystem::exists(test::fixture_root() / ("claude-code-" + version) / "stream-json" / model / "fresh.jsonl"))
+      EXPECT_TRUE(std::filesystem::exists(test::fixture_root() / ("claude-code-" + version) /
+                                          "stream-json" / model / "fresh.jsonl"))
           << set;
     }
   }
@@ -188,9 +198,12 @@ TEST(StreamResult, BothEndsOfTheSupportedRangeAreRecorded) {
 
 TEST(StreamResult, TheResultIsFoundWhereverItsTypeStands) {
   // 2.1.332 writes "type" late in the result line; any producer may space its tokens.
-  for (const char* line : {R"({"duration_api_ms":5,"session_id":"S","type":"result","subtype":"success","is_error":false,"result":"ok"})",
-                           R"({ "type" : "result" , "subtype" : "success" , "result" : "ok" , "session_id" : "S" })",
-                           "\t{\"result\":\"ok\",\n\"session_id\":\"S\",\"subtype\":\"success\",\"type\":\"result\"}"}) {
+  for (
+      const char* line :
+      {R"({"duration_api_ms":5,"session_id":"S","type":"result","subtype":"success","is_error":false,"result":"ok"})",
+       R"({ "type" : "result" , "subtype" : "success" , "result" : "ok" , "session_id" : "S" })",
+       "\t{\"result\":\"ok\",\n\"session_id\":\"S\",\"subtype\":\"success\",\"type\":"
+       "\"result\"}"}) {
     SCOPED_TRACE(line);
     StreamResultReader r;
     // A line with a newline inside is handed over whole, as a caller that split on something
@@ -214,14 +227,16 @@ TEST(StreamResult, TheCallsOwnUsageWinsOverTheSessionsTotals) {
   EXPECT_EQ(r.usage, (TokenUsage{101, 2, 7, 20}));
   EXPECT_DOUBLE_EQ(r.cost_usd, 0.15);
   // Without it (2.1.197), modelUsage and total_cost_usd are the call's.
-  r = parse_stream_json(R"({"type":"result","subtype":"success","total_cost_usd":0.5,"modelUsage":{"m":{"inputTokens":300,"outputTokens":60}}})");
+  r = parse_stream_json(
+      R"({"type":"result","subtype":"success","total_cost_usd":0.5,"modelUsage":{"m":{"inputTokens":300,"outputTokens":60}}})");
   EXPECT_EQ(r.usage, (TokenUsage{300, 0, 0, 60}));
   EXPECT_DOUBLE_EQ(r.cost_usd, 0.5);
 }
 
 TEST(StreamResult, OnlyTheTopLevelTypeCounts) {
   // An assistant line quoting a result event, and a tool result holding one, are not results.
-  auto r = parse_stream_json(R"({"type":"assistant","message":{"content":[{"type":"text","text":"{\"type\":\"result\"}"}]},"x":{"type":"result","result":"no"}})");
+  auto r = parse_stream_json(
+      R"({"type":"assistant","message":{"content":[{"type":"text","text":"{\"type\":\"result\"}"}]},"x":{"type":"result","result":"no"}})");
   EXPECT_FALSE(r.has_result);
   r = parse_stream_json(R"({"message":{"type":"result"},"type":"user","result":"no"})");
   EXPECT_FALSE(r.has_result);
@@ -230,9 +245,12 @@ TEST(StreamResult, OnlyTheTopLevelTypeCounts) {
 TEST(StreamResult, HostileLinesAreIgnored) {
   std::string deep = R"({"type":"result","x":)";
   for (int i = 0; i < 100000; ++i) deep += '[';
-  std::string text = "not json\n" + deep + "\n" + std::string("{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"S\"}\n") +
-                     std::string(1, '\0') + "\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"ok\","
-                     "\"usage\":{\"input_tokens\":-5,\"output_tokens\":7}}\n";
+  std::string text =
+      "not json\n" + deep + "\n" +
+      std::string("{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"S\"}\n") +
+      std::string(1, '\0') +
+      "\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"ok\","
+      "\"usage\":{\"input_tokens\":-5,\"output_tokens\":7}}\n";
   const auto r = parse_stream_json(text);
   EXPECT_EQ(r.session_id, "S");
   EXPECT_TRUE(r.has_result);
@@ -286,7 +304,8 @@ TEST(StreamResult, SessionTotalsFromTheReleaseThatReportsThem) {
 }
 
 TEST(StreamResult, ErrorResultAndMissingResult) {
-  auto r = parse_stream_json(R"({"type":"result","subtype":"error_max_turns","is_error":false,"session_id":"X"})");
+  auto r = parse_stream_json(
+      R"({"type":"result","subtype":"error_max_turns","is_error":false,"session_id":"X"})");
   EXPECT_TRUE(r.is_error);
   EXPECT_EQ(r.session_id, "X");
   r = parse_stream_json(R"({"type":"assistant","message":{}})");

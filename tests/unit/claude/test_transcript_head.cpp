@@ -13,7 +13,8 @@ namespace ctxkit {
 namespace {
 namespace fs = std::filesystem;
 
-std::string nested(const std::string& open, const std::string& close, int depth, const std::string& inside = "1") {
+std::string nested(const std::string& open, const std::string& close, int depth,
+                   const std::string& inside = "1") {
   std::string s;
   for (int i = 0; i < depth; ++i) s += open;
   s += inside;
@@ -25,8 +26,10 @@ TEST(TranscriptHead, ReadsTheFirstSessionIdCwdAndTimestamp) {
   test::TempDir tmp;
   auto p = tmp.write("s.jsonl",
                      "{\"type\":\"summary\",\"summary\":\"x\",\"leafUuid\":\"u0\"}\n"
-                     "{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"abc\",\"cwd\":\"/home/me/proj\",\"timestamp\":\"2026-11-21T12:00:00.000Z\"}\n"
-                     "{\"type\":\"user\",\"uuid\":\"u2\",\"sessionId\":\"other\",\"cwd\":\"/elsewhere\",\"timestamp\":\"2026-11-21T13:00:00.000Z\"}\n");
+                     "{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"abc\",\"cwd\":\"/home/me/"
+                     "proj\",\"timestamp\":\"2026-11-21T12:00:00.000Z\"}\n"
+                     "{\"type\":\"user\",\"uuid\":\"u2\",\"sessionId\":\"other\",\"cwd\":\"/"
+                     "elsewhere\",\"timestamp\":\"2026-11-21T13:00:00.000Z\"}\n");
   auto h = read_transcript_head(p);
   ASSERT_TRUE(h) << h.error().message;
   EXPECT_TRUE(h->is_transcript);
@@ -39,8 +42,9 @@ TEST(TranscriptHead, ReadsTheFirstSessionIdCwdAndTimestamp) {
 TEST(TranscriptHead, CwdIsDecodedJsonText) {
   test::TempDir tmp;
   // A directory named  a "quoted" \dir\ é<newline>x  as the client writes it.
-  auto p = tmp.write("s.jsonl", "{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\",\"timestamp\":\"t\","
-                                "\"cwd\":\"/tmp/a \\\"quoted\\\" \\\\dir\\\\ \\u00e9\\nx\"}\n");
+  auto p = tmp.write("s.jsonl",
+                     "{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\",\"timestamp\":\"t\","
+                     "\"cwd\":\"/tmp/a \\\"quoted\\\" \\\\dir\\\\ \\u00e9\\nx\"}\n");
   auto h = read_transcript_head(p);
   ASSERT_TRUE(h) << h.error().message;
   EXPECT_EQ(h->cwd, "/tmp/a \"quoted\" \\dir\\ \xc3\xa9\nx");
@@ -48,12 +52,16 @@ TEST(TranscriptHead, CwdIsDecodedJsonText) {
 
 TEST(TranscriptHead, AFileOfOtherTextIsNotATranscript) {
   test::TempDir tmp;
-  auto p = tmp.write("passwd", "root:x:0:0:root:/root:/bin/bash\n{\"cwd\":\"/x\",\"timestamp\":\"t\"}\n[1,2]\n\"s\"\n");
+  auto p = tmp.write(
+      "passwd",
+      "root:x:0:0:root:/root:/bin/bash\n{\"cwd\":\"/x\",\"timestamp\":\"t\"}\n[1,2]\n\"s\"\n");
   auto h = read_transcript_head(p);
   ASSERT_TRUE(h) << h.error().message;
   EXPECT_FALSE(h->is_transcript);
   EXPECT_EQ(h->lines_read, 4u);
-  EXPECT_EQ(not_a_transcript(p, *h).message, p.string() + " is not a Claude Code transcript (no session lines in its first 4 lines)");
+  EXPECT_EQ(
+      not_a_transcript(p, *h).message,
+      p.string() + " is not a Claude Code transcript (no session lines in its first 4 lines)");
   // A type without a uuid, or a sessionId that is not a string, is enough only in the second case.
   EXPECT_FALSE(parse_head_line("{\"type\":\"user\"}")->session_line);
   EXPECT_TRUE(parse_head_line("{\"type\":\"user\",\"uuid\":\"x\"}")->session_line);
@@ -75,9 +83,11 @@ TEST(TranscriptHead, MissingFileIsAnError) {
 
 TEST(TranscriptHead, DeeplyNestedValuesAreSkippedNotRecursed) {
   test::TempDir tmp;
-  const std::string deep_result = nested("{\"type\":\"tool_result\",\"content\":[", "]}", 10000, "{\"type\":\"text\",\"text\":\"x\"}");
+  const std::string deep_result = nested("{\"type\":\"tool_result\",\"content\":[", "]}", 10000,
+                                         "{\"type\":\"text\",\"text\":\"x\"}");
   const std::string deep_arrays = nested("[", "]", 100000);
-  auto p = tmp.write("s.jsonl", "{\"type\":\"user\",\"uuid\":\"u\",\"message\":{\"content\":[" + deep_result + "]},\"input\":" + deep_arrays +
+  auto p = tmp.write("s.jsonl", "{\"type\":\"user\",\"uuid\":\"u\",\"message\":{\"content\":[" +
+                                    deep_result + "]},\"input\":" + deep_arrays +
                                     ",\"sessionId\":\"s\",\"cwd\":\"/w\",\"timestamp\":\"t\"}\n");
   auto h = read_transcript_head(p);
   ASSERT_TRUE(h) << h.error().message;
@@ -87,7 +97,9 @@ TEST(TranscriptHead, DeeplyNestedValuesAreSkippedNotRecursed) {
 
 TEST(TranscriptHead, InvalidUtf8ElsewhereInTheLineDoesNotHideTheFields) {
   test::TempDir tmp;
-  auto p = tmp.write("s.jsonl", "{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\",\"text\":\"bad \xff\xfe bytes\",\"cwd\":\"/w\",\"timestamp\":\"t\"}\n");
+  auto p = tmp.write("s.jsonl",
+                     "{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\",\"text\":\"bad "
+                     "\xff\xfe bytes\",\"cwd\":\"/w\",\"timestamp\":\"t\"}\n");
   auto h = read_transcript_head(p);
   ASSERT_TRUE(h) << h.error().message;
   EXPECT_TRUE(h->is_transcript);
@@ -111,7 +123,6 @@ TEST(TranscriptHead, ReadingIsBounded) {
   EXPECT_EQ(read_transcript_head(p)->cwd, "/late");
 }
 
-
 // Every recorded version and model, each line as recorded and rewritten (keys reversed, spaced,
 // unknown keys added at every depth).
 struct Recorded {
@@ -129,14 +140,19 @@ std::vector<Recorded> recorded() {
 }
 
 std::string recorded_name(const ::testing::TestParamInfo<Recorded>& info) {
-  return test::fixture_set_name(info.param.set) + "_" + (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
+  return test::fixture_set_name(info.param.set) + "_" +
+         (info.param.variant ? test::variant_name(*info.param.variant) : "Recorded");
 }
 
-std::string given(const std::string& line, const Recorded& r) { return r.variant ? test::json_variant(line, *r.variant) : line; }
+std::string given(const std::string& line, const Recorded& r) {
+  return r.variant ? test::json_variant(line, *r.variant) : line;
+}
 
 // A top-level string field of a line, or nullopt.
 std::optional<std::string> field(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? std::optional<std::string>(j[key].get<std::string>()) : std::nullopt;
+  return j.is_object() && j.contains(key) && j[key].is_string()
+             ? std::optional<std::string>(j[key].get<std::string>())
+             : std::nullopt;
 }
 
 class RecordedHeadLines : public ::testing::TestWithParam<Recorded> {};
@@ -158,7 +174,8 @@ TEST_P(RecordedHeadLines, EveryLineGivesItsTopLevelFields) {
   EXPECT_GT(lines, 50);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedHeadLines, ::testing::ValuesIn(recorded()), recorded_name);
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedHeadLines, ::testing::ValuesIn(recorded()),
+                         recorded_name);
 
 }  // namespace
 }  // namespace ctxkit

@@ -1,13 +1,12 @@
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "claude/transcript_line.hpp"
 #include "unit/json_variants.hpp"
@@ -76,8 +75,10 @@ TEST(TranscriptLine, CountsNearInt64MaxSaturateAndNegativeOnesCountZero) {
 }
 
 TEST(TranscriptLine, InvalidUtf8InsideTextIsTolerated) {
-  std::string line = "{\"type\":\"assistant\",\"message\":{\"model\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"bad \xff\xfe bytes\"}],"
-                     "\"usage\":{\"input_tokens\":3,\"cache_read_input_tokens\":4}}}";
+  std::string line =
+      "{\"type\":\"assistant\",\"message\":{\"model\":\"m\",\"content\":[{\"type\":\"text\","
+      "\"text\":\"bad \xff\xfe bytes\"}],"
+      "\"usage\":{\"input_tokens\":3,\"cache_read_input_tokens\":4}}}";
   auto t = parse_transcript_line(line);
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->usage->context_tokens(), 7);
@@ -91,7 +92,8 @@ TEST(TranscriptLine, HalfWrittenLineIsAnError) {
 TEST(TranscriptLine, PrefilterKeepsAssistantAndBoundaryLinesOnly) {
   EXPECT_TRUE(may_matter_for_meter(R"({"type":"assistant"})"));
   EXPECT_TRUE(may_matter_for_meter(R"({"type":"system","subtype":"compact_boundary"})"));
-  EXPECT_FALSE(may_matter_for_meter(R"({"type":"user","message":{"content":"say \"assistant\" please"}})"));
+  EXPECT_FALSE(
+      may_matter_for_meter(R"({"type":"user","message":{"content":"say \"assistant\" please"}})"));
 }
 
 // Every recorded version and model, each line as recorded and rewritten (keys reversed, spaced,
@@ -115,11 +117,14 @@ class RecordedTranscripts : public ::testing::TestWithParam<Recorded> {
   std::string as_given(const std::string& line) const {
     return GetParam().variant ? test::json_variant(line, *GetParam().variant) : line;
   }
-  std::vector<std::filesystem::path> files() const { return test::recorded_transcripts(GetParam().set); }
+  std::vector<std::filesystem::path> files() const {
+    return test::recorded_transcripts(GetParam().set);
+  }
 };
 
 TEST_P(RecordedTranscripts, EveryAssistantLineWithToolUseYieldsItsIdsAndUsage) {
-  const auto mains = test::main_transcripts(test::fixture_path(GetParam().set, "basic/transcripts"));
+  const auto mains =
+      test::main_transcripts(test::fixture_path(GetParam().set, "basic/transcripts"));
   ASSERT_EQ(mains.size(), 1u);
   int with_ids = 0;
   for (const auto& line : test::file_lines(mains[0])) {
@@ -139,8 +144,9 @@ TEST_P(RecordedTranscripts, EveryAssistantLineWithToolUseYieldsItsIdsAndUsage) {
     EXPECT_EQ(t->timestamp, j["timestamp"]);
     ASSERT_TRUE(t->usage);
     const auto& u = j["message"]["usage"];
-    EXPECT_EQ(t->usage->context_tokens(), u["input_tokens"].get<int64_t>() + u["cache_creation_input_tokens"].get<int64_t>() +
-                                               u["cache_read_input_tokens"].get<int64_t>());
+    EXPECT_EQ(t->usage->context_tokens(), u["input_tokens"].get<int64_t>() +
+                                              u["cache_creation_input_tokens"].get<int64_t>() +
+                                              u["cache_read_input_tokens"].get<int64_t>());
     if (!ids.empty()) ++with_ids;
   }
   EXPECT_GE(with_ids, 8);
@@ -179,7 +185,8 @@ TEST_P(RecordedTranscripts, EveryLineOfEveryTypeIsRead) {
 INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedTranscripts, ::testing::ValuesIn(recorded()),
                          [](const ::testing::TestParamInfo<Recorded>& p) {
                            return test::fixture_set_name(p.param.set) + "_" +
-                                  (p.param.variant ? test::variant_name(*p.param.variant) : "Recorded");
+                                  (p.param.variant ? test::variant_name(*p.param.variant)
+                                                   : "Recorded");
                          });
 
 }  // namespace

@@ -24,7 +24,8 @@ std::vector<std::string> recorded_cases() {
     const fs::path dir = test::fixture_root() / version / "compaction";
     if (!fs::is_directory(dir)) continue;
     for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().extension() == ".json") out.push_back(version + "/compaction/" + e.path().filename().string());
+      if (e.path().extension() == ".json")
+        out.push_back(version + "/compaction/" + e.path().filename().string());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -40,7 +41,8 @@ TEST_P(RecordedCompaction, TheRulesPutThePointWhereTheClientCompacted) {
   for (const auto& [k, v] : rec["env"].items()) env.set(k, v.get<std::string>());
   const fs::path project = tmp / "proj";
   tmp.write("proj/.claude/settings.json", rec["settings"].dump());
-  const CompactionSettings settings = read_compaction_settings(env, client_settings_files(env, project));
+  const CompactionSettings settings =
+      read_compaction_settings(env, client_settings_files(env, project));
   const int64_t window = rec["window"].get<int64_t>();
   const CompactionPoint point = compaction_point(settings, window);
   const auto& thresholds = rec["client_thresholds"];
@@ -58,7 +60,8 @@ TEST_P(RecordedCompaction, TheRulesPutThePointWhereTheClientCompacted) {
     EXPECT_EQ(rec["compactions"].get<int>(), 0);
     EXPECT_FALSE(point.threshold);
     EXPECT_EQ(point.tokens, window);
-    const bool disabled = rec["env"].contains("DISABLE_AUTO_COMPACT") || rec["env"].contains("DISABLE_COMPACT");
+    const bool disabled =
+        rec["env"].contains("DISABLE_AUTO_COMPACT") || rec["env"].contains("DISABLE_COMPACT");
     EXPECT_EQ(point.automatic, !disabled);
   }
 }
@@ -69,7 +72,8 @@ std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
   return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(Clients, RecordedCompaction, ::testing::ValuesIn(recorded_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Clients, RecordedCompaction, ::testing::ValuesIn(recorded_cases()),
+                         case_name);
 
 TEST(CompactionPoint, BothEndsOfTheRangeAreRecorded) {
   std::set<std::string> versions;

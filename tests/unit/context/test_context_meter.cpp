@@ -1,8 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -19,21 +18,26 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string assistant(const std::string& msg_id, int64_t cache_read, const std::string& tool_id = "",
-                      bool sidechain = false, const std::string& model = "claude-sonnet-4-5") {
+std::string assistant(const std::string& msg_id, int64_t cache_read,
+                      const std::string& tool_id = "", bool sidechain = false,
+                      const std::string& model = "claude-sonnet-4-5") {
   json j;
   j["isSidechain"] = sidechain;
   j["message"]["id"] = msg_id;
   j["message"]["model"] = model;
   j["message"]["content"] = json::array();
-  if (!tool_id.empty()) j["message"]["content"].push_back({{"type", "tool_use"}, {"id", tool_id}, {"input", {{"command", "ls"}}}});
-  else j["message"]["content"].push_back({{"type", "text"}, {"text", "hi"}});
-  j["message"]["usage"] = {{"input_tokens", 5}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", cache_read}};
+  if (!tool_id.empty())
+    j["message"]["content"].push_back(
+        {{"type", "tool_use"}, {"id", tool_id}, {"input", {{"command", "ls"}}}});
+  else
+    j["message"]["content"].push_back({{"type", "text"}, {"text", "hi"}});
+  j["message"]["usage"] = {{"input_tokens", 5},
+                           {"cache_creation_input_tokens", 0},
+                           {"cache_read_input_tokens", cache_read}};
   j["type"] = "assistant";
   j["timestamp"] = "2026-11-21T12:00:00.000Z";
   return j.dump();
 }
-
 
 // Every recorded version and model, the transcripts as recorded and rewritten (keys reversed,
 // spaced, unknown keys added at every depth).
@@ -47,7 +51,8 @@ class RecordedSession : public ::testing::TestWithParam<Recorded> {
   std::string first(const std::vector<std::string>& lines, size_t n) const {
     std::string out;
     for (size_t i = 0; i < n && i < lines.size(); ++i)
-      out += (GetParam().variant ? test::json_variant(lines[i], *GetParam().variant) : lines[i]) + "\n";
+      out += (GetParam().variant ? test::json_variant(lines[i], *GetParam().variant) : lines[i]) +
+             "\n";
     return out;
   }
 };
@@ -67,14 +72,16 @@ TEST_P(RecordedSession, ReadingAtEachToolCallEqualsThatResponsesUsage) {
     std::string sid = p["session_id"];
     fs::path transcript = base / "transcripts" / (sid + ".jsonl");
     if (p.contains("agent_id"))
-      transcript = base / "transcripts" / sid / "subagents" / ("agent-" + p["agent_id"].get<std::string>() + ".jsonl");
+      transcript = base / "transcripts" / sid / "subagents" /
+                   ("agent-" + p["agent_id"].get<std::string>() + ".jsonl");
     auto lines = test::file_lines(transcript);
     size_t idx = 0;
     int64_t expected = test::usage_of_tool_use(lines, p["tool_use_id"], idx);
     ASSERT_GT(expected, 0) << p["tool_use_id"];
     // Cut after the tool_use line plus any sibling lines of the same response.
     fs::path cut = tmp.write("cut.jsonl", first(lines, idx + 1));
-    auto scan = scan_transcript_tail(cut, p["tool_use_id"], p.contains("agent_id") ? Chain::Subagent : Chain::Main);
+    auto scan = scan_transcript_tail(cut, p["tool_use_id"],
+                                     p.contains("agent_id") ? Chain::Subagent : Chain::Main);
     ASSERT_TRUE(scan) << scan.error().message;
     ASSERT_TRUE(scan->reading);
     EXPECT_TRUE(scan->found_tool_use);
@@ -84,7 +91,8 @@ TEST_P(RecordedSession, ReadingAtEachToolCallEqualsThatResponsesUsage) {
   EXPECT_GE(checked, 8);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedSession, ::testing::ValuesIn(recorded("basic")), recorded_name);
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedSession, ::testing::ValuesIn(recorded("basic")),
+                         recorded_name);
 
 class RecordedCompactions : public RecordedSession {};
 
@@ -107,7 +115,8 @@ TEST_P(RecordedCompactions, ResetTheReading) {
         }
         if (j["type"] == "assistant" && j["message"]["model"] != "<synthetic>") {
           auto u = j["message"]["usage"];
-          (boundary ? after : before) = u["input_tokens"].get<int64_t>() + u["cache_creation_input_tokens"].get<int64_t>() +
+          (boundary ? after : before) = u["input_tokens"].get<int64_t>() +
+                                        u["cache_creation_input_tokens"].get<int64_t>() +
                                         u["cache_read_input_tokens"].get<int64_t>();
         }
       }
@@ -130,12 +139,13 @@ TEST_P(RecordedCompactions, ResetTheReading) {
   EXPECT_GE(kinds, 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedCompactions, ::testing::ValuesIn(recorded("d_compact")), recorded_name);
+INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedCompactions,
+                         ::testing::ValuesIn(recorded("d_compact")), recorded_name);
 
 TEST(ContextMeter, ParallelToolCallsFindEarlierSiblingOfSameResponse) {
   test::TempDir tmp;
-  auto p = tmp.write("t.jsonl", assistant("m1", 1000) + "\n" + assistant("m2", 50000, "toolu_A") + "\n" +
-                                    assistant("m2", 50000, "toolu_B") + "\n");
+  auto p = tmp.write("t.jsonl", assistant("m1", 1000) + "\n" + assistant("m2", 50000, "toolu_A") +
+                                    "\n" + assistant("m2", 50000, "toolu_B") + "\n");
   auto scan = scan_transcript_tail(p, "toolu_A");
   ASSERT_TRUE(scan);
   EXPECT_TRUE(scan->found_tool_use);
@@ -144,7 +154,8 @@ TEST(ContextMeter, ParallelToolCallsFindEarlierSiblingOfSameResponse) {
 
 TEST(ContextMeter, ToolUseOfAnOlderResponseIsNotSearchedPastTheNewest) {
   test::TempDir tmp;
-  auto p = tmp.write("t.jsonl", assistant("m1", 1000, "toolu_old") + "\n" + assistant("m2", 9000) + "\n");
+  auto p = tmp.write("t.jsonl",
+                     assistant("m1", 1000, "toolu_old") + "\n" + assistant("m2", 9000) + "\n");
   auto scan = scan_transcript_tail(p, "toolu_old");
   ASSERT_TRUE(scan);
   EXPECT_FALSE(scan->found_tool_use);
@@ -153,9 +164,11 @@ TEST(ContextMeter, ToolUseOfAnOlderResponseIsNotSearchedPastTheNewest) {
 
 TEST(ContextMeter, SkipsSidechainApiErrorAndSyntheticLines) {
   test::TempDir tmp;
-  std::string api_error = R"({"type":"assistant","isApiErrorMessage":true,"message":{"id":"e","model":"claude-sonnet-4-5","usage":{"input_tokens":0}}})";
-  auto p = tmp.write("t.jsonl", assistant("m1", 70000) + "\n" + assistant("s1", 900000, "", true) + "\n" +
-                                    api_error + "\n" + assistant("syn", 0, "", false, "<synthetic>") + "\n");
+  std::string api_error =
+      R"({"type":"assistant","isApiErrorMessage":true,"message":{"id":"e","model":"claude-sonnet-4-5","usage":{"input_tokens":0}}})";
+  auto p = tmp.write("t.jsonl", assistant("m1", 70000) + "\n" + assistant("s1", 900000, "", true) +
+                                    "\n" + api_error + "\n" +
+                                    assistant("syn", 0, "", false, "<synthetic>") + "\n");
   auto scan = scan_transcript_tail(p, "");
   ASSERT_TRUE(scan);
   ASSERT_TRUE(scan->reading);
@@ -176,9 +189,13 @@ TEST(ContextMeter, SubagentFileCountsItsSidechainLines) {
 
 TEST(ContextMeter, CompactBoundaryWithoutLaterResponseGivesPostTokens) {
   test::TempDir tmp;
-  auto p = tmp.write("t.jsonl", assistant("m1", 170000) + "\n" +
-                                    R"({"type":"system","subtype":"compact_boundary","compactMetadata":{"preTokens":170010,"postTokens":707}})" "\n" +
-                                    R"({"type":"user","isCompactSummary":true,"message":{"role":"user","content":"summary"}})" "\n");
+  auto p = tmp.write(
+      "t.jsonl",
+      assistant("m1", 170000) + "\n" +
+          R"({"type":"system","subtype":"compact_boundary","compactMetadata":{"preTokens":170010,"postTokens":707}})"
+          "\n" +
+          R"({"type":"user","isCompactSummary":true,"message":{"role":"user","content":"summary"}})"
+          "\n");
   auto scan = scan_transcript_tail(p, "");
   ASSERT_TRUE(scan);
   ASSERT_TRUE(scan->reading);
@@ -199,8 +216,9 @@ TEST(ContextMeter, HalfWrittenLastLineIsIgnored) {
 TEST(ContextMeter, HugeToolResultLineAfterTheReadingIsSkippedWithoutParsing) {
   test::TempDir tmp;
   std::string big(50 << 20, 'x');
-  std::string result = R"({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_Q","content":")" +
-                       big + "\"}]}}";
+  std::string result =
+      R"({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_Q","content":")" +
+      big + "\"}]}}";
   auto p = tmp.write("t.jsonl", assistant("m1", 120000, "toolu_Q") + "\n" + result + "\n");
   auto scan = scan_transcript_tail(p, "toolu_Q");
   ASSERT_TRUE(scan);
@@ -211,7 +229,9 @@ TEST(ContextMeter, HugeToolResultLineAfterTheReadingIsSkippedWithoutParsing) {
 TEST(ContextMeter, ScanStopsAtTheByteBudget) {
   test::TempDir tmp;
   std::string filler;
-  for (int i = 0; i < 2000; ++i) filler += R"({"type":"progress","data":"..........................................."})" "\n";
+  for (int i = 0; i < 2000; ++i)
+    filler += R"({"type":"progress","data":"..........................................."})"
+              "\n";
   auto p = tmp.write("t.jsonl", assistant("m1", 1000) + "\n" + filler);
   auto scan = scan_transcript_tail(p, "", Chain::Main, 4096);
   ASSERT_TRUE(scan);

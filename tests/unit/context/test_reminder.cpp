@@ -101,28 +101,37 @@ TEST(Reminder, EveryTextIsPinned) {
   c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   auto f = make_figure(c, {}, 127000);
   const std::string head = "Context at 76% (127k of 167k usable tokens)";
-  EXPECT_EQ(reminder_text(Tier::Warn, f, c, false),
-            head + ". Response quality can start to degrade at this level. /trim writes a copy of this "
-                   "session with large old tool outputs cut, to resume in place of this one; consider it "
-                   "if responses feel degraded.");
-  EXPECT_EQ(reminder_text(Tier::Recommend, f, c, false),
-            head + ". /trim is recommended now; /rollover (a fresh session with a handoff summary and a "
-                   "searchable archive) if trimming does not free enough.");
-  EXPECT_EQ(reminder_text(Tier::Urgent, f, c, false),
-            head + ". Close to the limit: auto-compaction (lossy) starts when the usable part is full. "
-                   "Use /trim or /rollover now.");
-  EXPECT_EQ(reminder_text(Tier::Warn, f, c, true), head + " in this subagent. Keep further tool output small.");
+  EXPECT_EQ(
+      reminder_text(Tier::Warn, f, c, false),
+      head +
+          ". Response quality can start to degrade at this level. /trim writes a copy of this "
+          "session with large old tool outputs cut, to resume in place of this one; consider it "
+          "if responses feel degraded.");
+  EXPECT_EQ(
+      reminder_text(Tier::Recommend, f, c, false),
+      head +
+          ". /trim is recommended now; /rollover (a fresh session with a handoff summary and a "
+          "searchable archive) if trimming does not free enough.");
+  EXPECT_EQ(
+      reminder_text(Tier::Urgent, f, c, false),
+      head +
+          ". Close to the limit: auto-compaction (lossy) starts when the usable part is full. "
+          "Use /trim or /rollover now.");
+  EXPECT_EQ(reminder_text(Tier::Warn, f, c, true),
+            head + " in this subagent. Keep further tool output small.");
   EXPECT_EQ(reminder_text(Tier::Recommend, f, c, true),
             head + " in this subagent. Plan to finish the task and return a concise result soon.");
-  EXPECT_EQ(reminder_text(Tier::Urgent, f, c, true),
-            head + " in this subagent. Finish now and return a concise result before the window fills.");
+  EXPECT_EQ(
+      reminder_text(Tier::Urgent, f, c, true),
+      head + " in this subagent. Finish now and return a concise result before the window fills.");
   ContextConfig whole;
   whole.basis = Basis::Window;
   whole.reserved_tokens = 33000;
   auto w = make_figure(whole, {}, 170000);
-  EXPECT_EQ(reminder_text(Tier::Urgent, w, whole, false),
-            "Context at 85% (170k of 200k tokens). Close to the limit: auto-compaction (lossy) starts at "
-            "about 83% of the window. Use /trim or /rollover now.");
+  EXPECT_EQ(
+      reminder_text(Tier::Urgent, w, whole, false),
+      "Context at 85% (170k of 200k tokens). Close to the limit: auto-compaction (lossy) starts at "
+      "about 83% of the window. Use /trim or /rollover now.");
 }
 
 TEST(Reminder, NoTextClaimsTrimStaysInThisSession) {
@@ -142,17 +151,20 @@ TEST(Reminder, TheTextsFollowWhereTheClientCompacts) {
   WindowHints h;
   auto f = make_figure(c, h, 170000);
   EXPECT_EQ(reminder_text(Tier::Urgent, f, c, false),
-            "Context at 85% (170k of 200k tokens). Close to the limit: auto-compaction (lossy) starts when the "
+            "Context at 85% (170k of 200k tokens). Close to the limit: auto-compaction (lossy) "
+            "starts when the "
             "window is full. Use /trim or /rollover now.");
   h.compaction.auto_compact_window = 100000;
   f = make_figure(c, h, 57000);
   EXPECT_EQ(reminder_text(Tier::Urgent, f, c, false),
-            "Context at 85% (57k of 67k usable tokens). Close to the limit: auto-compaction (lossy) starts when the "
+            "Context at 85% (57k of 67k usable tokens). Close to the limit: auto-compaction "
+            "(lossy) starts when the "
             "usable part is full. Use /trim or /rollover now.");
   h.compaction.disabled = true;
   f = make_figure(c, h, 170000);
   EXPECT_EQ(reminder_text(Tier::Urgent, f, c, false),
-            "Context at 85% (170k of 200k tokens). Close to the limit: auto-compaction is off, so the session stops "
+            "Context at 85% (170k of 200k tokens). Close to the limit: auto-compaction is off, so "
+            "the session stops "
             "when the window is full. Use /trim or /rollover now.");
 }
 

@@ -18,9 +18,14 @@ std::string reading(int64_t tokens) {
   j["type"] = "assistant";
   j["isSidechain"] = false;
   j["timestamp"] = "2026-11-21T12:00:00.000Z";
-  j["message"] = {{"id", "msg_" + std::to_string(tokens)}, {"model", "claude-sonnet-4-5"}, {"role", "assistant"},
+  j["message"] = {{"id", "msg_" + std::to_string(tokens)},
+                  {"model", "claude-sonnet-4-5"},
+                  {"role", "assistant"},
                   {"content", json::array({{{"type", "text"}, {"text", "hi"}}})},
-                  {"usage", {{"input_tokens", 5}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", tokens - 5}}}};
+                  {"usage",
+                   {{"input_tokens", 5},
+                    {"cache_creation_input_tokens", 0},
+                    {"cache_read_input_tokens", tokens - 5}}}};
   return j.dump() + "\n";
 }
 
@@ -48,8 +53,9 @@ struct SessionBench {
 
 TEST(SessionPercent, ASessionFoundByItsIdStandsAtItsNewestReading) {
   SessionBench b;
-  b.tmp.write("home/.claude/projects/-proj/" + std::string(kSid) + ".jsonl",
-              user_line("start") + reading(16700) + user_line("more") + reading(83500) + user_line("last"));
+  b.tmp.write(
+      "home/.claude/projects/-proj/" + std::string(kSid) + ".jsonl",
+      user_line("start") + reading(16700) + user_line("more") + reading(83500) + user_line("last"));
   auto p = session_percent(kSid, b.env, b.loc, b.cfg);
   ASSERT_TRUE(p);
   EXPECT_EQ(*p, 50.0);  // 83,500 of 167,000: the newest reading, not the first
@@ -63,7 +69,8 @@ TEST(SessionPercent, NoIdNoSessionOrNoReadingIsNoFigure) {
   SessionBench b;
   EXPECT_EQ(session_percent("", b.env, b.loc, b.cfg), std::nullopt);
   EXPECT_EQ(session_percent(kSid, b.env, b.loc, b.cfg), std::nullopt);  // no transcript anywhere
-  b.tmp.write("home/.claude/projects/-proj/" + std::string(kSid) + ".jsonl", user_line("nothing answered yet"));
+  b.tmp.write("home/.claude/projects/-proj/" + std::string(kSid) + ".jsonl",
+              user_line("nothing answered yet"));
   EXPECT_EQ(session_percent(kSid, b.env, b.loc, b.cfg), std::nullopt);
   // Another session's transcript is not this one's.
   b.tmp.write("home/.claude/projects/-proj/other-session-id.jsonl", reading(100000));

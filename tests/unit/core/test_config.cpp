@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -19,7 +18,8 @@ TEST(Config, DefaultsMatchTheDesign) {
   EXPECT_EQ(c.context.urgent_threshold, 85);
   EXPECT_EQ(c.context.check_interval_seconds, 60);
   EXPECT_EQ(c.context.trim_threshold_chars, 500);
-  EXPECT_EQ(c.context.trim_target_tools, (std::vector<std::string>{"Read", "Bash", "Grep", "Glob"}));
+  EXPECT_EQ(c.context.trim_target_tools,
+            (std::vector<std::string>{"Read", "Bash", "Grep", "Glob"}));
   EXPECT_EQ(c.context.basis, Basis::Usable);
   EXPECT_EQ(c.context.reserved_tokens, 0);
   EXPECT_EQ(c.context.transcript_wait_ms, 500);
@@ -31,20 +31,27 @@ TEST(Config, NonAsciiOutsideStringsIsAnErrorNotHandedToTheTomlParser) {
   // Found by fuzzing: toml++ 3.3 reaches undefined behaviour on such characters.
   Config c;
   apply_toml_text(c, "[con\xc3\xa9text]\nwarn_threshold = 50\n", "p.toml");
-  EXPECT_EQ(c.errors, (std::vector<std::string>{"p.toml:1:5: a non-ASCII character outside a string or comment (file ignored)"}));
+  EXPECT_EQ(c.errors,
+            (std::vector<std::string>{
+                "p.toml:1:5: a non-ASCII character outside a string or comment (file ignored)"}));
   Config d;
   apply_toml_text(d, "[context]\nbasis = \"x\" \xd0\x8d\n", "p.toml");
-  EXPECT_EQ(d.errors, (std::vector<std::string>{"p.toml:2:13: a non-ASCII character outside a string or comment (file ignored)"}));
+  EXPECT_EQ(d.errors,
+            (std::vector<std::string>{
+                "p.toml:2:13: a non-ASCII character outside a string or comment (file ignored)"}));
   // In strings (basic, literal, multi-line, with escapes) and comments they are fine.
   Config e;
-  apply_toml_text(e, "# caf\xc3\xa9\n[context] # \xd0\x8d\nbasis = \"caf\xc3\xa9 \\\" \xc3\xa9\"\n"
-                     "x = '\xc3\xa9'\ny = \"\"\"\n\xc3\xa9\n\"\"\"\nz = \'\'\'\xc3\xa9\'\'\'\n", "p.toml");
+  apply_toml_text(e,
+                  "# caf\xc3\xa9\n[context] # \xd0\x8d\nbasis = \"caf\xc3\xa9 \\\" \xc3\xa9\"\n"
+                  "x = '\xc3\xa9'\ny = \"\"\"\n\xc3\xa9\n\"\"\"\nz = \'\'\'\xc3\xa9\'\'\'\n",
+                  "p.toml");
   for (const auto& err : e.errors) EXPECT_EQ(err.find("non-ASCII"), std::string::npos) << err;
 }
 
 TEST(Config, LayersUserFileProjectFileEnvironment) {
   test::TempDir tmp;
-  tmp.write("home/.config/ctxkit/config.toml", "[context]\nwarn_threshold = 50\ncheck_interval_seconds = 30\n");
+  tmp.write("home/.config/ctxkit/config.toml",
+            "[context]\nwarn_threshold = 50\ncheck_interval_seconds = 30\n");
   tmp.write("proj/.work.toml", "[context]\ncheck_interval_seconds = 10\nbasis = \"window\"\n");
   auto env = tmp.env();
   env.set("CTXKIT_CONTEXT_URGENT_THRESHOLD", "90");
@@ -53,7 +60,8 @@ TEST(Config, LayersUserFileProjectFileEnvironment) {
   EXPECT_EQ(c.context.check_interval_seconds, 10);
   EXPECT_EQ(c.context.basis, Basis::Window);
   EXPECT_EQ(c.context.urgent_threshold, 90);
-  EXPECT_EQ(c.origins.at("context.warn_threshold"), (tmp / "home/.config/ctxkit/config.toml").string());
+  EXPECT_EQ(c.origins.at("context.warn_threshold"),
+            (tmp / "home/.config/ctxkit/config.toml").string());
   EXPECT_EQ(c.origins.at("context.check_interval_seconds"), (tmp / "proj/.work.toml").string());
   EXPECT_EQ(c.origins.at("context.urgent_threshold"), "CTXKIT_CONTEXT_URGENT_THRESHOLD");
   EXPECT_TRUE(c.errors.empty()) << c.errors.front();
@@ -63,7 +71,8 @@ TEST(Config, ProjectFileMayNotChooseTheStateDirOrTheClaudeProgram) {
   test::TempDir tmp;
   tmp.write("home/.config/ctxkit/config.toml", "[state]\ndir = \"~/mine\"\n");
   tmp.write("proj/.work.toml",
-            "[state]\ndir = \"leak\"\nbusy_timeout_ms = 2000\n[rollover]\nclaude_bin = \"./evil\"\nprint = true\n");
+            "[state]\ndir = \"leak\"\nbusy_timeout_ms = 2000\n[rollover]\nclaude_bin = "
+            "\"./evil\"\nprint = true\n");
   Config c = load_config(tmp.env(), {tmp / "proj"});
   const std::string f = (tmp / "proj/.work.toml").string();
   EXPECT_EQ(c.state.dir, "~/mine");
@@ -74,8 +83,10 @@ TEST(Config, ProjectFileMayNotChooseTheStateDirOrTheClaudeProgram) {
   EXPECT_EQ(c.state.busy_timeout_ms, 2000);
   EXPECT_TRUE(c.rollover.print);
   ASSERT_EQ(c.warnings.size(), 2u);  // in the order toml++ lists the tables (by name)
-  EXPECT_EQ(c.warnings[0], f + ":5:1: 'rollover.claude_bin' is ignored in a project file (set it in the user's config.toml or as CTXKIT_ROLLOVER_CLAUDE_BIN)");
-  EXPECT_EQ(c.warnings[1], f + ":2:1: 'state.dir' is ignored in a project file (set it in the user's config.toml or as CTXKIT_STATE_DIR)");
+  EXPECT_EQ(c.warnings[0], f + ":5:1: 'rollover.claude_bin' is ignored in a project file (set it "
+                               "in the user's config.toml or as CTXKIT_ROLLOVER_CLAUDE_BIN)");
+  EXPECT_EQ(c.warnings[1], f + ":2:1: 'state.dir' is ignored in a project file (set it in the "
+                               "user's config.toml or as CTXKIT_STATE_DIR)");
   EXPECT_TRUE(c.errors.empty());
 }
 
@@ -101,7 +112,8 @@ TEST(Config, AFifoAsConfigFileDoesNotBlock) {
 TEST(Config, WrongTypeIsAnErrorWithLocationAndKeepsTheDefault) {
   Config c;
   c.origins["context.warn_threshold"] = "default";
-  apply_toml_text(c, "[context]\nrecommend_threshold = 70\nwarn_threshold = \"sixty\"\n", "/p/.work.toml");
+  apply_toml_text(c, "[context]\nrecommend_threshold = 70\nwarn_threshold = \"sixty\"\n",
+                  "/p/.work.toml");
   ASSERT_EQ(c.errors.size(), 1u);
   EXPECT_EQ(c.errors[0], "/p/.work.toml:3:18: context.warn_threshold: expected an integer");
   EXPECT_EQ(c.context.warn_threshold, 60);
@@ -112,7 +124,8 @@ TEST(Config, OutOfRangeValueIsAnError) {
   Config c;
   apply_toml_text(c, "[context]\nurgent_threshold = 150\n", "f.toml");
   ASSERT_EQ(c.errors.size(), 1u);
-  EXPECT_EQ(c.errors[0], "f.toml:2:20: context.urgent_threshold: must be between 1 and 100, got 150");
+  EXPECT_EQ(c.errors[0],
+            "f.toml:2:20: context.urgent_threshold: must be between 1 and 100, got 150");
 }
 
 TEST(Config, TheRunnersBudgetsAndAutoThresholds) {
@@ -122,7 +135,10 @@ TEST(Config, TheRunnersBudgetsAndAutoThresholds) {
   EXPECT_EQ(d.runner.fresh_at, 50);
   EXPECT_EQ(d.runner.compact_at, 75);
   Config c;
-  apply_toml_text(c, "[runner]\nmax_tokens = 2000000\nmax_cost_usd = 2.5\nfresh_at = 40\ncompact_at = 60\nmode = \"auto\"\n", "f.toml");
+  apply_toml_text(c,
+                  "[runner]\nmax_tokens = 2000000\nmax_cost_usd = 2.5\nfresh_at = 40\ncompact_at = "
+                  "60\nmode = \"auto\"\n",
+                  "f.toml");
   EXPECT_TRUE(c.errors.empty()) << c.errors.front();
   EXPECT_EQ(c.runner.max_tokens, 2000000);
   EXPECT_EQ(c.runner.max_cost_usd, 2.5);
@@ -136,7 +152,8 @@ TEST(Config, TheRunnersBudgetsAndAutoThresholds) {
   apply_toml_text(bad, "[runner]\nmax_tokens = -1\nmax_cost_usd = -0.5\nfresh_at = 0\n", "f.toml");
   ASSERT_EQ(bad.errors.size(), 3u);
   auto said = [&](const std::string& what) {
-    return std::count_if(bad.errors.begin(), bad.errors.end(), [&](const std::string& e) { return e.find(what) != std::string::npos; });
+    return std::count_if(bad.errors.begin(), bad.errors.end(),
+                         [&](const std::string& e) { return e.find(what) != std::string::npos; });
   };
   EXPECT_EQ(said("runner.max_tokens: must be between 0 and"), 1);
   EXPECT_EQ(said("runner.max_cost_usd: must be a number between 0 and"), 1);
@@ -171,7 +188,9 @@ TEST(Config, SyntaxErrorSkipsTheFileWithLocation) {
 
 TEST(Config, ThresholdsMustIncrease) {
   Config c;
-  for (const char* k : {"context.warn_threshold", "context.recommend_threshold", "context.urgent_threshold"}) c.origins[k] = "default";
+  for (const char* k :
+       {"context.warn_threshold", "context.recommend_threshold", "context.urgent_threshold"})
+    c.origins[k] = "default";
   apply_toml_text(c, "[context]\nwarn_threshold = 80\n", "f.toml");
   ASSERT_EQ(c.errors.size(), 1u);
   EXPECT_EQ(c.context.warn_threshold, 60);
@@ -193,7 +212,8 @@ TEST(Config, ShowConfigNamesEveryKeyAndOrigin) {
   env.set("CTXKIT_CONTEXT_TRIM_TARGET_TOOLS", "Read, Bash");
   Config c = load_config(env, {});
   std::string shown = show_config(c);
-  EXPECT_NE(shown.find("context.trim_target_tools = [\"Read\", \"Bash\"]"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("context.trim_target_tools = [\"Read\", \"Bash\"]"), std::string::npos)
+      << shown;
   EXPECT_NE(shown.find("# CTXKIT_CONTEXT_TRIM_TARGET_TOOLS"), std::string::npos);
   EXPECT_NE(shown.find("context.warn_threshold = 60"), std::string::npos);
 }
@@ -210,7 +230,6 @@ TEST(Config, StateDirFollowsXdgStateHome) {
   Config c;
   EXPECT_EQ(c.locations(tmp.env()).state_dir, tmp / "home/.local/state/ctxkit");
 }
-
 
 // A user writes the name of the folder; the client names the project -home-me-secretproj.
 TEST(Config, ExcludeProjectsTakesAPlainFolderNameAPathOrTheClientsFolderName) {
@@ -243,9 +262,14 @@ TEST(Config, ShowConfigListsTheProjectsExcludeProjectsMatched) {
   Config c = load_config(env, {});
   ASSERT_EQ(c.archive.exclude_projects, std::vector<std::string>{"secretproj"});
   std::string shown = show_config(c, &env);
-  EXPECT_NE(shown.find("\narchive.exclude_projects matches: -home-me-secretproj, -old-secretproj\n"), std::string::npos) << shown;
+  EXPECT_NE(
+      shown.find("\narchive.exclude_projects matches: -home-me-secretproj, -old-secretproj\n"),
+      std::string::npos)
+      << shown;
   env.set("CTXKIT_ARCHIVE_EXCLUDE_PROJECTS", "nothere");
-  EXPECT_NE(show_config(load_config(env, {}), &env).find("\narchive.exclude_projects matches no project yet\n"), std::string::npos);
+  EXPECT_NE(show_config(load_config(env, {}), &env)
+                .find("\narchive.exclude_projects matches no project yet\n"),
+            std::string::npos);
   EXPECT_EQ(show_config(load_config(env, {})).find("matches"), std::string::npos);
 }
 

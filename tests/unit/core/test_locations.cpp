@@ -124,7 +124,8 @@ TEST(Locations, AProjectFileCannotMoveThem) {
   EXPECT_EQ(loc.config_dir, tmp / "home/.config/ctxkit");
   EXPECT_EQ(loc.claude_config_dir, tmp / "home/.claude");
   ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_NE(c.warnings[0].find("'state.dir' is ignored in a project file"), std::string::npos) << c.warnings[0];
+  EXPECT_NE(c.warnings[0].find("'state.dir' is ignored in a project file"), std::string::npos)
+      << c.warnings[0];
   // Under the user's own setting, the project file still changes nothing.
   tmp.write("home/.config/ctxkit/config.toml", "[state]\ndir = \"~/mine\"\n");
   EXPECT_EQ(load_config(env, {tmp / "proj"}).locations(env).state_dir, tmp / "home/mine");

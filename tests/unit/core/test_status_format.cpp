@@ -19,7 +19,8 @@ StatusValues sample() {
 }
 
 TEST(StatusFormat, RendersEveryFieldBetweenLiterals) {
-  auto p = parse_status_format("{percent}% · {tokens}/{usable} of {window} · {tier} · {model} · {cost}");
+  auto p =
+      parse_status_format("{percent}% · {tokens}/{usable} of {window} · {tier} · {model} · {cost}");
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(render_status_format(*p, sample()), "42% · 70k/167k of 200k · ok · Opus 4.8 · $0.14");
 }
@@ -28,15 +29,20 @@ TEST(StatusFormat, DoubledBracesAreLiteralBraces) {
   auto p = parse_status_format("{{{percent}}} }}x{{");
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(render_status_format(*p, sample()), "{42} }x{");
-  EXPECT_EQ(*p, (std::vector<StatusPiece>{{"{", std::nullopt}, {"", StatusField::Percent}, {"} }x{", std::nullopt}}));
+  EXPECT_EQ(*p, (std::vector<StatusPiece>{
+                    {"{", std::nullopt}, {"", StatusField::Percent}, {"} }x{", std::nullopt}}));
 }
 
 TEST(StatusFormat, TheFieldListIsTheOneTheErrorNames) {
   auto p = parse_status_format("{percent} {cost_usd}");
   ASSERT_FALSE(p);
-  EXPECT_EQ(p.error().message, "unknown field '{cost_usd}' (known: percent, tokens, usable, window, tier, model, cost)");
-  EXPECT_EQ(parse_status_format("{percent").error().message, "a '{' without its '}' at character 1 (write '{{' for a brace)");
-  EXPECT_EQ(parse_status_format("a}").error().message, "a '}' without its '{' at character 2 (write '}}' for a brace)");
+  EXPECT_EQ(
+      p.error().message,
+      "unknown field '{cost_usd}' (known: percent, tokens, usable, window, tier, model, cost)");
+  EXPECT_EQ(parse_status_format("{percent").error().message,
+            "a '{' without its '}' at character 1 (write '{{' for a brace)");
+  EXPECT_EQ(parse_status_format("a}").error().message,
+            "a '}' without its '{' at character 2 (write '}}' for a brace)");
   EXPECT_EQ(parse_status_format("{}").error().message,
             "unknown field '{}' (known: percent, tokens, usable, window, tier, model, cost)");
 }
@@ -56,8 +62,10 @@ TEST(StatusConfig, AFormatWithAnUnknownFieldIsAWarningAndKeepsTheDefault) {
   EXPECT_EQ(c.status.format, "");
   EXPECT_TRUE(c.errors.empty());
   ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_EQ(c.warnings[0], "u.toml:2:10: status.format: unknown field '{bogus}' (known: percent, tokens, usable, window, "
-                           "tier, model, cost); the default line is kept");
+  EXPECT_EQ(c.warnings[0],
+            "u.toml:2:10: status.format: unknown field '{bogus}' (known: percent, tokens, usable, "
+            "window, "
+            "tier, model, cost); the default line is kept");
   Config good;
   apply_toml_text(good, "[status]\nformat = \"{percent}%\"\ntimeout_ms = 250\n", "u.toml");
   EXPECT_EQ(good.status.format, "{percent}%");
@@ -67,10 +75,12 @@ TEST(StatusConfig, AFormatWithAnUnknownFieldIsAWarningAndKeepsTheDefault) {
 
 TEST(StatusConfig, TheWrappedCommandComesOnlyFromTheUsersFile) {
   Config c;
-  apply_toml_text(c, "[status]\ncommand = \"evil --steal\"\n", "/p/.work.toml", ConfigLayer::Project);
+  apply_toml_text(c, "[status]\ncommand = \"evil --steal\"\n", "/p/.work.toml",
+                  ConfigLayer::Project);
   EXPECT_EQ(c.status.command, "");
   ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_NE(c.warnings[0].find("'status.command' is ignored in a project file"), std::string::npos) << c.warnings[0];
+  EXPECT_NE(c.warnings[0].find("'status.command' is ignored in a project file"), std::string::npos)
+      << c.warnings[0];
   Config u;
   apply_toml_text(u, "[status]\ncommand = \"ccstatusline\"\n", "config.toml", ConfigLayer::User);
   EXPECT_EQ(u.status.command, "ccstatusline");
@@ -84,7 +94,8 @@ TEST(StatusConfig, ABadFormatFromTheEnvironmentIsAWarningToo) {
   Config c = load_config(env, {});
   EXPECT_EQ(c.status.format, "");
   ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_EQ(c.warnings[0].rfind("CTXKIT_STATUS_FORMAT: unknown field '{nope}'", 0), 0u) << c.warnings[0];
+  EXPECT_EQ(c.warnings[0].rfind("CTXKIT_STATUS_FORMAT: unknown field '{nope}'", 0), 0u)
+      << c.warnings[0];
   EXPECT_TRUE(c.errors.empty());
 }
 

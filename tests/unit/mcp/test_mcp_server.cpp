@@ -14,9 +14,12 @@ using json = nlohmann::json;
 ToolRegistry test_tools() {
   ToolRegistry tools;
   tools.add({"echo", "Echoes text.",
-             json{{"type", "object"}, {"properties", {{"text", {{"type", "string"}}}}}, {"required", {"text"}}},
+             json{{"type", "object"},
+                  {"properties", {{"text", {{"type", "string"}}}}},
+                  {"required", {"text"}}},
              [](const json& args) -> ToolResult {
-               if (!args.contains("text") || !args["text"].is_string()) return {R"({"error":"text is required"})", true};
+               if (!args.contains("text") || !args["text"].is_string())
+                 return {R"({"error":"text is required"})", true};
                return {args["text"].get<std::string>(), false};
              }});
   tools.add({"boom", "Throws.", json{{"type", "object"}},
@@ -39,12 +42,17 @@ class McpServerTest : public ::testing::Test {
   json send(const char* line) { return send(std::string(line)); }
   json send_json(const json& message) { return send(message.dump()); }
   json initialize(const std::string& version) {
-    return send_json(json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
-                     {"params", {{"protocolVersion", version}, {"capabilities", json::object()}}}});
+    return send_json(
+        json{{"jsonrpc", "2.0"},
+             {"id", 0},
+             {"method", "initialize"},
+             {"params", {{"protocolVersion", version}, {"capabilities", json::object()}}}});
   }
   json call(const std::string& name, json arguments, int id = 5) {
-    return send_json(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
-                     {"params", {{"name", name}, {"arguments", std::move(arguments)}}}});
+    return send_json(json{{"jsonrpc", "2.0"},
+                          {"id", id},
+                          {"method", "tools/call"},
+                          {"params", {{"name", name}, {"arguments", std::move(arguments)}}}});
   }
 };
 
@@ -76,13 +84,16 @@ TEST_F(McpServerTest, InitializeWithoutAVersionIsInvalidParams) {
   json r = send(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})");
   EXPECT_EQ(r["error"]["code"], kInvalidParams);
   EXPECT_EQ(r["error"]["message"], "Invalid params: protocolVersion must be a string");
-  EXPECT_EQ(send(R"({"jsonrpc":"2.0","id":2,"method":"initialize"})")["error"]["code"], kInvalidParams);
+  EXPECT_EQ(send(R"({"jsonrpc":"2.0","id":2,"method":"initialize"})")["error"]["code"],
+            kInvalidParams);
 }
 
 TEST_F(McpServerTest, NotificationsAreNeverAnswered) {
   EXPECT_TRUE(send(R"({"method":"notifications/initialized","jsonrpc":"2.0"})").is_null());
   EXPECT_TRUE(server.initialized());
-  EXPECT_TRUE(send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}})").is_null());
+  EXPECT_TRUE(
+      send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}})")
+          .is_null());
   EXPECT_TRUE(send(R"({"jsonrpc":"2.0","method":"no/such/notification"})").is_null());
 }
 
@@ -112,22 +123,30 @@ TEST_F(McpServerTest, ToolsCallReturnsTextContentWithoutStructuredContent) {
   json r = send(std::string(
       R"({"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"claudecode/toolUseId":"toolu_1","progressToken":2}},"jsonrpc":"2.0","id":2})"));
   EXPECT_EQ(r["id"], 2);
-  EXPECT_EQ(r["result"], json::parse(R"({"content":[{"type":"text","text":"hello"}],"isError":false})"));
+  EXPECT_EQ(r["result"],
+            json::parse(R"({"content":[{"type":"text","text":"hello"}],"isError":false})"));
 }
 
 TEST_F(McpServerTest, ToolErrorsAreIsErrorResults) {
-  EXPECT_EQ(call("echo", json::object())["result"],
-            json::parse(R"({"content":[{"type":"text","text":"{\"error\":\"text is required\"}"}],"isError":true})"));
-  EXPECT_EQ(call("boom", json::object())["result"],
-            json::parse(R"({"content":[{"type":"text","text":"{\"error\":\"exploded\"}"}],"isError":true})"));
-  EXPECT_EQ(call("nope", json::object())["result"],
-            json::parse(R"({"content":[{"type":"text","text":"{\"error\":\"Unknown tool: nope\"}"}],"isError":true})"));
+  EXPECT_EQ(
+      call("echo", json::object())["result"],
+      json::parse(
+          R"({"content":[{"type":"text","text":"{\"error\":\"text is required\"}"}],"isError":true})"));
+  EXPECT_EQ(
+      call("boom", json::object())["result"],
+      json::parse(
+          R"({"content":[{"type":"text","text":"{\"error\":\"exploded\"}"}],"isError":true})"));
+  EXPECT_EQ(
+      call("nope", json::object())["result"],
+      json::parse(
+          R"({"content":[{"type":"text","text":"{\"error\":\"Unknown tool: nope\"}"}],"isError":true})"));
 }
 
 TEST_F(McpServerTest, ToolsCallWithoutArgumentsPassesAnEmptyObject) {
   json r = send(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}})");
   EXPECT_EQ(r["result"]["isError"], true);
-  r = send(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":null}})");
+  r = send(
+      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":null}})");
   EXPECT_EQ(r["result"]["isError"], true);
 }
 
@@ -135,7 +154,8 @@ TEST_F(McpServerTest, MalformedToolsCallParamsAreInvalidParams) {
   json r = send(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{}}})");
   EXPECT_EQ(r["error"]["code"], kInvalidParams);
   EXPECT_EQ(r["error"]["message"], "Invalid params: tools/call name must be a string");
-  r = send(R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":[1]}})");
+  r = send(
+      R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":[1]}})");
   EXPECT_EQ(r["error"]["message"], "Invalid params: arguments must be an object");
   r = send(R"({"jsonrpc":"2.0","id":5,"method":"tools/call"})");
   EXPECT_EQ(r["error"]["code"], kInvalidParams);
@@ -151,18 +171,27 @@ TEST_F(McpServerTest, UnknownMethodIsMethodNotFound) {
 }
 
 TEST_F(McpServerTest, InvalidRequestsAnswerMinus32600) {
-  struct Case { const char* line; json id; const char* message; };
+  struct Case {
+    const char* line;
+    json id;
+    const char* message;
+  };
   const Case cases[] = {
       {R"(42)", nullptr, "Invalid Request: a message must be a JSON object"},
       {R"("x")", nullptr, "Invalid Request: a message must be a JSON object"},
-      {R"({"jsonrpc":"2.0","id":null,"method":"ping"})", nullptr, "Invalid Request: id must be a string or a number"},
-      {R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})", nullptr, "Invalid Request: id must be a string or a number"},
-      {R"({"jsonrpc":"1.0","id":3,"method":"ping"})", 3, "Invalid Request: jsonrpc must be \"2.0\""},
+      {R"({"jsonrpc":"2.0","id":null,"method":"ping"})", nullptr,
+       "Invalid Request: id must be a string or a number"},
+      {R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})", nullptr,
+       "Invalid Request: id must be a string or a number"},
+      {R"({"jsonrpc":"1.0","id":3,"method":"ping"})", 3,
+       "Invalid Request: jsonrpc must be \"2.0\""},
       {R"({"id":3,"method":"ping"})", 3, "Invalid Request: jsonrpc must be \"2.0\""},
       {R"({"jsonrpc":"2.0","id":4,"method":5})", 4, "Invalid Request: method must be a string"},
       {R"({"jsonrpc":"2.0","id":4})", 4, "Invalid Request: method must be a string"},
-      {R"({"jsonrpc":"2.0","method":1,"params":"bar"})", nullptr, "Invalid Request: method must be a string"},
-      {R"({"jsonrpc":"2.0","id":5,"method":"ping","params":"bar"})", 5, "Invalid Request: params must be an object or an array"},
+      {R"({"jsonrpc":"2.0","method":1,"params":"bar"})", nullptr,
+       "Invalid Request: method must be a string"},
+      {R"({"jsonrpc":"2.0","id":5,"method":"ping","params":"bar"})", 5,
+       "Invalid Request: params must be an object or an array"},
   };
   for (const auto& c : cases) {
     json r = send(std::string(c.line));
@@ -173,8 +202,9 @@ TEST_F(McpServerTest, InvalidRequestsAnswerMinus32600) {
 }
 
 TEST_F(McpServerTest, ParseErrorsAnswerMinus32700WithNullId) {
-  for (const std::string& line : {std::string("{"), std::string("{\"jsonrpc\":\"2.0\",}"), std::string("not json"),
-                                 std::string("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} trailing")}) {
+  for (const std::string& line :
+       {std::string("{"), std::string("{\"jsonrpc\":\"2.0\",}"), std::string("not json"),
+        std::string("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} trailing")}) {
     json r = send(line);
     EXPECT_TRUE(r["id"].is_null()) << line;
     EXPECT_EQ(r["error"]["code"], kParseError) << line;
@@ -185,19 +215,23 @@ TEST_F(McpServerTest, ParseErrorsAnswerMinus32700WithNullId) {
 // A number past double's range does not parse either (nlohmann reports it as out_of_range, not
 // as a parse_error): -32700 with id null, as for any unparsable line, and the server goes on.
 TEST_F(McpServerTest, ANumberOutOfRangeIsAParseError) {
-  for (const std::string& line : {std::string(R"({"jsonrpc":"2.0","id":1e400,"method":"ping"})"),
-                                 std::string(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":-1e400}})")}) {
+  for (const std::string& line :
+       {std::string(R"({"jsonrpc":"2.0","id":1e400,"method":"ping"})"),
+        std::string(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":-1e400}})")}) {
     json r = send(line);
     EXPECT_TRUE(r["id"].is_null()) << line;
     EXPECT_EQ(r["error"]["code"], kParseError) << line;
-    EXPECT_EQ(r["error"]["message"], "Parse error: number overflow parsing '" + std::string(line.find("-1e400") != std::string::npos ? "-1e400" : "1e400") + "'")
+    EXPECT_EQ(r["error"]["message"],
+              "Parse error: number overflow parsing '" +
+                  std::string(line.find("-1e400") != std::string::npos ? "-1e400" : "1e400") + "'")
         << r.dump();
   }
   EXPECT_EQ(send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})")["result"], json::object());
 }
 
 TEST_F(McpServerTest, InvalidUtf8AndNulBytesAreParseErrors) {
-  json r = send(std::string("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}"));
+  json r = send(std::string(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}"));
   EXPECT_EQ(r["error"]["code"], kParseError);
   r = send(std::string("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\0ing\"}", 40));
   EXPECT_EQ(r["error"]["code"], kParseError);
@@ -207,7 +241,8 @@ TEST_F(McpServerTest, InvalidUtf8AndNulBytesAreParseErrors) {
 }
 
 TEST_F(McpServerTest, DeepNestingIsRefusedWithoutCrashing) {
-  std::string deep = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":)";
+  std::string deep =
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":)";
   deep += std::string(100000, '[') + std::string(100000, ']') + "}}}";
   json r = send(deep);
   EXPECT_EQ(r["error"]["code"], kParseError);
@@ -230,24 +265,27 @@ TEST_F(McpServerTest, EmptyAndBlankLinesAreIgnored) {
 }
 
 TEST_F(McpServerTest, BatchesAreRefusedUnlessVersion20250326WasNegotiated) {
-  const std::string batch = R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}])";
+  const std::string batch =
+      R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}])";
   json r = send(batch);
   EXPECT_EQ(r["error"]["code"], kInvalidRequest);
   EXPECT_EQ(r["error"]["message"], "Invalid Request: batches are not supported before initialize");
   initialize("2025-11-25");
   r = send(batch);
-  EXPECT_EQ(r["error"]["message"], "Invalid Request: batches are not supported in protocol version 2025-11-25");
+  EXPECT_EQ(r["error"]["message"],
+            "Invalid Request: batches are not supported in protocol version 2025-11-25");
   initialize("2025-06-18");
   EXPECT_EQ(send(batch)["error"]["code"], kInvalidRequest);
 }
 
 TEST_F(McpServerTest, BatchUnder20250326AnswersEachRequestInOneArray) {
   initialize("2025-03-26");
-  json r = send(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},)"
-                            R"({"jsonrpc":"2.0","method":"notifications/initialized"},)"
-                            R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"b"}}},)"
-                            R"(7,)"
-                            R"({"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}])");
+  json r = send(
+      R"([{"jsonrpc":"2.0","id":1,"method":"ping"},)"
+      R"({"jsonrpc":"2.0","method":"notifications/initialized"},)"
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"b"}}},)"
+      R"(7,)"
+      R"({"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}])");
   ASSERT_TRUE(r.is_array());
   ASSERT_EQ(r.size(), 4u);
   EXPECT_EQ(r[0]["id"], 1);
@@ -262,14 +300,18 @@ TEST_F(McpServerTest, BatchUnder20250326AnswersEachRequestInOneArray) {
 
 TEST_F(McpServerTest, ToolTextWithInvalidUtf8IsReplacedNotThrown) {
   ToolRegistry tools;
-  tools.add({"bad", "", json::object(), [](const json&) { return ToolResult{"ok \xff end", false}; }});
+  tools.add({"bad", "", json::object(), [](const json&) {
+               return ToolResult{"ok \xff end", false};
+             }});
   McpServer s{ServerInfo{"s", "1", ""}, std::move(tools)};
-  auto out = s.handle_line(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bad"}})");
+  auto out =
+      s.handle_line(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bad"}})");
   ASSERT_TRUE(out);
   json r = json::parse(*out);
   EXPECT_EQ(r["result"]["content"][0]["text"], "ok \xEF\xBF\xBD end");
   // No instructions configured: none sent.
-  out = s.handle_line(R"({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})");
+  out = s.handle_line(
+      R"({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})");
   EXPECT_FALSE(json::parse(*out)["result"].contains("instructions"));
 }
 

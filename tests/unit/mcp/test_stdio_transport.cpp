@@ -1,6 +1,5 @@
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -24,7 +23,9 @@ McpServer echo_server() {
 }
 
 std::string echo_call(int id, const std::string& text) {
-  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+  return json{{"jsonrpc", "2.0"},
+              {"id", id},
+              {"method", "tools/call"},
               {"params", {{"name", "echo"}, {"arguments", {{"text", text}}}}}}
       .dump();
 }
@@ -53,8 +54,10 @@ class StdioTest : public ::testing::Test {
 };
 
 TEST_F(StdioTest, AnswersEachLineInOrderAndStopsAtEndOfInput) {
-  auto out = serve(R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n"
-                   R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n"
+  auto out = serve(R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+                   "\n"
+                   R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                   "\n"
                    "\n" +
                    echo_call(2, "two") + "\r\n" + echo_call(3, "last, no newline"));
   ASSERT_EQ(out.size(), 3u);
@@ -91,7 +94,8 @@ TEST_F(StdioTest, AnOversizedMessageGetsOneErrorAndTheNextIsServed) {
 
 TEST_F(StdioTest, GarbageLinesDoNotStopTheLoop) {
   std::string nul_line("{\"a\":\0}", 7);
-  auto out = serve(nul_line + "\n\xff\xfe\xfd\n" + std::string(100000, '[') + "\n" + echo_call(9, "alive") + "\n");
+  auto out = serve(nul_line + "\n\xff\xfe\xfd\n" + std::string(100000, '[') + "\n" +
+                   echo_call(9, "alive") + "\n");
   ASSERT_EQ(out.size(), 4u);
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(out[i]["error"]["code"], -32700) << i;
   EXPECT_EQ(out[3]["id"], 9);
@@ -101,7 +105,8 @@ TEST_F(StdioTest, AStopRequestEndsTheLoopWhileInputStaysOpen) {
   int in[2], stop[2];
   ASSERT_EQ(::pipe(in), 0);
   ASSERT_EQ(::pipe(stop), 0);
-  std::string msg = R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n";
+  std::string msg = R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+                    "\n";
   ASSERT_EQ(::write(in[1], msg.data(), msg.size()), static_cast<ssize_t>(msg.size()));
   int out = ::open((dir / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   McpServer server = echo_server();
@@ -136,7 +141,8 @@ TEST_F(StdioTest, AClosedOutputEndsTheLoop) {
   int outp[2];
   ASSERT_EQ(::pipe(outp), 0);
   ::close(outp[0]);
-  auto in_path = dir.write("in", R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n");
+  auto in_path = dir.write("in", R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+                                 "\n");
   int in = ::open(in_path.c_str(), O_RDONLY);
   McpServer server = echo_server();
   auto r = serve_stdio(server, in, outp[1], {});

@@ -7,7 +7,9 @@ namespace {
 using json = nlohmann::json;
 
 Tool tool(const std::string& name, const std::string& answer, json schema = json()) {
-  return {name, "says " + answer, std::move(schema), [answer](const json&) { return ToolResult{answer, false}; }};
+  return {name, "says " + answer, std::move(schema), [answer](const json&) {
+            return ToolResult{answer, false};
+          }};
 }
 
 TEST(ToolRegistry, ListsToolsInTheOrderAddedAndFindsThemByName) {
@@ -21,7 +23,8 @@ TEST(ToolRegistry, ListsToolsInTheOrderAddedAndFindsThemByName) {
   ASSERT_EQ(list.size(), 2u);
   EXPECT_EQ(list[0]["name"], "b_tool");
   EXPECT_EQ(list[0]["description"], "says B");
-  EXPECT_EQ(list[0]["inputSchema"]["properties"]["x"]["type"], "string");  // the schema given, whole
+  EXPECT_EQ(list[0]["inputSchema"]["properties"]["x"]["type"],
+            "string");  // the schema given, whole
   EXPECT_EQ(list[1]["name"], "a_tool");
   ASSERT_NE(r.find("a_tool"), nullptr);
   EXPECT_EQ(r.find("a_tool")->handler(json::object()).text, "A");
@@ -45,10 +48,11 @@ TEST(ToolRegistry, ADuplicateNameReplacesTheEarlierToolInPlace) {
 
 TEST(ToolRegistry, AToolWithoutAnObjectSchemaListsTheEmptyObjectSchema) {
   ToolRegistry r;
-  r.add(tool("none", "n"));                          // no schema
-  r.add(tool("array", "a", json::array({1, 2})));    // not an object
+  r.add(tool("none", "n"));                        // no schema
+  r.add(tool("array", "a", json::array({1, 2})));  // not an object
   r.add(tool("text", "t", "object"));
-  for (const auto& entry : r.list()) EXPECT_EQ(entry["inputSchema"], json({{"type", "object"}})) << entry.dump();
+  for (const auto& entry : r.list())
+    EXPECT_EQ(entry["inputSchema"], json({{"type", "object"}})) << entry.dump();
 }
 
 }  // namespace

@@ -1,11 +1,10 @@
-#include <gtest/gtest.h>
-
 #include <fmt/core.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "rollover/rollover.hpp"
-#include "util/process.hpp"
 #include "unit/temp_dir.hpp"
+#include "util/process.hpp"
 
 namespace ctxkit {
 namespace {
@@ -21,11 +20,16 @@ TEST(Rollover, ContinuationPromptCarriesEverything) {
   info.search_command = "/opt/bin/ctx-search";
   auto text = render_continuation(continuation_template(std::nullopt), info);
   ASSERT_TRUE(text) << text.error().message;
-  EXPECT_TRUE(text->starts_with("## Session Continuation\n\nThis is session #3 in this line of work. The previous session rolled over at 78% context"));
-  EXPECT_NE(text->find("### Handoff Summary\n\n### Current Task\nWire the flux-capacitor."), std::string::npos);
+  EXPECT_TRUE(
+      text->starts_with("## Session Continuation\n\nThis is session #3 in this line of work. The "
+                        "previous session rolled over at 78% context"));
+  EXPECT_NE(text->find("### Handoff Summary\n\n### Current Task\nWire the flux-capacitor."),
+            std::string::npos);
   EXPECT_NE(text->find("    /opt/bin/ctx-search \"what you need to find\""), std::string::npos);
   EXPECT_NE(text->find("/opt/bin/ctx-search --show SESSION:LINE"), std::string::npos);
-  EXPECT_NE(text->find("Parent session: aaaa-1\nParent transcript: /h/.claude/projects/-p/aaaa-1.jsonl"), std::string::npos);
+  EXPECT_NE(
+      text->find("Parent session: aaaa-1\nParent transcript: /h/.claude/projects/-p/aaaa-1.jsonl"),
+      std::string::npos);
   EXPECT_NE(text->find("Archived copy: /s/archive/-p/aaaa-1.jsonl"), std::string::npos);
 }
 
@@ -36,7 +40,10 @@ TEST(Rollover, ContinuationPromptNamesTheSearchToolWhenTheSessionHasIt) {
   info.retrieval = "Search with archive_search (session \"aaaa-1\").";
   auto text = render_continuation(continuation_template(std::nullopt), info);
   ASSERT_TRUE(text) << text.error().message;
-  EXPECT_NE(text->find("### Retrieving Details\n\nSearch with archive_search (session \"aaaa-1\").\n"), std::string::npos) << *text;
+  EXPECT_NE(
+      text->find("### Retrieving Details\n\nSearch with archive_search (session \"aaaa-1\").\n"),
+      std::string::npos)
+      << *text;
   EXPECT_EQ(text->find("/opt/bin/ctx-search"), std::string::npos) << *text;
 }
 
@@ -57,7 +64,8 @@ TEST(Rollover, BrokenTemplateIsAnError) {
 
 TEST(Rollover, SummaryChecks) {
   test::TempDir tmp;
-  EXPECT_EQ(read_summary(tmp / "nope.md").error().message, "summary file " + (tmp / "nope.md").string() + " does not exist");
+  EXPECT_EQ(read_summary(tmp / "nope.md").error().message,
+            "summary file " + (tmp / "nope.md").string() + " does not exist");
   auto blank = tmp.write("blank.md", "  \n\t\n");
   EXPECT_EQ(read_summary(blank).error().message, "summary file " + blank.string() + " is empty");
   auto ok = tmp.write("ok.md", "\n### Task\nDo the thing now.\n\n");
@@ -77,7 +85,8 @@ TEST(Rollover, SummaryWithANulByteIsRefused) {
   auto p = tmp.write("nul.md", std::string("### Task\nfirst half\0second half\n", 33));
   auto s = read_summary(p);
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().message, "summary file " + p.string() + " contains a NUL byte (it must be text)");
+  EXPECT_EQ(s.error().message,
+            "summary file " + p.string() + " contains a NUL byte (it must be text)");
 }
 
 TEST(Rollover, PromptMustFitInOneProgramArgument) {
@@ -85,8 +94,11 @@ TEST(Rollover, PromptMustFitInOneProgramArgument) {
   EXPECT_TRUE(check_prompt_fits(std::string(util::max_argument_bytes(), 'x'), "/s.md"));
   auto over = check_prompt_fits(std::string(util::max_argument_bytes() + 1, 'x'), "/s.md");
   ASSERT_FALSE(over);
-  EXPECT_EQ(over.error().message, fmt::format("the continuation prompt would be {} bytes, over the {} bytes one program argument can hold: "
-                                              "shorten the summary /s.md", util::max_argument_bytes() + 1, util::max_argument_bytes()));
+  EXPECT_EQ(over.error().message,
+            fmt::format("the continuation prompt would be {} bytes, over the {} bytes one program "
+                        "argument can hold: "
+                        "shorten the summary /s.md",
+                        util::max_argument_bytes() + 1, util::max_argument_bytes()));
   EXPECT_FALSE(check_prompt_fits(std::string("a\0b", 3), "/s.md"));
 }
 
@@ -97,9 +109,12 @@ TEST(Rollover, FindProgramInPath) {
   EXPECT_TRUE(find_program("sh", env));
   auto missing = find_program("no-such-claude", env);
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error().message, "no-such-claude not found in PATH (set rollover.claude_bin or pass --claude-bin)");
-  EXPECT_EQ(find_program("/nonexistent/claude", env).error().message, "/nonexistent/claude not found or not executable");
-  EXPECT_EQ(find_program("", env).error().message, "no program to start (rollover.claude_bin is empty)");
+  EXPECT_EQ(missing.error().message,
+            "no-such-claude not found in PATH (set rollover.claude_bin or pass --claude-bin)");
+  EXPECT_EQ(find_program("/nonexistent/claude", env).error().message,
+            "/nonexistent/claude not found or not executable");
+  EXPECT_EQ(find_program("", env).error().message,
+            "no program to start (rollover.claude_bin is empty)");
 }
 
 }  // namespace

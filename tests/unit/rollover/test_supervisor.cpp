@@ -11,7 +11,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // The temp dir itself as the state folder.
-Locations state_in(const test::TempDir& tmp) { return Locations::resolve(tmp.env(), tmp.path().string()); }
+Locations state_in(const test::TempDir& tmp) {
+  return Locations::resolve(tmp.env(), tmp.path().string());
+}
 
 TEST(Supervisor, RecordedSupervisorIsVerifiedByPidTokenAndStartTime) {
   test::TempDir tmp;
@@ -43,18 +45,21 @@ TEST(Supervisor, AReusedPidDoesNotMatchTheRecord) {
   ASSERT_TRUE(record_supervisor(state_in(tmp), gone, "tok"));
   c->wait();
   tmp.write("supervisors/" + std::to_string(::getpid()),
-            "ctxkit-supervisor 1\ntok\n" + std::to_string(*util::process_start_time(::getpid()) + 1) + "\n");
+            "ctxkit-supervisor 1\ntok\n" +
+                std::to_string(*util::process_start_time(::getpid()) + 1) + "\n");
   EXPECT_FALSE(verify_supervisor(state_in(tmp), std::to_string(::getpid()), "tok"));
 }
 
 TEST(Supervisor, PidTextThatIsNotAPositiveNumberIsRefused) {
   test::TempDir tmp;
-  for (std::string bad : {"0", "-1", "-4242", "abc", "12x", " 12", "+12", "", "99999999999999999999", "4294967297"}) {
+  for (std::string bad :
+       {"0", "-1", "-4242", "abc", "12x", " 12", "+12", "", "99999999999999999999", "4294967297"}) {
     auto r = verify_supervisor(state_in(tmp), bad, "tok");
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error().message, "CTXKIT_SUPERVISOR_PID '" + bad + "' is not a process id");
   }
-  EXPECT_EQ(verify_supervisor(state_in(tmp), "1\n\x1b[2J", "tok").error().message, "CTXKIT_SUPERVISOR_PID '1??[2J' is not a process id");
+  EXPECT_EQ(verify_supervisor(state_in(tmp), "1\n\x1b[2J", "tok").error().message,
+            "CTXKIT_SUPERVISOR_PID '1??[2J' is not a process id");
 }
 
 TEST(Supervisor, ProcessStartTimeNamesOneProcess) {

@@ -14,13 +14,15 @@ namespace ctxkit::runner {
 namespace {
 
 TEST(RunnerAnchor, FitsWholeWhenSmall) {
-  const std::string a = assemble_anchor("HEAD\n", {{"## One", "first"}, {"## Two", "second\n"}, {"## Empty", ""}}, "TAIL", 1000);
+  const std::string a = assemble_anchor(
+      "HEAD\n", {{"## One", "first"}, {"## Two", "second\n"}, {"## Empty", ""}}, "TAIL", 1000);
   EXPECT_EQ(a, "HEAD\n## One\nfirst\n## Two\nsecond\nTAIL");
 }
 
 TEST(RunnerAnchor, BoundedWithFairSharesAndCutNotes) {
   const std::string small(100, 's'), big1(5000, 'a'), big2(9000, 'b');
-  const std::string a = assemble_anchor("H\n", {{"## S", small}, {"## A", big1}, {"## B", big2}}, "T", 2000);
+  const std::string a =
+      assemble_anchor("H\n", {{"## S", small}, {"## A", big1}, {"## B", big2}}, "T", 2000);
   EXPECT_LE(a.size(), 2000u);
   // The short section is whole; the long ones are cut, each saying how much was left out.
   EXPECT_NE(a.find("## S\n" + small + "\n"), std::string::npos);
@@ -31,7 +33,8 @@ TEST(RunnerAnchor, BoundedWithFairSharesAndCutNotes) {
   EXPECT_TRUE(a.starts_with("H\n"));
   EXPECT_TRUE(a.ends_with("T"));
   // Byte-stable: the same input, the same bytes.
-  EXPECT_EQ(a, assemble_anchor("H\n", {{"## S", small}, {"## A", big1}, {"## B", big2}}, "T", 2000));
+  EXPECT_EQ(a,
+            assemble_anchor("H\n", {{"## S", small}, {"## A", big1}, {"## B", big2}}, "T", 2000));
   // The two long sections get about the same room.
   const size_t a_len = a.find("## B") - a.find("## A");
   const size_t b_len = a.find("T", a.find("## B")) - a.find("## B");
@@ -91,7 +94,9 @@ TEST(RunnerAnchor, RunnerAnchorHoldsTheSourcesAskedFor) {
   const std::string a = build_runner_anchor(in);
   EXPECT_NE(a.find("Build the thing with care."), std::string::npos);
   EXPECT_NE(a.find("Run make test."), std::string::npos);
-  EXPECT_NE(a.find("Task t2: Add the parser\nParse the config.\nAcceptance criteria:\n- [ ] tests pass\n- [ ] docs updated"), std::string::npos);
+  EXPECT_NE(a.find("Task t2: Add the parser\nParse the config.\nAcceptance criteria:\n- [ ] tests "
+                   "pass\n- [ ] docs updated"),
+            std::string::npos);
   EXPECT_NE(a.find("step two done"), std::string::npos);
   EXPECT_NE(a.find("Task t1: done"), std::string::npos);
   // Not a git work tree: no git section.
@@ -117,7 +122,15 @@ TEST(RunnerAnchor, GitStateOfARepository) {
   test::TempDir dir;
   auto git = [&](std::vector<std::string> args) {
     util::ProcessSpec spec;
-    spec.argv = {"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=trunk", "-C", dir.path().string()};
+    spec.argv = {"git",
+                 "-c",
+                 "user.name=t",
+                 "-c",
+                 "user.email=t@example.com",
+                 "-c",
+                 "init.defaultBranch=trunk",
+                 "-C",
+                 dir.path().string()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     auto r = util::run_process(spec);
     ASSERT_TRUE(r && r->exit_code == 0) << (r ? r->err : r.error().message);
@@ -132,7 +145,8 @@ TEST(RunnerAnchor, GitStateOfARepository) {
   dir.write("a.txt", "changed\n");
   dir.write(".ctxkit/runs/r1/run.json", "{}");
   const std::string st = git_state(dir.path());
-  EXPECT_NE(st.find("Branch: trunk\nUncommitted files: 1\nLast commits:\n"), std::string::npos) << st;
+  EXPECT_NE(st.find("Branch: trunk\nUncommitted files: 1\nLast commits:\n"), std::string::npos)
+      << st;
   EXPECT_NE(st.find(" first commit\n"), std::string::npos) << st;
   EXPECT_EQ(git_state(dir / "not-a-repo-subdir-missing"), "");
 }
@@ -144,7 +158,9 @@ TEST(RunnerSummary, CollectsDecisionsIssuesAndFiles) {
   in.status = "done";
   in.files_changed = {"src/a.cpp", "src/b.cpp"};
   in.progress_tail = "Decision: use toml++\nnoise\n- Decision: keep errors one line\n";
-  in.final_message = "Done.\nDecision: use toml++\nKnown issue: slow on 1 GB files\nTODO: fuzz it\nCTXKIT-TASK: DONE";
+  in.final_message =
+      "Done.\nDecision: use toml++\nKnown issue: slow on 1 GB files\nTODO: fuzz it\nCTXKIT-TASK: "
+      "DONE";
   const std::string s = build_task_summary(in, 50);
   EXPECT_NE(s.find("Task t1: Parser\nStatus: done\n"), std::string::npos);
   EXPECT_NE(s.find("- src/a.cpp\n- src/b.cpp\n"), std::string::npos);

@@ -11,10 +11,19 @@ namespace ctxkit::runner {
 namespace {
 namespace fs = std::filesystem;
 
-// git in `dir` by argv, with an identity and a default branch of its own; the test fails when it does.
+// git in `dir` by argv, with an identity and a default branch of its own; the test fails when it
+// does.
 void git(const fs::path& dir, std::vector<std::string> args) {
   util::ProcessSpec spec;
-  spec.argv = {"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=trunk", "-C", dir.string()};
+  spec.argv = {"git",
+               "-c",
+               "user.name=t",
+               "-c",
+               "user.email=t@example.com",
+               "-c",
+               "init.defaultBranch=trunk",
+               "-C",
+               dir.string()};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   auto r = util::run_process(spec);
   ASSERT_TRUE(r && r->exit_code == 0) << (r ? r->err : r.error().message);
@@ -57,7 +66,9 @@ TEST(GitSnapshot, HeadBranchFilesAndCommits) {
   // The run records are not even listed; the rest of .ctxkit/ is, but neither counted by the
   // anchor nor shown in a summary.
   EXPECT_EQ(s.uncommitted, (std::vector<std::string>{"a.txt", ".ctxkit/", "new/"}));
-  EXPECT_EQ(render_git_state(s).substr(0, 63), "Branch: trunk\nUncommitted files: 2\nLast commits:\n" + s.head.substr(0, 7) + " second");
+  EXPECT_EQ(
+      render_git_state(s).substr(0, 63),
+      "Branch: trunk\nUncommitted files: 2\nLast commits:\n" + s.head.substr(0, 7) + " second");
   EXPECT_NE(render_git_state(s).find(" first commit\n"), std::string::npos);
   EXPECT_EQ(changed_files(s), (std::vector<std::string>{"b.txt", "a.txt", "new/"}));
   // A subfolder sees the whole repository.
@@ -79,9 +90,11 @@ TEST(GitSnapshot, QuotedNamesAndRenames) {
   repo.dir.write("sp ace.txt", "changed\n");
   repo.dir.write("tab\there.txt", "3\n");
   const GitSnapshot s = take_git_snapshot(repo.path(), first);
-  EXPECT_EQ(s.uncommitted, (std::vector<std::string>{"new \"name\".txt", "sp ace.txt", "tab\there.txt"}));
+  EXPECT_EQ(s.uncommitted,
+            (std::vector<std::string>{"new \"name\".txt", "sp ace.txt", "tab\there.txt"}));
   EXPECT_EQ(s.committed_since, (std::vector<std::string>{"old name.txt", "sp ace.txt"}));
-  EXPECT_EQ(changed_files(s), (std::vector<std::string>{"old name.txt", "sp ace.txt", "new \"name\".txt", "tab?here.txt"}));
+  EXPECT_EQ(changed_files(s), (std::vector<std::string>{"old name.txt", "sp ace.txt",
+                                                        "new \"name\".txt", "tab?here.txt"}));
 }
 
 TEST(GitSnapshot, OutsideARepositoryIsEmpty) {

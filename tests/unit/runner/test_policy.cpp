@@ -5,8 +5,8 @@
 namespace ctxkit::runner {
 namespace {
 std::string fmt_row(bool have_session, bool new_task, bool wf_compact, std::string_view action) {
-  return "session=" + std::to_string(have_session) + " new_task=" + std::to_string(new_task) + " wf_compact=" +
-         std::to_string(wf_compact) + " auto=" + std::string(action);
+  return "session=" + std::to_string(have_session) + " new_task=" + std::to_string(new_task) +
+         " wf_compact=" + std::to_string(wf_compact) + " auto=" + std::string(action);
 }
 
 struct Row {
@@ -48,8 +48,9 @@ TEST(RunnerPolicy, SessionPlanTable) {
       {M::Continuous, false, true, false, true, true, "start", false, true},
   };
   for (const auto& r : rows) {
-    SCOPED_TRACE(std::string(to_string(r.mode)) + " session=" + std::to_string(r.have_session) + " new_task=" + std::to_string(r.new_task) +
-                 " clear=" + std::to_string(r.clear) + " compact=" + std::to_string(r.compact));
+    SCOPED_TRACE(std::string(to_string(r.mode)) + " session=" + std::to_string(r.have_session) +
+                 " new_task=" + std::to_string(r.new_task) + " clear=" + std::to_string(r.clear) +
+                 " compact=" + std::to_string(r.compact));
     const auto p = plan_session(r.mode, r.have_session, r.new_task, r.clear, r.compact);
     EXPECT_EQ(p.fresh, r.fresh);
     EXPECT_EQ(p.reason, r.reason);
@@ -82,7 +83,8 @@ TEST(RunnerPolicy, AutoSessionPlanTable) {
   };
   for (const auto& r : rows) {
     SCOPED_TRACE(fmt_row(r.have_session, r.new_task, r.wf_compact, to_string(r.action)));
-    const auto p = plan_session(ContextMode::Auto, r.have_session, r.new_task, false, r.wf_compact, r.action);
+    const auto p =
+        plan_session(ContextMode::Auto, r.have_session, r.new_task, false, r.wf_compact, r.action);
     EXPECT_EQ(p.fresh, r.fresh);
     EXPECT_EQ(p.reason, r.reason);
     EXPECT_EQ(p.compact, r.do_compact);
@@ -92,7 +94,8 @@ TEST(RunnerPolicy, AutoSessionPlanTable) {
   for (auto m : {ContextMode::Continuous, ContextMode::FreshPerTask, ContextMode::Hybrid}) {
     const auto p = plan_session(m, true, false, false, false, AutoAction::Compact);
     EXPECT_FALSE(p.compact) << to_string(m);
-    EXPECT_FALSE(plan_session(ContextMode::Continuous, true, true, false, false, AutoAction::Fresh).fresh);
+    EXPECT_FALSE(
+        plan_session(ContextMode::Continuous, true, true, false, false, AutoAction::Fresh).fresh);
   }
 }
 
@@ -104,14 +107,20 @@ TEST(RunnerPolicy, AutoDecisionTable) {
     AutoAction want;
   };
   const R rows[] = {
-      {std::nullopt, true, AutoAction::Keep}, {std::nullopt, false, AutoAction::Keep},
-      {0, true, AutoAction::Keep},            {49, true, AutoAction::Keep},
-      {50, true, AutoAction::Fresh},          {90, true, AutoAction::Fresh},
-      {50, false, AutoAction::Keep},          {74, false, AutoAction::Keep},
-      {75, false, AutoAction::Compact},       {120, false, AutoAction::Compact},
+      {std::nullopt, true, AutoAction::Keep},
+      {std::nullopt, false, AutoAction::Keep},
+      {0, true, AutoAction::Keep},
+      {49, true, AutoAction::Keep},
+      {50, true, AutoAction::Fresh},
+      {90, true, AutoAction::Fresh},
+      {50, false, AutoAction::Keep},
+      {74, false, AutoAction::Keep},
+      {75, false, AutoAction::Compact},
+      {120, false, AutoAction::Compact},
   };
   for (const auto& r : rows)
-    EXPECT_EQ(decide_auto(r.percent, r.new_task, t), r.want) << (r.percent ? *r.percent : -1) << " new_task=" << r.new_task;
+    EXPECT_EQ(decide_auto(r.percent, r.new_task, t), r.want)
+        << (r.percent ? *r.percent : -1) << " new_task=" << r.new_task;
   // Other thresholds move the decision.
   EXPECT_EQ(decide_auto(30, true, {20, 40}), AutoAction::Fresh);
   EXPECT_EQ(decide_auto(30, false, {20, 40}), AutoAction::Keep);
@@ -120,7 +129,8 @@ TEST(RunnerPolicy, AutoDecisionTable) {
 
 TEST(RunnerPolicy, TaskModeAndSummaries) {
   EXPECT_EQ(task_mode(ContextMode::Continuous, std::nullopt), ContextMode::Continuous);
-  EXPECT_EQ(task_mode(ContextMode::Continuous, ContextMode::FreshPerIteration), ContextMode::FreshPerIteration);
+  EXPECT_EQ(task_mode(ContextMode::Continuous, ContextMode::FreshPerIteration),
+            ContextMode::FreshPerIteration);
   EXPECT_EQ(task_mode(ContextMode::Auto, ContextMode::Continuous), ContextMode::Continuous);
   EXPECT_TRUE(carries_summary(ContextMode::Hybrid));
   EXPECT_TRUE(carries_summary(ContextMode::Auto));
@@ -175,32 +185,29 @@ TEST(RunnerPolicy, AfterCallTable) {
     A want;
   };
   const R rows[] = {
-      {true, T::Done, 1, 3, F::Abort, A::Done},
-      {true, T::Done, 3, 3, F::Abort, A::Done},
+      {true, T::Done, 1, 3, F::Abort, A::Done},     {true, T::Done, 3, 3, F::Abort, A::Done},
       {false, T::Done, 1, 3, F::Abort, A::Again},  // a failed call's DONE does not count
-      {false, T::Done, 3, 3, F::Abort, A::Abort},
-      {true, T::None, 1, 3, F::Abort, A::Again},
-      {true, T::None, 2, 3, F::Skip, A::Again},
-      {true, T::None, 3, 3, F::Abort, A::Abort},
-      {true, T::None, 3, 3, F::Skip, A::Skip},
-      {true, T::None, 3, 3, F::Retry, A::Retry},
-      {true, T::Blocked, 1, 3, F::Abort, A::Abort},
-      {true, T::Blocked, 1, 3, F::Skip, A::Skip},
-      {true, T::Blocked, 1, 3, F::Retry, A::Skip},
-      {false, T::None, 1, 1, F::Retry, A::Retry},
+      {false, T::Done, 3, 3, F::Abort, A::Abort},   {true, T::None, 1, 3, F::Abort, A::Again},
+      {true, T::None, 2, 3, F::Skip, A::Again},     {true, T::None, 3, 3, F::Abort, A::Abort},
+      {true, T::None, 3, 3, F::Skip, A::Skip},      {true, T::None, 3, 3, F::Retry, A::Retry},
+      {true, T::Blocked, 1, 3, F::Abort, A::Abort}, {true, T::Blocked, 1, 3, F::Skip, A::Skip},
+      {true, T::Blocked, 1, 3, F::Retry, A::Skip},  {false, T::None, 1, 1, F::Retry, A::Retry},
   };
   for (const auto& r : rows)
-    EXPECT_EQ(to_string(decide_after_call({r.ok, false, r.report, r.attempt, r.max, r.on_fail})), to_string(r.want))
-        << "ok=" << r.ok << " report=" << static_cast<int>(r.report) << " attempt " << r.attempt << "/" << r.max << " on_fail "
-        << to_string(r.on_fail);
+    EXPECT_EQ(to_string(decide_after_call({r.ok, false, r.report, r.attempt, r.max, r.on_fail})),
+              to_string(r.want))
+        << "ok=" << r.ok << " report=" << static_cast<int>(r.report) << " attempt " << r.attempt
+        << "/" << r.max << " on_fail " << to_string(r.on_fail);
 }
 
 // A limit is no attempt, whatever else the call says; the wait is the policy's.
 TEST(RunnerPolicy, ALimitIsAWaitNotAnAttempt) {
   for (auto report : {TaskReport::None, TaskReport::Done, TaskReport::Blocked})
     for (int attempt : {1, 3})
-      EXPECT_EQ(decide_after_call({false, true, report, attempt, 3, OnFail::Abort}), AfterCall::LimitWait);
-  EXPECT_EQ(decide_after_call({true, true, TaskReport::Done, 1, 3, OnFail::Abort}), AfterCall::LimitWait);
+      EXPECT_EQ(decide_after_call({false, true, report, attempt, 3, OnFail::Abort}),
+                AfterCall::LimitWait);
+  EXPECT_EQ(decide_after_call({true, true, TaskReport::Done, 1, 3, OnFail::Abort}),
+            AfterCall::LimitWait);
 }
 
 TEST(RunnerPolicy, LimitWaitTable) {
@@ -223,7 +230,7 @@ TEST(RunnerPolicy, LimitWaitTable) {
       {wait, std::nullopt, 1, false, 60, "backoff"},
       {wait, std::nullopt, 2, false, 120, "backoff"},
       {wait, std::nullopt, 4, false, 480, "backoff"},
-      {wait, std::nullopt, 7, false, 3600, "backoff"},    // 3840 capped
+      {wait, std::nullopt, 7, false, 3600, "backoff"},     // 3840 capped
       {wait, std::nullopt, 1000, false, 3600, "backoff"},  // no overflow
       {{OnLimit::Stop, 60, 3600}, now + 30, 1, true, 0, "on_limit stop"},
       {{OnLimit::Stop, 60, 3600}, std::nullopt, 1, true, 0, "on_limit stop"},
@@ -242,7 +249,8 @@ TEST(RunnerPolicy, LimitWaitTable) {
 }
 
 TEST(RunnerPolicy, ModeNamesRoundTrip) {
-  for (auto m : {ContextMode::Continuous, ContextMode::FreshPerTask, ContextMode::FreshPerIteration, ContextMode::Hybrid, ContextMode::Auto})
+  for (auto m : {ContextMode::Continuous, ContextMode::FreshPerTask, ContextMode::FreshPerIteration,
+                 ContextMode::Hybrid, ContextMode::Auto})
     EXPECT_EQ(parse_context_mode(to_string(m)), m);
   EXPECT_FALSE(parse_context_mode("fresh"));
   EXPECT_FALSE(parse_context_mode("Continuous"));
@@ -259,10 +267,15 @@ TEST(RunnerPolicy, DoneMarkerIsTheLastMarkerLine) {
   EXPECT_EQ(parse_task_report("no marker here").report, TaskReport::None);
   EXPECT_EQ(parse_task_report("").report, TaskReport::None);
   // Mentioned inside a sentence: not a report.
-  EXPECT_EQ(parse_task_report("I will print CTXKIT-TASK: DONE when finished").report, TaskReport::None);
+  EXPECT_EQ(parse_task_report("I will print CTXKIT-TASK: DONE when finished").report,
+            TaskReport::None);
   // The last one wins.
-  EXPECT_EQ(parse_task_report("CTXKIT-TASK: DONE\nwait, tests fail\nCTXKIT-TASK: BLOCKED tests fail").report, TaskReport::Blocked);
-  EXPECT_EQ(parse_task_report("CTXKIT-TASK: BLOCKED x\nCTXKIT-TASK: DONE").report, TaskReport::Done);
+  EXPECT_EQ(
+      parse_task_report("CTXKIT-TASK: DONE\nwait, tests fail\nCTXKIT-TASK: BLOCKED tests fail")
+          .report,
+      TaskReport::Blocked);
+  EXPECT_EQ(parse_task_report("CTXKIT-TASK: BLOCKED x\nCTXKIT-TASK: DONE").report,
+            TaskReport::Done);
   const auto b = parse_task_report("CTXKIT-TASK: BLOCKED: the API key is missing");
   EXPECT_EQ(b.report, TaskReport::Blocked);
   EXPECT_EQ(b.reason, "the API key is missing");

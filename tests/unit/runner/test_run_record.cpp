@@ -31,7 +31,8 @@ TEST(RunRecord, FilesOfOddTaskIdsLandInTheirOwnFolderInsideTheRun) {
     auto w = rec.write_file("tasks/" + RunRecord::safe_name(id) + "/summary.md", id);
     ASSERT_TRUE(w) << id << ": " << w.error().message;
   }
-  EXPECT_EQ(test::read_file(runs / "r1/tasks/_/summary.md"), ".");  // ".." then "." into the same "_"
+  EXPECT_EQ(test::read_file(runs / "r1/tasks/_/summary.md"),
+            ".");  // ".." then "." into the same "_"
   EXPECT_EQ(test::read_file(runs / "r1/tasks/.._x/summary.md"), "../x");
   EXPECT_EQ(test::read_file(runs / "r1/tasks/a_b/summary.md"), "a/b");
   EXPECT_FALSE(fs::exists(runs / "r1/summary.md"));

@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <sqlite3.h>
 
 #include "store/sqlite_handle.hpp"
@@ -18,7 +17,8 @@ TEST(SqliteExec, RunsStatementsAndNamesTheDatabaseInItsError) {
   test::TempDir tmp;
   const std::string path = (tmp / "t.db").string();
   auto db = open_db(path);
-  ASSERT_TRUE(sqlite::exec(db.get(), "CREATE TABLE t(x); INSERT INTO t VALUES (1);", "state database", path));
+  ASSERT_TRUE(sqlite::exec(db.get(), "CREATE TABLE t(x); INSERT INTO t VALUES (1);",
+                           "state database", path));
   auto bad = sqlite::exec(db.get(), "NOT SQL", "state database", path);
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message, "state database " + path + ": near \"NOT\": syntax error");
@@ -29,7 +29,8 @@ TEST(SqliteExec, ALockedDatabaseIsBusy) {
   test::TempDir tmp;
   const std::string path = (tmp / "t.db").string();
   auto holder = open_db(path), other = open_db(path);
-  ASSERT_TRUE(sqlite::exec(holder.get(), "CREATE TABLE t(x); BEGIN EXCLUSIVE;", "search index", path));
+  ASSERT_TRUE(
+      sqlite::exec(holder.get(), "CREATE TABLE t(x); BEGIN EXCLUSIVE;", "search index", path));
   auto r = sqlite::exec(other.get(), "BEGIN IMMEDIATE", "search index", path);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, Error::Kind::Busy);

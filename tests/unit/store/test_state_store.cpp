@@ -1,9 +1,8 @@
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <sqlite3.h>
 
 #include <chrono>
 #include <fstream>
@@ -98,8 +97,9 @@ TEST(StateStore, NewerSchemaIsRefusedNotDamaged) {
   std::string before = test::read_file(db);
   auto s = StateStore::open(db, 100);
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().message, "state database " + db.string() + ": schema version 99 is newer than this ctxkit (" +
-                                     std::to_string(StateStore::kSchemaVersion) + ")");
+  EXPECT_EQ(s.error().message, "state database " + db.string() +
+                                   ": schema version 99 is newer than this ctxkit (" +
+                                   std::to_string(StateStore::kSchemaVersion) + ")");
   EXPECT_EQ(test::read_file(db), before);
 }
 
@@ -144,7 +144,9 @@ TEST(StateStore, ALockedFreshDatabaseIsBusyWithinTheBusyTimeout) {
   ASSERT_EQ(sqlite3_open(db.c_str(), &holder), SQLITE_OK);
   // A reader in the middle of a transaction: the schema version can be read, the switch to WAL
   // cannot be made.
-  ASSERT_EQ(sqlite3_exec(holder, "CREATE TABLE held(a); BEGIN; SELECT * FROM held;", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "CREATE TABLE held(a); BEGIN; SELECT * FROM held;", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
   auto t0 = std::chrono::steady_clock::now();
   auto s = StateStore::open(db, 100);
   auto waited = std::chrono::steady_clock::now() - t0;
@@ -215,24 +217,30 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
   {
     auto s = StateStore::open(db, 1000);
     ASSERT_TRUE(s);
-    ASSERT_TRUE(s->update_reminder("S", "", [](const auto&) { return std::optional<ReminderState>(ReminderState{2, 5}); }));
+    ASSERT_TRUE(s->update_reminder("S", "", [](const auto&) {
+      return std::optional<ReminderState>(ReminderState{2, 5});
+    }));
   }
   {
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE sessions; DROP TABLE pending_rollovers; DROP TABLE events; DROP TABLE runs; PRAGMA user_version=1;",
+    ASSERT_EQ(sqlite3_exec(raw,
+                           "DROP TABLE sessions; DROP TABLE pending_rollovers; DROP TABLE events; "
+                           "DROP TABLE runs; PRAGMA user_version=1;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK)
         << sqlite3_errmsg(raw);
     sqlite3_close(raw);
   }
-  ASSERT_EQ(table_names(db), (std::vector<std::string>{"reminders", "status_figures", "window_facts"}));
+  ASSERT_EQ(table_names(db),
+            (std::vector<std::string>{"reminders", "status_figures", "window_facts"}));
   auto s = StateStore::open(db, 1000);
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(*s->user_version(), StateStore::kSchemaVersion);
   EXPECT_EQ((*s->reminder("S", ""))->tier, 2);  // data kept
-  EXPECT_EQ(table_names(db), (std::vector<std::string>{"events", "pending_rollovers", "reminders", "runs", "sessions", "status_figures",
-                                                       "window_facts"}));
+  EXPECT_EQ(table_names(db),
+            (std::vector<std::string>{"events", "pending_rollovers", "reminders", "runs",
+                                      "sessions", "status_figures", "window_facts"}));
   // Each added table is usable: lineage (2), a pending rollover with its kind (3, 4), events (4).
   SessionRecord a;
   a.session_id = a.line_id = "A";
@@ -241,7 +249,8 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
   auto child = s->record_derivation(a, b, "rollover", 80, std::nullopt, "2026-11-21T12:00:00Z");
   ASSERT_TRUE(child) << child.error().message;
   EXPECT_EQ(child->number, 2);
-  ASSERT_TRUE(s->put_pending_rollover({"sup", "A", "B", "/p", "/c", false, "compact", "the tests"}));
+  ASSERT_TRUE(
+      s->put_pending_rollover({"sup", "A", "B", "/p", "/c", false, "compact", "the tests"}));
   auto p = s->pending_rollover("sup");
   ASSERT_TRUE(p && *p);
   EXPECT_EQ((*p)->focus, "the tests");
@@ -262,7 +271,8 @@ TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(raw,
-                           "ALTER TABLE pending_rollovers DROP COLUMN action; ALTER TABLE pending_rollovers DROP COLUMN focus;"
+                           "ALTER TABLE pending_rollovers DROP COLUMN action; ALTER TABLE "
+                           "pending_rollovers DROP COLUMN focus;"
                            "DROP TABLE events; DROP TABLE runs; PRAGMA user_version=3;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK)
@@ -280,7 +290,8 @@ TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {
   ASSERT_TRUE(rows);
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_EQ(rows->front().kind, "run_started");
-  ASSERT_TRUE(s->put_run({"R", "/proj", "/proj/.ctxkit/runs/R", "hybrid", "running", 5, std::nullopt, "{}"}));
+  ASSERT_TRUE(s->put_run(
+      {"R", "/proj", "/proj/.ctxkit/runs/R", "hybrid", "running", 5, std::nullopt, "{}"}));
   auto run = s->run("R");
   ASSERT_TRUE(run && *run);
   EXPECT_EQ((*run)->mode, "hybrid");

@@ -25,15 +25,16 @@ TEST(JsonText, LengthCountsDecodedCharacters) {
   EXPECT_EQ(json_string_length(""), 0u);
   EXPECT_EQ(json_string_length("abc"), 3u);
   EXPECT_EQ(json_string_length(R"(a\nb)"), 3u);
-  EXPECT_EQ(json_string_length(R"(\\n)"), 2u);             // backslash, n
+  EXPECT_EQ(json_string_length(R"(\\n)"), 2u);  // backslash, n
   EXPECT_EQ(json_string_length(R"(\u0041\u00e9)"), 2u);
-  EXPECT_EQ(json_string_length(R"(\ud83d\ude00x)"), 2u);   // one emoji (surrogate pair) + x
+  EXPECT_EQ(json_string_length(R"(\ud83d\ude00x)"), 2u);      // one emoji (surrogate pair) + x
   EXPECT_EQ(json_string_length("\xc3\xa9\xe2\x82\xac"), 2u);  // é €
 }
 
 TEST(JsonText, LengthMatchesReferenceOnRandomText) {
   std::mt19937 rng(7);
-  const std::vector<std::string> pieces = {"a", "Z", " ", "\n", "\t", "\"", "\\", "\\n", "é", "€", "😀", "\x01", "x\\u", "tool_result"};
+  const std::vector<std::string> pieces = {"a",   "Z", " ", "\n", "\t",   "\"",   "\\",
+                                           "\\n", "é", "€", "😀",  "\x01", "x\\u", "tool_result"};
   for (int round = 0; round < 300; ++round) {
     std::string s;
     size_t n = rng() % 300;

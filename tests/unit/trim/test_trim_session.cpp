@@ -15,11 +15,24 @@ std::string session_lines(int results) {
   std::string out;
   for (int i = 0; i < results; ++i) {
     std::string id = "toolu_" + std::to_string(i);
-    json u = {{"type", "assistant"}, {"uuid", "a" + std::to_string(i)}, {"sessionId", "11111111-1111-4111-8111-111111111111"},
-              {"message", {{"id", "m" + std::to_string(i)}, {"role", "assistant"},
-                           {"content", json::array({{{"type", "tool_use"}, {"id", id}, {"name", "Bash"}, {"input", {{"command", "seq 5000"}}}}})}}}};
-    json r = {{"type", "user"}, {"uuid", "r" + std::to_string(i)}, {"sessionId", "11111111-1111-4111-8111-111111111111"},
-              {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", id}, {"content", std::string(6000, 'z')}}})}}}};
+    json u = {{"type", "assistant"},
+              {"uuid", "a" + std::to_string(i)},
+              {"sessionId", "11111111-1111-4111-8111-111111111111"},
+              {"message",
+               {{"id", "m" + std::to_string(i)},
+                {"role", "assistant"},
+                {"content", json::array({{{"type", "tool_use"},
+                                          {"id", id},
+                                          {"name", "Bash"},
+                                          {"input", {{"command", "seq 5000"}}}}})}}}};
+    json r = {{"type", "user"},
+              {"uuid", "r" + std::to_string(i)},
+              {"sessionId", "11111111-1111-4111-8111-111111111111"},
+              {"message",
+               {{"role", "user"},
+                {"content", json::array({{{"type", "tool_result"},
+                                          {"tool_use_id", id},
+                                          {"content", std::string(6000, 'z')}}})}}}};
     out += u.dump() + "\n" + r.dump() + "\n";
   }
   return out;
@@ -40,7 +53,9 @@ TEST(TrimSession, LinesArrivingAfterTheSnapshotAreLeftOutAndCounted) {
   TrimRequest req = bash_request(t);
   req.after_snapshot = [&] {
     std::ofstream out(t, std::ios::app);
-    for (int i = 0; i < 3; ++i) out << R"({"type":"progress","late":true})" << "\n";
+    for (int i = 0; i < 3; ++i)
+      out << R"({"type":"progress","late":true})"
+          << "\n";
   };
   auto o = trim_session(req);
   ASSERT_TRUE(o) << o.error().message;
@@ -60,9 +75,14 @@ TEST(TrimSession, CwdAndFirstTimestampAreDecodedJsonText) {
   test::TempDir tmp;
   // The session ran in  /tmp/a "b" \c\  : the client writes it escaped.
   const std::string dir = "/tmp/a \"b\" \\c\\ \xc3\xa9";
-  json first = {{"type", "user"}, {"uuid", "u0"}, {"sessionId", "11111111-1111-4111-8111-111111111111"}, {"cwd", dir},
-                {"timestamp", "2026-11-21T12:00:00.000Z"}, {"message", {{"role", "user"}, {"content", "hi"}}}};
-  fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", first.dump(-1, ' ', true) + "\n" + session_lines(4));
+  json first = {{"type", "user"},
+                {"uuid", "u0"},
+                {"sessionId", "11111111-1111-4111-8111-111111111111"},
+                {"cwd", dir},
+                {"timestamp", "2026-11-21T12:00:00.000Z"},
+                {"message", {{"role", "user"}, {"content", "hi"}}}};
+  fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl",
+                         first.dump(-1, ' ', true) + "\n" + session_lines(4));
   ASSERT_NE(test::read_file(t).find("\\\"b\\\""), std::string::npos);  // escaped on disk
   auto o = trim_session(bash_request(t));
   ASSERT_TRUE(o) << o.error().message;
@@ -77,9 +97,11 @@ TEST(TrimSession, TempFilesAreNotNamedAsSessions) {
   std::vector<std::string> seen;
   auto o = trim_session(req);
   ASSERT_TRUE(o);
-  for (const auto& e : fs::directory_iterator(t.parent_path())) seen.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(t.parent_path()))
+    seen.push_back(e.path().filename().string());
   std::sort(seen.begin(), seen.end());
-  EXPECT_EQ(seen, (std::vector<std::string>{"11111111-1111-4111-8111-111111111111.jsonl", "22222222-2222-4222-8222-222222222222.jsonl"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"11111111-1111-4111-8111-111111111111.jsonl",
+                                            "22222222-2222-4222-8222-222222222222.jsonl"}));
 }
 
 TEST(TrimSession, MetadataSlotIsValidJsonOnTheFirstLine) {
@@ -103,7 +125,8 @@ TEST(TrimSession, MetadataSlotIsValidJsonOnTheFirstLine) {
 TEST(TrimSession, AnEmptyObjectWithSpacesOnTheFirstLineStaysValidJson) {
   for (std::string first_line : {"{}", "{ }", "{\t \r}"}) {
     test::TempDir tmp;
-    fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", first_line + "\n" + session_lines(2));
+    fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl",
+                           first_line + "\n" + session_lines(2));
     auto o = trim_session(bash_request(t));
     ASSERT_TRUE(o && o->written) << first_line;
     std::ifstream in(o->output);

@@ -35,15 +35,26 @@ std::vector<std::string> run(Trimmer& t, const std::vector<std::string>& lines) 
   return out;
 }
 
-std::string tool_use(const std::string& id, const std::string& name, const std::string& input_value = "ls",
-                     const std::string& msg_id = "msg_1") {
+std::string tool_use(const std::string& id, const std::string& name,
+                     const std::string& input_value = "ls", const std::string& msg_id = "msg_1") {
   ojson j;
   j["parentUuid"] = "p0";
   j["isSidechain"] = false;
-  j["message"] = {{"id", msg_id}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"},
-                  {"content", ojson::array({{{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", {{"command", input_value}}}}})},
-                  {"usage", {{"input_tokens", 5}, {"cache_creation_input_tokens", 7}, {"cache_read_input_tokens", 19995},
-                             {"output_tokens", 20}, {"cache_creation", {{"ephemeral_5m_input_tokens", 3}}}, {"service_tier", "standard"}}}};
+  j["message"] = {{"id", msg_id},
+                  {"type", "message"},
+                  {"role", "assistant"},
+                  {"model", "claude-sonnet-4-5"},
+                  {"content", ojson::array({{{"type", "tool_use"},
+                                             {"id", id},
+                                             {"name", name},
+                                             {"input", {{"command", input_value}}}}})},
+                  {"usage",
+                   {{"input_tokens", 5},
+                    {"cache_creation_input_tokens", 7},
+                    {"cache_read_input_tokens", 19995},
+                    {"output_tokens", 20},
+                    {"cache_creation", {{"ephemeral_5m_input_tokens", 3}}},
+                    {"service_tier", "standard"}}}};
   j["type"] = "assistant";
   j["uuid"] = "u-" + id;
   j["sessionId"] = kOld;
@@ -55,10 +66,15 @@ std::string tool_result(const std::string& id, const ojson& content, bool sidech
   j["parentUuid"] = "u-" + id;
   j["isSidechain"] = sidechain;
   j["type"] = "user";
-  j["message"] = {{"role", "user"}, {"content", ojson::array({{{"tool_use_id", id}, {"type", "tool_result"}, {"content", content}, {"is_error", false}}})}};
+  j["message"] = {{"role", "user"},
+                  {"content", ojson::array({{{"tool_use_id", id},
+                                             {"type", "tool_result"},
+                                             {"content", content},
+                                             {"is_error", false}}})}};
   j["uuid"] = "r-" + id;
   j["timestamp"] = "2026-11-21T12:00:00.000Z";
-  j["toolUseResult"] = {{"stdout", content.is_string() ? content.get<std::string>() : std::string("blocks")}};
+  j["toolUseResult"] = {
+      {"stdout", content.is_string() ? content.get<std::string>() : std::string("blocks")}};
   j["sessionId"] = kOld;
   return j.dump();
 }
@@ -76,8 +92,9 @@ std::string big(size_t n, char c = 'x') {
 }
 
 TEST(Trimmer, LineWithoutToolsChangesOnlyItsSessionId) {
-  std::string line = R"({"type":"user","message":{"role":"user","content":"hello"},"uuid":"x","parentUuid":null,"sessionId":")" + kOld +
-                     R"(","cwd":"/p","weird":  [1, 2 , {"k" : "v"}]})";
+  std::string line =
+      R"({"type":"user","message":{"role":"user","content":"hello"},"uuid":"x","parentUuid":null,"sessionId":")" +
+      kOld + R"(","cwd":"/p","weird":  [1, 2 , {"k" : "v"}]})";
   Trimmer t(options());
   auto out = run(t, {line});
   EXPECT_EQ(out[0], replace_session(line));
@@ -86,11 +103,14 @@ TEST(Trimmer, LineWithoutToolsChangesOnlyItsSessionId) {
 TEST(Trimmer, LongResultOfTargetToolIsCutWithNotice) {
   std::string output = big(5000);
   Trimmer t(options());
-  auto lines = std::vector<std::string>{tool_use("toolu_1", "Bash"), tool_result("toolu_1", output)};
+  auto lines =
+      std::vector<std::string>{tool_use("toolu_1", "Bash"), tool_result("toolu_1", output)};
   auto out = run(t, lines);
   json r = json::parse(out[1]);
   std::string content = r["message"]["content"][0]["content"];
-  std::string expected_notice = "\n[...truncated - original content was 5000 characters, showing first 500. See line 2 of /archive/p.jsonl for full content]";
+  std::string expected_notice =
+      "\n[...truncated - original content was 5000 characters, showing first 500. See line 2 of "
+      "/archive/p.jsonl for full content]";
   EXPECT_EQ(content, output.substr(0, 500) + expected_notice);
   // Every byte outside the content value is as it was (bar the sessionId).
   std::string before = replace_session(lines[1]);
@@ -109,8 +129,9 @@ TEST(Trimmer, LongResultOfTargetToolIsCutWithNotice) {
 
 TEST(Trimmer, OtherToolsAndShortResultsAreLeftAlone) {
   Trimmer t(options());
-  auto lines = std::vector<std::string>{tool_use("toolu_w", "Write"), tool_result("toolu_w", big(5000)),
-                                        tool_use("toolu_s", "Bash"), tool_result("toolu_s", big(500))};
+  auto lines =
+      std::vector<std::string>{tool_use("toolu_w", "Write"), tool_result("toolu_w", big(5000)),
+                               tool_use("toolu_s", "Bash"), tool_result("toolu_s", big(500))};
   auto out = run(t, lines);
   EXPECT_EQ(out[1], replace_session(lines[1]));
   EXPECT_EQ(out[3], replace_session(lines[3]));
@@ -120,14 +141,16 @@ TEST(Trimmer, OtherToolsAndShortResultsAreLeftAlone) {
 
 TEST(Trimmer, ACutThatSavesNothingIsNotMade) {
   Trimmer t(options());
-  auto lines = std::vector<std::string>{tool_use("toolu_1", "Bash"), tool_result("toolu_1", big(560))};
+  auto lines =
+      std::vector<std::string>{tool_use("toolu_1", "Bash"), tool_result("toolu_1", big(560))};
   auto out = run(t, lines);
   EXPECT_EQ(out[1], replace_session(lines[1]));
 }
 
 TEST(Trimmer, RetrimmingChangesNothingMore) {
   Trimmer first(options());
-  auto lines = std::vector<std::string>{tool_use("toolu_1", "Bash"), tool_result("toolu_1", big(5000))};
+  auto lines =
+      std::vector<std::string>{tool_use("toolu_1", "Bash"), tool_result("toolu_1", big(5000))};
   auto once = run(first, lines);
   TrimOptions again = options();
   again.new_session_id = kNew;
@@ -151,7 +174,9 @@ TEST(Trimmer, UsageNumbersAreZeroedEverywhereInUsage) {
 }
 
 TEST(Trimmer, ContextFullMarkersAreNeutralized) {
-  std::string line = R"({"type":"assistant","isApiErrorMessage":true,"error":"invalid_request","message":{"model":"<synthetic>","content":[{"type":"text","text":"Prompt is too long"}],"usage":{"input_tokens":0}},"sessionId":")" + kOld + "\"}";
+  std::string line =
+      R"({"type":"assistant","isApiErrorMessage":true,"error":"invalid_request","message":{"model":"<synthetic>","content":[{"type":"text","text":"Prompt is too long"}],"usage":{"input_tokens":0}},"sessionId":")" +
+      kOld + "\"}";
   Trimmer t(options());
   json j = json::parse(run(t, {line})[0]);
   EXPECT_EQ(j["isApiErrorMessage"], false);
@@ -164,31 +189,44 @@ TEST(Trimmer, LongInputStringsOfTargetToolsAreShortened) {
   auto out = run(t, {tool_use("toolu_1", "Bash", cmd), tool_use("toolu_2", "Write", cmd, "msg_2")});
   json a = json::parse(out[0]);
   std::string shortened = a["message"]["content"][0]["input"]["command"];
-  EXPECT_TRUE(shortened.starts_with(cmd.substr(0, 500) + "\n[...truncated - original content was 3000 characters")) << shortened.substr(0, 600);
+  EXPECT_TRUE(shortened.starts_with(cmd.substr(0, 500) +
+                                    "\n[...truncated - original content was 3000 characters"))
+      << shortened.substr(0, 600);
   json b = json::parse(out[1]);
   EXPECT_EQ(b["message"]["content"][0]["input"]["command"], cmd);  // Write is not a target tool
   EXPECT_EQ(t.stats().inputs_trimmed, 1u);
 }
 
 TEST(Trimmer, ArrayContentIsCutAndImagesBecomePlaceholders) {
-  ojson blocks = ojson::array({{{"type", "text"}, {"text", big(400, 'a')}},
-                               {{"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/png"}, {"data", std::string(20000, 'Q')}}}},
-                               {{"type", "text"}, {"text", big(400, 'b')}}});
+  ojson blocks = ojson::array(
+      {{{"type", "text"}, {"text", big(400, 'a')}},
+       {{"type", "image"},
+        {"source",
+         {{"type", "base64"}, {"media_type", "image/png"}, {"data", std::string(20000, 'Q')}}}},
+       {{"type", "text"}, {"text", big(400, 'b')}}});
   Trimmer t(options());
   auto out = run(t, {tool_use("toolu_1", "Read"), tool_result("toolu_1", blocks)});
   json c = json::parse(out[1])["message"]["content"][0]["content"];
   ASSERT_TRUE(c.is_array());
   ASSERT_EQ(c.size(), 2u);
   std::string text = c[0]["text"];
-  EXPECT_TRUE(text.starts_with(big(400, 'a') + "\n" + big(400, 'b').substr(0, 99) + "\n[...truncated - original content was 800 characters, showing first 500.")) << text;
+  EXPECT_TRUE(
+      text.starts_with(big(400, 'a') + "\n" + big(400, 'b').substr(0, 99) +
+                       "\n[...truncated - original content was 800 characters, showing first 500."))
+      << text;
   EXPECT_EQ(c[1]["type"], "text");
-  EXPECT_EQ(c[1]["text"], "[image removed by ctx-trim: image/png, 20000 base64 characters. See line 2 of /archive/p.jsonl for the original]");
+  EXPECT_EQ(c[1]["text"],
+            "[image removed by ctx-trim: image/png, 20000 base64 characters. See line 2 of "
+            "/archive/p.jsonl for the original]");
   EXPECT_EQ(t.stats().images_replaced, 1u);
 }
 
 TEST(Trimmer, ImagesAloneAreReplacedInPlace) {
-  ojson blocks = ojson::array({{{"type", "text"}, {"text", "small"}},
-                               {{"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/jpeg"}, {"data", std::string(9000, 'Q')}}}}});
+  ojson blocks = ojson::array(
+      {{{"type", "text"}, {"text", "small"}},
+       {{"type", "image"},
+        {"source",
+         {{"type", "base64"}, {"media_type", "image/jpeg"}, {"data", std::string(9000, 'Q')}}}}});
   Trimmer t(options());
   auto out = run(t, {tool_use("toolu_1", "Read"), tool_result("toolu_1", blocks)});
   json c = json::parse(out[1])["message"]["content"][0]["content"];
@@ -198,7 +236,8 @@ TEST(Trimmer, ImagesAloneAreReplacedInPlace) {
 
 TEST(Trimmer, InlineSidechainLinesAreTrimmedToo) {
   Trimmer t(options());
-  auto out = run(t, {tool_use("toolu_1", "Grep"), tool_result("toolu_1", big(4000), /*sidechain=*/true)});
+  auto out =
+      run(t, {tool_use("toolu_1", "Grep"), tool_result("toolu_1", big(4000), /*sidechain=*/true)});
   EXPECT_EQ(t.stats().results_trimmed, 1u);
   EXPECT_TRUE(json::parse(out[1])["isSidechain"].get<bool>());
 }
@@ -215,8 +254,9 @@ TEST(Trimmer, NotJsonOrNotUtf8PassesThroughUnchanged) {
 }
 
 TEST(Trimmer, KeepRecentProtectsTheLastResponses) {
-  std::vector<std::string> lines = {tool_use("toolu_1", "Bash", "ls", "msg_1"), tool_result("toolu_1", big(3000)),
-                                    tool_use("toolu_2", "Bash", "ls", "msg_2"), tool_result("toolu_2", big(3000))};
+  std::vector<std::string> lines = {
+      tool_use("toolu_1", "Bash", "ls", "msg_1"), tool_result("toolu_1", big(3000)),
+      tool_use("toolu_2", "Bash", "ls", "msg_2"), tool_result("toolu_2", big(3000))};
   Trimmer scan(options());
   for (const auto& l : lines) {
     std::string padded = l + std::string(64, '\0');
@@ -244,7 +284,8 @@ TEST(Trimmer, DeeplyNestedInputsAndResultsAreCopiedUnchangedWithoutCrashing) {
   use.insert(at + marker.size(), ",\"deep\":" + deep);
   // 10,000 tool_results nested in a result's content.
   std::string nested = "\"" + std::string(3000, 'n') + "\"";
-  for (int i = 0; i < 10000; ++i) nested = R"([{"type":"tool_result","tool_use_id":"x","content":)" + nested + "}]";
+  for (int i = 0; i < 10000; ++i)
+    nested = R"([{"type":"tool_result","tool_use_id":"x","content":)" + nested + "}]";
   std::string result = tool_result("toolu_deep", "placeholder");
   size_t p = result.find("\"placeholder\"");
   ASSERT_NE(p, std::string::npos);
@@ -260,7 +301,8 @@ TEST(Trimmer, DeeplyNestedInputsAndResultsAreCopiedUnchangedWithoutCrashing) {
 
 TEST(Trimmer, AnalysisOnlyGivesTheSameFigures) {
   std::vector<std::string> lines = {tool_use("toolu_1", "Bash"), tool_result("toolu_1", big(3000)),
-                                    tool_use("toolu_2", "Read", "x", "m2"), tool_result("toolu_2", big(9000))};
+                                    tool_use("toolu_2", "Read", "x", "m2"),
+                                    tool_result("toolu_2", big(9000))};
   Trimmer writing(options()), analysing(options());
   run(writing, lines);
   uint64_t n = 0;
@@ -280,15 +322,18 @@ std::string blob_of(const std::string& id, const std::string& content) {
   j["type"] = "api-request-blob";
   j["sessionId"] = kOld;
   j["hash"] = "9887b538";
-  j["message"] = {{"role", "user"},
-                  {"content", ojson::array({{{"tool_use_id", id}, {"type", "tool_result"}, {"content", content}}})}};
+  j["message"] = {
+      {"role", "user"},
+      {"content",
+       ojson::array({{{"tool_use_id", id}, {"type", "tool_result"}, {"content", content}}})}};
   return j.dump();
 }
 
 TEST(Trimmer, ACopyOfAToolResultIsCutButCountedOnce) {
   const std::string text = big(3000);
   Trimmer t(options());
-  auto out = run(t, {tool_use("toolu_1", "Bash"), tool_result("toolu_1", text), blob_of("toolu_1", text + "<total_tokens>")});
+  auto out = run(t, {tool_use("toolu_1", "Bash"), tool_result("toolu_1", text),
+                     blob_of("toolu_1", text + "<total_tokens>")});
   EXPECT_EQ(t.stats().results_trimmed, 1u);
   EXPECT_EQ(t.stats().per_tool.at("Bash").results, 1u);
   EXPECT_EQ(t.stats().per_tool.at("Bash").trimmed, 1u);
@@ -305,8 +350,8 @@ TEST(Trimmer, ACopyOfAToolResultIsCutButCountedOnce) {
 TEST(Trimmer, TheSameResultInTwoConversationLinesIsCountedOnce) {
   const std::string text = big(3000);
   Trimmer t(options());
-  run(t, {tool_use("toolu_1", "Bash"), tool_result("toolu_1", text), tool_result("toolu_1", text), tool_use("toolu_2", "Bash"),
-          tool_result("toolu_2", text)});
+  run(t, {tool_use("toolu_1", "Bash"), tool_result("toolu_1", text), tool_result("toolu_1", text),
+          tool_use("toolu_2", "Bash"), tool_result("toolu_2", text)});
   EXPECT_EQ(t.stats().results_trimmed, 2u);
   EXPECT_EQ(t.stats().per_tool.at("Bash").results, 2u);
 }
@@ -327,8 +372,10 @@ TEST(Trimmer, ALineIsCountedByItsTypeWhereverTheTypeStands) {
 
 TEST(Trimmer, RecordedSessionWithTwoLargeResultsReportsTwo) {
   // Recorded from Claude Code 2.1.332: two Bash results of about 14,000 characters, each also in an
-  // api-request-blob line, among the new line types (api-request, prompt_snapshot, cost-state, ...).
-  const auto lines = test::file_lines(test::fixture_root() / "claude-code-2.1.332/trim/two_bash_results.jsonl");
+  // api-request-blob line, among the new line types (api-request, prompt_snapshot, cost-state,
+  // ...).
+  const auto lines =
+      test::file_lines(test::fixture_root() / "claude-code-2.1.332/trim/two_bash_results.jsonl");
   ASSERT_GT(lines.size(), 20u);
   Trimmer t(options());
   const auto out = run(t, lines);
@@ -344,7 +391,8 @@ TEST(Trimmer, RecordedSessionWithTwoLargeResultsReportsTwo) {
     // Every other line is copied as it was, but for the session id it names.
     std::string expected = lines[i];
     const std::string id = json::parse(lines[i]).value("sessionId", "");
-    if (const size_t at = expected.find("\"sessionId\":\"" + id + "\""); !id.empty() && at != std::string::npos)
+    if (const size_t at = expected.find("\"sessionId\":\"" + id + "\"");
+        !id.empty() && at != std::string::npos)
       expected.replace(at + 13, id.size(), kNew);
     EXPECT_EQ(out[i], expected) << "line " << i + 1 << " (" << type << ")";
   }

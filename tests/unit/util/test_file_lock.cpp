@@ -15,7 +15,8 @@ TEST(FileLock, OneHolderAtATimeAndHeldSaysSo) {
   EXPECT_FALSE(FileLock::held(p));  // no file
   auto first = FileLock::acquire(p, false);
   ASSERT_TRUE(first && *first) << (first ? "" : first.error().message);
-  EXPECT_EQ(fs::status(p).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(p).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
   EXPECT_TRUE(FileLock::held(p));
   auto second = FileLock::acquire(p, false);
   ASSERT_TRUE(second);

@@ -1,6 +1,5 @@
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,7 +71,8 @@ TEST(MakePrivateDirs, RefusesALinkBelowTheBase) {
   fs::create_directory_symlink(tmp / "elsewhere", tmp / "state/archive");
   auto r = util::make_private_dirs(tmp / "state/archive/p", tmp / "state");
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message, (tmp / "state/archive").string() + " is a symbolic link inside the state directory (refused)");
+  EXPECT_EQ(r.error().message, (tmp / "state/archive").string() +
+                                   " is a symbolic link inside the state directory (refused)");
   EXPECT_FALSE(fs::exists(tmp / "elsewhere/p"));
 }
 
@@ -90,7 +90,9 @@ TEST(MakePrivateDirs, RefusesASharedStickyFolderInsteadOfTighteningIt) {
   ::chmod((tmp / "shared").c_str(), 01777);
   auto r = util::make_private_dirs(tmp / "shared");
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message, (tmp / "shared").string() + " is a shared folder (sticky bit); refusing to keep private data there");
+  EXPECT_EQ(r.error().message,
+            (tmp / "shared").string() +
+                " is a shared folder (sticky bit); refusing to keep private data there");
   EXPECT_EQ(mode_of(tmp / "shared"), 01777u);
 }
 
@@ -102,7 +104,8 @@ TEST(MakePrivateDirs, RefusesAFolderOfAnotherUser) {
   auto r = util::make_private_dirs(tmp / "state");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message,
-            (tmp / "state").string() + " belongs to another user (uid 65534); refusing to keep private data there");
+            (tmp / "state").string() +
+                " belongs to another user (uid 65534); refusing to keep private data there");
 }
 
 TEST(ReadFile, ReadsAWholeFileWithNulBytes) {
@@ -119,7 +122,8 @@ TEST(ReadFile, MissingIsNotFound) {
   auto r = util::read_file(tmp / "none");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, Error::Kind::NotFound);
-  EXPECT_EQ(r.error().message, "opening " + (tmp / "none").string() + ": No such file or directory");
+  EXPECT_EQ(r.error().message,
+            "opening " + (tmp / "none").string() + ": No such file or directory");
 }
 
 TEST(ReadFile, DirectoryIsNotARegularFile) {
@@ -166,7 +170,8 @@ TEST(ReadFile, LinkRefusedWhenAsked) {
   EXPECT_TRUE(util::read_file(tmp / "link"));
   auto r = util::read_file(tmp / "link", {1024, false});
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message, "reading " + (tmp / "link").string() + ": a symbolic link (refused)");
+  EXPECT_EQ(r.error().message,
+            "reading " + (tmp / "link").string() + ": a symbolic link (refused)");
 }
 
 TEST(OpenPrivateFile, CreatesA0600FileUnderUmask000) {
@@ -184,7 +189,8 @@ TEST(OpenPrivateFile, RefusesALinkAndLeavesItsTargetAlone) {
   fs::create_symlink(target, tmp / "archive.log");
   auto r = util::append_private_line(tmp / "archive.log", "appended");
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message, "opening " + (tmp / "archive.log").string() + ": a symbolic link (refused)");
+  EXPECT_EQ(r.error().message,
+            "opening " + (tmp / "archive.log").string() + ": a symbolic link (refused)");
   EXPECT_EQ(test::read_file(target), "original\n");
 }
 

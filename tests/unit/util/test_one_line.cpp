@@ -22,24 +22,30 @@ TEST(OneLine, ControlCharactersAreEscaped) {
 }
 
 TEST(OneLine, C1ControlsAndInvalidBytesAreEscaped) {
-  EXPECT_EQ(util::one_line("csi\xc2\x9b" "2J"), "csi\\u009b2J");
-  EXPECT_EQ(util::one_line("raw\x9b" "2J"), "raw\\x9b2J");
+  EXPECT_EQ(util::one_line("csi\xc2\x9b"
+                           "2J"),
+            "csi\\u009b2J");
+  EXPECT_EQ(util::one_line("raw\x9b"
+                           "2J"),
+            "raw\\x9b2J");
   EXPECT_EQ(util::one_line("cut\xe2\x82"), "cut\\xe2\\x82");
   EXPECT_EQ(util::one_line("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a UTF-16 surrogate
 }
 
 TEST(OneLine, LongTextIsCutAtACharacterBoundary) {
   EXPECT_EQ(util::one_line(std::string(10, 'x'), 4), "xxxx…");
-  EXPECT_EQ(util::one_line("ab\xc3\xa9", 3), "ab…");         // é does not fit whole
-  EXPECT_EQ(util::one_line("a\nb", 2), "a…");                 // neither does "\n"
-  EXPECT_EQ(util::one_line(std::string(5000, 'y')).size(), util::kOneLineMax + std::string("…").size());
+  EXPECT_EQ(util::one_line("ab\xc3\xa9", 3), "ab…");  // é does not fit whole
+  EXPECT_EQ(util::one_line("a\nb", 2), "a…");         // neither does "\n"
+  EXPECT_EQ(util::one_line(std::string(5000, 'y')).size(),
+            util::kOneLineMax + std::string("…").size());
 }
 
 TEST(Saturate, AddAndMultiplyHoldAtTheLimits) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   EXPECT_EQ(util::sat_add(kMax, 1), kMax);
   EXPECT_EQ(util::sat_add(kMax - 1, 1), kMax);
-  EXPECT_EQ(util::sat_add(std::numeric_limits<int64_t>::min(), -1), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(util::sat_add(std::numeric_limits<int64_t>::min(), -1),
+            std::numeric_limits<int64_t>::min());
   EXPECT_EQ(util::sat_add(2, 3), 5);
   EXPECT_EQ(util::sat_mul(kMax / 2, 3), kMax);
   EXPECT_EQ(util::sat_mul(kMax / 2, -3), std::numeric_limits<int64_t>::min());

@@ -36,10 +36,12 @@ TEST(Process, RunProcessHandsOverStdoutLinesAsTheyArrive) {
   test::TempDir dir;
   const fs::path flag = dir / "seen-first";
   util::ProcessSpec spec;
-  spec.argv = {"sh", "-c",
-               "printf 'first\\n'; i=0; while [ ! -e \"$1\" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done;"
-               " [ -e \"$1\" ] || exit 9; head -c 200000 /dev/zero | tr '\\0' x; printf '\\nsecond\\nlast'",
-               "sh", flag.string()};
+  spec.argv = {
+      "sh", "-c",
+      "printf 'first\\n'; i=0; while [ ! -e \"$1\" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); "
+      "done;"
+      " [ -e \"$1\" ] || exit 9; head -c 200000 /dev/zero | tr '\\0' x; printf '\\nsecond\\nlast'",
+      "sh", flag.string()};
   spec.timeout = 20s;
   std::vector<std::string> lines;
   spec.on_stdout_line = [&](std::string_view line) {
@@ -60,7 +62,9 @@ TEST(Process, RunProcessHandsOverStdoutLinesAsTheyArrive) {
 // output, exit code, working directory, the given PATH searched, and a failed exec an error.
 TEST(Process, RunProcessWithAParentDeathSignalBehavesTheSame) {
   test::TempDir dir;
-  dir.write("bin/tool", "#!/bin/sh\nprintf '%s|%s' \"$(pwd)\" \"$1\"; read -r line; printf '%s' \"$line\" >&2; exit 4\n");
+  dir.write("bin/tool",
+            "#!/bin/sh\nprintf '%s|%s' \"$(pwd)\" \"$1\"; read -r line; printf '%s' \"$line\" >&2; "
+            "exit 4\n");
   fs::permissions(dir / "bin/tool", fs::perms::owner_all);
   dir.write("bin/garbage", "not a program\n");
   fs::permissions(dir / "bin/garbage", fs::perms::owner_all);
@@ -78,7 +82,8 @@ TEST(Process, RunProcessWithAParentDeathSignalBehavesTheSame) {
   spec.argv = {"garbage"};
   auto bad = util::run_process(spec);
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().message.find("starting garbage: Exec format error"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("starting garbage: Exec format error"), std::string::npos)
+      << bad.error().message;
   spec.argv = {"missing-tool"};
   EXPECT_EQ(util::run_process(spec).error().kind, Error::Kind::NotFound);
 }
@@ -111,7 +116,8 @@ TEST(Process, ACallbackThatThrowsTakesTheChildDown) {
     };
     EXPECT_THROW((void)util::run_process(spec), std::runtime_error);
     ASSERT_GT(child, 0);
-    EXPECT_NE(::kill(child, 0), 0) << "child " << child << " still there";  // reaped: no such process
+    EXPECT_NE(::kill(child, 0), 0)
+        << "child " << child << " still there";  // reaped: no such process
   }
 }
 
@@ -131,7 +137,9 @@ TEST(Process, AnArgumentWithANulIsRefusedNotCut) {
 // stderr its tail, however much the child writes.
 TEST(Process, HandedLinesAreNotKeptWhenAskedSo) {
   util::ProcessSpec spec;
-  spec.argv = {"sh", "-c", "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 40000000; yes e | head -c 1000000 >&2; printf tail"};
+  spec.argv = {"sh", "-c",
+               "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 40000000; yes e | head -c "
+               "1000000 >&2; printf tail"};
   spec.keep_handed_lines = false;
   spec.err_tail_bytes = 1000;
   size_t lines = 0, longest = 0;
@@ -229,7 +237,8 @@ TEST(Process, DetachedWorkThatThrowsExitsOneInsteadOfAborting) {
 }
 
 // The environment a child gets in these tests: only what is listed.
-std::map<std::string, std::string, std::less<>> small_env(std::map<std::string, std::string, std::less<>> extra = {}) {
+std::map<std::string, std::string, std::less<>> small_env(
+    std::map<std::string, std::string, std::less<>> extra = {}) {
   extra.emplace("PATH", "/usr/bin:/bin");
   return extra;
 }
@@ -267,8 +276,10 @@ TEST(Process, ChildGetsExactlyTheGivenEnvironmentAndWorkingDirectory) {
   test::TempDir tmp;
   const fs::path out = tmp / "out", dir = tmp / "work dir";
   fs::create_directories(dir);
-  auto c = util::Child::spawn({{"sh", "-c", "printf '%s|%s|%s' \"$(pwd)\" \"$GREETING\" \"${HOME-unset}\" > \"$OUT\""},
-                               small_env({{"GREETING", "hi there"}, {"OUT", out.string()}}), dir});
+  auto c = util::Child::spawn(
+      {{"sh", "-c", "printf '%s|%s|%s' \"$(pwd)\" \"$GREETING\" \"${HOME-unset}\" > \"$OUT\""},
+       small_env({{"GREETING", "hi there"}, {"OUT", out.string()}}),
+       dir});
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->wait().code, 0);
   EXPECT_EQ(test::read_file(out), dir.string() + "|hi there|unset");
@@ -280,7 +291,8 @@ TEST(Process, ChildIsSearchedInTheGivenPath) {
   fs::create_directories(bin);
   tmp.write("bin/only-here", "#!/bin/sh\nexit 42\n");
   fs::permissions(bin / "only-here", fs::perms::owner_all);
-  auto c = util::Child::spawn({{"only-here"}, small_env({{"PATH", bin.string() + ":/usr/bin:/bin"}}), std::nullopt});
+  auto c = util::Child::spawn(
+      {{"only-here"}, small_env({{"PATH", bin.string() + ":/usr/bin:/bin"}}), std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->wait().code, 42);
   // Not in the PATH given: an error of kind NotFound that names it, and nothing started.
@@ -296,12 +308,14 @@ TEST(Process, FindInPathSkipsWhatIsNotAnExecutableFile) {
   tmp.write("b/tool", "not executable");
   tmp.write("c/tool", "#!/bin/sh\n");
   fs::permissions(tmp / "c/tool", fs::perms::owner_all);
-  const std::string path = (tmp / "a").string() + "::" + (tmp / "b").string() + ":" + (tmp / "c").string();
+  const std::string path =
+      (tmp / "a").string() + "::" + (tmp / "b").string() + ":" + (tmp / "c").string();
   auto found = util::find_in_path("tool", path);
   ASSERT_TRUE(found) << found.error().message;
   EXPECT_EQ(*found, (tmp / "c/tool").string());
   EXPECT_EQ(util::find_in_path("tool", "/nonexistent").error().message, "tool not found in PATH");
-  EXPECT_EQ(util::find_in_path((tmp / "b/tool").string(), "").error().message, (tmp / "b/tool").string() + " not found or not executable");
+  EXPECT_EQ(util::find_in_path((tmp / "b/tool").string(), "").error().message,
+            (tmp / "b/tool").string() + " not found or not executable");
   EXPECT_EQ(*util::find_in_path((tmp / "c/tool").string(), ""), (tmp / "c/tool").string());
 }
 
@@ -309,7 +323,8 @@ TEST(Process, ChildInAMissingDirectoryIsAnErrorNotAChild) {
   test::TempDir tmp;
   auto c = util::Child::spawn({{"sh", "-c", "exit 0"}, small_env(), tmp / "gone"});
   ASSERT_FALSE(c);
-  EXPECT_EQ(c.error().message, "starting sh: working directory " + (tmp / "gone").string() + ": No such file or directory");
+  EXPECT_EQ(c.error().message, "starting sh: working directory " + (tmp / "gone").string() +
+                                   ": No such file or directory");
 }
 
 TEST(Process, WaitForTimesOutOnARunningChildAndTerminateEndsIt) {
@@ -324,8 +339,10 @@ TEST(Process, WaitForTimesOutOnARunningChildAndTerminateEndsIt) {
 TEST(Process, TerminateKillsAChildThatIgnoresTerm) {
   test::TempDir tmp;
   const fs::path ready = tmp / "ready";
-  auto c = util::Child::spawn({{"sh", "-c", "trap '' TERM; echo up > \"$READY\"; while :; do sleep 0.05; done"},
-                               small_env({{"READY", ready.string()}}), std::nullopt});
+  auto c = util::Child::spawn(
+      {{"sh", "-c", "trap '' TERM; echo up > \"$READY\"; while :; do sleep 0.05; done"},
+       small_env({{"READY", ready.string()}}),
+       std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   ASSERT_EQ(wait_for_text(ready), "up\n");
   auto start = std::chrono::steady_clock::now();
@@ -336,7 +353,8 @@ TEST(Process, TerminateKillsAChildThatIgnoresTerm) {
 
 TEST(Process, ChildStartsWithDefaultSignalsWhateverTheCallerIgnores) {
   // An ignored SIGINT would survive exec; the child must still die of one.
-  struct sigaction ignore {}, saved {};
+  struct sigaction ignore {
+  }, saved{};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGINT, &ignore, &saved);
   auto c = util::Child::spawn({{"sh", "-c", "kill -s INT $$; exit 3"}, small_env(), std::nullopt});
@@ -348,8 +366,11 @@ TEST(Process, ChildStartsWithDefaultSignalsWhateverTheCallerIgnores) {
 TEST(Process, ForwarderPassesASignalFromAProcessToTheChild) {
   test::TempDir tmp;
   const fs::path ready = tmp / "ready", got = tmp / "got";
-  auto c = util::Child::spawn({{"sh", "-c", "trap 'echo USR2 > \"$GOT\"; exit 5' USR2; echo up > \"$READY\"; while :; do sleep 0.05; done"},
-                               small_env({{"READY", ready.string()}, {"GOT", got.string()}}), std::nullopt});
+  auto c = util::Child::spawn({{"sh", "-c",
+                                "trap 'echo USR2 > \"$GOT\"; exit 5' USR2; echo up > \"$READY\"; "
+                                "while :; do sleep 0.05; done"},
+                               small_env({{"READY", ready.string()}, {"GOT", got.string()}}),
+                               std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   ASSERT_EQ(wait_for_text(ready), "up\n");
   {
@@ -375,8 +396,11 @@ TEST(Process, ForwarderPassesASignalFromAProcessToTheChild) {
 TEST(Process, ForwarderPassesASignalSentBeforeTheChildWasSet) {
   test::TempDir tmp;
   const fs::path ready = tmp / "ready", got = tmp / "got";
-  auto c = util::Child::spawn({{"sh", "-c", "trap 'echo USR2 > \"$GOT\"; exit 5' USR2; echo up > \"$READY\"; while :; do sleep 0.05; done"},
-                               small_env({{"READY", ready.string()}, {"GOT", got.string()}}), std::nullopt});
+  auto c = util::Child::spawn({{"sh", "-c",
+                                "trap 'echo USR2 > \"$GOT\"; exit 5' USR2; echo up > \"$READY\"; "
+                                "while :; do sleep 0.05; done"},
+                               small_env({{"READY", ready.string()}, {"GOT", got.string()}}),
+                               std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   ASSERT_EQ(wait_for_text(ready), "up\n");
   {
@@ -418,7 +442,8 @@ TEST(Process, RunProcessWithAnEnvironmentSearchesItsPath) {
   spec.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"}};
   auto r = util::run_process(spec);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message, "starting no-such-program-here: no-such-program-here not found in PATH");
+  EXPECT_EQ(r.error().message,
+            "starting no-such-program-here: no-such-program-here not found in PATH");
 }
 
 // Whether `pid` runs (a zombie no longer does).

@@ -8,20 +8,46 @@ using Words = std::vector<std::string>;
 
 TEST(ShellWords, SplitsOnBlanksAndKeepsQuotedText) {
   EXPECT_EQ(util::split_shell_words("ccstatusline"), (Words{"ccstatusline"}));
-  EXPECT_EQ(util::split_shell_words("  npx  -y ccusage\tstatusline "), (Words{"npx", "-y", "ccusage", "statusline"}));
-  EXPECT_EQ(util::split_shell_words("'/opt/my tools/line.sh' --x \"a b\""), (Words{"/opt/my tools/line.sh", "--x", "a b"}));
-  EXPECT_EQ(util::split_shell_words("a\\ b 'it'\\''s' \"q\\\"t\\\\\""), (Words{"a b", "it's", "q\"t\\"}));
+  EXPECT_EQ(util::split_shell_words("  npx  -y ccusage\tstatusline "),
+            (Words{"npx", "-y", "ccusage", "statusline"}));
+  EXPECT_EQ(util::split_shell_words("'/opt/my tools/line.sh' --x \"a b\""),
+            (Words{"/opt/my tools/line.sh", "--x", "a b"}));
+  EXPECT_EQ(util::split_shell_words("a\\ b 'it'\\''s' \"q\\\"t\\\\\""),
+            (Words{"a b", "it's", "q\"t\\"}));
   EXPECT_EQ(util::split_shell_words("x '' y"), (Words{"x", "", "y"}));
-  EXPECT_EQ(util::split_shell_words("\"a\\nb\""), (Words{"a\\nb"}));  // \n is not an escape inside "…"
-  EXPECT_EQ(util::split_shell_words("run --opt=1 a#b a~b"), (Words{"run", "--opt=1", "a#b", "a~b"}));
+  EXPECT_EQ(util::split_shell_words("\"a\\nb\""),
+            (Words{"a\\nb"}));  // \n is not an escape inside "…"
+  EXPECT_EQ(util::split_shell_words("run --opt=1 a#b a~b"),
+            (Words{"run", "--opt=1", "a#b", "a~b"}));
   EXPECT_EQ(util::split_shell_words("'$HOME/x' '*'"), (Words{"$HOME/x", "*"}));
 }
 
 TEST(ShellWords, AnythingTheShellWouldInterpretNeedsTheShell) {
-  for (const char* cmd : {"$HOME/bin/line", "echo \"$USER\"", "a | b", "a && b", "a; b", "a > f", "a < f",
-                          "echo `date`", "echo $(date)", "ls *.txt", "ls x?", "ls [ab]", "~/bin/line",
-                          "a # comment", "FOO=1 line", "'unterminated", "\"unterminated", "x\\", "", "   ",
-                          "a\nb", "(a)", "a &", "{ a; }", "! a"}) {
+  for (const char* cmd : {"$HOME/bin/line",
+                          "echo \"$USER\"",
+                          "a | b",
+                          "a && b",
+                          "a; b",
+                          "a > f",
+                          "a < f",
+                          "echo `date`",
+                          "echo $(date)",
+                          "ls *.txt",
+                          "ls x?",
+                          "ls [ab]",
+                          "~/bin/line",
+                          "a # comment",
+                          "FOO=1 line",
+                          "'unterminated",
+                          "\"unterminated",
+                          "x\\",
+                          "",
+                          "   ",
+                          "a\nb",
+                          "(a)",
+                          "a &",
+                          "{ a; }",
+                          "! a"}) {
     EXPECT_FALSE(util::split_shell_words(cmd)) << cmd;
   }
 }

@@ -17,7 +17,8 @@ TEST(AsciiLower, LowersAsciiLettersOnly) {
 }
 
 TEST(SplitList, TrimsSpacesAndDropsEmptyItems) {
-  EXPECT_EQ(util::split_list("Read, Bash,Grep"), (std::vector<std::string>{"Read", "Bash", "Grep"}));
+  EXPECT_EQ(util::split_list("Read, Bash,Grep"),
+            (std::vector<std::string>{"Read", "Bash", "Grep"}));
   EXPECT_EQ(util::split_list(" a ,, b ,"), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(util::split_list(""), std::vector<std::string>{});
   EXPECT_EQ(util::split_list(" , "), std::vector<std::string>{});

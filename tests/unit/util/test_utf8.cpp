@@ -14,7 +14,10 @@ TEST(Utf8, Validation) {
 }
 
 TEST(Utf8, SanitizeReplacesBadBytesAndLoneSurrogateEscapes) {
-  EXPECT_EQ(util::sanitize_json_text("a\xff" "b"), "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(util::sanitize_json_text("a\xff"
+                                     "b"),
+            "a\xef\xbf\xbd"
+            "b");
   EXPECT_EQ(util::sanitize_json_text(R"("\ud800x")"), R"("\ufffdx")");
   EXPECT_EQ(util::sanitize_json_text(R"("\ud83d\ude00")"), R"("\ud83d\ude00")");
   EXPECT_EQ(util::sanitize_json_text(R"("\\ud800")"), R"("\\ud800")");

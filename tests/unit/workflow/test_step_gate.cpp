@@ -42,7 +42,9 @@ steps:
 )";
 
 TEST(StepGate, HandsOutThePendingActionWhenNoThreshold) {
-  auto m = WorkflowMachine::start(load("name: n\ndescription: d\nsteps:\n  - id: a\n    type: action\n    context: compact\n    instructions: |\n      First line\n      second\n"));
+  auto m = WorkflowMachine::start(
+      load("name: n\ndescription: d\nsteps:\n  - id: a\n    type: action\n    context: compact\n   "
+           " instructions: |\n      First line\n      second\n"));
   auto d = decide_gate(m, std::nullopt);
   EXPECT_EQ(d.action, ContextAction::Compact);
   EXPECT_EQ(d.focus, "Next workflow step: a - First line");
@@ -107,7 +109,8 @@ TEST(JsCompat, StringifyMatchesJavaScript) {
   o["a"] = ojson::array();
   o["s"] = "tab\there \x01 \xE2\x80\xA8";
   EXPECT_EQ(js::stringify(o, 0),
-            "{\"2\":\"two\",\"10\":\"ten\",\"b\":1,\"f\":0.5,\"big\":1e+21,\"small\":1.5e-7,\"e\":{},\"a\":[],\"s\":\"tab\\there \\u0001 \xE2\x80\xA8\"}");
+            "{\"2\":\"two\",\"10\":\"ten\",\"b\":1,\"f\":0.5,\"big\":1e+21,\"small\":1.5e-7,\"e\":{"
+            "},\"a\":[],\"s\":\"tab\\there \\u0001 \xE2\x80\xA8\"}");
   ojson n = ojson::object();
   n["x"] = ojson::array({1, 2});
   EXPECT_EQ(js::stringify(n, 2), "{\n  \"x\": [\n    1,\n    2\n  ]\n}");
@@ -118,17 +121,21 @@ TEST(JsCompat, StringifyMatchesJavaScript) {
 // Strings, keys and integers written without the library's serializer give its bytes exactly.
 TEST(JsCompat, ScalarsAsTheLibraryWritesThem) {
   using ojson = nlohmann::ordered_json;
-  const std::string alphabet = std::string("ab\"\\/\t\n\x01\x1f\x7f ") + std::string(1, '\0') + "\xC3\xA9\xE2\x80\xA8\xFF\xF0\x9F\x98";
+  const std::string alphabet = std::string("ab\"\\/\t\n\x01\x1f\x7f ") + std::string(1, '\0') +
+                               "\xC3\xA9\xE2\x80\xA8\xFF\xF0\x9F\x98";
   std::mt19937 rng(7);
   for (int round = 0; round < 20000; ++round) {
     std::string text;
-    for (int i = static_cast<int>(rng() % 12); i > 0; --i) text += alphabet[rng() % alphabet.size()];
+    for (int i = static_cast<int>(rng() % 12); i > 0; --i)
+      text += alphabet[rng() % alphabet.size()];
     ojson o = ojson::object();
     o[text] = text;
-    ASSERT_EQ(js::stringify(o, 0), "{" + ojson(text).dump(-1, ' ', false, ojson::error_handler_t::replace) + ":" +
-                                       ojson(text).dump(-1, ' ', false, ojson::error_handler_t::replace) + "}");
+    ASSERT_EQ(js::stringify(o, 0),
+              "{" + ojson(text).dump(-1, ' ', false, ojson::error_handler_t::replace) + ":" +
+                  ojson(text).dump(-1, ' ', false, ojson::error_handler_t::replace) + "}");
   }
-  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{42}, INT64_MIN, INT64_MAX}) EXPECT_EQ(js::stringify(ojson(v), 0), ojson(v).dump());
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{42}, INT64_MIN, INT64_MAX})
+    EXPECT_EQ(js::stringify(ojson(v), 0), ojson(v).dump());
   EXPECT_EQ(js::stringify(ojson(UINT64_MAX), 0), "18446744073709551615");
   EXPECT_EQ(js::stringify(ojson(true), 0), "true");
   EXPECT_EQ(js::stringify(ojson(nullptr), 0), "null");

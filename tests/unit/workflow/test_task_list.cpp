@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <chrono>
@@ -58,7 +57,8 @@ TEST(TaskListFormat, ExtensionDecidesInAnyCase) {
 TEST(TaskListFormat, ContentDecidesWithoutAKnownExtension) {
   EXPECT_EQ(detect_task_list_format("tasks", "  \n [{\"id\":1}]"), TaskListFormat::Json);
   EXPECT_EQ(detect_task_list_format("tasks.txt", "{\"tasks\": []}"), TaskListFormat::Json);
-  EXPECT_EQ(detect_task_list_format("tasks", "# Plan\r\n\r\n- [ ] one\r\n"), TaskListFormat::Markdown);
+  EXPECT_EQ(detect_task_list_format("tasks", "# Plan\r\n\r\n- [ ] one\r\n"),
+            TaskListFormat::Markdown);
   EXPECT_EQ(detect_task_list_format("tasks", "intro\n* [x] done one\n"), TaskListFormat::Markdown);
   EXPECT_EQ(detect_task_list_format("tasks", "- id: a\n  title: A\n"), TaskListFormat::Yaml);
   EXPECT_EQ(detect_task_list_format("tasks", "- [x, y]\n"), TaskListFormat::Yaml);
@@ -79,7 +79,8 @@ TEST(TaskListYaml, ParsesAListWithEveryField) {
   title: Add the feature
   depends_on: [setup]
   unknown_key: ignored
-)", TaskListFormat::Yaml);
+)",
+                        TaskListFormat::Yaml);
   ASSERT_EQ(tasks.size(), 2u);
   EXPECT_EQ(tasks[0].id, "setup");
   EXPECT_EQ(tasks[0].title, "Set up the project");
@@ -93,22 +94,26 @@ TEST(TaskListYaml, ParsesAListWithEveryField) {
 }
 
 TEST(TaskListYaml, ParsesAMapWithATasksList) {
-  auto tasks = parse_ok("name: plan\ntasks:\n  - {id: a, title: A, done: true}\n  - {id: b, title: B}\n", TaskListFormat::Yaml);
+  auto tasks =
+      parse_ok("name: plan\ntasks:\n  - {id: a, title: A, done: true}\n  - {id: b, title: B}\n",
+               TaskListFormat::Yaml);
   EXPECT_EQ(ids(tasks), (std::vector<std::string>{"a", "b"}));
   EXPECT_TRUE(tasks[0].done);
   EXPECT_FALSE(tasks[1].done);
 }
 
 TEST(TaskListYaml, NumbersAsIdsAreStringsAndAMissingIdIsItsPlace) {
-  auto tasks = parse_ok("- {id: 1, title: one}\n- {id: 2.5, title: two, depends_on: [1]}\n- {title: three}\n",
-                        TaskListFormat::Yaml);
+  auto tasks = parse_ok(
+      "- {id: 1, title: one}\n- {id: 2.5, title: two, depends_on: [1]}\n- {title: three}\n",
+      TaskListFormat::Yaml);
   EXPECT_EQ(ids(tasks), (std::vector<std::string>{"1", "2.5", "task-3"}));
   EXPECT_EQ(tasks[1].depends_on, std::vector<std::string>{"1"});
 }
 
 TEST(TaskListYaml, ErrorsNameTheFileLineColumnTaskAndField) {
-  EXPECT_EQ(parse_error("- id: a\n  title: A\n- id: b\n  description: no title\n", TaskListFormat::Yaml),
-            "tasks:3:3: task 2 ('b'): missing title");
+  EXPECT_EQ(
+      parse_error("- id: a\n  title: A\n- id: b\n  description: no title\n", TaskListFormat::Yaml),
+      "tasks:3:3: task 2 ('b'): missing title");
   EXPECT_EQ(parse_error("- id: [x]\n  title: A\n", TaskListFormat::Yaml),
             "tasks:1:7: task 1: id must be a string (got a list)");
   EXPECT_EQ(parse_error("- id: true\n  title: A\n", TaskListFormat::Yaml),
@@ -121,7 +126,8 @@ TEST(TaskListYaml, ErrorsNameTheFileLineColumnTaskAndField) {
             "tasks:1:8: task 1: id 'a/b' must be non-empty and use only A-Z a-z 0-9 . _ -");
   EXPECT_EQ(parse_error("- id: a\n  title: A\n  acceptance: builds\n", TaskListFormat::Yaml),
             "tasks:3:15: task 1 ('a'): acceptance must be a list of strings (got a string)");
-  EXPECT_EQ(parse_error("- id: a\n  title: A\n  acceptance:\n    - ok\n    - {x: 1}\n", TaskListFormat::Yaml),
+  EXPECT_EQ(parse_error("- id: a\n  title: A\n  acceptance:\n    - ok\n    - {x: 1}\n",
+                        TaskListFormat::Yaml),
             "tasks:5:7: task 1 ('a'): acceptance item 2 must be a string (got a map)");
   EXPECT_EQ(parse_error("- id: a\n  title: A\n  depends_on: [[b]]\n", TaskListFormat::Yaml),
             "tasks:3:16: task 1 ('a'): depends_on item 1 must be a string (got a list)");
@@ -138,8 +144,10 @@ TEST(TaskListYaml, ErrorsNameTheFileLineColumnTaskAndField) {
 TEST(TaskListYaml, EmptyAndMalformedDocumentsAreErrors) {
   EXPECT_EQ(parse_error("[]\n", TaskListFormat::Yaml), "tasks:1:1: no tasks (empty list)");
   EXPECT_EQ(parse_error("", TaskListFormat::Yaml), "tasks: no tasks (the file is empty)");
-  EXPECT_EQ(parse_error("tasks:\n", TaskListFormat::Yaml), "tasks:1:1: no tasks ('tasks' is empty)");
-  EXPECT_EQ(parse_error("tasks: 3\n", TaskListFormat::Yaml), "tasks:1:8: 'tasks' must be a list (got a string)");
+  EXPECT_EQ(parse_error("tasks:\n", TaskListFormat::Yaml),
+            "tasks:1:1: no tasks ('tasks' is empty)");
+  EXPECT_EQ(parse_error("tasks: 3\n", TaskListFormat::Yaml),
+            "tasks:1:8: 'tasks' must be a list (got a string)");
   EXPECT_EQ(parse_error("name: x\n", TaskListFormat::Yaml),
             "tasks:1:1: expected a list of tasks or a map with a 'tasks' list (no 'tasks' key)");
   EXPECT_EQ(parse_error("just text\n", TaskListFormat::Yaml),
@@ -157,7 +165,8 @@ TEST(TaskListYaml, DeepNestingIsAnErrorNotACrash) {
   std::string block;
   for (int i = 0; i < 100000; ++i) block += "- ";
   block += "x\n";
-  EXPECT_EQ(parse_error(block, TaskListFormat::Yaml), "tasks:1:1000: invalid YAML: nested too deeply");
+  EXPECT_EQ(parse_error(block, TaskListFormat::Yaml),
+            "tasks:1:1000: invalid YAML: nested too deeply");
 }
 
 TEST(TaskListYaml, AnAliasBombIsRefusedInOneLine) {
@@ -173,30 +182,40 @@ TEST(TaskListYaml, AnAliasBombIsRefusedInOneLine) {
   const std::string e = parse_error(y, TaskListFormat::Yaml);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
   EXPECT_NE(e.find("tasks:"), std::string::npos) << e;
-  EXPECT_NE(e.find("invalid YAML: the document expands to more than 1000000 nodes"), std::string::npos) << e;
+  EXPECT_NE(e.find("invalid YAML: the document expands to more than 1000000 nodes"),
+            std::string::npos)
+      << e;
   EXPECT_EQ(e.find('\n'), std::string::npos);
-  EXPECT_EQ(parse_error("tasks: " + std::string(80, '[') + std::string(80, ']') + "\n", TaskListFormat::Yaml),
+  EXPECT_EQ(parse_error("tasks: " + std::string(80, '[') + std::string(80, ']') + "\n",
+                        TaskListFormat::Yaml),
             "tasks:1:71: invalid YAML: nested deeper than 64 levels");
   // A few aliases are fine.
-  auto tasks = parse_ok("d: &d Shared text.\ntasks:\n  - {id: a, title: A, description: *d}\n  - {id: b, title: B, description: *d}\n",
-                        TaskListFormat::Yaml);
+  auto tasks = parse_ok(
+      "d: &d Shared text.\ntasks:\n  - {id: a, title: A, description: *d}\n  - {id: b, title: B, "
+      "description: *d}\n",
+      TaskListFormat::Yaml);
   ASSERT_EQ(tasks.size(), 2u);
   EXPECT_EQ(tasks[1].description, "Shared text.");
 }
 
 TEST(TaskListYaml, AnAliasIntoItsOwnNodeIsAnErrorNotACrash) {
   EXPECT_EQ(parse_error("tasks: &a [ *a ]\n", TaskListFormat::Yaml),
-            "tasks:1:8: invalid YAML: an alias refers to a node that contains it (the document would never end)");
-  EXPECT_NE(parse_error("- &t {id: a, title: A, sub: *t}\n", TaskListFormat::Yaml).find("an alias refers to a node that contains it"),
+            "tasks:1:8: invalid YAML: an alias refers to a node that contains it (the document "
+            "would never end)");
+  EXPECT_NE(parse_error("- &t {id: a, title: A, sub: *t}\n", TaskListFormat::Yaml)
+                .find("an alias refers to a node that contains it"),
             std::string::npos);
 }
 
 // A NUL written as an escape would cut the prompt short on the client's command line.
 TEST(TaskListParse, AnEscapedNulIsRefusedInOneLine) {
-  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "description": "before\u0000after"}])", TaskListFormat::Json),
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "description": "before\u0000after"}])",
+                        TaskListFormat::Json),
             "tasks: task 1 ('a'): description contains a NUL character");
-  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A\u0000"}])", TaskListFormat::Json), "tasks: task 1 ('a'): title contains a NUL character");
-  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "acceptance": ["ok", "x\u0000"]}])", TaskListFormat::Json),
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A\u0000"}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): title contains a NUL character");
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "acceptance": ["ok", "x\u0000"]}])",
+                        TaskListFormat::Json),
             "tasks: task 1 ('a'): acceptance item 2 contains a NUL character");
   EXPECT_EQ(parse_error("- {id: a, title: A, description: \"x\\0y\"}\n", TaskListFormat::Yaml),
             "tasks:1:34: task 1 ('a'): description contains a NUL character");
@@ -205,9 +224,10 @@ TEST(TaskListParse, AnEscapedNulIsRefusedInOneLine) {
 // ---- JSON ----
 
 TEST(TaskListJson, ParsesAListAndATasksMap) {
-  auto tasks = parse_ok(R"([{"id": "a", "title": "A", "description": "d", "acceptance": ["x"], "depends_on": []},
+  auto tasks = parse_ok(
+      R"([{"id": "a", "title": "A", "description": "d", "acceptance": ["x"], "depends_on": []},
                             {"id": 7, "title": "B", "depends_on": ["a"], "extra": {"ignored": true}}])",
-                        TaskListFormat::Json);
+      TaskListFormat::Json);
   ASSERT_EQ(tasks.size(), 2u);
   EXPECT_EQ(tasks[0].description, "d");
   EXPECT_EQ(tasks[0].acceptance, std::vector<std::string>{"x"});
@@ -217,32 +237,43 @@ TEST(TaskListJson, ParsesAListAndATasksMap) {
 }
 
 TEST(TaskListJson, ErrorsNameTheFileTaskAndField) {
-  EXPECT_EQ(parse_error(R"([{"id": "a"}])", TaskListFormat::Json), "tasks: task 1 ('a'): missing title");
-  EXPECT_EQ(parse_error(R"([{"id": null, "title": ""}])", TaskListFormat::Json), "tasks: task 1 ('task-1'): missing title (empty)");
-  EXPECT_EQ(parse_error(R"([{"id": false, "title": "A"}])", TaskListFormat::Json), "tasks: task 1: id must be a string (got a boolean)");
-  EXPECT_EQ(parse_error(R"([{"id": "a", "title": 3}])", TaskListFormat::Json), "tasks: task 1 ('a'): title must be a string (got a number)");
+  EXPECT_EQ(parse_error(R"([{"id": "a"}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): missing title");
+  EXPECT_EQ(parse_error(R"([{"id": null, "title": ""}])", TaskListFormat::Json),
+            "tasks: task 1 ('task-1'): missing title (empty)");
+  EXPECT_EQ(parse_error(R"([{"id": false, "title": "A"}])", TaskListFormat::Json),
+            "tasks: task 1: id must be a string (got a boolean)");
+  EXPECT_EQ(parse_error(R"([{"id": "a", "title": 3}])", TaskListFormat::Json),
+            "tasks: task 1 ('a'): title must be a string (got a number)");
   EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "acceptance": [1]}])", TaskListFormat::Json),
             "tasks: task 1 ('a'): acceptance item 1 must be a string (got a number)");
   EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "depends_on": "b"}])", TaskListFormat::Json),
             "tasks: task 1 ('a'): depends_on must be a list of strings (got a string)");
-  EXPECT_EQ(parse_error(R"([{"id": "x", "title": "A"}, {"id": "x", "title": "B"}])", TaskListFormat::Json),
+  EXPECT_EQ(parse_error(R"([{"id": "x", "title": "A"}, {"id": "x", "title": "B"}])",
+                        TaskListFormat::Json),
             "tasks: task 2 ('x'): duplicate id (also task 1)");
   EXPECT_EQ(parse_error(R"([{"id": "", "title": "A"}])", TaskListFormat::Json),
             "tasks: task 1: id '' must be non-empty and use only A-Z a-z 0-9 . _ -");
   EXPECT_EQ(parse_error("[]", TaskListFormat::Json), "tasks: no tasks (empty list)");
-  EXPECT_EQ(parse_error("{}", TaskListFormat::Json), "tasks: expected a list of tasks or a map with a 'tasks' list (no 'tasks' key)");
-  EXPECT_EQ(parse_error("[1,", TaskListFormat::Json).rfind("tasks: invalid JSON: parse error at line 1, column 4", 0), 0u);
+  EXPECT_EQ(parse_error("{}", TaskListFormat::Json),
+            "tasks: expected a list of tasks or a map with a 'tasks' list (no 'tasks' key)");
+  EXPECT_EQ(parse_error("[1,", TaskListFormat::Json)
+                .rfind("tasks: invalid JSON: parse error at line 1, column 4", 0),
+            0u);
 }
 
 // The runner's keys of a task: its context mode, its attempts and its budgets, in YAML (scalars
 // as text) and JSON (numbers).
 TEST(TaskList, TheRunnersKeysOfATask) {
-  for (auto [text, format] : {std::pair<std::string, TaskListFormat>{"- {id: a, title: A, context_mode: auto, max_iterations: 4, "
-                                                                      "max_tokens: 50000, max_cost_usd: 1.5}\n- {id: b, title: B}\n",
-                                                                      TaskListFormat::Yaml},
-                              {R"([{"id": "a", "title": "A", "context_mode": "auto", "max_iterations": 4, "max_tokens": 50000,
+  for (
+      auto [text, format] :
+      {std::pair<std::string, TaskListFormat>{
+           "- {id: a, title: A, context_mode: auto, max_iterations: 4, "
+           "max_tokens: 50000, max_cost_usd: 1.5}\n- {id: b, title: B}\n",
+           TaskListFormat::Yaml},
+       {R"([{"id": "a", "title": "A", "context_mode": "auto", "max_iterations": 4, "max_tokens": 50000,
                                     "max_cost_usd": 1.5}, {"id": "b", "title": "B"}])",
-                               TaskListFormat::Json}}) {
+        TaskListFormat::Json}}) {
     auto tasks = parse_ok(text, format);
     ASSERT_EQ(tasks.size(), 2u);
     EXPECT_EQ(tasks[0].context_mode, "auto");
@@ -254,19 +285,25 @@ TEST(TaskList, TheRunnersKeysOfATask) {
     EXPECT_FALSE(tasks[1].max_tokens);
     EXPECT_FALSE(tasks[1].max_cost_usd);
   }
-  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_tokens": -5}])", TaskListFormat::Json),
-            "tasks: task 1 ('a'): max_tokens must be a whole number from 0 to 1000000000000000 (got -5)");
+  EXPECT_EQ(
+      parse_error(R"([{"id": "a", "title": "A", "max_tokens": -5}])", TaskListFormat::Json),
+      "tasks: task 1 ('a'): max_tokens must be a whole number from 0 to 1000000000000000 (got -5)");
   EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_tokens": 1.5}])", TaskListFormat::Json),
-            "tasks: task 1 ('a'): max_tokens must be a whole number from 0 to 1000000000000000 (got 1.5)");
-  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_iterations": 0}])", TaskListFormat::Json),
-            "tasks: task 1 ('a'): max_iterations must be a whole number from 1 to 10000 (got 0)");
-  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_cost_usd": "lots"}])", TaskListFormat::Json),
-            "tasks: task 1 ('a'): max_cost_usd must be a number (got a string)");
-  EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "max_cost_usd": [1]}])", TaskListFormat::Json),
-            "tasks: task 1 ('a'): max_cost_usd must be a number (got a list)");
+            "tasks: task 1 ('a'): max_tokens must be a whole number from 0 to 1000000000000000 "
+            "(got 1.5)");
+  EXPECT_EQ(
+      parse_error(R"([{"id": "a", "title": "A", "max_iterations": 0}])", TaskListFormat::Json),
+      "tasks: task 1 ('a'): max_iterations must be a whole number from 1 to 10000 (got 0)");
+  EXPECT_EQ(
+      parse_error(R"([{"id": "a", "title": "A", "max_cost_usd": "lots"}])", TaskListFormat::Json),
+      "tasks: task 1 ('a'): max_cost_usd must be a number (got a string)");
+  EXPECT_EQ(
+      parse_error(R"([{"id": "a", "title": "A", "max_cost_usd": [1]}])", TaskListFormat::Json),
+      "tasks: task 1 ('a'): max_cost_usd must be a number (got a list)");
   EXPECT_EQ(parse_error(R"([{"id": "a", "title": "A", "context_mode": 3}])", TaskListFormat::Json),
             "tasks: task 1 ('a'): context_mode must be a string (got a number)");
-  EXPECT_NE(parse_error("- {id: a, title: A, max_cost_usd: nan}\n", TaskListFormat::Yaml).find("max_cost_usd must be a number"),
+  EXPECT_NE(parse_error("- {id: a, title: A, max_cost_usd: nan}\n", TaskListFormat::Yaml)
+                .find("max_cost_usd must be a number"),
             std::string::npos);
 }
 
@@ -310,8 +347,10 @@ TEST(TaskListMarkdown, ChecklistItemsAreTasksWithDescriptionsAndSubItems) {
   ASSERT_EQ(tasks.size(), 4u);
   EXPECT_EQ(ids(tasks), (std::vector<std::string>{"task-1", "task-2", "task-3", "task-4"}));
   EXPECT_EQ(tasks[0].title, "Set up the project");
-  EXPECT_EQ(tasks[0].description, "Create the layout\n  and keep this indentation.\n\nSecond paragraph.");
-  EXPECT_EQ(tasks[0].acceptance, (std::vector<std::string>{"it builds", "tests pass on every platform"}));
+  EXPECT_EQ(tasks[0].description,
+            "Create the layout\n  and keep this indentation.\n\nSecond paragraph.");
+  EXPECT_EQ(tasks[0].acceptance,
+            (std::vector<std::string>{"it builds", "tests pass on every platform"}));
   EXPECT_FALSE(tasks[0].done);
   EXPECT_EQ(tasks[1].title, "Write docs");
   EXPECT_TRUE(tasks[1].done);
@@ -338,7 +377,8 @@ TEST(TaskListMarkdown, CrlfAndFencedCodeAndIndentedTopLevel) {
 TEST(TaskListMarkdown, ErrorsForNoItemsAndEmptyTitles) {
   EXPECT_EQ(parse_error("# Nothing\n- a\n- [] b\n", TaskListFormat::Markdown),
             "tasks: no tasks (no '- [ ] title' checklist items)");
-  EXPECT_EQ(parse_error("- [ ] a\n- [ ]\n", TaskListFormat::Markdown), "tasks:2: a checklist item without a title");
+  EXPECT_EQ(parse_error("- [ ] a\n- [ ]\n", TaskListFormat::Markdown),
+            "tasks:2: a checklist item without a title");
 }
 
 // ---- loading ----
@@ -358,7 +398,8 @@ TEST(TaskListLoad, ReadsAFileByExtensionAndNamesItInErrors) {
   EXPECT_EQ(missing.error().kind, Error::Kind::NotFound);
   auto folder = load_task_list(dir.path());
   ASSERT_FALSE(folder);
-  EXPECT_NE(folder.error().message.find("not a regular file"), std::string::npos) << folder.error().message;
+  EXPECT_NE(folder.error().message.find("not a regular file"), std::string::npos)
+      << folder.error().message;
 }
 
 TEST(TaskListLoad, AFifoIsRefusedWithoutBlocking) {
@@ -389,9 +430,12 @@ TEST(TaskListLoad, AHundredThousandTasksLoadAndOrder) {
   for (int i = 0; i < kCount; ++i) {
     // Each task depends on the next one: the order is the file reversed.
     const std::string id = "t" + std::to_string(i), next = "t" + std::to_string(i + 1);
-    json += (i ? "," : "") + std::string("{\"id\":\"") + id + "\",\"title\":\"T\",\"depends_on\":[" +
+    json += (i ? "," : "") + std::string("{\"id\":\"") + id +
+            "\",\"title\":\"T\",\"depends_on\":[" +
             (i + 1 < kCount ? "\"" + next + "\"" : std::string()) + "]}";
-    if (i < kYamlCount) yaml += "- {id: " + id + ", title: T, depends_on: [" + (i + 1 < kYamlCount ? next : std::string()) + "]}\n";
+    if (i < kYamlCount)
+      yaml += "- {id: " + id + ", title: T, depends_on: [" +
+              (i + 1 < kYamlCount ? next : std::string()) + "]}\n";
     md += "- [ ] task " + std::to_string(i) + "\n  desc\n";
   }
   json += "]";
@@ -419,7 +463,8 @@ TEST(OrderTasks, OrderedInputIsUnchanged) {
 }
 
 TEST(OrderTasks, DependenciesMoveUpJustBeforeTheirFirstDependent) {
-  auto r = order_tasks({task("a", {"c"}), task("b"), task("c", {"d"}), task("d"), task("e", {"b"})});
+  auto r =
+      order_tasks({task("a", {"c"}), task("b"), task("c", {"d"}), task("d"), task("e", {"b"})});
   ASSERT_TRUE(r);
   EXPECT_EQ(ids(*r), (std::vector<std::string>{"d", "c", "a", "b", "e"}));
   EXPECT_EQ(r->at(2).title, "T a");
@@ -431,7 +476,8 @@ TEST(OrderTasks, UnknownDependencyIsAnError) {
 }
 
 TEST(OrderTasks, CyclesAreNamed) {
-  EXPECT_EQ(order_error({task("a", {"b"}), task("b", {"a"})}), "a cycle in depends_on: a -> b -> a");
+  EXPECT_EQ(order_error({task("a", {"b"}), task("b", {"a"})}),
+            "a cycle in depends_on: a -> b -> a");
   EXPECT_EQ(order_error({task("x"), task("a", {"x", "b"}), task("b", {"c"}), task("c", {"a"})}),
             "a cycle in depends_on: a -> b -> c -> a");
   EXPECT_EQ(order_error({task("s", {"s"})}), "a cycle in depends_on: s -> s");

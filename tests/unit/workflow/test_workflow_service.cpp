@@ -1,11 +1,11 @@
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <atomic>
 #include <fstream>
-#include <thread>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "unit/temp_dir.hpp"
 #include "workflow/workflow_service.hpp"
@@ -15,7 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-fs::path lanes_fixtures() { return test::fixtures().parent_path() / "lanes"; }
+fs::path lanes_fixtures() {
+  return test::fixtures().parent_path() / "lanes";
+}
 
 const char* kCompactExample = R"(
 name: ex
@@ -56,7 +58,8 @@ TEST_P(LanesGolden, SameAnswersAndStateFiles) {
   const json scenario = json::parse(test::read_file(lanes_fixtures() / (GetParam() + ".json")));
   Bench b;
   fs::create_directories(b.tmp.path() / ".worktrees");
-  const fs::path tpl = b.tmp.write("wf.yaml", test::read_file(lanes_fixtures() / scenario["template"].get<std::string>()));
+  const fs::path tpl = b.tmp.write(
+      "wf.yaml", test::read_file(lanes_fixtures() / scenario["template"].get<std::string>()));
   auto svc = b.service(tpl.string());
   int call = 0;
   for (const auto& step : scenario["steps"]) {
@@ -67,15 +70,18 @@ TEST_P(LanesGolden, SameAnswersAndStateFiles) {
       const json args = step.contains("arguments") ? step["arguments"] : json();
       auto out = svc.call(tool, args);
       // ctxkit adds "focus" to a compact answer when the template sets compact_focus.
-      if (auto f = out.text.find(",\n  \"focus\": "); f != std::string::npos) out.text.erase(f, out.text.rfind('\n') - f);
-      EXPECT_EQ(out.text, step["text"].get<std::string>()) << "call #" << call << " " << step["tool"] << " " << args.dump();
+      if (auto f = out.text.find(",\n  \"focus\": "); f != std::string::npos)
+        out.text.erase(f, out.text.rfind('\n') - f);
+      EXPECT_EQ(out.text, step["text"].get<std::string>())
+          << "call #" << call << " " << step["tool"] << " " << args.dump();
       EXPECT_EQ(out.is_error, step["is_error"].get<bool>()) << "call #" << call;
       ++call;
     } else if (step.contains("state")) {
       // A summary cut through a surrogate pair: the reference keeps the lone half ("\ud83d"),
       // which UTF-8 cannot hold; ctxkit drops it.
       std::string want = step["state"].get<std::string>();
-      for (auto p = want.find("\\ud83d"); p != std::string::npos; p = want.find("\\ud83d")) want.erase(p, 6);
+      for (auto p = want.find("\\ud83d"); p != std::string::npos; p = want.find("\\ud83d"))
+        want.erase(p, 6);
       EXPECT_EQ(b.state(), want) << "state " << step["label"];
     } else if (step.contains("remove_state")) {
       fs::remove(b.worktree / "workflow-state.json");
@@ -87,10 +93,13 @@ TEST_P(LanesGolden, SameAnswersAndStateFiles) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, LanesGolden,
-                         ::testing::Values("a_context_example", "a2_context_full", "b1_loop_no_tasks", "b2_loop_empty_list_at_loop",
-                                           "b3_loop_empty_list_before", "b4_empty_list_at_loop_next_context", "c_bad_calls",
-                                           "e1_start_compact", "e2_start_clear", "e4_ralph_first", "f_summary",
-                                           "g_loop_context_pending", "k_set_tasks_midloop", "m_loop_agent"));
+                         ::testing::Values("a_context_example", "a2_context_full",
+                                           "b1_loop_no_tasks", "b2_loop_empty_list_at_loop",
+                                           "b3_loop_empty_list_before",
+                                           "b4_empty_list_at_loop_next_context", "c_bad_calls",
+                                           "e1_start_compact", "e2_start_clear", "e4_ralph_first",
+                                           "f_summary", "g_loop_context_pending",
+                                           "k_set_tasks_midloop", "m_loop_agent"));
 
 TEST(WorkflowService, ReloadsTheStateOnEveryCallSoARestartLosesNothing) {
   Bench b;
@@ -103,12 +112,15 @@ TEST(WorkflowService, ReloadsTheStateOnEveryCallSoARestartLosesNothing) {
   auto s2 = b.service(tpl.string());
   auto out = s2.call("workflow_advance", {{"output", "planned"}});
   EXPECT_FALSE(out.is_error) << out.text;
-  EXPECT_EQ(out.text, "{\n  \"contextAction\": \"/compact\",\n  \"message\": \"Please run `/compact` first, then call workflow_status again.\"\n}");
+  EXPECT_EQ(out.text,
+            "{\n  \"contextAction\": \"/compact\",\n  \"message\": \"Please run `/compact` first, "
+            "then call workflow_status again.\"\n}");
   // Another process sees the handed-out flag: status gives the instructions.
   auto s3 = b.service(tpl.string());
   auto st = json::parse(s3.call("workflow_status", json::object()).text);
   EXPECT_EQ(st["step"], "build");
-  EXPECT_EQ(json::parse(s3.call("workflow_context", json::object()).text), json({{"plan", "planned"}}));
+  EXPECT_EQ(json::parse(s3.call("workflow_context", json::object()).text),
+            json({{"plan", "planned"}}));
 }
 
 // A long-lived server keeps the state it last read or wrote, and still sees every change another
@@ -124,7 +136,8 @@ TEST(WorkflowService, AServerSeesEveryChangeAnotherWriterMakes) {
     auto other = b.service(tpl.string());
     ASSERT_FALSE(other.call("workflow_advance", {{"output", "planned elsewhere"}}).is_error);
   }
-  EXPECT_EQ(json::parse(mine.call("workflow_context", json::object()).text), json({{"plan", "planned elsewhere"}}));
+  EXPECT_EQ(json::parse(mine.call("workflow_context", json::object()).text),
+            json({{"plan", "planned elsewhere"}}));
   // Edited in place to the same size, its modification time put back: still another version.
   const fs::path state = b.worktree / "workflow-state.json";
   struct stat st {};
@@ -150,32 +163,43 @@ TEST(WorkflowService, BadCallsAreToolErrorsWithLanesTexts) {
   Bench b;
   const auto tpl = b.tmp.write("wf.yaml", kCompactExample);
   auto s = b.service(tpl.string());
-  EXPECT_EQ(s.call("workflow_advance", json::object()).text, R"({"error":"Workflow not started. Call workflow_start first."})");
-  EXPECT_EQ(s.call("workflow_status", json()).text, R"({"error":"Workflow not started. Call workflow_start first."})");
+  EXPECT_EQ(s.call("workflow_advance", json::object()).text,
+            R"({"error":"Workflow not started. Call workflow_start first."})");
+  EXPECT_EQ(s.call("workflow_status", json()).text,
+            R"({"error":"Workflow not started. Call workflow_start first."})");
   EXPECT_EQ(s.call("nope", json::object()).text, R"({"error":"Unknown tool: nope"})");
   s.call("workflow_start", json::object());
   auto o = s.call("workflow_advance", {{"output", 5}});
   EXPECT_TRUE(o.is_error);
   EXPECT_EQ(o.text, R"({"error":"output must be a string"})");
-  EXPECT_EQ(s.call("workflow_set_tasks", {{"loop_id", ""}}).text, R"({"error":"loop_id must be a non-empty string"})");
-  EXPECT_EQ(s.call("workflow_set_tasks", {{"loop_id", "x"}, {"tasks", "t"}}).text, R"({"error":"tasks must be an array"})");
-  EXPECT_EQ(s.call("workflow_set_tasks", {{"loop_id", "x"}, {"tasks", {1}}}).text, R"({"error":"Each task must be an object"})");
+  EXPECT_EQ(s.call("workflow_set_tasks", {{"loop_id", ""}}).text,
+            R"({"error":"loop_id must be a non-empty string"})");
+  EXPECT_EQ(s.call("workflow_set_tasks", {{"loop_id", "x"}, {"tasks", "t"}}).text,
+            R"({"error":"tasks must be an array"})");
+  EXPECT_EQ(s.call("workflow_set_tasks", {{"loop_id", "x"}, {"tasks", {1}}}).text,
+            R"({"error":"Each task must be an object"})");
   EXPECT_EQ(s.call("workflow_set_tasks", {{"loop_id", "x"}, {"tasks", {json::object()}}}).text,
             R"({"error":"Each task must have a non-empty id string"})");
   EXPECT_EQ(s.call("workflow_set_tasks", {{"loop_id", "x"}, {"tasks", {{{"id", "a"}}}}}).text,
             R"({"error":"Each task must have a non-empty title string"})");
-  EXPECT_EQ(s.call("workflow_set_tasks", {{"loop_id", "x"}, {"tasks", {{{"id", "a"}, {"title", "b"}}}}}).text,
-            R"({"error":"Loop 'x' not found in template"})");
+  EXPECT_EQ(
+      s.call("workflow_set_tasks", {{"loop_id", "x"}, {"tasks", {{{"id", "a"}, {"title", "b"}}}}})
+          .text,
+      R"({"error":"Loop 'x' not found in template"})");
   EXPECT_TRUE(s.call("workflow_start", json::array()).is_error);
 }
 
 TEST(WorkflowService, TemplateErrorsNameTheFileAndPosition) {
   Bench b;
-  const auto tpl = b.tmp.write("bad.yaml", "name: n\ndescription: d\nsteps:\n  - id: s\n    type: action\n    instructions: i\n    context: later\n");
+  const auto tpl = b.tmp.write("bad.yaml",
+                               "name: n\ndescription: d\nsteps:\n  - id: s\n    type: action\n    "
+                               "instructions: i\n    context: later\n");
   auto s = b.service(tpl.string());
   auto o = s.call("workflow_start", json::object());
   EXPECT_TRUE(o.is_error);
-  EXPECT_EQ(json::parse(o.text)["error"], tpl.string() + ":7:14: Step 's' context must be either 'compact' or 'clear', got: later");
+  EXPECT_EQ(
+      json::parse(o.text)["error"],
+      tpl.string() + ":7:14: Step 's' context must be either 'compact' or 'clear', got: later");
   EXPECT_FALSE(fs::exists(b.worktree / "workflow-state.json"));
 }
 
@@ -186,7 +210,8 @@ TEST(WorkflowService, CorruptStateIsAnErrorNotSilentlyReplaced) {
   auto s = b.service(tpl.string());
   auto o = s.call("workflow_start", json::object());
   EXPECT_TRUE(o.is_error);
-  EXPECT_NE(o.text.find("workflow-state.json: workflow state: not valid JSON"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("workflow-state.json: workflow state: not valid JSON"), std::string::npos)
+      << o.text;
   EXPECT_EQ(b.state(), "{not json");
 }
 
@@ -194,7 +219,8 @@ TEST(WorkflowService, CorruptStateIsAnErrorNotSilentlyReplaced) {
 TEST(WorkflowService, CorruptStateIsNotReplacedByStartingANamedWorkflow) {
   Bench b;
   const auto tpl = b.tmp.write("wf.yaml", kCompactExample);
-  const std::string corrupt = R"({"status":"running","step":"build","outputs":{"plan":"three days of work"},})";
+  const std::string corrupt =
+      R"({"status":"running","step":"build","outputs":{"plan":"three days of work"},})";
   b.tmp.write("wt/workflow-state.json", corrupt);
   auto s = b.service("");
   auto o = s.call("workflow_start", {{"workflow", tpl.string()}});
@@ -218,7 +244,8 @@ TEST(WorkflowService, DeeplyNestedStateIsAnErrorNotACrash) {
   for (const char* tool : {"workflow_status", "workflow_advance", "workflow_context"}) {
     auto o = b.service(tpl.string()).call(tool, {{"output", "x"}});
     EXPECT_TRUE(o.is_error) << tool;
-    EXPECT_NE(o.text.find("workflow state: nested deeper than 128 levels"), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find("workflow state: nested deeper than 128 levels"), std::string::npos)
+        << o.text;
   }
   EXPECT_EQ(b.state(), state);
 }
@@ -227,7 +254,9 @@ TEST(WorkflowService, DeeplyNestedStateIsAnErrorNotACrash) {
 // refused, the file keeps its last state, and a program started afterwards can still load it.
 TEST(WorkflowService, AStateThatWouldOutgrowItsReadLimitIsNotSaved) {
   Bench b;
-  const auto tpl = b.tmp.write("wf.yaml", "name: r\ndescription: d\nsteps:\n  - {id: polish, type: ralph, n: 10, instructions: P.}\n");
+  const auto tpl = b.tmp.write(
+      "wf.yaml",
+      "name: r\ndescription: d\nsteps:\n  - {id: polish, type: ralph, n: 10, instructions: P.}\n");
   auto s = b.service(tpl.string());
   ASSERT_FALSE(s.call("workflow_start", json::object()).is_error);
   const std::string big(15u << 20, 'o');
@@ -235,7 +264,8 @@ TEST(WorkflowService, AStateThatWouldOutgrowItsReadLimitIsNotSaved) {
   for (int i = 0; i < 5; ++i) {
     auto o = s.call("workflow_advance", {{"output", big}});
     if (o.is_error) {
-      EXPECT_NE(o.text.find("not saved: the workflow state would be"), std::string::npos) << o.text.substr(0, 300);
+      EXPECT_NE(o.text.find("not saved: the workflow state would be"), std::string::npos)
+          << o.text.substr(0, 300);
       break;
     }
     ++saved;
@@ -298,7 +328,9 @@ TEST(WorkflowService, ASymlinkedStateFileIsRefusedAndLeftALink) {
 // is in the state (the state's lock orders them; none saves over another's).
 TEST(WorkflowService, TwoServersAdvancingAtOnceLoseNothing) {
   Bench b;
-  const auto tpl = b.tmp.write("wf.yaml", "name: r\ndescription: d\nsteps:\n  - {id: polish, type: ralph, n: 1000, instructions: P.}\n");
+  const auto tpl = b.tmp.write("wf.yaml",
+                               "name: r\ndescription: d\nsteps:\n  - {id: polish, type: ralph, n: "
+                               "1000, instructions: P.}\n");
   {
     auto s = b.service(tpl.string());
     ASSERT_FALSE(s.call("workflow_start", json::object()).is_error);
@@ -322,8 +354,12 @@ TEST(WorkflowService, WithoutAConfiguredWorkflowStartTakesOneByName) {
   Bench b;
   const fs::path low = b.tmp.path() / "share", high = b.tmp.path() / "proj";
   b.tmp.write("share/ex.yaml", kCompactExample);
-  b.tmp.write("proj/ex.yaml", std::string(kCompactExample).replace(std::string(kCompactExample).find("Plan."), 5, "Project plan."));
-  b.tmp.write("share/other.yml", "name: Other Flow\ndescription: O\nsteps:\n  - id: o\n    type: action\n    instructions: O.\n");
+  b.tmp.write("proj/ex.yaml",
+              std::string(kCompactExample)
+                  .replace(std::string(kCompactExample).find("Plan."), 5, "Project plan."));
+  b.tmp.write("share/other.yml",
+              "name: Other Flow\ndescription: O\nsteps:\n  - id: o\n    type: action\n    "
+              "instructions: O.\n");
   b.tmp.write("share/broken.yaml", "name: b\n");
   auto s = b.service("", {low, high});
   auto none = s.call("workflow_start", json::object());
@@ -353,15 +389,18 @@ TEST(WorkflowService, UnknownWorkflowNameListsTheAvailableOnes) {
   Bench b;
   b.tmp.write("share/ex.yaml", kCompactExample);
   auto s = b.service("ghost", {b.tmp.path() / "share"});
-  EXPECT_EQ(s.call("workflow_start", json::object()).text, R"x({"error":"workflow 'ghost' not found (available: ex)"})x");
+  EXPECT_EQ(s.call("workflow_start", json::object()).text,
+            R"x({"error":"workflow 'ghost' not found (available: ex)"})x");
 }
 
 TEST(WorkflowService, MinPercentSkipsTheActionWhenTheSessionIsSmall) {
   Bench b;
-  const auto tpl = b.tmp.write("wf.yaml", "name: n\ndescription: d\nsteps:\n  - id: a\n    type: action\n    instructions: A.\n"
-                                          "  - id: b\n    type: action\n    context: compact\n    context_min_percent: 50\n"
-                                          "    instructions: B.\n  - id: c\n    type: action\n    context: clear\n"
-                                          "    context_min_percent: 50\n    instructions: C.\n");
+  const auto tpl = b.tmp.write(
+      "wf.yaml",
+      "name: n\ndescription: d\nsteps:\n  - id: a\n    type: action\n    instructions: A.\n"
+      "  - id: b\n    type: action\n    context: compact\n    context_min_percent: 50\n"
+      "    instructions: B.\n  - id: c\n    type: action\n    context: clear\n"
+      "    context_min_percent: 50\n    instructions: C.\n");
   auto s = b.service(tpl.string());
   s.call("workflow_start", json::object());
   b.percent = 20;
@@ -375,8 +414,10 @@ TEST(WorkflowService, MinPercentSkipsTheActionWhenTheSessionIsSmall) {
 
 TEST(WorkflowService, CompactFocusFromTheTemplateIsAddedToTheAnswer) {
   Bench b;
-  const auto tpl = b.tmp.write("wf.yaml", "name: n\ndescription: d\nsteps:\n  - id: a\n    type: action\n    context: compact\n"
-                                          "    compact_focus: keep the API notes\n    instructions: A.\n");
+  const auto tpl = b.tmp.write(
+      "wf.yaml",
+      "name: n\ndescription: d\nsteps:\n  - id: a\n    type: action\n    context: compact\n"
+      "    compact_focus: keep the API notes\n    instructions: A.\n");
   auto s = b.service(tpl.string());
   auto o = json::parse(s.call("workflow_start", json::object()).text);
   EXPECT_EQ(o["contextAction"], "/compact");
@@ -390,8 +431,9 @@ TEST(WorkflowService, ToolsListLanesToolsPlusWorkflowList) {
     names.push_back(t["name"]);
     EXPECT_EQ(t["inputSchema"]["type"], "object");
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"workflow_start", "workflow_set_tasks", "workflow_status", "workflow_advance",
-                                             "workflow_context", "workflow_list"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"workflow_start", "workflow_set_tasks", "workflow_status",
+                                      "workflow_advance", "workflow_context", "workflow_list"}));
   EXPECT_EQ(tools[1]["inputSchema"]["required"], json({"loop_id", "tasks"}));
   EXPECT_TRUE(tools[0]["inputSchema"]["properties"].contains("workflow"));
 }

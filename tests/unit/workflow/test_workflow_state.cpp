@@ -30,12 +30,16 @@ steps:
     instructions: Normal step
 )";
 
-std::vector<TaskInput> one_task() { return {{"t1", "Task 1", std::nullopt}}; }
+std::vector<TaskInput> one_task() {
+  return {{"t1", "Task 1", std::nullopt}};
+}
 
 // ---- The plan's Task 4 (Context Management suite), one test per case. ----
 
 TEST(ContextManagement, ReturnsNullWhenStepHasNoContextAction) {
-  auto m = WorkflowMachine::start(load("name: test\ndescription: Test\nsteps:\n  - id: step1\n    type: action\n    instructions: Do something\n"));
+  auto m =
+      WorkflowMachine::start(load("name: test\ndescription: Test\nsteps:\n  - id: step1\n    type: "
+                                  "action\n    instructions: Do something\n"));
   EXPECT_EQ(m.pending_action(), ContextAction::None);
 }
 
@@ -77,8 +81,10 @@ steps:
 }
 
 TEST(ContextManagement, ReturnsNullWhenNeitherSubStepNorStepHasContext) {
-  auto m = WorkflowMachine::start(load("name: test\ndescription: Test\nloops:\n  step1:\n    - id: sub1\n      instructions: Sub step\n"
-                                       "steps:\n  - id: step1\n    type: loop\n"));
+  auto m =
+      WorkflowMachine::start(load("name: test\ndescription: Test\nloops:\n  step1:\n    - id: "
+                                  "sub1\n      instructions: Sub step\n"
+                                  "steps:\n  - id: step1\n    type: loop\n"));
   ASSERT_TRUE(m.set_tasks("step1", one_task()));
   EXPECT_EQ(m.pending_action(), ContextAction::None);
 }
@@ -126,8 +132,9 @@ steps:
 }
 
 TEST(ContextManagement, FlagResetsForEachRalphIteration) {
-  auto m = WorkflowMachine::start(load("name: test\ndescription: Test\nsteps:\n  - id: refine\n    type: ralph\n    n: 3\n"
-                                       "    context: compact\n    instructions: Refine\n"));
+  auto m = WorkflowMachine::start(
+      load("name: test\ndescription: Test\nsteps:\n  - id: refine\n    type: ralph\n    n: 3\n"
+           "    context: compact\n    instructions: Refine\n"));
   m.mark_action_executed();
   m.advance("Iter 1");
   EXPECT_EQ(m.state()["contextActionExecuted"], false);
@@ -217,11 +224,14 @@ TEST(WorkflowMachine, InitialStateHasLanesKeysInLanesOrder) {
   std::vector<std::string> keys;
   for (auto it = m.state().begin(); it != m.state().end(); ++it)
     if (!it.value().is_discarded()) keys.push_back(it.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"status", "step", "stepType", "tasks", "outputs", "artefacts", "contextActionExecuted",
-                                            "workflow_definition"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"status", "step", "stepType", "tasks", "outputs", "artefacts",
+                                      "contextActionExecuted", "workflow_definition"}));
   const std::string text = m.serialize();
-  EXPECT_EQ(text.rfind("{\n  \"status\": \"running\",\n  \"step\": \"step_with_clear\",\n  \"stepType\": \"action\",\n  \"tasks\": {},\n"
-                       "  \"outputs\": {},\n  \"artefacts\": [],\n  \"contextActionExecuted\": false,\n  \"workflow_definition\": {\n"
+  EXPECT_EQ(text.rfind("{\n  \"status\": \"running\",\n  \"step\": \"step_with_clear\",\n  "
+                       "\"stepType\": \"action\",\n  \"tasks\": {},\n"
+                       "  \"outputs\": {},\n  \"artefacts\": [],\n  \"contextActionExecuted\": "
+                       "false,\n  \"workflow_definition\": {\n"
                        "    \"name\": \"context-test\",",
                        0),
             0u)
@@ -230,19 +240,25 @@ TEST(WorkflowMachine, InitialStateHasLanesKeysInLanesOrder) {
 }
 
 TEST(WorkflowMachine, RalphFirstStepStartsAtIterationOne) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nsteps:\n  - id: r\n    type: ralph\n    n: 2\n    instructions: Go\n"));
+  auto m =
+      WorkflowMachine::start(load("name: t\ndescription: d\nsteps:\n  - id: r\n    type: ralph\n   "
+                                  " n: 2\n    instructions: Go\n"));
   EXPECT_EQ(m.state()["ralphIteration"], 1);
   auto s = m.status();
   EXPECT_EQ(s["ralphIteration"], 1);
   EXPECT_EQ(s["ralphTotal"], 2);
   EXPECT_EQ(s["instructions"],
-            "Go\n\n[Ralph Loop - Iteration 1 of 2]\nThis task will be repeated 2 times to iteratively improve the result. After you "
-            "complete this iteration, you will receive the SAME TASK again to refine your work. Each iteration is an opportunity to "
+            "Go\n\n[Ralph Loop - Iteration 1 of 2]\nThis task will be repeated 2 times to "
+            "iteratively improve the result. After you "
+            "complete this iteration, you will receive the SAME TASK again to refine your work. "
+            "Each iteration is an opportunity to "
             "improve quality.");
   m.advance("one");
   EXPECT_EQ(m.status()["instructions"],
-            "Go\n\n[Ralph Loop - Iteration 2 of 2]\nYou are receiving THE SAME TASK again to refine and improve your previous result. "
-            "This is intentional - you should work on this task again, NOT skip it. Your goal is to iterate and improve the quality "
+            "Go\n\n[Ralph Loop - Iteration 2 of 2]\nYou are receiving THE SAME TASK again to "
+            "refine and improve your previous result. "
+            "This is intentional - you should work on this task again, NOT skip it. Your goal is "
+            "to iterate and improve the quality "
             "of the work from iteration 1.");
   m.advance("two");
   EXPECT_EQ(m.state_status(), "complete");
@@ -250,8 +266,9 @@ TEST(WorkflowMachine, RalphFirstStepStartsAtIterationOne) {
 }
 
 TEST(WorkflowMachine, LoopOutputsAreKeyedStepTaskSubStep) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n"
-                                       "steps:\n  - id: p\n    type: action\n    instructions: plan\n  - id: l\n    type: loop\n"));
+  auto m = WorkflowMachine::start(load(
+      "name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n"
+      "steps:\n  - id: p\n    type: action\n    instructions: plan\n  - id: l\n    type: loop\n"));
   m.advance("planned");
   ASSERT_TRUE(m.set_tasks("l", {{"t1", "One", "first"}}));
   EXPECT_EQ(m.status()["task"], ojson::parse(R"({"index":0,"id":"t1","title":"One","total":1})"));
@@ -262,8 +279,10 @@ TEST(WorkflowMachine, LoopOutputsAreKeyedStepTaskSubStep) {
 }
 
 TEST(WorkflowMachine, TasksSetBeforeTheLoopStartItOnArrival) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      context: compact\n      instructions: x\n"
-                                       "steps:\n  - id: p\n    type: action\n    instructions: plan\n  - id: l\n    type: loop\n"));
+  auto m = WorkflowMachine::start(load(
+      "name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      context: compact\n      "
+      "instructions: x\n"
+      "steps:\n  - id: p\n    type: action\n    instructions: plan\n  - id: l\n    type: loop\n"));
   ASSERT_TRUE(m.set_tasks("l", one_task()));
   EXPECT_FALSE(m.state().contains("task"));
   m.advance("planned");
@@ -273,8 +292,10 @@ TEST(WorkflowMachine, TasksSetBeforeTheLoopStartItOnArrival) {
 }
 
 TEST(WorkflowMachine, LoopStepContextAppliesBeforeEverySubStepWithoutOne) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n    - id: b\n      instructions: y\n"
-                                       "steps:\n  - id: l\n    type: loop\n    context: compact\n"));
+  auto m =
+      WorkflowMachine::start(load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      "
+                                  "instructions: x\n    - id: b\n      instructions: y\n"
+                                  "steps:\n  - id: l\n    type: loop\n    context: compact\n"));
   EXPECT_EQ(m.pending_action(), ContextAction::Compact);  // at the loop, before tasks
   m.mark_action_executed();
   ASSERT_TRUE(m.set_tasks("l", one_task()));
@@ -285,27 +306,32 @@ TEST(WorkflowMachine, LoopStepContextAppliesBeforeEverySubStepWithoutOne) {
 }
 
 TEST(WorkflowMachine, AdvancingAtLoopWithoutTasksSkipsItAndKeysOutputByLoopId) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n"
-                                       "steps:\n  - id: l\n    type: loop\n  - id: z\n    type: action\n    instructions: end\n"));
+  auto m = WorkflowMachine::start(load(
+      "name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n"
+      "steps:\n  - id: l\n    type: loop\n  - id: z\n    type: action\n    instructions: end\n"));
   m.advance("nothing to loop");
   EXPECT_EQ(m.step_id(), "z");
   EXPECT_EQ(m.context(), ojson::parse(R"({"l":"nothing to loop"})"));
 }
 
 TEST(WorkflowMachine, EmptyTaskListAtTheLoopSkipsIt) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n"
-                                       "steps:\n  - id: l\n    type: loop\n  - id: z\n    type: action\n    instructions: end\n"));
+  auto m = WorkflowMachine::start(load(
+      "name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n"
+      "steps:\n  - id: l\n    type: loop\n  - id: z\n    type: action\n    instructions: end\n"));
   ASSERT_TRUE(m.set_tasks("l", {}));
   EXPECT_EQ(m.step_id(), "z");
 }
 
 TEST(WorkflowMachine, AdvanceAfterCompletionStoresNothing) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nsteps:\n  - id: a\n    type: action\n    instructions: x\n"));
+  auto m = WorkflowMachine::start(
+      load("name: t\ndescription: d\nsteps:\n  - id: a\n    type: action\n    instructions: x\n"));
   m.advance("one");
   const auto before = m.serialize();
   auto s = m.advance("again");
   EXPECT_EQ(m.serialize(), before);
-  EXPECT_EQ(s, ojson::parse(R"({"status":"complete","step":"a","stepType":"action","agent":null,"delegate":false,
+  EXPECT_EQ(
+      s, ojson::parse(
+             R"({"status":"complete","step":"a","stepType":"action","agent":null,"delegate":false,
     "instructions":"Workflow complete.","progress":{"currentStep":1,"totalSteps":1},"artefacts":[]})"));
 }
 
@@ -317,30 +343,39 @@ TEST(WorkflowMachine, SetTasksForUnknownLoopFails) {
 }
 
 TEST(WorkflowMachine, OnlyTaskIdAndTitleAreExpandedIdFirstAndLiterally) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: \"{task.id} {task.title} {task.description} {task.index}\"\n"
-                                       "steps:\n  - id: l\n    type: loop\n"));
+  auto m = WorkflowMachine::start(
+      load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: \"{task.id} "
+           "{task.title} {task.description} {task.index}\"\n"
+           "steps:\n  - id: l\n    type: loop\n"));
   ASSERT_TRUE(m.set_tasks("l", {{"x$$y{task.title}", "T$&{task.id}", "desc"}}));
   // {task.id} first, then {task.title}: an id holding "{task.title}" gets the title.
-  EXPECT_EQ(m.status()["instructions"], "x$$yT$&{task.id} T$&{task.id} {task.description} {task.index}");
+  EXPECT_EQ(m.status()["instructions"],
+            "x$$yT$&{task.id} T$&{task.id} {task.description} {task.index}");
 }
 
 TEST(WorkflowMachine, AgentDelegationPrefixAndProgress) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nagents:\n  coder:\n    description: c\nloops:\n  l:\n    - id: a\n"
-                                       "      agent: coder\n      instructions: Do {task.title}\n    - id: b\n      instructions: Check\n"
-                                       "steps:\n  - id: l\n    type: loop\n"));
+  auto m = WorkflowMachine::start(load(
+      "name: t\ndescription: d\nagents:\n  coder:\n    description: c\nloops:\n  l:\n    - id: a\n"
+      "      agent: coder\n      instructions: Do {task.title}\n    - id: b\n      instructions: "
+      "Check\n"
+      "steps:\n  - id: l\n    type: loop\n"));
   ASSERT_TRUE(m.set_tasks("l", {{"t1", "One", std::nullopt}, {"t2", "Two", std::nullopt}}));
   auto s = m.status();
   EXPECT_EQ(s["agent"], "coder");
   EXPECT_EQ(s["delegate"], true);
   EXPECT_EQ(s["instructions"], "SPAWN the 'coder' sub-agent to handle this step:\n\nDo One");
-  EXPECT_EQ(s["progress"], ojson::parse(R"({"currentStep":1,"totalSteps":1,"completedTasks":0,"totalTasks":2,"currentTaskProgress":"Task 1/2, Sub-step 1/2"})"));
+  EXPECT_EQ(
+      s["progress"],
+      ojson::parse(
+          R"({"currentStep":1,"totalSteps":1,"completedTasks":0,"totalTasks":2,"currentTaskProgress":"Task 1/2, Sub-step 1/2"})"));
   EXPECT_EQ(s["subStepIndex"], 0);
   EXPECT_EQ(s["totalSubSteps"], 2);
   // Key order of a loop answer.
   std::vector<std::string> keys;
   for (auto it = s.begin(); it != s.end(); ++it) keys.push_back(it.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"status", "step", "stepType", "agent", "delegate", "instructions", "progress", "artefacts",
-                                            "task", "subStep", "subStepIndex", "totalSubSteps"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"status", "step", "stepType", "agent", "delegate",
+                                            "instructions", "progress", "artefacts", "task",
+                                            "subStep", "subStepIndex", "totalSubSteps"}));
 }
 
 TEST(WorkflowMachine, SummaryIsTrimmedCleanedAndCut) {
@@ -365,7 +400,8 @@ TEST(WorkflowMachine, SummaryIsTrimmedCleanedAndCut) {
 
 TEST(WorkflowMachine, RestoreUsesTheSnapshotNotTheFallback) {
   auto m = WorkflowMachine::start(load(kWithContext));
-  const auto other = load("name: other\ndescription: d\nsteps:\n  - id: x\n    type: action\n    instructions: y\n");
+  const auto other = load(
+      "name: other\ndescription: d\nsteps:\n  - id: x\n    type: action\n    instructions: y\n");
   auto r = WorkflowMachine::from_state_text(m.serialize(), &other);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->workflow().name, "context-test");
@@ -373,8 +409,10 @@ TEST(WorkflowMachine, RestoreUsesTheSnapshotNotTheFallback) {
 }
 
 TEST(WorkflowMachine, RestoreWithoutSnapshotUsesTheFallback) {
-  auto st = ojson::parse(R"({"status":"running","step":"x","stepType":"action","tasks":{},"outputs":{},"artefacts":[],"contextActionExecuted":false})");
-  const auto other = load("name: other\ndescription: d\nsteps:\n  - id: x\n    type: action\n    instructions: y\n");
+  auto st = ojson::parse(
+      R"({"status":"running","step":"x","stepType":"action","tasks":{},"outputs":{},"artefacts":[],"contextActionExecuted":false})");
+  const auto other = load(
+      "name: other\ndescription: d\nsteps:\n  - id: x\n    type: action\n    instructions: y\n");
   auto r = WorkflowMachine::from_state(st, &other);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status()["instructions"], "y");
@@ -383,17 +421,20 @@ TEST(WorkflowMachine, RestoreWithoutSnapshotUsesTheFallback) {
 
 TEST(WorkflowMachine, RestoreRejectsAStateThatDoesNotFit) {
   const auto tmpl = load(kWithContext);
-  auto bad_step = WorkflowMachine::from_state(ojson::parse(R"({"status":"running","step":"gone","stepType":"action"})"), &tmpl);
+  auto bad_step = WorkflowMachine::from_state(
+      ojson::parse(R"({"status":"running","step":"gone","stepType":"action"})"), &tmpl);
   ASSERT_FALSE(bad_step);
   EXPECT_EQ(bad_step.error().message, "Step 'gone' not found in template");
   EXPECT_FALSE(WorkflowMachine::from_state_text("{not json", &tmpl));
-  EXPECT_FALSE(WorkflowMachine::from_state(ojson::parse(R"({"status":"paused","step":"step_no_context","stepType":"action"})"), &tmpl));
+  EXPECT_FALSE(WorkflowMachine::from_state(
+      ojson::parse(R"({"status":"paused","step":"step_no_context","stepType":"action"})"), &tmpl));
 }
 
 TEST(WorkflowMachine, UndefinedKeysKeepTheirPlaceLikeJavaScript) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n"
-                                       "steps:\n  - id: l\n    type: loop\n  - id: z\n    type: action\n    instructions: end\n"
-                                       "  - id: l2\n    type: action\n    instructions: end\n"));
+  auto m = WorkflowMachine::start(
+      load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n"
+           "steps:\n  - id: l\n    type: loop\n  - id: z\n    type: action\n    instructions: end\n"
+           "  - id: l2\n    type: action\n    instructions: end\n"));
   ASSERT_TRUE(m.set_tasks("l", one_task()));
   m.advance("a");  // to z: task, subStep, ralphIteration become undefined
   const auto text = m.serialize();
@@ -405,8 +446,10 @@ TEST(WorkflowMachine, UndefinedKeysKeepTheirPlaceLikeJavaScript) {
 }
 
 TEST(WorkflowMachine, ArrayIndexKeysComeFirstAsInJavaScript) {
-  auto m = WorkflowMachine::start(load("name: t\ndescription: d\nsteps:\n  - id: b\n    type: action\n    instructions: x\n"
-                                       "  - id: \"7\"\n    type: action\n    instructions: y\n  - id: c\n    type: action\n    instructions: z\n"));
+  auto m = WorkflowMachine::start(
+      load("name: t\ndescription: d\nsteps:\n  - id: b\n    type: action\n    instructions: x\n"
+           "  - id: \"7\"\n    type: action\n    instructions: y\n  - id: c\n    type: action\n    "
+           "instructions: z\n"));
   m.advance("first");
   m.advance("second");
   const auto text = m.serialize();

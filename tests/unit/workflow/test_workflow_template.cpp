@@ -66,48 +66,62 @@ loops:
 
 // Plan task 5: the loader rejects an invalid context value and accepts both valid ones.
 TEST(WorkflowTemplate, RejectsInvalidStepContextWithExactMessage) {
-  EXPECT_EQ(error_of("name: invalid-context\ndescription: A template\nsteps:\n  - id: step1\n    type: action\n    context: invalid\n"
+  EXPECT_EQ(error_of("name: invalid-context\ndescription: A template\nsteps:\n  - id: step1\n    "
+                     "type: action\n    context: invalid\n"
                      "    instructions: Do something\n"),
             "w.yaml:6:14: Step 'step1' context must be either 'compact' or 'clear', got: invalid");
 }
 
 TEST(WorkflowTemplate, AcceptsContextClear) {
-  auto t = parse_template("name: valid-clear\ndescription: A template\nsteps:\n  - id: step1\n    type: action\n    context: clear\n"
-                          "    instructions: Do something\n");
+  auto t = parse_template(
+      "name: valid-clear\ndescription: A template\nsteps:\n  - id: step1\n    type: action\n    "
+      "context: clear\n"
+      "    instructions: Do something\n");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->steps[0].context, ContextAction::Clear);
 }
 
 TEST(WorkflowTemplate, AcceptsContextCompact) {
-  auto t = parse_template("name: valid-compact\ndescription: A template\nsteps:\n  - id: step1\n    type: action\n    context: compact\n"
-                          "    instructions: Do something\n");
+  auto t = parse_template(
+      "name: valid-compact\ndescription: A template\nsteps:\n  - id: step1\n    type: action\n    "
+      "context: compact\n"
+      "    instructions: Do something\n");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->steps[0].context, ContextAction::Compact);
 }
 
 TEST(WorkflowTemplate, RejectsInvalidLoopStepContextWithExactMessage) {
-  EXPECT_EQ(error_of("name: n\ndescription: d\nloops:\n  l:\n    - id: sub1\n      instructions: x\n      context: wipe\n"
+  EXPECT_EQ(error_of("name: n\ndescription: d\nloops:\n  l:\n    - id: sub1\n      instructions: "
+                     "x\n      context: wipe\n"
                      "steps:\n  - id: l\n    type: loop\n"),
             "w.yaml:7:16: Loop step 'sub1' context must be either 'compact' or 'clear', got: wipe");
 }
 
 TEST(WorkflowTemplate, RejectsNonStringContext) {
-  EXPECT_EQ(error_of("name: n\ndescription: d\nsteps:\n  - id: s\n    type: action\n    instructions: x\n    context: 3\n"),
+  EXPECT_EQ(error_of("name: n\ndescription: d\nsteps:\n  - id: s\n    type: action\n    "
+                     "instructions: x\n    context: 3\n"),
             "w.yaml:7:14: Step 's' context must be a string");
-  EXPECT_EQ(error_of("name: n\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n      context: [1]\n"
+  EXPECT_EQ(error_of("name: n\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: x\n  "
+                     "    context: [1]\n"
                      "steps:\n  - id: l\n    type: loop\n"),
             "w.yaml:7:16: Loop step 'a' context must be a string");
 }
 
 TEST(WorkflowTemplate, EveryTopLevelMessage) {
   EXPECT_EQ(error_of("- a\n"), "w.yaml:1:1: Template must be an object");
-  EXPECT_EQ(error_of("description: d\nsteps: []\n"), "w.yaml:1:1: Template must have a 'name' string");
-  EXPECT_EQ(error_of("name: 5\ndescription: d\n"), "w.yaml:1:7: Template must have a 'name' string");
+  EXPECT_EQ(error_of("description: d\nsteps: []\n"),
+            "w.yaml:1:1: Template must have a 'name' string");
+  EXPECT_EQ(error_of("name: 5\ndescription: d\n"),
+            "w.yaml:1:7: Template must have a 'name' string");
   EXPECT_EQ(error_of("name: n\n"), "w.yaml:1:1: Template must have a 'description' string");
-  EXPECT_EQ(error_of("name: n\ndescription: d\nagents: [a]\n"), "w.yaml:3:9: 'agents' must be an object if provided");
-  EXPECT_EQ(error_of("name: n\ndescription: d\nloops: 4\n"), "w.yaml:3:8: 'loops' must be an object if provided");
-  EXPECT_EQ(error_of("name: n\ndescription: d\n"), "w.yaml:1:1: Template must have a 'steps' array");
-  EXPECT_EQ(error_of("name: n\ndescription: d\nsteps: []\n"), "w.yaml:3:8: Template must have at least one step");
+  EXPECT_EQ(error_of("name: n\ndescription: d\nagents: [a]\n"),
+            "w.yaml:3:9: 'agents' must be an object if provided");
+  EXPECT_EQ(error_of("name: n\ndescription: d\nloops: 4\n"),
+            "w.yaml:3:8: 'loops' must be an object if provided");
+  EXPECT_EQ(error_of("name: n\ndescription: d\n"),
+            "w.yaml:1:1: Template must have a 'steps' array");
+  EXPECT_EQ(error_of("name: n\ndescription: d\nsteps: []\n"),
+            "w.yaml:3:8: Template must have at least one step");
 }
 
 TEST(WorkflowTemplate, EmptyDocumentIsNotAnObject) {
@@ -119,36 +133,50 @@ TEST(WorkflowTemplate, EmptyDocumentIsNotAnObject) {
 TEST(WorkflowTemplate, AgentMessages) {
   const std::string head = "name: n\ndescription: d\n";
   EXPECT_EQ(error_of(head + "agents:\n  a: 1\n"), "w.yaml:4:6: Agent 'a' must be an object");
-  EXPECT_EQ(error_of(head + "agents:\n  a:\n    tools: []\n"), "w.yaml:5:5: Agent 'a' must have a 'description' string");
-  EXPECT_EQ(error_of(head + "agents:\n  a:\n    description: x\n    tools: Read\n"), "w.yaml:6:12: Agent 'a' tools must be an array if provided");
-  EXPECT_EQ(error_of(head + "agents:\n  a:\n    description: x\n    tools: [1]\n"), "w.yaml:6:13: Agent 'a' tools must be strings");
-  EXPECT_EQ(error_of(head + "agents:\n  a:\n    description: x\n    cannot: no\n"), "w.yaml:6:13: Agent 'a' cannot must be an array if provided");
-  EXPECT_EQ(error_of(head + "agents:\n  a:\n    description: x\n    cannot: [true]\n"), "w.yaml:6:14: Agent 'a' cannot restrictions must be strings");
+  EXPECT_EQ(error_of(head + "agents:\n  a:\n    tools: []\n"),
+            "w.yaml:5:5: Agent 'a' must have a 'description' string");
+  EXPECT_EQ(error_of(head + "agents:\n  a:\n    description: x\n    tools: Read\n"),
+            "w.yaml:6:12: Agent 'a' tools must be an array if provided");
+  EXPECT_EQ(error_of(head + "agents:\n  a:\n    description: x\n    tools: [1]\n"),
+            "w.yaml:6:13: Agent 'a' tools must be strings");
+  EXPECT_EQ(error_of(head + "agents:\n  a:\n    description: x\n    cannot: no\n"),
+            "w.yaml:6:13: Agent 'a' cannot must be an array if provided");
+  EXPECT_EQ(error_of(head + "agents:\n  a:\n    description: x\n    cannot: [true]\n"),
+            "w.yaml:6:14: Agent 'a' cannot restrictions must be strings");
 }
 
 TEST(WorkflowTemplate, LoopMessages) {
   const std::string head = "name: n\ndescription: d\nloops:\n  l:\n";
-  EXPECT_EQ(error_of("name: n\ndescription: d\nloops:\n  l: 3\n"), "w.yaml:4:6: Loop 'l' must be an array of steps");
+  EXPECT_EQ(error_of("name: n\ndescription: d\nloops:\n  l: 3\n"),
+            "w.yaml:4:6: Loop 'l' must be an array of steps");
   EXPECT_EQ(error_of(head + "    - 3\n"), "w.yaml:5:7: Loop 'l' step 0 must be an object");
-  EXPECT_EQ(error_of(head + "    - instructions: x\n"), "w.yaml:5:7: Loop 'l' step 0 must have an 'id' string");
-  EXPECT_EQ(error_of(head + "    - id: a\n"), "w.yaml:5:7: Loop 'l' step 'a' must have an 'instructions' string");
-  EXPECT_EQ(error_of(head + "    - id: a\n      instructions: x\n      agent: 1\n"), "w.yaml:7:14: Loop 'l' step 'a' agent must be a string if provided");
+  EXPECT_EQ(error_of(head + "    - instructions: x\n"),
+            "w.yaml:5:7: Loop 'l' step 0 must have an 'id' string");
+  EXPECT_EQ(error_of(head + "    - id: a\n"),
+            "w.yaml:5:7: Loop 'l' step 'a' must have an 'instructions' string");
+  EXPECT_EQ(error_of(head + "    - id: a\n      instructions: x\n      agent: 1\n"),
+            "w.yaml:7:14: Loop 'l' step 'a' agent must be a string if provided");
   EXPECT_EQ(error_of(head + "    - id: a\n      instructions: x\n      on_fail: later\n"),
             "w.yaml:7:16: Loop 'l' step 'a' on_fail must be one of: retry, skip, abort");
-  EXPECT_EQ(error_of(head + "    - id: a\n      instructions: x\n    - id: a\n      instructions: y\n"),
-            "w.yaml:7:11: Loop 'l' step 'a' is defined more than once");
+  EXPECT_EQ(
+      error_of(head + "    - id: a\n      instructions: x\n    - id: a\n      instructions: y\n"),
+      "w.yaml:7:11: Loop 'l' step 'a' is defined more than once");
 }
 
 TEST(WorkflowTemplate, StepMessages) {
   const std::string head = "name: n\ndescription: d\nsteps:\n";
   EXPECT_EQ(error_of(head + "  - 1\n"), "w.yaml:4:5: Step 0 must be an object");
   EXPECT_EQ(error_of(head + "  - type: action\n"), "w.yaml:4:5: Step 0 must have an 'id' string");
-  EXPECT_EQ(error_of(head + "  - id: s\n    type: task\n"), "w.yaml:5:11: Step 's' must have a 'type' of 'action', 'loop', or 'ralph'");
-  EXPECT_EQ(error_of(head + "  - id: s\n"), "w.yaml:4:5: Step 's' must have a 'type' of 'action', 'loop', or 'ralph'");
+  EXPECT_EQ(error_of(head + "  - id: s\n    type: task\n"),
+            "w.yaml:5:11: Step 's' must have a 'type' of 'action', 'loop', or 'ralph'");
+  EXPECT_EQ(error_of(head + "  - id: s\n"),
+            "w.yaml:4:5: Step 's' must have a 'type' of 'action', 'loop', or 'ralph'");
   EXPECT_EQ(error_of(head + "  - id: s\n    type: action\n    agent: [x]\n    instructions: i\n"),
             "w.yaml:6:12: Step 's' agent must be a string if provided");
-  EXPECT_EQ(error_of(head + "  - id: s\n    type: action\n"), "w.yaml:4:5: Action step 's' must have an 'instructions' string");
-  EXPECT_EQ(error_of(head + "  - id: s\n    type: ralph\n    n: 2\n"), "w.yaml:4:5: Ralph step 's' must have an 'instructions' string");
+  EXPECT_EQ(error_of(head + "  - id: s\n    type: action\n"),
+            "w.yaml:4:5: Action step 's' must have an 'instructions' string");
+  EXPECT_EQ(error_of(head + "  - id: s\n    type: ralph\n    n: 2\n"),
+            "w.yaml:4:5: Ralph step 's' must have an 'instructions' string");
   EXPECT_EQ(error_of(head + "  - id: s\n    type: ralph\n    instructions: i\n"),
             "w.yaml:4:5: Ralph step 's' must have an 'n' field with a positive integer value");
   EXPECT_EQ(error_of(head + "  - id: s\n    type: ralph\n    instructions: i\n    n: 0\n"),
@@ -157,14 +185,17 @@ TEST(WorkflowTemplate, StepMessages) {
             "w.yaml:7:8: Ralph step 's' must have an 'n' field with a positive integer value");
   EXPECT_EQ(error_of(head + "  - id: s\n    type: ralph\n    instructions: i\n    n: \"3\"\n"),
             "w.yaml:7:8: Ralph step 's' must have an 'n' field with a positive integer value");
-  EXPECT_EQ(error_of(head + "  - id: s\n    type: action\n    instructions: i\n  - id: s\n    type: action\n    instructions: j\n"),
+  EXPECT_EQ(error_of(head + "  - id: s\n    type: action\n    instructions: i\n  - id: s\n    "
+                            "type: action\n    instructions: j\n"),
             "w.yaml:7:9: Step 's' is defined more than once");
 }
 
 TEST(WorkflowTemplate, CrossReferenceMessages) {
-  EXPECT_EQ(error_of("name: n\ndescription: d\nsteps:\n  - id: s\n    type: action\n    agent: ghost\n    instructions: i\n"),
+  EXPECT_EQ(error_of("name: n\ndescription: d\nsteps:\n  - id: s\n    type: action\n    agent: "
+                     "ghost\n    instructions: i\n"),
             "w.yaml:6:12: Step 's' references unknown agent 'ghost'");
-  EXPECT_EQ(error_of("name: n\ndescription: d\nloops:\n  s:\n    - id: a\n      agent: ghost\n      instructions: i\n"
+  EXPECT_EQ(error_of("name: n\ndescription: d\nloops:\n  s:\n    - id: a\n      agent: ghost\n     "
+                     " instructions: i\n"
                      "steps:\n  - id: s\n    type: loop\n"),
             "w.yaml:6:14: Loop 's' step 'a' references unknown agent 'ghost'");
   EXPECT_EQ(error_of("name: n\ndescription: d\nsteps:\n  - id: work\n    type: loop\n"),
@@ -198,15 +229,21 @@ steps:
 }
 
 TEST(WorkflowTemplate, ExtensionMessages) {
-  const std::string head = "name: n\ndescription: d\nsteps:\n  - id: s\n    type: action\n    instructions: i\n";
-  EXPECT_EQ(error_of(head + "    compact_focus: [a]\n"), "w.yaml:7:20: Step 's' compact_focus must be a string");
-  EXPECT_EQ(error_of(head + "    context_min_percent: 120\n"), "w.yaml:7:26: Step 's' context_min_percent must be a number from 0 to 100");
-  EXPECT_EQ(error_of(head + "    context_min_percent: lots\n"), "w.yaml:7:26: Step 's' context_min_percent must be a number from 0 to 100");
+  const std::string head =
+      "name: n\ndescription: d\nsteps:\n  - id: s\n    type: action\n    instructions: i\n";
+  EXPECT_EQ(error_of(head + "    compact_focus: [a]\n"),
+            "w.yaml:7:20: Step 's' compact_focus must be a string");
+  EXPECT_EQ(error_of(head + "    context_min_percent: 120\n"),
+            "w.yaml:7:26: Step 's' context_min_percent must be a number from 0 to 100");
+  EXPECT_EQ(error_of(head + "    context_min_percent: lots\n"),
+            "w.yaml:7:26: Step 's' context_min_percent must be a number from 0 to 100");
 }
 
 TEST(WorkflowTemplate, ScalarsResolveByTheYaml12CoreSchema) {
-  auto t = parse_template("name: n\ndescription: d\nsteps:\n  - id: s\n    type: ralph\n    instructions: i\n    n: 0x3\n    "
-                          "artefacts: yes\n    flag: true\n    nothing: ~\n    quoted: \"true\"\n");
+  auto t = parse_template(
+      "name: n\ndescription: d\nsteps:\n  - id: s\n    type: ralph\n    instructions: i\n    n: "
+      "0x3\n    "
+      "artefacts: yes\n    flag: true\n    nothing: ~\n    quoted: \"true\"\n");
   ASSERT_TRUE(t) << t.error().message;
   const auto& s = t->definition["steps"][0];
   EXPECT_EQ(s["n"], 3);
@@ -218,13 +255,16 @@ TEST(WorkflowTemplate, ScalarsResolveByTheYaml12CoreSchema) {
 
 TEST(WorkflowTemplate, NumbersAndNearMissesResolveLikeTheCoreSchema) {
   const std::vector<std::pair<std::string, nlohmann::ordered_json>> cases = {
-      {"12", 12}, {"+12", 12}, {"-7", -7}, {"0o17", 15}, {"0x1F", 31}, {"0xff", 255}, {"1.5", 1.5},
-      {"1.", 1}, {".5", 0.5}, {"-.5", -0.5}, {"1e3", 1000}, {"2.5E-1", 0.25}, {"+1.0e+2", 100},
-      {"0o8", "0o8"}, {"0x", "0x"}, {"0xg", "0xg"}, {"1e", "1e"}, {".", "."}, {"+", "+"}, {"1.2.3", "1.2.3"},
-      {"e3", "e3"}, {"12a", "12a"}, {"+-1", "+-1"}, {"0O17", "0O17"}, {"1_000", "1_000"}};
+      {"12", 12},     {"+12", 12},      {"-7", -7},       {"0o17", 15},     {"0x1F", 31},
+      {"0xff", 255},  {"1.5", 1.5},     {"1.", 1},        {".5", 0.5},      {"-.5", -0.5},
+      {"1e3", 1000},  {"2.5E-1", 0.25}, {"+1.0e+2", 100}, {"0o8", "0o8"},   {"0x", "0x"},
+      {"0xg", "0xg"}, {"1e", "1e"},     {".", "."},       {"+", "+"},       {"1.2.3", "1.2.3"},
+      {"e3", "e3"},   {"12a", "12a"},   {"+-1", "+-1"},   {"0O17", "0O17"}, {"1_000", "1_000"}};
   for (const auto& [text, want] : cases) {
-    auto t = parse_template("name: n\ndescription: d\nsteps:\n  - id: s\n    type: ralph\n    n: 1\n    instructions: i\n    v: " +
-                            text + "\n");
+    auto t = parse_template(
+        "name: n\ndescription: d\nsteps:\n  - id: s\n    type: ralph\n    n: 1\n    instructions: "
+        "i\n    v: " +
+        text + "\n");
     ASSERT_TRUE(t) << text << ": " << t.error().message;
     EXPECT_EQ(t->definition["steps"][0]["v"], want) << text;
   }
@@ -237,15 +277,19 @@ TEST(WorkflowTemplate, WithoutSourceTheMessageHasOnlyThePosition) {
 }
 
 TEST(WorkflowTemplate, FromJsonValidatesTheSnapshot) {
-  auto ok = template_from_json(nlohmann::ordered_json::parse(R"({"name":"n","description":"d","steps":[{"id":"a","type":"action","instructions":"x"}]})"));
+  auto ok = template_from_json(nlohmann::ordered_json::parse(
+      R"({"name":"n","description":"d","steps":[{"id":"a","type":"action","instructions":"x"}]})"));
   ASSERT_TRUE(ok);
-  auto bad = template_from_json(nlohmann::ordered_json::parse(R"({"name":"n","description":"d","steps":[{"id":"a","type":"x"}]})"));
+  auto bad = template_from_json(nlohmann::ordered_json::parse(
+      R"({"name":"n","description":"d","steps":[{"id":"a","type":"x"}]})"));
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().message, "workflow_definition: Step 'a' must have a 'type' of 'action', 'loop', or 'ralph'");
+  EXPECT_EQ(bad.error().message,
+            "workflow_definition: Step 'a' must have a 'type' of 'action', 'loop', or 'ralph'");
 }
 
 TEST(WorkflowTemplate, DuplicateKeysAreAYamlError) {
-  EXPECT_EQ(error_of("name: n\ndescription: d\nname: again\n"), "w.yaml:3:1: Invalid YAML syntax: Map keys must be unique");
+  EXPECT_EQ(error_of("name: n\ndescription: d\nname: again\n"),
+            "w.yaml:3:1: Invalid YAML syntax: Map keys must be unique");
 }
 
 // Every template the reference server was given, with the message it answered: ours is the same
@@ -263,7 +307,8 @@ std::string alias_bomb(const std::string& head) {
 }
 
 TEST(WorkflowTemplate, AnAliasBombIsRefusedInOneLine) {
-  const std::string bomb = alias_bomb("name: n\ndescription: d\nsteps:\n  - {id: s, type: action, instructions: i}\n");
+  const std::string bomb =
+      alias_bomb("name: n\ndescription: d\nsteps:\n  - {id: s, type: action, instructions: i}\n");
   ASSERT_LT(bomb.size(), 600u);
   const auto t0 = std::chrono::steady_clock::now();
   const std::string e = error_of(bomb);
@@ -272,31 +317,40 @@ TEST(WorkflowTemplate, AnAliasBombIsRefusedInOneLine) {
   EXPECT_NE(e.find("expands to more than 100000 nodes"), std::string::npos) << e;
   EXPECT_EQ(e.find('\n'), std::string::npos);
   // One alias of a long text, used many times: bounded by its size.
-  std::string text = "name: n\ndescription: d\nsteps:\n  - {id: s, type: action, instructions: i}\nbig: &b " + std::string(1 << 20, 'x') + "\nmany: [";
+  std::string text =
+      "name: n\ndescription: d\nsteps:\n  - {id: s, type: action, instructions: i}\nbig: &b " +
+      std::string(1 << 20, 'x') + "\nmany: [";
   for (int i = 0; i < 40; ++i) text += std::string(i ? ", " : "") + "*b";
   EXPECT_NE(error_of(text + "]\n").find("expands to more than 16 MiB of text"), std::string::npos);
   // Nesting stops at 64 levels.
-  EXPECT_NE(error_of("name: n\ndescription: d\nsteps: " + std::string(80, '[') + std::string(80, ']') + "\n").find("nested deeper than 64 levels"),
+  EXPECT_NE(error_of("name: n\ndescription: d\nsteps: " + std::string(80, '[') +
+                     std::string(80, ']') + "\n")
+                .find("nested deeper than 64 levels"),
             std::string::npos);
   // Aliases that stay small are fine.
-  EXPECT_TRUE(parse_template("name: n\ndescription: d\ni: &i Do it.\nsteps:\n  - {id: a, type: action, instructions: *i}\n"
-                             "  - {id: b, type: action, instructions: *i}\n"));
+  EXPECT_TRUE(parse_template(
+      "name: n\ndescription: d\ni: &i Do it.\nsteps:\n  - {id: a, type: action, instructions: *i}\n"
+      "  - {id: b, type: action, instructions: *i}\n"));
 }
 
 TEST(WorkflowTemplate, AnAliasIntoItsOwnNodeIsAnErrorNotACrash) {
   EXPECT_EQ(error_of("name: n\ndescription: d\nsteps: &a [ *a ]\n"),
-            "w.yaml:3:8: Invalid YAML: an alias refers to a node that contains it (the document would never end)");
-  EXPECT_NE(error_of("name: n\ndescription: d\nsteps:\n  - &m {id: s, type: action, instructions: i, more: *m}\n")
+            "w.yaml:3:8: Invalid YAML: an alias refers to a node that contains it (the document "
+            "would never end)");
+  EXPECT_NE(error_of("name: n\ndescription: d\nsteps:\n  - &m {id: s, type: action, instructions: "
+                     "i, more: *m}\n")
                 .find("an alias refers to a node that contains it"),
             std::string::npos);
 }
 
 TEST(WorkflowTemplate, SameMessagesAsTheReferenceForEveryRecordedTemplate) {
-  const auto cases = nlohmann::json::parse(test::read_file(test::fixtures().parent_path() / "lanes" / "validation.json"));
+  const auto cases = nlohmann::json::parse(
+      test::read_file(test::fixtures().parent_path() / "lanes" / "validation.json"));
   const std::map<std::string, std::string> differs = {
       // The design's wording for sub-steps (the reference says "Loop 'l' step 'a' ...").
       {"22-loop-step-context-number", "Loop step 'a' context must be a string"},
-      {"23-loop-step-context-bad", "Loop step 'a' context must be either 'compact' or 'clear', got: reset"},
+      {"23-loop-step-context-bad",
+       "Loop step 'a' context must be either 'compact' or 'clear', got: reset"},
       {"24-loop-step-context-null", "Loop step 'a' context must be a string"},
       // Duplicate step ids are rejected (the reference loads them and cannot leave the first).
       {"60-ok-duplicate-step-ids", "Step 's' is defined more than once"}};
@@ -311,9 +365,11 @@ TEST(WorkflowTemplate, SameMessagesAsTheReferenceForEveryRecordedTemplate) {
       got = got[0] == ' ' ? got.substr(1) : got.substr(got.find(": ") + 2);
     }
     std::string want;
-    if (c["start"]["isError"].get<bool>()) want = nlohmann::json::parse(c["start"]["text"].get<std::string>())["error"];
+    if (c["start"]["isError"].get<bool>())
+      want = nlohmann::json::parse(c["start"]["text"].get<std::string>())["error"];
     if (differs.count(name)) want = differs.at(name);
-    if (want.rfind("Invalid YAML syntax: ", 0) == 0 && want.find("Map keys must be unique") == std::string::npos) {
+    if (want.rfind("Invalid YAML syntax: ", 0) == 0 &&
+        want.find("Map keys must be unique") == std::string::npos) {
       // The parsers' own texts differ; both say it is a syntax error.
       EXPECT_EQ(got.rfind("Invalid YAML syntax: ", 0), 0u) << name << ": " << got;
     } else if (want.rfind("Invalid YAML syntax: Map keys must be unique", 0) == 0) {
