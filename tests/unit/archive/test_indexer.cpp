@@ -569,7 +569,9 @@ TEST(SearchRank, IsBm25WhenEveryWordIsCountedExactly) {
       const auto& h = found->hits[i];
       ASSERT_TRUE(expected.contains(h.line)) << words << " line " << h.line;
       EXPECT_NEAR(h.rank, expected.at(h.line), 1e-9) << words << " line " << h.line;
-      if (i > 0) EXPECT_LE(found->hits[i - 1].rank, h.rank) << words;
+      if (i > 0) {
+        EXPECT_LE(found->hits[i - 1].rank, h.rank) << words;
+      }
     }
   }
 }
