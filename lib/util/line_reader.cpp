@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -13,15 +14,14 @@
 namespace ctxkit::util {
 
 LineReader::LineReader(int fd, uint64_t limit, size_t chunk, std::string path)
-    : fd_(fd), limit_(limit), chunk_(chunk), path_(std::move(path)) {
-  buf_.resize(chunk_ + kPadding);
-}
+    : fd_(fd), limit_(limit), chunk_(std::max<size_t>(chunk, 1)), path_(std::move(path)) {}
 
 LineReader::LineReader(LineReader&& o) noexcept
     : fd_(o.fd_),
       limit_(o.limit_),
       file_pos_(o.file_pos_),
       buf_(std::move(o.buf_)),
+      size_(o.size_),
       begin_(o.begin_),
       end_(o.end_),
       chunk_(o.chunk_),
@@ -53,13 +53,13 @@ Result<LineReader> LineReader::open(const std::filesystem::path& path,
 Result<std::optional<LineReader::Line>> LineReader::next() {
   while (true) {
     if (begin_ < end_) {
-      const char* start = buf_.data() + begin_;
+      const char* start = buf_.get() + begin_;
       const void* nl = std::memchr(start, '\n', end_ - begin_);
       if (nl != nullptr) {
         size_t len = static_cast<size_t>(static_cast<const char*>(nl) - start);
         Line line;
         line.text = std::string_view(start, len);
-        line.capacity = buf_.size() - begin_;
+        line.capacity = size_ - begin_;
         line.number = ++number_;
         line.offset = consumed_;
         begin_ += len + 1;
@@ -74,17 +74,24 @@ Result<std::optional<LineReader::Line>> LineReader::next() {
     // Move the partial line to the front; grow when a line does not fit.
     size_t pending = end_ - begin_;
     if (begin_ > 0) {
-      std::memmove(buf_.data(), buf_.data() + begin_, pending);
+      std::memmove(buf_.get(), buf_.get() + begin_, pending);
       begin_ = 0;
       end_ = pending;
     }
-    size_t capacity = buf_.size() - kPadding;
+    size_t capacity = size_ > 0 ? size_ - kPadding : 0;
     if (end_ == capacity) {
-      buf_.resize(capacity * 2 + kPadding);
-      capacity = buf_.size() - kPadding;
+      // First read: what is left of the file, up to a chunk; then double for a long line.
+      const uint64_t left = limit_ - file_pos_;
+      const size_t grown =
+          capacity == 0 ? static_cast<size_t>(std::min<uint64_t>(chunk_, left)) : capacity * 2;
+      auto bigger = std::make_unique_for_overwrite<char[]>(grown + kPadding);
+      if (pending > 0) std::memcpy(bigger.get(), buf_.get(), pending);
+      buf_ = std::move(bigger);
+      size_ = grown + kPadding;
+      capacity = grown;
     }
     size_t want = static_cast<size_t>(std::min<uint64_t>(capacity - end_, limit_ - file_pos_));
-    ssize_t got = ::pread(fd_, buf_.data() + end_, want, static_cast<off_t>(file_pos_));
+    ssize_t got = ::pread(fd_, buf_.get() + end_, want, static_cast<off_t>(file_pos_));
     if (got < 0) {
       if (errno == EINTR) continue;
       return fail(fmt::format("reading {}: {}", path_, std::strerror(errno)));
@@ -95,7 +102,7 @@ Result<std::optional<LineReader::Line>> LineReader::next() {
     }
     file_pos_ += static_cast<uint64_t>(got);
     end_ += static_cast<size_t>(got);
-    std::memset(buf_.data() + end_, 0, std::min(kPadding, buf_.size() - end_));
+    std::memset(buf_.get() + end_, 0, std::min(kPadding, size_ - end_));
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,7 +29,7 @@ class LineReader {
   // Opens `path`; `limit` bytes are read at most (nullopt: the size now). Reading starts at
   // `start` (a line boundary), whose line is numbered `first_line`.
   static Result<LineReader> open(const std::filesystem::path& path,
-                                 std::optional<uint64_t> limit = {}, size_t chunk = 8 << 20,
+                                 std::optional<uint64_t> limit = {}, size_t chunk = 1 << 20,
                                  uint64_t start = 0, uint64_t first_line = 1);
   LineReader(LineReader&& other) noexcept;
   LineReader& operator=(LineReader&&) = delete;
@@ -50,8 +51,11 @@ class LineReader {
   LineReader(int fd, uint64_t limit, size_t chunk, std::string path);
   int fd_ = -1;
   uint64_t limit_ = 0;
-  uint64_t file_pos_ = 0;       // next byte to read from the file
-  std::string buf_;             // buffer (size = capacity + kPadding)
+  uint64_t file_pos_ = 0;  // next byte to read from the file
+  // The buffer (size_ = capacity + kPadding bytes), allocated when first read into and never
+  // zero-filled: a small file costs a small buffer, a large one `chunk` bytes whatever its size.
+  std::unique_ptr<char[]> buf_;
+  size_t size_ = 0;
   size_t begin_ = 0, end_ = 0;  // unconsumed bytes buf_[begin_, end_)
   size_t chunk_ = 0;
   uint64_t number_ = 0;
