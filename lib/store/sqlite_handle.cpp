@@ -17,7 +17,12 @@ void Closer::operator()(sqlite3* db) const noexcept {
 void configure_once() {
   static std::once_flag once;
   // SQLITE_MISUSE when SQLite was initialized already: then it keeps its defaults.
-  std::call_once(once, [] { (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+  std::call_once(once, [] {
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    // No bulk page-cache allocation per connection: a hook reads a few pages, and the bulk
+    // block (zero-filled, then faulted in) cost more than the reads.
+    (void)sqlite3_config(SQLITE_CONFIG_PAGECACHE, nullptr, 0, 0);
+  });
 }
 
 Result<void> exec(sqlite3* db, const char* sql, std::string_view owner, std::string_view path) {
