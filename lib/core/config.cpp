@@ -600,6 +600,10 @@ Config load_config(const util::Env& env, const ConfigSources& sources) {
       dir = dir.parent_path();
     }
   }
+  // Most runs set no CTXKIT_ variable: then there is nothing to look up.
+  const auto& vars = env.vars();
+  const auto first = vars.lower_bound(std::string_view("CTXKIT_"));
+  if (first == vars.end() || !first->first.starts_with("CTXKIT_")) return config;
   Config before = config;
   bool any_env = false;
   for (const auto& k : known_keys()) {
