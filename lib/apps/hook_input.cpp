@@ -6,20 +6,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/chunk_reader.hpp"
+
 namespace ctxkit {
 
 namespace {
-// The next chunk of this process's stdin (refuses a terminal, retries on EINTR).
-Result<size_t> read_process_stdin_chunk(char* buf, size_t cap) {
-  if (::isatty(0))
-    return fail("expected a JSON payload on stdin (stdin is a terminal)", Error::Kind::Invalid);
-  while (true) {
-    ssize_t n = ::read(0, buf, cap);
-    if (n >= 0) return static_cast<size_t>(n);
-    if (errno != EINTR) return fail(fmt::format("reading stdin: {}", std::strerror(errno)));
-  }
-}
-
 bool reads_process_stdin(const AppContext& ctx) {
   auto* reader = ctx.read_stdin.target<Result<std::string> (*)()>();
   return reader != nullptr && *reader == &read_process_stdin;
@@ -29,8 +20,14 @@ bool reads_process_stdin(const AppContext& ctx) {
 std::optional<HookPayload> read_hook_payload(AppContext& ctx, const char* tool) {
   Result<HookPayload> payload;
   if (reads_process_stdin(ctx)) {
-    // In chunks: a payload of any size costs one buffer, not a copy of itself.
-    payload = scan_hook_payload(read_process_stdin_chunk);
+    // In chunks: a payload of any size costs three chunks, not a copy of itself, and a payload
+    // of megabytes is read on a second thread while the first one scans it.
+    if (::isatty(0)) {
+      print_error(ctx.err, tool, "expected a JSON payload on stdin (stdin is a terminal)");
+      return std::nullopt;
+    }
+    util::ChunkReader reader(0);
+    payload = scan_hook_payload_chunks([&reader] { return reader.next(); });
   } else {
     auto input = ctx.read_stdin();
     if (!input) {

@@ -125,13 +125,13 @@ struct StringSink {
 
 class Scanner {
  public:
-  explicit Scanner(const ByteSource& source) : source_(source) {}
+  explicit Scanner(const ChunkSource& source) : source_(source) {}
 
   Result<HookPayload> run();
 
  private:
-  const ByteSource& source_;
-  std::array<char, kChunkBytes> buf_;
+  const ChunkSource& source_;
+  const char* buf_ = nullptr;  // the current chunk, [0, end_)
   size_t pos_ = 0;
   size_t end_ = 0;
   bool eof_ = false;
@@ -144,17 +144,18 @@ class Scanner {
     if (eof_) return false;
     offset_ += end_;
     pos_ = end_ = 0;
-    auto n = source_(buf_.data(), buf_.size());
-    if (!n) {
-      error_ = n.error();
+    auto chunk = source_();
+    if (!chunk) {
+      error_ = chunk.error();
       eof_ = true;
       return false;
     }
-    if (*n == 0) {
+    if (chunk->empty()) {
       eof_ = true;
       return false;
     }
-    end_ = std::min(*n, buf_.size());
+    buf_ = chunk->data();
+    end_ = chunk->size();
     return true;
   }
   int peek() {
@@ -295,8 +296,8 @@ class Scanner {
   // decoding them (a skipped string): stops at a quote, a control character, an escape that
   // needs a closer look, or the chunk's end.
   void skip_plain_and_escapes() {
-    const char* p = buf_.data() + pos_;
-    const char* e = buf_.data() + end_;
+    const char* p = buf_ + pos_;
+    const char* e = buf_ + end_;
     // Sixty-four bytes at a time (json_string_block.hpp); an escape that straddles a block is
     // stepped over here and the next block starts after it.
     while (e - p >= static_cast<ptrdiff_t>(json_block::kBlock)) {
@@ -306,7 +307,7 @@ class Scanner {
       if (e - p < 6) break;
       size_t len = escape_length(p);
       if (len == 0) {
-        pos_ = static_cast<size_t>(p - buf_.data());
+        pos_ = static_cast<size_t>(p - buf_);
         return;
       }
       p += len;
@@ -318,7 +319,7 @@ class Scanner {
       if (len == 0) break;
       p += len;
     }
-    pos_ = static_cast<size_t>(p - buf_.data());
+    pos_ = static_cast<size_t>(p - buf_);
   }
 
   // The length of the well-formed escape at p (6 bytes readable), or 0 for anything else.
@@ -338,8 +339,8 @@ class Scanner {
       if (sink.text == nullptr) {
         skip_plain_and_escapes();
       } else {
-        size_t n = find_string_special(buf_.data() + pos_, end_ - pos_);
-        sink.put_bytes(buf_.data() + pos_, n);
+        size_t n = find_string_special(buf_ + pos_, end_ - pos_);
+        sink.put_bytes(buf_ + pos_, n);
         pos_ += n;
       }
       if (pos_ == end_) continue;
@@ -542,9 +543,19 @@ std::filesystem::path HookPayload::context_transcript() const {
   return main.parent_path() / main.stem() / "subagents" / fmt::format("agent-{}.jsonl", agent_id);
 }
 
+Result<HookPayload> scan_hook_payload_chunks(const ChunkSource& source) {
+  Scanner scanner(source);
+  return scanner.run();
+}
+
 Result<HookPayload> scan_hook_payload(const ByteSource& source) {
-  auto scanner = std::make_unique<Scanner>(source);
-  return scanner->run();
+  auto buf = std::make_unique_for_overwrite<char[]>(kChunkBytes);
+  ChunkSource chunks = [&]() -> Result<std::string_view> {
+    auto n = source(buf.get(), kChunkBytes);
+    if (!n) return std::unexpected(n.error());
+    return std::string_view(buf.get(), std::min(*n, kChunkBytes));
+  };
+  return scan_hook_payload_chunks(chunks);
 }
 
 Result<HookPayload> parse_hook_payload(std::string_view text) {

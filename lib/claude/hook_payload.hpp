@@ -32,6 +32,9 @@ struct HookPayload {
 // Fills `buf` with up to `cap` bytes of input and returns how many; 0 means the end of input.
 using ByteSource = std::function<Result<size_t>(char* buf, size_t cap)>;
 
+// Returns the next chunk of input, empty at the end; the view stays valid until the next call.
+using ChunkSource = std::function<Result<std::string_view>()>;
+
 // The longest value kept for one of HookPayload's string fields.
 inline constexpr size_t kMaxHookFieldBytes = 64 * 1024;
 // The deepest nesting accepted inside a skipped value.
@@ -45,6 +48,8 @@ inline constexpr size_t kMaxHookPayloadDepth = 1 << 20;
 // kept as bytes and an escaped lone UTF-16 surrogate becomes U+FFFD; duplicate keys: the last
 // one wins; a kept field of another type than string reads as empty.
 Result<HookPayload> scan_hook_payload(const ByteSource& source);
+// The same over a source that hands out its own chunks (no copy into a buffer of the scanner's).
+Result<HookPayload> scan_hook_payload_chunks(const ChunkSource& source);
 
 // scan_hook_payload over a string held in memory.
 Result<HookPayload> parse_hook_payload(std::string_view text);

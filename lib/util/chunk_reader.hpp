@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "util/error.hpp"
+
+namespace ctxkit::util {
+
+// Reads a file descriptor to its end in chunks of `chunk` bytes, each handed out without a copy.
+// The first chunk is read by the caller's thread; when the input goes on past it (a payload of
+// megabytes), a second thread reads ahead into two more chunks while the caller works on the
+// current one, so that reading and the caller's work overlap. Memory: three chunks at most.
+//
+// If the reader is destroyed before the end of input, the reading thread is left to end on its
+// own (it stops after its current read); the process may exit while it waits for input.
+class ChunkReader {
+ public:
+  static constexpr size_t kDefaultChunk = 1 << 20;
+
+  explicit ChunkReader(int fd, size_t chunk = kDefaultChunk);
+  ~ChunkReader();
+  ChunkReader(const ChunkReader&) = delete;
+  ChunkReader& operator=(const ChunkReader&) = delete;
+
+  // The next chunk (empty at the end of input), valid until the next call. A read error is
+  // returned once, then the input counts as ended.
+  Result<std::string_view> next();
+
+  // Whether a second thread was started (tests).
+  bool read_ahead() const;
+
+  struct Shared;
+
+ private:
+  std::shared_ptr<Shared> shared_;
+};
+
+}  // namespace ctxkit::util

@@ -1,0 +1,138 @@
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "unit/temp_dir.hpp"
+#include "util/chunk_reader.hpp"
+
+namespace {
+
+using ctxkit::util::ChunkReader;
+
+// Bytes that differ from chunk to chunk, so that a chunk handed out twice or out of order shows.
+std::string chunk_reader_input(size_t n) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + (i * 7 + i / 4093) % 26);
+  return s;
+}
+
+// Everything the reader hands out, in order, until the end; each chunk checked against `cap`.
+std::string read_all(ChunkReader& reader, size_t cap, int* chunks = nullptr) {
+  std::string out;
+  while (true) {
+    auto c = reader.next();
+    EXPECT_TRUE(c.has_value());
+    if (!c || c->empty()) break;
+    EXPECT_LE(c->size(), cap);
+    out.append(*c);
+    if (chunks) ++*chunks;
+  }
+  return out;
+}
+
+TEST(ChunkReader, InputWithinTheFirstChunkIsReadWithoutASecondThread) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string text = R"({"session_id":"s","transcript_path":"/t"})";
+  ASSERT_EQ(::write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fds[1]);
+  ChunkReader reader(fds[0], 4096);
+  EXPECT_EQ(read_all(reader, 4096), text);
+  EXPECT_FALSE(reader.read_ahead());
+  // The end stays the end.
+  auto again = reader.next();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_TRUE(again->empty());
+  ::close(fds[0]);
+}
+
+TEST(ChunkReader, ALongPipedInputComesWholeAndInOrderWhileReadAhead) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string text = chunk_reader_input(1'000'003);
+  // The writer trickles the input in pieces that do not line up with the chunks.
+  std::thread writer([&] {
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t n = std::min<size_t>(7919, text.size() - at);
+      ssize_t w = ::write(fds[1], text.data() + at, n);
+      if (w <= 0) break;
+      at += static_cast<size_t>(w);
+    }
+    ::close(fds[1]);
+  });
+  int chunks = 0;
+  std::string got;
+  {
+    ChunkReader reader(fds[0], 65536);
+    got = read_all(reader, 65536, &chunks);
+    EXPECT_TRUE(reader.read_ahead());
+  }
+  writer.join();
+  ::close(fds[0]);
+  EXPECT_EQ(got.size(), text.size());
+  EXPECT_TRUE(got == text);
+  EXPECT_GE(chunks, static_cast<int>(text.size() / 65536));
+}
+
+TEST(ChunkReader, ALongFileComesWhole) {
+  ctxkit::test::TempDir dir;
+  const auto path = dir.path() / "payload.json";
+  const std::string text = chunk_reader_input(300'001);
+  std::ofstream(path, std::ios::binary) << text;
+  int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  {
+    ChunkReader reader(fd, 4096);
+    EXPECT_TRUE(read_all(reader, 4096) == text);
+  }
+  ::close(fd);
+}
+
+TEST(ChunkReader, AnInputOfExactlyOneChunkEndsAfterIt) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string text = chunk_reader_input(4096);
+  ASSERT_EQ(::write(fds[1], text.data(), text.size()), 4096);
+  ::close(fds[1]);
+  ChunkReader reader(fds[0], 4096);
+  EXPECT_TRUE(read_all(reader, 4096) == text);
+  ::close(fds[0]);
+}
+
+TEST(ChunkReader, AReadErrorIsReturnedOnceThenTheInputHasEnded) {
+  ChunkReader reader(-1, 4096);  // EBADF
+  auto first = reader.next();
+  ASSERT_FALSE(first.has_value());
+  EXPECT_NE(first.error().message.find("reading stdin"), std::string::npos);
+  auto second = reader.next();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_TRUE(second->empty());
+}
+
+TEST(ChunkReader, LeftBeforeTheEndItDoesNotWaitForTheWriter) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  // A chunk and a little more: the reading thread takes the rest, then waits in read().
+  const std::string text = chunk_reader_input(4096 + 100);
+  ASSERT_EQ(::write(fds[1], text.data(), text.size()), 4196);
+  const auto start = std::chrono::steady_clock::now();
+  {
+    ChunkReader reader(fds[0], 4096);
+    auto c = reader.next();  // the first chunk; the reading thread then waits for more input
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->size(), 4096u);
+    EXPECT_TRUE(reader.read_ahead());
+  }  // the writer never ends its input: leaving must not wait for it
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ::close(fds[1]);  // the reading thread sees the end and stops
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::close(fds[0]);
+}
+
+}  // namespace
