@@ -613,8 +613,15 @@ TEST(RunE2E, StopFileEndsTheRunAndResumeContinuesIt) {
   const auto run = r.runs().at(0);
   EXPECT_EQ(r.run_json(run)["status"], "stopped");
   EXPECT_FALSE(fs::exists(run / "STOP"));  // honoured once
+  // One closing line on stdout: the run, how it ended, its folder.
+  const std::string id = run.filename().string();
+  EXPECT_EQ(res.out.rfind("run " + id + " stopped (STOP file): ", 0), 0u) << res.out;
+  EXPECT_TRUE(res.out.ends_with("/.ctxkit/runs/" + id + "\n")) << res.out;
+  EXPECT_EQ(line_count(res.out), 1u) << res.out;
   auto again = r.run({"--resume", run.filename().string()});
   ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out.rfind("run " + id + " completed: ", 0), 0u) << again.out;
+  EXPECT_EQ(line_count(again.out), 1u) << again.out;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
   // Continuous: the resumed run goes on in the same session.
