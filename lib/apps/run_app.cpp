@@ -23,10 +23,38 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 constexpr const char* kTool = "ctx-run";
+constexpr int kRunFailed = 2;  // a task failed and the run was aborted, or the run could not go on
 
 int error(AppContext& ctx, const std::string& what) {
   print_error(ctx.err, kTool, what);
   return 1;
+}
+
+// How the run ended, said and turned into the exit code: 0 when every task is done, 1 on bad
+// input (nothing recorded), 2 when a task failed and the run was aborted (or the run failed), 3
+// when it stopped on max_iterations, STOP or PAUSE, a budget or a limit (see the run folder), 130
+// after SIGINT.
+int report_outcome(const runner::RunOutcome& r, AppContext& ctx) {
+  using runner::RunEnd;
+  if (r.end == RunEnd::BadInput) return error(ctx, r.why);
+  if (!r.run_id.empty())
+    ctx.out << util::one_line(fmt::format("run {} {}{}: {}", r.run_id, r.status,
+                                          r.why.empty() ? "" : " (" + r.why + ")",
+                                          r.folder.string()))
+            << '\n';
+  switch (r.end) {
+    case RunEnd::Completed:
+      return exit_code(ExitCode::ok);
+    case RunEnd::Stopped:
+      return exit_code(ExitCode::stopped);
+    case RunEnd::Interrupted:
+      return exit_code(ExitCode::interrupted);
+    case RunEnd::BadInput:
+    case RunEnd::Failed:
+    case RunEnd::Aborted:
+      break;
+  }
+  return kRunFailed;
 }
 
 fs::path project_dir(const std::string& given) {
@@ -301,7 +329,7 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
         if (sigint.take()) interrupted = true;
         return interrupted;
       }};
-  return runner::run(o, world);
+  return report_outcome(runner::run(o, world), ctx);
 }
 
 }  // namespace ctxkit

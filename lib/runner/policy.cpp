@@ -1,18 +1,12 @@
 #include "runner/policy.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <vector>
+
+#include "util/text.hpp"
 
 namespace ctxkit::runner {
 namespace {
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
     s.remove_prefix(1);
@@ -28,7 +22,7 @@ std::optional<std::string_view> marker_payload(std::string_view line) {
                            line.front() == '-' || line.front() == ' '))
     line.remove_prefix(1);
   if (line.size() < kDoneMarker.size() ||
-      lower(line.substr(0, kDoneMarker.size())) != lower(kDoneMarker))
+      util::ascii_lower(line.substr(0, kDoneMarker.size())) != util::ascii_lower(kDoneMarker))
     return std::nullopt;
   line.remove_prefix(kDoneMarker.size());
   while (!line.empty() &&
@@ -144,7 +138,7 @@ ParsedReport parse_task_report(std::string_view final_message) {
   for (auto line : lines_of(final_message)) {
     auto payload = marker_payload(line);
     if (!payload) continue;
-    const std::string word = lower(payload->substr(0, payload->find_first_of(" \t:")));
+    const std::string word = util::ascii_lower(payload->substr(0, payload->find_first_of(" \t:")));
     if (word == "done") {
       out = {TaskReport::Done, {}};
     } else if (word == "blocked") {

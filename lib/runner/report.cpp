@@ -47,9 +47,9 @@ std::string k(uint64_t n) {
 }  // namespace
 
 Result<ojson> run_report(const fs::path& folder) {
-  auto rec = RunRecord::load(folder);
+  auto rec = RunRecord::read_json(folder);
   if (!rec) return std::unexpected(rec.error());
-  const ojson& st = rec->state;
+  const ojson& st = *rec;
   // "running" (or "paused") in run.json with no ctx-run holding the run: it was killed or the
   // machine went down.
   const std::string status = st.value("status", "");

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <thread>
 
 #include "util/atomic_file.hpp"
@@ -27,6 +28,12 @@ fs::path project_of(const fs::path& folder) {
 }  // namespace
 
 Result<RunRecord> RunRecord::load(const fs::path& folder) {
+  auto j = read_json(folder);
+  if (!j) return std::unexpected(j.error());
+  return RunRecord(folder, run_state_from_json(*j));
+}
+
+Result<ojson> RunRecord::read_json(const fs::path& folder) {
   struct stat st {};
   if (::lstat(folder.c_str(), &st) != 0)
     return fail(fmt::format("no run at {}", folder.string()), Error::Kind::NotFound);
@@ -49,7 +56,7 @@ Result<RunRecord> RunRecord::load(const fs::path& folder) {
     return fail(fmt::format("{} is not a ctxkit run folder (run.json is not a ctxkit run)",
                             folder.string()),
                 Error::Kind::Invalid);
-  return RunRecord(folder, std::move(state));
+  return state;
 }
 
 Result<void> RunRecord::create() {
@@ -60,9 +67,9 @@ Result<void> RunRecord::create() {
 }
 
 Result<void> RunRecord::save() {
-  return util::write_file_atomic(file(),
-                                 state.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n",
-                                 0600, util::Durability::Flush);
+  return util::write_file_atomic(
+      file(), run_state_json(state).dump(2, ' ', false, ojson::error_handler_t::replace) + "\n",
+      0600, util::Durability::Flush);
 }
 
 Result<void> RunRecord::append_event(const std::string& line) {
@@ -109,22 +116,6 @@ bool RunRecord::in_use(const fs::path& folder) {
   return util::FileLock::held(folder / "run.lock");
 }
 
-ojson RunRecord::new_task(const std::string& id, const std::string& title,
-                          const std::string& status) {
-  return {{"id", id},
-          {"title", title},
-          {"status", status},
-          {"iterations", 0},
-          {"resets", 0},
-          {"compactions", 0},
-          {"anchoring_tokens", 0},
-          {"usage", {{"input", 0}, {"cache_creation", 0}, {"cache_read", 0}, {"output", 0}}},
-          {"sessions", ojson::array()},
-          {"started_at_ms", nullptr},
-          {"ended_at_ms", nullptr},
-          {"wall_ms", 0}};
-}
-
 std::string RunRecord::safe_name(const std::string& id) {
   std::string out;
   for (char c : id) {
@@ -134,6 +125,235 @@ std::string RunRecord::safe_name(const std::string& id) {
   }
   if (out.empty() || out == "." || out == "..") return "_";
   return out.substr(0, 128);
+}
+
+namespace {
+// Reading run.json by content: a value of another type is the default.
+std::string text_of(const ojson& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+std::optional<std::string> optional_text(const ojson& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+std::optional<int64_t> optional_ms(const ojson& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+int count_of(const ojson& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return 0;
+  return static_cast<int>(std::clamp<int64_t>(it->get<int64_t>(), std::numeric_limits<int>::min(),
+                                              std::numeric_limits<int>::max()));
+}
+std::optional<uint64_t> optional_unsigned(const ojson& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number_unsigned()) return std::nullopt;
+  return it->get<uint64_t>();
+}
+std::optional<double> optional_number(const ojson& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+ojson ms_json(const std::optional<int64_t>& ms) {
+  return ms ? ojson(*ms) : ojson();
+}
+// The keys of `j` that are not `known`.
+ojson others(const ojson& j, std::initializer_list<std::string_view> known) {
+  ojson out = ojson::object();
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::find(known.begin(), known.end(), it.key()) == known.end()) out[it.key()] = *it;
+  return out;
+}
+void add_others(ojson& j, const ojson& extra) {
+  if (!extra.is_object()) return;
+  for (auto it = extra.begin(); it != extra.end(); ++it)
+    if (!j.contains(it.key())) j[it.key()] = *it;
+}
+
+ojson session_json(const SessionRecord& s) {
+  ojson j = {{"id", s.id},
+             {"task_key", s.task_key},
+             {"anchor_epoch", s.anchor_epoch},
+             {"anchor_file", s.anchor_file}};
+  if (s.context_tokens) j["context_tokens"] = *s.context_tokens;
+  if (s.context_window) j["context_window"] = *s.context_window;
+  add_others(j, s.extra);
+  return j;
+}
+SessionRecord session_from(const ojson& j) {
+  SessionRecord s;
+  s.id = text_of(j, "id");
+  s.task_key = text_of(j, "task_key");
+  s.anchor_epoch = count_of(j, "anchor_epoch");
+  s.anchor_file = text_of(j, "anchor_file");
+  s.context_tokens = optional_unsigned(j, "context_tokens");
+  s.context_window = optional_unsigned(j, "context_window");
+  s.extra = others(
+      j, {"id", "task_key", "anchor_epoch", "anchor_file", "context_tokens", "context_window"});
+  return s;
+}
+
+ojson task_json(const TaskRecord& t) {
+  ojson j = {{"id", t.id},
+             {"title", t.title},
+             {"status", t.status},
+             {"iterations", t.iterations},
+             {"resets", t.resets},
+             {"compactions", t.compactions},
+             {"anchoring_tokens", t.anchoring_tokens},
+             {"usage", usage_json(t.usage)},
+             {"sessions", t.sessions},
+             {"started_at_ms", ms_json(t.started_at_ms)},
+             {"ended_at_ms", ms_json(t.ended_at_ms)},
+             {"wall_ms", t.wall_ms}};
+  if (t.context_mode) j["context_mode"] = *t.context_mode;
+  if (t.git_head) j["git_head"] = *t.git_head;
+  if (t.cost_usd) j["cost_usd"] = *t.cost_usd;
+  if (t.reason) j["reason"] = *t.reason;
+  add_others(j, t.extra);
+  return j;
+}
+TaskRecord task_from(const ojson& j) {
+  TaskRecord t;
+  if (!j.is_object()) return t;
+  t.id = text_of(j, "id");
+  t.title = text_of(j, "title");
+  t.status = text_of(j, "status");
+  t.iterations = count_of(j, "iterations");
+  t.resets = count_of(j, "resets");
+  t.compactions = count_of(j, "compactions");
+  t.anchoring_tokens = optional_unsigned(j, "anchoring_tokens").value_or(0);
+  if (const auto it = j.find("usage"); it != j.end()) t.usage = usage_from_json(*it);
+  if (const auto it = j.find("sessions"); it != j.end() && it->is_array())
+    for (const auto& s : *it)
+      if (s.is_string()) t.sessions.push_back(s.get<std::string>());
+  t.started_at_ms = optional_ms(j, "started_at_ms");
+  t.ended_at_ms = optional_ms(j, "ended_at_ms");
+  t.wall_ms = optional_ms(j, "wall_ms").value_or(0);
+  t.context_mode = optional_text(j, "context_mode");
+  t.git_head = optional_text(j, "git_head");
+  t.cost_usd = optional_number(j, "cost_usd");
+  t.reason = optional_text(j, "reason");
+  t.extra = others(j, {"id", "title", "status", "iterations", "resets", "compactions",
+                       "anchoring_tokens", "usage", "sessions", "started_at_ms", "ended_at_ms",
+                       "wall_ms", "context_mode", "git_head", "cost_usd", "reason"});
+  return t;
+}
+}  // namespace
+
+ojson usage_json(const TokenUsage& u) {
+  return {{"input", u.input},
+          {"cache_creation", u.cache_creation},
+          {"cache_read", u.cache_read},
+          {"output", u.output}};
+}
+
+TokenUsage usage_from_json(const ojson& j) {
+  if (!j.is_object()) return {};
+  auto count = [&](const char* key) { return optional_unsigned(j, key).value_or(0); };
+  return {count("input"), count("cache_creation"), count("cache_read"), count("output")};
+}
+
+ojson run_state_json(const RunState& s) {
+  ojson attempts = ojson::object();
+  for (const auto& [key, n] : s.attempts) attempts[key] = n;
+  ojson pending;
+  if (s.pending_action)
+    pending = {{"key", s.pending_action->key},
+               {"action", s.pending_action->action},
+               {"focus", s.pending_action->focus}};
+  ojson tasks = ojson::array();
+  for (const auto& t : s.tasks) tasks.push_back(task_json(t));
+  ojson j = {{"ctxkit", "run"},
+             {"version", 1},
+             {"run_id", s.run_id},
+             {"project", s.project},
+             {"mode", s.mode},
+             {"mode_origin", s.mode_origin},
+             {"source", s.source},
+             {"status", s.status},
+             {"started_at_ms", s.started_at_ms},
+             {"ended_at_ms", ms_json(s.ended_at_ms)},
+             {"iterations", s.iterations},
+             {"session", s.session ? session_json(*s.session) : ojson()},
+             {"previous_summary", s.previous_summary},
+             {"attempts", attempts},
+             {"pending_action", pending},
+             {"usage", usage_json(s.usage)},
+             {"tokens_total", s.tokens_total},
+             {"cost_usd", s.cost_usd},
+             {"options", s.options},
+             {"task_specs", s.task_specs},
+             {"tasks", tasks}};
+  if (s.session_totals) {
+    ojson all = ojson::object();
+    for (const auto& [id, totals] : *s.session_totals)
+      all[id] = {{"usage", usage_json(totals.usage)}, {"cost_usd", totals.cost_usd}};
+    j["session_totals"] = all;
+  }
+  if (s.stopped_on) j["stopped_on"] = *s.stopped_on;
+  if (s.refused_call)
+    j["refused_call"] = {{"key", s.refused_call->key}, {"fresh", s.refused_call->fresh}};
+  add_others(j, s.extra);
+  return j;
+}
+
+RunState run_state_from_json(const ojson& j) {
+  RunState s;
+  if (!j.is_object()) return s;
+  s.run_id = text_of(j, "run_id");
+  s.project = text_of(j, "project");
+  s.mode = text_of(j, "mode");
+  s.mode_origin = text_of(j, "mode_origin");
+  if (const auto it = j.find("source"); it != j.end() && it->is_object()) s.source = *it;
+  s.status = text_of(j, "status");
+  s.started_at_ms = optional_ms(j, "started_at_ms").value_or(0);
+  s.ended_at_ms = optional_ms(j, "ended_at_ms");
+  s.iterations = count_of(j, "iterations");
+  if (const auto it = j.find("session"); it != j.end() && it->is_object())
+    s.session = session_from(*it);
+  s.previous_summary = text_of(j, "previous_summary");
+  if (const auto it = j.find("attempts"); it != j.end() && it->is_object())
+    for (auto a = it->begin(); a != it->end(); ++a)
+      if (a->is_number_integer()) s.attempts[a.key()] = count_of(*it, a.key().c_str());
+  if (const auto it = j.find("pending_action"); it != j.end() && it->is_object())
+    s.pending_action =
+        PendingAction{text_of(*it, "key"), text_of(*it, "action"), text_of(*it, "focus")};
+  if (const auto it = j.find("usage"); it != j.end()) s.usage = usage_from_json(*it);
+  s.tokens_total = optional_unsigned(j, "tokens_total").value_or(0);
+  s.cost_usd = optional_number(j, "cost_usd").value_or(0);
+  if (const auto it = j.find("options"); it != j.end() && it->is_object()) s.options = *it;
+  if (const auto it = j.find("task_specs"); it != j.end() && it->is_array()) s.task_specs = *it;
+  if (const auto it = j.find("tasks"); it != j.end() && it->is_array())
+    for (const auto& t : *it) s.tasks.push_back(task_from(t));
+  if (const auto it = j.find("session_totals"); it != j.end() && it->is_object()) {
+    s.session_totals.emplace();
+    for (auto e = it->begin(); e != it->end(); ++e) {
+      if (!e->is_object()) continue;
+      SessionTotals totals;
+      if (const auto u = e->find("usage"); u != e->end()) totals.usage = usage_from_json(*u);
+      totals.cost_usd = optional_number(*e, "cost_usd").value_or(0);
+      (*s.session_totals)[e.key()] = totals;
+    }
+  }
+  if (const auto it = j.find("stopped_on"); it != j.end()) s.stopped_on = *it;
+  if (const auto it = j.find("refused_call"); it != j.end() && it->is_object()) {
+    const auto fresh = it->find("fresh");
+    s.refused_call = RefusedCall{text_of(*it, "key"),
+                                 fresh != it->end() && fresh->is_boolean() && fresh->get<bool>()};
+  }
+  s.extra = others(
+      j, {"ctxkit",      "version",        "run_id",           "project",       "mode",
+          "mode_origin", "source",         "status",           "started_at_ms", "ended_at_ms",
+          "iterations",  "session",        "previous_summary", "attempts",      "pending_action",
+          "usage",       "tokens_total",   "cost_usd",         "options",       "task_specs",
+          "tasks",       "session_totals", "stopped_on",       "refused_call"});
+  return s;
 }
 
 }  // namespace ctxkit::runner

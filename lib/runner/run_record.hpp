@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "runner/run_state.hpp"
 #include "util/error.hpp"
 #include "util/file_lock.hpp"
 
@@ -20,12 +21,14 @@ namespace ctxkit::runner {
 class RunRecord {
  public:
   RunRecord() = default;
-  RunRecord(std::filesystem::path folder, nlohmann::ordered_json initial)
+  RunRecord(std::filesystem::path folder, RunState initial)
       : state(std::move(initial)), folder_(std::move(folder)) {}
 
   // Loads a run folder, refusing one that is not a ctxkit run of this user (a link, another
   // owner, no run.json, a run.json that is not ours).
   static Result<RunRecord> load(const std::filesystem::path& folder);
+  // run.json of the run folder as it is, refused as load() refuses it.
+  static Result<nlohmann::ordered_json> read_json(const std::filesystem::path& folder);
 
   // Creates the folder (0700, links refused) and writes run.json; an existing folder is an error.
   Result<void> create();
@@ -48,14 +51,11 @@ class RunRecord {
   const std::filesystem::path& folder() const { return folder_; }
   std::filesystem::path file() const { return folder_ / "run.json"; }
 
-  // A new task entry of run.json.
-  static nlohmann::ordered_json new_task(const std::string& id, const std::string& title,
-                                         const std::string& status);
   // `id` as one safe path component (characters outside [A-Za-z0-9._-] become '_', "." and
   // ".." and "" become "_").
   static std::string safe_name(const std::string& id);
 
-  nlohmann::ordered_json state;
+  RunState state;
 
  private:
   std::filesystem::path folder_;
@@ -63,5 +63,21 @@ class RunRecord {
   std::set<std::filesystem::path>
       made_;  // folders below folder_ this record has made (or found) already
 };
+
+// run.json's layout: {"ctxkit": "run", "version": 1, "run_id", "project", "mode",
+// "mode_origin", "source", "status", "started_at_ms", "ended_at_ms", "iterations", "session",
+// "previous_summary", "attempts", "pending_action", "usage", "tokens_total", "cost_usd",
+// "options", "task_specs", "tasks", and once they arise "session_totals", "stopped_on",
+// "refused_call"}; a task: {"id", "title", "status", "iterations", "resets", "compactions",
+// "anchoring_tokens", "usage", "sessions", "started_at_ms", "ended_at_ms", "wall_ms", and once
+// they arise "context_mode", "git_head", "cost_usd", "reason"}. Keys it does not know are kept.
+nlohmann::ordered_json run_state_json(const RunState& state);
+// Reads run.json's text by content: a missing key or a value of another type is the default.
+RunState run_state_from_json(const nlohmann::ordered_json& j);
+
+// A usage object of run.json ({"input", "cache_creation", "cache_read", "output"}).
+nlohmann::ordered_json usage_json(const TokenUsage& u);
+// run.json lies in the project: a count that is not a non-negative integer counts as 0.
+TokenUsage usage_from_json(const nlohmann::ordered_json& j);
 
 }  // namespace ctxkit::runner

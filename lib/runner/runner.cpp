@@ -59,13 +59,6 @@ struct Position {
   Budget budget;         // the task's own budget
 };
 
-// A number of run.json (which lies in the project): anything else counts as 0.
-double number_of(const ojson& j, const char* key) {
-  if (!j.is_object()) return 0;
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
 std::string budget_text(const std::string& which, double v) {
   return which == "cost" ? fmt::format("${:.4f}", v) : fmt::format("{:.0f} tokens", v);
 }
@@ -266,7 +259,7 @@ class Runner {
  public:
   Runner(const RunOptions& o, RunEnvironment& w) : opts_(o), w_(w) {}
 
-  int start() {
+  RunOutcome start() {
     auto prepared = prepare();
     if (!prepared) return bad_input(prepared.error().message);
     if (opts_.dry_run) return dry_run();
@@ -275,28 +268,74 @@ class Runner {
     open_store();
     emit("run_started", {{"mode", std::string(to_string(opts_.mode))},
                          {"mode_origin", opts_.mode_origin},
-                         {"source", record_.state["source"]},
-                         {"tasks", record_.state["tasks"].size()}});
+                         {"source", record_.state.source},
+                         {"tasks", record_.state.tasks.size()}});
     return loop();
   }
 
-  int resume() {
-    auto loaded = RunRecord::load(run_folder(opts_.project, opts_.resume_run));
-    if (!loaded) return bad_input(loaded.error().message);
-    record_ = std::move(*loaded);
+  RunOutcome resume() {
+    const fs::path folder = run_folder(opts_.project, opts_.resume_run);
+    auto raw = RunRecord::read_json(folder);
+    if (!raw) return bad_input(raw.error().message);
+    record_ = RunRecord(folder, run_state_from_json(*raw));
     if (auto r = record_.lock(); !r) return bad_input(r.error().message);
     // Read again under the lock: the ctx-run that held it may have saved since.
-    if (auto again = RunRecord::load(record_.folder()); again)
-      record_.state = std::move(again->state);
-    const auto& st = record_.state;
-    if (st.value("status", "") == "completed")
-      return bad_input(fmt::format("run {} is already complete", st.value("run_id", "")));
+    if (auto again = RunRecord::read_json(folder); again) {
+      raw = std::move(again);
+      record_.state = run_state_from_json(*raw);
+    }
+    auto& st = record_.state;
+    if (st.status == "completed")
+      return bad_input(fmt::format("run {} is already complete", st.run_id));
     // The run goes on as it was started, whatever the command line says now.
-    auto mode = parse_context_mode(st.value("mode", ""));
+    auto mode = parse_context_mode(st.mode);
     if (!mode)
       return bad_input(fmt::format("{}: unknown mode in run.json", record_.file().string()));
     opts_.mode = *mode;
-    const ojson o = st.value("options", ojson::object());
+    restore_options();
+    // The session is resumed by its id on the client's command line: only an id of the client's
+    // shape is passed (an id starting with '-' would be taken for an option).
+    if (const ojson session = raw->value("session", ojson()); session.is_object()) {
+      const ojson id = session.value("id", ojson());
+      if (!id.is_string() ||
+          (!id.get<std::string>().empty() && !util::is_uuid(id.get<std::string>())))
+        return bad_input(fmt::format("{}: the session id {} is not a session id",
+                                     record_.file().string(), id.dump()));
+    }
+    if (st.source.value("kind", "") == "workflow") opts_.workflow = st.source.value("workflow", "");
+    for (const auto& t : st.task_specs) specs_.push_back(spec_from_json(t));
+    for (const auto& s : specs_)
+      if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
+        return bad_input(fmt::format("{}: task '{}' has an unknown context_mode '{}'",
+                                     record_.file().string(), s.id, s.context_mode));
+    reread_task_budgets();
+    summaries_wanted_ = wants_summaries();
+    st.stopped_on.reset();
+    if (auto found =
+            util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
+        !found)
+      return bad_input(found.error().message);
+    if (!opts_.workflow.empty()) driver_.emplace(opts_, w_.env, w_.locations, specs_);
+    open_store();
+    st.status = "running";
+    emit("run_resumed", {{"iterations", st.iterations}});
+    return loop();
+  }
+
+ private:
+  // --------------------------------------------------------------------------------------
+  static RunOutcome bad_input(const std::string& what) {
+    RunOutcome out;
+    out.end = RunEnd::BadInput;
+    out.why = what;
+    return out;
+  }
+
+  // The options the run was started with (run.json's "options") hold again, but for a budget given
+  // now and the client to run; run.json records the ones the run goes on with.
+  void restore_options() {
+    auto& st = record_.state;
+    const ojson o = st.options;
     opts_.max_iterations = o.value("max_iterations", opts_.max_iterations);
     opts_.max_task_iterations = o.value("max_task_iterations", opts_.max_task_iterations);
     if (auto f = parse_on_fail(o.value("on_fail", ""))) opts_.on_fail = *f;
@@ -308,9 +347,8 @@ class Runner {
       if (const ojson c = o.value("max_cost_usd", ojson()); c.is_number() && c.get<double>() >= 0)
         opts_.budget.max_cost_usd = c.get<double>();
     }
-    record_.state["options"]["max_tokens"] =
-        opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson();
-    record_.state["options"]["max_cost_usd"] =
+    st.options["max_tokens"] = opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson();
+    st.options["max_cost_usd"] =
         opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson();
     if (const ojson f = o.value("fresh_at", ojson()); f.is_number_integer())
       opts_.auto_thresholds.fresh_at = f.get<int>();
@@ -331,43 +369,8 @@ class Runner {
             args.dump(-1, ' ', false, ojson::error_handler_t::replace),
             ojson(opts_.claude_bin).dump(), ojson(opts_.claude_args).dump()));
     }
-    record_.state["options"]["claude_bin"] = opts_.claude_bin;
-    record_.state["options"]["claude_args"] = opts_.claude_args;
-    // The session is resumed by its id on the client's command line: only an id of the client's
-    // shape is passed (an id starting with '-' would be taken for an option).
-    if (const ojson session = st.value("session", ojson()); session.is_object()) {
-      const ojson id = session.value("id", ojson());
-      if (!id.is_string() ||
-          (!id.get<std::string>().empty() && !util::is_uuid(id.get<std::string>())))
-        return bad_input(fmt::format("{}: the session id {} is not a session id",
-                                     record_.file().string(), id.dump()));
-    }
-    const auto& src = st["source"];
-    if (src.value("kind", "") == "workflow") opts_.workflow = src.value("workflow", "");
-    for (const auto& t : st["task_specs"]) specs_.push_back(spec_from_json(t));
-    for (const auto& s : specs_)
-      if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
-        return bad_input(fmt::format("{}: task '{}' has an unknown context_mode '{}'",
-                                     record_.file().string(), s.id, s.context_mode));
-    reread_task_budgets();
-    summaries_wanted_ = wants_summaries();
-    record_.state.erase("stopped_on");
-    if (auto found =
-            util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
-        !found)
-      return bad_input(found.error().message);
-    if (!opts_.workflow.empty()) driver_.emplace(opts_, w_.env, w_.locations, specs_);
-    open_store();
-    record_.state["status"] = "running";
-    emit("run_resumed", {{"iterations", st.value("iterations", 0)}});
-    return loop();
-  }
-
- private:
-  // --------------------------------------------------------------------------------------
-  int bad_input(const std::string& what) {
-    w_.err << "ctx-run: error: " << util::one_line(what) << '\n';
-    return 1;
+    st.options["claude_bin"] = opts_.claude_bin;
+    st.options["claude_args"] = opts_.claude_args;
   }
 
   static workflow::TaskSpec spec_from_json(const ojson& t) {
@@ -391,7 +394,7 @@ class Runner {
   // A task's budget is raised in the tasks file: a --resume reads the budgets of its tasks again
   // from it (when it is still there and still reads; else the recorded ones hold).
   void reread_task_budgets() {
-    const std::string file = record_.state["source"].value("tasks_file", "");
+    const std::string file = record_.state.source.value("tasks_file", "");
     if (file.empty()) return;
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return;
@@ -400,7 +403,7 @@ class Runner {
       progress(fmt::format("note: {}: the recorded task budgets hold", tasks.error().message));
       return;
     }
-    ojson& recorded = record_.state["task_specs"];
+    ojson& recorded = record_.state.task_specs;
     for (size_t i = 0; i < specs_.size(); ++i)
       for (const auto& t : *tasks) {
         if (t.id != specs_[i].id) continue;
@@ -483,47 +486,32 @@ class Runner {
           util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
       if (!found) return std::unexpected(found.error());
     }
-    ojson tasks = ojson::array();
-    ojson specs = ojson::array();
+    RunState st;
     for (const auto& s : specs_) {
-      specs.push_back(spec_to_json(s));
+      st.task_specs.push_back(spec_to_json(s));
       if (opts_.workflow.empty())
-        tasks.push_back(RunRecord::new_task(s.id, s.title, s.done ? "done" : "pending"));
+        st.tasks.push_back(TaskRecord::make(s.id, s.title, s.done ? "done" : "pending"));
     }
     const int64_t now = util::now_ms();
-    ojson st = {
-        {"ctxkit", "run"},
-        {"version", 1},
-        {"run_id", new_run_id(now)},
-        {"project", fs::absolute(opts_.project).string()},
-        {"mode", std::string(to_string(opts_.mode))},
-        {"mode_origin", opts_.mode_origin},
-        {"source", source},
-        {"status", "running"},
-        {"started_at_ms", now},
-        {"ended_at_ms", nullptr},
-        {"iterations", 0},
-        {"session", nullptr},
-        {"previous_summary", ""},
-        {"attempts", ojson::object()},
-        {"pending_action", nullptr},
-        {"usage", {{"input", 0}, {"cache_creation", 0}, {"cache_read", 0}, {"output", 0}}},
-        {"tokens_total", 0},
-        {"cost_usd", 0.0},
-        {"options",
-         {{"max_iterations", opts_.max_iterations},
-          {"max_task_iterations", opts_.max_task_iterations},
-          {"on_fail", std::string(to_string(opts_.on_fail))},
-          {"reanchor", opts_.reanchor},
-          {"max_tokens", opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson()},
-          {"max_cost_usd", opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson()},
-          {"fresh_at", opts_.auto_thresholds.fresh_at},
-          {"compact_at", opts_.auto_thresholds.compact_at},
-          {"claude_bin", opts_.claude_bin},
-          {"claude_args", opts_.claude_args}}},
-        {"task_specs", specs},
-        {"tasks", tasks}};
-    const std::string run_id = st["run_id"];
+    st.run_id = new_run_id(now);
+    st.project = fs::absolute(opts_.project).string();
+    st.mode = to_string(opts_.mode);
+    st.mode_origin = opts_.mode_origin;
+    st.source = source;
+    st.status = "running";
+    st.started_at_ms = now;
+    st.options = {
+        {"max_iterations", opts_.max_iterations},
+        {"max_task_iterations", opts_.max_task_iterations},
+        {"on_fail", std::string(to_string(opts_.on_fail))},
+        {"reanchor", opts_.reanchor},
+        {"max_tokens", opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson()},
+        {"max_cost_usd", opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson()},
+        {"fresh_at", opts_.auto_thresholds.fresh_at},
+        {"compact_at", opts_.auto_thresholds.compact_at},
+        {"claude_bin", opts_.claude_bin},
+        {"claude_args", opts_.claude_args}};
+    const std::string run_id = st.run_id;
     record_ = RunRecord(fs::absolute(opts_.project) / ".ctxkit" / "runs" / run_id, std::move(st));
     if (!opts_.workflow.empty() && !opts_.dry_run)
       driver_.emplace(opts_, w_.env, w_.locations, specs_);
@@ -551,14 +539,13 @@ class Runner {
   // Records an event: one JSON line in the run folder and a row in the state database.
   void emit(const std::string& kind, ojson data) {
     ojson ev = {{"event", kind},
-                {"run_id", record_.state["run_id"]},
+                {"run_id", record_.state.run_id},
                 {"at", util::format_iso8601_ms(util::now_ms())}};
     for (auto& [k, v] : data.items()) ev[k] = v;
     const std::string line = ev.dump(-1, ' ', false, ojson::error_handler_t::replace);
     if (auto r = record_.append_event(line); !r) progress("note: " + r.error().message);
     if (store_) {
-      if (auto r = store_->append_event(
-              {util::now_ms(), "run", record_.state["run_id"].get<std::string>(), kind, line});
+      if (auto r = store_->append_event({util::now_ms(), "run", record_.state.run_id, kind, line});
           !r) {
         progress("note: " + r.error().message);
         store_.reset();
@@ -570,7 +557,8 @@ class Runner {
   // One line on stderr: text from outside (the model's BLOCKED reason, task titles, paths) has its
   // control characters escaped, so it can neither break the line nor drive the terminal.
   void progress(const std::string& line) {
-    w_.err << "ctx-run: " << util::one_line(line) << '\n' << std::flush;
+    util::print_note(w_.err, "ctx-run", line);
+    w_.err << std::flush;
   }
 
   void progress_event(const std::string& kind, const ojson& ev) {
@@ -578,7 +566,7 @@ class Runner {
       progress(fmt::format("task {} of {} ({}), iteration {}, session {}, {} tokens so far",
                            task_number_, task_count(), ev.value("task_id", ""),
                            ev.value("task_iteration", 0), ev.value("session_id", ""),
-                           record_.state.value("tokens_total", static_cast<uint64_t>(0))));
+                           record_.state.tokens_total));
     } else {
       std::string detail;
       for (const char* k :
@@ -592,11 +580,11 @@ class Runner {
   }
 
   size_t task_count() const {
-    return opts_.workflow.empty() ? specs_.size() : record_.state["tasks"].size();
+    return opts_.workflow.empty() ? specs_.size() : record_.state.tasks.size();
   }
 
   // --------------------------------------------------------------------------------------
-  int dry_run() {
+  RunOutcome dry_run() {
     auto& out = w_.out;
     out << fmt::format(
         "run plan: mode {} ({}), {} task(s), at most {} iteration(s), {} per task, on_fail {}\n",
@@ -612,7 +600,7 @@ class Runner {
           "workflow: {} ({}); steps and their context actions come from the template as the run "
           "reaches them\n",
           workflow_name_, opts_.workflow);
-      return 0;
+      return {};
     }
     bool have_session = false;
     std::string session = "<new session id>";
@@ -666,7 +654,7 @@ class Runner {
       else if (max_attempts > 1)
         out << fmt::format("further iterations (up to {}) resume the same session\n", max_attempts);
     }
-    return 0;
+    return {};
   }
 
   // --------------------------------------------------------------------------------------
@@ -820,96 +808,73 @@ class Runner {
   // each session has reported (in run.json, so a --resume knows it too) and count the call's share.
   void take_session_share(StreamResult& stream) {
     if (!stream.has_result || stream.session_id.empty()) return;
-    ojson& all = record_.state["session_totals"];
-    if (!all.is_object()) all = ojson::object();
+    auto& all = record_.state.session_totals;
+    if (!all) all.emplace();
     std::optional<SessionTotals> before;
-    if (auto it = all.find(stream.session_id); it != all.end() && it->is_object()) {
-      const auto cost = it->find("cost_usd");
-      const auto usage = it->find("usage");
-      before = SessionTotals{usage != it->end() ? usage_from(*usage) : TokenUsage{},
-                             cost != it->end() && cost->is_number() ? cost->get<double>() : 0.0};
-    }
-    const SessionTotals now = take_call_share(stream, before);
-    all[stream.session_id] = {{"usage", usage_json(now.usage)}, {"cost_usd", now.cost_usd}};
+    if (auto it = all->find(stream.session_id); it != all->end()) before = it->second;
+    (*all)[stream.session_id] = take_call_share(stream, before);
   }
 
-  static ojson usage_json(const TokenUsage& u) {
-    return {{"input", u.input},
-            {"cache_creation", u.cache_creation},
-            {"cache_read", u.cache_read},
-            {"output", u.output}};
-  }
-  // run.json lies in the project: a count that is not a non-negative integer counts as 0.
-  static TokenUsage usage_from(const ojson& j) {
-    if (!j.is_object()) return {};
-    auto count = [&](const char* key) {
-      const auto it = j.find(key);
-      return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : uint64_t{0};
-    };
-    return {count("input"), count("cache_creation"), count("cache_read"), count("output")};
-  }
-
-  // The task record of `key` (created on first use in workflow runs).
-  ojson& task_record(const std::string& key, const std::string& title) {
-    auto& tasks = record_.state["tasks"];
-    for (auto& t : tasks)
-      if (t["id"] == key) return t;
-    tasks.push_back(RunRecord::new_task(key, title, "pending"));
-    return tasks.back();
+  // The task record of `key` (created on first use in workflow runs), by its index.
+  size_t task_record(const std::string& key, const std::string& title) {
+    auto& tasks = record_.state.tasks;
+    for (size_t i = 0; i < tasks.size(); ++i)
+      if (tasks[i].id == key) return i;
+    tasks.push_back(TaskRecord::make(key, title, "pending"));
+    return tasks.size() - 1;
   }
 
   // Counts a call's tokens and cost to its task and the run.
-  void add_call(ojson& task, const StreamResult& r) {
-    add_usage(task, r.usage);
-    task["cost_usd"] = number_of(task, "cost_usd") + r.cost_usd;
-    record_.state["cost_usd"] = number_of(record_.state, "cost_usd") + r.cost_usd;
-  }
-
-  void add_usage(ojson& task, const TokenUsage& u) {
-    TokenUsage sum = usage_from(task["usage"]);
-    sum += u;
-    task["usage"] = usage_json(sum);
-    TokenUsage run_sum = usage_from(record_.state["usage"]);
-    run_sum += u;
-    record_.state["usage"] = usage_json(run_sum);
-    record_.state["tokens_total"] = run_sum.total();
+  void add_call(TaskRecord& task, const StreamResult& r) {
+    auto& st = record_.state;
+    task.usage += r.usage;
+    st.usage += r.usage;
+    st.tokens_total = st.usage.total();
+    task.cost_usd = task.cost_usd.value_or(0) + r.cost_usd;
+    st.cost_usd += r.cost_usd;
   }
 
   // Saves run.json and the run's row.
   void save() {
     if (auto r = record_.save(); !r) progress("note: " + r.error().message);
     if (store_) {
+      const auto& st = record_.state;
       RunRow row;
-      row.run_id = record_.state["run_id"];
-      row.project = record_.state["project"];
+      row.run_id = st.run_id;
+      row.project = st.project;
       row.folder = record_.folder().string();
-      row.mode = record_.state["mode"];
-      row.status = record_.state["status"];
-      row.started_at_ms = record_.state["started_at_ms"];
-      if (record_.state["ended_at_ms"].is_number())
-        row.ended_at_ms = record_.state["ended_at_ms"].get<int64_t>();
-      row.totals = ojson{{"usage", record_.state.value("usage", ojson::object())},
-                         {"iterations", record_.state["iterations"]}}
-                       .dump();
+      row.mode = st.mode;
+      row.status = st.status;
+      row.started_at_ms = st.started_at_ms;
+      row.ended_at_ms = st.ended_at_ms;
+      row.totals = ojson{{"usage", usage_json(st.usage)}, {"iterations", st.iterations}}.dump();
       if (auto r = store_->put_run(row); !r) progress("note: " + r.error().message);
     }
   }
 
-  int finish(const std::string& status, int code, const std::string& why = {}) {
-    record_.state["status"] = status;
-    record_.state["ended_at_ms"] = util::now_ms();
-    ojson data = {{"status", status},
-                  {"iterations", record_.state["iterations"]},
-                  {"usage", record_.state.value("usage", ojson::object())}};
+  RunOutcome finish(const std::string& status, RunEnd end, const std::string& why = {}) {
+    auto& st = record_.state;
+    st.status = status;
+    st.ended_at_ms = util::now_ms();
+    ojson data = {
+        {"status", status}, {"iterations", st.iterations}, {"usage", usage_json(st.usage)}};
     if (!why.empty()) data["reason"] = why;
     emit("run_ended", data);
     save();
-    w_.out << util::one_line(
-                  fmt::format("run {} {}{}: {}", record_.state["run_id"].get<std::string>(), status,
-                              why.empty() ? "" : " (" + why + ")", record_.folder().string()))
-           << '\n';
-    return code;
+    RunOutcome out;
+    out.end = end;
+    out.why = why;
+    out.run_id = st.run_id;
+    out.status = status;
+    out.folder = record_.folder();
+    if (st.stopped_on && st.stopped_on->is_object()) {
+      out.stopped_scope = st.stopped_on->value("scope", "");
+      out.stopped_budget = st.stopped_on->value("budget", "");
+    }
+    return out;
   }
+
+  bool interrupted() const { return w_.interrupted && w_.interrupted(); }
 
   // A STOP request: a regular file named STOP in the run folder, consumed here. Anything else of
   // that name (a directory, a link) is not a request: it could not be consumed and would stop
@@ -932,35 +897,35 @@ class Runner {
   }
 
   // Between iterations: STOP ends the run (the file is consumed), PAUSE waits while it exists.
-  std::optional<int> control() {
+  std::optional<RunOutcome> control() {
     std::error_code ec;
-    if (stop_requested()) return finish("stopped", 3, "STOP file");
+    if (stop_requested()) return finish("stopped", RunEnd::Stopped, "STOP file");
     if (fs::exists(record_.folder() / "PAUSE", ec)) {
-      record_.state["status"] = "paused";
+      record_.state.status = "paused";
       emit("run_paused", {{"reason", "PAUSE file"}});
       save();
       const int64_t t_pause = util::now_ms();
       while (fs::exists(record_.folder() / "PAUSE", ec)) {
-        if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
-        if (stop_requested()) return finish("stopped", 3, "STOP file");
+        if (interrupted()) return finish("stopped", RunEnd::Interrupted, "SIGINT");
+        if (stop_requested()) return finish("stopped", RunEnd::Stopped, "STOP file");
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
       const int64_t paused = util::now_ms() - t_pause;
       paused_ms_ += paused;  // not the runner's work
       git_.clear();          // the work tree may have changed meanwhile
-      record_.state["status"] = "running";
+      record_.state.status = "running";
       emit("run_unpaused", {{"paused_ms", paused}});
     }
-    if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
+    if (interrupted()) return finish("stopped", RunEnd::Interrupted, "SIGINT");
     return std::nullopt;
   }
 
   // The next position of a tasks-file run.
   Position next_task_position() {
     Position p;
-    auto& tasks = record_.state["tasks"];
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      const std::string status = tasks[i]["status"];
+    const auto& tasks = record_.state.tasks;
+    for (size_t i = 0; i < tasks.size() && i < specs_.size(); ++i) {
+      const std::string& status = tasks[i].status;
       if (status == "done" || status == "skipped" || status == "failed") continue;
       const auto& s = specs_[i];
       p.key = p.task_key = s.id;
@@ -980,363 +945,454 @@ class Runner {
   }
 
   // Ends a task: its event, its summary (kept for hybrid's next anchor).
-  void end_task(ojson& task, const std::string& status, const std::string& final_text,
+  void end_task(TaskRecord& task, const std::string& status, const std::string& final_text,
                 const std::string& reason) {
-    task["status"] = status;
-    task["ended_at_ms"] = util::now_ms();
-    task["wall_ms"] = task["ended_at_ms"].get<int64_t>() -
-                      task.value("started_at_ms", task["ended_at_ms"].get<int64_t>());
-    if (!reason.empty()) task["reason"] = reason;
-    const TokenUsage u = usage_from(task["usage"]);
-    const bool own_mode = task.contains("context_mode") && task["context_mode"].is_string();
-    ojson data = {{"context_mode",
-                   own_mode ? task["context_mode"] : ojson(std::string(to_string(opts_.mode)))},
-                  {"task_id", task["id"]},
-                  {"iterations", task["iterations"]},
-                  {"tokens_used", u.total()},
-                  {"usage", task["usage"]},
-                  {"context_resets", task["resets"]},
-                  {"compactions", task["compactions"]},
-                  {"anchoring_tokens", task["anchoring_tokens"]},
+    const int64_t now = util::now_ms();
+    task.status = status;
+    task.ended_at_ms = now;
+    task.wall_ms = now - task.started_at_ms.value_or(now);
+    if (!reason.empty()) task.reason = reason;
+    ojson data = {{"context_mode", task.context_mode.value_or(std::string(to_string(opts_.mode)))},
+                  {"task_id", task.id},
+                  {"iterations", task.iterations},
+                  {"tokens_used", task.usage.total()},
+                  {"usage", usage_json(task.usage)},
+                  {"context_resets", task.resets},
+                  {"compactions", task.compactions},
+                  {"anchoring_tokens", task.anchoring_tokens},
                   {"anchoring_tokens_measure",
                    "estimate: anchor UTF-8 bytes / 4, once per session started or re-anchored"},
-                  {"wall_ms", task["wall_ms"]}};
+                  {"wall_ms", task.wall_ms}};
     if (!reason.empty()) data["reason"] = reason;
-    if (task.contains("cost_usd")) data["cost_usd"] = task["cost_usd"];
+    if (task.cost_usd) data["cost_usd"] = *task.cost_usd;
     emit(status == "done"      ? "task_completed"
          : status == "skipped" ? "task_skipped"
                                : "task_failed",
          data);
     // Summaries are hybrid mode's: the next task's anchor carries them. (Gathering one asks git
     // twice, which the other modes do not pay for.)
-    if (!summaries_wanted_) return;
+    if (summaries_wanted_) write_task_summary(task, final_text, reason);
+  }
+
+  void write_task_summary(const TaskRecord& task, const std::string& final_text,
+                          const std::string& reason) {
     SummaryInputs si;
-    si.task_id = task["id"];
-    si.title = task.value("title", "");
-    si.status = status;
+    si.task_id = task.id;
+    si.title = task.title;
+    si.status = task.status;
     si.final_message = final_text;
     si.blocked_reason = reason;
-    si.files_changed = changed_files(git_.get(opts_.project, task.value("git_head", "")));
+    si.files_changed = changed_files(git_.get(opts_.project, task.git_head.value_or("")));
     if (auto f = project_file(opts_.project, opts_.progress_file, opts_.progress_file_anywhere))
       si.progress_tail = file_tail(*f, 200);
     const std::string summary =
         build_task_summary(si, static_cast<size_t>(opts_.summary_max_lines));
-    record_.state["previous_summary"] = summary;
+    record_.state.previous_summary = summary;
     if (auto r = record_.write_file("task_summary.md", summary); !r)
       progress("note: " + r.error().message);
     if (auto r = record_.write_file(
-            fmt::format("tasks/{}/summary.md", RunRecord::safe_name(task["id"])), summary);
+            fmt::format("tasks/{}/summary.md", RunRecord::safe_name(task.id)), summary);
         !r)
       progress("note: " + r.error().message);
     emit("summary_written",
-         {{"task_id", task["id"]}, {"lines", std::count(summary.begin(), summary.end(), '\n')}});
+         {{"task_id", task.id}, {"lines", std::count(summary.begin(), summary.end(), '\n')}});
   }
 
   // --------------------------------------------------------------------------------------
-  int loop() {
-    auto& st = record_.state;
-    if (driver_) {
-      if (auto r = driver_->ensure_started(); !r) return finish("failed", 2, r.error().message);
+  // One call of the loop, as its steps build it.
+  struct Step {
+    Position pos;
+    size_t task = 0;  // its task: record_.state.tasks[task]
+    bool new_task = false;
+    int attempt = 1;  // of the position, toward its max_attempts
+    SessionPlan plan;
+    std::string focus;       // of a compaction before the call
+    std::string session_id;  // the call's session
+    std::string anchor;      // the session's anchor, as the call gets it
+    int n = 0;               // the run's iteration this call is
+    std::string stem;        // tasks/<task>/iter-NNN, its records
+    int64_t client_ms = 0;   // the client's time in the calls of this step
+  };
+
+  TaskRecord& task_of(const Step& s) { return record_.state.tasks[s.task]; }
+
+  // Each pass: the next position, the run's end or budgets, the task's start, the session plan
+  // (auto's decision among it), a compaction, the session, the call, its record, and what
+  // follows from it.
+  RunOutcome loop() {
+    if (auto end = begin_loop()) return *end;
+    while (true) {
+      if (auto end = control()) return *end;
+      auto pos = next_position();
+      if (!pos) return finish("failed", RunEnd::Failed, pos.error().message);
+      if (auto end = end_before_call(*pos)) return *end;
+      Step step = enter_position(std::move(*pos));
+      if (auto end = check_budgets(task_of(step), step.pos.budget)) return *end;
+      start_task(task_of(step));
+      plan_call(step);
+      if (auto end = compact(step)) return *end;
+      open_session(step);
+      auto call = make_call(step);
+      if (!call) return finish("failed", RunEnd::Failed, call.error().message);
+      // A call that ended on a limit is no attempt: the run waits (or stops), then makes it again.
+      if (auto limit = classify_limit(call->stream, call->stderr_tail, call->exit_code,
+                                      util::now_ms() / 1000)) {
+        if (auto end = after_limit(step, *call, *limit)) return *end;
+        continue;
+      }
+      const ParsedReport report = record_call(step, *call);
+      if (auto end = after_call(step, *call, report)) return *end;
+      save();
+      if (interrupted()) return finish("stopped", RunEnd::Interrupted, "SIGINT");
     }
-    std::string last_task_key =
-        st["session"].is_object() ? st["session"].value("task_key", "") : "";
-    const Config cfg = load_config(w_.env, {opts_.project});
+  }
+
+  std::optional<RunOutcome> begin_loop() {
+    if (driver_) {
+      if (auto r = driver_->ensure_started(); !r)
+        return finish("failed", RunEnd::Failed, r.error().message);
+    }
+    last_task_key_ = record_.state.session ? record_.state.session->task_key : "";
+    cfg_ = load_config(w_.env, {opts_.project});
     compaction_ = read_compaction_settings(w_.env, client_settings_files(w_.env, opts_.project));
     for (size_t i = 0; i + 1 < opts_.claude_args.size(); ++i)
       if (opts_.claude_args[i] == "--model") model_ = opts_.claude_args[i + 1];
-    int64_t last_iteration_ms = util::now_ms();
-    while (true) {
-      if (auto c = control()) return *c;
-      const std::string session = st["session"].is_object() ? st["session"].value("id", "") : "";
-      Position pos;
-      if (driver_ && pending_position_) {
-        pos = std::move(*pending_position_);
-        pending_position_.reset();
-      } else if (driver_) {
-        auto p = driver_->position(session, w_.env, cfg);
-        if (!p) return finish("failed", 2, p.error().message);
-        pos = std::move(*p);
-      } else {
-        pos = next_task_position();
-      }
-      // An action handed out before a stop (run.json keeps it) is still carried out on resume.
-      if (driver_) {
-        auto& pa = st["pending_action"];
-        if (pos.action != workflow::ContextAction::None) {
-          pa = {
-              {"key", pos.key}, {"action", workflow::to_string(pos.action)}, {"focus", pos.focus}};
-          save();
-        } else if (pa.is_object() && pa.value("key", "") == pos.key) {
-          pos.action = pa.value("action", "") == "clear" ? workflow::ContextAction::Clear
-                                                         : workflow::ContextAction::Compact;
-          pos.focus = pa.value("focus", "");
-        }
-      }
-      if (pos.finished) {
-        if (pos.workflow_failed) return finish("failed", 2, "the workflow failed");
-        return finish("completed", 0);
-      }
-      // Checked once the position is known: a run whose last task ends on the last allowed
-      // iteration is complete, not stopped. (An action taken above is kept in run.json.)
-      if (st["iterations"].get<int>() >= opts_.max_iterations)
-        return finish("stopped", 3, "max_iterations reached");
-      ojson& task = task_record(pos.task_key, pos.title);
-      if (driver_)
-        task_number_ = static_cast<size_t>(std::find(st["tasks"].begin(), st["tasks"].end(), task) -
-                                           st["tasks"].begin()) +
-                       1;
-      const bool new_task = pos.task_key != last_task_key;
-      mode_ = pos.mode;
-      if (auto c = check_budgets(task, pos.budget)) return *c;
-      if (task["status"] == "pending") {
-        task["status"] = "running";
-        task["started_at_ms"] = util::now_ms();
-        task["context_mode"] = std::string(to_string(mode_));
-        if (summaries_wanted_)
-          if (auto head = git_.get(opts_.project).head; !head.empty()) task["git_head"] = head;
-        ojson started = {{"task_id", task["id"]}, {"title", task["title"]}};
-        if (mode_ != opts_.mode) started["context_mode"] = std::string(to_string(mode_));
-        emit("task_started", started);
-      }
-      // Retry unit: one position; its attempts count toward max_task_iterations.
-      // (No reference into `st` is held across calls that may add keys to it.)
-      if (!st["attempts"].is_object()) st["attempts"] = ojson::object();
-      const int attempt = st["attempts"].value(pos.key, 0) + 1;
+    last_iteration_ms_ = util::now_ms();
+    return std::nullopt;
+  }
 
-      const bool clear = pos.action == workflow::ContextAction::Clear;
-      const bool compact = pos.action == workflow::ContextAction::Compact;
-      // The call a limit refused (run.json keeps it for a --resume) is the next one.
-      std::optional<bool> refused_fresh;
-      if (const ojson& rc = st["refused_call"]; rc.is_object() && rc.value("key", "") == pos.key)
-        refused_fresh = rc.contains("fresh") && rc["fresh"].is_boolean() && rc["fresh"].get<bool>();
-      const bool repeat = refused_fresh.has_value();
-      st.erase("refused_call");
-      const AutoAction auto_action = !repeat && mode_ == ContextMode::Auto && !session.empty()
-                                         ? auto_decision(task, new_task, cfg)
-                                         : AutoAction::Keep;
-      // The call a limit refused is made again as it was: in its session (started already when the
-      // client wrote its transcript), with its anchor, without a compaction in between.
-      const SessionPlan plan =
-          repeat ? repeat_plan(session, *refused_fresh)
-                 : plan_session(mode_, !session.empty(), new_task, clear, compact, auto_action);
-      // Auto compacts with the task as the focus; a workflow with its own.
-      const std::string focus =
-          plan.compact_why == "auto" ? bounded_text(without_nul(pos.work), 2000) : pos.focus;
-      std::string session_id = session;
-      std::string anchor;
-      int64_t client_ms = 0;
-
-      if (plan.compact_skipped)
-        emit("compact_skipped",
-             {{"task_id", task["id"]}, {"reason", "the call starts a fresh session"}});
-      if (plan.compact) {
-        // /compact <focus> on the session, with the session's own anchor so the prompt cache holds.
-        const std::string old_anchor = read_session_anchor();
-        std::vector<std::string> extra = base_args();
-        if (!old_anchor.empty()) {
-          extra.push_back("--append-system-prompt");
-          extra.push_back(old_anchor);
-        }
-        auto argv = compact_argv(opts_.claude_bin, extra, session_id, without_nul(focus));
-        auto r = invoke(argv, task.value("git_head", ""));
-        if (!r) return finish("failed", 2, r.error().message);
-        client_ms += r->client_ms;
-        add_call(task, r->stream);
-        if (!r->stream.compacted) {
-          // The client compacted nothing (it answers "Not enough messages to compact." on a short
-          // session, with exit 0): not a compaction; the session goes on with its own anchor.
-          emit("compact_failed", {{"task_id", task["id"]},
-                                  {"session_id", session_id},
-                                  {"focus", focus},
-                                  {"why", plan.compact_why},
-                                  {"reason", util::one_line(r->stream.text)},
-                                  {"usage", usage_json(r->stream.usage)},
-                                  {"exit_code", r->exit_code}});
-          anchor = old_anchor;
-        } else {
-          task["compactions"] = task["compactions"].get<int>() + 1;
-          emit("compacted", {{"task_id", task["id"]},
-                             {"session_id", session_id},
-                             {"focus", focus},
-                             {"why", plan.compact_why},
-                             {"usage", usage_json(r->stream.usage)},
-                             {"exit_code", r->exit_code},
-                             {"boundary", true}});
-          // Re-anchor after the compaction: a new anchor epoch for this session.
-          anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text,
-                                                st.value("previous_summary", ""))
-                                  : "";
-          set_session(session_id, pos.task_key, anchor);
-          if (!anchor.empty())
-            task["anchoring_tokens"] =
-                task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
-        }
-      }
-      if (plan.fresh && plan.reason == "repeat") {
-        anchor = read_session_anchor();
-      } else if (plan.fresh) {
-        session_id = util::random_uuid();
-        anchor = opts_.reanchor ? make_anchor(current_spec_, pos.workflow_text,
-                                              st.value("previous_summary", ""))
-                                : "";
-        if (plan.reason != "start") {
-          task["resets"] = task["resets"].get<int>() + 1;
-          emit("context_reset",
-               {{"task_id", task["id"]}, {"why", plan.reason}, {"session_id", session_id}});
-        }
-        set_session(session_id, pos.task_key, anchor);
-        if (!anchor.empty())
-          task["anchoring_tokens"] =
-              task["anchoring_tokens"].get<uint64_t>() + estimate_tokens(anchor.size());
-        emit("session_started", {{"task_id", task["id"]},
-                                 {"session_id", session_id},
-                                 {"reason", plan.reason},
-                                 {"anchor_bytes", anchor.size()}});
-      } else if (!plan.compact) {
-        anchor = read_session_anchor();
-      }
-      if (clear)
-        emit("workflow_action_executed",
-             {{"task_id", task["id"]}, {"action", "clear"}, {"session_id", session_id}});
-
-      if (driver_ && pos.action != workflow::ContextAction::None) st["pending_action"] = nullptr;
-      const std::string prompt =
-          call_prompt(pos.work, attempt, pos.max_attempts, driver_.has_value());
-      auto argv = call_argv(plan.fresh, session_id, anchor, prompt);
-      const int n = st["iterations"].get<int>() + 1;
-      const std::string stem =
-          fmt::format("tasks/{}/iter-{:03}", RunRecord::safe_name(pos.task_key), n);
-      if (auto r = record_.write_file(stem + ".prompt.md", prompt); !r)
-        progress("note: " + r.error().message);
-      auto r = invoke(argv, task.value("git_head", ""));
-      if (!r) return finish("failed", 2, r.error().message);
-      client_ms += r->client_ms;
-      const CallResult& call = *r;
-      // A call that ended on a limit is no attempt: the run waits (or stops), then makes it again.
-      if (auto limit = classify_limit(call.stream, call.stderr_tail, call.exit_code,
-                                      util::now_ms() / 1000)) {
-        add_call(task, call.stream);
-        // Kept before the wait: a run stopped while waiting makes this call first on --resume.
-        st["refused_call"] = {{"key", pos.key}, {"fresh", plan.fresh}};
-        if (auto c = wait_for_limit(task, session_id, stem, call, *limit)) return *c;
-        last_iteration_ms = util::now_ms();
-        paused_ms_ = 0;
-        continue;
-      }
-      limits_in_a_row_ = 0;
-      if (!call.stream.session_id.empty() && call.stream.session_id != session_id) {
-        // The client may hand out another id (it never does for --session-id/--resume today).
-        session_id = call.stream.session_id;
-        st["session"]["id"] = session_id;
-      }
-      last_task_key = pos.task_key;
-      // The session's context after the call, for auto's next decision.
-      st["session"]["context_tokens"] = call.stream.last_context;
-      st["session"]["context_window"] = call.stream.context_window;
-      st["iterations"] = n;
-      st["attempts"][pos.key] = attempt;
-      task["iterations"] = task["iterations"].get<int>() + 1;
-      add_call(task, call.stream);
-      if (std::find(task["sessions"].begin(), task["sessions"].end(), session_id) ==
-          task["sessions"].end())
-        task["sessions"].push_back(session_id);
-      const ParsedReport report = parse_task_report(call.stream.text);
-      ojson result = {{"exit_code", call.exit_code},
-                      {"session_id", session_id},
-                      {"has_result", call.stream.has_result},
-                      {"is_error", call.stream.is_error},
-                      {"subtype", call.stream.subtype},
-                      {"num_turns", call.stream.num_turns},
-                      {"usage", usage_json(call.stream.usage)},
-                      {"cost_usd", call.stream.cost_usd},
-                      {"report", report.report == TaskReport::Done      ? "done"
-                                 : report.report == TaskReport::Blocked ? "blocked"
-                                                                        : "none"},
-                      {"text", call.stream.text}};
-      if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
-      if (call.timed_out) result["timed_out"] = true;
-      if (call.cut_off) result["cut_off"] = true;
-      if (auto w = record_.write_file(stem + ".result.json",
-                                      result.dump(2, ' ', false, ojson::error_handler_t::replace));
-          !w)
-        progress("note: " + w.error().message);
-      // Everything since the last iteration was recorded (closing its task, this task's start,
-      // the anchor, the records) but the client's calls.
-      const int64_t now = util::now_ms();
-      const int64_t runner_ms = now - last_iteration_ms - client_ms - paused_ms_;
-      last_iteration_ms = now;
-      paused_ms_ = 0;
-      emit("iteration", {{"task_id", task["id"]},
-                         {"position", pos.key},
-                         {"iteration", n},
-                         {"task_iteration", attempt},
-                         {"session_id", session_id},
-                         {"fresh", plan.fresh},
-                         {"exit_code", call.exit_code},
-                         {"report", result["report"]},
-                         {"usage", usage_json(call.stream.usage)},
-                         {"cost_usd", call.stream.cost_usd},
-                         {"context_tokens", call.stream.last_context},
-                         {"client_ms", client_ms},
-                         {"client_exit_ms", call.exit_ms},
-                         {"runner_ms", runner_ms}});
-      save();  // the iteration is recorded before anything else can go wrong
-
-      // A client killed after its result because it did not exit has done its work.
-      const bool ok = (call.exit_code == 0 || (call.cut_off && !call.timed_out)) &&
-                      call.stream.has_result && !call.stream.is_error;
-      const AfterCall next = decide_after_call(
-          {ok, false, report.report, attempt, pos.max_attempts, pos.on_fail});  // limits: above
-      const std::string why =
-          report.report == TaskReport::Blocked ? "blocked: " + report.reason
-          : !ok ? fmt::format("the call failed (exit {}{})", call.exit_code,
-                              call.stream.subtype.empty() ? "" : ", " + call.stream.subtype)
-                : fmt::format("not reported done after {} attempt(s)", attempt);
-      switch (next) {
-        case AfterCall::Done:
-          st["attempts"].erase(pos.key);
-          if (driver_) {
-            if (auto a =
-                    driver_->advance(strip_task_report(call.stream.text), session_id, cfg.context);
-                !a)
-              return finish("failed", 2, a.error().message);
-            // A loop task or a step ends when the workflow moves past it; finished tasks are
-            // closed when the next position shows another task key.
-            auto following = driver_->position(st["session"].value("id", ""), w_.env, cfg);
-            if (!following) return finish("failed", 2, following.error().message);
-            if (following->finished || following->task_key != pos.task_key)
-              end_task(task, "done", call.stream.text, "");
-            pending_position_ = std::move(*following);
-          } else {
-            end_task(task, "done", call.stream.text, "");
-          }
-          break;
-        case AfterCall::Again:
-        case AfterCall::LimitWait:
-          break;
-        case AfterCall::Retry:
-          emit("task_retry", {{"task_id", task["id"]}, {"reason", why}});
-          st["attempts"].erase(pos.key);
-          break;
-        case AfterCall::Skip:
-          st["attempts"].erase(pos.key);
-          if (driver_) {
-            if (auto a = driver_->advance(fmt::format("[skipped by ctx-run: {}]", why), session_id,
-                                          cfg.context);
-                !a)
-              return finish("failed", 2, a.error().message);
-          }
-          end_task(task, "skipped", call.stream.text, why);
-          break;
-        case AfterCall::Abort:
-          end_task(task, "failed", call.stream.text, why);
-          save();
-          return finish("aborted", 2,
-                        fmt::format("task {} failed: {}", task["id"].get<std::string>(), why));
-      }
-      save();
-      if (w_.interrupted && w_.interrupted()) return finish("stopped", 130, "SIGINT");
+  Result<Position> next_position() {
+    Position pos;
+    if (driver_ && pending_position_) {
+      pos = std::move(*pending_position_);
+      pending_position_.reset();
+    } else if (driver_) {
+      auto p = driver_->position(record_.state.session_id(), w_.env, cfg_);
+      if (!p) return std::unexpected(p.error());
+      pos = std::move(*p);
+    } else {
+      pos = next_task_position();
     }
+    if (driver_) carry_pending_action(pos);
+    return pos;
+  }
+
+  // An action handed out before a stop (run.json keeps it) is still carried out on resume.
+  void carry_pending_action(Position& pos) {
+    auto& pa = record_.state.pending_action;
+    if (pos.action != workflow::ContextAction::None) {
+      pa = PendingAction{pos.key, workflow::to_string(pos.action), pos.focus};
+      save();
+    } else if (pa && pa->key == pos.key) {
+      pos.action =
+          pa->action == "clear" ? workflow::ContextAction::Clear : workflow::ContextAction::Compact;
+      pos.focus = pa->focus;
+    }
+  }
+
+  std::optional<RunOutcome> end_before_call(const Position& pos) {
+    if (pos.finished) {
+      if (pos.workflow_failed) return finish("failed", RunEnd::Failed, "the workflow failed");
+      return finish("completed", RunEnd::Completed);
+    }
+    // Checked once the position is known: a run whose last task ends on the last allowed
+    // iteration is complete, not stopped. (An action taken above is kept in run.json.)
+    if (record_.state.iterations >= opts_.max_iterations)
+      return finish("stopped", RunEnd::Stopped, "max_iterations reached");
+    return std::nullopt;
+  }
+
+  Step enter_position(Position pos) {
+    Step s;
+    s.pos = std::move(pos);
+    s.task = task_record(s.pos.task_key, s.pos.title);
+    if (driver_) task_number_ = s.task + 1;
+    s.new_task = s.pos.task_key != last_task_key_;
+    mode_ = s.pos.mode;
+    return s;
+  }
+
+  void start_task(TaskRecord& task) {
+    if (task.status != "pending") return;
+    task.status = "running";
+    task.started_at_ms = util::now_ms();
+    task.context_mode = to_string(mode_);
+    if (summaries_wanted_)
+      if (auto head = git_.get(opts_.project).head; !head.empty()) task.git_head = head;
+    ojson started = {{"task_id", task.id}, {"title", task.title}};
+    if (mode_ != opts_.mode) started["context_mode"] = std::string(to_string(mode_));
+    emit("task_started", started);
+  }
+
+  // The attempt, and the session plan of the call: a call a limit refused is made again as it
+  // was; else the mode (auto with its decision) and the workflow's action decide.
+  void plan_call(Step& s) {
+    auto& st = record_.state;
+    s.session_id = st.session_id();
+    // Retry unit: one position; its attempts count toward max_task_iterations.
+    const auto made = st.attempts.find(s.pos.key);
+    s.attempt = (made != st.attempts.end() ? made->second : 0) + 1;
+    const bool clear = s.pos.action == workflow::ContextAction::Clear;
+    const bool compact = s.pos.action == workflow::ContextAction::Compact;
+    // The call a limit refused (run.json keeps it for a --resume) is the next one.
+    std::optional<bool> refused_fresh;
+    if (st.refused_call && st.refused_call->key == s.pos.key)
+      refused_fresh = st.refused_call->fresh;
+    const bool repeat = refused_fresh.has_value();
+    st.refused_call.reset();
+    const AutoAction auto_action = !repeat && mode_ == ContextMode::Auto && !s.session_id.empty()
+                                       ? auto_decision(task_of(s), s.new_task)
+                                       : AutoAction::Keep;
+    // The call a limit refused is made again as it was: in its session (started already when the
+    // client wrote its transcript), with its anchor, without a compaction in between.
+    s.plan = repeat ? repeat_plan(s.session_id, *refused_fresh)
+                    : plan_session(mode_, !s.session_id.empty(), s.new_task, clear, compact,
+                                   auto_action);
+    // Auto compacts with the task as the focus; a workflow with its own.
+    s.focus =
+        s.plan.compact_why == "auto" ? bounded_text(without_nul(s.pos.work), 2000) : s.pos.focus;
+  }
+
+  // /compact <focus> on the session, with the session's own anchor so the prompt cache holds;
+  // after a compaction the session is re-anchored.
+  std::optional<RunOutcome> compact(Step& s) {
+    if (s.plan.compact_skipped)
+      emit("compact_skipped",
+           {{"task_id", task_of(s).id}, {"reason", "the call starts a fresh session"}});
+    if (!s.plan.compact) return std::nullopt;
+    const std::string old_anchor = read_session_anchor();
+    std::vector<std::string> extra = base_args();
+    if (!old_anchor.empty()) {
+      extra.push_back("--append-system-prompt");
+      extra.push_back(old_anchor);
+    }
+    auto argv = compact_argv(opts_.claude_bin, extra, s.session_id, without_nul(s.focus));
+    auto r = invoke(argv, task_of(s).git_head.value_or(""));
+    if (!r) return finish("failed", RunEnd::Failed, r.error().message);
+    s.client_ms += r->client_ms;
+    TaskRecord& task = task_of(s);
+    add_call(task, r->stream);
+    ojson data = {{"task_id", task.id},
+                  {"session_id", s.session_id},
+                  {"focus", s.focus},
+                  {"why", s.plan.compact_why}};
+    if (!r->stream.compacted) {
+      // The client compacted nothing (it answers "Not enough messages to compact." on a short
+      // session, with exit 0): not a compaction; the session goes on with its own anchor.
+      data["reason"] = util::one_line(r->stream.text);
+      data["usage"] = usage_json(r->stream.usage);
+      data["exit_code"] = r->exit_code;
+      emit("compact_failed", data);
+      s.anchor = old_anchor;
+      return std::nullopt;
+    }
+    ++task.compactions;
+    data["usage"] = usage_json(r->stream.usage);
+    data["exit_code"] = r->exit_code;
+    data["boundary"] = true;
+    emit("compacted", data);
+    // Re-anchor after the compaction: a new anchor epoch for this session.
+    s.anchor = new_anchor(s);
+    set_session(s.session_id, s.pos.task_key, s.anchor);
+    count_anchor(task, s.anchor);
+    return std::nullopt;
+  }
+
+  std::string new_anchor(const Step& s) {
+    return opts_.reanchor
+               ? make_anchor(current_spec_, s.pos.workflow_text, record_.state.previous_summary)
+               : "";
+  }
+
+  static void count_anchor(TaskRecord& task, const std::string& anchor) {
+    if (!anchor.empty()) task.anchoring_tokens += estimate_tokens(anchor.size());
+  }
+
+  // The session of the call: a fresh one (with a new anchor), or the current one with its anchor.
+  void open_session(Step& s) {
+    TaskRecord& task = task_of(s);
+    if (s.plan.fresh && s.plan.reason == "repeat") {
+      s.anchor = read_session_anchor();
+    } else if (s.plan.fresh) {
+      s.session_id = util::random_uuid();
+      s.anchor = new_anchor(s);
+      if (s.plan.reason != "start") {
+        ++task.resets;
+        emit("context_reset",
+             {{"task_id", task.id}, {"why", s.plan.reason}, {"session_id", s.session_id}});
+      }
+      set_session(s.session_id, s.pos.task_key, s.anchor);
+      count_anchor(task, s.anchor);
+      emit("session_started", {{"task_id", task.id},
+                               {"session_id", s.session_id},
+                               {"reason", s.plan.reason},
+                               {"anchor_bytes", s.anchor.size()}});
+    } else if (!s.plan.compact) {
+      s.anchor = read_session_anchor();
+    }
+    if (s.pos.action == workflow::ContextAction::Clear)
+      emit("workflow_action_executed",
+           {{"task_id", task.id}, {"action", "clear"}, {"session_id", s.session_id}});
+  }
+
+  // The call: its prompt recorded first, then the client.
+  Result<CallResult> make_call(Step& s) {
+    auto& st = record_.state;
+    if (driver_ && s.pos.action != workflow::ContextAction::None) st.pending_action.reset();
+    const std::string prompt =
+        call_prompt(s.pos.work, s.attempt, s.pos.max_attempts, driver_.has_value());
+    auto argv = call_argv(s.plan.fresh, s.session_id, s.anchor, prompt);
+    s.n = st.iterations + 1;
+    s.stem = fmt::format("tasks/{}/iter-{:03}", RunRecord::safe_name(s.pos.task_key), s.n);
+    if (auto r = record_.write_file(s.stem + ".prompt.md", prompt); !r)
+      progress("note: " + r.error().message);
+    auto r = invoke(argv, task_of(s).git_head.value_or(""));
+    if (r) s.client_ms += r->client_ms;
+    return r;
+  }
+
+  // A call that ended on a limit: its tokens counted, kept as the call to make again (before the
+  // wait: a run stopped while waiting makes it first on --resume), then the wait.
+  std::optional<RunOutcome> after_limit(const Step& s, const CallResult& call,
+                                        const LimitAnswer& limit) {
+    add_call(task_of(s), call.stream);
+    record_.state.refused_call = RefusedCall{s.pos.key, s.plan.fresh};
+    if (auto end = wait_for_limit(task_of(s), s.session_id, s.stem, call, limit)) return end;
+    last_iteration_ms_ = util::now_ms();
+    paused_ms_ = 0;
+    return std::nullopt;
+  }
+
+  // Records the call: the run's and the task's counts, the session's context (for auto's next
+  // decision), the result file, the iteration event; run.json saved.
+  ParsedReport record_call(Step& s, const CallResult& call) {
+    auto& st = record_.state;
+    limits_in_a_row_ = 0;
+    if (!st.session) st.session.emplace();
+    if (!call.stream.session_id.empty() && call.stream.session_id != s.session_id) {
+      // The client may hand out another id (it never does for --session-id/--resume today).
+      s.session_id = call.stream.session_id;
+      st.session->id = s.session_id;
+    }
+    last_task_key_ = s.pos.task_key;
+    st.session->context_tokens = call.stream.last_context;
+    st.session->context_window = call.stream.context_window;
+    st.iterations = s.n;
+    st.attempts[s.pos.key] = s.attempt;
+    TaskRecord& task = task_of(s);
+    ++task.iterations;
+    add_call(task, call.stream);
+    if (std::find(task.sessions.begin(), task.sessions.end(), s.session_id) == task.sessions.end())
+      task.sessions.push_back(s.session_id);
+    const ParsedReport report = parse_task_report(call.stream.text);
+    const char* said = report.report == TaskReport::Done      ? "done"
+                       : report.report == TaskReport::Blocked ? "blocked"
+                                                              : "none";
+    write_result(s, call, said);
+    // Everything since the last iteration was recorded (closing its task, this task's start,
+    // the anchor, the records) but the client's calls.
+    const int64_t now = util::now_ms();
+    const int64_t runner_ms = now - last_iteration_ms_ - s.client_ms - paused_ms_;
+    last_iteration_ms_ = now;
+    paused_ms_ = 0;
+    emit("iteration", {{"task_id", task.id},
+                       {"position", s.pos.key},
+                       {"iteration", s.n},
+                       {"task_iteration", s.attempt},
+                       {"session_id", s.session_id},
+                       {"fresh", s.plan.fresh},
+                       {"exit_code", call.exit_code},
+                       {"report", said},
+                       {"usage", usage_json(call.stream.usage)},
+                       {"cost_usd", call.stream.cost_usd},
+                       {"context_tokens", call.stream.last_context},
+                       {"client_ms", s.client_ms},
+                       {"client_exit_ms", call.exit_ms},
+                       {"runner_ms", runner_ms}});
+    save();  // the iteration is recorded before anything else can go wrong
+    return report;
+  }
+
+  void write_result(const Step& s, const CallResult& call, const char* report) {
+    ojson result = {{"exit_code", call.exit_code},
+                    {"session_id", s.session_id},
+                    {"has_result", call.stream.has_result},
+                    {"is_error", call.stream.is_error},
+                    {"subtype", call.stream.subtype},
+                    {"num_turns", call.stream.num_turns},
+                    {"usage", usage_json(call.stream.usage)},
+                    {"cost_usd", call.stream.cost_usd},
+                    {"report", report},
+                    {"text", call.stream.text}};
+    if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
+    if (call.timed_out) result["timed_out"] = true;
+    if (call.cut_off) result["cut_off"] = true;
+    if (auto w = record_.write_file(s.stem + ".result.json",
+                                    result.dump(2, ' ', false, ojson::error_handler_t::replace));
+        !w)
+      progress("note: " + w.error().message);
+  }
+
+  // What follows a recorded call (decide_after_call): the position done, tried again, retried,
+  // skipped, or the run aborted.
+  std::optional<RunOutcome> after_call(const Step& s, const CallResult& call,
+                                       const ParsedReport& report) {
+    // A client killed after its result because it did not exit has done its work.
+    const bool ok = (call.exit_code == 0 || (call.cut_off && !call.timed_out)) &&
+                    call.stream.has_result && !call.stream.is_error;
+    const AfterCall next = decide_after_call(
+        {ok, false, report.report, s.attempt, s.pos.max_attempts, s.pos.on_fail});  // limits: above
+    const std::string why =
+        report.report == TaskReport::Blocked ? "blocked: " + report.reason
+        : !ok ? fmt::format("the call failed (exit {}{})", call.exit_code,
+                            call.stream.subtype.empty() ? "" : ", " + call.stream.subtype)
+              : fmt::format("not reported done after {} attempt(s)", s.attempt);
+    auto& st = record_.state;
+    TaskRecord& task = task_of(s);
+    switch (next) {
+      case AfterCall::Done:
+        st.attempts.erase(s.pos.key);
+        if (driver_) return workflow_step_done(s, call);
+        end_task(task, "done", call.stream.text, "");
+        break;
+      case AfterCall::Again:
+      case AfterCall::LimitWait:
+        break;
+      case AfterCall::Retry:
+        emit("task_retry", {{"task_id", task.id}, {"reason", why}});
+        st.attempts.erase(s.pos.key);
+        break;
+      case AfterCall::Skip:
+        st.attempts.erase(s.pos.key);
+        if (driver_) {
+          if (auto a = driver_->advance(fmt::format("[skipped by ctx-run: {}]", why), s.session_id,
+                                        cfg_.context);
+              !a)
+            return finish("failed", RunEnd::Failed, a.error().message);
+        }
+        end_task(task_of(s), "skipped", call.stream.text, why);
+        break;
+      case AfterCall::Abort:
+        end_task(task, "failed", call.stream.text, why);
+        save();
+        return finish("aborted", RunEnd::Aborted, fmt::format("task {} failed: {}", task.id, why));
+    }
+    return std::nullopt;
+  }
+
+  // A workflow position reported done: the workflow moves past it. A loop task or a step ends
+  // when the workflow moves past it; finished tasks are closed when the next position shows
+  // another task key.
+  std::optional<RunOutcome> workflow_step_done(const Step& s, const CallResult& call) {
+    if (auto a = driver_->advance(strip_task_report(call.stream.text), s.session_id, cfg_.context);
+        !a)
+      return finish("failed", RunEnd::Failed, a.error().message);
+    auto following = driver_->position(record_.state.session_id(), w_.env, cfg_);
+    if (!following) return finish("failed", RunEnd::Failed, following.error().message);
+    if (following->finished || following->task_key != s.pos.task_key)
+      end_task(task_of(s), "done", call.stream.text, "");
+    pending_position_ = std::move(*following);
+    return std::nullopt;
   }
 
   // The plan of a call made again after a limit: a resumed session is resumed again; a session the
@@ -1351,18 +1407,18 @@ class Runner {
 
   // After a call that ended on a limit: a limit_wait event and a line on stderr, then the wait
   // (until the reset the client named, else the backoff), watching STOP, PAUSE and SIGINT as
-  // between calls; or the run stops (on_limit stop, a reset past the ceiling). Returns the exit
-  // code when the run ends here.
-  std::optional<int> wait_for_limit(const ojson& task, const std::string& session_id,
-                                    const std::string& stem, const CallResult& call,
-                                    const LimitAnswer& limit) {
+  // between calls; or the run stops (on_limit stop, a reset past the ceiling). Returns the
+  // outcome when the run ends here.
+  std::optional<RunOutcome> wait_for_limit(const TaskRecord& task, const std::string& session_id,
+                                           const std::string& stem, const CallResult& call,
+                                           const LimitAnswer& limit) {
     ++limits_in_a_row_;
     const int64_t now_s = util::now_ms() / 1000;
     const LimitWait w = decide_limit_wait(opts_.limits, limit.reset_epoch, now_s, limits_in_a_row_);
     const std::string kind(to_string(limit.kind));
     const std::string reset_at =
         limit.reset_epoch ? util::format_iso8601_ms(*limit.reset_epoch * 1000) : "";
-    ojson data = {{"task_id", task["id"]},
+    ojson data = {{"task_id", task.id},
                   {"session_id", session_id},
                   {"kind", kind},
                   {"message", limit.message},
@@ -1388,8 +1444,8 @@ class Runner {
     if (w.stop) {
       ojson on = {{"scope", "limit"}, {"kind", kind}, {"message", limit.message}, {"why", w.why}};
       if (!reset_at.empty()) on["reset_at"] = reset_at;
-      record_.state["stopped_on"] = on;
-      return finish("stopped", 3,
+      record_.state.stopped_on = on;
+      return finish("stopped", RunEnd::Stopped,
                     fmt::format("{} ({}){}: {}", kind, w.why,
                                 reset_at.empty() ? "" : ", resets " + reset_at, limit.message));
     }
@@ -1405,35 +1461,32 @@ class Runner {
           std::clamp<int64_t>(until - util::now_ms(), 1, opts_.limit_tick_ms)));
     }
     emit("limit_waited",
-         {{"task_id", task["id"]}, {"kind", kind}, {"waited_ms", util::now_ms() - t0}});
+         {{"task_id", task.id}, {"kind", kind}, {"waited_ms", util::now_ms() - t0}});
     return std::nullopt;
   }
 
   // Between calls: a budget of the run or of the task about to run that is reached stops the run,
   // as STOP does; run.json says which and by how much (a --resume with a raised budget goes on).
-  std::optional<int> check_budgets(const ojson& task, const Budget& task_budget) {
+  std::optional<RunOutcome> check_budgets(const TaskRecord& task, const Budget& task_budget) {
     auto& st = record_.state;
     std::string scope = "run";
-    auto over =
-        budget_reached(opts_.budget, {usage_from(st["usage"]).total(), number_of(st, "cost_usd")});
+    auto over = budget_reached(opts_.budget, {st.usage.total(), st.cost_usd});
     if (!over) {
       scope = "task";
-      over = budget_reached(task_budget,
-                            {usage_from(task["usage"]).total(), number_of(task, "cost_usd")});
+      over = budget_reached(task_budget, {task.usage.total(), task.cost_usd.value_or(0)});
     }
     if (!over) return std::nullopt;
-    const std::string who =
-        scope == "run" ? "the run's" : fmt::format("task {}'s", task["id"].get<std::string>());
+    const std::string who = scope == "run" ? "the run's" : fmt::format("task {}'s", task.id);
     ojson data = {{"scope", scope},
                   {"budget", over->budget},
                   {"limit", over->limit},
                   {"spent", over->spent},
                   {"over", over->over}};
-    if (scope == "task") data["task_id"] = task["id"];
-    st["stopped_on"] = data;
+    if (scope == "task") data["task_id"] = task.id;
+    st.stopped_on = data;
     emit("budget_reached", data);
     return finish(
-        "stopped", 3,
+        "stopped", RunEnd::Stopped,
         fmt::format("{} {} budget reached: {} spent of {}, over by {}", who,
                     over->budget == "cost" ? "cost" : "token",
                     budget_text(over->budget, over->spent), budget_text(over->budget, over->limit),
@@ -1443,24 +1496,22 @@ class Runner {
   // Auto's decision before a call, from the figure of the session's last call (its context
   // against the effective window, as the meter counts it). A fresh or compact decision is an event
   // with that figure.
-  AutoAction auto_decision(const ojson& task, bool new_task, const Config& cfg) {
-    const ojson& s = record_.state["session"];
-    const ojson tokens = s.is_object() ? s.value("context_tokens", ojson()) : ojson();
-    if (!tokens.is_number_unsigned() || tokens.get<uint64_t>() == 0) return AutoAction::Keep;
-    const ojson window = s.value("context_window", ojson());
+  AutoAction auto_decision(const TaskRecord& task, bool new_task) {
+    const auto& s = record_.state.session;
+    if (!s || !s->context_tokens || *s->context_tokens == 0) return AutoAction::Keep;
     WindowHints hints;
-    if (window.is_number_unsigned())
+    if (s->context_window)
       hints.status_line_window =
-          static_cast<int64_t>(std::min<uint64_t>(window.get<uint64_t>(), 1ull << 40));
+          static_cast<int64_t>(std::min<uint64_t>(*s->context_window, 1ull << 40));
     hints.model = model_;
     hints.compaction = compaction_;
     const ContextFigure f =
-        make_figure(cfg.context, hints,
-                    static_cast<int64_t>(std::min<uint64_t>(tokens.get<uint64_t>(), 1ull << 40)));
+        make_figure(cfg_.context, hints,
+                    static_cast<int64_t>(std::min<uint64_t>(*s->context_tokens, 1ull << 40)));
     const AutoAction a = decide_auto(f.percent, new_task, opts_.auto_thresholds);
     if (a != AutoAction::Keep)
       emit("auto_decision",
-           {{"task_id", task["id"]},
+           {{"task_id", task.id},
             {"decision", std::string(to_string(a))},
             {"why", a == AutoAction::Fresh ? "fresh_at" : "compact_at"},
             {"percent", f.percent},
@@ -1474,14 +1525,16 @@ class Runner {
 
   void set_session(const std::string& id, const std::string& task_key, const std::string& anchor) {
     auto& st = record_.state;
-    const int epoch = st["session"].is_object() ? st["session"].value("anchor_epoch", 0) + 1 : 1;
+    const int epoch = st.session ? st.session->anchor_epoch + 1 : 1;
     const std::string name = fmt::format("anchors/{:04}.md", epoch);
     if (!anchor.empty())
       if (auto r = record_.write_file(name, anchor); !r) progress("note: " + r.error().message);
-    st["session"] = {{"id", id},
-                     {"task_key", task_key},
-                     {"anchor_epoch", epoch},
-                     {"anchor_file", anchor.empty() ? "" : name}};
+    SessionRecord s;
+    s.id = id;
+    s.task_key = task_key;
+    s.anchor_epoch = epoch;
+    s.anchor_file = anchor.empty() ? "" : name;
+    st.session = std::move(s);
     session_anchor_ = anchor;
     session_anchor_loaded_ = true;
   }
@@ -1490,9 +1543,9 @@ class Runner {
   std::string read_session_anchor() {
     if (session_anchor_loaded_) return session_anchor_;
     session_anchor_loaded_ = true;
-    const auto& s = record_.state["session"];
-    if (!s.is_object() || s.value("anchor_file", "").empty()) return session_anchor_ = "";
-    auto text = record_.read_file(s.value("anchor_file", ""));
+    const auto& s = record_.state.session;
+    if (!s || s->anchor_file.empty()) return session_anchor_ = "";
+    auto text = record_.read_file(s->anchor_file);
     session_anchor_ = text ? without_nul(std::move(*text)) : "";
     return session_anchor_;
   }
@@ -1509,9 +1562,12 @@ class Runner {
   bool session_anchor_loaded_ = false;
   size_t task_number_ = 0;
   std::optional<Position> pending_position_;
-  GitPrefetch git_;          // git's answers, asked while the last client call was exiting
-  int64_t paused_ms_ = 0;    // waited for a PAUSE file to go since the last iteration
-  bool stop_noted_ = false;  // a STOP that is not a file was named
+  Config cfg_;                     // the configuration the loop reads (context window, gates)
+  std::string last_task_key_;      // the task of the last recorded call
+  int64_t last_iteration_ms_ = 0;  // when the last iteration was recorded
+  GitPrefetch git_;                // git's answers, asked while the last client call was exiting
+  int64_t paused_ms_ = 0;          // waited for a PAUSE file to go since the last iteration
+  bool stop_noted_ = false;        // a STOP that is not a file was named
   ContextMode mode_ = ContextMode::Continuous;  // the current task's mode
   bool summaries_wanted_ = false;               // some task carries the previous task's summary
   std::string model_;                           // --model of the client's arguments, for the window
@@ -1525,7 +1581,7 @@ fs::path run_folder(const fs::path& project, const std::string& run) {
   return fs::absolute(project) / ".ctxkit" / "runs" / run;
 }
 
-int run(const RunOptions& options, RunEnvironment& world) {
+RunOutcome run(const RunOptions& options, RunEnvironment& world) {
   Runner r(options, world);
   return options.resume_run.empty() ? r.start() : r.resume();
 }

@@ -64,11 +64,31 @@ struct RunEnvironment {
   std::function<bool()> interrupted;  // SIGINT arrived (checked after each call)
 };
 
-// Runs (or resumes, or plans with dry_run) a run. Returns the exit code: 0 when every task is
-// done, 1 on bad input (one line on err, nothing recorded), 2 when a task failed and the run
-// was aborted, 3 when the run stopped on max_iterations, on STOP or PAUSE, or on a budget (see
-// the run folder), 130 after SIGINT.
-int run(const RunOptions& options, RunEnvironment& world);
+// How a run ended.
+enum class RunEnd {
+  Completed,    // every task done, or the plan of a dry run printed
+  BadInput,     // nothing run: `why` says what is wrong with the input
+  Failed,       // the run could not go on (a call could not be made, the workflow failed)
+  Aborted,      // a task failed and on_fail is abort
+  Stopped,      // on max_iterations, STOP, a budget or a limit: it can be resumed
+  Interrupted,  // SIGINT, after the current call was recorded
+};
+
+struct RunOutcome {
+  RunEnd end = RunEnd::Completed;
+  std::string why;     // the error, or why the run stopped ("" when it completed)
+  std::string run_id;  // "" when nothing was recorded (bad input, a dry run)
+  std::string status;  // run.json's status: completed, stopped, aborted, failed
+  std::filesystem::path folder;
+  // A run stopped on a budget or a limit: run.json's stopped_on scope ("run", "task", "limit")
+  // and, for a budget, which one ("tokens", "cost").
+  std::string stopped_scope;
+  std::string stopped_budget;
+};
+
+// Runs (or resumes, or plans with dry_run) a run. Progress goes to world.err as it happens, a
+// dry run's plan to world.out; the outcome says how it ended, for the caller to report.
+RunOutcome run(const RunOptions& options, RunEnvironment& world);
 
 // The run folder of `run` (an id under <project>/.ctxkit/runs, or a path to a run folder).
 std::filesystem::path run_folder(const std::filesystem::path& project, const std::string& run);

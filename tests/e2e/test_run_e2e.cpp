@@ -613,8 +613,15 @@ TEST(RunE2E, StopFileEndsTheRunAndResumeContinuesIt) {
   const auto run = r.runs().at(0);
   EXPECT_EQ(r.run_json(run)["status"], "stopped");
   EXPECT_FALSE(fs::exists(run / "STOP"));  // honoured once
+  // One closing line on stdout: the run, how it ended, its folder.
+  const std::string id = run.filename().string();
+  EXPECT_EQ(res.out.rfind("run " + id + " stopped (STOP file): ", 0), 0u) << res.out;
+  EXPECT_TRUE(res.out.ends_with("/.ctxkit/runs/" + id + "\n")) << res.out;
+  EXPECT_EQ(line_count(res.out), 1u) << res.out;
   auto again = r.run({"--resume", run.filename().string()});
   ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out.rfind("run " + id + " completed: ", 0), 0u) << again.out;
+  EXPECT_EQ(line_count(again.out), 1u) << again.out;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 3u);
   // Continuous: the resumed run goes on in the same session.
@@ -1168,6 +1175,31 @@ TEST(RunE2E, ResumeRefusesASessionIdThatIsNotOne) {
             std::string::npos)
       << bad.err;
   EXPECT_EQ(r.calls().size(), 1u);
+}
+
+// run.json lies in the project: a value of another type reads as its default, and a task past the
+// tasks file's own is none of its tasks; the resumed run goes on instead of failing on them.
+TEST(RunE2E, ResumeReadsAnOddRunJsonByContent) {
+  RunRig r;
+  r.replies("STOP\nDONE\nDONE\n");
+  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);  // continuous: the next calls resume the session
+  const auto run = r.runs().at(0);
+  json j = r.run_json(run);
+  j["session"]["anchor_epoch"] = "two";
+  for (auto& t : j["tasks"]) {
+    j["attempts"][t["id"].get<std::string>()] = "x";
+    t["iterations"] = "one";
+    t["compactions"] = nullptr;
+  }
+  j["tasks"].push_back({{"id", "extra"}, {"status", "pending"}});
+  write_run_json(run, j);
+  auto res = r.run({"--resume", run.filename().string()});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(r.calls().size(), 3u);
+  const json after = r.run_json(run);
+  EXPECT_EQ(after["status"], "completed");
+  EXPECT_EQ(after["tasks"].back()["id"], "extra");
+  EXPECT_EQ(after["tasks"].back()["status"], "pending");  // not run: no task of the tasks file
 }
 
 // A session anchor outside the run folder is not read into the client's system prompt.

@@ -25,7 +25,9 @@ TEST(RunRecord, SafeNameIsOnePathComponentThatStaysInside) {
 TEST(RunRecord, FilesOfOddTaskIdsLandInTheirOwnFolderInsideTheRun) {
   test::TempDir tmp;
   const fs::path runs = tmp / "proj/.ctxkit/runs";
-  RunRecord rec(runs / "r1", {{"run_id", "r1"}});
+  RunState state;
+  state.run_id = "r1";
+  RunRecord rec(runs / "r1", state);
   ASSERT_TRUE(rec.create().has_value()) << "the run folder";
   for (const std::string id : {"..", "../x", "a/b", "."}) {
     auto w = rec.write_file("tasks/" + RunRecord::safe_name(id) + "/summary.md", id);

@@ -1,0 +1,374 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/run_record.hpp"
+#include "unit/temp_dir.hpp"
+
+namespace ctxkit::runner {
+namespace {
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+using json = nlohmann::json;
+
+// A run.json as ctx-run writes it in the middle of a tasks-file run in auto mode: one task done
+// (with its summary), one running after a compaction, a call a limit refused, a workflow action
+// still to carry out, the sessions' totals as the client reported them.
+const char* kWrittenRunJson = R"json({
+  "ctxkit": "run",
+  "version": 1,
+  "run_id": "20261126T063000.123Z-a1b2c3",
+  "project": "/home/u/proj",
+  "mode": "auto",
+  "mode_origin": "--context-mode",
+  "source": {
+    "kind": "tasks",
+    "tasks_file": "/home/u/proj/tasks.yaml"
+  },
+  "status": "running",
+  "started_at_ms": 1795674600123,
+  "ended_at_ms": null,
+  "iterations": 3,
+  "session": {
+    "id": "6f9619ff-8b86-4d11-b42d-00c04fc964ff",
+    "task_key": "t2",
+    "anchor_epoch": 2,
+    "anchor_file": "anchors/0002.md",
+    "context_tokens": 91234,
+    "context_window": 200000
+  },
+  "previous_summary": "## Task t1 (done)\nDecision: keep the parser\n",
+  "attempts": {
+    "t2": 1
+  },
+  "pending_action": {
+    "key": "t2",
+    "action": "compact",
+    "focus": "the parser"
+  },
+  "usage": {
+    "input": 1200,
+    "cache_creation": 3400,
+    "cache_read": 56000,
+    "output": 789
+  },
+  "tokens_total": 61389,
+  "cost_usd": 0.4321,
+  "options": {
+    "max_iterations": 50,
+    "max_task_iterations": 3,
+    "on_fail": "abort",
+    "reanchor": true,
+    "max_tokens": null,
+    "max_cost_usd": 5.0,
+    "fresh_at": 60,
+    "compact_at": 80,
+    "claude_bin": "claude",
+    "claude_args": [
+      "--model",
+      "sonnet"
+    ]
+  },
+  "task_specs": [
+    {
+      "id": "t1",
+      "title": "Parse"
+    },
+    {
+      "id": "t2",
+      "title": "Print",
+      "max_iterations": 4
+    }
+  ],
+  "tasks": [
+    {
+      "id": "t1",
+      "title": "Parse",
+      "status": "done",
+      "iterations": 2,
+      "resets": 1,
+      "compactions": 0,
+      "anchoring_tokens": 512,
+      "usage": {
+        "input": 1000,
+        "cache_creation": 3000,
+        "cache_read": 50000,
+        "output": 700
+      },
+      "sessions": [
+        "0a5f3e4c-1111-4d11-b42d-00c04fc964ff",
+        "6f9619ff-8b86-4d11-b42d-00c04fc964ff"
+      ],
+      "started_at_ms": 1795674600200,
+      "ended_at_ms": 1795674700200,
+      "wall_ms": 100000,
+      "context_mode": "auto",
+      "git_head": "0123456789abcdef0123456789abcdef01234567",
+      "cost_usd": 0.4,
+      "reason": "not reported done after 2 attempt(s)"
+    },
+    {
+      "id": "t2",
+      "title": "Print",
+      "status": "running",
+      "iterations": 1,
+      "resets": 0,
+      "compactions": 1,
+      "anchoring_tokens": 256,
+      "usage": {
+        "input": 200,
+        "cache_creation": 400,
+        "cache_read": 6000,
+        "output": 89
+      },
+      "sessions": [
+        "6f9619ff-8b86-4d11-b42d-00c04fc964ff"
+      ],
+      "started_at_ms": 1795674700300,
+      "ended_at_ms": null,
+      "wall_ms": 0,
+      "context_mode": "auto",
+      "cost_usd": 0.0321
+    }
+  ],
+  "session_totals": {
+    "6f9619ff-8b86-4d11-b42d-00c04fc964ff": {
+      "usage": {
+        "input": 700,
+        "cache_creation": 1400,
+        "cache_read": 26000,
+        "output": 389
+      },
+      "cost_usd": 0.2321
+    }
+  },
+  "refused_call": {
+    "key": "t2",
+    "fresh": false
+  }
+})json";
+
+std::string written(const RunState& s) {
+  return run_state_json(s).dump(2, ' ', false, ojson::error_handler_t::replace);
+}
+
+TEST(RunState, ReadsTheRunJsonCtxRunWritesIntoItsFields) {
+  const RunState s = run_state_from_json(ojson::parse(kWrittenRunJson));
+  EXPECT_EQ(s.run_id, "20261126T063000.123Z-a1b2c3");
+  EXPECT_EQ(s.mode, "auto");
+  EXPECT_EQ(s.mode_origin, "--context-mode");
+  EXPECT_EQ(s.source.value("kind", ""), "tasks");
+  EXPECT_EQ(s.status, "running");
+  EXPECT_EQ(s.started_at_ms, 1795674600123);
+  EXPECT_FALSE(s.ended_at_ms);
+  EXPECT_EQ(s.iterations, 3);
+  ASSERT_TRUE(s.session);
+  EXPECT_EQ(s.session_id(), "6f9619ff-8b86-4d11-b42d-00c04fc964ff");
+  EXPECT_EQ(s.session->task_key, "t2");
+  EXPECT_EQ(s.session->anchor_epoch, 2);
+  EXPECT_EQ(s.session->anchor_file, "anchors/0002.md");
+  EXPECT_EQ(s.session->context_tokens, 91234u);
+  EXPECT_EQ(s.session->context_window, 200000u);
+  EXPECT_EQ(s.previous_summary, "## Task t1 (done)\nDecision: keep the parser\n");
+  EXPECT_EQ(s.attempts, (std::map<std::string, int>{{"t2", 1}}));
+  ASSERT_TRUE(s.pending_action);
+  EXPECT_EQ(s.pending_action->key, "t2");
+  EXPECT_EQ(s.pending_action->action, "compact");
+  EXPECT_EQ(s.pending_action->focus, "the parser");
+  EXPECT_EQ(s.usage, (TokenUsage{1200, 3400, 56000, 789}));
+  EXPECT_EQ(s.tokens_total, 61389u);
+  EXPECT_DOUBLE_EQ(s.cost_usd, 0.4321);
+  EXPECT_EQ(s.options["max_cost_usd"], 5.0);
+  EXPECT_EQ(s.task_specs.size(), 2u);
+  ASSERT_EQ(s.tasks.size(), 2u);
+  const TaskRecord& t1 = s.tasks[0];
+  EXPECT_EQ(t1.id, "t1");
+  EXPECT_EQ(t1.status, "done");
+  EXPECT_EQ(t1.iterations, 2);
+  EXPECT_EQ(t1.resets, 1);
+  EXPECT_EQ(t1.anchoring_tokens, 512u);
+  EXPECT_EQ(t1.usage.total(), 54700u);
+  EXPECT_EQ(t1.sessions.size(), 2u);
+  EXPECT_EQ(t1.started_at_ms, 1795674600200);
+  EXPECT_EQ(t1.ended_at_ms, 1795674700200);
+  EXPECT_EQ(t1.wall_ms, 100000);
+  EXPECT_EQ(t1.context_mode, "auto");
+  EXPECT_EQ(t1.git_head, "0123456789abcdef0123456789abcdef01234567");
+  EXPECT_EQ(t1.cost_usd, 0.4);
+  EXPECT_EQ(t1.reason, "not reported done after 2 attempt(s)");
+  const TaskRecord& t2 = s.tasks[1];
+  EXPECT_EQ(t2.compactions, 1);
+  EXPECT_FALSE(t2.ended_at_ms);
+  EXPECT_FALSE(t2.git_head);
+  EXPECT_FALSE(t2.reason);
+  ASSERT_TRUE(s.session_totals);
+  ASSERT_EQ(s.session_totals->size(), 1u);
+  EXPECT_EQ(s.session_totals->begin()->second.usage.cache_read, 26000u);
+  EXPECT_DOUBLE_EQ(s.session_totals->begin()->second.cost_usd, 0.2321);
+  EXPECT_FALSE(s.stopped_on);
+  ASSERT_TRUE(s.refused_call);
+  EXPECT_EQ(s.refused_call->key, "t2");
+  EXPECT_FALSE(s.refused_call->fresh);
+  EXPECT_TRUE(s.extra.empty());
+}
+
+// What ctx-run writes after reading it is what it read, key for key and in the same order.
+TEST(RunState, WritesTheRunJsonItReadBackAsItWas) {
+  const ojson j = ojson::parse(kWrittenRunJson);
+  EXPECT_EQ(written(run_state_from_json(j)), j.dump(2));
+}
+
+// A new run's state, written and read again, is the same state (and writes the same file).
+TEST(RunState, ANewRunsStateSurvivesTheRoundTrip) {
+  RunState s;
+  s.run_id = "r1";
+  s.project = "/p";
+  s.mode = "hybrid";
+  s.mode_origin = "default";
+  s.source = {{"kind", "workflow"}, {"workflow", "/w/feature.yaml"}, {"name", "feature"}};
+  s.status = "stopped";
+  s.started_at_ms = 10;
+  s.ended_at_ms = 20;
+  s.iterations = 7;
+  s.attempts = {{"plan/t1", 2}, {"build", 1}};
+  s.usage = {1, 2, 3, 4};
+  s.tokens_total = 10;
+  s.cost_usd = 1.5;
+  s.options = {{"max_iterations", 9}};
+  s.stopped_on = ojson{{"scope", "task"}, {"budget", "cost"}, {"task_id", "build"}};
+  TaskRecord t = TaskRecord::make("build", "Build it", "failed");
+  t.iterations = 3;
+  t.sessions = {"a", "b"};
+  t.started_at_ms = 11;
+  t.ended_at_ms = 19;
+  t.wall_ms = 8;
+  t.reason = "blocked: no compiler";
+  s.tasks.push_back(t);
+  s.tasks.push_back(TaskRecord::make("t9", "", "pending"));
+
+  const ojson j = run_state_json(s);
+  EXPECT_EQ(j["ctxkit"], "run");
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_TRUE(j["session"].is_null());
+  EXPECT_TRUE(j["pending_action"].is_null());
+  EXPECT_FALSE(j.contains("refused_call"));
+  EXPECT_FALSE(j.contains("session_totals"));
+  EXPECT_TRUE(j["tasks"][1]["started_at_ms"].is_null());
+  EXPECT_FALSE(j["tasks"][1].contains("cost_usd"));
+
+  const RunState back = run_state_from_json(ojson::parse(j.dump()));
+  EXPECT_EQ(back.attempts, s.attempts);
+  EXPECT_EQ(back.ended_at_ms, 20);
+  EXPECT_EQ(back.usage, s.usage);
+  ASSERT_EQ(back.tasks.size(), 2u);
+  EXPECT_EQ(back.tasks[0].reason, "blocked: no compiler");
+  EXPECT_EQ(back.tasks[0].sessions, t.sessions);
+  EXPECT_FALSE(back.tasks[1].started_at_ms);
+  EXPECT_EQ(json::parse(written(back)), json::parse(written(s)));
+}
+
+// run.json lies in the project: a value of the wrong type reads as its default, nothing throws,
+// keys of a later version are kept.
+TEST(RunState, ReadsAnOddRunJsonWithoutThrowingAndKeepsUnknownKeys) {
+  const ojson odd = ojson::parse(R"({
+    "ctxkit": "run", "version": 1, "run_id": 7, "mode": ["auto"], "source": "tasks",
+    "status": null, "started_at_ms": "yesterday", "ended_at_ms": 1.5, "iterations": "3",
+    "session": {"id": 5, "anchor_epoch": "two", "context_tokens": -4, "context_window": "big",
+                "colour": "blue"},
+    "attempts": {"a": "x", "b": 2, "c": 1.5},
+    "pending_action": "compact",
+    "usage": {"input": -5, "cache_creation": "x", "cache_read": 3, "output": 1e3},
+    "tokens_total": -1, "cost_usd": "9", "options": [], "task_specs": {},
+    "tasks": [42, {"id": "t", "iterations": 99999999999, "sessions": [1, "s", null],
+                   "usage": "lots", "cost_usd": "free", "started_at_ms": "now",
+                   "context_mode": 3, "note": "kept"}],
+    "session_totals": {"s": 5, "t": {"usage": {"input": 3}, "cost_usd": "x"}},
+    "stopped_on": "a budget",
+    "refused_call": {"key": 1, "fresh": "yes"},
+    "written_by": {"version": 2}
+  })");
+  RunState s;
+  ASSERT_NO_THROW(s = run_state_from_json(odd));
+  EXPECT_EQ(s.run_id, "");
+  EXPECT_EQ(s.mode, "");
+  EXPECT_TRUE(s.source.is_object() && s.source.empty());
+  EXPECT_EQ(s.started_at_ms, 0);
+  EXPECT_FALSE(s.ended_at_ms);
+  EXPECT_EQ(s.iterations, 0);
+  ASSERT_TRUE(s.session);
+  EXPECT_EQ(s.session->id, "");
+  EXPECT_EQ(s.session->anchor_epoch, 0);
+  EXPECT_FALSE(s.session->context_tokens);
+  EXPECT_FALSE(s.session->context_window);
+  EXPECT_EQ(s.attempts, (std::map<std::string, int>{{"b", 2}}));
+  EXPECT_FALSE(s.pending_action);
+  EXPECT_EQ(s.usage, (TokenUsage{0, 0, 3, 0}));
+  EXPECT_EQ(s.tokens_total, 0u);
+  EXPECT_EQ(s.cost_usd, 0);
+  EXPECT_TRUE(s.options.is_object());
+  EXPECT_TRUE(s.task_specs.is_array() && s.task_specs.empty());
+  ASSERT_EQ(s.tasks.size(), 2u);  // a task that is not an object keeps its place (tasks file order)
+  EXPECT_EQ(s.tasks[0].id, "");
+  EXPECT_EQ(s.tasks[1].id, "t");
+  EXPECT_EQ(s.tasks[1].iterations, std::numeric_limits<int>::max());
+  EXPECT_EQ(s.tasks[1].sessions, std::vector<std::string>{"s"});
+  EXPECT_EQ(s.tasks[1].usage, TokenUsage{});
+  EXPECT_FALSE(s.tasks[1].cost_usd);
+  EXPECT_FALSE(s.tasks[1].started_at_ms);
+  EXPECT_FALSE(s.tasks[1].context_mode);
+  ASSERT_TRUE(s.session_totals);
+  ASSERT_EQ(s.session_totals->size(), 1u);
+  EXPECT_EQ(s.session_totals->at("t").usage.input, 3u);
+  EXPECT_EQ(s.session_totals->at("t").cost_usd, 0);
+  EXPECT_EQ(s.stopped_on, ojson("a budget"));
+  ASSERT_TRUE(s.refused_call);
+  EXPECT_EQ(s.refused_call->key, "");
+  EXPECT_FALSE(s.refused_call->fresh);
+
+  const ojson out = run_state_json(s);
+  EXPECT_EQ(out["written_by"], ojson({{"version", 2}}));
+  EXPECT_EQ(out["session"]["colour"], "blue");
+  EXPECT_EQ(out["tasks"][1]["note"], "kept");
+  EXPECT_EQ(out["ctxkit"], "run");
+}
+
+TEST(RunState, ReadsTextThatIsNoObjectAsAnEmptyState) {
+  for (const char* text : {"null", "[]", "\"run\"", "3"}) {
+    RunState s;
+    ASSERT_NO_THROW(s = run_state_from_json(ojson::parse(text))) << text;
+    EXPECT_EQ(s.run_id, "") << text;
+    EXPECT_TRUE(s.tasks.empty()) << text;
+    EXPECT_FALSE(s.session) << text;
+  }
+}
+
+// Through the run folder: saved, loaded, the same state; the file as read_json gives it.
+TEST(RunState, ARunFolderSavesAndLoadsTheState) {
+  test::TempDir tmp;
+  const fs::path folder = tmp / "proj/.ctxkit/runs/20261126T063000.123Z-a1b2c3";
+  RunRecord rec(folder, run_state_from_json(ojson::parse(kWrittenRunJson)));
+  ASSERT_TRUE(rec.create());
+  EXPECT_EQ(test::read_file(folder / "run.json"), std::string(kWrittenRunJson) + "\n");
+  auto loaded = RunRecord::load(folder);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(written(loaded->state), written(rec.state));
+  auto raw = RunRecord::read_json(folder);
+  ASSERT_TRUE(raw);
+  EXPECT_EQ(raw->dump(2), ojson::parse(kWrittenRunJson).dump(2));
+}
+
+TEST(RunState, ARunFolderWhoseRunJsonIsNotARunIsRefused) {
+  test::TempDir tmp;
+  const fs::path folder = tmp / "proj/.ctxkit/runs/r1";
+  tmp.write("proj/.ctxkit/runs/r1/run.json", R"({"ctxkit": "run", "version": 1, "run_id": "r1"})");
+  EXPECT_FALSE(RunRecord::load(folder)) << "no tasks array";
+  tmp.write("proj/.ctxkit/runs/r1/run.json",
+            R"({"ctxkit": "run", "version": 1, "run_id": "r2", "tasks": []})");
+  EXPECT_FALSE(RunRecord::load(folder)) << "another run's id";
+  tmp.write("proj/.ctxkit/runs/r1/run.json",
+            R"({"ctxkit": "run", "version": 1, "run_id": "r1", "tasks": []})");
+  EXPECT_TRUE(RunRecord::load(folder));
+}
+
+}  // namespace
+}  // namespace ctxkit::runner
