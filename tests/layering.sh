@@ -6,7 +6,7 @@
 #
 #   hooks -> apps -> {runner, mcp, rollover, trim, ...}
 #   runner -> workflow, context, claude, store, core, util      mcp -> util
-#   workflow -> context, store, core, util                      trim -> archive, claude, util
+#   workflow -> context, store, core, util     trim -> archive, context, claude, store, core, util
 #   rollover -> claude, store, core, util                       archive -> claude, store, core, util
 #   context -> claude, core, util      store -> core, util      claude -> core, util      core -> util
 #
@@ -27,7 +27,7 @@ allowed() {  # folder -> folders it may include (besides itself)
     store)    echo "core util" ;;
     context)  echo "claude core util" ;;
     archive)  echo "claude store core util" ;;
-    trim)     echo "archive claude util" ;;
+    trim)     echo "archive context claude store core util" ;;
     workflow) echo "context store core util" ;;
     rollover) echo "claude store core util" ;;
     mcp)      echo "util" ;;

@@ -187,6 +187,7 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   }
   if (output && out.stats.tokens_saved() >= req.min_tokens_saved && metadata_placed) {
     output->overwrite(metadata_offset, render_metadata(req, out, kMetadataSlot));
+    out.output_bytes = output->size();
     if (auto r = output->commit(util::Durability::Fsync); !r) return std::unexpected(r.error());
     out.written = true;
     out.output = output_path;
