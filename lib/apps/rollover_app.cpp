@@ -1,6 +1,7 @@
 #include "apps/rollover_app.hpp"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,51 @@ namespace ctxkit {
 namespace {
 constexpr const char* kTool = "ctx-rollover";
 
+// Runs the supervisor, telling the user what it does on stderr; the exit code is the last
+// client's (1 when the first cannot start).
+int supervise(const std::vector<std::string>& command, const Config& cfg, AppContext& ctx) {
+  using Kind = SupervisorEvent::Kind;
+  auto report = [&ctx](const SupervisorEvent& e) {
+    switch (e.kind) {
+      case Kind::NotRecorded:
+        print_note(
+            ctx.err, kTool,
+            "warning: " + e.detail + " (a ready rollover is noticed within half a second instead)");
+        break;
+      case Kind::RolloverDropped:
+        print_error(ctx.err, kTool,
+                    fmt::format("the rollover to session {} cannot start, the current session "
+                                "goes on: {}",
+                                e.session, e.detail));
+        break;
+      case Kind::TerminalRestored:
+        if (::isatty(1)) ctx.out << "\x1b[?25h" << std::flush;  // show the cursor again
+        break;
+      case Kind::Compacting:
+        print_note(ctx.err, kTool,
+                   "compacting session " + e.session +
+                       (e.detail.empty() ? "" : " (focus: " + e.detail + ")"));
+        break;
+      case Kind::CompactFailed:
+        print_error(ctx.err, kTool,
+                    fmt::format("/compact of session {} failed ({}); resuming it as it is",
+                                e.session, e.detail));
+        break;
+      case Kind::Resuming:
+        print_note(ctx.err, kTool, "resuming session " + e.session);
+        break;
+      case Kind::Starting:
+        print_note(ctx.err, kTool, "starting the new session " + e.session);
+        break;
+    }
+  };
+  const SupervisorResult r = run_supervisor(command, cfg, ctx.env, report);
+  if (r.spawn_error) {
+    print_error(ctx.err, kTool, r.spawn_error->message);
+    return r.last_status ? r.last_status : 1;
+  }
+  return r.last_status;
+}
 }  // namespace
 
 int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
@@ -56,7 +102,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
       return cli.error(ctx)(
           "--supervise needs a command: ctx-rollover --supervise -- claude [args…]");
     }
-    return run_supervisor(command, cfg, ctx.env, ctx.out, ctx.err);
+    return supervise(command, cfg, ctx);
   }
   const auto error = cli.error(ctx);
   if (!command.empty()) return error("a command after -- is only used with --supervise");
