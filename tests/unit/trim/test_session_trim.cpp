@@ -24,7 +24,7 @@ std::string session_lines(int results) {
     json u = {{"type", "assistant"},
               {"uuid", "a" + std::to_string(i)},
               {"sessionId", kParent},
-              {"cwd", "/work/app"},
+              {"cwd", "/home/me/app"},
               {"timestamp", "2026-01-02T03:04:05.000Z"},
               {"message",
                {{"id", "m" + std::to_string(i)},
@@ -105,7 +105,7 @@ TEST(SessionTrim, WritesTheCopyArchivesTheOriginalAndRecordsTheLineage) {
   EXPECT_EQ(f.background_calls, 1);
   EXPECT_TRUE(t->indexing_started);
   EXPECT_EQ(resume_command(t->outcome.cwd, t->new_session_id),
-            std::string("cd /work/app && claude --resume ") + kChild);
+            std::string("cd /home/me/app && claude --resume ") + kChild);
 }
 
 TEST(SessionTrim, DryRunWritesNothingAndIndexesNothing) {
