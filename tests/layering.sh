@@ -6,8 +6,8 @@
 #
 #   hooks -> apps -> {runner, mcp, rollover, trim, ...}
 #   runner -> workflow, context, claude, store, core, util      mcp -> util
-#   workflow -> context, store, core, util                      trim -> archive, claude, util
-#   rollover -> claude, store, core, util                       archive -> claude, store, core, util
+#   workflow -> context, store, core, util     trim -> archive, context, claude, store, core, util
+#   rollover -> archive, context, claude, store, core, util     archive -> claude, store, core, util
 #   context -> claude, core, util      store -> core, util      claude -> core, util      core -> util
 #
 # Pure modules (context/reminder, trim/trimmer, trim/json_text, the workflow state, gate and
@@ -27,9 +27,9 @@ allowed() {  # folder -> folders it may include (besides itself)
     store)    echo "core util" ;;
     context)  echo "claude core util" ;;
     archive)  echo "claude store core util" ;;
-    trim)     echo "archive claude util" ;;
+    trim)     echo "archive context claude store core util" ;;
     workflow) echo "context store core util" ;;
-    rollover) echo "claude store core util" ;;
+    rollover) echo "archive context claude store core util" ;;
     mcp)      echo "util" ;;
     runner)   echo "workflow context claude store core util" ;;
     apps)     echo "runner mcp workflow rollover trim archive context claude store core util" ;;

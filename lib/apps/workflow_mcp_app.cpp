@@ -84,7 +84,8 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
       std::move(tools));
   if (verbose)
     server.set_logger([&ctx](std::string_view line) {
-      ctx.err << kTool << ": " << line << '\n' << std::flush;
+      print_note(ctx.err, kTool, line);
+      ctx.err.flush();
     });
 
   auto signals = mcp::StopSignals::install();

@@ -84,6 +84,15 @@ Result<bool> append_new_lines(const fs::path& from, const fs::path& to, uint64_t
 }
 }  // namespace
 
+Result<util::FileLock> lock_session_archive(const ArchiveLocation& where) {
+  const fs::path dir = where.transcript.parent_path();
+  auto lock =
+      util::FileLock::acquire(dir / ("." + where.transcript.stem().string() + ".lock"), true);
+  if (!lock) return std::unexpected(lock.error());
+  if (!*lock) return fail(fmt::format("locking the archive of {}", where.transcript.string()));
+  return std::move(**lock);
+}
+
 Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locations& loc,
                                        const ArchiveConfig& config, bool queue_once) {
   ArchiveOutcome out;
@@ -109,7 +118,7 @@ Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locatio
       }
       queued = std::move(*q);
     }
-    auto lock = util::FileLock::acquire(dir / ("." + session + ".lock"), true);
+    auto lock = lock_session_archive(out.where);
     if (!lock) return std::unexpected(lock.error());
     queued.reset();  // the next hook may queue now: this one reads the transcript's size only below
     std::error_code ec;

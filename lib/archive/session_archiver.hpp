@@ -9,6 +9,7 @@
 #include "core/config.hpp"
 #include "core/locations.hpp"
 #include "util/error.hpp"
+#include "util/file_lock.hpp"
 
 namespace ctxkit {
 
@@ -34,5 +35,11 @@ struct ArchiveOutcome {
 Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript,
                                        const Locations& loc, const ArchiveConfig& config,
                                        bool queue_once = false);
+
+// Waits for and takes the lock archive_session holds while it writes the archived copy of a
+// session (a file beside it, in its folder, which the caller has made private). A trim holds it
+// while it writes its own copy, so that the two never replace each other's work. An error when
+// the lock file cannot be made.
+Result<util::FileLock> lock_session_archive(const ArchiveLocation& where);
 
 }  // namespace ctxkit

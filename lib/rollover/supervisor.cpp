@@ -21,7 +21,6 @@
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
-#include "util/one_line.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
 #include "util/uuid.hpp"
@@ -31,7 +30,6 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 namespace {
-constexpr const char* kTool = "ctx-rollover";
 constexpr std::string_view kRecordHeader = "ctxkit-supervisor 1";
 // A prompt file larger than this cannot be one argument anyway; nothing more is read.
 constexpr size_t kMaxPromptFile = 4u << 20;
@@ -178,15 +176,17 @@ Result<pid_t> verify_supervisor(const Locations& loc, std::string_view pid_text,
   return pid;
 }
 
-int run_supervisor(const std::vector<std::string>& command, const Config& cfg, const util::Env& env,
-                   std::ostream& out, std::ostream& err) {
+SupervisorResult run_supervisor(const std::vector<std::string>& command, const Config& cfg,
+                                const util::Env& env, const SupervisorReport& report) {
+  SupervisorResult result;
+  auto tell = [&report](SupervisorEvent::Kind kind, std::string session, std::string detail = {}) {
+    if (report) report({kind, std::move(session), std::move(detail)});
+  };
   const std::string token = util::random_uuid();
   const pid_t self = ::getpid();
   const Locations loc = cfg.locations(env);
   if (auto r = record_supervisor(loc, self, token); !r)
-    util::print_note(err, kTool,
-                     "warning: " + r.error().message +
-                         " (a ready rollover is noticed within half a second instead)");
+    tell(SupervisorEvent::Kind::NotRecorded, "", r.error().message);
   struct Forget {
     const Locations& loc;
     pid_t pid;
@@ -219,10 +219,7 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
     if (!p || !*p || !(*p)->ready) return std::nullopt;
     auto relaunch = prepare_relaunch(**p, command, base);
     if (!relaunch) {
-      util::print_error(
-          err, kTool,
-          fmt::format("the rollover to session {} cannot start, the current session goes on: {}",
-                      (*p)->new_session_id, relaunch.error().message));
+      tell(SupervisorEvent::Kind::RolloverDropped, (*p)->new_session_id, relaunch.error().message);
       (void)s->clear_pending_rollover(token);
       return std::nullopt;
     }
@@ -231,14 +228,14 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
 
   util::SpawnSpec spec = base;
   spec.argv = command;
-  int last_status = 0;
   bool stop = false;
   while (true) {
     auto child = util::Child::spawn(spec);
     if (!child) {
-      util::print_error(err, kTool, child.error().message);
-      return last_status ? last_status : 1;
+      result.spawn_error = child.error();
+      return result;
     }
+    ++result.clients_started;
     forward.set_target(child->pid());
     std::optional<std::pair<PendingRollover, Relaunch>> ready;
     auto last_poll = std::chrono::steady_clock::now() - 1s;
@@ -257,21 +254,19 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
     }
     forward.set_target(0);
     stop = forward.take(SIGTERM) || forward.take(SIGHUP) || stop;
-    last_status = status->shell_code();
+    result.last_status = status->shell_code();
     if (tty) {
       ::tcsetattr(0, TCSANOW, &saved);
-      if (::isatty(1)) out << "\x1b[?25h" << std::flush;  // show the cursor again
+      tell(SupervisorEvent::Kind::TerminalRestored, "");
     }
     // The child ended by itself: a rollover that became ready at the very end still counts.
     if (!ready && !stop) ready = ready_relaunch();
-    if (!ready || stop) return last_status;
+    if (!ready || stop) return result;
     if (StateStore* s = state()) (void)s->clear_pending_rollover(token);
     const PendingRollover& done = ready->first;
     if (!ready->second.compact_argv.empty()) {
       // The workflow step asked for /compact: compact the session headless, then resume it.
-      util::print_note(err, kTool,
-                       "compacting session " + done.session_id +
-                           (done.focus.empty() ? "" : " (focus: " + done.focus + ")"));
+      tell(SupervisorEvent::Kind::Compacting, done.session_id, done.focus);
       util::ProcessSpec compact;
       compact.argv = ready->second.compact_argv;
       compact.cwd = ready->second.cwd;
@@ -282,15 +277,14 @@ int run_supervisor(const std::vector<std::string>& command, const Config& cfg, c
                             : r->timed_out ? "timed out"
                                            : fmt::format("exit {}", r->exit_code);
       if (!r || r->exit_code != 0 || r->timed_out)
-        util::print_error(err, kTool,
-                          fmt::format("/compact of session {} failed ({}); resuming it as it is",
-                                      done.session_id, outcome));
+        tell(SupervisorEvent::Kind::CompactFailed, done.session_id, outcome);
       record_executed(state(), done, outcome);
-      util::print_note(err, kTool, "resuming session " + done.session_id);
+      tell(SupervisorEvent::Kind::Resuming, done.session_id);
     } else {
       record_executed(state(), done, "new session");
-      util::print_note(err, kTool, "starting the new session " + done.new_session_id);
+      tell(SupervisorEvent::Kind::Starting, done.new_session_id);
     }
+    ++result.rollovers;
     spec.argv = ready->second.argv;
     spec.cwd = ready->second.cwd;
   }

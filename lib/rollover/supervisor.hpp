@@ -3,7 +3,8 @@
 #include <sys/types.h>
 
 #include <filesystem>
-#include <ostream>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,19 +16,45 @@
 
 namespace ctxkit {
 
+// Something the supervisor did, or could not do, that the user is told about.
+struct SupervisorEvent {
+  enum class Kind {
+    NotRecorded,       // the supervisor record could not be written (detail: why); polled instead
+    RolloverDropped,   // a ready rollover to `session` cannot start (detail: why); the client goes
+                       // on
+    TerminalRestored,  // a client ended and the terminal's settings were put back
+    Compacting,        // a workflow compact of `session` starts (detail: the focus, maybe "")
+    CompactFailed,     // the compact of `session` failed (detail: how); it is resumed as it is
+    Resuming,          // `session` is resumed after its compact
+    Starting,          // the new session `session` starts
+  };
+  Kind kind;
+  std::string session;
+  std::string detail;
+};
+using SupervisorReport = std::function<void(const SupervisorEvent&)>;
+
+// How a supervision ended.
+struct SupervisorResult {
+  int last_status = 0;               // the last client's status (128 + signal when one ended it)
+  std::optional<Error> spawn_error;  // a client could not start (the first, or after a rollover)
+  int clients_started = 0;
+  int rollovers = 0;  // rollovers and workflow actions carried out
+};
+
 // Runs `command` (claude and its arguments) as a child and carries out the rollovers prepared in
 // it: when the Stop hook marks a pending rollover of this supervisor ready (or within half a
 // second without the hook's wake-up), everything the new session needs is checked (prompt file,
 // argument limits, program, directory), and only then the client is ended (SIGTERM, then SIGKILL
 // after rollover.grace_seconds) and started again in the new session (relaunch_argv), in the
-// session's directory. A rollover that cannot be carried out is reported on `err`, dropped, and
-// the running client is left alone. The child gets CTXKIT_SUPERVISOR (a random token) and
+// session's directory. A rollover that cannot be carried out is reported, dropped, and the running
+// client is left alone. The child gets CTXKIT_SUPERVISOR (a random token) and
 // CTXKIT_SUPERVISOR_PID in its environment; SIGINT, SIGQUIT, SIGTERM and SIGHUP sent to the
 // supervisor by a process are passed to it, and after SIGTERM or SIGHUP no new session starts.
-// Returns the last child's status (128 + signal when a signal ended it), or 1 when the first
-// child cannot start.
-int run_supervisor(const std::vector<std::string>& command, const Config& config,
-                   const util::Env& env, std::ostream& out, std::ostream& err);
+// Prints nothing: each event goes to `report` as it happens. Returns when a client ends with no
+// rollover ready (or after a stop signal), or when a client cannot start (`spawn_error`).
+SupervisorResult run_supervisor(const std::vector<std::string>& command, const Config& config,
+                                const util::Env& env, const SupervisorReport& report);
 
 // The record that lets the Stop hook check a pid before signalling it:
 // Locations::supervisors_dir()/<pid>, mode 0600 in a 0700 folder, holding the supervisor's token

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "archive/archive.hpp"
+#include "archive/session_archiver.hpp"
 #include "claude/transcript_head.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
@@ -110,15 +111,22 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   auto reader = util::LineReader::open(req.transcript, snapshot);
   if (!reader) return std::unexpected(reader.error());
 
-  const bool write_archive =
-      !req.dry_run && !req.archive_transcript.empty() &&
-      archive_needs_update({req.archive_transcript, req.archive_side_dir}, snapshot);
-  std::optional<util::AtomicFile> archive, output;
-  if (write_archive) {
+  // The archive is written under archive_session's lock: a hook archiving the same session waits
+  // for this copy (and then appends only what came after it) instead of racing it.
+  std::optional<util::FileLock> archive_lock;
+  const ArchiveLocation where{req.archive_transcript, req.archive_side_dir};
+  if (!req.dry_run && !req.archive_transcript.empty()) {
     // archive/<project>/: private, tightened when too open, never through a link.
     const fs::path folder = req.archive_transcript.parent_path();
     if (auto r = util::make_private_dirs(folder, folder.parent_path()); !r)
       return std::unexpected(r.error());
+    auto lock = lock_session_archive(where);
+    if (!lock) return std::unexpected(lock.error());
+    archive_lock.emplace(std::move(*lock));
+  }
+  const bool write_archive = archive_lock && archive_needs_update(where, snapshot);
+  std::optional<util::AtomicFile> archive, output;
+  if (write_archive) {
     auto a = util::AtomicFile::create(req.archive_transcript, 0600);
     if (!a) return std::unexpected(a.error());
     archive.emplace(std::move(*a));
@@ -185,8 +193,10 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
         !r)
       return std::unexpected(r.error());
   }
+  archive_lock.reset();
   if (output && out.stats.tokens_saved() >= req.min_tokens_saved && metadata_placed) {
     output->overwrite(metadata_offset, render_metadata(req, out, kMetadataSlot));
+    out.output_bytes = output->size();
     if (auto r = output->commit(util::Durability::Fsync); !r) return std::unexpected(r.error());
     out.written = true;
     out.output = output_path;

@@ -38,6 +38,7 @@ struct TrimOutcome {
   bool written = false;
   bool archived = false;        // the archive copy was written now
   uint64_t snapshot_bytes = 0;  // bytes of complete lines trimmed
+  uint64_t output_bytes = 0;    // bytes of the new transcript (0 when nothing was written)
   uint64_t late_bytes = 0;      // bytes that arrived after the snapshot
   uint64_t late_lines = 0;      // complete lines among them
   std::set<std::string> tools_seen;

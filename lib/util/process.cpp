@@ -780,8 +780,9 @@ bool SignalLatch::take() {
 }
 
 namespace {
-// The detached grandchild's whole life: an exception escaping `work` ends it with exit 1 (nobody
-// is left to tell) instead of std::terminate's abort and core dump.
+// The detached work's whole life: an exception escaping `work` ends it with exit 1 in the
+// grandchild (nobody is left to tell) instead of std::terminate's abort and core dump, and never
+// reaches the caller when fork failed and the work ran in its process.
 int run_detached_work(const std::function<void()>& work) noexcept {
   try {
     work();
@@ -795,7 +796,8 @@ int run_detached_work(const std::function<void()>& work) noexcept {
 void detach(const std::function<void()>& work) {
   pid_t pid = ::fork();
   if (pid < 0) {
-    work();
+    // The work is done here instead; its failure stays in it, as it would in the grandchild.
+    (void)run_detached_work(work);
     return;
   }
   if (pid > 0) {

@@ -176,7 +176,9 @@ class SignalLatch {
 // Runs `work` in a grandchild detached from the caller (new session, stdin/stdout/stderr on
 // /dev/null, so no pipe of the caller is held open) and returns as soon as the intermediate
 // child has exited. When fork fails, `work` runs in this process instead: the work is done
-// either way, only later. An exception escaping `work` in the grandchild ends it with exit 1.
+// either way, only later. An exception escaping `work` in the grandchild ends it with exit 1;
+// in this process (fork failed) it is dropped, so that detach itself never throws what the work
+// threw.
 void detach(const std::function<void()>& work);
 
 }  // namespace ctxkit::util

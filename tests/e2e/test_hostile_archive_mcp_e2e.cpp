@@ -372,5 +372,19 @@ TEST(HostileArchiveMcp, AnIndexerKilledMidWriteLeavesAnIndexThatAnswers) {
   EXPECT_FALSE(again["hits"].empty()) << again.dump();
 }
 
+// The --verbose log names methods from the input: each stays one line of text, with no terminal
+// escape and no line of its own.
+TEST(HostileArchiveMcp, TheVerboseLogEscapesWhatTheInputNames) {
+  TempDir tmp;
+  const std::string in =
+      json{{"jsonrpc", "2.0"}, {"method", "x\x1b[2J\nctx-archive-mcp: forged"}}.dump() + "\n";
+  auto r = run_tool("ctx-archive-mcp", {"--verbose"}, in, tmp.env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ctx-archive-mcp: <- notification x\\x1b[2J\\nctx-archive-mcp: forged\n"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace ctxkit::test

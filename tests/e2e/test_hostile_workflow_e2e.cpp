@@ -288,5 +288,21 @@ TEST(HostileWorkflow, AReadOnlySettingsFileIsNotEdited) {
   EXPECT_EQ(read_file(cj), "{}");
 }
 
+// The --verbose log names methods from the input: each stays one line of text, with no terminal
+// escape and no line of its own.
+TEST(HostileWorkflow, TheVerboseLogEscapesWhatTheInputNames) {
+  Bench b;
+  const std::string in =
+      json{{"jsonrpc", "2.0"}, {"method", "x\x1b[2J\nctx-workflow-mcp: forged"}}.dump() + "\n";
+  auto r =
+      run_tool("ctx-workflow-mcp",
+               {"--worktree", b.wt.string(), "--repo-root", b.wt.string(), "--verbose"}, in, b.env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ctx-workflow-mcp: <- notification x\\x1b[2J\\nctx-workflow-mcp: forged\n"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace ctxkit::test

@@ -70,5 +70,51 @@ TEST(Supervisor, ProcessStartTimeNamesOneProcess) {
   EXPECT_FALSE(util::process_start_time(-1));
 }
 
+TEST(Supervisor, ReturnsTheClientsStatusAndReportsWithoutPrinting) {
+  test::TempDir tmp;
+  Config cfg;
+  cfg.state.dir = (tmp / "state").string();
+  std::vector<SupervisorEvent> events;
+  const SupervisorResult r = run_supervisor({"sh", "-c", "exit 7"}, cfg, tmp.env(),
+                                            [&](const SupervisorEvent& e) { events.push_back(e); });
+  EXPECT_FALSE(r.spawn_error);
+  EXPECT_EQ(r.last_status, 7);
+  EXPECT_EQ(r.clients_started, 1);
+  EXPECT_EQ(r.rollovers, 0);
+  for (const auto& e : events) EXPECT_EQ(e.kind, SupervisorEvent::Kind::TerminalRestored);
+  // The record is gone once the supervisor returns.
+  EXPECT_TRUE(fs::is_empty(tmp / "state" / "supervisors"));
+}
+
+TEST(Supervisor, AClientThatCannotStartIsAResultNotALine) {
+  test::TempDir tmp;
+  Config cfg;
+  cfg.state.dir = (tmp / "state").string();
+  util::Env env = tmp.env();
+  env.set("PATH", (tmp / "empty-bin").string());
+  const SupervisorResult r =
+      run_supervisor({"no-such-client-xyz"}, cfg, env, [](const SupervisorEvent&) {});
+  ASSERT_TRUE(r.spawn_error);
+  EXPECT_NE(r.spawn_error->message.find("no-such-client-xyz"), std::string::npos)
+      << r.spawn_error->message;
+  EXPECT_EQ(r.clients_started, 0);
+  EXPECT_EQ(r.last_status, 0);
+}
+
+TEST(Supervisor, AnUnwritableRecordIsReportedAndTheClientStillRuns) {
+  test::TempDir tmp;
+  Config cfg;
+  const fs::path file = tmp.write("not-a-folder", "x");
+  cfg.state.dir = (file / "state").string();
+  std::vector<SupervisorEvent> events;
+  const SupervisorResult r = run_supervisor({"sh", "-c", "exit 0"}, cfg, tmp.env(),
+                                            [&](const SupervisorEvent& e) { events.push_back(e); });
+  EXPECT_FALSE(r.spawn_error);
+  EXPECT_EQ(r.clients_started, 1);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front().kind, SupervisorEvent::Kind::NotRecorded);
+  EXPECT_NE(events.front().detail.find("not-a-folder"), std::string::npos) << events.front().detail;
+}
+
 }  // namespace
 }  // namespace ctxkit

@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
+#include "archive/session_archiver.hpp"
 #include "trim/trim_session.hpp"
 #include "unit/temp_dir.hpp"
 
@@ -10,6 +14,7 @@ namespace ctxkit {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using namespace std::chrono_literals;
 
 std::string session_lines(int results) {
   std::string out;
@@ -137,6 +142,37 @@ TEST(TrimSession, AnEmptyObjectWithSpacesOnTheFirstLineStaysValidJson) {
     EXPECT_EQ(j.size(), 1u);
     EXPECT_TRUE(j.contains("trim_metadata"));
   }
+}
+
+// A hook archiving the same session holds archive_session's lock: the trim writes its archive copy
+// only once that archiver is done, so the two never replace each other's copy.
+TEST(TrimSession, TheArchiveCopyWaitsForAnArchiverOfTheSameSession) {
+  test::TempDir tmp;
+  fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", session_lines(4));
+  TrimRequest req = bash_request(t);
+  req.archive_transcript = tmp / "archive/proj/11111111-1111-4111-8111-111111111111.jsonl";
+  req.archive_side_dir = tmp / "archive/proj/11111111-1111-4111-8111-111111111111";
+  fs::create_directories(req.archive_transcript.parent_path());
+  auto held = lock_session_archive({req.archive_transcript, req.archive_side_dir});
+  ASSERT_TRUE(held) << held.error().message;
+  std::atomic<bool> snapshot_taken{false}, done{false};
+  req.after_snapshot = [&] { snapshot_taken = true; };
+  Result<TrimOutcome> outcome = fail("not run");
+  std::thread trim([&] {
+    outcome = trim_session(req);
+    done = true;
+  });
+  for (int i = 0; i < 500 && !snapshot_taken; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(snapshot_taken);
+  // Time enough to copy four lines twice over; the trim is still waiting for the lock.
+  std::this_thread::sleep_for(300ms);
+  EXPECT_FALSE(done);
+  EXPECT_FALSE(fs::exists(req.archive_transcript));
+  held = fail("released");
+  trim.join();
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_TRUE(outcome->archived);
+  EXPECT_EQ(test::read_file(req.archive_transcript), test::read_file(t));
 }
 
 }  // namespace

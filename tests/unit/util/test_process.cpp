@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -234,6 +238,40 @@ TEST(Process, DetachedWorkThatThrowsExitsOneInsteadOfAborting) {
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);  // not 100 + SIGABRT
+}
+
+TEST(Process, DetachWhenForkFailsRunsTheWorkHereAndKeepsItsExceptionThere) {
+  // In a child of the test, fork fails from some point on (clone and clone3 return EAGAIN).
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EAGAIN & SECCOMP_RET_DATA)),
+    };
+    sock_fprog program{static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
+      ::_exit(90);
+    bool ran = false;
+    try {
+      util::detach([&] {
+        ran = true;
+        throw std::runtime_error("the work failed");
+      });
+    } catch (...) {
+      ::_exit(91);  // the work's exception reached the caller
+    }
+    ::_exit(ran ? 0 : 92);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 90) GTEST_SKIP() << "no seccomp filter here";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 // The environment a child gets in these tests: only what is listed.

@@ -1,0 +1,136 @@
+#include "rollover/prepared_rollover.hpp"
+
+#include <fmt/core.h>
+
+#include "archive/session_archiver.hpp"
+#include "claude/claude_cli.hpp"
+#include "claude/session_locator.hpp"
+#include "claude/transcript_head.hpp"
+#include "context/compaction_point.hpp"
+#include "context/context_meter.hpp"
+#include "store/state_access.hpp"
+#include "store/state_store.hpp"
+#include "util/atomic_file.hpp"
+#include "util/fs.hpp"
+#include "util/paths.hpp"
+#include "util/shell.hpp"
+#include "util/time.hpp"
+#include "util/uuid.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+
+Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const Config& cfg,
+                                          const util::Env& env) {
+  // Everything that can fail is checked before anything is archived or recorded.
+  auto summary = read_summary(request.summary_file);
+  if (!summary) return std::unexpected(summary.error());
+  const Locations loc = cfg.locations(env);
+  auto transcript = locate_session(request.session, env, loc);
+  if (!transcript) return std::unexpected(transcript.error());
+  const fs::path path = *transcript;
+  auto head = read_transcript_head(path);
+  if (!head) return std::unexpected(head.error());
+  if (!head->is_transcript) return std::unexpected(not_a_transcript(path, *head));
+
+  PreparedRollover r;
+  r.summary = std::move(*summary);
+  r.inside = env.get("CLAUDECODE") == std::optional<std::string>("1");
+  const auto supervisor = env.get_nonempty("CTXKIT_SUPERVISOR");
+  r.supervised = supervisor.has_value();
+  r.bin = request.claude_bin.empty() ? cfg.rollover.claude_bin : request.claude_bin;
+  const bool outside = !r.inside && !r.supervised;
+  std::string program = r.bin;
+  if (outside) {
+    auto found = find_program(r.bin, env);
+    if (!found) return std::unexpected(found.error());
+    program = *found;
+  }
+  if (auto made = util::make_private_dirs(loc.rollovers_dir(), loc.state_dir); !made)
+    return fail(fmt::format("state directory: {}", made.error().message));
+  std::string note;
+  std::optional<StateStore> store = open_state(loc, cfg, note);
+  if (!store) return fail(note);
+
+  r.parent_session_id = path.stem().string();
+  const std::string project = path.parent_path().filename().string();
+  r.context_percent = transcript_percent(
+      path, cfg.context,
+      read_compaction_settings(env, client_settings_files(env, project_start_dir(env, ""))));
+  // The session's working directory (decoded from the transcript), for the new session and the
+  // printed command. Outside Claude Code the new session starts where the caller is.
+  r.cwd = head->cwd;
+  std::error_code ec;
+  if (outside) r.cwd = fs::current_path(ec).string();
+  if (r.cwd.empty() || !fs::is_directory(r.cwd, ec)) r.cwd = fs::current_path(ec).string();
+
+  r.new_session_id = util::random_uuid();
+  auto parent_record = store->session(r.parent_session_id);
+  r.number = parent_record && *parent_record ? (*parent_record)->number + 1 : 2;
+  auto exe_dir = util::executable_dir();
+  r.archive = archive_location(loc, project, r.parent_session_id);
+  ContinuationInfo info;
+  info.number = r.number;
+  info.previous_percent = r.context_percent;
+  info.summary = r.summary.text;
+  info.parent_session_id = r.parent_session_id;
+  info.parent_transcript = path.string();
+  info.archive = r.archive.transcript.string();
+  info.search_command = exe_dir ? (*exe_dir / "ctx-search").string() : std::string("ctx-search");
+  if (request.retrieval) info.retrieval = request.retrieval(r.cwd, r.parent_session_id);
+  auto prompt = render_continuation(continuation_template(exe_dir), info);
+  if (!prompt) return std::unexpected(prompt.error());
+  // The prompt is one argument of the client, whoever starts it: it must pass whole.
+  if (auto fits = check_prompt_fits(*prompt, request.summary_file); !fits)
+    return std::unexpected(fits.error());
+  r.launch.argv = launch_argv(program, cfg.rollover.claude_args,
+                              request.print || cfg.rollover.print, r.new_session_id, *prompt);
+  if (outside) {
+    if (auto ok = util::check_exec_args(r.launch); !ok) return std::unexpected(ok.error());
+  }
+
+  auto archived = archive_session(path, loc, cfg.archive);
+  if (!archived) return std::unexpected(archived.error());
+  r.prompt_file = loc.rollovers_dir() / (r.new_session_id + ".md");
+  if (auto w = util::write_file_atomic(r.prompt_file, *prompt, 0600); !w)
+    return std::unexpected(w.error());
+
+  const std::string now = util::format_iso8601_ms(util::now_ms());
+  SessionRecord parent, child;
+  parent.session_id = r.parent_session_id;
+  parent.project = project;
+  parent.transcript = path.string();
+  parent.cwd = r.cwd;
+  parent.started_at = head->first_timestamp;
+  child.session_id = r.new_session_id;
+  child.project = project;
+  child.transcript = (path.parent_path() / (r.new_session_id + ".jsonl")).string();
+  child.cwd = r.cwd;
+  child.started_at = now;
+  child.summary = r.summary.text;
+  if (supervisor) {
+    // Record the hand-over for the supervisor first, so that a failure records nothing.
+    if (auto p =
+            store->put_pending_rollover({*supervisor, r.parent_session_id, r.new_session_id,
+                                         r.prompt_file.string(), r.cwd, false, "rollover", ""});
+        !p)
+      return std::unexpected(p.error());
+  }
+  auto recorded = store->record_derivation(
+      parent, child, "rollover",
+      r.context_percent ? std::optional<int64_t>(*r.context_percent) : std::nullopt, std::nullopt,
+      now);
+  if (!recorded) {
+    if (supervisor) (void)store->clear_pending_rollover(*supervisor);
+    return std::unexpected(recorded.error());
+  }
+  return r;
+}
+
+std::string start_command(const PreparedRollover& r) {
+  return fmt::format("cd {} && {} --session-id {} \"$(cat {})\"", util::shell_quote(r.cwd),
+                     util::shell_quote(r.bin), r.new_session_id,
+                     util::shell_quote(r.prompt_file.string()));
+}
+
+}  // namespace ctxkit
