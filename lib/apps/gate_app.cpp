@@ -14,8 +14,8 @@
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
-#include "runner/anchor.hpp"
 #include "util/one_line.hpp"
+#include "workflow/reanchor.hpp"
 #include "workflow/step_gate.hpp"
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
@@ -117,7 +117,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
         print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }
     std::string text =
-        runner::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
+        workflow::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
     if (text.empty()) return 0;
     // What the context lost is searchable: say with which tool, when the session has it.
     if (const std::string tool = archive_search_tool(ctx.env, payload->cwd); !tool.empty())
