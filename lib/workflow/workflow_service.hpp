@@ -34,7 +34,8 @@ struct WorkflowEvent {
   long iteration = 0;                 // ralph iteration, 0 outside ralph steps
   std::optional<double> percent;      // the context figure used by context_min_percent
   std::optional<double> min_percent;  // the threshold that applied
-  std::string by;     // who: "workflow_start", "workflow_advance", "ctx-gate", "session-start"
+  // Who: "workflow_start", "workflow_advance", "ctx-gate", "ctx-run", "session-start:<id>".
+  std::string by;
   std::string focus;  // a compact's focus text
 };
 
