@@ -14,8 +14,8 @@
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
-#include "runner/anchor.hpp"
 #include "util/one_line.hpp"
+#include "workflow/reanchor.hpp"
 #include "workflow/step_gate.hpp"
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
@@ -70,10 +70,18 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
 
+  std::optional<HookPayload> payload;
   if (hook) {
-    auto payload = read_hook_payload(ctx, kTool);
+    payload = read_hook_payload(ctx, kTool);
     if (!payload) return exit_code(fail_open_code(kTool));  // the note is printed
-    const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
+  } else if (worktree.empty()) {
+    worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
+  }
+  // Loaded once, for both modes.
+  const Config cfg = load_config(
+      ctx.env, {project_start_dir(ctx.env, hook ? payload->cwd : fs::absolute(worktree).string())});
+
+  if (hook) {
     record_hook_run(cfg.locations(ctx.env), kTool);
     if (payload->source != "clear" && payload->source != "compact") return 0;
     if (worktree.empty())
@@ -117,7 +125,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
         print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
     }
     std::string text =
-        runner::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
+        workflow::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
     if (text.empty()) return 0;
     // What the context lost is searchable: say with which tool, when the session has it.
     if (const std::string tool = archive_search_tool(ctx.env, payload->cwd); !tool.empty())
@@ -130,33 +138,27 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     return 0;
   }
 
-  if (worktree.empty())
-    worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
   const fs::path wt = fs::absolute(worktree);
   const auto error = cli.error(ctx);
-  auto lock = lock_if_state(wt);
-  if (!lock) return error(lock.error().message);
-  auto loaded = load_machine(wt);
-  if (!loaded) return error(loaded.error().message);
+  const Locations loc = cfg.locations(ctx.env);
+  if (session.empty()) session = ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
+  workflow::ServiceOptions o;
+  o.worktree = wt;
+  o.env = ctx.env;
+  o.context_percent = [&] { return session_percent(session, ctx.env, loc, cfg.context); };
+  o.on_event = workflow_event_sink(cfg, ctx.env, wt, ctx.err, kTool);
+  workflow::WorkflowService service(std::move(o));
+  auto taken = service.take_gate(kTool);
+  if (!taken) return error(taken.error().message);
   ojson answer = {{"action", "none"}};
-  if (*loaded && (*loaded)->state_status() == "running") {
-    auto& m = **loaded;
-    const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, wt.string())});
-    const Locations loc = cfg.locations(ctx.env);
-    if (session.empty()) session = ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
+  if (*taken && (*taken)->machine->state_status() == "running") {
+    const auto& m = *(*taken)->machine;
+    const auto& d = (*taken)->gate;
     const auto* sub = m.current_loop_step();
-    const auto d = workflow::decide_gate(
-        m, workflow::gate_needs_percent(m) ? session_percent(session, ctx.env, loc, cfg.context)
-                                           : std::nullopt);
     answer["step"] = m.step_id();
     if (sub) answer["subStep"] = sub->id;
     if (m.task().is_object()) answer["task"] = m.task()["id"];
     if (auto it = m.ralph_iteration()) answer["iteration"] = *it;
-    if (d.action != workflow::ContextAction::None || d.skipped != workflow::ContextAction::None) {
-      m.mark_action_executed();
-      if (auto w = workflow::save_state(wt, m); !w) return error(w.error().message);
-      workflow_event_sink(cfg, ctx.env, wt, ctx.err, kTool)(workflow::event_for(m, d, "ctx-gate"));
-    }
     if (d.action != workflow::ContextAction::None) {
       answer["action"] = workflow::to_string(d.action);
       std::string command = workflow::command_of(d.action);

@@ -6,11 +6,11 @@
 #include <optional>
 
 #include "apps/app.hpp"
-#include "runner/anchor.hpp"
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/uuid.hpp"
+#include "workflow/reanchor.hpp"
 #include "workflow/workflow_events.hpp"
 
 namespace ctxkit {
@@ -33,7 +33,7 @@ Result<void> request_supervised_action(const Config& cfg, const util::Env& env,
     return fail(fmt::format("unknown context action '{}'", event.action));
   const Locations loc = cfg.locations(env);
   const std::string session = env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
-  std::string prompt = runner::workflow_reanchor(worktree, event.action, kReanchorTokens);
+  std::string prompt = workflow::workflow_reanchor(worktree, event.action, kReanchorTokens);
   if (prompt.empty())
     prompt = "Continue the workflow: call workflow_status for the current step's instructions.";
   PendingRollover p;

@@ -8,33 +8,20 @@
 #include <vector>
 
 #include "util/error.hpp"
+#include "workflow/reanchor.hpp"
 
 namespace ctxkit::workflow {
-class WorkflowMachine;
 struct TaskSpec;
 }  // namespace ctxkit::workflow
 
 namespace ctxkit::runner {
 
-// The re-anchor: the bounded block a fresh (or just compacted or cleared) session is given so
-// that it knows where it stands. One module builds it for the runner (`ctx-run`) and for the
-// SessionStart hook (`ctx-gate --hook`).
-
-// One part of the block: a heading line and its text.
-struct AnchorSection {
-  std::string heading;
-  std::string body;
-};
-
-// Cuts `text` to at most `max` bytes on a UTF-8 boundary, saying how much was cut.
-std::string bounded_text(std::string_view text, size_t max);
-
-// head, then every section ("<heading>\n<body>\n"), then tail, in at most `max_bytes`: when it
-// does not fit, the room left after head and tail is shared max-min fairly (a section shorter
-// than its share keeps all of it, the rest is split among the longer ones, each cut with a note
-// of how much was left out). The same input gives the same bytes.
-std::string assemble_anchor(std::string_view head, const std::vector<AnchorSection>& sections,
-                            std::string_view tail, size_t max_bytes);
+// The runner's anchor (`ctx-run`): the project's files, the task, the workflow's position, git
+// and the progress file, assembled within a byte budget by workflow/reanchor.
+using workflow::AnchorSection;
+using workflow::assemble_anchor;
+using workflow::bounded_text;
+using workflow::workflow_sections;
 
 // Which sources the runner's anchor takes (--anchor-sources
 // prompt,agent,task,git,progress,summary).
@@ -79,14 +66,6 @@ struct AnchorInputs {
 };
 // Gathers and assembles the runner's anchor (files read now; git asked now unless given).
 std::string build_runner_anchor(const AnchorInputs& in);
-
-// The workflow part: position (step k of n, sub-step, task, iteration), the request summary,
-// the step's instructions and the latest handoff.
-std::vector<AnchorSection> workflow_sections(const workflow::WorkflowMachine& machine);
-// The SessionStart re-anchor for `worktree`'s running workflow after a `clear` or `compact`,
-// bounded to `max_tokens` (4 bytes a token); empty when no workflow is running there.
-std::string workflow_reanchor(const std::filesystem::path& worktree, std::string_view source,
-                              int max_tokens);
 
 // The anchor's size in tokens, as the runner reports it: an estimate, UTF-8 bytes / 4 rounded up.
 inline size_t estimate_tokens(size_t bytes) {

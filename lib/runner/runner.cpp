@@ -123,23 +123,15 @@ class WorkflowDriver {
     return s;
   }
 
-  Result<ojson> call(const char* tool, const json& args) {
-    auto r = service_.call(tool, args);
-    if (r.is_error) return fail(fmt::format("{}: {}", tool, r.text));
-    ojson j = ojson::parse(r.text, nullptr, false);
-    if (j.is_discarded()) return fail(fmt::format("{}: an answer that is not JSON", tool));
-    return j;
-  }
-
   // Starts the workflow unless its state already exists.
   Result<void> ensure_started() {
     auto text = workflow::read_state_text(opts_.project);
     if (!text) return std::unexpected(text.error());
     if (*text) return {};
-    json args = json::object();
-    if (!opts_.summary.empty()) args["summary"] = opts_.summary;
-    auto r = call("workflow_start", args);
-    if (!r) return std::unexpected(r.error());
+    workflow::StartRequest request;
+    if (!opts_.summary.empty()) request.summary = opts_.summary;
+    auto r = service_.start(request);
+    if (!r) return fail(fmt::format("workflow_start: {}", workflow::error_text(r.error().message)));
     note_answer(*r);
     return {};
   }
@@ -150,13 +142,14 @@ class WorkflowDriver {
                        const ContextConfig& context) {
     figure_->id = session;
     figure_->context = context;
-    auto r = call("workflow_advance", json{{"output", output}});
-    if (!r) return std::unexpected(r.error());
+    auto r = service_.advance(output);
+    if (!r)
+      return fail(fmt::format("workflow_advance: {}", workflow::error_text(r.error().message)));
     note_answer(*r);
     return {};
   }
 
-  Result<Position> position(const std::string& session, const util::Env& env, const Config& cfg) {
+  Result<Position> position(const std::string& session, const util::Env&, const Config& cfg) {
     auto m = load();
     if (!m) return std::unexpected(m.error());
     Position p;
@@ -169,35 +162,32 @@ class WorkflowDriver {
     if (m->step_type() == workflow::StepType::Loop && !loop_tasks_.empty()) {
       const auto& tasks = m->state()["tasks"];
       if (!tasks.contains(m->step_id()) || tasks[m->step_id()].empty()) {
-        json list = json::array();
+        std::vector<workflow::TaskInput> list;
         for (const auto& t : loop_tasks_) {
-          json item = {{"id", t.id}, {"title", t.title}};
-          if (!t.description.empty()) item["description"] = t.description;
-          list.push_back(item);
+          workflow::TaskInput item{t.id, t.title, std::nullopt};
+          if (!t.description.empty()) item.description = t.description;
+          list.push_back(std::move(item));
         }
-        auto r = call("workflow_set_tasks", json{{"loop_id", m->step_id()}, {"tasks", list}});
-        if (!r) return std::unexpected(r.error());
+        auto r = service_.set_tasks(m->step_id(), list);
+        if (!r)
+          return fail(
+              fmt::format("workflow_set_tasks: {}", workflow::error_text(r.error().message)));
         auto again = load();
         if (!again) return std::unexpected(again.error());
         *m = std::move(*again);
       }
     }
     // An action not handed out yet (after set_tasks, or a state another client left) is taken
-    // here, as ctx-gate takes it: under the state's lock, from the state as it is now.
-    auto lock = workflow::lock_state(opts_.project);
-    if (!lock) return std::unexpected(lock.error());
-    if (auto again = load(); again)
-      *m = std::move(*again);
-    else
-      return std::unexpected(again.error());
+    // here, as ctx-gate takes it: the service's gate, under the state's lock, from the state as
+    // it is now; `session`'s figure decides a context_min_percent.
+    figure_->id = session;
+    figure_->context = cfg.context;
+    auto taken = service_.take_gate("ctx-run");
+    if (!taken) return std::unexpected(taken.error());
+    if (!*taken) return fail("the workflow state disappeared");
+    *m = *(*taken)->machine;
     const auto* sub = m->current_loop_step();
-    const auto d = workflow::decide_gate(*m, workflow::gate_needs_percent(*m)
-                                                 ? session_percent(session, env, loc_, cfg.context)
-                                                 : std::nullopt);
-    if (d.action != workflow::ContextAction::None || d.skipped != workflow::ContextAction::None) {
-      m->mark_action_executed();
-      if (auto w = workflow::save_state(opts_.project, *m); !w) return std::unexpected(w.error());
-    }
+    const auto& d = (*taken)->gate;
     p.action = d.action != workflow::ContextAction::None ? d.action : handed_out_;
     handed_out_ = workflow::ContextAction::None;
     if (p.action == workflow::ContextAction::Compact) p.focus = workflow::compact_focus(*m);
@@ -236,13 +226,8 @@ class WorkflowDriver {
     if (!*text) return fail("the workflow state disappeared");
     return workflow::WorkflowMachine::from_state_text(**text, nullptr);
   }
-  void note_answer(const ojson& answer) {
-    if (!answer.is_object() || !answer.contains("contextAction")) return;
-    const auto& a = answer["contextAction"];
-    if (a == "/compact")
-      handed_out_ = workflow::ContextAction::Compact;
-    else if (a == "/clear")
-      handed_out_ = workflow::ContextAction::Clear;
+  void note_answer(const workflow::WorkflowAnswer& answer) {
+    if (answer.gate.action != workflow::ContextAction::None) handed_out_ = answer.gate.action;
   }
 
   const RunOptions& opts_;

@@ -29,9 +29,7 @@ namespace {
 constexpr const char* kNotStarted = "Workflow not started. Call workflow_start first.";
 
 ToolOutcome error_outcome(const std::string& message) {
-  ojson body = ojson::object();
-  body["error"] = message;
-  return {js::stringify(body, 0), true};
+  return {error_text(message), true};
 }
 
 ToolOutcome pretty(const ojson& body) {
@@ -71,6 +69,12 @@ struct Loaded {
   std::optional<std::string> error;
 };
 }  // namespace
+
+std::string error_text(const std::string& message) {
+  ojson body = ojson::object();
+  body["error"] = message;
+  return js::stringify(body, 0);
+}
 
 fs::path state_path(const fs::path& worktree) {
   return worktree / "workflow-state.json";
@@ -178,7 +182,7 @@ Result<std::optional<FileVersion>> save_state_versioned(const fs::path& worktree
 
 struct WorkflowService::Cache {
   std::optional<FileVersion> version;
-  std::optional<WorkflowMachine> machine;
+  std::shared_ptr<WorkflowMachine> machine;
 };
 
 WorkflowEvent event_for(const WorkflowMachine& m, const GateDecision& d, std::string by) {
@@ -230,24 +234,33 @@ WorkflowService::WorkflowService(ServiceOptions options)
 }
 
 namespace {
+constexpr const char* kLoopIdError = "loop_id must be a non-empty string";
+
+// What workflow_set_tasks says of a task without an id or a title.
+std::optional<std::string> task_error(const TaskInput& task) {
+  if (task.id.empty()) return "Each task must have a non-empty id string";
+  if (task.title.empty()) return "Each task must have a non-empty title string";
+  return std::nullopt;
+}
 
 class Call {
  public:
   Call(const ServiceOptions& o, WorkflowService::Cache& cache) : o_(o), cache_(cache) {}
 
   // `to_change`: the caller changes the state and saves it (which caches it again), so the
-  // cached state is handed over instead of copied.
+  // cached state is handed over instead of copied when nobody else holds it.
   Loaded load(bool to_change = false) const {
     Loaded out;
     const fs::path p = state_path(o_.worktree);
     // The file as this service last read or wrote it: its parsed state is at hand.
     const auto before = file_version(p);
     if (before && cache_.version == before && cache_.machine) {
-      if (to_change) {
+      if (to_change && cache_.machine.use_count() == 1) {
         out.machine.emplace(std::move(*cache_.machine));
         forget();
       } else {
         out.machine.emplace(*cache_.machine);
+        if (to_change) forget();
       }
       return out;
     }
@@ -255,7 +268,7 @@ class Call {
     // Kept only when nothing changed the file while it was read.
     forget();
     if (!to_change && out.machine && before && file_version(p) == before) {
-      cache_.machine = out.machine;
+      cache_.machine = std::make_shared<WorkflowMachine>(*out.machine);
       cache_.version = before;  // last: a copy that throws leaves nothing cached
     }
     return out;
@@ -264,8 +277,7 @@ class Call {
   // For a call that only reads the state: the cached state itself while the file is still the
   // version it came from (no copy of it), else the file read and parsed (and cached).
   struct Reading {
-    const WorkflowMachine* machine = nullptr;
-    std::optional<WorkflowMachine> own;  // when the file changed while it was read
+    std::shared_ptr<const WorkflowMachine> machine;
     std::optional<std::string> error;
   };
   Reading read_only() const {
@@ -277,15 +289,14 @@ class Call {
       forget();
       out.error = std::move(read.error);
       if (!read.machine) return out;
-      if (!before || file_version(p) != before) {
-        out.own = std::move(read.machine);
-        out.machine = &*out.own;
-        return out;
-      }
-      cache_.machine = std::move(read.machine);
+      auto machine = std::make_shared<WorkflowMachine>(std::move(*read.machine));
+      out.machine = machine;
+      if (!before || file_version(p) != before) return out;
+      cache_.machine = std::move(machine);
       cache_.version = before;
+      return out;
     }
-    out.machine = &*cache_.machine;
+    out.machine = cache_.machine;
     return out;
   }
 
@@ -337,122 +348,111 @@ class Call {
     }
     forget();
     if (*w) {
-      cache_.machine = m;
+      cache_.machine = std::make_shared<WorkflowMachine>(m);
       cache_.version = *w;  // last: a copy that throws leaves nothing cached
     }
     return std::nullopt;
   }
 
-  // Hands out the pending action of the current position (marking and saving it in the same
-  // call), or records a skip (marked, saved, no answer). `saved` tells whether it saved.
-  std::optional<ToolOutcome> gate(WorkflowMachine& m, bool& saved, const char* by) const {
-    saved = false;
-    if (m.pending_action() == ContextAction::None) return std::nullopt;
-    const auto d = decide_gate(m, gate_needs_percent(m) ? o_.context_percent() : std::nullopt);
-    if (d.action == ContextAction::None && d.skipped == ContextAction::None) return std::nullopt;
-    m.mark_action_executed();
-    if (auto e = save(m)) return error_outcome(*e);
-    saved = true;
-    if (o_.on_event) o_.on_event(event_for(m, d, by));
-    if (d.skipped != ContextAction::None) return std::nullopt;
-    return pretty(action_answer(d.action, m, o_.supervised));
+  // What the gate says at `m`'s position (the context figure read only when it counts).
+  GateDecision decide(const WorkflowMachine& m) const {
+    if (m.pending_action() == ContextAction::None) return {};
+    return decide_gate(m, gate_needs_percent(m) ? o_.context_percent() : std::nullopt);
   }
 
-  ToolOutcome start(const json& args) const {
+  // The one gate path: decides; an action handed out or skipped is marked, the state saved,
+  // and then the event recorded (once, after the save).
+  Result<GateDecision> gate(WorkflowMachine& m, std::string_view by) const {
+    const GateDecision d = decide(m);
+    if (d.action == ContextAction::None && d.skipped == ContextAction::None) return d;
+    m.mark_action_executed();
+    if (auto e = save(m)) return fail(*e);
+    if (o_.on_event) o_.on_event(event_for(m, d, std::string(by)));
+    return d;
+  }
+
+  static WorkflowAnswer answer(WorkflowMachine&& m, const GateDecision& d) {
+    return {std::make_shared<const WorkflowMachine>(std::move(m)), d};
+  }
+
+  Result<WorkflowAnswer> start(const StartRequest& request) const {
     auto loaded = load();
-    std::string explicit_spec;
-    if (args.contains("workflow")) {
-      if (!args["workflow"].is_string()) return error_outcome("workflow must be a string");
-      explicit_spec = args["workflow"].get<std::string>();
-    }
     // A state file that does not load is an error whatever the call names: starting over would
     // replace it, and the outputs in it would be gone.
     if (loaded.error)
-      return error_outcome(*loaded.error +
-                           " (nothing was started: fix or remove the file to start a workflow)");
+      return fail(*loaded.error +
+                  " (nothing was started: fix or remove the file to start a workflow)");
     bool dirty = false;
     std::optional<WorkflowMachine> m;
     if (loaded.machine &&
-        !(!explicit_spec.empty() && loaded.machine->state_status() != "running")) {
+        !(!request.workflow.empty() && loaded.machine->state_status() != "running")) {
       m = std::move(loaded.machine);
     } else {
-      const std::string spec = explicit_spec.empty() ? o_.workflow : explicit_spec;
+      const std::string spec = request.workflow.empty() ? o_.workflow : request.workflow;
       if (spec.empty())
-        return error_outcome(
+        return fail(
             "No workflow to start: pass `workflow` (a name from workflow_list or a path to a "
             "template)");
       auto t = template_for(spec);
-      if (!t) return error_outcome(t.error().message);
+      if (!t) return std::unexpected(t.error());
       m.emplace(WorkflowMachine::start(std::move(*t)));
-      if (args.contains("summary") && args["summary"].is_string())
-        if (auto s = start_summary(args["summary"].get<std::string>())) m->set_summary(*s);
+      if (request.summary)
+        if (auto s = start_summary(*request.summary)) m->set_summary(*s);
       dirty = true;
     }
-    bool saved = false;
-    if (auto answer = gate(*m, saved, "workflow_start")) return *answer;
+    auto d = gate(*m, "workflow_start");
+    if (!d) return std::unexpected(d.error());
+    const bool saved = d->action != ContextAction::None || d->skipped != ContextAction::None;
     if (dirty && !saved)
-      if (auto e = save(*m)) return error_outcome(*e);
-    return pretty(with_reminder(m->status()));
+      if (auto e = save(*m)) return fail(*e);
+    return answer(std::move(*m), *d);
   }
 
-  ToolOutcome set_tasks(const json& args) const {
+  Result<size_t> set_tasks(const std::string& loop_id, const std::vector<TaskInput>& tasks) const {
     auto loaded = load(true);
-    if (loaded.error) return error_outcome(*loaded.error);
-    if (!loaded.machine) return error_outcome(kNotStarted);
-    if (!args.contains("loop_id") || !args["loop_id"].is_string() ||
-        args["loop_id"].get<std::string>().empty())
-      return error_outcome("loop_id must be a non-empty string");
-    if (!args.contains("tasks") || !args["tasks"].is_array())
-      return error_outcome("tasks must be an array");
-    std::vector<TaskInput> tasks;
-    for (const auto& t : args["tasks"]) {
-      if (!t.is_object() && !t.is_array()) return error_outcome("Each task must be an object");
-      if (!t.is_object() || !t.contains("id") || !t["id"].is_string() ||
-          t["id"].get<std::string>().empty())
-        return error_outcome("Each task must have a non-empty id string");
-      if (!t.contains("title") || !t["title"].is_string() || t["title"].get<std::string>().empty())
-        return error_outcome("Each task must have a non-empty title string");
-      TaskInput in{t["id"].get<std::string>(), t["title"].get<std::string>(), std::nullopt};
-      if (t.contains("description") && t["description"].is_string())
-        in.description = t["description"].get<std::string>();
-      tasks.push_back(std::move(in));
-    }
+    if (loaded.error) return fail(*loaded.error);
+    if (!loaded.machine) return fail(kNotStarted);
+    if (loop_id.empty()) return fail(kLoopIdError);
+    for (const auto& t : tasks)
+      if (auto e = task_error(t)) return fail(*e);
     auto& m = *loaded.machine;
-    if (auto r = m.set_tasks(args["loop_id"].get<std::string>(), tasks); !r)
-      return error_outcome(r.error().message);
-    if (auto e = save(m)) return error_outcome(*e);
-    ojson body = ojson::object();
-    body["success"] = true;
-    body["tasksSet"] = tasks.size();
-    return {js::stringify(body, 0), false};
+    if (auto r = m.set_tasks(loop_id, tasks); !r) return std::unexpected(r.error());
+    if (auto e = save(m)) return fail(*e);
+    return tasks.size();
   }
 
-  ToolOutcome status() const {
-    const auto loaded = read_only();
-    if (loaded.error) return error_outcome(*loaded.error);
-    if (!loaded.machine) return error_outcome(kNotStarted);
-    const WorkflowMachine& m = *loaded.machine;
-    if (m.pending_action() != ContextAction::None) {
-      const auto d = decide_gate(m, gate_needs_percent(m) ? o_.context_percent() : std::nullopt);
-      if (d.action != ContextAction::None) return pretty(action_answer(d.action, m, o_.supervised));
-    }
-    return pretty(with_reminder(m.status()));
+  Result<WorkflowAnswer> status() const {
+    auto loaded = read_only();
+    if (loaded.error) return fail(*loaded.error);
+    if (!loaded.machine) return fail(kNotStarted);
+    const GateDecision d = decide(*loaded.machine);
+    return WorkflowAnswer{std::move(loaded.machine), d};
   }
 
-  ToolOutcome advance(const json& args) const {
+  Result<WorkflowAnswer> advance(const std::string& output) const {
     auto loaded = load(true);
-    if (loaded.error) return error_outcome(*loaded.error);
-    if (!loaded.machine) return error_outcome(kNotStarted);
-    if (args.contains("output") && !args["output"].is_string())
-      return error_outcome("output must be a string");
-    const std::string output =
-        args.contains("output") ? args["output"].get<std::string>() : std::string();
+    if (loaded.error) return fail(*loaded.error);
+    if (!loaded.machine) return fail(kNotStarted);
     auto& m = *loaded.machine;
     m.advance(output);
-    if (auto e = save(m)) return error_outcome(*e);
-    bool saved = false;
-    if (auto answer = gate(m, saved, "workflow_advance")) return *answer;
-    return pretty(with_reminder(m.status()));
+    if (auto e = save(m)) return fail(*e);
+    auto d = gate(m, "workflow_advance");
+    if (!d) return std::unexpected(d.error());
+    return answer(std::move(m), *d);
+  }
+
+  Result<std::optional<WorkflowAnswer>> take_gate(std::string_view by) const {
+    auto loaded = load(true);
+    if (loaded.error) return fail(*loaded.error);
+    if (!loaded.machine) return std::optional<WorkflowAnswer>();
+    auto& m = *loaded.machine;
+    GateDecision d;
+    if (m.state_status() == "running") {
+      auto taken = gate(m, by);
+      if (!taken) return std::unexpected(taken.error());
+      d = *taken;
+    }
+    return std::optional<WorkflowAnswer>(answer(std::move(m), d));
   }
 
   ToolOutcome context() const {
@@ -484,7 +484,108 @@ class Call {
   const ServiceOptions& o_;
   WorkflowService::Cache& cache_;
 };
+
+// Runs `op`, a typed operation; an exception becomes its error.
+template <typename Op>
+auto guarded(Op op) -> decltype(op()) {
+  try {
+    return op();
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+}
+
+// The arguments of workflow_set_tasks, checked in the reference's order.
+struct SetTasksArgs {
+  std::string loop_id;
+  std::vector<TaskInput> tasks;
+};
+Result<SetTasksArgs> parse_set_tasks(const json& args) {
+  SetTasksArgs out;
+  if (!args.contains("loop_id") || !args["loop_id"].is_string() ||
+      args["loop_id"].get<std::string>().empty())
+    return fail(kLoopIdError);
+  out.loop_id = args["loop_id"].get<std::string>();
+  if (!args.contains("tasks") || !args["tasks"].is_array()) return fail("tasks must be an array");
+  auto text = [](const json& t, const char* key) {
+    return t.contains(key) && t[key].is_string() ? t[key].get<std::string>() : std::string();
+  };
+  for (const auto& t : args["tasks"]) {
+    if (!t.is_object() && !t.is_array()) return fail("Each task must be an object");
+    TaskInput in;
+    if (t.is_object()) {
+      in.id = text(t, "id");
+      in.title = text(t, "title");
+      if (t.contains("description") && t["description"].is_string())
+        in.description = t["description"].get<std::string>();
+    }
+    if (auto e = task_error(in)) return fail(*e);
+    out.tasks.push_back(std::move(in));
+  }
+  return out;
+}
+
+// A start or advance answer: the action handed out, else the status with its reminder.
+ToolOutcome render(const WorkflowAnswer& a, bool supervised) {
+  if (a.gate.action != ContextAction::None)
+    return pretty(action_answer(a.gate.action, *a.machine, supervised));
+  return pretty(with_reminder(a.machine->status()));
+}
 }  // namespace
+
+Result<WorkflowAnswer> WorkflowService::start(const StartRequest& request) {
+  return guarded([&]() -> Result<WorkflowAnswer> {
+    auto lock = lock_state(opts_.worktree);
+    if (!lock) return fail(lock.error().message);
+    return Call(opts_, *cache_).start(request);
+  });
+}
+
+Result<size_t> WorkflowService::set_tasks(const std::string& loop_id,
+                                          const std::vector<TaskInput>& tasks) {
+  return guarded([&]() -> Result<size_t> {
+    auto lock = lock_state(opts_.worktree);
+    if (!lock) return fail(lock.error().message);
+    return Call(opts_, *cache_).set_tasks(loop_id, tasks);
+  });
+}
+
+Result<WorkflowAnswer> WorkflowService::status() {
+  return guarded([&] { return Call(opts_, *cache_).status(); });
+}
+
+Result<WorkflowAnswer> WorkflowService::advance(const std::string& output) {
+  return guarded([&]() -> Result<WorkflowAnswer> {
+    auto lock = lock_state(opts_.worktree);
+    if (!lock) return fail(lock.error().message);
+    return Call(opts_, *cache_).advance(output);
+  });
+}
+
+Result<std::optional<WorkflowAnswer>> WorkflowService::take_gate(std::string_view by) {
+  return guarded([&]() -> Result<std::optional<WorkflowAnswer>> {
+    // Without a state file nothing is saved, and the worktree may not exist: no lock.
+    std::optional<util::FileLock> lock;
+    std::error_code ec;
+    if (fs::symlink_status(state_path(opts_.worktree), ec).type() != fs::file_type::not_found) {
+      auto l = lock_state(opts_.worktree);
+      if (!l) return fail(l.error().message);
+      lock.emplace(std::move(*l));
+    }
+    return Call(opts_, *cache_).take_gate(by);
+  });
+}
+
+ToolOutcome WorkflowService::refused(const std::string& message, bool after_state) {
+  auto lock = lock_state(opts_.worktree);
+  if (!lock) return error_outcome(lock.error().message);
+  if (after_state) {
+    const auto loaded = Call(opts_, *cache_).read_only();
+    if (loaded.error) return error_outcome(*loaded.error);
+    if (!loaded.machine) return error_outcome(kNotStarted);
+  }
+  return error_outcome(message);
+}
 
 ToolOutcome WorkflowService::call(std::string_view tool, const json& arguments) {
   static const json kEmpty = json::object();
@@ -492,21 +593,39 @@ ToolOutcome WorkflowService::call(std::string_view tool, const json& arguments) 
   if (!arguments.is_null() && !arguments.is_object())
     return error_outcome("arguments must be an object");
   try {
-    Call c(opts_, *cache_);
-    // A call that may save holds the state's lock from its read to its save: another server,
-    // ctx-workflow or ctx-gate on the same worktree waits instead of saving over it.
-    std::optional<util::FileLock> lock;
-    if (tool == "workflow_start" || tool == "workflow_set_tasks" || tool == "workflow_advance") {
-      auto l = lock_state(opts_.worktree);
-      if (!l) return error_outcome(l.error().message);
-      lock.emplace(std::move(*l));
+    if (tool == "workflow_start") {
+      StartRequest request;
+      if (args.contains("workflow")) {
+        if (!args["workflow"].is_string()) return refused("workflow must be a string", false);
+        request.workflow = args["workflow"].get<std::string>();
+      }
+      if (args.contains("summary") && args["summary"].is_string())
+        request.summary = args["summary"].get<std::string>();
+      auto r = start(request);
+      return r ? render(*r, opts_.supervised) : error_outcome(r.error().message);
     }
-    if (tool == "workflow_start") return c.start(args);
-    if (tool == "workflow_set_tasks") return c.set_tasks(args);
-    if (tool == "workflow_status") return c.status();
-    if (tool == "workflow_advance") return c.advance(args);
-    if (tool == "workflow_context") return c.context();
-    if (tool == "workflow_list") return c.list();
+    if (tool == "workflow_set_tasks") {
+      auto parsed = parse_set_tasks(args);
+      if (!parsed) return refused(parsed.error().message, true);
+      auto r = set_tasks(parsed->loop_id, parsed->tasks);
+      if (!r) return error_outcome(r.error().message);
+      ojson body = ojson::object();
+      body["success"] = true;
+      body["tasksSet"] = *r;
+      return {js::stringify(body, 0), false};
+    }
+    if (tool == "workflow_status") {
+      auto r = status();
+      return r ? render(*r, opts_.supervised) : error_outcome(r.error().message);
+    }
+    if (tool == "workflow_advance") {
+      if (args.contains("output") && !args["output"].is_string())
+        return refused("output must be a string", true);
+      auto r = advance(args.contains("output") ? args["output"].get<std::string>() : std::string());
+      return r ? render(*r, opts_.supervised) : error_outcome(r.error().message);
+    }
+    if (tool == "workflow_context") return Call(opts_, *cache_).context();
+    if (tool == "workflow_list") return Call(opts_, *cache_).list();
     return error_outcome(fmt::format("Unknown tool: {}", tool));
   } catch (const std::exception& e) {
     return error_outcome(e.what());

@@ -13,6 +13,8 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 #include "util/file_lock.hpp"
+#include "workflow/step_gate.hpp"
+#include "workflow/workflow_state.hpp"
 
 namespace ctxkit::workflow {
 
@@ -32,9 +34,13 @@ struct WorkflowEvent {
   long iteration = 0;                 // ralph iteration, 0 outside ralph steps
   std::optional<double> percent;      // the context figure used by context_min_percent
   std::optional<double> min_percent;  // the threshold that applied
-  std::string by;     // who: "workflow_start", "workflow_advance", "ctx-gate", "session-start"
+  // Who: "workflow_start", "workflow_advance", "ctx-gate", "ctx-run", "session-start:<id>".
+  std::string by;
   std::string focus;  // a compact's focus text
 };
+
+// The text of an error answer: {"error":"<message>"}, as the reference writes it.
+std::string error_text(const std::string& message);
 
 // Where a service finds its state and its workflow.
 struct ServiceOptions {
@@ -62,19 +68,64 @@ struct ServiceOptions {
   bool supervised = false;
 };
 
+// What workflow_start is asked to start.
+struct StartRequest {
+  // A name from the search path or a file path; empty: the configured one (ServiceOptions).
+  // Named, it replaces a state that is no longer running.
+  std::string workflow;
+  // The user's request in a few words, kept with a new state (cut as the reference cuts it).
+  std::optional<std::string> summary;
+};
+
+// The workflow after an operation, and what the pre-step gate said at its position.
+struct WorkflowAnswer {
+  // The state the operation left (never null; shared with the service, never changed).
+  std::shared_ptr<const WorkflowMachine> machine;
+  // start, advance, take_gate: the action handed out (`gate.action`) or skipped
+  // (`gate.skipped`), already marked, saved and recorded. status: the action that would be
+  // handed out now, nothing marked.
+  GateDecision gate;
+};
+
 // The workflow tools of the reference implementation's `lanes-workflow` MCP server
 // (workflow_start, workflow_set_tasks, workflow_status, workflow_advance, workflow_context),
-// plus workflow_list and the optional `workflow` argument of workflow_start. Each call reloads
-// the state file, so several processes (the MCP server, ctx-workflow, ctx-gate) can share one
-// worktree, and a restart loses nothing. A pending context action is answered as
-// {"contextAction":"/compact"|"/clear","message":…} and saved as handed out in the same
-// call. Bad arguments, calls out of order and unreadable files give `is_error` with one clear
-// text; nothing throws.
+// plus workflow_list and the optional `workflow` argument of workflow_start. Each operation
+// reloads the state file, so several processes (the MCP server, ctx-workflow, ctx-gate, ctx-run)
+// can share one worktree, and a restart loses nothing; an operation that may save holds the
+// state's lock (lock_state) from its read to its save. The typed operations give the state and
+// the gate's decision, or an error whose message is the reference's text; call() is the MCP
+// adapter over them. Nothing throws.
+//
+// The gate ("decide, mark as handed out, save, record the event") has one path, taken by start,
+// advance and take_gate: a pending context action of the position is decided (the
+// `context_min_percent` figure read only when the step has one), marked as handed out or
+// skipped, the state saved, and then `on_event` called once with the event.
 class WorkflowService {
  public:
   explicit WorkflowService(ServiceOptions options);
 
-  // Runs tool `tool` with `arguments` (a JSON object; null counts as {}).
+  // Starts the workflow, or continues the one whose state exists (a named workflow replaces a
+  // state that is no longer running), and takes the gate of the first position. A state file
+  // that does not load is an error: nothing is started over it.
+  Result<WorkflowAnswer> start(const StartRequest& request);
+  // Sets the tasks of loop step `loop_id`; gives how many were set. Errors: no state, an empty
+  // loop id, a task without id or title, a loop id that is not the current loop step's.
+  Result<size_t> set_tasks(const std::string& loop_id, const std::vector<TaskInput>& tasks);
+  // The current position and the action the gate would hand out now (nothing saved).
+  Result<WorkflowAnswer> status();
+  // Records `output` for the current step, moves on, saves, then takes the gate of the new
+  // position.
+  Result<WorkflowAnswer> advance(const std::string& output);
+  // Takes the gate of the current position (an action not handed out yet: after set_tasks, or a
+  // state another client left), as ctx-gate and ctx-run do; `by` names the taker in the event.
+  // nullopt when there is no state file (then no lock is taken); a state that is not running is
+  // given back untouched.
+  Result<std::optional<WorkflowAnswer>> take_gate(std::string_view by);
+
+  // The MCP adapter: runs tool `tool` with `arguments` (a JSON object; null counts as {}) and
+  // renders the reference's answer. A pending context action is answered as
+  // {"contextAction":"/compact"|"/clear","message":…}. Bad arguments, calls out of order and
+  // unreadable files give `is_error` with one clear text.
   ToolOutcome call(std::string_view tool, const nlohmann::json& arguments);
 
   // The MCP tools/list entries: [{name, description, inputSchema}, ...].
@@ -90,6 +141,10 @@ class WorkflowService {
   struct Cache;
 
  private:
+  // An argument error of a call that may save, reported as the call would: after the lock's
+  // error and, with `after_state`, after the state's (unreadable, not started).
+  ToolOutcome refused(const std::string& message, bool after_state);
+
   ServiceOptions opts_;
   std::shared_ptr<Cache> cache_;
 };
@@ -100,8 +155,6 @@ class WorkflowService {
 std::vector<std::filesystem::path> default_search_dirs(const util::Env& env,
                                                        const std::filesystem::path& project);
 
-class WorkflowMachine;
-struct GateDecision;
 // The event describing a gate decision (handed out or skipped) at `machine`'s position.
 WorkflowEvent event_for(const WorkflowMachine& machine, const GateDecision& decision,
                         std::string by);

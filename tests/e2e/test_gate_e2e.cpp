@@ -6,8 +6,10 @@
 #include <optional>
 #include <vector>
 
+#include "core/locations.hpp"
 #include "e2e/e2e_support.hpp"
 #include "unit/json_variants.hpp"
+#include "workflow/workflow_events.hpp"
 
 namespace ctxkit::test {
 namespace {
@@ -124,6 +126,34 @@ TEST(GateE2E, CommandAnswersNothingThenCompactWithFocusThenNothingAgain) {
   ASSERT_EQ(b.wf({"advance", "--output", "coded"}).exit_code,
             0);  // review: clear handed out by advance
   EXPECT_EQ(json::parse(b.gate({"--json"}).out)["action"], "none");
+}
+
+// Whoever takes the gate (the command, ctx-workflow's advance), an action is handed out once and
+// recorded once in the state database, by the one that took it.
+TEST(GateE2E, EachActionIsRecordedOnceByWhoeverTookIt) {
+  GateBench b;
+  const fs::path db = Locations::resolve(b.env).state_db();
+  auto handed_out = [&] {
+    std::vector<std::string> out;
+    for (const auto& r : workflow::read_events(db, 1000, b.wt))
+      if (r.event.kind == "handed_out") out.push_back(r.event.action + " by " + r.event.by);
+    return out;
+  };
+  ASSERT_EQ(b.wf({"start", (b.tmp.path() / "gate-demo.yaml").string()}).exit_code, 0);
+  ASSERT_EQ(b.wf({"advance", "--output", "planned"}).exit_code, 0);
+  ASSERT_EQ(b.wf({"set-tasks", "build", "-"}, R"([{"id":"t1","title":"Login form"}])").exit_code,
+            0);
+  const auto before = handed_out();
+  ASSERT_EQ(b.gate({}).exit_code, 0);
+  ASSERT_EQ(b.gate({"--json"}).exit_code, 0);
+  auto after_gate = handed_out();
+  ASSERT_EQ(after_gate.size(), before.size() + 1);
+  EXPECT_EQ(after_gate.back(), "compact by ctx-gate");
+  ASSERT_EQ(b.wf({"advance", "--output", "coded"}).exit_code, 0);
+  ASSERT_EQ(b.gate({"--json"}).exit_code, 0);
+  auto after_advance = handed_out();
+  ASSERT_EQ(after_advance.size(), before.size() + 2);
+  EXPECT_EQ(after_advance.back(), "clear by workflow_advance");
 }
 
 TEST_P(GateOnRecorded, HookAnswersOnlyForClearAndCompact) {
