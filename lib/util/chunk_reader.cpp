@@ -51,6 +51,9 @@ struct ChunkReader::Shared {
   std::array<size_t, kSlots> length{};
   std::mutex mutex;
   std::condition_variable changed;
+  uint64_t base = 0;        // the chunk in slot 0 when the reading thread started (see slot_of)
+  uint64_t read_alone = 0;  // bytes read before the reading thread started
+  uint64_t read_alone_limit = 0;
   uint64_t produced = 0;  // chunks filled
   uint64_t taken = 0;     // chunks handed out
   uint64_t released = 0;  // chunks the caller is done with
@@ -59,8 +62,13 @@ struct ChunkReader::Shared {
   bool ahead = false;     // the reading thread runs
   std::optional<Error> error;
 
+  // Before the reading thread starts, every chunk goes to slot 0 (the caller is done with the
+  // previous one when it asks for the next), which stays in the cache; after, chunk k goes to
+  // slot (k - base) % kSlots, base being the chunk the caller held then, in slot 0.
+  size_t slot_of(uint64_t k) const { return ahead ? static_cast<size_t>((k - base) % kSlots) : 0; }
+
   char* buffer(uint64_t k) {
-    auto& s = slot[k % kSlots];
+    auto& s = slot[slot_of(k)];
     if (!s) s = std::make_unique_for_overwrite<char[]>(chunk);
     return s.get();
   }
@@ -81,7 +89,7 @@ struct ChunkReader::Shared {
       Fill f = fill(self->fd, buf, self->chunk);
       std::lock_guard lock(self->mutex);
       if (f.bytes > 0) {
-        self->length[k % kSlots] = f.bytes;
+        self->length[self->slot_of(k)] = f.bytes;
         ++self->produced;
       }
       if (f.end) {
@@ -94,9 +102,11 @@ struct ChunkReader::Shared {
   }
 };
 
-ChunkReader::ChunkReader(int fd, size_t chunk) : shared_(std::make_shared<Shared>()) {
+ChunkReader::ChunkReader(int fd, size_t chunk, uint64_t read_alone)
+    : shared_(std::make_shared<Shared>()) {
   shared_->fd = fd;
   shared_->chunk = std::max<size_t>(chunk, 1);
+  shared_->read_alone_limit = read_alone;
 }
 
 ChunkReader::~ChunkReader() {
@@ -129,7 +139,8 @@ Result<std::string_view> ChunkReader::next() {
     lock.unlock();
     Fill f = fill(s.fd, buf, s.chunk);
     lock.lock();
-    s.length[k % kSlots] = f.bytes;
+    s.length[s.slot_of(k)] = f.bytes;
+    s.read_alone += f.bytes;
     ++s.produced;
     ++s.taken;
     if (f.end) {
@@ -138,13 +149,15 @@ Result<std::string_view> ChunkReader::next() {
         if (f.bytes == 0) return std::unexpected(std::move(*f.error));
         s.error = std::move(f.error);
       }
-    } else {
-      // The input goes on: read the next chunks ahead on a thread of their own.
+    } else if (s.read_alone >= s.read_alone_limit) {
+      // The input goes on past a few megabytes: read the next chunks ahead on a thread of their
+      // own (below that, starting a thread costs more than it saves).
       try {
-        std::thread(Shared::read_ahead, shared_).detach();
+        s.base = k;
         s.ahead = true;
+        std::thread(Shared::read_ahead, shared_).detach();
       } catch (const std::system_error&) {
-        // No thread: this one goes on reading, chunk by chunk.
+        s.ahead = false;  // no thread: this one goes on reading, chunk by chunk
       }
     }
     return std::string_view(buf, f.bytes);
@@ -153,7 +166,7 @@ Result<std::string_view> ChunkReader::next() {
   s.changed.wait(lock, [&] { return s.produced > s.taken || s.ended; });
   if (s.produced > s.taken) {
     const uint64_t k = s.taken++;
-    return std::string_view(s.slot[k % kSlots].get(), s.length[k % kSlots]);
+    return std::string_view(s.slot[s.slot_of(k)].get(), s.length[s.slot_of(k)]);
   }
   if (s.error) {
     Error e = std::move(*s.error);

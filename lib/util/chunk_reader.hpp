@@ -9,17 +9,21 @@
 namespace ctxkit::util {
 
 // Reads a file descriptor to its end in chunks of `chunk` bytes, each handed out without a copy.
-// The first chunk is read by the caller's thread; when the input goes on past it (a payload of
-// megabytes), a second thread reads ahead into two more chunks while the caller works on the
-// current one, so that reading and the caller's work overlap. Memory: three chunks at most.
+// The first 4 MB (`read_alone`) are read by the caller's thread, into one buffer; when the input
+// goes on past them (a payload of megabytes), a second thread reads ahead into two more chunks
+// while the caller works on the current one, so that reading and the caller's work overlap. Memory:
+// three chunks at most.
 //
 // If the reader is destroyed before the end of input, the reading thread is left to end on its
 // own (it stops after its current read); the process may exit while it waits for input.
 class ChunkReader {
  public:
-  static constexpr size_t kDefaultChunk = 1 << 20;
+  static constexpr size_t kDefaultChunk = 256 << 10;
+  static constexpr uint64_t kDefaultReadAlone = 4 << 20;
 
-  explicit ChunkReader(int fd, size_t chunk = kDefaultChunk);
+  // `read_alone`: the bytes read by the caller's thread before a second one reads ahead.
+  explicit ChunkReader(int fd, size_t chunk = kDefaultChunk,
+                       uint64_t read_alone = kDefaultReadAlone);
   ~ChunkReader();
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;

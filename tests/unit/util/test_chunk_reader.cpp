@@ -69,7 +69,7 @@ TEST(ChunkReader, ALongPipedInputComesWholeAndInOrderWhileReadAhead) {
   int chunks = 0;
   std::string got;
   {
-    ChunkReader reader(fds[0], 65536);
+    ChunkReader reader(fds[0], 65536, 65536);
     got = read_all(reader, 65536, &chunks);
     EXPECT_TRUE(reader.read_ahead());
   }
@@ -88,8 +88,24 @@ TEST(ChunkReader, ALongFileComesWhole) {
   int fd = ::open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
   {
-    ChunkReader reader(fd, 4096);
+    ChunkReader reader(fd, 4096, 8192);
     EXPECT_TRUE(read_all(reader, 4096) == text);
+    EXPECT_TRUE(reader.read_ahead());
+  }
+  ::close(fd);
+}
+
+TEST(ChunkReader, BelowItsReadAloneBytesNoSecondThreadStarts) {
+  ctxkit::test::TempDir dir;
+  const auto path = dir.path() / "payload.json";
+  const std::string text = chunk_reader_input(100'000);
+  std::ofstream(path, std::ios::binary) << text;
+  int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  {
+    ChunkReader reader(fd, 4096, 200'000);
+    EXPECT_TRUE(read_all(reader, 4096) == text);
+    EXPECT_FALSE(reader.read_ahead());
   }
   ::close(fd);
 }
@@ -123,7 +139,7 @@ TEST(ChunkReader, LeftBeforeTheEndItDoesNotWaitForTheWriter) {
   ASSERT_EQ(::write(fds[1], text.data(), text.size()), 4196);
   const auto start = std::chrono::steady_clock::now();
   {
-    ChunkReader reader(fds[0], 4096);
+    ChunkReader reader(fds[0], 4096, 4096);
     auto c = reader.next();  // the first chunk; the reading thread then waits for more input
     ASSERT_TRUE(c.has_value());
     EXPECT_EQ(c->size(), 4096u);
