@@ -86,8 +86,8 @@ Result<bool> append_new_lines(const fs::path& from, const fs::path& to, uint64_t
 
 Result<util::FileLock> lock_session_archive(const ArchiveLocation& where) {
   const fs::path dir = where.transcript.parent_path();
-  auto lock =
-      util::FileLock::acquire(dir / ("." + where.transcript.stem().string() + ".lock"), true);
+  auto lock = util::FileLock::acquire(
+      dir / fmt::format(".{}.lock", where.transcript.stem().string()), true);
   if (!lock) return std::unexpected(lock.error());
   if (!*lock) return fail(fmt::format("locking the archive of {}", where.transcript.string()));
   return std::move(**lock);
