@@ -96,7 +96,7 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
 
   if (req.keep_recent > 0) {
     Trimmer scan(opt);
-    auto reader = util::LineReader::open(req.transcript, snapshot);
+    auto reader = util::LineReader::open_read_ahead(req.transcript, snapshot);
     if (!reader) return std::unexpected(reader.error());
     while (true) {
       auto line = reader->next();
@@ -108,7 +108,7 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   }
 
   Trimmer trimmer(opt);
-  auto reader = util::LineReader::open(req.transcript, snapshot);
+  auto reader = util::LineReader::open_read_ahead(req.transcript, snapshot);
   if (!reader) return std::unexpected(reader.error());
 
   // The archive is written under archive_session's lock: a hook archiving the same session waits

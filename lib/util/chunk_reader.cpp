@@ -1,8 +1,10 @@
 #include "util/chunk_reader.hpp"
 
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <condition_variable>
@@ -23,32 +25,53 @@ struct Fill {
   std::optional<Error> error;
 };
 
-// Reads until `cap` bytes are in `buf` or the input ends.
-Fill fill(int fd, char* buf, size_t cap) {
+// Reads until `cap` bytes are in `buf` or the input ends: by position when `range` is given
+// (`pos` moves on), else from the descriptor's own offset.
+Fill fill(int fd, char* buf, size_t cap, const std::optional<ChunkReader::Range>& range,
+          uint64_t& pos) {
   Fill f;
   while (f.bytes < cap) {
-    ssize_t n = ::read(fd, buf + f.bytes, cap - f.bytes);
+    ssize_t n = 0;
+    if (range) {
+      if (pos >= range->end) {
+        f.end = true;
+        break;
+      }
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(cap - f.bytes, range->end - pos));
+      n = ::pread(fd, buf + f.bytes, want, static_cast<off_t>(pos));
+    } else {
+      n = ::read(fd, buf + f.bytes, cap - f.bytes);
+    }
     if (n < 0) {
       if (errno == EINTR) continue;
-      f.error = Error{fmt::format("reading stdin: {}", std::strerror(errno))};
+      f.error = Error{fmt::format("reading {}: {}", range ? range->name : std::string("stdin"),
+                                  std::strerror(errno))};
       f.end = true;
       break;
     }
-    if (n == 0) {
+    if (n == 0) {  // the end (a file that shrank ends where it now ends)
       f.end = true;
       break;
     }
     f.bytes += static_cast<size_t>(n);
+    pos += static_cast<uint64_t>(n);
   }
+  std::memset(buf + f.bytes, 0, ChunkReader::kPadding);
   return f;
 }
 }  // namespace
 
 struct ChunkReader::Shared {
   int fd = -1;
+  bool owns_fd = false;  // a duplicate of the caller's (with a range), closed by the last owner
+  ~Shared() {
+    if (owns_fd && fd >= 0) ::close(fd);
+  }
   size_t chunk = 0;
   std::array<std::unique_ptr<char[]>, kSlots> slot;
   std::array<size_t, kSlots> length{};
+  std::optional<ChunkReader::Range> range;
+  uint64_t pos = 0;  // the next byte to read, with a range
   std::mutex mutex;
   std::condition_variable changed;
   uint64_t base = 0;        // the chunk in slot 0 when the reading thread started (see slot_of)
@@ -69,7 +92,7 @@ struct ChunkReader::Shared {
 
   char* buffer(uint64_t k) {
     auto& s = slot[slot_of(k)];
-    if (!s) s = std::make_unique_for_overwrite<char[]>(chunk);
+    if (!s) s = std::make_unique_for_overwrite<char[]>(chunk + kPadding);
     return s.get();
   }
 
@@ -86,7 +109,7 @@ struct ChunkReader::Shared {
         k = self->produced;
         buf = self->buffer(k);
       }
-      Fill f = fill(self->fd, buf, self->chunk);
+      Fill f = fill(self->fd, buf, self->chunk, self->range, self->pos);
       std::lock_guard lock(self->mutex);
       if (f.bytes > 0) {
         self->length[self->slot_of(k)] = f.bytes;
@@ -102,9 +125,15 @@ struct ChunkReader::Shared {
   }
 };
 
-ChunkReader::ChunkReader(int fd, size_t chunk, uint64_t read_alone)
+ChunkReader::ChunkReader(int fd, size_t chunk, uint64_t read_alone, std::optional<Range> range)
     : shared_(std::make_shared<Shared>()) {
-  shared_->fd = fd;
+  // With a range the reading thread preads its own duplicate of `fd`, so that the caller may
+  // close `fd` while the thread still reads.
+  shared_->fd = range ? ::fcntl(fd, F_DUPFD_CLOEXEC, 0) : fd;
+  shared_->owns_fd = range.has_value() && shared_->fd >= 0;
+  if (range && shared_->fd < 0) shared_->fd = fd;  // no descriptor left: read the caller's
+  shared_->range = range;
+  if (range) shared_->pos = range->offset;
   shared_->chunk = std::max<size_t>(chunk, 1);
   shared_->read_alone_limit = read_alone;
 }
@@ -137,7 +166,7 @@ Result<std::string_view> ChunkReader::next() {
     const uint64_t k = s.produced;
     char* buf = s.buffer(k);
     lock.unlock();
-    Fill f = fill(s.fd, buf, s.chunk);
+    Fill f = fill(s.fd, buf, s.chunk, s.range, s.pos);
     lock.lock();
     s.length[s.slot_of(k)] = f.bytes;
     s.read_alone += f.bytes;

@@ -2,6 +2,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "util/error.hpp"
@@ -20,10 +22,21 @@ class ChunkReader {
  public:
   static constexpr size_t kDefaultChunk = 256 << 10;
   static constexpr uint64_t kDefaultReadAlone = 4 << 20;
+  // Every chunk is followed by this many readable bytes (zero after the last chunk's data), as
+  // SIMD JSON parsers require.
+  static constexpr size_t kPadding = 64;
+
+  // Bytes [offset, end) of a file, read with pread (the file's own offset is left alone).
+  struct Range {
+    uint64_t offset = 0;
+    uint64_t end = 0;
+    std::string name;  // the file, for errors ("reading <name>: ...")
+  };
 
   // `read_alone`: the bytes read by the caller's thread before a second one reads ahead.
+  // `range`: read only these bytes of `fd` (by position); without it, `fd` to its end.
   explicit ChunkReader(int fd, size_t chunk = kDefaultChunk,
-                       uint64_t read_alone = kDefaultReadAlone);
+                       uint64_t read_alone = kDefaultReadAlone, std::optional<Range> range = {});
   ~ChunkReader();
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;

@@ -28,7 +28,12 @@ LineReader::LineReader(LineReader&& o) noexcept
       number_(o.number_),
       consumed_(o.consumed_),
       fragment_(o.fragment_),
-      path_(std::move(o.path_)) {
+      path_(std::move(o.path_)),
+      ahead_(std::move(o.ahead_)),
+      chunk_view_(o.chunk_view_),
+      chunk_pos_(o.chunk_pos_),
+      across_(std::move(o.across_)),
+      across_active_(o.across_active_) {
   o.fd_ = -1;
 }
 
@@ -50,7 +55,63 @@ Result<LineReader> LineReader::open(const std::filesystem::path& path,
   return reader;
 }
 
+Result<LineReader> LineReader::open_read_ahead(const std::filesystem::path& path,
+                                               std::optional<uint64_t> limit, size_t chunk) {
+  auto reader = open(path, limit, chunk);
+  if (!reader) return reader;
+  reader->ahead_ =
+      std::make_unique<ChunkReader>(reader->fd_, reader->chunk_, reader->chunk_,
+                                    ChunkReader::Range{0, reader->limit_, reader->path_});
+  return reader;
+}
+
+Result<std::optional<LineReader::Line>> LineReader::next_ahead() {
+  while (true) {
+    if (chunk_pos_ < chunk_view_.size()) {
+      const char* start = chunk_view_.data() + chunk_pos_;
+      const size_t rest = chunk_view_.size() - chunk_pos_;
+      const void* nl = std::memchr(start, '\n', rest);
+      if (nl != nullptr) {
+        const size_t len = static_cast<size_t>(static_cast<const char*>(nl) - start);
+        Line line;
+        if (!across_active_) {
+          // Inside the chunk: handed out where it was read (the chunk's padding follows it).
+          line.text = std::string_view(start, len);
+          line.capacity = rest + ChunkReader::kPadding;
+        } else {
+          across_.append(start, len);
+          const size_t n = across_.size();
+          across_.append(kPadding, '\0');  // readable, zero bytes after the line
+          across_.resize(n);
+          line.text = across_;
+          line.capacity = across_.capacity();
+          across_active_ = false;
+        }
+        line.number = ++number_;
+        line.offset = consumed_;
+        consumed_ += line.text.size() + 1;
+        chunk_pos_ += len + 1;
+        return line;
+      }
+      // The line goes on in the next chunk: keep its start.
+      if (!across_active_) across_.clear();
+      across_.append(start, rest);
+      across_active_ = true;
+      chunk_pos_ = chunk_view_.size();
+    }
+    auto chunk = ahead_->next();
+    if (!chunk) return std::unexpected(chunk.error());
+    if (chunk->empty()) {
+      fragment_ = across_active_ ? across_.size() : 0;
+      return std::nullopt;
+    }
+    chunk_view_ = *chunk;
+    chunk_pos_ = 0;
+  }
+}
+
 Result<std::optional<LineReader::Line>> LineReader::next() {
+  if (ahead_) return next_ahead();
   while (true) {
     if (begin_ < end_) {
       const char* start = buf_.get() + begin_;

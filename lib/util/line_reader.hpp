@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "util/chunk_reader.hpp"
 #include "util/error.hpp"
 
 namespace ctxkit::util {
@@ -31,6 +32,12 @@ class LineReader {
   static Result<LineReader> open(const std::filesystem::path& path,
                                  std::optional<uint64_t> limit = {}, size_t chunk = 1 << 20,
                                  uint64_t start = 0, uint64_t first_line = 1);
+  // The same over `path` read ahead on a second thread (util/chunk_reader.hpp) in chunks of
+  // `chunk` bytes: for one pass over a large file, whose reading then overlaps the caller's work.
+  // Lines inside a chunk are handed out where they were read; a line across chunks is copied.
+  static Result<LineReader> open_read_ahead(const std::filesystem::path& path,
+                                            std::optional<uint64_t> limit = {},
+                                            size_t chunk = 1 << 20);
   LineReader(LineReader&& other) noexcept;
   LineReader& operator=(LineReader&&) = delete;
   LineReader(const LineReader&) = delete;
@@ -49,6 +56,7 @@ class LineReader {
 
  private:
   LineReader(int fd, uint64_t limit, size_t chunk, std::string path);
+  Result<std::optional<Line>> next_ahead();
   int fd_ = -1;
   uint64_t limit_ = 0;
   uint64_t file_pos_ = 0;  // next byte to read from the file
@@ -62,6 +70,12 @@ class LineReader {
   uint64_t consumed_ = 0;
   uint64_t fragment_ = 0;
   std::string path_;
+  // Read ahead: the chunks, the current one and where in it, and a line across chunks.
+  std::unique_ptr<ChunkReader> ahead_;
+  std::string_view chunk_view_;
+  size_t chunk_pos_ = 0;
+  std::string across_;
+  bool across_active_ = false;
 };
 
 }  // namespace ctxkit::util
