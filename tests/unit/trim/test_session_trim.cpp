@@ -7,6 +7,7 @@
 #include "store/state_store.hpp"
 #include "trim/session_trim.hpp"
 #include "unit/temp_dir.hpp"
+#include "unit/trim/bash_session.hpp"
 
 namespace ctxkit {
 namespace {
@@ -18,32 +19,8 @@ constexpr const char* kChild = "22222222-2222-4222-8222-222222222222";
 
 // A session of `results` Bash calls, each answered by 6,000 characters.
 std::string session_lines(int results) {
-  std::string out;
-  for (int i = 0; i < results; ++i) {
-    std::string id = "toolu_" + std::to_string(i);
-    json u = {{"type", "assistant"},
-              {"uuid", "a" + std::to_string(i)},
-              {"sessionId", kParent},
-              {"cwd", "/home/me/app"},
-              {"timestamp", "2026-01-02T03:04:05.000Z"},
-              {"message",
-               {{"id", "m" + std::to_string(i)},
-                {"role", "assistant"},
-                {"content", json::array({{{"type", "tool_use"},
-                                          {"id", id},
-                                          {"name", "Bash"},
-                                          {"input", {{"command", "seq 5000"}}}}})}}}};
-    json r = {{"type", "user"},
-              {"uuid", "r" + std::to_string(i)},
-              {"sessionId", kParent},
-              {"message",
-               {{"role", "user"},
-                {"content", json::array({{{"type", "tool_result"},
-                                          {"tool_use_id", id},
-                                          {"content", std::string(6000, 'z')}}})}}}};
-    out += u.dump() + "\n" + r.dump() + "\n";
-  }
-  return out;
+  return test::bash_session_lines(
+      results, kParent, {{"cwd", "/home/me/app"}, {"timestamp", "2026-01-02T03:04:05.000Z"}});
 }
 
 struct Fixture {

@@ -9,6 +9,7 @@
 #include "archive/session_archiver.hpp"
 #include "trim/trim_session.hpp"
 #include "unit/temp_dir.hpp"
+#include "unit/trim/bash_session.hpp"
 
 namespace ctxkit {
 namespace {
@@ -17,30 +18,7 @@ using json = nlohmann::json;
 using namespace std::chrono_literals;
 
 std::string session_lines(int results) {
-  std::string out;
-  for (int i = 0; i < results; ++i) {
-    std::string id = "toolu_" + std::to_string(i);
-    json u = {{"type", "assistant"},
-              {"uuid", "a" + std::to_string(i)},
-              {"sessionId", "11111111-1111-4111-8111-111111111111"},
-              {"message",
-               {{"id", "m" + std::to_string(i)},
-                {"role", "assistant"},
-                {"content", json::array({{{"type", "tool_use"},
-                                          {"id", id},
-                                          {"name", "Bash"},
-                                          {"input", {{"command", "seq 5000"}}}}})}}}};
-    json r = {{"type", "user"},
-              {"uuid", "r" + std::to_string(i)},
-              {"sessionId", "11111111-1111-4111-8111-111111111111"},
-              {"message",
-               {{"role", "user"},
-                {"content", json::array({{{"type", "tool_result"},
-                                          {"tool_use_id", id},
-                                          {"content", std::string(6000, 'z')}}})}}}};
-    out += u.dump() + "\n" + r.dump() + "\n";
-  }
-  return out;
+  return test::bash_session_lines(results, "11111111-1111-4111-8111-111111111111");
 }
 
 // A request that trims Bash results of `t` into the session 2222….
