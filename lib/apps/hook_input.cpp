@@ -1,10 +1,6 @@
 #include "apps/hook_input.hpp"
 
-#include <fmt/core.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include "util/chunk_reader.hpp"
 
