@@ -25,7 +25,7 @@ struct Fill {
   std::optional<Error> error;
 };
 
-// Reads until `cap` bytes are in `buf` or the input ends: by position when `range` is given
+// One read of up to `cap` bytes into `buf` (again after EINTR): by position when `range` is given
 // (`pos` moves on), else from the descriptor's own offset.
 Fill fill(int fd, char* buf, size_t cap, const std::optional<ChunkReader::Range>& range,
           uint64_t& pos) {
@@ -55,6 +55,9 @@ Fill fill(int fd, char* buf, size_t cap, const std::optional<ChunkReader::Range>
     }
     f.bytes += static_cast<size_t>(n);
     pos += static_cast<uint64_t>(n);
+    // What one read gave is handed out at once: a pipe whose writer pauses (or holds it open
+    // after ill-formed input) must not keep bytes that arrived from the scanner.
+    break;
   }
   std::memset(buf + f.bytes, 0, ChunkReader::kPadding);
   return f;

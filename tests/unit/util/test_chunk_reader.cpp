@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -118,6 +119,31 @@ TEST(ChunkReader, AnInputOfExactlyOneChunkEndsAfterIt) {
   ::close(fds[1]);
   ChunkReader reader(fds[0], 4096);
   EXPECT_TRUE(read_all(reader, 4096) == text);
+  ::close(fds[0]);
+}
+
+TEST(ChunkReader, BytesThatArrivedAreHandedOutWhileTheWriterKeepsThePipeOpen) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::atomic<bool> taken{false}, closed{false};
+  std::thread writer([&] {
+    ASSERT_EQ(::write(fds[1], "{\"a\":\x01", 6), 6);
+    // Holds the pipe open until the bytes were taken (or 5 s went by).
+    for (int i = 0; i < 500 && !taken; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    closed = true;
+    ::close(fds[1]);
+  });
+  {
+    ChunkReader reader(fds[0], 4096, 4096);
+    auto c = reader.next();
+    const bool writer_had_closed = closed;
+    taken = true;
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->size(), 6u);
+    EXPECT_FALSE(writer_had_closed);
+  }
+  writer.join();
   ::close(fds[0]);
 }
 
