@@ -245,7 +245,7 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   for (const auto& e : cfg.errors) print_note(ctx.err, kTool, "config: " + e);
   for (const auto& w : cfg.warnings) print_note(ctx.err, kTool, "config: " + w);
   std::string mode_text = cfg.runner.mode;
-  o.mode_origin = cfg.origins.count("runner.mode") ? cfg.origins.at("runner.mode") : "default";
+  o.mode_origin = cfg.origin("runner.mode");
   if (fresh_context) {
     mode_text = "fresh-per-task";
     o.mode_origin = "--fresh-context";

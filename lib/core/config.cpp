@@ -482,7 +482,7 @@ void validate_thresholds(Config& config, const Config& before) {
       before.context.recommend_threshold, before.context.urgent_threshold));
   for (const char* k :
        {"context.warn_threshold", "context.recommend_threshold", "context.urgent_threshold"})
-    config.origins[k] = before.origins.at(k);
+    config.origins[k] = before.origin(k);
   c.warn_threshold = before.context.warn_threshold;
   c.recommend_threshold = before.context.recommend_threshold;
   c.urgent_threshold = before.context.urgent_threshold;
@@ -523,6 +523,11 @@ void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
 
 Locations Config::locations(const util::Env& env) const {
   return Locations::resolve(env, state.dir);
+}
+
+std::string Config::origin(const std::string& key) const {
+  auto it = origins.find(key);
+  return it == origins.end() ? std::string("default") : it->second;
 }
 
 bool Config::set_by_user(const std::string& key) const {
@@ -581,8 +586,8 @@ Result<std::optional<std::string>> toml_string_value(std::string_view text, std:
 }
 
 Config load_config(const util::Env& env, const ConfigSources& sources) {
+  // The key table is built only when a file or variable sets a key: most hook runs read none.
   Config config;
-  for (const auto& k : known_keys()) config.origins[k.full()] = "default";
   // The user's file is where `state.dir` may be set: only the environment decides where it is.
   apply_file(config, Locations::resolve(env).config_file(), ConfigLayer::User);
   if (sources.project_start) {
@@ -652,8 +657,7 @@ std::string show_config(const Config& config, const util::Env* env) {
   size_t width = 0;
   std::vector<std::pair<std::string, std::string>> rows;
   for (const auto& k : known_keys()) {
-    rows.emplace_back(fmt::format("{} = {}", k.full(), k.show(config)),
-                      config.origins.at(k.full()));
+    rows.emplace_back(fmt::format("{} = {}", k.full(), k.show(config)), config.origin(k.full()));
     width = std::max(width, rows.back().first.size());
   }
   for (const auto& [line, origin] : rows) out += fmt::format("{:<{}}  # {}\n", line, width, origin);

@@ -114,8 +114,10 @@ struct Config {
   RolloverConfig rollover;
   RunnerConfig runner;
   StatusConfig status;
-  // "section.key" -> origin ("default", a file path, or an environment variable name).
+  // "section.key" -> origin (a file path or an environment variable name) of the keys a file or
+  // the environment set; origin() answers "default" for the others.
   std::map<std::string, std::string> origins;
+  std::string origin(const std::string& key) const;
   // Problems that did not stop loading: unknown keys, wrong types (the key keeps its previous
   // value), files that do not parse (the file is skipped). One line each.
   std::vector<std::string> warnings;

@@ -24,7 +24,7 @@ TEST(Config, DefaultsMatchTheDesign) {
   EXPECT_EQ(c.context.reserved_tokens, 0);
   EXPECT_EQ(c.context.transcript_wait_ms, 500);
   EXPECT_TRUE(c.errors.empty());
-  EXPECT_EQ(c.origins.at("context.warn_threshold"), "default");
+  EXPECT_EQ(c.origin("context.warn_threshold"), "default");
 }
 
 TEST(Config, NonAsciiOutsideStringsIsAnErrorNotHandedToTheTomlParser) {
@@ -78,7 +78,7 @@ TEST(Config, ProjectFileMayNotChooseTheStateDirOrTheClaudeProgram) {
   EXPECT_EQ(c.state.dir, "~/mine");
   EXPECT_EQ(c.origins.at("state.dir"), (tmp / "home/.config/ctxkit/config.toml").string());
   EXPECT_EQ(c.rollover.claude_bin, "claude");
-  EXPECT_EQ(c.origins.at("rollover.claude_bin"), "default");
+  EXPECT_EQ(c.origin("rollover.claude_bin"), "default");
   // Other keys of the same sections still apply.
   EXPECT_EQ(c.state.busy_timeout_ms, 2000);
   EXPECT_TRUE(c.rollover.print);
