@@ -16,6 +16,7 @@
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "store/db_check.hpp"
+#include "store/meter_store.hpp"
 #include "store/search_index.hpp"
 #include "store/state_store.hpp"
 #include "util/bounded_run.hpp"
@@ -438,13 +439,18 @@ void check_state(Doctor& d) {
     return;
   }
   check_private(d, "state", d.loc.state_dir, true);
-  if (!fs::exists(d.loc.state_db(), ec)) {
+  // The meter database is made by the first reminder or status line, the state database by the
+  // first session start: each is checked once it is there.
+  const bool state_db = fs::exists(d.loc.state_db(), ec);
+  const bool meter_db = fs::exists(d.loc.meter_db(), ec);
+  if (!state_db && !meter_db) {
     d.add("state", Status::Warning,
           fmt::format("no state database yet ({})", d.loc.state_db().string()),
           "start a Claude Code session; the status line and the hooks create it");
     return;
   }
-  check_db(d, "state", d.loc.state_db(), StateStore::kSchemaVersion, false);
+  if (state_db) check_db(d, "state", d.loc.state_db(), StateStore::kSchemaVersion, false);
+  if (meter_db) check_db(d, "state", d.loc.meter_db(), MeterStore::kSchemaVersion, false);
 }
 
 void check_archive(Doctor& d) {

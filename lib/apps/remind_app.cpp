@@ -65,20 +65,23 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
 
   std::string state_problem;
   Error::Kind state_kind = Error::Kind::Generic;
-  std::optional<StateStore> store = open_state(loc, cfg, state_problem, &state_kind);
+  std::optional<MeterStore> store = open_meter(loc, cfg, state_problem, &state_kind);
   note.add(state_problem);
   // Locked (even before its first migration): another hook holds it, so the rate limit is
   // held elsewhere; stay quiet rather than remind without one.
   const bool state_locked = !store && state_kind == Error::Kind::Busy;
 
+  // What the meter holds for this session (or subagent), in one read.
+  std::optional<MeterRow> kept;
+  if (store) {
+    if (auto r = store->row(payload->session_id, payload->agent_id))
+      kept = *r;
+    else
+      note.add(r.error().message);
+  }
   // The status line's exact figure (main session only) wins when it is newer than the reading.
   std::optional<StatusFigure> status;
-  if (store && !subagent) {
-    if (auto s = store->status(payload->session_id))
-      status = *s;
-    else
-      note.add(s.error().message);
-  }
+  if (kept && !subagent) status = kept->status;
   std::optional<int64_t> tokens;
   std::string model;
   if (scan && scan->reading) {
@@ -105,8 +108,7 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   hints.compaction = read_compaction_settings(ctx.env, client_settings_files(ctx.env, project));
   if (status) hints.status_line_window = status->window;
   if (store) {
-    if (auto large = store->large_window(payload->session_id, payload->agent_id))
-      hints.seen_over_200k = *large;
+    if (kept) hints.seen_over_200k = kept->large_window;
     if (*tokens > 200'000 && !hints.seen_over_200k && cfg.context.window_tokens == 0) {
       if (auto r = store->mark_large_window(payload->session_id, payload->agent_id); !r)
         note.add(r.error().message);
@@ -123,12 +125,10 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   } else if (!store) {
     fire = tier != Tier::None;  // without state there is no rate limit; the note says why
   } else {
-    auto prev = store->reminder(payload->session_id, payload->agent_id);
-    if (!prev) {
-      note.add(prev.error().message);
-      fire = tier != Tier::None;
+    if (!kept) {
+      fire = tier != Tier::None;  // the row could not be read; the note says why
     } else {
-      ReminderDecision quick = decide_reminder(*prev, tier, now, interval);
+      ReminderDecision quick = decide_reminder(kept->reminder, tier, now, interval);
       if (quick.store) {
         // Decide again under the write lock: another hook of the same session may have won.
         auto r = store->update_reminder(payload->session_id, payload->agent_id,
@@ -147,11 +147,14 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
       }
     }
   }
+  // Closed before the reply is written: the meter database is held while it is open.
+  const bool rate_limited = store.has_value();
+  store.reset();
   if (fire) {
     std::string text = reminder_text(tier, figure, cfg.context, subagent);
     std::string human;
     if (cfg.context.system_message) human = "ctxkit: " + text;
-    if (!store && !state_problem.empty())
+    if (!rate_limited && !state_problem.empty())
       human = fmt::format("ctxkit: {} (reminders are not rate-limited)", state_problem);
     ctx.out << post_tool_use_response(text, human) << '\n';
   }

@@ -206,16 +206,17 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
     return finish("Context –");
   }
   std::string problem;
-  std::optional<StateStore> store;
-  if (!session.empty()) store = open_state(loc, cfg, problem);
-  if (store) {
-    if (tokens) {
-      if (auto r =
-              store->record_status(session, {*tokens, hints.status_line_window, util::now_ms()});
-          !r)
-        problem = r.error().message;
+  if (!session.empty()) {
+    // Closed before the transcript is read: the meter database is held while it is open.
+    if (std::optional<MeterStore> store = open_meter(loc, cfg, problem)) {
+      if (tokens) {
+        if (auto r =
+                store->record_status(session, {*tokens, hints.status_line_window, util::now_ms()});
+            !r)
+          problem = r.error().message;
+      }
+      if (auto kept = store->row(session, "")) hints.seen_over_200k = kept->large_window;
     }
-    if (auto large = store->large_window(session, "")) hints.seen_over_200k = *large;
   }
   if (!tokens && !transcript.empty()) {
     if (auto scan = scan_transcript_tail(transcript, ""); scan && scan->reading) {

@@ -34,6 +34,9 @@ fs::path Locations::workflows_dir() const {
 fs::path Locations::state_db() const {
   return state_dir / "state.db";
 }
+fs::path Locations::meter_db() const {
+  return state_dir / "meter.db";
+}
 fs::path Locations::archive_dir() const {
   return state_dir / "archive";
 }

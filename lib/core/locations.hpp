@@ -30,6 +30,7 @@ struct Locations {
 
   // Under state_dir.
   std::filesystem::path state_db() const;     // state.db
+  std::filesystem::path meter_db() const;     // meter.db: the context meter's figures
   std::filesystem::path archive_dir() const;  // archive/: <project folder>/<session id>.jsonl
   // archive/index.db, then index-1.db, ...: the shards of the archive's search index.
   std::filesystem::path index_db(int shard = 0) const;

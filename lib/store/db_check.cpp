@@ -33,12 +33,15 @@ Result<sqlite::Handle> open_read_only(const fs::path& path, int busy_timeout_ms)
     return fail(fmt::format("{}: no such file", path.string()), Error::Kind::NotFound);
   if (!S_ISREG(st.st_mode))
     return fail(fmt::format("{}: not a regular file", path.string()), Error::Kind::Invalid);
-  // Without a write-ahead log the file holds everything: read it as immutable, so that SQLite
-  // creates no -shm or -wal beside it. With one, a plain read-only connection reads the log too.
+  // Without a write-ahead log (or with an empty one, kept between runs) the file holds
+  // everything: read it as immutable, so that SQLite creates no -shm or -wal beside it. With one,
+  // a plain read-only connection reads the log too.
   fs::path wal = path;
   wal += "-wal";
   std::error_code ec;
-  std::string uri = file_uri(path) + (fs::exists(wal, ec) ? "?mode=ro" : "?mode=ro&immutable=1");
+  const auto wal_size = fs::file_size(wal, ec);
+  const bool has_log = !ec && wal_size > 0;
+  std::string uri = file_uri(path) + (has_log ? "?mode=ro" : "?mode=ro&immutable=1");
   sqlite::configure_once();
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(uri.c_str(), &raw,

@@ -4,11 +4,16 @@
 
 namespace ctxkit {
 
-std::optional<StateStore> open_state(const Locations& loc, const Config& config,
-                                     std::string& problem, Error::Kind* problem_kind) {
-  const auto path = loc.state_db();
+namespace {
+
+// Opens the store at `path`; one SQLite reports as corrupt is moved aside and a fresh one
+// created once.
+template <class Open>
+auto open_or_replace(std::string_view owner, const std::filesystem::path& path, Open open,
+                     std::string& problem, Error::Kind* problem_kind)
+    -> std::optional<typename decltype(open())::value_type> {
   uint64_t inode = file_inode(path);
-  auto store = StateStore::open(path, config.state.busy_timeout_ms);
+  auto store = open();
   if (store) return std::move(*store);
   if (store.error().kind != Error::Kind::Corrupt) {
     problem = store.error().message;
@@ -16,17 +21,36 @@ std::optional<StateStore> open_state(const Locations& loc, const Config& config,
     return std::nullopt;
   }
   auto aside = quarantine_database(path, inode);
-  auto fresh = StateStore::open(path, config.state.busy_timeout_ms);
+  auto fresh = open();
   if (!fresh) {
     problem = fresh.error().message;
     if (problem_kind) *problem_kind = fresh.error().kind;
     return std::nullopt;
   }
   if (aside && !aside->empty()) {
-    problem = fmt::format("state database {} was corrupt; moved it to {} and started a new one",
+    problem = fmt::format("{} {} was corrupt; moved it to {} and started a new one", owner,
                           path.string(), aside->string());
   }
   return std::move(*fresh);
+}
+
+}  // namespace
+
+std::optional<StateStore> open_state(const Locations& loc, const Config& config,
+                                     std::string& problem, Error::Kind* problem_kind) {
+  const auto path = loc.state_db();
+  return open_or_replace(
+      "state database", path, [&] { return StateStore::open(path, config.state.busy_timeout_ms); },
+      problem, problem_kind);
+}
+
+std::optional<MeterStore> open_meter(const Locations& loc, const Config& config,
+                                     std::string& problem, Error::Kind* problem_kind) {
+  const auto path = loc.meter_db();
+  return open_or_replace(
+      "meter database", path,
+      [&] { return MeterStore::open(path, config.state.busy_timeout_ms, loc.state_db()); }, problem,
+      problem_kind);
 }
 
 }  // namespace ctxkit

@@ -5,6 +5,7 @@
 
 #include "core/config.hpp"
 #include "core/locations.hpp"
+#include "store/meter_store.hpp"
 #include "store/state_store.hpp"
 
 namespace ctxkit {
@@ -14,6 +15,10 @@ namespace ctxkit {
 // with `problem` set to a one-line description (the caller then runs without state).
 // `problem_kind`, when given, receives the kind of the failure (Busy: the database is locked).
 std::optional<StateStore> open_state(const Locations& loc, const Config& config,
+                                     std::string& problem, Error::Kind* problem_kind = nullptr);
+
+// The same for the meter database (`loc.meter_db()`).
+std::optional<MeterStore> open_meter(const Locations& loc, const Config& config,
                                      std::string& problem, Error::Kind* problem_kind = nullptr);
 
 }  // namespace ctxkit

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <thread>
 
+#include "store/sqlite_open.hpp"
 #include "store/sqlite_stmt.hpp"
 #include "util/fs.hpp"
 #include "util/time.hpp"
@@ -25,7 +26,8 @@ using sqlite::Stmt;
 
 // Each migration takes the schema from version i to i + 1.
 const char* const kMigrations[] = {
-    // 0 -> 1: reminders, status-line figures, per-session facts.
+    // 0 -> 1: reminders, status-line figures, per-session facts. Since the meter database
+    // (meter_store.hpp) holds them, these three are only read once, when it is created.
     "CREATE TABLE IF NOT EXISTS reminders ("
     "  session_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '',"
     "  tier INTEGER NOT NULL, fired_at_ms INTEGER NOT NULL,"
@@ -64,16 +66,11 @@ const char* const kMigrations[] = {
 };
 static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
 
-// Columns added to existing tables, with the version that adds them (ALTER TABLE has no
-// IF NOT EXISTS: each is added only when missing).
-struct AddedColumn {
-  int version;
-  const char *table, *column, *declaration;
-};
-const AddedColumn kAddedColumns[] = {
+const sqlite::AddedColumn kAddedColumns[] = {
     {4, "pending_rollovers", "action", "TEXT NOT NULL DEFAULT 'rollover'"},
     {4, "pending_rollovers", "focus", "TEXT NOT NULL DEFAULT ''"},
 };
+const sqlite::Schema kSchema{"state database", kMigrations, kAddedColumns};
 
 }  // namespace
 
@@ -100,10 +97,10 @@ Result<fs::path> quarantine_database(const fs::path& path, uint64_t inode) {
   return aside;
 }
 
-StateStore::StateStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+StateStore::StateStore(sqlite::Handle db, std::string path)
+    : db_(std::move(db)), path_(std::move(path)) {}
 Error StateStore::error(const std::string& what, int rc) const {
-  const char* msg = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
-  return Error{fmt::format("state database {}: {}: {}", path_, what, msg), sqlite::error_kind(rc)};
+  return sqlite::error_of(db_.get(), "state database", path_, what, rc);
 }
 
 Result<void> StateStore::exec(const char* sql) {
@@ -111,211 +108,13 @@ Result<void> StateStore::exec(const char* sql) {
 }
 
 Result<int> StateStore::user_version() {
-  Stmt s(db_.get(), "PRAGMA user_version");
-  if (s.prepare_rc() != SQLITE_OK)
-    return std::unexpected(error("reading the schema version", s.prepare_rc()));
-  int rc = s.step();
-  if (rc != SQLITE_ROW) return std::unexpected(error("reading the schema version", rc));
-  return static_cast<int>(s.col_int(0));
+  return sqlite::user_version(db_.get(), "state database", path_);
 }
 
 Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
-  fs::path dir = path.parent_path();
-  if (!dir.empty()) {
-    // The state directory: 0700, ours, tightened when too open (util::make_private_dirs).
-    if (auto r = util::make_private_dirs(dir); !r) {
-      return fail(
-          fmt::format("state directory: {}", r.error().message),
-          r.error().kind == Error::Kind::ReadOnly ? Error::Kind::ReadOnly : Error::Kind::Generic);
-    }
-  }
-  // Create the file private before SQLite does (SQLite gives -wal/-shm the same mode); a link, a
-  // FIFO or another user's file in its place is refused, and SQLite is told not to follow links.
-  auto fd = util::open_private_file(path, O_RDWR);
-  if (!fd) return fail(fmt::format("state database: {}", fd.error().message), fd.error().kind);
-  ::close(*fd);
-  sqlite3* raw = nullptr;
-  sqlite::configure_once();
-  int rc = sqlite3_open_v2(
-      path.c_str(), &raw,
-      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
-      nullptr);
-  StateStore store(raw, path.string());
-  if (rc != SQLITE_OK) return std::unexpected(store.error("opening", rc));
-  sqlite3_busy_timeout(raw, busy_timeout_ms);
-  sqlite3_extended_result_codes(raw, 0);
-  // The write-ahead log and its index stay beside the database between runs (emptied when the
-  // last connection closes, see journal_size_limit below): every hook run otherwise created,
-  // extended and deleted both files, a third of the time a hook spent in the database.
-  int persist = 1;
-  (void)sqlite3_file_control(raw, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
-  if (sqlite3_db_readonly(raw, "main") == 1) {
-    return fail(fmt::format("state database {}: opened read-only", path.string()),
-                Error::Kind::ReadOnly);
-  }
-  auto v = store.user_version();
-  if (!v) return std::unexpected(v.error());
-  if (*v > kSchemaVersion) {
-    return fail(fmt::format("state database {}: schema version {} is newer than this ctxkit ({})",
-                            path.string(), *v, kSchemaVersion),
-                Error::Kind::Invalid);
-  }
-  if (*v < kSchemaVersion) {
-    // WAL must be set outside a transaction; it persists in the file. Concurrent creators may
-    // see SQLITE_BUSY here (the busy handler does not cover this switch), so retry briefly, for
-    // the busy timeout in all.
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(busy_timeout_ms, 0));
-    for (int attempt = 0;; ++attempt) {
-      auto r = store.exec("PRAGMA journal_mode=WAL");
-      if (r) break;
-      auto left = deadline - std::chrono::steady_clock::now();
-      if (r.error().kind != Error::Kind::Busy ||
-          left <= std::chrono::steady_clock::duration::zero())
-        return std::unexpected(r.error());
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-          std::chrono::milliseconds(2 + std::min(attempt, 20)), left));
-    }
-    if (auto r = store.exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
-    auto cur = store.user_version();
-    if (!cur) {
-      (void)store.exec("ROLLBACK");
-      return std::unexpected(cur.error());
-    }
-    for (int i = *cur; i < kSchemaVersion; ++i) {
-      if (auto r = store.exec(kMigrations[i]); !r) {
-        (void)store.exec("ROLLBACK");
-        return std::unexpected(r.error());
-      }
-      for (const auto& c : kAddedColumns) {
-        if (c.version != i + 1) continue;
-        Stmt has(store.db_.get(), "SELECT 1 FROM pragma_table_info(?1) WHERE name=?2");
-        has.bind_view(1, c.table);
-        has.bind_view(2, c.column);
-        const int found = has.step();
-        if (found == SQLITE_ROW) continue;
-        auto r = found == SQLITE_DONE
-                     ? store.exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", c.table, c.column,
-                                              c.declaration)
-                                      .c_str())
-                     : Result<void>(std::unexpected(store.error("migrating", found)));
-        if (!r) {
-          (void)store.exec("ROLLBACK");
-          return std::unexpected(r.error());
-        }
-      }
-    }
-    if (*cur < kSchemaVersion) {
-      auto set = store.exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
-      if (!set) {
-        (void)store.exec("ROLLBACK");
-        return std::unexpected(set.error());
-      }
-    }
-    if (auto r = store.exec("COMMIT"); !r) {
-      (void)store.exec("ROLLBACK");
-      return std::unexpected(r.error());
-    }
-  }
-  if (auto r = store.exec("PRAGMA synchronous=NORMAL; PRAGMA journal_size_limit=4194304"); !r)
-    return std::unexpected(r.error());
-  return store;
-}
-
-Result<std::optional<ReminderState>> StateStore::reminder(const std::string& session,
-                                                          const std::string& agent) {
-  Stmt s(db_.get(), "SELECT tier, fired_at_ms FROM reminders WHERE session_id=?1 AND agent_id=?2");
-  if (s.prepare_rc() != SQLITE_OK)
-    return std::unexpected(error("reading reminders", s.prepare_rc()));
-  s.bind(1, session);
-  s.bind(2, agent);
-  int rc = s.step();
-  if (rc == SQLITE_DONE) return std::optional<ReminderState>();
-  if (rc != SQLITE_ROW) return std::unexpected(error("reading reminders", rc));
-  return std::optional<ReminderState>(ReminderState{static_cast<int>(s.col_int(0)), s.col_int(1)});
-}
-
-Result<std::optional<ReminderState>> StateStore::update_reminder(
-    const std::string& session, const std::string& agent,
-    const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>&
-        decide) {
-  if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
-  auto rollback = [&](Error e) -> Result<std::optional<ReminderState>> {
-    (void)exec("ROLLBACK");
-    return std::unexpected(std::move(e));
-  };
-  auto current = reminder(session, agent);
-  if (!current) return rollback(current.error());
-  std::optional<ReminderState> next = decide(*current);
-  if (next) {
-    Stmt s(db_.get(),
-           "INSERT INTO reminders(session_id, agent_id, tier, fired_at_ms) VALUES(?1,?2,?3,?4) "
-           "ON CONFLICT(session_id, agent_id) DO UPDATE SET tier=excluded.tier, "
-           "fired_at_ms=excluded.fired_at_ms");
-    if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing reminders", s.prepare_rc()));
-    s.bind(1, session);
-    s.bind(2, agent);
-    s.bind(3, static_cast<int64_t>(next->tier));
-    s.bind(4, next->fired_at_ms);
-    if (int rc = s.step(); rc != SQLITE_DONE) return rollback(error("writing reminders", rc));
-  }
-  if (auto r = exec("COMMIT"); !r) return rollback(r.error());
-  return next;
-}
-
-Result<void> StateStore::record_status(const std::string& session, const StatusFigure& f) {
-  Stmt s(
-      db_.get(),
-      "INSERT INTO status_figures(session_id, tokens, window, recorded_at_ms) VALUES(?1,?2,?3,?4) "
-      "ON CONFLICT(session_id) DO UPDATE SET tokens=excluded.tokens, window=excluded.window, "
-      "recorded_at_ms=excluded.recorded_at_ms "
-      "WHERE tokens IS NOT excluded.tokens OR window IS NOT excluded.window");
-  if (s.prepare_rc() != SQLITE_OK)
-    return std::unexpected(error("writing the status figure", s.prepare_rc()));
-  s.bind(1, session);
-  s.bind(2, f.tokens);
-  s.bind(3, f.window);
-  s.bind(4, f.recorded_at_ms);
-  if (int rc = s.step(); rc != SQLITE_DONE)
-    return std::unexpected(error("writing the status figure", rc));
-  return {};
-}
-
-Result<std::optional<StatusFigure>> StateStore::status(const std::string& session) {
-  Stmt s(db_.get(),
-         "SELECT tokens, window, recorded_at_ms FROM status_figures WHERE session_id=?1");
-  if (s.prepare_rc() != SQLITE_OK)
-    return std::unexpected(error("reading the status figure", s.prepare_rc()));
-  s.bind(1, session);
-  int rc = s.step();
-  if (rc == SQLITE_DONE) return std::optional<StatusFigure>();
-  if (rc != SQLITE_ROW) return std::unexpected(error("reading the status figure", rc));
-  return std::optional<StatusFigure>(StatusFigure{s.col_int(0), s.col_int(1), s.col_int(2)});
-}
-
-Result<void> StateStore::mark_large_window(const std::string& session, const std::string& agent) {
-  Stmt s(db_.get(),
-         "INSERT INTO window_facts(session_id, agent_id, large_window) VALUES(?1,?2,1) "
-         "ON CONFLICT(session_id, agent_id) DO UPDATE SET large_window=1 WHERE large_window=0");
-  if (s.prepare_rc() != SQLITE_OK)
-    return std::unexpected(error("writing window facts", s.prepare_rc()));
-  s.bind(1, session);
-  s.bind(2, agent);
-  if (int rc = s.step(); rc != SQLITE_DONE)
-    return std::unexpected(error("writing window facts", rc));
-  return {};
-}
-
-Result<bool> StateStore::large_window(const std::string& session, const std::string& agent) {
-  Stmt s(db_.get(), "SELECT large_window FROM window_facts WHERE session_id=?1 AND agent_id=?2");
-  if (s.prepare_rc() != SQLITE_OK)
-    return std::unexpected(error("reading window facts", s.prepare_rc()));
-  s.bind(1, session);
-  s.bind(2, agent);
-  int rc = s.step();
-  if (rc == SQLITE_DONE) return false;
-  if (rc != SQLITE_ROW) return std::unexpected(error("reading window facts", rc));
-  return s.col_int(0) != 0;
+  auto db = sqlite::open_database(path, busy_timeout_ms, kSchema, sqlite::Locking::Shared);
+  if (!db) return std::unexpected(db.error());
+  return StateStore(std::move(*db), path.string());
 }
 
 }  // namespace ctxkit

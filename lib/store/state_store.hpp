@@ -2,23 +2,14 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "core/reminder_state.hpp"
 #include "store/sqlite_handle.hpp"
 #include "util/error.hpp"
 
 namespace ctxkit {
-
-// The exact figure the status line was last given for a session.
-struct StatusFigure {
-  int64_t tokens = 0;
-  int64_t window = 0;
-  int64_t recorded_at_ms = 0;
-};
 
 // One session in a line of work (trim and rollover derive new sessions from old ones).
 struct SessionRecord {
@@ -65,10 +56,12 @@ struct RunRow {
   std::string totals = "{}";  // JSON: the run's totals when it last stopped
 };
 
-// ctxkit's state database (`state.db` in the state directory): WAL, a busy timeout,
-// `synchronous=NORMAL`, schema version in `PRAGMA user_version` with migrations. The file and its
-// directory are created private (0600/0700). Safe for many processes at once, a fresh database
-// included. Errors carry Kind::Corrupt, Kind::ReadOnly or Kind::Busy where that is the cause.
+// ctxkit's state database (`state.db` in the state directory): lineage, the supervisors' queue,
+// the event log and runs (the figures hooks read on every run are in MeterStore). WAL, a busy
+// timeout, `synchronous=NORMAL`, schema version in `PRAGMA user_version` with migrations
+// (sqlite_open.hpp). The file and its directory are created private (0600/0700). Safe for many
+// processes at once, a fresh database included. Errors carry Kind::Corrupt, Kind::ReadOnly or
+// Kind::Busy where that is the cause.
 class StateStore {
  public:
   // The schema version this build writes.
@@ -81,28 +74,6 @@ class StateStore {
   StateStore(const StateStore&) = delete;
   StateStore& operator=(const StateStore&) = delete;
   ~StateStore() = default;
-
-  // The reminder state of (session, agent); nullopt when none was recorded. Read-only.
-  Result<std::optional<ReminderState>> reminder(const std::string& session,
-                                                const std::string& agent);
-
-  // Runs a read-decide-write on the reminder state of (session, agent) inside one
-  // BEGIN IMMEDIATE transaction: `decide` gets the current state and returns the state to store,
-  // or nullopt to store nothing. Returns what `decide` returned.
-  Result<std::optional<ReminderState>> update_reminder(
-      const std::string& session, const std::string& agent,
-      const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>&
-          decide);
-
-  // Records the status line's figure for a session (only when it changed).
-  Result<void> record_status(const std::string& session, const StatusFigure& figure);
-  // The status line's last figure for a session, if any.
-  Result<std::optional<StatusFigure>> status(const std::string& session);
-
-  // Remembers that a reading of (session, agent) exceeded 200,000 tokens (a 1M window).
-  Result<void> mark_large_window(const std::string& session, const std::string& agent);
-  // Whether mark_large_window was called for (session, agent).
-  Result<bool> large_window(const std::string& session, const std::string& agent);
 
   // A session's record, if any.
   Result<std::optional<SessionRecord>> session(const std::string& session_id);
@@ -145,7 +116,7 @@ class StateStore {
   Result<int> user_version();
 
  private:
-  explicit StateStore(sqlite3* db, std::string path);
+  StateStore(sqlite::Handle db, std::string path);
   Result<void> exec(const char* sql);
   Error error(const std::string& what, int rc) const;
   sqlite::Handle db_;

@@ -273,6 +273,16 @@ struct Doctored {
               {"cwd", tmp.path().string()}, {"hook_event_name", "PostToolUse"},
               {"tool_name", "Bash"},        {"tool_use_id", "toolu_1"}};
     EXPECT_EQ(run_tool("ctx-remind", {}, p.dump(), env).exit_code, 0);
+    p["hook_event_name"] = "SessionStart";
+    p["source"] = "startup";
+    EXPECT_EQ(run_tool("ctx-session-hook", {}, p.dump(), env).exit_code, 0);
+  }
+  // The findings of `area` that name `file`.
+  std::vector<std::string> findings_on(const std::string& area, const fs::path& file) {
+    std::vector<std::string> out;
+    for (auto& f : findings(area))
+      if (f.find(file.string()) != std::string::npos) out.push_back(f);
+    return out;
   }
   // The findings of `ctx-doctor --json` for `area`: "<status> <text>" each.
   std::vector<std::string> findings(const std::string& area, std::vector<std::string> extra = {}) {
@@ -304,13 +314,13 @@ TEST(AppOptions, DoctorTellsANewerAndAnOlderStateSchema) {
   const fs::path db = d.state / "state.db";
   ASSERT_TRUE(fs::exists(db));
   set_user_version(db, 99);
-  auto newer = d.findings("state");
+  auto newer = d.findings_on("state", db);
   ASSERT_EQ(newer.size(), 1u);
   EXPECT_TRUE(newer[0].starts_with("fault " + db.string() +
                                    " has schema version 99, newer than this ctxkit's"))
       << newer[0];
   set_user_version(db, 1);
-  auto older = d.findings("state");
+  auto older = d.findings_on("state", db);
   ASSERT_EQ(older.size(), 1u);
   EXPECT_TRUE(
       older[0].starts_with("warning " + db.string() + " has schema version 1; this ctxkit's is"))
@@ -322,7 +332,7 @@ TEST(AppOptions, DoctorTellsADamagedStateDatabase) {
   const fs::path db = d.state / "state.db";
   ASSERT_TRUE(fs::exists(db));
   std::ofstream(db, std::ios::trunc) << std::string(8192, 'x');
-  auto f = d.findings("state");
+  auto f = d.findings_on("state", db);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_TRUE(f[0].starts_with("fault " + db.string())) << f[0];
 }

@@ -103,7 +103,7 @@ TEST(Doctor, AHealthyInstallIsHealthy) {
       "MCP server 'ctxkit-archive' answers initialize (ctxkit-archive " + expected_version()))
       << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    claude: ", "Claude Code 2.1.197")) << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    state: ", "state.db: integrity ok, schema version")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    state: ", "meter.db: integrity ok, schema version")) << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    last run: ", "ctx-remind: ")) << r.out;
   EXPECT_TRUE(has_line(r.out, "WARN  last run: ", "ctx-session-hook: never")) << r.out;
   EXPECT_TRUE(has_line(r.out, "healthy (", "warnings)")) << r.out;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
+#include "store/meter_store.hpp"
 #include "store/state_store.hpp"
 
 namespace ctxkit::test {
@@ -55,6 +56,14 @@ json post_tool_use(const fs::path& transcript, const std::string& tool_use_id,
           {"tool_input", {{"command", "ls"}}},
           {"tool_response", {{"stdout", "x"}}},
           {"tool_use_id", tool_use_id}};
+}
+
+json session_start(const fs::path& transcript, const std::string& session = "sess-1") {
+  return {{"session_id", session},
+          {"transcript_path", transcript.string()},
+          {"cwd", transcript.parent_path().string()},
+          {"hook_event_name", "SessionStart"},
+          {"source", "startup"}};
 }
 
 // The programs run under this umask in the tests that check permissions.
@@ -187,7 +196,7 @@ TEST(Hostile, StateDirectoryIsPrivateUnderUmask000) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(mode_of(tmp / "home/.local/state"), 0700u);  // a missing parent is made private too
   EXPECT_EQ(mode_of(tmp / "home/.local/state/ctxkit"), 0700u);
-  EXPECT_EQ(mode_of(tmp / "home/.local/state/ctxkit/state.db"), 0600u);
+  EXPECT_EQ(mode_of(tmp / "home/.local/state/ctxkit/meter.db"), 0600u);
 }
 
 TEST(Hostile, AGroupWritableStateDirectoryOfOursIsTightened) {
@@ -213,7 +222,7 @@ TEST(Hostile, AStateDirectoryOfAnotherUserIsRefused) {
   std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
   auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_FALSE(fs::exists(state / "state.db"));
+  EXPECT_FALSE(fs::exists(state / "meter.db"));
   EXPECT_EQ(line_count(r.err), 1u);
   EXPECT_NE(r.err.find("belongs to another user (uid 65534)"), std::string::npos) << r.err;
 }
@@ -226,11 +235,36 @@ TEST(Hostile, AStateDatabaseLinkIsNotFollowed) {
   fs::create_symlink(victim, state / "state.db");
   fs::path t = tmp / "t.jsonl";
   std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
-  auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
+  auto r = run_tool("ctx-session-hook", {}, session_start(t).dump(), tmp.env());
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(read_file(victim), "");
   EXPECT_TRUE(fs::is_symlink(state / "state.db"));
   EXPECT_NE(r.err.find("a symbolic link (refused)"), std::string::npos) << r.err;
+}
+
+// ctx-remind's own database refuses a link; creating it reads a state database of before the
+// meter database, which is not followed through a link either.
+TEST(Hostile, AMeterDatabaseLinkIsNotFollowedNorAStateDatabaseLinkReadFrom) {
+  TempDir tmp;
+  fs::path state = tmp / "home/.local/state/ctxkit";
+  fs::create_directories(state);
+  fs::path victim = tmp.write("victim", "");
+  fs::create_symlink(victim, state / "meter.db");
+  fs::path t = tmp / "t.jsonl";
+  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(read_file(victim), "");
+  EXPECT_TRUE(fs::is_symlink(state / "meter.db"));
+  EXPECT_NE(r.err.find("a symbolic link (refused)"), std::string::npos) << r.err;
+
+  fs::remove(state / "meter.db");
+  fs::create_symlink(victim, state / "state.db");
+  r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(read_file(victim), "");
+  EXPECT_TRUE(fs::is_regular_file(state / "meter.db"));
 }
 
 TEST(Hostile, AnArchiveLogLinkIsNotFollowed) {
@@ -255,11 +289,11 @@ TEST(Hostile, AnArchiveLogLinkIsNotFollowed) {
 
 // --- a locked database that is not migrated yet ------------------------------------------------
 
-TEST(Hostile, LockedUnmigratedStateDatabaseGivesSilence) {
+TEST(Hostile, LockedUnmigratedMeterDatabaseGivesSilence) {
   TempDir tmp;
   fs::path state = tmp / "home/.local/state/ctxkit";
   fs::create_directories(state);
-  fs::path db = state / "state.db";
+  fs::path db = state / "meter.db";
   fs::path t = tmp / "t.jsonl";
   std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
   if (::access("/usr/bin/sqlite3", X_OK) != 0) GTEST_SKIP() << "needs the sqlite3 shell";
@@ -275,8 +309,8 @@ TEST(Hostile, LockedUnmigratedStateDatabaseGivesSilence) {
                       db.string(), hold};
   auto holder = util::Child::spawn(holder_spec);
   ASSERT_TRUE(holder) << holder.error().message;
-  for (int i = 0; i < 1500 && !fs::exists(state / "state.db-journal"); ++i) ::usleep(20000);
-  ASSERT_TRUE(fs::exists(state / "state.db-journal"));
+  for (int i = 0; i < 1500 && !fs::exists(state / "meter.db-journal"); ++i) ::usleep(20000);
+  ASSERT_TRUE(fs::exists(state / "meter.db-journal"));
   util::Env env = tmp.env();
   env.set("CTXKIT_STATE_BUSY_TIMEOUT_MS", "50");
   auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), env);
@@ -347,11 +381,11 @@ TEST(Hostile, StatusLineCountsNoWindowCanHoldAreNoReading) {
   EXPECT_EQ(r.err,
             "ctx-status: status-line input: a context usage of 9223372036854775807 tokens cannot "
             "be a real reading\n");
-  auto store = StateStore::open(tmp / "home/.local/state/ctxkit/state.db", 1000);
+  auto store = MeterStore::open(tmp / "home/.local/state/ctxkit/meter.db", 1000);
   ASSERT_TRUE(store);
-  auto fig = store->status("S");
-  ASSERT_TRUE(fig);
-  EXPECT_FALSE(*fig);
+  auto row = store->row("S", "");
+  ASSERT_TRUE(row);
+  EXPECT_FALSE(row->status);
 }
 
 TEST(Hostile, NegativeStatusLineCountsCountZero) {

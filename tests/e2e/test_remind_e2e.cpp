@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "e2e/e2e_support.hpp"
-#include "store/state_store.hpp"
+#include "store/meter_store.hpp"
 
 namespace ctxkit::test {
 namespace {
@@ -266,13 +266,13 @@ TEST(Remind, FiftyMegabyteLineIsHandled) {
   EXPECT_TRUE(context_of(r).starts_with("Context at 77% ")) << r.err;
 }
 
-TEST(Remind, CorruptStateDatabaseIsMovedAsideAndNothingIsLost) {
+TEST(Remind, CorruptMeterDatabaseIsMovedAsideAndNothingIsLost) {
   TempDir tmp;
   fs::path t = tmp / "t.jsonl";
   std::ofstream(t) << assistant("msg_1", 130000, "toolu_1") << "\n";
   util::Env env = tmp.env();
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
-  fs::path db = tmp / "home/.local/state/ctxkit/state.db";
+  fs::path db = tmp / "home/.local/state/ctxkit/meter.db";
   fs::create_directories(db.parent_path());
   std::ofstream(db) << std::string(8192, 'Q');
   auto r = run_tool("ctx-remind", {}, payload(t, "toolu_1"), env);
@@ -282,7 +282,7 @@ TEST(Remind, CorruptStateDatabaseIsMovedAsideAndNothingIsLost) {
   EXPECT_NE(r.err.find("was corrupt; moved it to"), std::string::npos) << r.err;
   int aside = 0;
   for (const auto& e : fs::directory_iterator(db.parent_path()))
-    if (e.path().filename().string().starts_with("state.db.corrupt-")) {
+    if (e.path().filename().string().starts_with("meter.db.corrupt-")) {
       ++aside;
       EXPECT_EQ(read_file(e.path()), std::string(8192, 'Q'));
     }
@@ -293,23 +293,25 @@ TEST(Remind, CorruptStateDatabaseIsMovedAsideAndNothingIsLost) {
   EXPECT_EQ(r.err, "");
 }
 
-TEST(Remind, LockedStateDatabaseStaysQuietAndFailsOpen) {
+TEST(Remind, LockedMeterDatabaseStaysQuietAndFailsOpen) {
   TempDir tmp;
   fs::path t = tmp / "t.jsonl";
   std::ofstream(t) << assistant("msg_1", 130000, "toolu_1") << "\n";
   util::Env env = tmp.env();
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   env.set("CTXKIT_STATE_BUSY_TIMEOUT_MS", "50");
-  fs::path db = tmp / "home/.local/state/ctxkit/state.db";
-  auto store = StateStore::open(db, 1000);
-  ASSERT_TRUE(store);
+  fs::path db = tmp / "home/.local/state/ctxkit/meter.db";
   util::ProcessResult r;
-  // Hold the write lock while the hook runs.
-  auto held = store->update_reminder("other", "", [&](const auto&) {
-    r = run_tool("ctx-remind", {}, payload(t, "toolu_1"), env);
-    return std::optional<ReminderState>();
-  });
-  ASSERT_TRUE(held);
+  {
+    // Hold the lock while the hook runs (the meter database is held while a connection is open).
+    auto store = MeterStore::open(db, 1000);
+    ASSERT_TRUE(store);
+    auto held = store->update_reminder("other", "", [&](const auto&) {
+      r = run_tool("ctx-remind", {}, payload(t, "toolu_1"), env);
+      return std::optional<ReminderState>();
+    });
+    ASSERT_TRUE(held);
+  }
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(line_count(r.err), 1u);
@@ -317,19 +319,21 @@ TEST(Remind, LockedStateDatabaseStaysQuietAndFailsOpen) {
   // Once the lock is gone the reminder is given, and the database is intact.
   r = run_tool("ctx-remind", {}, payload(t, "toolu_1"), env);
   EXPECT_TRUE(context_of(r).starts_with("Context at 77% "));
-  EXPECT_EQ(*store->user_version(), StateStore::kSchemaVersion);
+  auto store = MeterStore::open(db, 1000);
+  ASSERT_TRUE(store);
+  EXPECT_EQ(*store->user_version(), MeterStore::kSchemaVersion);
 }
 
-TEST(Remind, ReadOnlyStateDatabaseRemindsWithoutRateLimitAndSaysSo) {
+TEST(Remind, ReadOnlyMeterDatabaseRemindsWithoutRateLimitAndSaysSo) {
   TempDir tmp;
   fs::permissions(tmp.path(), fs::perms::all, fs::perm_options::add);
   fs::path t = tmp / "t.jsonl";
   std::ofstream(t) << assistant("msg_1", 130000, "toolu_1") << "\n";
   util::Env env = tmp.env();
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
-  fs::path db = tmp / "home/.local/state/ctxkit/state.db";
+  fs::path db = tmp / "home/.local/state/ctxkit/meter.db";
   {
-    auto s = StateStore::open(db, 1000);
+    auto s = MeterStore::open(db, 1000);
     ASSERT_TRUE(s);
   }
   for (fs::path p = db.parent_path(); p != tmp.path(); p = p.parent_path())

@@ -7,7 +7,7 @@
 
 #include "context/context_meter.hpp"
 #include "e2e/e2e_support.hpp"
-#include "store/state_store.hpp"
+#include "store/meter_store.hpp"
 #include "unit/json_variants.hpp"
 
 namespace ctxkit::test {
@@ -47,17 +47,19 @@ TEST_P(RecordedStatusInput, RecordsAndShowsTheClientsExactFigure) {
     auto input = GetParam().variant ? json_variant(p.dump(), *GetParam().variant) : p.dump();
     auto r = run_tool("ctx-status", {}, input, env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto store = StateStore::open(tmp / "home/.local/state/ctxkit/state.db", 1000);
+    auto store = MeterStore::open(tmp / "home/.local/state/ctxkit/meter.db", 1000);
     ASSERT_TRUE(store);
-    auto fig = store->status(p["session_id"]);
-    ASSERT_TRUE(fig && *fig);
+    auto row = store->row(p["session_id"], "");
+    ASSERT_TRUE(row);
+    const auto& fig = row->status;
+    ASSERT_TRUE(fig);
     auto cu = p["context_window"]["current_usage"];
     const int64_t tokens = cu["input_tokens"].get<int64_t>() +
                            cu["cache_creation_input_tokens"].get<int64_t>() +
                            cu["cache_read_input_tokens"].get<int64_t>();
     const int64_t window = p["context_window"]["context_window_size"];
-    EXPECT_EQ((*fig)->tokens, tokens);
-    EXPECT_EQ((*fig)->window, window);
+    EXPECT_EQ(fig->tokens, tokens);
+    EXPECT_EQ(fig->window, window);
     // No auto-compact window is set, so the client compacts only at its window: the figure is of
     // it.
     EXPECT_EQ(r.out, "Context " + std::to_string(tokens * 100 / window) + "% · " +

@@ -110,8 +110,8 @@ def main():
         else:
             print(f"FAIL {model}: status line not the client's figure {figure}:\n{after[-900:]}")
             ok = False
-        db = os.path.join(state, "ctxkit", "state.db")
-        rows = sqlite3.connect(db).execute("SELECT tokens, window FROM status_figures").fetchall() if os.path.exists(db) else []
+        db = os.path.join(state, "ctxkit", "meter.db")
+        rows = sqlite3.connect(db).execute("SELECT status_tokens, status_window FROM meter WHERE agent_id = '' AND status_tokens IS NOT NULL").fetchall() if os.path.exists(db) else []
         if figure and rows and tuple(rows[-1]) == tuple(figure):
             print(f"ok   {model}: ctx-status recorded the client's exact figure ({figure[0]} of {figure[1]}) for ctx-remind")
         else:

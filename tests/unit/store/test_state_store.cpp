@@ -34,38 +34,6 @@ TEST(StateStore, CreatesPrivateFileWithSchemaVersionAndWal) {
   EXPECT_EQ(header[19], 2);
 }
 
-TEST(StateStore, ReminderReadDecideWrite) {
-  test::TempDir tmp;
-  auto s = StateStore::open(tmp / "state.db", 1000);
-  ASSERT_TRUE(s);
-  EXPECT_FALSE(s->reminder("S", "").value().has_value());
-  auto r = s->update_reminder("S", "", [](const auto& cur) {
-    EXPECT_FALSE(cur);
-    return std::optional<ReminderState>(ReminderState{2, 42});
-  });
-  ASSERT_TRUE(r);
-  auto back = s->reminder("S", "");
-  ASSERT_TRUE(back && *back);
-  EXPECT_EQ((*back)->tier, 2);
-  EXPECT_EQ((*back)->fired_at_ms, 42);
-  EXPECT_FALSE(s->reminder("S", "agent1").value().has_value());  // keyed by agent too
-}
-
-TEST(StateStore, StatusFigureAndWindowFacts) {
-  test::TempDir tmp;
-  auto s = StateStore::open(tmp / "state.db", 1000);
-  ASSERT_TRUE(s);
-  ASSERT_TRUE(s->record_status("S", {120000, 200000, 5}));
-  ASSERT_TRUE(s->record_status("S", {120000, 200000, 9}));  // unchanged figure keeps its time
-  auto f = s->status("S");
-  ASSERT_TRUE(f && *f);
-  EXPECT_EQ((*f)->tokens, 120000);
-  EXPECT_EQ((*f)->recorded_at_ms, 5);
-  EXPECT_FALSE(*s->large_window("S", ""));
-  ASSERT_TRUE(s->mark_large_window("S", ""));
-  EXPECT_TRUE(*s->large_window("S", ""));
-}
-
 TEST(StateStore, GarbageFileIsReportedCorruptAndQuarantined) {
   test::TempDir tmp;
   auto db = tmp.write("state.db", std::string(4096, 'z'));
@@ -112,9 +80,9 @@ TEST(StateStore, ManyProcessesCreatingAFreshDatabaseAtOnce) {
     if (pid == 0) {
       auto s = StateStore::open(db, 5000);
       if (!s) ::_exit(1);
-      auto r = s->update_reminder("S", std::to_string(i), [](const auto&) {
-        return std::optional<ReminderState>(ReminderState{1, 1});
-      });
+      SessionRecord seen;
+      seen.session_id = seen.line_id = "S" + std::to_string(i);
+      auto r = s->record_session_seen(seen);
       ::_exit(r ? 0 : 2);
     }
     kids.push_back(pid);
@@ -126,7 +94,7 @@ TEST(StateStore, ManyProcessesCreatingAFreshDatabaseAtOnce) {
   }
   auto s = StateStore::open(db, 1000);
   ASSERT_TRUE(s);
-  for (int i = 0; i < 16; ++i) EXPECT_TRUE(s->reminder("S", std::to_string(i)).value().has_value());
+  for (int i = 0; i < 16; ++i) EXPECT_TRUE(s->session("S" + std::to_string(i)).value().has_value());
 }
 
 }  // namespace
@@ -208,6 +176,22 @@ std::vector<std::string> table_names(const std::filesystem::path& db) {
   return out;
 }
 
+// The first column of the first row `sql` gives, as text ("" when none).
+std::string first_text(const std::filesystem::path& db, const char* sql) {
+  std::string out;
+  sqlite3* raw = nullptr;
+  if (sqlite3_open(db.c_str(), &raw) != SQLITE_OK) return out;
+  sqlite3_exec(
+      raw, sql,
+      [](void* v, int, char** cols, char**) {
+        if (cols[0]) *static_cast<std::string*>(v) = cols[0];
+        return 1;
+      },
+      &out, nullptr);
+  sqlite3_close(raw);
+  return out;
+}
+
 // A version-1 file: what versions 2 (sessions), 3 (pending rollovers) and 4 (events, runs) added
 // is dropped and user_version set back to 1; opening it adds them all again and keeps the data
 // of version 1.
@@ -217,15 +201,13 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
   {
     auto s = StateStore::open(db, 1000);
     ASSERT_TRUE(s);
-    ASSERT_TRUE(s->update_reminder("S", "", [](const auto&) {
-      return std::optional<ReminderState>(ReminderState{2, 5});
-    }));
   }
   {
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(raw,
-                           "DROP TABLE sessions; DROP TABLE pending_rollovers; DROP TABLE events; "
+                           "INSERT INTO reminders VALUES('S', '', 2, 5); DROP TABLE sessions; DROP "
+                           "TABLE pending_rollovers; DROP TABLE events; "
                            "DROP TABLE runs; PRAGMA user_version=1;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK)
@@ -237,7 +219,7 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
   auto s = StateStore::open(db, 1000);
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(*s->user_version(), StateStore::kSchemaVersion);
-  EXPECT_EQ((*s->reminder("S", ""))->tier, 2);  // data kept
+  EXPECT_EQ(first_text(db, "SELECT tier || '@' || fired_at_ms FROM reminders"), "2@5");  // kept
   EXPECT_EQ(table_names(db),
             (std::vector<std::string>{"events", "pending_rollovers", "reminders", "runs",
                                       "sessions", "status_figures", "window_facts"}));

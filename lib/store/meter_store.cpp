@@ -1,0 +1,174 @@
+#include "store/meter_store.hpp"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "store/sqlite_open.hpp"
+#include "store/sqlite_stmt.hpp"
+
+namespace ctxkit {
+namespace fs = std::filesystem;
+
+namespace {
+
+using sqlite::Stmt;
+
+// Each migration takes the schema from version i to i + 1.
+const char* const kMigrations[] = {
+    // 0 -> 1: one row per (session, agent): the last reminder fired, the status line's figure
+    // (agent "" only), whether a reading over 200k tokens was seen.
+    "CREATE TABLE IF NOT EXISTS meter ("
+    "  session_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '',"
+    "  reminder_tier INTEGER, reminder_at_ms INTEGER,"
+    "  status_tokens INTEGER, status_window INTEGER, status_at_ms INTEGER,"
+    "  large_window INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY (session_id, agent_id)) WITHOUT ROWID;",
+};
+static_assert(std::size(kMigrations) == MeterStore::kSchemaVersion);
+const sqlite::Schema kSchema{"meter database", kMigrations, {}};
+
+// Copies the figures a state database of before the meter database kept (tables reminders,
+// status_figures, window_facts) into a new meter database, keeping what was written meanwhile.
+// Best effort: a state database that is missing, a link, locked or without those tables leaves
+// the new one as it is.
+void copy_earlier_figures(sqlite3* db, const fs::path& state) {
+  struct stat st {};
+  if (::lstat(state.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  {
+    // Attached with the connection's own flags (no link followed) and, since only `main` holds
+    // the exclusive lock, in the usual shared mode beside the programs using it.
+    Stmt attach(db, "ATTACH DATABASE ?1 AS earlier");
+    if (attach.prepare_rc() != SQLITE_OK) return;
+    attach.bind(1, state.string());
+    if (attach.step() != SQLITE_DONE) return;
+  }
+  // ("WHERE true" tells SQLite's parser the ON CONFLICT belongs to the INSERT.)
+  const char* copy =
+      "BEGIN IMMEDIATE;"
+      "INSERT INTO main.meter(session_id, agent_id, reminder_tier, reminder_at_ms)"
+      "  SELECT session_id, agent_id, tier, fired_at_ms FROM earlier.reminders WHERE true"
+      "  ON CONFLICT(session_id, agent_id) DO UPDATE SET reminder_tier=excluded.reminder_tier,"
+      "  reminder_at_ms=excluded.reminder_at_ms WHERE reminder_tier IS NULL;"
+      "INSERT INTO main.meter(session_id, agent_id, status_tokens, status_window, status_at_ms)"
+      "  SELECT session_id, '', tokens, window, recorded_at_ms FROM earlier.status_figures"
+      "  WHERE true ON CONFLICT(session_id, agent_id) DO UPDATE SET"
+      "  status_tokens=excluded.status_tokens, status_window=excluded.status_window,"
+      "  status_at_ms=excluded.status_at_ms WHERE status_tokens IS NULL;"
+      "INSERT INTO main.meter(session_id, agent_id, large_window)"
+      "  SELECT session_id, agent_id, large_window FROM earlier.window_facts WHERE true"
+      "  ON CONFLICT(session_id, agent_id) DO UPDATE SET"
+      "  large_window=max(large_window, excluded.large_window);"
+      "COMMIT;";
+  if (sqlite3_exec(db, copy, nullptr, nullptr, nullptr) != SQLITE_OK)
+    (void)sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  (void)sqlite3_exec(db, "DETACH DATABASE earlier", nullptr, nullptr, nullptr);
+}
+
+}  // namespace
+
+MeterStore::MeterStore(sqlite::Handle db, std::string path)
+    : db_(std::move(db)), path_(std::move(path)) {}
+
+Result<MeterStore> MeterStore::open(const fs::path& path, int busy_timeout_ms,
+                                    const fs::path& earlier_state) {
+  bool created = false;
+  auto db =
+      sqlite::open_database(path, busy_timeout_ms, kSchema, sqlite::Locking::Exclusive, &created);
+  if (!db) return std::unexpected(db.error());
+  if (created && !earlier_state.empty()) copy_earlier_figures(db->get(), earlier_state);
+  return MeterStore(std::move(*db), path.string());
+}
+
+Error MeterStore::error(const std::string& what, int rc) const {
+  return sqlite::error_of(db_.get(), "meter database", path_, what, rc);
+}
+
+Result<void> MeterStore::exec(const char* sql) {
+  return sqlite::exec(db_.get(), sql, "meter database", path_);
+}
+
+Result<int> MeterStore::user_version() {
+  return sqlite::user_version(db_.get(), "meter database", path_);
+}
+
+Result<MeterRow> MeterStore::row(const std::string& session, const std::string& agent) {
+  Stmt s(db_.get(),
+         "SELECT reminder_tier, reminder_at_ms, status_tokens, status_window, status_at_ms, "
+         "large_window FROM meter WHERE session_id=?1 AND agent_id=?2");
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading the meter", s.prepare_rc()));
+  s.bind_view(1, session);
+  s.bind_view(2, agent);
+  MeterRow row;
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return row;
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading the meter", rc));
+  if (auto tier = s.col_opt(0))
+    row.reminder = ReminderState{static_cast<int>(*tier), s.col_opt(1).value_or(0)};
+  if (auto tokens = s.col_opt(2))
+    row.status = StatusFigure{*tokens, s.col_opt(3).value_or(0), s.col_opt(4).value_or(0)};
+  row.large_window = s.col_int(5) != 0;
+  return row;
+}
+
+Result<std::optional<ReminderState>> MeterStore::update_reminder(
+    const std::string& session, const std::string& agent,
+    const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>&
+        decide) {
+  if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+  auto rollback = [&](Error e) -> Result<std::optional<ReminderState>> {
+    (void)exec("ROLLBACK");
+    return std::unexpected(std::move(e));
+  };
+  auto current = row(session, agent);
+  if (!current) return rollback(current.error());
+  std::optional<ReminderState> next = decide(current->reminder);
+  if (next) {
+    Stmt s(db_.get(),
+           "INSERT INTO meter(session_id, agent_id, reminder_tier, reminder_at_ms) "
+           "VALUES(?1,?2,?3,?4) ON CONFLICT(session_id, agent_id) DO UPDATE SET "
+           "reminder_tier=excluded.reminder_tier, reminder_at_ms=excluded.reminder_at_ms");
+    if (s.prepare_rc() != SQLITE_OK) return rollback(error("writing reminders", s.prepare_rc()));
+    s.bind_view(1, session);
+    s.bind_view(2, agent);
+    s.bind(3, static_cast<int64_t>(next->tier));
+    s.bind(4, next->fired_at_ms);
+    if (int rc = s.step(); rc != SQLITE_DONE) return rollback(error("writing reminders", rc));
+  }
+  if (auto r = exec("COMMIT"); !r) return rollback(r.error());
+  return next;
+}
+
+Result<void> MeterStore::record_status(const std::string& session, const StatusFigure& f) {
+  Stmt s(db_.get(),
+         "INSERT INTO meter(session_id, agent_id, status_tokens, status_window, status_at_ms) "
+         "VALUES(?1,'',?2,?3,?4) ON CONFLICT(session_id, agent_id) DO UPDATE SET "
+         "status_tokens=excluded.status_tokens, status_window=excluded.status_window, "
+         "status_at_ms=excluded.status_at_ms "
+         "WHERE status_tokens IS NOT excluded.status_tokens "
+         "OR status_window IS NOT excluded.status_window");
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing the status figure", s.prepare_rc()));
+  s.bind_view(1, session);
+  s.bind(2, f.tokens);
+  s.bind(3, f.window);
+  s.bind(4, f.recorded_at_ms);
+  if (int rc = s.step(); rc != SQLITE_DONE)
+    return std::unexpected(error("writing the status figure", rc));
+  return {};
+}
+
+Result<void> MeterStore::mark_large_window(const std::string& session, const std::string& agent) {
+  Stmt s(db_.get(),
+         "INSERT INTO meter(session_id, agent_id, large_window) VALUES(?1,?2,1) "
+         "ON CONFLICT(session_id, agent_id) DO UPDATE SET large_window=1 WHERE large_window=0");
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing window facts", s.prepare_rc()));
+  s.bind_view(1, session);
+  s.bind_view(2, agent);
+  if (int rc = s.step(); rc != SQLITE_DONE)
+    return std::unexpected(error("writing window facts", rc));
+  return {};
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/reminder_state.hpp"
+#include "store/sqlite_handle.hpp"
+#include "util/error.hpp"
+
+namespace ctxkit {
+
+// The exact figure the status line was last given for a session.
+struct StatusFigure {
+  int64_t tokens = 0;
+  int64_t window = 0;
+  int64_t recorded_at_ms = 0;
+};
+
+// The context meter's database (`meter.db` in the state directory): what ctx-remind and
+// ctx-status read on every run (reminders fired, the status line's figures, windows seen over
+// 200k tokens), one row per (session, agent). Its own file of one table so that loading its
+// schema and reading a row cost a hook little, opened with
+// exclusive locking (sqlite::Locking::Exclusive): no shared WAL index to rebuild per run; a
+// second process waits its turn through the busy timeout. WAL, `synchronous=NORMAL`, schema
+// version with migrations, private file and folder, like the state database.
+// What the meter database holds for one (session, agent): agent "" is the main session (the
+// status line's figure is only kept for it).
+struct MeterRow {
+  std::optional<ReminderState> reminder;
+  std::optional<StatusFigure> status;
+  bool large_window = false;
+};
+
+class MeterStore {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (creating and migrating as needed) the database at `path`. When it is created and
+  // `earlier_state` names a state database of before the meter database (which kept these
+  // figures in tables of its own), its figures are copied in, so that an upgrade forgets no
+  // reminder fired and no large window seen.
+  static Result<MeterStore> open(const std::filesystem::path& path, int busy_timeout_ms,
+                                 const std::filesystem::path& earlier_state = {});
+  MeterStore(MeterStore&& other) noexcept = default;
+  MeterStore& operator=(MeterStore&& other) noexcept = default;
+  MeterStore(const MeterStore&) = delete;
+  MeterStore& operator=(const MeterStore&) = delete;
+  ~MeterStore() = default;
+
+  // Everything kept for (session, agent), in one read; an empty row when nothing was recorded.
+  Result<MeterRow> row(const std::string& session, const std::string& agent);
+
+  // Runs a read-decide-write on the reminder state of (session, agent) inside one
+  // BEGIN IMMEDIATE transaction: `decide` gets the current state and returns the state to store,
+  // or nullopt to store nothing. Returns what `decide` returned.
+  Result<std::optional<ReminderState>> update_reminder(
+      const std::string& session, const std::string& agent,
+      const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>&
+          decide);
+
+  // Records the status line's figure for a session (only when it changed).
+  Result<void> record_status(const std::string& session, const StatusFigure& figure);
+
+  // Remembers that a reading of (session, agent) exceeded 200,000 tokens (a 1M window).
+  Result<void> mark_large_window(const std::string& session, const std::string& agent);
+
+  // The schema version found in the file (for diagnostics and tests).
+  Result<int> user_version();
+
+ private:
+  MeterStore(sqlite::Handle db, std::string path);
+  Result<void> exec(const char* sql);
+  Error error(const std::string& what, int rc) const;
+  sqlite::Handle db_;
+  std::string path_;
+};
+
+}  // namespace ctxkit
