@@ -418,59 +418,87 @@ class Runner {
     return t;
   }
 
-  // Checks every input before anything is recorded.
+  // Checks every input before anything is recorded: the tasks file, the workflow, the client;
+  // then the new run's state (recorded by start()).
   Result<void> prepare() {
     if (opts_.tasks_file.empty() && opts_.workflow.empty())
       return fail("nothing to run: give a tasks file or --workflow NAME");
     std::error_code ec;
     if (!fs::is_directory(opts_.project, ec))
       return fail(fmt::format("{} is not a directory", opts_.project.string()));
-    if (!opts_.tasks_file.empty()) {
-      auto tasks = workflow::load_task_list(opts_.tasks_file);
-      if (!tasks) return std::unexpected(tasks.error());
-      auto ordered = workflow::order_tasks(std::move(*tasks));
-      if (!ordered)
-        return fail(fmt::format("{}: {}", opts_.tasks_file.string(), ordered.error().message));
-      specs_ = std::move(*ordered);
-      for (const auto& s : specs_)
-        if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
-          return fail(
-              fmt::format("{}: task '{}': unknown context_mode '{}' (continuous, fresh-per-task, "
-                          "fresh-per-iteration, hybrid, auto)",
-                          opts_.tasks_file.string(), s.id, s.context_mode));
-    }
+    if (auto r = load_tasks_file(); !r) return r;
     summaries_wanted_ = wants_summaries();
-    ojson source;
-    if (!opts_.workflow.empty()) {
-      auto dirs = workflow::default_search_dirs(w_.env, opts_.project);
-      auto path = workflow::resolve_workflow(opts_.workflow, dirs);
-      if (!path) return std::unexpected(path.error());
-      auto tmpl = workflow::load_workflow_file(*path);
-      if (!tmpl) return std::unexpected(tmpl.error());
-      auto existing = workflow::read_state_text(opts_.project);
-      if (!existing) return std::unexpected(existing.error());
-      if (*existing) {
-        auto m = workflow::WorkflowMachine::from_state_text(**existing, nullptr);
-        if (!m)
-          return fail(fmt::format("{}: {}", workflow::state_path(opts_.project).string(),
-                                  m.error().message));
-        if (m->state_status() == "running" && m->workflow().name != tmpl->name)
-          return fail(fmt::format("{} holds a running workflow '{}', not '{}'",
-                                  workflow::state_path(opts_.project).string(), m->workflow().name,
-                                  tmpl->name));
-      }
-      opts_.workflow = path->string();
-      workflow_name_ = tmpl->name;
-      source = {{"kind", "workflow"}, {"workflow", opts_.workflow}, {"name", tmpl->name}};
-      if (!opts_.tasks_file.empty()) source["tasks_file"] = fs::absolute(opts_.tasks_file).string();
-    } else {
-      source = {{"kind", "tasks"}, {"tasks_file", fs::absolute(opts_.tasks_file).string()}};
-    }
+    auto source = opts_.workflow.empty() ? tasks_source() : workflow_source();
+    if (!source) return std::unexpected(source.error());
     if (!opts_.dry_run) {
       auto found =
           util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
       if (!found) return std::unexpected(found.error());
     }
+    RunState st = new_run_state(std::move(*source));
+    const fs::path folder = fs::absolute(opts_.project) / ".ctxkit" / "runs" / st.run_id;
+    record_ = RunRecord(folder, std::move(st));
+    if (!opts_.workflow.empty() && !opts_.dry_run)
+      driver_.emplace(opts_, w_.env, w_.locations, specs_);
+    return {};
+  }
+
+  // The tasks file's tasks, in order, into specs_ (none without a tasks file).
+  Result<void> load_tasks_file() {
+    if (opts_.tasks_file.empty()) return {};
+    auto tasks = workflow::load_task_list(opts_.tasks_file);
+    if (!tasks) return std::unexpected(tasks.error());
+    auto ordered = workflow::order_tasks(std::move(*tasks));
+    if (!ordered)
+      return fail(fmt::format("{}: {}", opts_.tasks_file.string(), ordered.error().message));
+    specs_ = std::move(*ordered);
+    for (const auto& s : specs_)
+      if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
+        return fail(
+            fmt::format("{}: task '{}': unknown context_mode '{}' (continuous, fresh-per-task, "
+                        "fresh-per-iteration, hybrid, auto)",
+                        opts_.tasks_file.string(), s.id, s.context_mode));
+    return {};
+  }
+
+  ojson tasks_source() const {
+    return {{"kind", "tasks"}, {"tasks_file", fs::absolute(opts_.tasks_file).string()}};
+  }
+
+  // The workflow's template, found and loaded (opts_.workflow becomes its path), and checked
+  // against a state the project already holds.
+  Result<ojson> workflow_source() {
+    auto dirs = workflow::default_search_dirs(w_.env, opts_.project);
+    auto path = workflow::resolve_workflow(opts_.workflow, dirs);
+    if (!path) return std::unexpected(path.error());
+    auto tmpl = workflow::load_workflow_file(*path);
+    if (!tmpl) return std::unexpected(tmpl.error());
+    if (auto r = check_workflow_state(tmpl->name); !r) return std::unexpected(r.error());
+    opts_.workflow = path->string();
+    workflow_name_ = tmpl->name;
+    ojson source = {{"kind", "workflow"}, {"workflow", opts_.workflow}, {"name", tmpl->name}};
+    if (!opts_.tasks_file.empty()) source["tasks_file"] = fs::absolute(opts_.tasks_file).string();
+    return source;
+  }
+
+  // A workflow state in the project must load, and may be running only the workflow `name`.
+  Result<void> check_workflow_state(const std::string& name) {
+    auto existing = workflow::read_state_text(opts_.project);
+    if (!existing) return std::unexpected(existing.error());
+    if (!*existing) return {};
+    auto m = workflow::WorkflowMachine::from_state_text(**existing, nullptr);
+    if (!m)
+      return fail(
+          fmt::format("{}: {}", workflow::state_path(opts_.project).string(), m.error().message));
+    if (m->state_status() == "running" && m->workflow().name != name)
+      return fail(fmt::format("{} holds a running workflow '{}', not '{}'",
+                              workflow::state_path(opts_.project).string(), m->workflow().name,
+                              name));
+    return {};
+  }
+
+  // A new run's state: its id, what it runs (tasks and their records), the options it runs with.
+  RunState new_run_state(ojson source) const {
     RunState st;
     for (const auto& s : specs_) {
       st.task_specs.push_back(spec_to_json(s));
@@ -482,7 +510,7 @@ class Runner {
     st.project = fs::absolute(opts_.project).string();
     st.mode = to_string(opts_.mode);
     st.mode_origin = opts_.mode_origin;
-    st.source = source;
+    st.source = std::move(source);
     st.status = "running";
     st.started_at_ms = now;
     st.options = {
@@ -496,11 +524,7 @@ class Runner {
         {"compact_at", opts_.auto_thresholds.compact_at},
         {"claude_bin", opts_.claude_bin},
         {"claude_args", opts_.claude_args}};
-    const std::string run_id = st.run_id;
-    record_ = RunRecord(fs::absolute(opts_.project) / ".ctxkit" / "runs" / run_id, std::move(st));
-    if (!opts_.workflow.empty() && !opts_.dry_run)
-      driver_.emplace(opts_, w_.env, w_.locations, specs_);
-    return {};
+    return st;
   }
 
   static std::string new_run_id(int64_t now) {
@@ -569,7 +593,24 @@ class Runner {
   }
 
   // --------------------------------------------------------------------------------------
+  // The plan of the run on world.out: its limits, then each task's first call as it would be
+  // made (a workflow's steps are known only as the run reaches them).
   RunOutcome dry_run() {
+    print_run_plan();
+    if (!opts_.workflow.empty()) {
+      w_.out << fmt::format(
+          "workflow: {} ({}); steps and their context actions come from the template as the run "
+          "reaches them\n",
+          workflow_name_, opts_.workflow);
+      return {};
+    }
+    PlannedSession session;
+    int n = 0;
+    for (const auto& s : specs_) print_task_plan(s, ++n, session);
+    return {};
+  }
+
+  void print_run_plan() {
     auto& out = w_.out;
     out << fmt::format(
         "run plan: mode {} ({}), {} task(s), at most {} iteration(s), {} per task, on_fail {}\n",
@@ -580,66 +621,76 @@ class Runner {
           "budget of the run:{}{}\n",
           opts_.budget.max_tokens ? fmt::format(" {} tokens", *opts_.budget.max_tokens) : "",
           opts_.budget.max_cost_usd ? fmt::format(" ${}", *opts_.budget.max_cost_usd) : "");
-    if (!opts_.workflow.empty()) {
-      out << fmt::format(
-          "workflow: {} ({}); steps and their context actions come from the template as the run "
-          "reaches them\n",
-          workflow_name_, opts_.workflow);
-      return {};
+  }
+
+  // The session a dry run's calls would be in, from one task's plan to the next.
+  struct PlannedSession {
+    bool started = false;
+    std::string id = "<new session id>";
+  };
+
+  // Task `s` (the n-th) of a dry run: its first call (the session, argv and anchor) and what
+  // its further iterations do.
+  void print_task_plan(const workflow::TaskSpec& s, int n, PlannedSession& session) {
+    auto& out = w_.out;
+    if (s.done) {
+      out << fmt::format("\ntask {} ({}): already done in the tasks file, skipped\n", s.id,
+                         s.title);
+      return;
     }
-    bool have_session = false;
-    std::string session = "<new session id>";
-    int n = 0;
-    for (const auto& s : specs_) {
-      ++n;
-      if (s.done) {
-        out << fmt::format("\ntask {} ({}): already done in the tasks file, skipped\n", s.id,
-                           s.title);
-        continue;
-      }
-      mode_ = task_mode(opts_.mode, parse_context_mode(s.context_mode));
-      const int max_attempts = s.max_iterations > 0 ? s.max_iterations : opts_.max_task_iterations;
-      const auto plan = plan_session(mode_, have_session, true, false, false);
-      have_session = true;
-      std::string anchor =
-          opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
-      auto argv =
-          call_argv(plan.fresh, plan.fresh ? "<session id " + std::to_string(n) + ">" : session,
-                    anchor, call_prompt(task_text(s), 1, max_attempts, false));
-      if (plan.fresh)
-        if (auto at = std::find(argv.begin(), argv.end(), "--session-id");
-            at != argv.end() && at + 1 != argv.end())
-          session = *(at + 1);
+    mode_ = task_mode(opts_.mode, parse_context_mode(s.context_mode));
+    const int max_attempts = s.max_iterations > 0 ? s.max_iterations : opts_.max_task_iterations;
+    const auto plan = plan_session(mode_, session.started, true, false, false);
+    session.started = true;
+    const std::string anchor =
+        opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
+    const auto argv =
+        call_argv(plan.fresh, plan.fresh ? "<session id " + std::to_string(n) + ">" : session.id,
+                  anchor, call_prompt(task_text(s), 1, max_attempts, false));
+    if (plan.fresh)
+      if (auto at = std::find(argv.begin(), argv.end(), "--session-id");
+          at != argv.end() && at + 1 != argv.end())
+        session.id = *(at + 1);
+    out << fmt::format(
+        "\ntask {} ({}){}: first call {} the session{}\n", s.id, s.title,
+        s.context_mode.empty() ? "" : fmt::format(", context mode {}", s.context_mode),
+        plan.fresh ? "starts" : "resumes", plan.fresh ? fmt::format(" ({})", plan.reason) : "");
+    print_task_limits(s);
+    print_call(argv, anchor);
+    if (mode_ == ContextMode::FreshPerIteration && max_attempts > 1)
+      out << fmt::format("further iterations (up to {}) each start a fresh session\n",
+                         max_attempts);
+    else if (max_attempts > 1)
+      out << fmt::format("further iterations (up to {}) resume the same session\n", max_attempts);
+  }
+
+  // Auto's thresholds (in auto mode) and the task's own budget, when it has one.
+  void print_task_limits(const workflow::TaskSpec& s) {
+    auto& out = w_.out;
+    if (mode_ == ContextMode::Auto)
       out << fmt::format(
-          "\ntask {} ({}){}: first call {} the session{}\n", s.id, s.title,
-          s.context_mode.empty() ? "" : fmt::format(", context mode {}", s.context_mode),
-          plan.fresh ? "starts" : "resumes", plan.fresh ? fmt::format(" ({})", plan.reason) : "");
-      if (mode_ == ContextMode::Auto)
-        out << fmt::format(
-            "auto: a fresh session instead once the last call's context reaches {} %, a compaction "
-            "between "
-            "iterations once it reaches {} %\n",
-            opts_.auto_thresholds.fresh_at, opts_.auto_thresholds.compact_at);
-      if (s.max_tokens || s.max_cost_usd)
-        out << fmt::format("budget of the task:{}{}\n",
-                           s.max_tokens ? fmt::format(" {} tokens", *s.max_tokens) : "",
-                           s.max_cost_usd ? fmt::format(" ${}", *s.max_cost_usd) : "");
-      out << "argv:";
-      for (const auto& a : argv)
-        out << ' '
-            << (a.find_first_of(" \n\t'\"") == std::string::npos ? a : nlohmann::json(a).dump());
-      out << '\n';
-      if (!anchor.empty())
-        out << "anchor (" << anchor.size() << " bytes, about " << estimate_tokens(anchor.size())
-            << " tokens):\n"
-            << anchor << '\n';
-      if (mode_ == ContextMode::FreshPerIteration && max_attempts > 1)
-        out << fmt::format("further iterations (up to {}) each start a fresh session\n",
-                           max_attempts);
-      else if (max_attempts > 1)
-        out << fmt::format("further iterations (up to {}) resume the same session\n", max_attempts);
-    }
-    return {};
+          "auto: a fresh session instead once the last call's context reaches {} %, a compaction "
+          "between "
+          "iterations once it reaches {} %\n",
+          opts_.auto_thresholds.fresh_at, opts_.auto_thresholds.compact_at);
+    if (s.max_tokens || s.max_cost_usd)
+      out << fmt::format("budget of the task:{}{}\n",
+                         s.max_tokens ? fmt::format(" {} tokens", *s.max_tokens) : "",
+                         s.max_cost_usd ? fmt::format(" ${}", *s.max_cost_usd) : "");
+  }
+
+  // A call's argv (an argument with blanks or quotes as a JSON string) and its anchor.
+  void print_call(const std::vector<std::string>& argv, const std::string& anchor) {
+    auto& out = w_.out;
+    out << "argv:";
+    for (const auto& a : argv)
+      out << ' '
+          << (a.find_first_of(" \n\t'\"") == std::string::npos ? a : nlohmann::json(a).dump());
+    out << '\n';
+    if (!anchor.empty())
+      out << "anchor (" << anchor.size() << " bytes, about " << estimate_tokens(anchor.size())
+          << " tokens):\n"
+          << anchor << '\n';
   }
 
   // --------------------------------------------------------------------------------------
