@@ -95,6 +95,16 @@ std::vector<TaskInput> one_task() {
   return {{"a", "Alpha", std::nullopt}};
 }
 
+// kLoopCompactClear started, planned, and its loop given one task: at the sub-step whose
+// /compact is pending, its gate not taken yet.
+::testing::AssertionResult at_the_sub_step(WorkflowService& s) {
+  if (auto r = s.start({}); !r) return ::testing::AssertionFailure() << r.error().message;
+  if (auto r = s.advance("planned"); !r) return ::testing::AssertionFailure() << r.error().message;
+  if (auto r = s.set_tasks("work", one_task()); !r)
+    return ::testing::AssertionFailure() << r.error().message;
+  return ::testing::AssertionSuccess();
+}
+
 TEST(WorkflowGate, TypedStartAdvanceAndStatusGiveTheStateAndTheDecision) {
   Gate g(kLoopCompactClear);
   auto s = g.service();
@@ -164,9 +174,7 @@ TEST(WorkflowGate, McpArgumentErrorsComeAfterTheStatesErrors) {
 TEST(WorkflowGate, TakeGateHandsOutOnceAndRecordsOneEventAfterTheSave) {
   Gate g(kLoopCompactClear);
   auto s = g.service();
-  ASSERT_TRUE(s.start({}));
-  ASSERT_TRUE(s.advance("planned"));
-  ASSERT_TRUE(s.set_tasks("work", one_task()));
+  ASSERT_TRUE(at_the_sub_step(s));
   ASSERT_TRUE(g.events.empty());
 
   auto taken = s.take_gate("ctx-gate");
@@ -207,9 +215,7 @@ TEST(WorkflowGate, TakeGateHandsOutOnceAndRecordsOneEventAfterTheSave) {
 TEST(WorkflowGate, AdvanceHandsOutOnceAndTakeGateAfterItFindsNothing) {
   Gate g(kLoopCompactClear);
   auto s = g.service();
-  ASSERT_TRUE(s.start({}));
-  ASSERT_TRUE(s.advance("planned"));
-  ASSERT_TRUE(s.set_tasks("work", one_task()));
+  ASSERT_TRUE(at_the_sub_step(s));
   ASSERT_TRUE(s.take_gate("ctx-gate"));
   auto finish = s.advance("did a");
   ASSERT_TRUE(finish) << finish.error().message;
