@@ -1210,6 +1210,28 @@ TEST(RunE2E, ResumeReadsAnOddRunJsonByContent) {
   EXPECT_EQ(after["tasks"].back()["status"], "pending");  // not run: no task of the tasks file
 }
 
+// The recorded options and task specs read by content too: an option of another type is the
+// command line's, a task spec's list of another type is empty; the run goes on.
+TEST(RunE2E, ResumeReadsOddOptionsAndTaskSpecsAsTheirDefaults) {
+  RunRig r;
+  fs::path run;
+  ASSERT_TRUE(r.stopped_run(run));
+  json j = r.run_json(run);
+  j["options"]["max_iterations"] = "fifty";
+  j["options"]["reanchor"] = 1;
+  j["options"]["fresh_at"] = "60";
+  j["task_specs"][0]["acceptance"] = {1, "parses the sample"};
+  j["task_specs"][1]["title"] = 2;
+  j["task_specs"][2]["depends_on"] = "t1";
+  write_run_json(run, j);
+  auto res = r.run({"--resume", run.filename().string()});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(r.calls().size(), 3u);
+  const json after = r.run_json(run);
+  EXPECT_EQ(after["status"], "completed");
+  EXPECT_EQ(after["task_specs"][0]["acceptance"], json::array({"parses the sample"}));
+}
+
 // A session anchor outside the run folder is not read into the client's system prompt.
 TEST(RunE2E, ResumeReadsNoAnchorOutsideTheRunFolder) {
   RunRig r;
