@@ -320,5 +320,68 @@ TEST(WorkflowGate, TakeGateLeavesAFinishedWorkflowAlone) {
   EXPECT_EQ(g.events.size(), 1u);
 }
 
+// The SessionStart hook's confirmation goes the gate's way: an action carried out before anyone
+// asked for it is marked and saved, then one "confirmed" event is recorded; the gate then has
+// nothing left to hand out.
+TEST(WorkflowGate, ConfirmMarksAnActionDoneBeforeAnyoneAskedThenRecordsIt) {
+  Gate g(kLoopCompactClear);
+  auto s = g.service();
+  ASSERT_TRUE(at_the_sub_step(s));
+  ASSERT_FALSE(g.marked());
+  auto c = s.confirm(ContextAction::Compact, "session-start:s1");
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(*c);
+  EXPECT_TRUE((*c)->confirmed);
+  EXPECT_FALSE((*c)->unsaved);
+  EXPECT_TRUE((*c)->machine->action_executed());
+  EXPECT_TRUE(g.marked());
+  ASSERT_EQ(g.events.size(), 1u);
+  EXPECT_TRUE(g.saved_before_event[0]);
+  EXPECT_EQ(g.events[0].kind, "confirmed");
+  EXPECT_EQ(g.events[0].action, "compact");
+  EXPECT_EQ(g.events[0].by, "session-start:s1");
+  EXPECT_EQ(g.events[0].step, "work");
+  EXPECT_EQ(g.events[0].sub_step, "do");
+  EXPECT_EQ(g.events[0].task_id, "a");
+  auto after = s.take_gate("ctx-gate");
+  ASSERT_TRUE(after && *after);
+  EXPECT_EQ((*after)->gate.action, ContextAction::None);
+  EXPECT_EQ(g.events.size(), 1u);
+}
+
+// An action the gate handed out already is confirmed without saving the state again.
+TEST(WorkflowGate, ConfirmOfAnActionHandedOutRecordsItWithoutSaving) {
+  Gate g(kLoopCompactClear);
+  auto s = g.service();
+  ASSERT_TRUE(at_the_sub_step(s));
+  ASSERT_TRUE(s.take_gate("ctx-gate"));
+  const std::string before = g.state();
+  auto c = s.confirm(ContextAction::Compact, "session-start:s2");
+  ASSERT_TRUE(c && *c);
+  EXPECT_TRUE((*c)->confirmed);
+  EXPECT_EQ(g.state(), before);
+  ASSERT_EQ(g.events.size(), 2u);
+  EXPECT_EQ(g.events[0].kind, "handed_out");
+  EXPECT_EQ(g.events[1].kind, "confirmed");
+  EXPECT_EQ(g.events[1].by, "session-start:s2");
+}
+
+// Another action than the position's, or no state at all: nothing is marked or recorded.
+TEST(WorkflowGate, ConfirmOfAnotherActionOrWithoutAStateChangesNothing) {
+  Gate g(kLoopCompactClear);
+  auto s = g.service();
+  auto none = s.confirm(ContextAction::Clear, "session-start:s3");
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_FALSE(*none);
+  ASSERT_TRUE(at_the_sub_step(s));
+  const std::string before = g.state();
+  auto other = s.confirm(ContextAction::Clear, "session-start:s3");
+  ASSERT_TRUE(other && *other);
+  EXPECT_FALSE((*other)->confirmed);
+  EXPECT_FALSE((*other)->machine->action_executed());
+  EXPECT_EQ(g.state(), before);
+  EXPECT_TRUE(g.events.empty());
+}
+
 }  // namespace
 }  // namespace ctxkit::workflow
