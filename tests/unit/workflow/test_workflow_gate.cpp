@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -364,6 +366,34 @@ TEST(WorkflowGate, ConfirmOfAnActionHandedOutRecordsItWithoutSaving) {
   EXPECT_EQ(g.events[0].kind, "handed_out");
   EXPECT_EQ(g.events[1].kind, "confirmed");
   EXPECT_EQ(g.events[1].by, "session-start:s2");
+}
+
+// The action happened whatever the state file says: a mark that cannot be saved (here the file
+// size limit stops the write) is said, the file keeps its last state, and the confirmation is
+// recorded all the same.
+TEST(WorkflowGate, ConfirmRecordsTheActionEvenWhenItsMarkCannotBeSaved) {
+  Gate g(kLoopCompactClear);
+  auto s = g.service();
+  ASSERT_TRUE(at_the_sub_step(s));
+  const std::string before = g.state();
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = old;
+  small.rlim_cur = 16;
+  const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto c = s.confirm(ContextAction::Compact, "session-start:s4");
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, previous);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(*c);
+  EXPECT_TRUE((*c)->confirmed);
+  ASSERT_TRUE((*c)->unsaved);
+  EXPECT_NE((*c)->unsaved->find("workflow-state.json"), std::string::npos) << *(*c)->unsaved;
+  EXPECT_EQ(g.state(), before);
+  ASSERT_EQ(g.events.size(), 1u);
+  EXPECT_EQ(g.events[0].kind, "confirmed");
+  EXPECT_FALSE(g.saved_before_event[0]);
 }
 
 // Another action than the position's, or no state at all: nothing is marked or recorded.
