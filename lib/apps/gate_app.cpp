@@ -17,7 +17,6 @@
 #include "util/one_line.hpp"
 #include "workflow/reanchor.hpp"
 #include "workflow/step_gate.hpp"
-#include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
 #include "workflow/workflow_state.hpp"
 
@@ -27,26 +26,6 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 constexpr const char* kTool = "ctx-gate";
-
-Result<std::optional<workflow::WorkflowMachine>> load_machine(const fs::path& worktree) {
-  auto text = workflow::read_state_text(worktree);
-  if (!text) return std::unexpected(text.error());
-  if (!*text) return std::optional<workflow::WorkflowMachine>();
-  auto m = workflow::WorkflowMachine::from_state_text(**text, nullptr);
-  if (!m)
-    return fail(fmt::format("{}: {}", workflow::state_path(worktree).string(), m.error().message));
-  return std::optional<workflow::WorkflowMachine>(std::move(*m));
-}
-
-// The state's lock when there is a state to save (none without a state file: nothing is saved).
-Result<std::optional<util::FileLock>> lock_if_state(const fs::path& worktree) {
-  std::error_code ec;
-  if (fs::symlink_status(workflow::state_path(worktree), ec).type() == fs::file_type::not_found)
-    return std::optional<util::FileLock>();
-  auto lock = workflow::lock_state(worktree);
-  if (!lock) return std::unexpected(lock.error());
-  return std::optional<util::FileLock>(std::move(*lock));
-}
 }  // namespace
 
 int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
@@ -87,43 +66,22 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     if (worktree.empty())
       worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(payload->cwd);
     if (worktree.empty()) return 0;
-    // It may save the state (the action marked as done): under the state's lock.
-    auto lock = lock_if_state(worktree);
-    if (!lock) {
-      print_note(ctx.err, kTool, "note: " + std::string(lock.error().message));
-      return 0;
-    }
-    auto loaded = load_machine(worktree);
-    if (!loaded) {
-      print_note(ctx.err, kTool, "note: " + std::string(loaded.error().message));
-      return 0;
-    }
-    if (!*loaded || (*loaded)->state_status() != "running") return 0;
-    auto& m = **loaded;
+    // The action the step asked for happened in this session: the workflow service marks it (if
+    // it was done before anyone asked) and records the confirmation, under the state's lock.
+    workflow::ServiceOptions o;
+    o.worktree = worktree;
+    o.env = ctx.env;
+    o.on_event = workflow_event_sink(cfg, ctx.env, fs::absolute(worktree), ctx.err, kTool);
+    workflow::WorkflowService service(std::move(o));
     const auto kind = payload->source == "clear" ? workflow::ContextAction::Clear
                                                  : workflow::ContextAction::Compact;
-    if (m.declared_action() == kind) {
-      // The action the step asked for happened in this session: mark it (if it was done before
-      // anyone asked) and record the confirmation.
-      if (!m.action_executed()) {
-        m.mark_action_executed();
-        if (auto w = workflow::save_state(worktree, m); !w)
-          print_note(ctx.err, kTool, "note: " + std::string(w.error().message));
-      }
-      workflow::WorkflowEvent e;
-      e.kind = "confirmed";
-      e.action = workflow::to_string(kind);
-      e.workflow = m.workflow().name;
-      e.step = m.step_id();
-      if (const auto* sub = m.current_loop_step()) e.sub_step = sub->id;
-      if (m.task().is_object()) e.task_id = m.task()["id"].get<std::string>();
-      e.iteration = m.ralph_iteration().value_or(0);
-      e.by = "session-start:" + payload->session_id;
-      if (auto r = workflow::append_event(cfg.locations(ctx.env).state_db(),
-                                          cfg.state.busy_timeout_ms, fs::absolute(worktree), e);
-          !r)
-        print_note(ctx.err, kTool, "note: " + std::string(r.error().message));
+    auto confirmed = service.confirm(kind, "session-start:" + payload->session_id);
+    if (!confirmed) {
+      print_note(ctx.err, kTool, "note: " + confirmed.error().message);
+      return 0;
     }
+    if (!*confirmed || (*confirmed)->machine->state_status() != "running") return 0;
+    if ((*confirmed)->unsaved) print_note(ctx.err, kTool, "note: " + *(*confirmed)->unsaved);
     std::string text =
         workflow::workflow_reanchor(fs::absolute(worktree), payload->source, max_tokens);
     if (text.empty()) return 0;

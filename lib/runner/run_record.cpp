@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <concepts>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
@@ -128,121 +131,450 @@ std::string RunRecord::safe_name(const std::string& id) {
 }
 
 namespace {
-// Reading run.json by content: a value of another type is the default.
-std::string text_of(const ojson& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+// ------------------------------------------------------------------------------------------
+// run.json's objects, each described by one table of its keys (below): the table is the
+// object's layout (the keys in the order they are written) and the list of the keys it knows
+// (any other key is kept in the record's `extra` and written back after them).
+
+// One key of an object of type T: what is written under it (nothing: the key is left out), and
+// how the value found under it (of any type) is read into the record.
+template <typename T>
+struct Key {
+  const char* name;
+  std::optional<ojson> (*write)(const T&);
+  void (*read)(const ojson&, T&);  // null: the key is written, never read (a constant)
+};
+
+// A value of each type as run.json holds it: get() reads it by content and says whether the
+// JSON value had the type (a value of another type leaves the field at its default).
+template <typename V>
+concept Plain = std::is_arithmetic_v<V> || std::is_same_v<V, std::string>;
+template <typename V>
+concept Emptiable = requires(const V& v) {
+  v.empty();
+};
+
+template <Plain V>
+ojson put(const V& v) {
+  return v;
 }
-std::optional<std::string> optional_text(const ojson& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
+ojson put(const TokenUsage& v) {
+  return usage_json(v);
 }
-std::optional<int64_t> optional_ms(const ojson& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<int64_t>();
+bool get(const ojson& j, std::string& v) {
+  if (!j.is_string()) return false;
+  v = j.get<std::string>();
+  return true;
 }
-int count_of(const ojson& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_number_integer()) return 0;
-  return static_cast<int>(std::clamp<int64_t>(it->get<int64_t>(), std::numeric_limits<int>::min(),
-                                              std::numeric_limits<int>::max()));
+bool get(const ojson& j, int& v) {  // a count: an integer, clamped to int
+  if (!j.is_number_integer()) return false;
+  v = static_cast<int>(std::clamp<int64_t>(j.get<int64_t>(), std::numeric_limits<int>::min(),
+                                           std::numeric_limits<int>::max()));
+  return true;
 }
-std::optional<uint64_t> optional_unsigned(const ojson& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_number_unsigned()) return std::nullopt;
-  return it->get<uint64_t>();
+bool get(const ojson& j, int64_t& v) {  // a time in ms
+  if (!j.is_number_integer()) return false;
+  v = j.get<int64_t>();
+  return true;
 }
-std::optional<double> optional_number(const ojson& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
+bool get(const ojson& j, uint64_t& v) {  // tokens: a non-negative integer
+  // (Parsed, one is unsigned; made in memory from an int, it may be signed.)
+  if (!j.is_number_integer() || (!j.is_number_unsigned() && j.get<int64_t>() < 0)) return false;
+  v = j.get<uint64_t>();
+  return true;
 }
-ojson ms_json(const std::optional<int64_t>& ms) {
-  return ms ? ojson(*ms) : ojson();
+bool get(const ojson& j, double& v) {
+  if (!j.is_number()) return false;
+  v = j.get<double>();
+  return true;
 }
-// The keys of `j` that are not `known`.
-ojson others(const ojson& j, std::initializer_list<std::string_view> known) {
-  ojson out = ojson::object();
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (std::find(known.begin(), known.end(), it.key()) == known.end()) out[it.key()] = *it;
+bool get(const ojson& j, bool& v) {
+  if (!j.is_boolean()) return false;
+  v = j.get<bool>();
+  return true;
+}
+bool get(const ojson& j, std::vector<std::string>& v) {  // the strings of an array
+  if (!j.is_array()) return false;
+  for (const auto& e : j)
+    if (e.is_string()) v.push_back(e.get<std::string>());
+  return true;
+}
+bool get(const ojson& j, TokenUsage& v) {
+  v = usage_from_json(j);
+  return j.is_object();
+}
+
+// The records: declared here, defined below their tables.
+ojson put(const RunSource& v);
+ojson put(const RunOptionsRecord& v);
+ojson put(const TaskSpecRecord& v);
+ojson put(const StopRecord& v);
+ojson put(const SessionRecord& v);
+ojson put(const PendingAction& v);
+ojson put(const RefusedCall& v);
+ojson put(const TaskRecord& v);
+ojson put(const SessionTotals& v);
+ojson put(const std::map<std::string, int>& v);
+ojson put(const std::map<std::string, SessionTotals>& v);
+bool get(const ojson& j, RunSource& v);
+bool get(const ojson& j, RunOptionsRecord& v);
+bool get(const ojson& j, TaskSpecRecord& v);
+bool get(const ojson& j, StopRecord& v);
+bool get(const ojson& j, SessionRecord& v);
+bool get(const ojson& j, PendingAction& v);
+bool get(const ojson& j, RefusedCall& v);
+bool get(const ojson& j, TaskRecord& v);
+bool get(const ojson& j, SessionTotals& v);
+bool get(const ojson& j, std::map<std::string, int>& v);
+bool get(const ojson& j, std::map<std::string, SessionTotals>& v);
+template <typename V>
+ojson put(const std::optional<V>& v);
+template <typename V>
+bool get(const ojson& j, std::optional<V>& v);
+template <typename V>
+ojson put(const std::vector<V>& v);
+template <typename V>
+bool get(const ojson& j, std::vector<V>& v);
+
+// An optional value: null (or a value of another type) is none.
+template <typename V>
+ojson put(const std::optional<V>& v) {
+  return v ? put(*v) : ojson();
+}
+template <typename V>
+bool get(const ojson& j, std::optional<V>& v) {
+  V value{};
+  if (!get(j, value)) return false;
+  v = std::move(value);
+  return true;
+}
+// A list of records: an entry that is not one keeps its place as a default record.
+template <typename V>
+ojson put(const std::vector<V>& v) {
+  ojson out = ojson::array();
+  for (const auto& e : v) out.push_back(put(e));
   return out;
 }
-void add_others(ojson& j, const ojson& extra) {
-  if (!extra.is_object()) return;
-  for (auto it = extra.begin(); it != extra.end(); ++it)
-    if (!j.contains(it.key())) j[it.key()] = *it;
+template <typename V>
+bool get(const ojson& j, std::vector<V>& v) {
+  if (!j.is_array()) return false;
+  for (const auto& e : j) get(e, v.emplace_back());
+  return true;
 }
 
-ojson session_json(const SessionRecord& s) {
-  ojson j = {{"id", s.id},
-             {"task_key", s.task_key},
-             {"anchor_epoch", s.anchor_epoch},
-             {"anchor_file", s.anchor_file}};
-  if (s.context_tokens) j["context_tokens"] = *s.context_tokens;
-  if (s.context_window) j["context_window"] = *s.context_window;
-  add_others(j, s.extra);
-  return j;
+// Whether a key written "once it arises" is written: an optional that is set, a text or a list
+// that is not empty, a truth value that is true.
+template <typename V>
+bool present(const std::optional<V>& v) {
+  return v.has_value();
 }
-SessionRecord session_from(const ojson& j) {
-  SessionRecord s;
-  s.id = text_of(j, "id");
-  s.task_key = text_of(j, "task_key");
-  s.anchor_epoch = count_of(j, "anchor_epoch");
-  s.anchor_file = text_of(j, "anchor_file");
-  s.context_tokens = optional_unsigned(j, "context_tokens");
-  s.context_window = optional_unsigned(j, "context_window");
-  s.extra = others(
-      j, {"id", "task_key", "anchor_epoch", "anchor_file", "context_tokens", "context_window"});
-  return s;
+template <Emptiable V>
+bool present(const V& v) {
+  return !v.empty();
+}
+template <std::same_as<bool> B>
+bool present(B v) {
+  return v;
 }
 
-ojson task_json(const TaskRecord& t) {
-  ojson j = {{"id", t.id},
-             {"title", t.title},
-             {"status", t.status},
-             {"iterations", t.iterations},
-             {"resets", t.resets},
-             {"compactions", t.compactions},
-             {"anchoring_tokens", t.anchoring_tokens},
-             {"usage", usage_json(t.usage)},
-             {"sessions", t.sessions},
-             {"started_at_ms", ms_json(t.started_at_ms)},
-             {"ended_at_ms", ms_json(t.ended_at_ms)},
-             {"wall_ms", t.wall_ms}};
-  if (t.context_mode) j["context_mode"] = *t.context_mode;
-  if (t.git_head) j["git_head"] = *t.git_head;
-  if (t.cost_usd) j["cost_usd"] = *t.cost_usd;
-  if (t.reason) j["reason"] = *t.reason;
-  add_others(j, t.extra);
+template <typename>
+struct MemberOf;
+template <typename C, typename F>
+struct MemberOf<F C::*> {
+  using Class = C;
+};
+template <auto M>
+using ClassOf = typename MemberOf<decltype(M)>::Class;
+
+// The key `name` of field M, always written (an absent optional as null).
+template <auto M>
+Key<ClassOf<M>> field(const char* name) {
+  using T = ClassOf<M>;
+  return {name, [](const T& v) -> std::optional<ojson> { return put(v.*M); },
+          [](const ojson& j, T& v) { get(j, v.*M); }};
+}
+// The key `name` of field M, written once it arises (see present()).
+template <auto M>
+Key<ClassOf<M>> arising(const char* name) {
+  using T = ClassOf<M>;
+  return {name,
+          [](const T& v) -> std::optional<ojson> {
+            if (!present(v.*M)) return std::nullopt;
+            return put(v.*M);
+          },
+          [](const ojson& j, T& v) { get(j, v.*M); }};
+}
+
+template <typename T, size_t N>
+using Keys = std::array<Key<T>, N>;
+
+// Writes `v` by its keys, then the keys of `extra` it does not know.
+template <typename T, size_t N>
+ojson write_object(const Keys<T, N>& keys, const T& v, const ojson& extra = ojson::object()) {
+  ojson j = ojson::object();
+  for (const auto& k : keys)
+    if (auto value = k.write(v)) j[k.name] = std::move(*value);
+  if (extra.is_object())
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+      if (!j.contains(it.key())) j[it.key()] = *it;
   return j;
 }
-TaskRecord task_from(const ojson& j) {
-  TaskRecord t;
-  if (!j.is_object()) return t;
-  t.id = text_of(j, "id");
-  t.title = text_of(j, "title");
-  t.status = text_of(j, "status");
-  t.iterations = count_of(j, "iterations");
-  t.resets = count_of(j, "resets");
-  t.compactions = count_of(j, "compactions");
-  t.anchoring_tokens = optional_unsigned(j, "anchoring_tokens").value_or(0);
-  if (const auto it = j.find("usage"); it != j.end()) t.usage = usage_from_json(*it);
-  if (const auto it = j.find("sessions"); it != j.end() && it->is_array())
-    for (const auto& s : *it)
-      if (s.is_string()) t.sessions.push_back(s.get<std::string>());
-  t.started_at_ms = optional_ms(j, "started_at_ms");
-  t.ended_at_ms = optional_ms(j, "ended_at_ms");
-  t.wall_ms = optional_ms(j, "wall_ms").value_or(0);
-  t.context_mode = optional_text(j, "context_mode");
-  t.git_head = optional_text(j, "git_head");
-  t.cost_usd = optional_number(j, "cost_usd");
-  t.reason = optional_text(j, "reason");
-  t.extra = others(j, {"id", "title", "status", "iterations", "resets", "compactions",
-                       "anchoring_tokens", "usage", "sessions", "started_at_ms", "ended_at_ms",
-                       "wall_ms", "context_mode", "git_head", "cost_usd", "reason"});
-  return t;
+
+// Reads object `j` into `v` by its keys (a key that is missing leaves its field at the
+// default); gives back the keys it does not know, in their order.
+template <typename T, size_t N>
+ojson read_object(const Keys<T, N>& keys, const ojson& j, T& v) {
+  ojson extra = ojson::object();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const auto k = std::find_if(keys.begin(), keys.end(),
+                                [&](const Key<T>& key) { return it.key() == key.name; });
+    if (k == keys.end())
+      extra[it.key()] = *it;
+    else if (k->read)
+      k->read(*it, v);
+  }
+  return extra;
+}
+
+// ------------------------------------------------------------------------------------------
+const Keys<RunSource, 4> kSourceKeys{{
+    arising<&RunSource::kind>("kind"),
+    arising<&RunSource::workflow>("workflow"),
+    arising<&RunSource::name>("name"),
+    arising<&RunSource::tasks_file>("tasks_file"),
+}};
+
+const Keys<RunOptionsRecord, 10> kOptionsKeys{{
+    arising<&RunOptionsRecord::max_iterations>("max_iterations"),
+    arising<&RunOptionsRecord::max_task_iterations>("max_task_iterations"),
+    arising<&RunOptionsRecord::on_fail>("on_fail"),
+    arising<&RunOptionsRecord::reanchor>("reanchor"),
+    field<&RunOptionsRecord::max_tokens>("max_tokens"),
+    field<&RunOptionsRecord::max_cost_usd>("max_cost_usd"),
+    arising<&RunOptionsRecord::fresh_at>("fresh_at"),
+    arising<&RunOptionsRecord::compact_at>("compact_at"),
+    arising<&RunOptionsRecord::claude_bin>("claude_bin"),
+    arising<&RunOptionsRecord::claude_args>("claude_args"),
+}};
+
+// A task of the tasks file: its id and title, then what it has of the rest.
+const Keys<workflow::TaskSpec, 10> kSpecKeys{{
+    field<&workflow::TaskSpec::id>("id"),
+    field<&workflow::TaskSpec::title>("title"),
+    arising<&workflow::TaskSpec::description>("description"),
+    arising<&workflow::TaskSpec::acceptance>("acceptance"),
+    arising<&workflow::TaskSpec::depends_on>("depends_on"),
+    arising<&workflow::TaskSpec::done>("done"),
+    arising<&workflow::TaskSpec::context_mode>("context_mode"),
+    {"max_iterations",  // 0: the run's max_task_iterations
+     [](const workflow::TaskSpec& t) -> std::optional<ojson> {
+       if (t.max_iterations <= 0) return std::nullopt;
+       return ojson(t.max_iterations);
+     },
+     [](const ojson& j, workflow::TaskSpec& t) {
+       if (uint64_t n = 0; get(j, n))
+         t.max_iterations = static_cast<int>(std::min<uint64_t>(n, 10000));
+     }},
+    arising<&workflow::TaskSpec::max_tokens>("max_tokens"),
+    {"max_cost_usd",
+     [](const workflow::TaskSpec& t) -> std::optional<ojson> {
+       if (!t.max_cost_usd) return std::nullopt;
+       return ojson(*t.max_cost_usd);
+     },
+     [](const ojson& j, workflow::TaskSpec& t) {
+       if (double c = 0; get(j, c) && c >= 0) t.max_cost_usd = c;
+     }},
+}};
+
+const Keys<StopRecord, 10> kStopKeys{{
+    field<&StopRecord::scope>("scope"),
+    arising<&StopRecord::budget>("budget"),
+    arising<&StopRecord::limit>("limit"),
+    arising<&StopRecord::spent>("spent"),
+    arising<&StopRecord::over>("over"),
+    arising<&StopRecord::task_id>("task_id"),
+    arising<&StopRecord::kind>("kind"),
+    arising<&StopRecord::message>("message"),
+    arising<&StopRecord::why>("why"),
+    arising<&StopRecord::reset_at>("reset_at"),
+}};
+
+const Keys<SessionRecord, 6> kSessionKeys{{
+    field<&SessionRecord::id>("id"),
+    field<&SessionRecord::task_key>("task_key"),
+    field<&SessionRecord::anchor_epoch>("anchor_epoch"),
+    field<&SessionRecord::anchor_file>("anchor_file"),
+    arising<&SessionRecord::context_tokens>("context_tokens"),
+    arising<&SessionRecord::context_window>("context_window"),
+}};
+
+const Keys<PendingAction, 3> kPendingKeys{{
+    field<&PendingAction::key>("key"),
+    field<&PendingAction::action>("action"),
+    field<&PendingAction::focus>("focus"),
+}};
+
+const Keys<RefusedCall, 2> kRefusedKeys{{
+    field<&RefusedCall::key>("key"),
+    field<&RefusedCall::fresh>("fresh"),
+}};
+
+const Keys<SessionTotals, 2> kTotalsKeys{{
+    field<&SessionTotals::usage>("usage"),
+    field<&SessionTotals::cost_usd>("cost_usd"),
+}};
+
+const Keys<TaskRecord, 16> kTaskKeys{{
+    field<&TaskRecord::id>("id"),
+    field<&TaskRecord::title>("title"),
+    field<&TaskRecord::status>("status"),
+    field<&TaskRecord::iterations>("iterations"),
+    field<&TaskRecord::resets>("resets"),
+    field<&TaskRecord::compactions>("compactions"),
+    field<&TaskRecord::anchoring_tokens>("anchoring_tokens"),
+    field<&TaskRecord::usage>("usage"),
+    field<&TaskRecord::sessions>("sessions"),
+    field<&TaskRecord::started_at_ms>("started_at_ms"),
+    field<&TaskRecord::ended_at_ms>("ended_at_ms"),
+    field<&TaskRecord::wall_ms>("wall_ms"),
+    arising<&TaskRecord::context_mode>("context_mode"),
+    arising<&TaskRecord::git_head>("git_head"),
+    arising<&TaskRecord::cost_usd>("cost_usd"),
+    arising<&TaskRecord::reason>("reason"),
+}};
+
+const Keys<RunState, 24> kRunKeys{{
+    {"ctxkit", [](const RunState&) -> std::optional<ojson> { return ojson("run"); }, nullptr},
+    {"version", [](const RunState&) -> std::optional<ojson> { return ojson(1); }, nullptr},
+    field<&RunState::run_id>("run_id"),
+    field<&RunState::project>("project"),
+    field<&RunState::mode>("mode"),
+    field<&RunState::mode_origin>("mode_origin"),
+    field<&RunState::source>("source"),
+    field<&RunState::status>("status"),
+    field<&RunState::started_at_ms>("started_at_ms"),
+    field<&RunState::ended_at_ms>("ended_at_ms"),
+    field<&RunState::iterations>("iterations"),
+    field<&RunState::session>("session"),
+    field<&RunState::previous_summary>("previous_summary"),
+    field<&RunState::attempts>("attempts"),
+    field<&RunState::pending_action>("pending_action"),
+    field<&RunState::usage>("usage"),
+    field<&RunState::tokens_total>("tokens_total"),
+    field<&RunState::cost_usd>("cost_usd"),
+    field<&RunState::options>("options"),
+    field<&RunState::task_specs>("task_specs"),
+    field<&RunState::tasks>("tasks"),
+    arising<&RunState::session_totals>("session_totals"),
+    arising<&RunState::stopped_on>("stopped_on"),
+    arising<&RunState::refused_call>("refused_call"),
+}};
+
+// ------------------------------------------------------------------------------------------
+// A record with `extra` keeps the keys its table does not know; the others drop them.
+template <typename T, size_t N>
+bool get_object(const Keys<T, N>& keys, const ojson& j, T& v) {
+  if (!j.is_object()) return false;
+  if constexpr (requires { v.extra; })
+    v.extra = read_object(keys, j, v);
+  else
+    read_object(keys, j, v);
+  return true;
+}
+template <typename T, size_t N>
+ojson put_object(const Keys<T, N>& keys, const T& v) {
+  if constexpr (requires { v.extra; })
+    return write_object(keys, v, v.extra);
+  else
+    return write_object(keys, v);
+}
+
+ojson put(const RunSource& v) {
+  return put_object(kSourceKeys, v);
+}
+ojson put(const RunOptionsRecord& v) {
+  return put_object(kOptionsKeys, v);
+}
+ojson put(const TaskSpecRecord& v) {
+  return write_object(kSpecKeys, v.spec, v.extra);
+}
+ojson put(const StopRecord& v) {
+  return put_object(kStopKeys, v);
+}
+ojson put(const SessionRecord& v) {
+  return put_object(kSessionKeys, v);
+}
+ojson put(const PendingAction& v) {
+  return put_object(kPendingKeys, v);
+}
+ojson put(const RefusedCall& v) {
+  return put_object(kRefusedKeys, v);
+}
+ojson put(const TaskRecord& v) {
+  return put_object(kTaskKeys, v);
+}
+ojson put(const SessionTotals& v) {
+  return put_object(kTotalsKeys, v);
+}
+bool get(const ojson& j, RunSource& v) {
+  return get_object(kSourceKeys, j, v);
+}
+bool get(const ojson& j, RunOptionsRecord& v) {
+  return get_object(kOptionsKeys, j, v);
+}
+bool get(const ojson& j, TaskSpecRecord& v) {
+  if (!j.is_object()) return false;
+  v.extra = read_object(kSpecKeys, j, v.spec);
+  return true;
+}
+bool get(const ojson& j, StopRecord& v) {
+  return get_object(kStopKeys, j, v);
+}
+bool get(const ojson& j, SessionRecord& v) {
+  return get_object(kSessionKeys, j, v);
+}
+bool get(const ojson& j, PendingAction& v) {
+  return get_object(kPendingKeys, j, v);
+}
+bool get(const ojson& j, RefusedCall& v) {
+  return get_object(kRefusedKeys, j, v);
+}
+bool get(const ojson& j, TaskRecord& v) {
+  return get_object(kTaskKeys, j, v);
+}
+bool get(const ojson& j, SessionTotals& v) {
+  return get_object(kTotalsKeys, j, v);
+}
+ojson put(const RunState& v) {
+  return put_object(kRunKeys, v);
+}
+bool get(const ojson& j, RunState& v) {
+  return get_object(kRunKeys, j, v);
+}
+
+// attempts: {position: count}, an entry that is not an integer left out.
+ojson put(const std::map<std::string, int>& v) {
+  ojson out = ojson::object();
+  for (const auto& [key, n] : v) out[key] = n;
+  return out;
+}
+bool get(const ojson& j, std::map<std::string, int>& v) {
+  if (!j.is_object()) return false;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (int n = 0; get(*it, n)) v[it.key()] = n;
+  return true;
+}
+// session_totals: {session id: totals}, an entry that is not an object left out.
+ojson put(const std::map<std::string, SessionTotals>& v) {
+  ojson out = ojson::object();
+  for (const auto& [id, totals] : v) out[id] = put(totals);
+  return out;
+}
+bool get(const ojson& j, std::map<std::string, SessionTotals>& v) {
+  if (!j.is_object()) return false;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (SessionTotals t; get(*it, t)) v[it.key()] = t;
+  return true;
 }
 }  // namespace
 
@@ -255,104 +587,28 @@ ojson usage_json(const TokenUsage& u) {
 
 TokenUsage usage_from_json(const ojson& j) {
   if (!j.is_object()) return {};
-  auto count = [&](const char* key) { return optional_unsigned(j, key).value_or(0); };
+  auto count = [&](const char* key) {
+    uint64_t n = 0;
+    if (const auto it = j.find(key); it != j.end()) get(*it, n);
+    return n;
+  };
   return {count("input"), count("cache_creation"), count("cache_read"), count("output")};
 }
 
+ojson source_json(const RunSource& source) {
+  return put(source);
+}
+ojson stop_json(const StopRecord& stop) {
+  return put(stop);
+}
+
 ojson run_state_json(const RunState& s) {
-  ojson attempts = ojson::object();
-  for (const auto& [key, n] : s.attempts) attempts[key] = n;
-  ojson pending;
-  if (s.pending_action)
-    pending = {{"key", s.pending_action->key},
-               {"action", s.pending_action->action},
-               {"focus", s.pending_action->focus}};
-  ojson tasks = ojson::array();
-  for (const auto& t : s.tasks) tasks.push_back(task_json(t));
-  ojson j = {{"ctxkit", "run"},
-             {"version", 1},
-             {"run_id", s.run_id},
-             {"project", s.project},
-             {"mode", s.mode},
-             {"mode_origin", s.mode_origin},
-             {"source", s.source},
-             {"status", s.status},
-             {"started_at_ms", s.started_at_ms},
-             {"ended_at_ms", ms_json(s.ended_at_ms)},
-             {"iterations", s.iterations},
-             {"session", s.session ? session_json(*s.session) : ojson()},
-             {"previous_summary", s.previous_summary},
-             {"attempts", attempts},
-             {"pending_action", pending},
-             {"usage", usage_json(s.usage)},
-             {"tokens_total", s.tokens_total},
-             {"cost_usd", s.cost_usd},
-             {"options", s.options},
-             {"task_specs", s.task_specs},
-             {"tasks", tasks}};
-  if (s.session_totals) {
-    ojson all = ojson::object();
-    for (const auto& [id, totals] : *s.session_totals)
-      all[id] = {{"usage", usage_json(totals.usage)}, {"cost_usd", totals.cost_usd}};
-    j["session_totals"] = all;
-  }
-  if (s.stopped_on) j["stopped_on"] = *s.stopped_on;
-  if (s.refused_call)
-    j["refused_call"] = {{"key", s.refused_call->key}, {"fresh", s.refused_call->fresh}};
-  add_others(j, s.extra);
-  return j;
+  return put(s);
 }
 
 RunState run_state_from_json(const ojson& j) {
   RunState s;
-  if (!j.is_object()) return s;
-  s.run_id = text_of(j, "run_id");
-  s.project = text_of(j, "project");
-  s.mode = text_of(j, "mode");
-  s.mode_origin = text_of(j, "mode_origin");
-  if (const auto it = j.find("source"); it != j.end() && it->is_object()) s.source = *it;
-  s.status = text_of(j, "status");
-  s.started_at_ms = optional_ms(j, "started_at_ms").value_or(0);
-  s.ended_at_ms = optional_ms(j, "ended_at_ms");
-  s.iterations = count_of(j, "iterations");
-  if (const auto it = j.find("session"); it != j.end() && it->is_object())
-    s.session = session_from(*it);
-  s.previous_summary = text_of(j, "previous_summary");
-  if (const auto it = j.find("attempts"); it != j.end() && it->is_object())
-    for (auto a = it->begin(); a != it->end(); ++a)
-      if (a->is_number_integer()) s.attempts[a.key()] = count_of(*it, a.key().c_str());
-  if (const auto it = j.find("pending_action"); it != j.end() && it->is_object())
-    s.pending_action =
-        PendingAction{text_of(*it, "key"), text_of(*it, "action"), text_of(*it, "focus")};
-  if (const auto it = j.find("usage"); it != j.end()) s.usage = usage_from_json(*it);
-  s.tokens_total = optional_unsigned(j, "tokens_total").value_or(0);
-  s.cost_usd = optional_number(j, "cost_usd").value_or(0);
-  if (const auto it = j.find("options"); it != j.end() && it->is_object()) s.options = *it;
-  if (const auto it = j.find("task_specs"); it != j.end() && it->is_array()) s.task_specs = *it;
-  if (const auto it = j.find("tasks"); it != j.end() && it->is_array())
-    for (const auto& t : *it) s.tasks.push_back(task_from(t));
-  if (const auto it = j.find("session_totals"); it != j.end() && it->is_object()) {
-    s.session_totals.emplace();
-    for (auto e = it->begin(); e != it->end(); ++e) {
-      if (!e->is_object()) continue;
-      SessionTotals totals;
-      if (const auto u = e->find("usage"); u != e->end()) totals.usage = usage_from_json(*u);
-      totals.cost_usd = optional_number(*e, "cost_usd").value_or(0);
-      (*s.session_totals)[e.key()] = totals;
-    }
-  }
-  if (const auto it = j.find("stopped_on"); it != j.end()) s.stopped_on = *it;
-  if (const auto it = j.find("refused_call"); it != j.end() && it->is_object()) {
-    const auto fresh = it->find("fresh");
-    s.refused_call = RefusedCall{text_of(*it, "key"),
-                                 fresh != it->end() && fresh->is_boolean() && fresh->get<bool>()};
-  }
-  s.extra = others(
-      j, {"ctxkit",      "version",        "run_id",           "project",       "mode",
-          "mode_origin", "source",         "status",           "started_at_ms", "ended_at_ms",
-          "iterations",  "session",        "previous_summary", "attempts",      "pending_action",
-          "usage",       "tokens_total",   "cost_usd",         "options",       "task_specs",
-          "tasks",       "session_totals", "stopped_on",       "refused_call"});
+  get(j, s);
   return s;
 }
 

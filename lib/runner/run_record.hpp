@@ -70,10 +70,19 @@ class RunRecord {
 // "options", "task_specs", "tasks", and once they arise "session_totals", "stopped_on",
 // "refused_call"}; a task: {"id", "title", "status", "iterations", "resets", "compactions",
 // "anchoring_tokens", "usage", "sessions", "started_at_ms", "ended_at_ms", "wall_ms", and once
-// they arise "context_mode", "git_head", "cost_usd", "reason"}. Keys it does not know are kept.
+// they arise "context_mode", "git_head", "cost_usd", "reason"}. Each object's keys are written
+// in that order, and then the keys it does not know, kept as they were read.
 nlohmann::ordered_json run_state_json(const RunState& state);
-// Reads run.json's text by content: a missing key or a value of another type is the default.
+// Reads run.json's text by content: a missing key or a value of another type is the default
+// (an object of the wrong type is absent, an entry of a list that is not an object a default
+// record in its place).
 RunState run_state_from_json(const nlohmann::ordered_json& j);
+
+// run.json's "source" ({"kind", and what it has of "workflow", "name", "tasks_file"}).
+nlohmann::ordered_json source_json(const RunSource& source);
+// run.json's "stopped_on" ({"scope", and what it has of "budget", "limit", "spent", "over",
+// "task_id", "kind", "message", "why", "reset_at"}).
+nlohmann::ordered_json stop_json(const StopRecord& stop);
 
 // A usage object of run.json ({"input", "cache_creation", "cache_read", "output"}).
 nlohmann::ordered_json usage_json(const TokenUsage& u);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "claude/stream_result.hpp"
+#include "workflow/task_list.hpp"
 
 namespace ctxkit::runner {
 
@@ -70,12 +71,57 @@ struct TaskRecord {
   }
 };
 
+// What the run runs: a tasks file, or a workflow (with the tasks file that fills its loops).
+struct RunSource {
+  std::string kind;                       // "tasks" or "workflow"
+  std::optional<std::string> workflow;    // the workflow template's path
+  std::optional<std::string> name;        // the workflow's name
+  std::optional<std::string> tasks_file;  // the tasks file's absolute path
+  nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+};
+
+// The options the run was started with; a --resume goes on with them (but for a budget given
+// again and the client to run). A key run.json lacks is absent: the option of the command line
+// holds.
+struct RunOptionsRecord {
+  std::optional<int> max_iterations;
+  std::optional<int> max_task_iterations;
+  std::optional<std::string> on_fail;
+  std::optional<bool> reanchor;
+  std::optional<uint64_t> max_tokens;  // the run's budget; absent: none (written as null)
+  std::optional<double> max_cost_usd;  // the run's budget; absent: none (written as null)
+  std::optional<int> fresh_at;
+  std::optional<int> compact_at;
+  std::optional<std::string> claude_bin;  // what ran, named on --resume when it differs
+  std::optional<std::vector<std::string>> claude_args;
+  nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+};
+
+// A task of the tasks file as the run started with it (its budgets as a --resume read them).
+struct TaskSpecRecord {
+  workflow::TaskSpec spec;
+  nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+};
+
+// Which budget or limit stopped the run. A budget: scope "run" or "task" (with task_id), which
+// budget ("tokens", "cost"), its limit, what was spent and by how much it was passed. A limit:
+// scope "limit", the limit's kind, the client's message, why the run stopped rather than waited,
+// and when the limit resets when the client said.
+struct StopRecord {
+  std::string scope;
+  std::optional<std::string> budget;
+  std::optional<double> limit, spent, over;
+  std::optional<std::string> task_id;
+  std::optional<std::string> kind, message, why, reset_at;
+  nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+};
+
 struct RunState {
   std::string run_id;
   std::string project;
   std::string mode;
   std::string mode_origin;
-  nlohmann::ordered_json source = nlohmann::ordered_json::object();  // kind, workflow, tasks_file
+  RunSource source;
   std::string status;  // running, paused, completed, stopped, aborted, failed
   int64_t started_at_ms = 0;
   std::optional<int64_t> ended_at_ms;
@@ -87,14 +133,12 @@ struct RunState {
   TokenUsage usage;
   uint64_t tokens_total = 0;
   double cost_usd = 0;
-  // The options the run was started with (max_iterations, max_task_iterations, on_fail,
-  // reanchor, max_tokens, max_cost_usd, fresh_at, compact_at, claude_bin, claude_args).
-  nlohmann::ordered_json options = nlohmann::ordered_json::object();
-  nlohmann::ordered_json task_specs = nlohmann::ordered_json::array();
+  RunOptionsRecord options;
+  std::vector<TaskSpecRecord> task_specs;  // a tasks file's tasks, in the order they run
   std::vector<TaskRecord> tasks;
   // What each session's client has reported in total (from 2.1.277), by session id.
   std::optional<std::map<std::string, SessionTotals>> session_totals;
-  std::optional<nlohmann::ordered_json> stopped_on;  // which budget or limit stopped the run
+  std::optional<StopRecord> stopped_on;
   std::optional<RefusedCall> refused_call;
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();
 

@@ -253,7 +253,7 @@ class Runner {
     open_store();
     emit("run_started", {{"mode", std::string(to_string(opts_.mode))},
                          {"mode_origin", opts_.mode_origin},
-                         {"source", record_.state.source},
+                         {"source", source_json(record_.state.source)},
                          {"tasks", record_.state.tasks.size()}});
     return loop();
   }
@@ -287,8 +287,8 @@ class Runner {
         return bad_input(fmt::format("{}: the session id {} is not a session id",
                                      record_.file().string(), id.dump()));
     }
-    if (st.source.value("kind", "") == "workflow") opts_.workflow = st.source.value("workflow", "");
-    for (const auto& t : st.task_specs) specs_.push_back(spec_from_json(t));
+    if (st.source.kind == "workflow") opts_.workflow = st.source.workflow.value_or("");
+    for (const auto& t : st.task_specs) specs_.push_back(t.spec);
     for (const auto& s : specs_)
       if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
         return bad_input(fmt::format("{}: task '{}' has an unknown context_mode '{}'",
@@ -319,67 +319,48 @@ class Runner {
   // The options the run was started with (run.json's "options") hold again, but for a budget given
   // now and the client to run; run.json records the ones the run goes on with.
   void restore_options() {
-    auto& st = record_.state;
-    const ojson o = st.options;
-    opts_.max_iterations = o.value("max_iterations", opts_.max_iterations);
-    opts_.max_task_iterations = o.value("max_task_iterations", opts_.max_task_iterations);
-    if (auto f = parse_on_fail(o.value("on_fail", ""))) opts_.on_fail = *f;
-    opts_.reanchor = o.value("reanchor", opts_.reanchor);
+    auto& o = record_.state.options;
+    opts_.max_iterations = o.max_iterations.value_or(opts_.max_iterations);
+    opts_.max_task_iterations = o.max_task_iterations.value_or(opts_.max_task_iterations);
+    if (auto f = parse_on_fail(o.on_fail.value_or(""))) opts_.on_fail = *f;
+    opts_.reanchor = o.reanchor.value_or(opts_.reanchor);
     if (!opts_.budget_given) {
       opts_.budget = {};
-      if (const ojson t = o.value("max_tokens", ojson()); t.is_number_unsigned())
-        opts_.budget.max_tokens = t.get<uint64_t>();
-      if (const ojson c = o.value("max_cost_usd", ojson()); c.is_number() && c.get<double>() >= 0)
-        opts_.budget.max_cost_usd = c.get<double>();
+      opts_.budget.max_tokens = o.max_tokens;
+      if (o.max_cost_usd && *o.max_cost_usd >= 0) opts_.budget.max_cost_usd = o.max_cost_usd;
     }
-    st.options["max_tokens"] = opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson();
-    st.options["max_cost_usd"] =
-        opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson();
-    if (const ojson f = o.value("fresh_at", ojson()); f.is_number_integer())
-      opts_.auto_thresholds.fresh_at = f.get<int>();
-    if (const ojson c = o.value("compact_at", ojson()); c.is_number_integer())
-      opts_.auto_thresholds.compact_at = c.get<int>();
-    // What runs is never taken from the folder: run.json lives in the project, which a cloned
-    // repository can ship. The client and its arguments come from the user's configuration and
-    // this command line, as for a new run; a recorded value that differs is named, then replaced.
-    if (o.is_object()) {
-      const ojson bin = o.value("claude_bin", ojson()), args = o.value("claude_args", ojson());
-      if ((!bin.is_null() && bin != ojson(opts_.claude_bin)) ||
-          (!args.is_null() && args != ojson(opts_.claude_args)))
-        progress(fmt::format(
-            "note: {} records claude_bin {} and claude_args {}; they are ignored: this run uses {} "
-            "and {} "
-            "(your configuration and command line)",
-            record_.file().string(), bin.dump(-1, ' ', false, ojson::error_handler_t::replace),
-            args.dump(-1, ' ', false, ojson::error_handler_t::replace),
-            ojson(opts_.claude_bin).dump(), ojson(opts_.claude_args).dump()));
-    }
-    st.options["claude_bin"] = opts_.claude_bin;
-    st.options["claude_args"] = opts_.claude_args;
+    o.max_tokens = opts_.budget.max_tokens;
+    o.max_cost_usd = opts_.budget.max_cost_usd;
+    if (o.fresh_at) opts_.auto_thresholds.fresh_at = *o.fresh_at;
+    if (o.compact_at) opts_.auto_thresholds.compact_at = *o.compact_at;
+    note_recorded_client(o);
+    o.claude_bin = opts_.claude_bin;
+    o.claude_args = opts_.claude_args;
   }
 
-  static workflow::TaskSpec spec_from_json(const ojson& t) {
-    workflow::TaskSpec s;
-    s.id = t.value("id", "");
-    s.title = t.value("title", "");
-    s.description = t.value("description", "");
-    s.acceptance = t.value("acceptance", std::vector<std::string>{});
-    s.depends_on = t.value("depends_on", std::vector<std::string>{});
-    s.done = t.value("done", false);
-    s.context_mode = t.value("context_mode", "");
-    if (const ojson m = t.value("max_iterations", ojson()); m.is_number_unsigned())
-      s.max_iterations = static_cast<int>(std::min<uint64_t>(m.get<uint64_t>(), 10000));
-    if (const ojson m = t.value("max_tokens", ojson()); m.is_number_unsigned())
-      s.max_tokens = m.get<uint64_t>();
-    if (const ojson m = t.value("max_cost_usd", ojson()); m.is_number() && m.get<double>() >= 0)
-      s.max_cost_usd = m.get<double>();
-    return s;
+  // What runs is never taken from the folder: run.json lives in the project, which a cloned
+  // repository can ship. The client and its arguments come from the user's configuration and
+  // this command line, as for a new run; a recorded value that differs is named, then replaced.
+  void note_recorded_client(const RunOptionsRecord& o) {
+    if ((!o.claude_bin || *o.claude_bin == opts_.claude_bin) &&
+        (!o.claude_args || *o.claude_args == opts_.claude_args))
+      return;
+    auto shown = [](const ojson& v) {
+      return v.dump(-1, ' ', false, ojson::error_handler_t::replace);
+    };
+    progress(fmt::format(
+        "note: {} records claude_bin {} and claude_args {}; they are ignored: this run uses {} "
+        "and {} "
+        "(your configuration and command line)",
+        record_.file().string(), shown(o.claude_bin ? ojson(*o.claude_bin) : ojson()),
+        shown(o.claude_args ? ojson(*o.claude_args) : ojson()), ojson(opts_.claude_bin).dump(),
+        ojson(opts_.claude_args).dump()));
   }
 
   // A task's budget is raised in the tasks file: a --resume reads the budgets of its tasks again
   // from it (when it is still there and still reads; else the recorded ones hold).
   void reread_task_budgets() {
-    const std::string file = record_.state.source.value("tasks_file", "");
+    const std::string file = record_.state.source.tasks_file.value_or("");
     if (file.empty()) return;
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return;
@@ -388,13 +369,13 @@ class Runner {
       progress(fmt::format("note: {}: the recorded task budgets hold", tasks.error().message));
       return;
     }
-    ojson& recorded = record_.state.task_specs;
+    auto& recorded = record_.state.task_specs;
     for (size_t i = 0; i < specs_.size(); ++i)
       for (const auto& t : *tasks) {
         if (t.id != specs_[i].id) continue;
         specs_[i].max_tokens = t.max_tokens;
         specs_[i].max_cost_usd = t.max_cost_usd;
-        if (i < recorded.size() && recorded[i].is_object()) recorded[i] = spec_to_json(specs_[i]);
+        if (i < recorded.size()) recorded[i].spec = specs_[i];
       }
   }
 
@@ -405,75 +386,96 @@ class Runner {
       return m && carries_summary(*m);
     });
   }
-  static ojson spec_to_json(const workflow::TaskSpec& s) {
-    ojson t = {{"id", s.id}, {"title", s.title}};
-    if (!s.description.empty()) t["description"] = s.description;
-    if (!s.acceptance.empty()) t["acceptance"] = s.acceptance;
-    if (!s.depends_on.empty()) t["depends_on"] = s.depends_on;
-    if (s.done) t["done"] = true;
-    if (!s.context_mode.empty()) t["context_mode"] = s.context_mode;
-    if (s.max_iterations > 0) t["max_iterations"] = s.max_iterations;
-    if (s.max_tokens) t["max_tokens"] = *s.max_tokens;
-    if (s.max_cost_usd) t["max_cost_usd"] = *s.max_cost_usd;
-    return t;
-  }
-
-  // Checks every input before anything is recorded.
+  // Checks every input before anything is recorded: the tasks file, the workflow, the client;
+  // then the new run's state (recorded by start()).
   Result<void> prepare() {
     if (opts_.tasks_file.empty() && opts_.workflow.empty())
       return fail("nothing to run: give a tasks file or --workflow NAME");
     std::error_code ec;
     if (!fs::is_directory(opts_.project, ec))
       return fail(fmt::format("{} is not a directory", opts_.project.string()));
-    if (!opts_.tasks_file.empty()) {
-      auto tasks = workflow::load_task_list(opts_.tasks_file);
-      if (!tasks) return std::unexpected(tasks.error());
-      auto ordered = workflow::order_tasks(std::move(*tasks));
-      if (!ordered)
-        return fail(fmt::format("{}: {}", opts_.tasks_file.string(), ordered.error().message));
-      specs_ = std::move(*ordered);
-      for (const auto& s : specs_)
-        if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
-          return fail(
-              fmt::format("{}: task '{}': unknown context_mode '{}' (continuous, fresh-per-task, "
-                          "fresh-per-iteration, hybrid, auto)",
-                          opts_.tasks_file.string(), s.id, s.context_mode));
-    }
+    if (auto r = load_tasks_file(); !r) return r;
     summaries_wanted_ = wants_summaries();
-    ojson source;
-    if (!opts_.workflow.empty()) {
-      auto dirs = workflow::default_search_dirs(w_.env, opts_.project);
-      auto path = workflow::resolve_workflow(opts_.workflow, dirs);
-      if (!path) return std::unexpected(path.error());
-      auto tmpl = workflow::load_workflow_file(*path);
-      if (!tmpl) return std::unexpected(tmpl.error());
-      auto existing = workflow::read_state_text(opts_.project);
-      if (!existing) return std::unexpected(existing.error());
-      if (*existing) {
-        auto m = workflow::WorkflowMachine::from_state_text(**existing, nullptr);
-        if (!m)
-          return fail(fmt::format("{}: {}", workflow::state_path(opts_.project).string(),
-                                  m.error().message));
-        if (m->state_status() == "running" && m->workflow().name != tmpl->name)
-          return fail(fmt::format("{} holds a running workflow '{}', not '{}'",
-                                  workflow::state_path(opts_.project).string(), m->workflow().name,
-                                  tmpl->name));
-      }
-      opts_.workflow = path->string();
-      workflow_name_ = tmpl->name;
-      source = {{"kind", "workflow"}, {"workflow", opts_.workflow}, {"name", tmpl->name}};
-      if (!opts_.tasks_file.empty()) source["tasks_file"] = fs::absolute(opts_.tasks_file).string();
-    } else {
-      source = {{"kind", "tasks"}, {"tasks_file", fs::absolute(opts_.tasks_file).string()}};
-    }
+    auto source = opts_.workflow.empty() ? tasks_source() : workflow_source();
+    if (!source) return std::unexpected(source.error());
     if (!opts_.dry_run) {
       auto found =
           util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
       if (!found) return std::unexpected(found.error());
     }
+    RunState st = new_run_state(std::move(*source));
+    const fs::path folder = fs::absolute(opts_.project) / ".ctxkit" / "runs" / st.run_id;
+    record_ = RunRecord(folder, std::move(st));
+    if (!opts_.workflow.empty() && !opts_.dry_run)
+      driver_.emplace(opts_, w_.env, w_.locations, specs_);
+    return {};
+  }
+
+  // The tasks file's tasks, in order, into specs_ (none without a tasks file).
+  Result<void> load_tasks_file() {
+    if (opts_.tasks_file.empty()) return {};
+    auto tasks = workflow::load_task_list(opts_.tasks_file);
+    if (!tasks) return std::unexpected(tasks.error());
+    auto ordered = workflow::order_tasks(std::move(*tasks));
+    if (!ordered)
+      return fail(fmt::format("{}: {}", opts_.tasks_file.string(), ordered.error().message));
+    specs_ = std::move(*ordered);
+    for (const auto& s : specs_)
+      if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
+        return fail(
+            fmt::format("{}: task '{}': unknown context_mode '{}' (continuous, fresh-per-task, "
+                        "fresh-per-iteration, hybrid, auto)",
+                        opts_.tasks_file.string(), s.id, s.context_mode));
+    return {};
+  }
+
+  RunSource tasks_source() const {
+    RunSource source;
+    source.kind = "tasks";
+    source.tasks_file = fs::absolute(opts_.tasks_file).string();
+    return source;
+  }
+
+  // The workflow's template, found and loaded (opts_.workflow becomes its path), and checked
+  // against a state the project already holds.
+  Result<RunSource> workflow_source() {
+    auto dirs = workflow::default_search_dirs(w_.env, opts_.project);
+    auto path = workflow::resolve_workflow(opts_.workflow, dirs);
+    if (!path) return std::unexpected(path.error());
+    auto tmpl = workflow::load_workflow_file(*path);
+    if (!tmpl) return std::unexpected(tmpl.error());
+    if (auto r = check_workflow_state(tmpl->name); !r) return std::unexpected(r.error());
+    opts_.workflow = path->string();
+    workflow_name_ = tmpl->name;
+    RunSource source;
+    source.kind = "workflow";
+    source.workflow = opts_.workflow;
+    source.name = tmpl->name;
+    if (!opts_.tasks_file.empty()) source.tasks_file = fs::absolute(opts_.tasks_file).string();
+    return source;
+  }
+
+  // A workflow state in the project must load, and may be running only the workflow `name`.
+  Result<void> check_workflow_state(const std::string& name) {
+    auto existing = workflow::read_state_text(opts_.project);
+    if (!existing) return std::unexpected(existing.error());
+    if (!*existing) return {};
+    auto m = workflow::WorkflowMachine::from_state_text(**existing, nullptr);
+    if (!m)
+      return fail(
+          fmt::format("{}: {}", workflow::state_path(opts_.project).string(), m.error().message));
+    if (m->state_status() == "running" && m->workflow().name != name)
+      return fail(fmt::format("{} holds a running workflow '{}', not '{}'",
+                              workflow::state_path(opts_.project).string(), m->workflow().name,
+                              name));
+    return {};
+  }
+
+  // A new run's state: its id, what it runs (tasks and their records), the options it runs with.
+  RunState new_run_state(RunSource source) const {
     RunState st;
     for (const auto& s : specs_) {
-      st.task_specs.push_back(spec_to_json(s));
+      st.task_specs.push_back({s, ojson::object()});
       if (opts_.workflow.empty())
         st.tasks.push_back(TaskRecord::make(s.id, s.title, s.done ? "done" : "pending"));
     }
@@ -482,25 +484,27 @@ class Runner {
     st.project = fs::absolute(opts_.project).string();
     st.mode = to_string(opts_.mode);
     st.mode_origin = opts_.mode_origin;
-    st.source = source;
+    st.source = std::move(source);
     st.status = "running";
     st.started_at_ms = now;
-    st.options = {
-        {"max_iterations", opts_.max_iterations},
-        {"max_task_iterations", opts_.max_task_iterations},
-        {"on_fail", std::string(to_string(opts_.on_fail))},
-        {"reanchor", opts_.reanchor},
-        {"max_tokens", opts_.budget.max_tokens ? ojson(*opts_.budget.max_tokens) : ojson()},
-        {"max_cost_usd", opts_.budget.max_cost_usd ? ojson(*opts_.budget.max_cost_usd) : ojson()},
-        {"fresh_at", opts_.auto_thresholds.fresh_at},
-        {"compact_at", opts_.auto_thresholds.compact_at},
-        {"claude_bin", opts_.claude_bin},
-        {"claude_args", opts_.claude_args}};
-    const std::string run_id = st.run_id;
-    record_ = RunRecord(fs::absolute(opts_.project) / ".ctxkit" / "runs" / run_id, std::move(st));
-    if (!opts_.workflow.empty() && !opts_.dry_run)
-      driver_.emplace(opts_, w_.env, w_.locations, specs_);
-    return {};
+    st.options = options_record();
+    return st;
+  }
+
+  // The options a new run records (a --resume goes on with them).
+  RunOptionsRecord options_record() const {
+    RunOptionsRecord o;
+    o.max_iterations = opts_.max_iterations;
+    o.max_task_iterations = opts_.max_task_iterations;
+    o.on_fail = std::string(to_string(opts_.on_fail));
+    o.reanchor = opts_.reanchor;
+    o.max_tokens = opts_.budget.max_tokens;
+    o.max_cost_usd = opts_.budget.max_cost_usd;
+    o.fresh_at = opts_.auto_thresholds.fresh_at;
+    o.compact_at = opts_.auto_thresholds.compact_at;
+    o.claude_bin = opts_.claude_bin;
+    o.claude_args = opts_.claude_args;
+    return o;
   }
 
   static std::string new_run_id(int64_t now) {
@@ -569,7 +573,24 @@ class Runner {
   }
 
   // --------------------------------------------------------------------------------------
+  // The plan of the run on world.out: its limits, then each task's first call as it would be
+  // made (a workflow's steps are known only as the run reaches them).
   RunOutcome dry_run() {
+    print_run_plan();
+    if (!opts_.workflow.empty()) {
+      w_.out << fmt::format(
+          "workflow: {} ({}); steps and their context actions come from the template as the run "
+          "reaches them\n",
+          workflow_name_, opts_.workflow);
+      return {};
+    }
+    PlannedSession session;
+    int n = 0;
+    for (const auto& s : specs_) print_task_plan(s, ++n, session);
+    return {};
+  }
+
+  void print_run_plan() {
     auto& out = w_.out;
     out << fmt::format(
         "run plan: mode {} ({}), {} task(s), at most {} iteration(s), {} per task, on_fail {}\n",
@@ -580,66 +601,76 @@ class Runner {
           "budget of the run:{}{}\n",
           opts_.budget.max_tokens ? fmt::format(" {} tokens", *opts_.budget.max_tokens) : "",
           opts_.budget.max_cost_usd ? fmt::format(" ${}", *opts_.budget.max_cost_usd) : "");
-    if (!opts_.workflow.empty()) {
-      out << fmt::format(
-          "workflow: {} ({}); steps and their context actions come from the template as the run "
-          "reaches them\n",
-          workflow_name_, opts_.workflow);
-      return {};
+  }
+
+  // The session a dry run's calls would be in, from one task's plan to the next.
+  struct PlannedSession {
+    bool started = false;
+    std::string id = "<new session id>";
+  };
+
+  // Task `s` (the n-th) of a dry run: its first call (the session, argv and anchor) and what
+  // its further iterations do.
+  void print_task_plan(const workflow::TaskSpec& s, int n, PlannedSession& session) {
+    auto& out = w_.out;
+    if (s.done) {
+      out << fmt::format("\ntask {} ({}): already done in the tasks file, skipped\n", s.id,
+                         s.title);
+      return;
     }
-    bool have_session = false;
-    std::string session = "<new session id>";
-    int n = 0;
-    for (const auto& s : specs_) {
-      ++n;
-      if (s.done) {
-        out << fmt::format("\ntask {} ({}): already done in the tasks file, skipped\n", s.id,
-                           s.title);
-        continue;
-      }
-      mode_ = task_mode(opts_.mode, parse_context_mode(s.context_mode));
-      const int max_attempts = s.max_iterations > 0 ? s.max_iterations : opts_.max_task_iterations;
-      const auto plan = plan_session(mode_, have_session, true, false, false);
-      have_session = true;
-      std::string anchor =
-          opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
-      auto argv =
-          call_argv(plan.fresh, plan.fresh ? "<session id " + std::to_string(n) + ">" : session,
-                    anchor, call_prompt(task_text(s), 1, max_attempts, false));
-      if (plan.fresh)
-        if (auto at = std::find(argv.begin(), argv.end(), "--session-id");
-            at != argv.end() && at + 1 != argv.end())
-          session = *(at + 1);
+    mode_ = task_mode(opts_.mode, parse_context_mode(s.context_mode));
+    const int max_attempts = s.max_iterations > 0 ? s.max_iterations : opts_.max_task_iterations;
+    const auto plan = plan_session(mode_, session.started, true, false, false);
+    session.started = true;
+    const std::string anchor =
+        opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
+    const auto argv =
+        call_argv(plan.fresh, plan.fresh ? "<session id " + std::to_string(n) + ">" : session.id,
+                  anchor, call_prompt(task_text(s), 1, max_attempts, false));
+    if (plan.fresh)
+      if (auto at = std::find(argv.begin(), argv.end(), "--session-id");
+          at != argv.end() && at + 1 != argv.end())
+        session.id = *(at + 1);
+    out << fmt::format(
+        "\ntask {} ({}){}: first call {} the session{}\n", s.id, s.title,
+        s.context_mode.empty() ? "" : fmt::format(", context mode {}", s.context_mode),
+        plan.fresh ? "starts" : "resumes", plan.fresh ? fmt::format(" ({})", plan.reason) : "");
+    print_task_limits(s);
+    print_call(argv, anchor);
+    if (mode_ == ContextMode::FreshPerIteration && max_attempts > 1)
+      out << fmt::format("further iterations (up to {}) each start a fresh session\n",
+                         max_attempts);
+    else if (max_attempts > 1)
+      out << fmt::format("further iterations (up to {}) resume the same session\n", max_attempts);
+  }
+
+  // Auto's thresholds (in auto mode) and the task's own budget, when it has one.
+  void print_task_limits(const workflow::TaskSpec& s) {
+    auto& out = w_.out;
+    if (mode_ == ContextMode::Auto)
       out << fmt::format(
-          "\ntask {} ({}){}: first call {} the session{}\n", s.id, s.title,
-          s.context_mode.empty() ? "" : fmt::format(", context mode {}", s.context_mode),
-          plan.fresh ? "starts" : "resumes", plan.fresh ? fmt::format(" ({})", plan.reason) : "");
-      if (mode_ == ContextMode::Auto)
-        out << fmt::format(
-            "auto: a fresh session instead once the last call's context reaches {} %, a compaction "
-            "between "
-            "iterations once it reaches {} %\n",
-            opts_.auto_thresholds.fresh_at, opts_.auto_thresholds.compact_at);
-      if (s.max_tokens || s.max_cost_usd)
-        out << fmt::format("budget of the task:{}{}\n",
-                           s.max_tokens ? fmt::format(" {} tokens", *s.max_tokens) : "",
-                           s.max_cost_usd ? fmt::format(" ${}", *s.max_cost_usd) : "");
-      out << "argv:";
-      for (const auto& a : argv)
-        out << ' '
-            << (a.find_first_of(" \n\t'\"") == std::string::npos ? a : nlohmann::json(a).dump());
-      out << '\n';
-      if (!anchor.empty())
-        out << "anchor (" << anchor.size() << " bytes, about " << estimate_tokens(anchor.size())
-            << " tokens):\n"
-            << anchor << '\n';
-      if (mode_ == ContextMode::FreshPerIteration && max_attempts > 1)
-        out << fmt::format("further iterations (up to {}) each start a fresh session\n",
-                           max_attempts);
-      else if (max_attempts > 1)
-        out << fmt::format("further iterations (up to {}) resume the same session\n", max_attempts);
-    }
-    return {};
+          "auto: a fresh session instead once the last call's context reaches {} %, a compaction "
+          "between "
+          "iterations once it reaches {} %\n",
+          opts_.auto_thresholds.fresh_at, opts_.auto_thresholds.compact_at);
+    if (s.max_tokens || s.max_cost_usd)
+      out << fmt::format("budget of the task:{}{}\n",
+                         s.max_tokens ? fmt::format(" {} tokens", *s.max_tokens) : "",
+                         s.max_cost_usd ? fmt::format(" ${}", *s.max_cost_usd) : "");
+  }
+
+  // A call's argv (an argument with blanks or quotes as a JSON string) and its anchor.
+  void print_call(const std::vector<std::string>& argv, const std::string& anchor) {
+    auto& out = w_.out;
+    out << "argv:";
+    for (const auto& a : argv)
+      out << ' '
+          << (a.find_first_of(" \n\t'\"") == std::string::npos ? a : nlohmann::json(a).dump());
+    out << '\n';
+    if (!anchor.empty())
+      out << "anchor (" << anchor.size() << " bytes, about " << estimate_tokens(anchor.size())
+          << " tokens):\n"
+          << anchor << '\n';
   }
 
   // --------------------------------------------------------------------------------------
@@ -852,9 +883,9 @@ class Runner {
     out.run_id = st.run_id;
     out.status = status;
     out.folder = record_.folder();
-    if (st.stopped_on && st.stopped_on->is_object()) {
-      out.stopped_scope = st.stopped_on->value("scope", "");
-      out.stopped_budget = st.stopped_on->value("budget", "");
+    if (st.stopped_on) {
+      out.stopped_scope = st.stopped_on->scope;
+      out.stopped_budget = st.stopped_on->budget.value_or("");
     }
     return out;
   }
@@ -1427,9 +1458,13 @@ class Runner {
       progress("note: " + r.error().message);
     emit("limit_wait", data);
     if (w.stop) {
-      ojson on = {{"scope", "limit"}, {"kind", kind}, {"message", limit.message}, {"why", w.why}};
-      if (!reset_at.empty()) on["reset_at"] = reset_at;
-      record_.state.stopped_on = on;
+      StopRecord on;
+      on.scope = "limit";
+      on.kind = kind;
+      on.message = limit.message;
+      on.why = w.why;
+      if (!reset_at.empty()) on.reset_at = reset_at;
+      record_.state.stopped_on = std::move(on);
       return finish("stopped", RunEnd::Stopped,
                     fmt::format("{} ({}){}: {}", kind, w.why,
                                 reset_at.empty() ? "" : ", resets " + reset_at, limit.message));
@@ -1462,14 +1497,15 @@ class Runner {
     }
     if (!over) return std::nullopt;
     const std::string who = scope == "run" ? "the run's" : fmt::format("task {}'s", task.id);
-    ojson data = {{"scope", scope},
-                  {"budget", over->budget},
-                  {"limit", over->limit},
-                  {"spent", over->spent},
-                  {"over", over->over}};
-    if (scope == "task") data["task_id"] = task.id;
-    st.stopped_on = data;
-    emit("budget_reached", data);
+    StopRecord stop;
+    stop.scope = scope;
+    stop.budget = over->budget;
+    stop.limit = over->limit;
+    stop.spent = over->spent;
+    stop.over = over->over;
+    if (scope == "task") stop.task_id = task.id;
+    st.stopped_on = stop;
+    emit("budget_reached", stop_json(stop));
     return finish(
         "stopped", RunEnd::Stopped,
         fmt::format("{} {} budget reached: {} spent of {}, over by {}", who,

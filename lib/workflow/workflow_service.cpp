@@ -185,19 +185,30 @@ struct WorkflowService::Cache {
   std::shared_ptr<WorkflowMachine> machine;
 };
 
-WorkflowEvent event_for(const WorkflowMachine& m, const GateDecision& d, std::string by) {
+namespace {
+// An event of kind `kind` for `action` at `m`'s position, by `by`.
+WorkflowEvent event_at(const WorkflowMachine& m, std::string kind, ContextAction action,
+                       std::string by) {
   WorkflowEvent e;
-  e.kind = d.action != ContextAction::None ? "handed_out" : "skipped";
-  e.action = to_string(d.action != ContextAction::None ? d.action : d.skipped);
+  e.kind = std::move(kind);
+  e.action = to_string(action);
   e.workflow = m.workflow().name;
   e.step = m.step_id();
   if (const auto* sub = m.current_loop_step()) e.sub_step = sub->id;
   const auto task = m.task();
   if (task.is_object()) e.task_id = task["id"].get<std::string>();
   e.iteration = m.ralph_iteration().value_or(0);
+  e.by = std::move(by);
+  return e;
+}
+}  // namespace
+
+WorkflowEvent event_for(const WorkflowMachine& m, const GateDecision& d, std::string by) {
+  const bool handed_out = d.action != ContextAction::None;
+  WorkflowEvent e = event_at(m, handed_out ? "handed_out" : "skipped",
+                             handed_out ? d.action : d.skipped, std::move(by));
   e.percent = d.percent;
   e.min_percent = d.min_percent;
-  e.by = std::move(by);
   e.focus = d.focus;
   return e;
 }
@@ -365,10 +376,18 @@ class Call {
   Result<GateDecision> gate(WorkflowMachine& m, std::string_view by) const {
     const GateDecision d = decide(m);
     if (d.action == ContextAction::None && d.skipped == ContextAction::None) return d;
-    m.mark_action_executed();
-    if (auto e = save(m)) return fail(*e);
-    if (o_.on_event) o_.on_event(event_for(m, d, std::string(by)));
+    if (auto e = mark(m)) return fail(*e);
+    record(event_for(m, d, std::string(by)));
     return d;
+  }
+
+  // The position's action marked as carried out and the state saved; why it could not be saved.
+  std::optional<std::string> mark(WorkflowMachine& m) const {
+    m.mark_action_executed();
+    return save(m);
+  }
+  void record(const WorkflowEvent& e) const {
+    if (o_.on_event) o_.on_event(e);
   }
 
   static WorkflowAnswer answer(WorkflowMachine&& m, const GateDecision& d) {
@@ -455,6 +474,22 @@ class Call {
     return std::optional<WorkflowAnswer>(answer(std::move(m), d));
   }
 
+  Result<std::optional<Confirmation>> confirm(ContextAction done, std::string_view by) const {
+    auto loaded = load(true);
+    if (loaded.error) return fail(*loaded.error);
+    if (!loaded.machine) return std::optional<Confirmation>();
+    auto& m = *loaded.machine;
+    Confirmation c;
+    if (m.state_status() == "running" && done != ContextAction::None &&
+        m.declared_action() == done) {
+      c.confirmed = true;
+      if (!m.action_executed()) c.unsaved = mark(m);  // done before anyone asked for it
+      record(event_at(m, "confirmed", done, std::string(by)));
+    }
+    c.machine = std::make_shared<const WorkflowMachine>(std::move(m));
+    return std::optional<Confirmation>(std::move(c));
+  }
+
   ToolOutcome context() const {
     const auto loaded = read_only();
     if (loaded.error) return error_outcome(*loaded.error);
@@ -525,6 +560,17 @@ Result<SetTasksArgs> parse_set_tasks(const json& args) {
   return out;
 }
 
+// The state's lock when there is a state file: without one nothing is saved, and the worktree
+// may not exist (no lock is taken).
+Result<std::optional<util::FileLock>> lock_if_state(const fs::path& worktree) {
+  std::error_code ec;
+  if (fs::symlink_status(state_path(worktree), ec).type() == fs::file_type::not_found)
+    return std::optional<util::FileLock>();
+  auto l = lock_state(worktree);
+  if (!l) return fail(l.error().message);
+  return std::optional<util::FileLock>(std::move(*l));
+}
+
 // A start or advance answer: the action handed out, else the status with its reminder.
 ToolOutcome render(const WorkflowAnswer& a, bool supervised) {
   if (a.gate.action != ContextAction::None)
@@ -564,15 +610,18 @@ Result<WorkflowAnswer> WorkflowService::advance(const std::string& output) {
 
 Result<std::optional<WorkflowAnswer>> WorkflowService::take_gate(std::string_view by) {
   return guarded([&]() -> Result<std::optional<WorkflowAnswer>> {
-    // Without a state file nothing is saved, and the worktree may not exist: no lock.
-    std::optional<util::FileLock> lock;
-    std::error_code ec;
-    if (fs::symlink_status(state_path(opts_.worktree), ec).type() != fs::file_type::not_found) {
-      auto l = lock_state(opts_.worktree);
-      if (!l) return fail(l.error().message);
-      lock.emplace(std::move(*l));
-    }
+    auto lock = lock_if_state(opts_.worktree);
+    if (!lock) return std::unexpected(lock.error());
     return Call(opts_, *cache_).take_gate(by);
+  });
+}
+
+Result<std::optional<Confirmation>> WorkflowService::confirm(ContextAction done,
+                                                             std::string_view by) {
+  return guarded([&]() -> Result<std::optional<Confirmation>> {
+    auto lock = lock_if_state(opts_.worktree);
+    if (!lock) return std::unexpected(lock.error());
+    return Call(opts_, *cache_).confirm(done, by);
   });
 }
 

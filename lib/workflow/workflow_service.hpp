@@ -87,6 +87,17 @@ struct WorkflowAnswer {
   GateDecision gate;
 };
 
+// What confirm() found: the state as it is now, and whether the action was the position's.
+struct Confirmation {
+  // The state (never null; shared with the service, never changed).
+  std::shared_ptr<const WorkflowMachine> machine;
+  // The action carried out is the one the position declares: it is marked and confirmed.
+  bool confirmed = false;
+  // Why its mark could not be saved (the file keeps the action unmarked); nullopt when it was
+  // saved or was marked already.
+  std::optional<std::string> unsaved;
+};
+
 // The workflow tools of the reference implementation's `lanes-workflow` MCP server
 // (workflow_start, workflow_set_tasks, workflow_status, workflow_advance, workflow_context),
 // plus workflow_list and the optional `workflow` argument of workflow_start. Each operation
@@ -99,7 +110,8 @@ struct WorkflowAnswer {
 // The gate ("decide, mark as handed out, save, record the event") has one path, taken by start,
 // advance and take_gate: a pending context action of the position is decided (the
 // `context_min_percent` figure read only when the step has one), marked as handed out or
-// skipped, the state saved, and then `on_event` called once with the event.
+// skipped, the state saved, and then `on_event` called once with the event. confirm() takes
+// the same steps (mark, save, record) for an action carried out without the gate deciding it.
 class WorkflowService {
  public:
   explicit WorkflowService(ServiceOptions options);
@@ -121,6 +133,14 @@ class WorkflowService {
   // nullopt when there is no state file (then no lock is taken); a state that is not running is
   // given back untouched.
   Result<std::optional<WorkflowAnswer>> take_gate(std::string_view by);
+  // The context action `done` was carried out in a session (the SessionStart hook after /clear
+  // or /compact; `by` names it in the event). When it is the action the running position
+  // declares, it is marked as carried out (and saved, unless it was marked already) and then
+  // one "confirmed" event recorded: the action happened, so the event is recorded even when the
+  // mark could not be saved (`unsaved` says why). nullopt when there is no state file (then no
+  // lock is taken); a state that is not running, or whose position declares another action, is
+  // given back untouched.
+  Result<std::optional<Confirmation>> confirm(ContextAction done, std::string_view by);
 
   // The MCP adapter: runs tool `tool` with `arguments` (a JSON object; null counts as {}) and
   // renders the reference's answer. A pending context action is answered as

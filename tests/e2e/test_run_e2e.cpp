@@ -179,6 +179,25 @@ struct RunRig {
   util::ProcessResult run(const std::vector<std::string>& args) const {
     return run_tool("ctx-run", args, "", env, project);
   }
+  // ctx-run started with `args` in the project, left running.
+  Result<util::Child> spawn(const std::vector<std::string>& args) const {
+    util::SpawnSpec spec;
+    spec.argv = {bin_dir() + "/ctx-run"};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.cwd = project;
+    spec.env = env.vars();
+    return util::Child::spawn(spec);
+  }
+  // A continuous run of tasks.yaml that a STOP file stopped after its first call (exit 3), to
+  // be resumed; its folder in `folder`.
+  ::testing::AssertionResult stopped_run(fs::path& folder) const {
+    replies("STOP\nDONE\nDONE\n");
+    const auto res = run({"tasks.yaml"});
+    if (res.exit_code != 3)
+      return ::testing::AssertionFailure() << "exit " << res.exit_code << ": " << res.err;
+    folder = runs().at(0);
+    return ::testing::AssertionSuccess();
+  }
   std::vector<fs::path> runs() const {
     std::vector<fs::path> out;
     std::error_code ec;
@@ -714,11 +733,7 @@ bool process_gone(pid_t pid) {
 TEST(RunE2E, KilledMidCallTakesTheClientAlongAndResumeGoesOn) {
   RunRig r;
   r.replies("DONE\nHANG\n");
-  util::SpawnSpec spec;
-  spec.argv = {bin_dir() + "/ctx-run", "tasks.yaml", "--context-mode", "fresh-per-task"};
-  spec.cwd = r.project;
-  spec.env = r.env.vars();
-  auto child = util::Child::spawn(spec);
+  auto child = r.spawn({"tasks.yaml", "--context-mode", "fresh-per-task"});
   ASSERT_TRUE(child) << child.error().message;
   const fs::path pid_file = r.standin_dir / "hang-pid";
   for (int i = 0; i < 200 && !fs::exists(pid_file); ++i)
@@ -757,11 +772,7 @@ TEST(RunE2E, KilledMidCallTakesTheClientAlongAndResumeGoesOn) {
 TEST(RunE2E, SigintStopsAfterRecordingTheCurrentIteration) {
   RunRig r;
   r.replies("SLEEP\nDONE\nDONE\n");
-  util::SpawnSpec spec;
-  spec.argv = {bin_dir() + "/ctx-run", "tasks.yaml"};
-  spec.cwd = r.project;
-  spec.env = r.env.vars();
-  auto child = util::Child::spawn(spec);
+  auto child = r.spawn({"tasks.yaml"});
   ASSERT_TRUE(child);
   for (int i = 0; i < 100 && r.calls().empty(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -1140,9 +1151,8 @@ size_t lines_with(const std::string& text, const std::string& needle) {
 // comes from the user's configuration and command line, never from the folder.
 TEST(RunE2E, ResumeRunsTheUsersClientNotTheOneRunJsonNames) {
   RunRig r;
-  r.replies("STOP\nDONE\nDONE\n");
-  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);
-  const auto run = r.runs().at(0);
+  fs::path run;
+  ASSERT_TRUE(r.stopped_run(run));
   json j = r.run_json(run);
   const fs::path pwned = r.tmp / "pwned";
   j["options"]["claude_bin"] = "/bin/sh";
@@ -1162,9 +1172,8 @@ TEST(RunE2E, ResumeRunsTheUsersClientNotTheOneRunJsonNames) {
 // A session id the client would read as an option (`--resume` takes an optional value).
 TEST(RunE2E, ResumeRefusesASessionIdThatIsNotOne) {
   RunRig r;
-  r.replies("STOP\nDONE\nDONE\n");
-  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);  // continuous: the next calls resume the session
-  const auto run = r.runs().at(0);
+  fs::path run;
+  ASSERT_TRUE(r.stopped_run(run));  // continuous: the next calls resume the session
   json j = r.run_json(run);
   j["session"]["id"] = "--dangerously-skip-permissions";
   write_run_json(run, j);
@@ -1181,9 +1190,8 @@ TEST(RunE2E, ResumeRefusesASessionIdThatIsNotOne) {
 // tasks file's own is none of its tasks; the resumed run goes on instead of failing on them.
 TEST(RunE2E, ResumeReadsAnOddRunJsonByContent) {
   RunRig r;
-  r.replies("STOP\nDONE\nDONE\n");
-  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);  // continuous: the next calls resume the session
-  const auto run = r.runs().at(0);
+  fs::path run;
+  ASSERT_TRUE(r.stopped_run(run));  // continuous: the next calls resume the session
   json j = r.run_json(run);
   j["session"]["anchor_epoch"] = "two";
   for (auto& t : j["tasks"]) {
@@ -1202,12 +1210,33 @@ TEST(RunE2E, ResumeReadsAnOddRunJsonByContent) {
   EXPECT_EQ(after["tasks"].back()["status"], "pending");  // not run: no task of the tasks file
 }
 
+// The recorded options and task specs read by content too: an option of another type is the
+// command line's, a task spec's list of another type is empty; the run goes on.
+TEST(RunE2E, ResumeReadsOddOptionsAndTaskSpecsAsTheirDefaults) {
+  RunRig r;
+  fs::path run;
+  ASSERT_TRUE(r.stopped_run(run));
+  json j = r.run_json(run);
+  j["options"]["max_iterations"] = "fifty";
+  j["options"]["reanchor"] = 1;
+  j["options"]["fresh_at"] = "60";
+  j["task_specs"][0]["acceptance"] = {1, "parses the sample"};
+  j["task_specs"][1]["title"] = 2;
+  j["task_specs"][2]["depends_on"] = "t1";
+  write_run_json(run, j);
+  auto res = r.run({"--resume", run.filename().string()});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(r.calls().size(), 3u);
+  const json after = r.run_json(run);
+  EXPECT_EQ(after["status"], "completed");
+  EXPECT_EQ(after["task_specs"][0]["acceptance"], json::array({"parses the sample"}));
+}
+
 // A session anchor outside the run folder is not read into the client's system prompt.
 TEST(RunE2E, ResumeReadsNoAnchorOutsideTheRunFolder) {
   RunRig r;
-  r.replies("STOP\nDONE\nDONE\n");
-  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);  // continuous: the next calls resume the session
-  const auto run = r.runs().at(0);
+  fs::path run;
+  ASSERT_TRUE(r.stopped_run(run));  // continuous: the next calls resume the session
   r.tmp.write("secret.txt", "TOP SECRET\n");
   json j = r.run_json(run);
   j["session"]["anchor_file"] = "../../../../secret.txt";
@@ -1320,9 +1349,8 @@ TEST(RunE2E, EscapeSequencesFromTheModelDoNotReachTheTerminal) {
 // stop at once), and it is named once.
 TEST(RunE2E, AStopThatIsADirectoryIsNotARequest) {
   RunRig r;
-  r.replies("STOP\nDONE\nDONE\n");
-  ASSERT_EQ(r.run({"tasks.yaml"}).exit_code, 3);
-  const auto run = r.runs().at(0);
+  fs::path run;
+  ASSERT_TRUE(r.stopped_run(run));
   fs::create_directories(run / "STOP" / "inside");
   auto res = r.run({"--resume", run.filename().string()});
   EXPECT_EQ(res.exit_code, 0) << res.err;
@@ -1705,11 +1733,7 @@ TEST(RunE2E, ALimitWithoutAResetWaitsABackoffThatDoublesAndAServerErrorIsAFailed
 TEST(RunE2E, PauseAndStopWorkDuringALimitsWaitAndResumeMakesTheCallAgain) {
   RunRig r;
   r.replies("USAGE_LIMIT 120\nDONE\nDONE\nDONE\n");
-  util::SpawnSpec spec;
-  spec.argv = {bin_dir() + "/ctx-run", "tasks.yaml"};
-  spec.cwd = r.project;
-  spec.env = r.env.vars();
-  auto child = util::Child::spawn(spec);
+  auto child = r.spawn({"tasks.yaml"});
   ASSERT_TRUE(child);
   ASSERT_TRUE(wait_for_event(r, "limit_wait"));
   const auto run = r.runs().at(0);
@@ -1737,11 +1761,7 @@ TEST(RunE2E, PauseAndStopWorkDuringALimitsWaitAndResumeMakesTheCallAgain) {
 TEST(RunE2E, SigintEndsALimitsWait) {
   RunRig r;
   r.replies("DONE\nUSAGE_LIMIT 120\n");
-  util::SpawnSpec spec;
-  spec.argv = {bin_dir() + "/ctx-run", "tasks.yaml"};
-  spec.cwd = r.project;
-  spec.env = r.env.vars();
-  auto child = util::Child::spawn(spec);
+  auto child = r.spawn({"tasks.yaml"});
   ASSERT_TRUE(child);
   ASSERT_TRUE(wait_for_event(r, "limit_wait"));
   child->signal(SIGINT);

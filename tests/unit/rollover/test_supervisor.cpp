@@ -15,6 +15,26 @@ Locations state_in(const test::TempDir& tmp) {
   return Locations::resolve(tmp.env(), tmp.path().string());
 }
 
+// A configuration whose state folder is `dir`.
+Config supervisor_config(const fs::path& dir) {
+  Config cfg;
+  cfg.state.dir = dir.string();
+  return cfg;
+}
+
+// What run_supervisor returned, and the events it reported, in order.
+struct Supervised {
+  SupervisorResult result;
+  std::vector<SupervisorEvent> events;
+};
+Supervised supervise(const std::vector<std::string>& command, const Config& cfg,
+                     const util::Env& env) {
+  Supervised out;
+  out.result =
+      run_supervisor(command, cfg, env, [&](const SupervisorEvent& e) { out.events.push_back(e); });
+  return out;
+}
+
 TEST(Supervisor, RecordedSupervisorIsVerifiedByPidTokenAndStartTime) {
   test::TempDir tmp;
   const pid_t self = ::getpid();
@@ -72,11 +92,8 @@ TEST(Supervisor, ProcessStartTimeNamesOneProcess) {
 
 TEST(Supervisor, ReturnsTheClientsStatusAndReportsWithoutPrinting) {
   test::TempDir tmp;
-  Config cfg;
-  cfg.state.dir = (tmp / "state").string();
-  std::vector<SupervisorEvent> events;
-  const SupervisorResult r = run_supervisor({"sh", "-c", "exit 7"}, cfg, tmp.env(),
-                                            [&](const SupervisorEvent& e) { events.push_back(e); });
+  const auto [r, events] =
+      supervise({"sh", "-c", "exit 7"}, supervisor_config(tmp / "state"), tmp.env());
   EXPECT_FALSE(r.spawn_error);
   EXPECT_EQ(r.last_status, 7);
   EXPECT_EQ(r.clients_started, 1);
@@ -88,12 +105,10 @@ TEST(Supervisor, ReturnsTheClientsStatusAndReportsWithoutPrinting) {
 
 TEST(Supervisor, AClientThatCannotStartIsAResultNotALine) {
   test::TempDir tmp;
-  Config cfg;
-  cfg.state.dir = (tmp / "state").string();
   util::Env env = tmp.env();
   env.set("PATH", (tmp / "empty-bin").string());
   const SupervisorResult r =
-      run_supervisor({"no-such-client-xyz"}, cfg, env, [](const SupervisorEvent&) {});
+      supervise({"no-such-client-xyz"}, supervisor_config(tmp / "state"), env).result;
   ASSERT_TRUE(r.spawn_error);
   EXPECT_NE(r.spawn_error->message.find("no-such-client-xyz"), std::string::npos)
       << r.spawn_error->message;
@@ -103,12 +118,9 @@ TEST(Supervisor, AClientThatCannotStartIsAResultNotALine) {
 
 TEST(Supervisor, AnUnwritableRecordIsReportedAndTheClientStillRuns) {
   test::TempDir tmp;
-  Config cfg;
   const fs::path file = tmp.write("not-a-folder", "x");
-  cfg.state.dir = (file / "state").string();
-  std::vector<SupervisorEvent> events;
-  const SupervisorResult r = run_supervisor({"sh", "-c", "exit 0"}, cfg, tmp.env(),
-                                            [&](const SupervisorEvent& e) { events.push_back(e); });
+  const auto [r, events] =
+      supervise({"sh", "-c", "exit 0"}, supervisor_config(file / "state"), tmp.env());
   EXPECT_FALSE(r.spawn_error);
   EXPECT_EQ(r.clients_started, 1);
   ASSERT_FALSE(events.empty());

@@ -157,7 +157,9 @@ TEST(RunState, ReadsTheRunJsonCtxRunWritesIntoItsFields) {
   EXPECT_EQ(s.run_id, "20261126T063000.123Z-a1b2c3");
   EXPECT_EQ(s.mode, "auto");
   EXPECT_EQ(s.mode_origin, "--context-mode");
-  EXPECT_EQ(s.source.value("kind", ""), "tasks");
+  EXPECT_EQ(s.source.kind, "tasks");
+  EXPECT_EQ(s.source.tasks_file, "/home/u/proj/tasks.yaml");
+  EXPECT_FALSE(s.source.workflow);
   EXPECT_EQ(s.status, "running");
   EXPECT_EQ(s.started_at_ms, 1795674600123);
   EXPECT_FALSE(s.ended_at_ms);
@@ -178,8 +180,18 @@ TEST(RunState, ReadsTheRunJsonCtxRunWritesIntoItsFields) {
   EXPECT_EQ(s.usage, (TokenUsage{1200, 3400, 56000, 789}));
   EXPECT_EQ(s.tokens_total, 61389u);
   EXPECT_DOUBLE_EQ(s.cost_usd, 0.4321);
-  EXPECT_EQ(s.options["max_cost_usd"], 5.0);
-  EXPECT_EQ(s.task_specs.size(), 2u);
+  EXPECT_EQ(s.options.max_iterations, 50);
+  EXPECT_EQ(s.options.on_fail, "abort");
+  EXPECT_EQ(s.options.reanchor, true);
+  EXPECT_FALSE(s.options.max_tokens);
+  EXPECT_EQ(s.options.max_cost_usd, 5.0);
+  EXPECT_EQ(s.options.compact_at, 80);
+  EXPECT_EQ(s.options.claude_args, (std::vector<std::string>{"--model", "sonnet"}));
+  ASSERT_EQ(s.task_specs.size(), 2u);
+  EXPECT_EQ(s.task_specs[0].spec.id, "t1");
+  EXPECT_EQ(s.task_specs[0].spec.max_iterations, 0);
+  EXPECT_EQ(s.task_specs[1].spec.title, "Print");
+  EXPECT_EQ(s.task_specs[1].spec.max_iterations, 4);
   ASSERT_EQ(s.tasks.size(), 2u);
   const TaskRecord& t1 = s.tasks[0];
   EXPECT_EQ(t1.id, "t1");
@@ -225,7 +237,9 @@ TEST(RunState, ANewRunsStateSurvivesTheRoundTrip) {
   s.project = "/p";
   s.mode = "hybrid";
   s.mode_origin = "default";
-  s.source = {{"kind", "workflow"}, {"workflow", "/w/feature.yaml"}, {"name", "feature"}};
+  s.source.kind = "workflow";
+  s.source.workflow = "/w/feature.yaml";
+  s.source.name = "feature";
   s.status = "stopped";
   s.started_at_ms = 10;
   s.ended_at_ms = 20;
@@ -234,8 +248,11 @@ TEST(RunState, ANewRunsStateSurvivesTheRoundTrip) {
   s.usage = {1, 2, 3, 4};
   s.tokens_total = 10;
   s.cost_usd = 1.5;
-  s.options = {{"max_iterations", 9}};
-  s.stopped_on = ojson{{"scope", "task"}, {"budget", "cost"}, {"task_id", "build"}};
+  s.options.max_iterations = 9;
+  s.stopped_on = StopRecord{};
+  s.stopped_on->scope = "task";
+  s.stopped_on->budget = "cost";
+  s.stopped_on->task_id = "build";
   TaskRecord t = TaskRecord::make("build", "Build it", "failed");
   t.iterations = 3;
   t.sessions = {"a", "b"};
@@ -264,6 +281,12 @@ TEST(RunState, ANewRunsStateSurvivesTheRoundTrip) {
   EXPECT_EQ(back.tasks[0].reason, "blocked: no compiler");
   EXPECT_EQ(back.tasks[0].sessions, t.sessions);
   EXPECT_FALSE(back.tasks[1].started_at_ms);
+  EXPECT_EQ(back.source.name, "feature");
+  EXPECT_FALSE(back.source.tasks_file);
+  EXPECT_EQ(back.options.max_iterations, 9);
+  ASSERT_TRUE(back.stopped_on);
+  EXPECT_EQ(back.stopped_on->budget, "cost");
+  EXPECT_EQ(back.stopped_on->task_id, "build");
   EXPECT_EQ(json::parse(written(back)), json::parse(written(s)));
 }
 
@@ -291,7 +314,8 @@ TEST(RunState, ReadsAnOddRunJsonWithoutThrowingAndKeepsUnknownKeys) {
   ASSERT_NO_THROW(s = run_state_from_json(odd));
   EXPECT_EQ(s.run_id, "");
   EXPECT_EQ(s.mode, "");
-  EXPECT_TRUE(s.source.is_object() && s.source.empty());
+  EXPECT_EQ(s.source.kind, "");
+  EXPECT_FALSE(s.source.tasks_file);
   EXPECT_EQ(s.started_at_ms, 0);
   EXPECT_FALSE(s.ended_at_ms);
   EXPECT_EQ(s.iterations, 0);
@@ -305,8 +329,8 @@ TEST(RunState, ReadsAnOddRunJsonWithoutThrowingAndKeepsUnknownKeys) {
   EXPECT_EQ(s.usage, (TokenUsage{0, 0, 3, 0}));
   EXPECT_EQ(s.tokens_total, 0u);
   EXPECT_EQ(s.cost_usd, 0);
-  EXPECT_TRUE(s.options.is_object());
-  EXPECT_TRUE(s.task_specs.is_array() && s.task_specs.empty());
+  EXPECT_FALSE(s.options.max_iterations);
+  EXPECT_TRUE(s.task_specs.empty());
   ASSERT_EQ(s.tasks.size(), 2u);  // a task that is not an object keeps its place (tasks file order)
   EXPECT_EQ(s.tasks[0].id, "");
   EXPECT_EQ(s.tasks[1].id, "t");
@@ -320,7 +344,7 @@ TEST(RunState, ReadsAnOddRunJsonWithoutThrowingAndKeepsUnknownKeys) {
   ASSERT_EQ(s.session_totals->size(), 1u);
   EXPECT_EQ(s.session_totals->at("t").usage.input, 3u);
   EXPECT_EQ(s.session_totals->at("t").cost_usd, 0);
-  EXPECT_EQ(s.stopped_on, ojson("a budget"));
+  EXPECT_FALSE(s.stopped_on);  // not an object: none
   ASSERT_TRUE(s.refused_call);
   EXPECT_EQ(s.refused_call->key, "");
   EXPECT_FALSE(s.refused_call->fresh);
@@ -330,6 +354,177 @@ TEST(RunState, ReadsAnOddRunJsonWithoutThrowingAndKeepsUnknownKeys) {
   EXPECT_EQ(out["session"]["colour"], "blue");
   EXPECT_EQ(out["tasks"][1]["note"], "kept");
   EXPECT_EQ(out["ctxkit"], "run");
+}
+
+// The typed parts of a run.json (what it runs, its options, its tasks, what stopped it), as
+// ctx-run writes them, written back key for key; a budget's stop and a limit's have each their
+// own keys.
+TEST(RunState, TheTypedPartsSurviveTheRoundTripByteForByte) {
+  const ojson j = ojson::parse(R"({
+    "ctxkit": "run", "version": 1, "run_id": "r1", "project": "/p", "mode": "hybrid",
+    "mode_origin": "default",
+    "source": {"kind": "workflow", "workflow": "/p/.ctxkit/workflows/ship.yaml", "name": "ship",
+               "tasks_file": "/p/tasks.yaml"},
+    "status": "stopped", "started_at_ms": 1, "ended_at_ms": 2, "iterations": 1, "session": null,
+    "previous_summary": "", "attempts": {}, "pending_action": null,
+    "usage": {"input": 0, "cache_creation": 0, "cache_read": 0, "output": 0},
+    "tokens_total": 0, "cost_usd": 0.0,
+    "options": {"max_iterations": 5, "max_task_iterations": 2, "on_fail": "skip",
+                "reanchor": false, "max_tokens": 20000, "max_cost_usd": null, "fresh_at": 50,
+                "compact_at": 70, "claude_bin": "/opt/claude", "claude_args": []},
+    "task_specs": [{"id": "a", "title": "A", "description": "Do A.", "acceptance": ["works"],
+                    "depends_on": ["b"], "done": true, "context_mode": "fresh-per-task",
+                    "max_iterations": 7, "max_tokens": 100, "max_cost_usd": 0.5,
+                    "owner": "kept"}],
+    "tasks": [],
+    "stopped_on": {"scope": "limit", "kind": "usage limit", "message": "resets 5pm",
+                   "why": "on_limit stop", "reset_at": "2026-11-26T17:00:00.000Z"}
+  })");
+  const RunState s = run_state_from_json(j);
+  EXPECT_EQ(s.source.workflow, "/p/.ctxkit/workflows/ship.yaml");
+  EXPECT_EQ(s.options.on_fail, "skip");
+  EXPECT_EQ(s.options.reanchor, false);
+  EXPECT_EQ(s.options.max_tokens, 20000u);
+  EXPECT_FALSE(s.options.max_cost_usd);
+  EXPECT_EQ(s.options.claude_args, std::vector<std::string>{});
+  ASSERT_EQ(s.task_specs.size(), 1u);
+  const workflow::TaskSpec& spec = s.task_specs[0].spec;
+  EXPECT_EQ(spec.description, "Do A.");
+  EXPECT_EQ(spec.acceptance, std::vector<std::string>{"works"});
+  EXPECT_EQ(spec.depends_on, std::vector<std::string>{"b"});
+  EXPECT_TRUE(spec.done);
+  EXPECT_EQ(spec.context_mode, "fresh-per-task");
+  EXPECT_EQ(spec.max_iterations, 7);
+  EXPECT_EQ(spec.max_tokens, 100u);
+  EXPECT_EQ(spec.max_cost_usd, 0.5);
+  EXPECT_EQ(s.task_specs[0].extra, ojson({{"owner", "kept"}}));
+  ASSERT_TRUE(s.stopped_on);
+  EXPECT_EQ(s.stopped_on->scope, "limit");
+  EXPECT_EQ(s.stopped_on->why, "on_limit stop");
+  EXPECT_FALSE(s.stopped_on->budget);
+  EXPECT_EQ(written(s), j.dump(2));
+
+  ojson budget = j;
+  budget["stopped_on"] = ojson::parse(
+      R"({"scope": "task", "budget": "tokens", "limit": 2000.0, "spent": 2230.0, "over": 230.0,
+          "task_id": "a"})");
+  const RunState b = run_state_from_json(budget);
+  ASSERT_TRUE(b.stopped_on);
+  EXPECT_EQ(b.stopped_on->limit, 2000);
+  EXPECT_EQ(b.stopped_on->over, 230);
+  EXPECT_EQ(b.stopped_on->task_id, "a");
+  EXPECT_FALSE(b.stopped_on->kind);
+  EXPECT_EQ(written(b), budget.dump(2));
+  EXPECT_EQ(stop_json(*b.stopped_on), budget["stopped_on"]);
+  EXPECT_EQ(source_json(b.source), j["source"]);
+}
+
+// The typed parts read by content: a value of another type is absent (an option absent is the
+// command line's), a task spec that is no object keeps its place as an empty one, keys of a later
+// version are kept.
+TEST(RunState, OddValuesOfTheTypedPartsReadAsTheirDefaults) {
+  const ojson odd = ojson::parse(R"({
+    "ctxkit": "run", "version": 1, "run_id": "r1", "tasks": [],
+    "source": {"kind": 3, "workflow": ["w"], "tasks_file": "/t.yaml", "by": "hand"},
+    "options": {"max_iterations": "50", "max_task_iterations": 2.5, "on_fail": false,
+                "reanchor": 1, "max_tokens": -3, "max_cost_usd": "5", "fresh_at": null,
+                "compact_at": 99999999999, "claude_bin": 7, "claude_args": ["-p", 3, null]},
+    "task_specs": ["t1", {"id": 2, "title": "B", "acceptance": "all", "depends_on": [1, "a"],
+                          "done": "yes", "max_iterations": -1, "max_tokens": 1.5,
+                          "max_cost_usd": -2}, {"id": "c", "max_iterations": 99999}],
+    "stopped_on": {"scope": ["run"], "budget": 5, "limit": "lots", "spent": 3}
+  })");
+  RunState s;
+  ASSERT_NO_THROW(s = run_state_from_json(odd));
+  EXPECT_EQ(s.source.kind, "");
+  EXPECT_FALSE(s.source.workflow);
+  EXPECT_EQ(s.source.tasks_file, "/t.yaml");
+  EXPECT_EQ(s.source.extra, ojson({{"by", "hand"}}));
+  EXPECT_FALSE(s.options.max_iterations);
+  EXPECT_FALSE(s.options.max_task_iterations);
+  EXPECT_FALSE(s.options.on_fail);
+  EXPECT_FALSE(s.options.reanchor);
+  EXPECT_FALSE(s.options.max_tokens);
+  EXPECT_FALSE(s.options.max_cost_usd);
+  EXPECT_FALSE(s.options.fresh_at);
+  EXPECT_EQ(s.options.compact_at, std::numeric_limits<int>::max());
+  EXPECT_FALSE(s.options.claude_bin);
+  EXPECT_EQ(s.options.claude_args, std::vector<std::string>{"-p"});
+  ASSERT_EQ(s.task_specs.size(), 3u);
+  EXPECT_EQ(s.task_specs[0].spec.id, "");
+  const workflow::TaskSpec& b = s.task_specs[1].spec;
+  EXPECT_EQ(b.id, "");
+  EXPECT_EQ(b.title, "B");
+  EXPECT_TRUE(b.acceptance.empty());
+  EXPECT_EQ(b.depends_on, std::vector<std::string>{"a"});
+  EXPECT_FALSE(b.done);
+  EXPECT_EQ(b.max_iterations, 0);
+  EXPECT_FALSE(b.max_tokens);
+  EXPECT_FALSE(b.max_cost_usd);
+  EXPECT_EQ(s.task_specs[2].spec.max_iterations, 10000);
+  ASSERT_TRUE(s.stopped_on);
+  EXPECT_EQ(s.stopped_on->scope, "");
+  EXPECT_FALSE(s.stopped_on->budget);
+  EXPECT_FALSE(s.stopped_on->limit);
+  EXPECT_EQ(s.stopped_on->spent, 3);
+
+  const ojson out = run_state_json(s);
+  EXPECT_EQ(out["source"], ojson::parse(R"({"tasks_file": "/t.yaml", "by": "hand"})"));
+  EXPECT_EQ(out["task_specs"][0], ojson::parse(R"({"id": "", "title": ""})"));
+  EXPECT_TRUE(out["options"]["max_tokens"].is_null());
+}
+
+// One table of keys per object: every key written is read back as a known key (none lands in
+// `extra`), and the keys come in the documented order.
+TEST(RunState, EveryKeyItWritesItReadsBackAsItsOwn) {
+  RunState s = run_state_from_json(ojson::parse(kWrittenRunJson));
+  s.stopped_on = StopRecord{};
+  s.stopped_on->scope = "run";
+  s.stopped_on->budget = "tokens";
+  s.stopped_on->limit = 1;
+  s.stopped_on->spent = 2;
+  s.stopped_on->over = 1;
+  s.stopped_on->task_id = "t";
+  s.stopped_on->kind = "k";
+  s.stopped_on->message = "m";
+  s.stopped_on->why = "w";
+  s.stopped_on->reset_at = "r";
+  s.source.workflow = "w";
+  s.source.name = "n";
+  s.task_specs[0].spec.description = "d";
+  s.task_specs[0].spec.acceptance = {"a"};
+  s.task_specs[0].spec.depends_on = {"b"};
+  s.task_specs[0].spec.done = true;
+  s.task_specs[0].spec.context_mode = "auto";
+  s.task_specs[0].spec.max_iterations = 2;
+  s.task_specs[0].spec.max_tokens = 3;
+  s.task_specs[0].spec.max_cost_usd = 4;
+  s.options.max_tokens = 5;
+  const ojson j = run_state_json(s);
+  const RunState back = run_state_from_json(j);
+  EXPECT_TRUE(back.extra.empty()) << back.extra.dump();
+  EXPECT_TRUE(back.source.extra.empty()) << back.source.extra.dump();
+  EXPECT_TRUE(back.options.extra.empty()) << back.options.extra.dump();
+  EXPECT_TRUE(back.task_specs[0].extra.empty()) << back.task_specs[0].extra.dump();
+  EXPECT_TRUE(back.stopped_on->extra.empty()) << back.stopped_on->extra.dump();
+  EXPECT_TRUE(back.session->extra.empty()) << back.session->extra.dump();
+  EXPECT_TRUE(back.tasks[0].extra.empty()) << back.tasks[0].extra.dump();
+  EXPECT_EQ(written(back), j.dump(2));
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(
+      keys,
+      (std::vector<std::string>{
+          "ctxkit",      "version",        "run_id",           "project",       "mode",
+          "mode_origin", "source",         "status",           "started_at_ms", "ended_at_ms",
+          "iterations",  "session",        "previous_summary", "attempts",      "pending_action",
+          "usage",       "tokens_total",   "cost_usd",         "options",       "task_specs",
+          "tasks",       "session_totals", "stopped_on",       "refused_call"}));
+  std::vector<std::string> stop_keys;
+  for (auto it = j["stopped_on"].begin(); it != j["stopped_on"].end(); ++it)
+    stop_keys.push_back(it.key());
+  EXPECT_EQ(stop_keys, (std::vector<std::string>{"scope", "budget", "limit", "spent", "over",
+                                                 "task_id", "kind", "message", "why", "reset_at"}));
 }
 
 TEST(RunState, ReadsTextThatIsNoObjectAsAnEmptyState) {

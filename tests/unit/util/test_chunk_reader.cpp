@@ -36,20 +36,45 @@ std::string read_all(ChunkReader& reader, size_t cap, int* chunks = nullptr) {
   return out;
 }
 
-TEST(ChunkReader, InputWithinTheFirstChunkIsReadWithoutASecondThread) {
+// The read end of a pipe that holds `text` (at most the pipe's buffer) and whose writer has
+// closed it; -1 (the test failed) when it could not be made.
+int pipe_holding(const std::string& text) {
   int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const std::string text = R"({"session_id":"s","transcript_path":"/t"})";
-  ASSERT_EQ(::write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  if (::pipe(fds) != 0) {
+    ADD_FAILURE() << "pipe";
+    return -1;
+  }
+  const bool written =
+      ::write(fds[1], text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ::close(fds[1]);
-  ChunkReader reader(fds[0], 4096);
+  if (!written) {
+    ADD_FAILURE() << "writing " << text.size() << " bytes into the pipe";
+    ::close(fds[0]);
+    return -1;
+  }
+  return fds[0];
+}
+
+// An open descriptor of the file payload.json in `dir` holding `text`, -1 when it could not
+// be opened.
+int file_holding(const ctxkit::test::TempDir& dir, const std::string& text) {
+  const auto path = dir.path() / "payload.json";
+  std::ofstream(path, std::ios::binary) << text;
+  return ::open(path.c_str(), O_RDONLY);
+}
+
+TEST(ChunkReader, InputWithinTheFirstChunkIsReadWithoutASecondThread) {
+  const std::string text = R"({"session_id":"s","transcript_path":"/t"})";
+  const int fd = pipe_holding(text);
+  ASSERT_GE(fd, 0);
+  ChunkReader reader(fd, 4096);
   EXPECT_EQ(read_all(reader, 4096), text);
   EXPECT_FALSE(reader.read_ahead());
   // The end stays the end.
   auto again = reader.next();
   ASSERT_TRUE(again.has_value());
   EXPECT_TRUE(again->empty());
-  ::close(fds[0]);
+  ::close(fd);
 }
 
 TEST(ChunkReader, ALongPipedInputComesWholeAndInOrderWhileReadAhead) {
@@ -83,10 +108,8 @@ TEST(ChunkReader, ALongPipedInputComesWholeAndInOrderWhileReadAhead) {
 
 TEST(ChunkReader, ALongFileComesWhole) {
   ctxkit::test::TempDir dir;
-  const auto path = dir.path() / "payload.json";
   const std::string text = chunk_reader_input(300'001);
-  std::ofstream(path, std::ios::binary) << text;
-  int fd = ::open(path.c_str(), O_RDONLY);
+  const int fd = file_holding(dir, text);
   ASSERT_GE(fd, 0);
   {
     ChunkReader reader(fd, 4096, 8192);
@@ -98,10 +121,8 @@ TEST(ChunkReader, ALongFileComesWhole) {
 
 TEST(ChunkReader, BelowItsReadAloneBytesNoSecondThreadStarts) {
   ctxkit::test::TempDir dir;
-  const auto path = dir.path() / "payload.json";
   const std::string text = chunk_reader_input(100'000);
-  std::ofstream(path, std::ios::binary) << text;
-  int fd = ::open(path.c_str(), O_RDONLY);
+  const int fd = file_holding(dir, text);
   ASSERT_GE(fd, 0);
   {
     ChunkReader reader(fd, 4096, 200'000);
@@ -112,14 +133,12 @@ TEST(ChunkReader, BelowItsReadAloneBytesNoSecondThreadStarts) {
 }
 
 TEST(ChunkReader, AnInputOfExactlyOneChunkEndsAfterIt) {
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
   const std::string text = chunk_reader_input(4096);
-  ASSERT_EQ(::write(fds[1], text.data(), text.size()), 4096);
-  ::close(fds[1]);
-  ChunkReader reader(fds[0], 4096);
+  const int fd = pipe_holding(text);
+  ASSERT_GE(fd, 0);
+  ChunkReader reader(fd, 4096);
   EXPECT_TRUE(read_all(reader, 4096) == text);
-  ::close(fds[0]);
+  ::close(fd);
 }
 
 TEST(ChunkReader, BytesThatArrivedAreHandedOutWhileTheWriterKeepsThePipeOpen) {

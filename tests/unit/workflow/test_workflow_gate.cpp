@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -95,6 +97,16 @@ std::vector<TaskInput> one_task() {
   return {{"a", "Alpha", std::nullopt}};
 }
 
+// kLoopCompactClear started, planned, and its loop given one task: at the sub-step whose
+// /compact is pending, its gate not taken yet.
+::testing::AssertionResult at_the_sub_step(WorkflowService& s) {
+  if (auto r = s.start({}); !r) return ::testing::AssertionFailure() << r.error().message;
+  if (auto r = s.advance("planned"); !r) return ::testing::AssertionFailure() << r.error().message;
+  if (auto r = s.set_tasks("work", one_task()); !r)
+    return ::testing::AssertionFailure() << r.error().message;
+  return ::testing::AssertionSuccess();
+}
+
 TEST(WorkflowGate, TypedStartAdvanceAndStatusGiveTheStateAndTheDecision) {
   Gate g(kLoopCompactClear);
   auto s = g.service();
@@ -164,9 +176,7 @@ TEST(WorkflowGate, McpArgumentErrorsComeAfterTheStatesErrors) {
 TEST(WorkflowGate, TakeGateHandsOutOnceAndRecordsOneEventAfterTheSave) {
   Gate g(kLoopCompactClear);
   auto s = g.service();
-  ASSERT_TRUE(s.start({}));
-  ASSERT_TRUE(s.advance("planned"));
-  ASSERT_TRUE(s.set_tasks("work", one_task()));
+  ASSERT_TRUE(at_the_sub_step(s));
   ASSERT_TRUE(g.events.empty());
 
   auto taken = s.take_gate("ctx-gate");
@@ -207,9 +217,7 @@ TEST(WorkflowGate, TakeGateHandsOutOnceAndRecordsOneEventAfterTheSave) {
 TEST(WorkflowGate, AdvanceHandsOutOnceAndTakeGateAfterItFindsNothing) {
   Gate g(kLoopCompactClear);
   auto s = g.service();
-  ASSERT_TRUE(s.start({}));
-  ASSERT_TRUE(s.advance("planned"));
-  ASSERT_TRUE(s.set_tasks("work", one_task()));
+  ASSERT_TRUE(at_the_sub_step(s));
   ASSERT_TRUE(s.take_gate("ctx-gate"));
   auto finish = s.advance("did a");
   ASSERT_TRUE(finish) << finish.error().message;
@@ -312,6 +320,97 @@ TEST(WorkflowGate, TakeGateLeavesAFinishedWorkflowAlone) {
   EXPECT_EQ((*done)->gate.action, ContextAction::None);
   EXPECT_EQ(g.state(), before);
   EXPECT_EQ(g.events.size(), 1u);
+}
+
+// The SessionStart hook's confirmation goes the gate's way: an action carried out before anyone
+// asked for it is marked and saved, then one "confirmed" event is recorded; the gate then has
+// nothing left to hand out.
+TEST(WorkflowGate, ConfirmMarksAnActionDoneBeforeAnyoneAskedThenRecordsIt) {
+  Gate g(kLoopCompactClear);
+  auto s = g.service();
+  ASSERT_TRUE(at_the_sub_step(s));
+  ASSERT_FALSE(g.marked());
+  auto c = s.confirm(ContextAction::Compact, "session-start:s1");
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(*c);
+  EXPECT_TRUE((*c)->confirmed);
+  EXPECT_FALSE((*c)->unsaved);
+  EXPECT_TRUE((*c)->machine->action_executed());
+  EXPECT_TRUE(g.marked());
+  ASSERT_EQ(g.events.size(), 1u);
+  EXPECT_TRUE(g.saved_before_event[0]);
+  EXPECT_EQ(g.events[0].kind, "confirmed");
+  EXPECT_EQ(g.events[0].action, "compact");
+  EXPECT_EQ(g.events[0].by, "session-start:s1");
+  EXPECT_EQ(g.events[0].step, "work");
+  EXPECT_EQ(g.events[0].sub_step, "do");
+  EXPECT_EQ(g.events[0].task_id, "a");
+  auto after = s.take_gate("ctx-gate");
+  ASSERT_TRUE(after && *after);
+  EXPECT_EQ((*after)->gate.action, ContextAction::None);
+  EXPECT_EQ(g.events.size(), 1u);
+}
+
+// An action the gate handed out already is confirmed without saving the state again.
+TEST(WorkflowGate, ConfirmOfAnActionHandedOutRecordsItWithoutSaving) {
+  Gate g(kLoopCompactClear);
+  auto s = g.service();
+  ASSERT_TRUE(at_the_sub_step(s));
+  ASSERT_TRUE(s.take_gate("ctx-gate"));
+  const std::string before = g.state();
+  auto c = s.confirm(ContextAction::Compact, "session-start:s2");
+  ASSERT_TRUE(c && *c);
+  EXPECT_TRUE((*c)->confirmed);
+  EXPECT_EQ(g.state(), before);
+  ASSERT_EQ(g.events.size(), 2u);
+  EXPECT_EQ(g.events[0].kind, "handed_out");
+  EXPECT_EQ(g.events[1].kind, "confirmed");
+  EXPECT_EQ(g.events[1].by, "session-start:s2");
+}
+
+// The action happened whatever the state file says: a mark that cannot be saved (here the file
+// size limit stops the write) is said, the file keeps its last state, and the confirmation is
+// recorded all the same.
+TEST(WorkflowGate, ConfirmRecordsTheActionEvenWhenItsMarkCannotBeSaved) {
+  Gate g(kLoopCompactClear);
+  auto s = g.service();
+  ASSERT_TRUE(at_the_sub_step(s));
+  const std::string before = g.state();
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = old;
+  small.rlim_cur = 16;
+  const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto c = s.confirm(ContextAction::Compact, "session-start:s4");
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, previous);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(*c);
+  EXPECT_TRUE((*c)->confirmed);
+  ASSERT_TRUE((*c)->unsaved);
+  EXPECT_NE((*c)->unsaved->find("workflow-state.json"), std::string::npos) << *(*c)->unsaved;
+  EXPECT_EQ(g.state(), before);
+  ASSERT_EQ(g.events.size(), 1u);
+  EXPECT_EQ(g.events[0].kind, "confirmed");
+  EXPECT_FALSE(g.saved_before_event[0]);
+}
+
+// Another action than the position's, or no state at all: nothing is marked or recorded.
+TEST(WorkflowGate, ConfirmOfAnotherActionOrWithoutAStateChangesNothing) {
+  Gate g(kLoopCompactClear);
+  auto s = g.service();
+  auto none = s.confirm(ContextAction::Clear, "session-start:s3");
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_FALSE(*none);
+  ASSERT_TRUE(at_the_sub_step(s));
+  const std::string before = g.state();
+  auto other = s.confirm(ContextAction::Clear, "session-start:s3");
+  ASSERT_TRUE(other && *other);
+  EXPECT_FALSE((*other)->confirmed);
+  EXPECT_FALSE((*other)->machine->action_executed());
+  EXPECT_EQ(g.state(), before);
+  EXPECT_TRUE(g.events.empty());
 }
 
 }  // namespace
