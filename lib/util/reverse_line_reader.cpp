@@ -14,8 +14,10 @@
 namespace ctxkit::util {
 
 namespace {
-constexpr uint64_t kMinChunk = 64 * 1024;
-}
+// The first read, and the least any later one adds. The meter usually finds its line in the
+// last few kilobytes, and each fresh page of the buffer costs a hook a page fault.
+constexpr uint64_t kMinChunk = 16 * 1024;
+}  // namespace
 
 ReverseLineReader::ReverseLineReader(int fd, uint64_t size, uint64_t max_bytes, std::string path)
     : fd_(fd),
@@ -62,7 +64,9 @@ Result<bool> ReverseLineReader::extend() {
   uint64_t chunk = std::max<uint64_t>(kMinChunk, keep);
   chunk = std::min({chunk, buf_start_, max_bytes_ - examined});
   uint64_t new_start = buf_start_ - chunk;
-  std::string next(static_cast<size_t>(chunk + keep), '\0');
+  // Not zero-filled first: every byte is read or copied in below.
+  std::string next;
+  next.resize_and_overwrite(static_cast<size_t>(chunk + keep), [](char*, size_t n) { return n; });
   size_t got = 0;
   while (got < chunk) {
     ssize_t r = ::pread(fd_, next.data() + got, static_cast<size_t>(chunk) - got,
