@@ -62,11 +62,11 @@ int main(int argc, char** argv) {
   fs::create_directories(archive);
   // The folders as ctx-search resolves them, for a state folder given outright.
   auto locations = [&](const fs::path& state_dir) {
-    return ctxkit::Locations::resolve(ctxkit::util::Env({{"HOME", dir.string()}}),
-                                      state_dir.string());
+    return ctxkit::core::Locations::resolve(ctxkit::util::Env({{"HOME", dir.string()}}),
+                                            state_dir.string());
   };
-  const ctxkit::Locations loc = locations(state);
-  auto remove_index = [](const ctxkit::Locations& where) {
+  const ctxkit::core::Locations loc = locations(state);
+  auto remove_index = [](const ctxkit::core::Locations& where) {
     for (int shard = 0; shard < ctxkit::kIndexShards; ++shard)
       for (const char* end : {"", "-wal", "-shm"}) fs::remove(where.index_db(shard).string() + end);
   };
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
   fs::create_directories(small_state / "archive/-bench");
   fs::path small_file = small_state / "archive/-bench/session-small.jsonl";
   auto sg = ctxkit::bench::generate_transcript(small_file, 10ull << 20, 60, 7);
-  const ctxkit::Locations small_loc = locations(small_state);
+  const ctxkit::core::Locations small_loc = locations(small_state);
   remove_index(small_loc);
   auto small_index = ctxkit::open_index(small_loc, nullptr);
   (void)ctxkit::index_pending(*small_index, small_loc, {});

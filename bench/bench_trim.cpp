@@ -76,7 +76,7 @@ Run run(const std::vector<std::string>& argv, const std::map<std::string, std::s
 }
 
 // Waits until no indexer holds the archive's lock.
-void wait_for_indexer(const ctxkit::Locations& loc) {
+void wait_for_indexer(const ctxkit::core::Locations& loc) {
   int fd = ::open(loc.index_lock().c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   ::flock(fd, LOCK_EX);
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     std::map<std::string, std::string> env = {{"HOME", home.string()},
                                               {"PATH", "/usr/bin:/bin"},
                                               {"XDG_STATE_HOME", (home / "state").string()}};
-    const auto loc = ctxkit::Locations::resolve(
+    const auto loc = ctxkit::core::Locations::resolve(
         ctxkit::util::Env({env.begin(), env.end()}));  // what ctx-trim uses
     const std::string word = info.rare_tokens.empty() ? "function" : info.rare_tokens.back();
     std::vector<double> wc, scan, dd, full, index, found;

@@ -251,7 +251,7 @@ int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto rc = cli.parse(args, ctx)) return *rc;
   // The user's own configuration (and the environment): a project's .work.toml can exclude more
   // projects, never fewer, so the server starts where it is started (the session's project).
-  const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
+  const core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
   ArchiveRecall recall(cfg.locations(ctx.env), cfg.archive);
 
   mcp::ToolRegistry tools;

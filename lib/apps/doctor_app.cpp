@@ -63,8 +63,8 @@ const char* status_word(Status s) {
 // Everything the checks share.
 struct Doctor {
   AppContext& ctx;
-  Config cfg;
-  Locations loc;
+  core::Config cfg;
+  core::Locations loc;
   std::string home;
   fs::path settings_path, claude_json_path;
   fs::path bin_dir;  // where this program (and so the install it belongs to) is
@@ -526,7 +526,7 @@ void check_last_runs(Doctor& d, bool status_line_ours) {
                         {"ctx-status", "on every status-line redraw", status_line_ours},
                         {"ctx-gate", "after /clear or /compact in a workflow", false}};
   for (const auto& h : hooks) {
-    auto last = hook_last_run_ms(d.loc, h.program);
+    auto last = core::hook_last_run_ms(d.loc, h.program);
     if (last) {
       d.add("last run", Status::Ok, fmt::format("{}: {}", h.program, ago(*last)));
     } else if (h.never_is_odd) {
@@ -662,7 +662,7 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
 
-  Doctor d{ctx, load_config(ctx.env, {project_start_dir(ctx.env, "")}),
+  Doctor d{ctx, core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")}),
            {},  {},
            {},  {},
            {},  std::chrono::milliseconds(timeout_ms),

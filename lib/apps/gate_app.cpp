@@ -78,8 +78,9 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
   }
   // Loaded once, for both modes.
-  const Config cfg = load_config(
-      ctx.env, {project_start_dir(ctx.env, hook ? payload->cwd : fs::absolute(worktree).string())});
+  const core::Config cfg = core::load_config(
+      ctx.env,
+      {core::project_start_dir(ctx.env, hook ? payload->cwd : fs::absolute(worktree).string())});
 
   if (hook) {
     record_hook_run(cfg.locations(ctx.env), kTool);
@@ -140,7 +141,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
 
   const fs::path wt = fs::absolute(worktree);
   const auto error = cli.error(ctx);
-  const Locations loc = cfg.locations(ctx.env);
+  const core::Locations loc = cfg.locations(ctx.env);
   if (session.empty()) session = ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
   workflow::ServiceOptions o;
   o.worktree = wt;

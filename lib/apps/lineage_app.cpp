@@ -33,7 +33,7 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
   }
   if (session.find('/') != std::string::npos || session.ends_with(".jsonl"))
     session = fs::path(session).stem().string();
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
   std::string note;
   auto store = open_state(cfg.locations(ctx.env), cfg, note);
   if (!store) return error(note);

@@ -49,9 +49,9 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
     return exit_code(ExitCode::ok);
   }
 
-  const auto project = project_start_dir(ctx.env, payload->cwd);
-  Config cfg = load_config(ctx.env, {project});
-  const Locations loc = cfg.locations(ctx.env);
+  const auto project = core::project_start_dir(ctx.env, payload->cwd);
+  core::Config cfg = core::load_config(ctx.env, {project});
+  const core::Locations loc = cfg.locations(ctx.env);
   record_hook_run(loc, kTool);
   if (!cfg.errors.empty())
     note.add("config error: " + cfg.errors.front());
@@ -132,7 +132,7 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
       if (quick.store) {
         // Decide again under the write lock: another hook of the same session may have won.
         auto r = store->update_reminder(payload->session_id, payload->agent_id,
-                                        [&](const std::optional<ReminderState>& current) {
+                                        [&](const std::optional<core::ReminderState>& current) {
                                           ReminderDecision d =
                                               decide_reminder(current, tier, now, interval);
                                           fire = d.fire;

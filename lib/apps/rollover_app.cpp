@@ -20,7 +20,7 @@ constexpr const char* kTool = "ctx-rollover";
 
 // Runs the supervisor, telling the user what it does on stderr; the exit code is the last
 // client's (1 when the first cannot start).
-int supervise(const std::vector<std::string>& command, const Config& cfg, AppContext& ctx) {
+int supervise(const std::vector<std::string>& command, const core::Config& cfg, AppContext& ctx) {
   using Kind = SupervisorEvent::Kind;
   auto report = [&ctx](const SupervisorEvent& e) {
     switch (e.kind) {
@@ -96,7 +96,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   cli.add_show_config();
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
   if (supervise_mode) {
     if (command.empty()) {
       return cli.error(ctx)(

@@ -67,8 +67,8 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
       since = util::format_iso8601_ms(*ms);  // the index holds the client's UTC form
     }
   }
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
-  const Locations loc = cfg.locations(ctx.env);
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
+  const core::Locations loc = cfg.locations(ctx.env);
   std::error_code ec;
   if (!fs::exists(loc.index_db(), ec) && !fs::exists(loc.archive_dir(), ec)) {
     if (!show.empty()) return error("nothing is archived yet");

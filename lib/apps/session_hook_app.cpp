@@ -35,8 +35,8 @@ namespace {
 constexpr const char* kTool = "ctx-session-hook";
 
 // The live session's new lines archived and indexed (what the Stop and PreCompact hooks start).
-void archive_live(const fs::path& transcript, const Locations& loc,
-                  const ArchiveConfig& archive_cfg) {
+void archive_live(const fs::path& transcript, const core::Locations& loc,
+                  const core::ArchiveConfig& archive_cfg) {
   auto r = archive_session(transcript, loc, archive_cfg, /*queue_once=*/true);
   if (r && !r->indexed && !r->project_excluded && !r->queued_behind)
     run_indexer(loc, archive_cfg, /*queue_once=*/true);
@@ -50,7 +50,7 @@ void archive_live(const fs::path& transcript, const Locations& loc,
 // Whether an archiver of this session already waits for the one at work (it holds the session's
 // queue lock): it reads the transcript's size once it starts, so it archives this turn too, and
 // another would only find the queue taken and leave.
-bool archiver_queued(const fs::path& transcript, const Locations& loc) {
+bool archiver_queued(const fs::path& transcript, const core::Locations& loc) {
   const auto where = archive_location(loc, transcript.parent_path().filename().string(),
                                       transcript.stem().string());
   const fs::path queue =
@@ -103,8 +103,8 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto rc = cli.parse(args, ctx)) return *rc;
   auto payload = read_hook_payload(ctx, kTool);
   if (!payload) return exit_code(fail_open_code(kTool));
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
-  const Locations loc = cfg.locations(ctx.env);
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, payload->cwd)});
+  const core::Locations loc = cfg.locations(ctx.env);
   record_hook_run(loc, kTool);
   const std::string& ev = payload->hook_event_name;
   const fs::path transcript(payload->transcript_path);
@@ -151,7 +151,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     // already waits for the one at work.
     std::error_code ec;
     if (!payload->transcript_path.empty() && fs::is_regular_file(transcript, ec)) {
-      const ArchiveConfig archive_cfg = cfg.archive;
+      const core::ArchiveConfig archive_cfg = cfg.archive;
       auto work = [transcript, loc, archive_cfg] { archive_live(transcript, loc, archive_cfg); };
       if (foreground)
         work();
@@ -163,7 +163,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     if (!fs::exists(transcript, ec)) {
       note = fmt::format("nothing to archive: {} does not exist", transcript.string());
     } else {
-      const ArchiveConfig archive_cfg = cfg.archive;
+      const core::ArchiveConfig archive_cfg = cfg.archive;
       const util::Env env = ctx.env;
       auto work = [transcript, loc, archive_cfg, env] {
         auto r = archive_session(transcript, loc, archive_cfg);

@@ -162,9 +162,9 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto ws = j.find("workspace");
       ws != j.end() && ws->is_object() && !str_at(*ws, "project_dir").empty())
     project = str_at(*ws, "project_dir");
-  const auto start_dir = project_start_dir(ctx.env, project);
-  Config cfg = load_config(ctx.env, {start_dir});
-  const Locations loc = cfg.locations(ctx.env);
+  const auto start_dir = core::project_start_dir(ctx.env, project);
+  core::Config cfg = core::load_config(ctx.env, {start_dir});
+  const core::Locations loc = cfg.locations(ctx.env);
   record_hook_run(loc, kTool);
 
   // The user's own status line runs while ours is worked out.
@@ -228,24 +228,24 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   ContextFigure f = make_figure(cfg.context, hints, *tokens);
   Tier tier = tier_for(f.percent, cfg.context);
   if (!cfg.status.format.empty()) {
-    if (auto pieces = parse_status_format(cfg.status.format)) {
-      StatusValues v;
-      v[static_cast<size_t>(StatusField::Percent)] = fmt::format("{}", f.percent);
-      v[static_cast<size_t>(StatusField::Tokens)] = short_tokens(f.tokens);
-      v[static_cast<size_t>(StatusField::Usable)] = short_tokens(f.usable);
-      v[static_cast<size_t>(StatusField::Window)] = short_tokens(f.window);
-      v[static_cast<size_t>(StatusField::Tier)] = tier_name(tier);
+    if (auto pieces = core::parse_status_format(cfg.status.format)) {
+      core::StatusValues v;
+      v[static_cast<size_t>(core::StatusField::Percent)] = fmt::format("{}", f.percent);
+      v[static_cast<size_t>(core::StatusField::Tokens)] = short_tokens(f.tokens);
+      v[static_cast<size_t>(core::StatusField::Usable)] = short_tokens(f.usable);
+      v[static_cast<size_t>(core::StatusField::Window)] = short_tokens(f.window);
+      v[static_cast<size_t>(core::StatusField::Tier)] = tier_name(tier);
       std::string model;
       if (auto m = j.find("model"); m != j.end() && m->is_object())
         model = str_at(*m, "display_name");
-      v[static_cast<size_t>(StatusField::Model)] = model.empty() ? hints.model : model;
-      v[static_cast<size_t>(StatusField::Cost)] = cost_of(j);
-      std::string line = render_status_format(*pieces, v);
+      v[static_cast<size_t>(core::StatusField::Model)] = model.empty() ? hints.model : model;
+      v[static_cast<size_t>(core::StatusField::Cost)] = cost_of(j);
+      std::string line = core::render_status_format(*pieces, v);
       return finish(no_colour ? line : fmt::format("{}{}\x1b[0m", colour_of(tier), line));
     }
   }
   std::string figure =
-      f.basis == Basis::Usable && f.usable < f.window
+      f.basis == core::Basis::Usable && f.usable < f.window
           ? fmt::format("{} of {} usable · {} window", short_tokens(f.tokens),
                         short_tokens(f.usable), short_tokens(f.window))
           : fmt::format("{} of {} window", short_tokens(f.tokens), short_tokens(f.window));

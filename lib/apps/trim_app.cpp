@@ -66,7 +66,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto rc = cli.parse(args, ctx)) return *rc;
   const auto error = cli.error(ctx);
 
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
   SessionTrimRequest request;
   request.session = session;
   request.threshold = threshold;

@@ -15,7 +15,7 @@
 namespace ctxkit {
 namespace fs = std::filesystem;
 
-ArchiveLocation archive_location(const Locations& loc, const std::string& project,
+ArchiveLocation archive_location(const core::Locations& loc, const std::string& project,
                                  const std::string& id) {
   fs::path dir = loc.archive_dir() / project;
   return {dir / (id + ".jsonl"), dir / id};

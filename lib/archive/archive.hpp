@@ -15,7 +15,7 @@ struct ArchiveLocation {
   std::filesystem::path side_dir;
 };
 
-ArchiveLocation archive_location(const Locations& loc, const std::string& project,
+ArchiveLocation archive_location(const core::Locations& loc, const std::string& project,
                                  const std::string& session_id);
 
 // Whether the archived copy must be (re)written for a source of `source_bytes`: it is missing or

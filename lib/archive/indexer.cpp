@@ -24,7 +24,7 @@
 namespace ctxkit {
 namespace fs = std::filesystem;
 
-bool project_is_excluded(const std::string& project, const ArchiveConfig& config) {
+bool project_is_excluded(const std::string& project, const core::ArchiveConfig& config) {
   return config.excludes(project);
 }
 
@@ -62,7 +62,7 @@ int open_archived(const fs::path& p) {
   return ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 
-void log_line(const Locations& loc, const std::string& what) {
+void log_line(const core::Locations& loc, const std::string& what) {
   int fd = ::open(loc.archive_log().c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
                   0600);
   if (fd < 0) return;
@@ -173,7 +173,7 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript,
   return report;
 }
 
-Result<std::optional<IndexLock>> IndexLock::acquire(const Locations& loc, bool wait) {
+Result<std::optional<IndexLock>> IndexLock::acquire(const core::Locations& loc, bool wait) {
   // The archive folder is not created here: an indexer whose archive is gone has nothing to do.
   auto lock = util::FileLock::acquire(loc.index_lock(), wait);
   if (!lock) return std::unexpected(lock.error());
@@ -218,7 +218,7 @@ Result<SearchIndex> open_shard(const fs::path& db, std::string* note) {
 }
 }  // namespace
 
-Result<ArchiveIndex> open_index(const Locations& loc, std::string* note) {
+Result<ArchiveIndex> open_index(const core::Locations& loc, std::string* note) {
   std::vector<SearchIndex> shards;
   for (int i = 0; i < kIndexShards; ++i) {
     auto shard = open_shard(loc.index_db(i), note);
@@ -228,7 +228,7 @@ Result<ArchiveIndex> open_index(const Locations& loc, std::string* note) {
   return ArchiveIndex(std::move(shards));
 }
 
-Result<ArchiveIndex> open_index_read_only(const Locations& loc) {
+Result<ArchiveIndex> open_index_read_only(const core::Locations& loc) {
   std::vector<SearchIndex> shards;
   for (int i = 0; i < kIndexShards; ++i) {
     auto shard = SearchIndex::open_read_only(loc.index_db(i));
@@ -352,7 +352,8 @@ struct Archived {
   uint64_t size = 0;
 };
 
-std::vector<Archived> archived_transcripts(const Locations& loc, const ArchiveConfig& config) {
+std::vector<Archived> archived_transcripts(const core::Locations& loc,
+                                           const core::ArchiveConfig& config) {
   std::vector<Archived> out;
   std::error_code ec;
   for (const auto& proj : fs::directory_iterator(loc.archive_dir(), ec)) {
@@ -392,8 +393,8 @@ bool indexed_everywhere(const ArchiveIndex::File& f, uint64_t size) {
 }
 }  // namespace
 
-Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc,
-                                     const ArchiveConfig& config) {
+Result<IndexProgress> index_progress(ArchiveIndex& index, const core::Locations& loc,
+                                     const core::ArchiveConfig& config) {
   auto known = index.files();
   if (!known) return std::unexpected(known.error());
   IndexProgress p;
@@ -412,8 +413,8 @@ Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc,
   return p;
 }
 
-Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc,
-                                 const ArchiveConfig& config, uint64_t batch_bytes) {
+Result<PendingRun> index_pending(ArchiveIndex& index, const core::Locations& loc,
+                                 const core::ArchiveConfig& config, uint64_t batch_bytes) {
   auto known = index.files();
   if (!known) return std::unexpected(known.error());
   std::vector<Archived> pending;
@@ -454,7 +455,7 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc,
   return run;
 }
 
-void run_indexer(const Locations& loc, const ArchiveConfig& config, bool queue_once) {
+void run_indexer(const core::Locations& loc, const core::ArchiveConfig& config, bool queue_once) {
   std::optional<util::FileLock> queued;
   if (queue_once) {
     auto q = util::FileLock::acquire(loc.archive_dir() / ".index.queue.lock", false);

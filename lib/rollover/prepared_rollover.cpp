@@ -20,12 +20,12 @@
 namespace ctxkit {
 namespace fs = std::filesystem;
 
-Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const Config& cfg,
+Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const core::Config& cfg,
                                           const util::Env& env) {
   // Everything that can fail is checked before anything is archived or recorded.
   auto summary = read_summary(request.summary_file);
   if (!summary) return std::unexpected(summary.error());
-  const Locations loc = cfg.locations(env);
+  const core::Locations loc = cfg.locations(env);
   auto transcript = locate_session(request.session, env, loc);
   if (!transcript) return std::unexpected(transcript.error());
   const fs::path path = *transcript;
@@ -56,7 +56,7 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
   const std::string project = path.parent_path().filename().string();
   r.context_percent = transcript_percent(
       path, cfg.context,
-      read_compaction_settings(env, client_settings_files(env, project_start_dir(env, ""))));
+      read_compaction_settings(env, client_settings_files(env, core::project_start_dir(env, ""))));
   // The session's working directory (decoded from the transcript), for the new session and the
   // printed command. Outside Claude Code the new session starts where the caller is.
   r.cwd = head->cwd;

@@ -95,7 +95,7 @@ std::string report_rules(bool workflow) {
 // The workflow as the runner's source of work: the same service and gate as the MCP server.
 class WorkflowDriver {
  public:
-  WorkflowDriver(const RunOptions& o, const util::Env& env, const Locations& loc,
+  WorkflowDriver(const RunOptions& o, const util::Env& env, const core::Locations& loc,
                  std::vector<workflow::TaskSpec> loop_tasks)
       : opts_(o),
         loc_(loc),
@@ -106,11 +106,11 @@ class WorkflowDriver {
   // action (on advance): the runner's current session, set by advance().
   struct GateSession {
     std::string id;
-    ContextConfig context;
+    core::ContextConfig context;
   };
 
   static workflow::ServiceOptions make_options(const RunOptions& o, const util::Env& env,
-                                               const Locations& loc,
+                                               const core::Locations& loc,
                                                std::shared_ptr<const GateSession> session) {
     workflow::ServiceOptions s;
     s.worktree = o.project;
@@ -139,7 +139,7 @@ class WorkflowDriver {
   // Advances the workflow past the current step; `session` (the runner's, or empty) is the one
   // whose figure decides a context_min_percent gate of the next step.
   Result<void> advance(const std::string& output, const std::string& session,
-                       const ContextConfig& context) {
+                       const core::ContextConfig& context) {
     figure_->id = session;
     figure_->context = context;
     auto r = service_.advance(output);
@@ -149,7 +149,7 @@ class WorkflowDriver {
     return {};
   }
 
-  Result<Position> position(const std::string& session, const util::Env&, const Config& cfg) {
+  Result<Position> position(const std::string& session, const util::Env&, const core::Config& cfg) {
     auto m = load();
     if (!m) return std::unexpected(m.error());
     Position p;
@@ -231,7 +231,7 @@ class WorkflowDriver {
   }
 
   const RunOptions& opts_;
-  const Locations& loc_;
+  const core::Locations& loc_;
   std::vector<workflow::TaskSpec> loop_tasks_;
   std::shared_ptr<GateSession> figure_ =
       std::make_shared<GateSession>();  // before service_: its options hold it
@@ -1038,7 +1038,7 @@ class Runner {
         return finish("failed", RunEnd::Failed, r.error().message);
     }
     last_task_key_ = record_.state.session ? record_.state.session->task_key : "";
-    cfg_ = load_config(w_.env, {opts_.project});
+    cfg_ = core::load_config(w_.env, {opts_.project});
     compaction_ = read_compaction_settings(w_.env, client_settings_files(w_.env, opts_.project));
     for (size_t i = 0; i + 1 < opts_.claude_args.size(); ++i)
       if (opts_.claude_args[i] == "--model") model_ = opts_.claude_args[i + 1];
@@ -1547,7 +1547,7 @@ class Runner {
   bool session_anchor_loaded_ = false;
   size_t task_number_ = 0;
   std::optional<Position> pending_position_;
-  Config cfg_;                     // the configuration the loop reads (context window, gates)
+  core::Config cfg_;               // the configuration the loop reads (context window, gates)
   std::string last_task_key_;      // the task of the last recorded call
   int64_t last_iteration_ms_ = 0;  // when the last iteration was recorded
   GitPrefetch git_;                // git's answers, asked while the last client call was exiting

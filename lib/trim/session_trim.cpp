@@ -49,7 +49,8 @@ Result<bool> file_contains(const fs::path& p, const std::string& needle) {
 }
 
 // Records the trimmed copy as derived from the original; a failure is returned as a note.
-std::string record_lineage(const SessionTrim& t, const Locations& loc, const Config& cfg) {
+std::string record_lineage(const SessionTrim& t, const core::Locations& loc,
+                           const core::Config& cfg) {
   std::string note;
   std::optional<StateStore> store = open_state(loc, cfg, note);
   if (!store) return note;
@@ -77,9 +78,9 @@ std::string resume_command(const std::string& cwd, const std::string& session_id
              : fmt::format("cd {} && claude --resume {}", util::shell_quote(cwd), session_id);
 }
 
-Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const Config& cfg,
+Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const core::Config& cfg,
                                     const util::Env& env) {
-  const Locations loc = cfg.locations(env);
+  const core::Locations loc = cfg.locations(env);
   auto transcript = locate_session(request.session, env, loc);
   if (!transcript) return std::unexpected(transcript.error());
 
@@ -134,7 +135,8 @@ Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const Con
 
   if (auto p = transcript_percent(
           t.transcript, cfg.context,
-          read_compaction_settings(env, client_settings_files(env, project_start_dir(env, "")))))
+          read_compaction_settings(env,
+                                   client_settings_files(env, core::project_start_dir(env, "")))))
     t.context_percent = *p;
   if (t.outcome.written) t.warning = record_lineage(t, loc, cfg);
 
@@ -142,7 +144,7 @@ Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const Con
   // for any other one) indexes what is pending in the archive. If it is killed, the next indexer,
   // or ctx-search before it answers, finishes the work.
   if (!t.dry_run && !project_is_excluded(t.project, cfg.archive)) {
-    const ArchiveConfig archive_cfg = cfg.archive;
+    const core::ArchiveConfig archive_cfg = cfg.archive;
     auto index = [loc, archive_cfg] { run_indexer(loc, archive_cfg); };
     if (request.in_background)
       request.in_background(index);

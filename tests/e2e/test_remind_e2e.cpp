@@ -307,7 +307,7 @@ TEST(Remind, LockedStateDatabaseStaysQuietAndFailsOpen) {
   // Hold the write lock while the hook runs.
   auto held = store->update_reminder("other", "", [&](const auto&) {
     r = run_tool("ctx-remind", {}, payload(t, "toolu_1"), env);
-    return std::optional<ReminderState>();
+    return std::optional<core::ReminderState>();
   });
   ASSERT_TRUE(held);
   EXPECT_EQ(r.exit_code, 0);

@@ -178,7 +178,7 @@ TEST(CompactionPoint, AWindowLargerThanTheModelsIsTheModels) {
 }
 
 TEST(CompactionPoint, TheFigureUsesThePointAndAReservedOverride) {
-  ContextConfig cfg;
+  core::ContextConfig cfg;
   WindowHints hints;
   // No window configured: the client compacts when the API refuses, so usable is the window.
   auto f = make_figure(cfg, hints, 100000);
@@ -202,7 +202,7 @@ TEST(CompactionPoint, TheFigureUsesThePointAndAReservedOverride) {
 }
 
 TEST(CompactionPoint, TheClientsOwnWindowWins) {
-  ContextConfig cfg;
+  core::ContextConfig cfg;
   WindowHints hints;
   hints.status_line_window = 1000000;
   EXPECT_EQ(window_size(cfg, hints, 10000), 1000000);

@@ -20,7 +20,7 @@ constexpr const char* kParent = "11111111-1111-4111-8111-111111111111";
 struct Fixture {
   test::TempDir tmp;
   util::Env env = tmp.env();
-  Config cfg;
+  core::Config cfg;
   fs::path transcript, summary, project;
   RolloverRequest request;
 

@@ -11,8 +11,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // The temp dir itself as the state folder.
-Locations state_in(const test::TempDir& tmp) {
-  return Locations::resolve(tmp.env(), tmp.path().string());
+core::Locations state_in(const test::TempDir& tmp) {
+  return core::Locations::resolve(tmp.env(), tmp.path().string());
 }
 
 TEST(Supervisor, RecordedSupervisorIsVerifiedByPidTokenAndStartTime) {
@@ -72,7 +72,7 @@ TEST(Supervisor, ProcessStartTimeNamesOneProcess) {
 
 TEST(Supervisor, ReturnsTheClientsStatusAndReportsWithoutPrinting) {
   test::TempDir tmp;
-  Config cfg;
+  core::Config cfg;
   cfg.state.dir = (tmp / "state").string();
   std::vector<SupervisorEvent> events;
   const SupervisorResult r = run_supervisor({"sh", "-c", "exit 7"}, cfg, tmp.env(),
@@ -88,7 +88,7 @@ TEST(Supervisor, ReturnsTheClientsStatusAndReportsWithoutPrinting) {
 
 TEST(Supervisor, AClientThatCannotStartIsAResultNotALine) {
   test::TempDir tmp;
-  Config cfg;
+  core::Config cfg;
   cfg.state.dir = (tmp / "state").string();
   util::Env env = tmp.env();
   env.set("PATH", (tmp / "empty-bin").string());
@@ -103,7 +103,7 @@ TEST(Supervisor, AClientThatCannotStartIsAResultNotALine) {
 
 TEST(Supervisor, AnUnwritableRecordIsReportedAndTheClientStillRuns) {
   test::TempDir tmp;
-  Config cfg;
+  core::Config cfg;
   const fs::path file = tmp.write("not-a-folder", "x");
   cfg.state.dir = (file / "state").string();
   std::vector<SupervisorEvent> events;

@@ -41,7 +41,7 @@ TEST(StateStore, ReminderReadDecideWrite) {
   EXPECT_FALSE(s->reminder("S", "").value().has_value());
   auto r = s->update_reminder("S", "", [](const auto& cur) {
     EXPECT_FALSE(cur);
-    return std::optional<ReminderState>(ReminderState{2, 42});
+    return std::optional<core::ReminderState>(core::ReminderState{2, 42});
   });
   ASSERT_TRUE(r);
   auto back = s->reminder("S", "");
@@ -113,7 +113,7 @@ TEST(StateStore, ManyProcessesCreatingAFreshDatabaseAtOnce) {
       auto s = StateStore::open(db, 5000);
       if (!s) ::_exit(1);
       auto r = s->update_reminder("S", std::to_string(i), [](const auto&) {
-        return std::optional<ReminderState>(ReminderState{1, 1});
+        return std::optional<core::ReminderState>(core::ReminderState{1, 1});
       });
       ::_exit(r ? 0 : 2);
     }
@@ -218,7 +218,7 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
     auto s = StateStore::open(db, 1000);
     ASSERT_TRUE(s);
     ASSERT_TRUE(s->update_reminder("S", "", [](const auto&) {
-      return std::optional<ReminderState>(ReminderState{2, 5});
+      return std::optional<core::ReminderState>(core::ReminderState{2, 5});
     }));
   }
   {

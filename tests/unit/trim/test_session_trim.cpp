@@ -26,7 +26,7 @@ std::string session_lines(int results) {
 struct Fixture {
   test::TempDir tmp;
   util::Env env = tmp.env();
-  Config cfg;
+  core::Config cfg;
   fs::path transcript;
   int background_calls = 0;
   SessionTrimRequest request;
@@ -61,7 +61,7 @@ TEST(SessionTrim, WritesTheCopyArchivesTheOriginalAndRecordsTheLineage) {
   EXPECT_LT(t->outcome.output_bytes, original.size());
   // The original is untouched; its archived copy is byte for byte the same, under the state folder.
   EXPECT_EQ(test::read_file(f.transcript), original);
-  const Locations loc = f.cfg.locations(f.env);
+  const core::Locations loc = f.cfg.locations(f.env);
   EXPECT_EQ(t->archive.transcript,
             loc.archive_dir() / "-work-app" / (std::string(kParent) + ".jsonl"));
   EXPECT_EQ(test::read_file(t->archive.transcript), original);
