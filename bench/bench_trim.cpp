@@ -189,11 +189,11 @@ int main(int argc, char** argv) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - returned).count());
       wait_for_indexer(loc);
       // Indexing alone: the archived copy into a new index.
-      for (int shard = 0; shard < ctxkit::kIndexShards; ++shard)
+      for (int shard = 0; shard < ctxkit::archive::kIndexShards; ++shard)
         for (const char* end : {"", "-wal", "-shm"}) fs::remove(loc.index_db(shard).string() + end);
       auto t0 = std::chrono::steady_clock::now();
-      auto idx = ctxkit::open_index(loc, nullptr);
-      if (!idx || !ctxkit::index_pending(*idx, loc, {})) {
+      auto idx = ctxkit::archive::open_index(loc, nullptr);
+      if (!idx || !ctxkit::archive::index_pending(*idx, loc, {})) {
         fmt::print(stderr, "indexing failed\n");
         return 1;
       }

@@ -70,7 +70,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
 
-  std::optional<HookPayload> payload;
+  std::optional<claude::HookPayload> payload;
   if (hook) {
     payload = read_hook_payload(ctx, kTool);
     if (!payload) return exit_code(fail_open_code(kTool));  // the note is printed
@@ -146,7 +146,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   workflow::ServiceOptions o;
   o.worktree = wt;
   o.env = ctx.env;
-  o.context_percent = [&] { return session_percent(session, ctx.env, loc, cfg.context); };
+  o.context_percent = [&] { return context::session_percent(session, ctx.env, loc, cfg.context); };
   o.on_event = workflow_event_sink(cfg, ctx.env, wt, ctx.err, kTool);
   workflow::WorkflowService service(std::move(o));
   auto taken = service.take_gate(kTool);

@@ -37,9 +37,9 @@ constexpr const char* kTool = "ctx-session-hook";
 // The live session's new lines archived and indexed (what the Stop and PreCompact hooks start).
 void archive_live(const fs::path& transcript, const core::Locations& loc,
                   const core::ArchiveConfig& archive_cfg) {
-  auto r = archive_session(transcript, loc, archive_cfg, /*queue_once=*/true);
+  auto r = archive::archive_session(transcript, loc, archive_cfg, /*queue_once=*/true);
   if (r && !r->indexed && !r->project_excluded && !r->queued_behind)
-    run_indexer(loc, archive_cfg, /*queue_once=*/true);
+    archive::run_indexer(loc, archive_cfg, /*queue_once=*/true);
   if (!r && util::make_private_dirs(loc.state_dir))
     (void)util::append_private_line(
         loc.archive_log(),
@@ -51,8 +51,8 @@ void archive_live(const fs::path& transcript, const core::Locations& loc,
 // queue lock): it reads the transcript's size once it starts, so it archives this turn too, and
 // another would only find the queue taken and leave.
 bool archiver_queued(const fs::path& transcript, const core::Locations& loc) {
-  const auto where = archive_location(loc, transcript.parent_path().filename().string(),
-                                      transcript.stem().string());
+  const auto where = archive::archive_location(loc, transcript.parent_path().filename().string(),
+                                               transcript.stem().string());
   const fs::path queue =
       where.transcript.parent_path() / ("." + transcript.stem().string() + ".queue");
   int fd = ::open(queue.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -123,7 +123,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     }
     // After a compaction: one line telling the model that what it lost is searchable, and how.
     if (payload->source == "compact" && !payload->session_id.empty())
-      ctx.out << session_start_response(searchable_after_compaction(
+      ctx.out << claude::session_start_response(searchable_after_compaction(
                      archive_search_tool(ctx.env, payload->cwd), payload->session_id))
               << '\n';
   } else if (ev == "Stop" || ev == "PreCompact") {
@@ -166,9 +166,9 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       const core::ArchiveConfig archive_cfg = cfg.archive;
       const util::Env env = ctx.env;
       auto work = [transcript, loc, archive_cfg, env] {
-        auto r = archive_session(transcript, loc, archive_cfg);
+        auto r = archive::archive_session(transcript, loc, archive_cfg);
         // Another indexer was at work: wait for it, then finish what it left (this session).
-        if (r && !r->indexed && !r->project_excluded) run_indexer(loc, archive_cfg);
+        if (r && !r->indexed && !r->project_excluded) archive::run_indexer(loc, archive_cfg);
         if (!r) {
           // Detached: leave the reason where the user can find it (private folder, no links).
           if (util::make_private_dirs(loc.state_dir)) {

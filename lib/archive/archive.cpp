@@ -12,7 +12,7 @@
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace fs = std::filesystem;
 
 ArchiveLocation archive_location(const core::Locations& loc, const std::string& project,
@@ -92,4 +92,4 @@ size_t remove_stale_temporaries(const fs::path& dir, int64_t min_age_s) {
   return removed;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

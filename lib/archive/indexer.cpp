@@ -21,7 +21,7 @@
 #include "util/line_reader.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace fs = std::filesystem;
 
 bool project_is_excluded(const std::string& project, const core::ArchiveConfig& config) {
@@ -78,7 +78,7 @@ std::optional<std::string> message_text_at(const fs::path& transcript, int64_t o
   auto line = line_at(fd, offset);
   ::close(fd);
   if (!line) return std::nullopt;
-  return message_text(*line).text;
+  return claude::message_text(*line).text;
 }
 
 Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript,
@@ -118,7 +118,7 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript,
   report.indexed_bytes = from;
   auto reader = util::LineReader::open(transcript, size, 4 << 20, from, line_no + 1);
   if (!reader) return rollback(reader.error());
-  MessageTextExtractor extract;
+  claude::MessageTextExtractor extract;
   uint64_t batch = 0;
   while (true) {
     auto next = reader->next();
@@ -148,7 +148,8 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript,
       return report;
     }
     line_no = l.number;
-    MessageText m = shard.owns(l.offset) ? extract.extract(l.text, l.capacity) : MessageText{};
+    claude::MessageText m =
+        shard.owns(l.offset) ? extract.extract(l.text, l.capacity) : claude::MessageText{};
     if (!m.text.empty()) {
       if (auto r =
               index.add(file->id, {static_cast<int64_t>(l.number), static_cast<int64_t>(l.offset),
@@ -485,7 +486,7 @@ void run_indexer(const core::Locations& loc, const core::ArchiveConfig& config, 
 }
 
 void fill_snippets(SearchResult& result, const std::string& words) {
-  MessageTextExtractor extract;
+  claude::MessageTextExtractor extract;
   for (auto& h : result.hits) {
     int fd = open_archived(h.path);
     if (fd < 0) continue;
@@ -496,4 +497,4 @@ void fill_snippets(SearchResult& result, const std::string& words) {
   }
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

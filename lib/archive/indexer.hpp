@@ -12,7 +12,7 @@
 #include "util/error.hpp"
 #include "util/file_lock.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 
 // What indexing one archived transcript did.
 struct IndexReport {
@@ -137,4 +137,4 @@ void fill_snippets(SearchResult& result, const std::string& words);
 // The message text of the line at `offset` in an archived transcript.
 std::optional<std::string> message_text_at(const std::filesystem::path& transcript, int64_t offset);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

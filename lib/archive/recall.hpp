@@ -14,7 +14,7 @@
 #include "store/search_index.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 
 // A hit as the archive's tools answer it: where it is (cited SESSION:LINE, or
 // SESSION/agent-<id>:LINE for a subagent's transcript) and how to resume its session.
@@ -83,4 +83,4 @@ class ArchiveRecall {
   std::string pending_note_;
 };
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -15,7 +15,7 @@
 #include "util/fs.hpp"
 #include "util/line_reader.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace fs = std::filesystem;
 
 namespace {
@@ -150,4 +150,4 @@ Result<ArchiveOutcome> archive_session(const fs::path& transcript, const core::L
   return out;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -11,7 +11,7 @@
 #include "util/error.hpp"
 #include "util/file_lock.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 
 // What archiving a session did.
 struct ArchiveOutcome {
@@ -42,4 +42,4 @@ Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript,
 // the lock file cannot be made.
 Result<util::FileLock> lock_session_archive(const ArchiveLocation& where);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace fs = std::filesystem;
 
 std::string project_folder_name(std::string_view cwd) {
@@ -64,4 +64,4 @@ Result<fs::path> locate_session(const std::string& what_in, const util::Env& env
   return best;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

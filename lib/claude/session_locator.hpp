@@ -8,7 +8,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // The folder name Claude Code uses for a working directory: every non-alphanumeric character
 // becomes '-'.
@@ -24,4 +24,4 @@ Result<std::filesystem::path> locate_session(const std::string& what, const util
 // Whether `text` looks like a session id (letters, digits and '-', 8 to 64 characters).
 bool looks_like_session_id(std::string_view text);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -12,7 +12,7 @@
 #include "util/reverse_line_reader.hpp"
 #include "util/saturate.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace fs = std::filesystem;
 
 Result<TailScan> scan_transcript_tail(const fs::path& transcript, const std::string& want,
@@ -28,10 +28,10 @@ Result<TailScan> scan_transcript_tail(const fs::path& transcript, const std::str
     if (!line) return std::unexpected(line.error());
     if (!*line) break;
     std::string_view text = (*line)->text;
-    if (!may_matter_for_meter(text)) continue;
-    auto parsed = parse_transcript_line(text);
+    if (!claude::may_matter_for_meter(text)) continue;
+    auto parsed = claude::parse_transcript_line(text);
     if (!parsed) continue;  // half-written or foreign line
-    const TranscriptLine& t = *parsed;
+    const claude::TranscriptLine& t = *parsed;
     if (t.is_compact_boundary()) {
       if (!scan.reading && t.compact_post_tokens) {
         scan.reading = ContextReading{*t.compact_post_tokens, t.timestamp, "", true};
@@ -122,7 +122,7 @@ std::optional<double> session_percent(const std::string& session, const util::En
                                       const core::Locations& loc,
                                       const core::ContextConfig& config) {
   if (session.empty()) return std::nullopt;
-  auto transcript = locate_session(session, env, loc);
+  auto transcript = claude::locate_session(session, env, loc);
   if (!transcript) return std::nullopt;
   auto p = transcript_percent(*transcript, config,
                               read_compaction_settings(env, client_settings_files(env, {})));
@@ -147,4 +147,4 @@ std::string short_tokens(int64_t n) {
   return fmt::format("{}", n);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::context

@@ -13,7 +13,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 
 // The newest context reading of a transcript.
 struct ContextReading {
@@ -98,4 +98,4 @@ std::optional<double> session_percent(const std::string& session, const util::En
 // "127k", "1.2k", "850", "1M": a short token count for messages.
 std::string short_tokens(int64_t tokens);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::context

@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-namespace ctxkit {
+namespace ctxkit::context {
 
 Tier tier_for(int percent, const core::ContextConfig& c) {
   if (percent >= c.urgent_threshold) return Tier::Urgent;
@@ -77,4 +77,4 @@ std::string reminder_text(Tier tier, const ContextFigure& f, const core::Context
   return head + ".";
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::context

@@ -8,7 +8,7 @@
 #include "core/config.hpp"
 #include "core/reminder_state.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 
 // Reminder tiers, in increasing urgency.
 enum class Tier : int { None = 0, Warn = 1, Recommend = 2, Urgent = 3 };
@@ -34,4 +34,4 @@ ReminderDecision decide_reminder(const std::optional<core::ReminderState>& previ
 std::string reminder_text(Tier tier, const ContextFigure& figure, const core::ContextConfig& config,
                           bool subagent);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::context

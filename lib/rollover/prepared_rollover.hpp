@@ -33,7 +33,7 @@ struct PreparedRollover {
   std::string parent_session_id;
   int64_t number = 2;                  // the new session's number in its line of work
   std::optional<int> context_percent;  // the previous session's context use, when known
-  ArchiveLocation archive;             // where the previous session is archived
+  archive::ArchiveLocation archive;    // where the previous session is archived
   std::filesystem::path prompt_file;   // the continuation prompt (0600)
   std::string cwd;                     // where the new session starts
   std::string bin;                     // the client as configured or given (for the command)

@@ -92,10 +92,10 @@ Result<Relaunch> prepare_relaunch(const PendingRollover& ready,
   Relaunch r;
   if (ready.action == "compact") {
     if (ready.session_id.empty()) return fail("the session to compact is not known");
-    r.compact_argv = headless_compact_argv(command, ready.session_id, ready.focus);
-    r.argv = resume_argv(command, ready.session_id, *prompt);
+    r.compact_argv = claude::headless_compact_argv(command, ready.session_id, ready.focus);
+    r.argv = claude::resume_argv(command, ready.session_id, *prompt);
   } else {
-    r.argv = relaunch_argv(command, ready.new_session_id, *prompt);
+    r.argv = claude::relaunch_argv(command, ready.new_session_id, *prompt);
   }
   std::error_code ec;
   if (!ready.cwd.empty() && fs::is_directory(ready.cwd, ec)) r.cwd = fs::path(ready.cwd);

@@ -246,14 +246,14 @@ TaskRecord task_from(const ojson& j) {
 }
 }  // namespace
 
-ojson usage_json(const TokenUsage& u) {
+ojson usage_json(const claude::TokenUsage& u) {
   return {{"input", u.input},
           {"cache_creation", u.cache_creation},
           {"cache_read", u.cache_read},
           {"output", u.output}};
 }
 
-TokenUsage usage_from_json(const ojson& j) {
+claude::TokenUsage usage_from_json(const ojson& j) {
   if (!j.is_object()) return {};
   auto count = [&](const char* key) { return optional_unsigned(j, key).value_or(0); };
   return {count("input"), count("cache_creation"), count("cache_read"), count("output")};
@@ -335,7 +335,7 @@ RunState run_state_from_json(const ojson& j) {
     s.session_totals.emplace();
     for (auto e = it->begin(); e != it->end(); ++e) {
       if (!e->is_object()) continue;
-      SessionTotals totals;
+      claude::SessionTotals totals;
       if (const auto u = e->find("usage"); u != e->end()) totals.usage = usage_from_json(*u);
       totals.cost_usd = optional_number(*e, "cost_usd").value_or(0);
       (*s.session_totals)[e.key()] = totals;

@@ -76,8 +76,8 @@ nlohmann::ordered_json run_state_json(const RunState& state);
 RunState run_state_from_json(const nlohmann::ordered_json& j);
 
 // A usage object of run.json ({"input", "cache_creation", "cache_read", "output"}).
-nlohmann::ordered_json usage_json(const TokenUsage& u);
+nlohmann::ordered_json usage_json(const claude::TokenUsage& u);
 // run.json lies in the project: a count that is not a non-negative integer counts as 0.
-TokenUsage usage_from_json(const nlohmann::ordered_json& j);
+claude::TokenUsage usage_from_json(const nlohmann::ordered_json& j);
 
 }  // namespace ctxkit::runner

@@ -81,14 +81,14 @@ std::string resume_command(const std::string& cwd, const std::string& session_id
 Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const core::Config& cfg,
                                     const util::Env& env) {
   const core::Locations loc = cfg.locations(env);
-  auto transcript = locate_session(request.session, env, loc);
+  auto transcript = claude::locate_session(request.session, env, loc);
   if (!transcript) return std::unexpected(transcript.error());
 
   SessionTrim t;
   t.transcript = *transcript;
   t.parent_id = t.transcript.stem().string();
   t.project = t.transcript.parent_path().filename().string();
-  t.archive = archive_location(loc, t.project, t.parent_id);
+  t.archive = archive::archive_location(loc, t.project, t.parent_id);
   t.dry_run = request.dry_run;
   t.new_session_id = request.new_session_id.empty() ? util::random_uuid() : request.new_session_id;
   t.threshold = static_cast<size_t>(request.threshold.value_or(cfg.context.trim_threshold_chars));
@@ -126,26 +126,26 @@ Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const cor
   }
   if (!t.dry_run) {
     // Copies a killed trim left behind (the new session's and the archive's).
-    remove_stale_temporaries(t.transcript.parent_path());
-    remove_stale_temporaries(t.archive.transcript.parent_path());
+    archive::remove_stale_temporaries(t.transcript.parent_path());
+    archive::remove_stale_temporaries(t.archive.transcript.parent_path());
   }
   auto outcome = trim_session(req);
   if (!outcome) return std::unexpected(outcome.error());
   t.outcome = std::move(*outcome);
 
-  if (auto p = transcript_percent(
+  if (auto p = context::transcript_percent(
           t.transcript, cfg.context,
-          read_compaction_settings(env,
-                                   client_settings_files(env, core::project_start_dir(env, "")))))
+          context::read_compaction_settings(
+              env, context::client_settings_files(env, core::project_start_dir(env, "")))))
     t.context_percent = *p;
   if (t.outcome.written) t.warning = record_lineage(t, loc, cfg);
 
   // Whatever is archived becomes searchable, after this trim returns: a detached indexer (waiting
   // for any other one) indexes what is pending in the archive. If it is killed, the next indexer,
   // or ctx-search before it answers, finishes the work.
-  if (!t.dry_run && !project_is_excluded(t.project, cfg.archive)) {
+  if (!t.dry_run && !archive::project_is_excluded(t.project, cfg.archive)) {
     const core::ArchiveConfig archive_cfg = cfg.archive;
-    auto index = [loc, archive_cfg] { run_indexer(loc, archive_cfg); };
+    auto index = [loc, archive_cfg] { archive::run_indexer(loc, archive_cfg); };
     if (request.in_background)
       request.in_background(index);
     else

@@ -37,7 +37,7 @@ struct SessionTrim {
   std::string parent_id;             // the original's session id
   std::string project;               // the client's project folder name
   std::string new_session_id;        // the trimmed copy's id (written only when outcome.written)
-  ArchiveLocation archive;           // where the original is archived (nothing there on a dry run)
+  archive::ArchiveLocation archive;  // where the original is archived (nothing there on a dry run)
   bool dry_run = false;
   size_t threshold = 0;
   std::set<std::string> tools;

@@ -228,7 +228,7 @@ WorkflowService::WorkflowService(ServiceOptions options)
       auto session = env.get_nonempty("CLAUDE_CODE_SESSION_ID");
       if (!session) return std::nullopt;
       const core::Config cfg = core::load_config(env, {project});
-      return session_percent(*session, env, cfg.locations(env), cfg.context);
+      return context::session_percent(*session, env, cfg.locations(env), cfg.context);
     };
   }
 }

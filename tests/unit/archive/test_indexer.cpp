@@ -16,7 +16,7 @@
 #include "store/search_index.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -148,9 +148,9 @@ TEST(Indexer, ExclusionMarkerRemovesTheSession) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::archive
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace {
 
 TEST(SearchIndex, SnippetCentersOnTheRarestWordAndMarksEachWord) {
@@ -166,9 +166,9 @@ TEST(SearchIndex, SnippetCentersOnTheRarestWordAndMarksEachWord) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::archive
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace {
 
 std::string many_lines(int n, const std::string& prefix) {
@@ -513,11 +513,11 @@ TEST(Indexer, StaleTemporariesOfOursAreRemovedFreshOnesKept) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::archive
 
 // --- the rank: bm25 with bounded document frequencies --------------------------------------------
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace {
 
 // bm25() as FTS5 computes it, by line, for `match` on the index at `db_path`.
@@ -651,4 +651,4 @@ TEST(SearchRank, CommonWordsStillRankTheBestMatchFirst) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

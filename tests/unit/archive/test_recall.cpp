@@ -9,7 +9,7 @@
 #include "core/locations.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -167,4 +167,4 @@ TEST(Recall, AProjectExcludedAfterItWasIndexedIsNeverAnsweredFrom) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

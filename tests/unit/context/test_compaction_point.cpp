@@ -12,7 +12,7 @@
 #include "context/context_meter.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -225,4 +225,4 @@ TEST(CompactionPoint, TheClientsOwnWindowWins) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::context

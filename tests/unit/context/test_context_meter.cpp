@@ -13,7 +13,7 @@
 #include "unit/recorded_cases.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -332,4 +332,4 @@ TEST(ContextMeter, ShortTokens) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::context

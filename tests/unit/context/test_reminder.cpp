@@ -2,7 +2,7 @@
 
 #include "context/reminder.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace {
 
 TEST(Reminder, TierBoundaries) {
@@ -169,4 +169,4 @@ TEST(Reminder, TheTextsFollowWhereTheClientCompacts) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::context

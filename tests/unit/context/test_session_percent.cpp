@@ -7,7 +7,7 @@
 #include "core/locations.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -78,4 +78,4 @@ TEST(SessionPercent, NoIdNoSessionOrNoReadingIsNoFigure) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::context

@@ -136,8 +136,8 @@ TEST(SessionTrim, AToolNeitherKnownNorUsedIsRefusedBeforeAnythingIsWritten) {
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().message,
             "unknown tool 'Frobnicate' (not a Claude Code tool and not used in this session)");
-  EXPECT_FALSE(
-      fs::exists(archive_location(f.cfg.locations(f.env), "-work-app", kParent).transcript));
+  EXPECT_FALSE(fs::exists(
+      archive::archive_location(f.cfg.locations(f.env), "-work-app", kParent).transcript));
   EXPECT_EQ(f.background_calls, 0);
 }
 
