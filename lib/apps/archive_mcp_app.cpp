@@ -13,7 +13,7 @@
 #include "mcp/stdio_transport.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 namespace {
 using json = nlohmann::json;
@@ -285,4 +285,4 @@ int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -4,7 +4,7 @@
 
 #include "core/config.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 std::optional<int> parse_cli(CLI::App& app, const std::vector<std::string>& args, AppContext& ctx,
                              const char* tool) {
@@ -54,4 +54,4 @@ std::optional<int> ProgramCli::parse(const std::vector<std::string>& args, AppCo
   return std::nullopt;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

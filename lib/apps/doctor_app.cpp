@@ -26,7 +26,7 @@
 #include "util/shell.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -718,4 +718,4 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   return exit_code(faults == 0 ? ExitCode::ok : ExitCode::failure);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

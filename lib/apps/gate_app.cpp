@@ -21,7 +21,7 @@
 #include "workflow/workflow_service.hpp"
 #include "workflow/workflow_state.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -182,4 +182,4 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -4,7 +4,7 @@
 
 #include "util/chunk_reader.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 namespace {
 bool reads_process_stdin(const AppContext& ctx) {
@@ -39,4 +39,4 @@ std::optional<claude::HookPayload> read_hook_payload(AppContext& ctx, const char
   return std::move(*payload);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

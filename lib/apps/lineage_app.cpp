@@ -10,7 +10,7 @@
 #include "store/state_access.hpp"
 #include "store/state_store.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 
 int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
@@ -90,4 +90,4 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

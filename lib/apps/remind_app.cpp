@@ -12,7 +12,7 @@
 #include "store/state_access.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 namespace {
 constexpr const char* kTool = "ctx-remind";
@@ -161,4 +161,4 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   return exit_code(ExitCode::ok);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

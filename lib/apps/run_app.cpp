@@ -17,7 +17,7 @@
 #include "util/fs.hpp"
 #include "util/process.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -332,4 +332,4 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   return report_outcome(runner::run(o, world), ctx);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

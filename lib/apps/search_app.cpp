@@ -15,7 +15,7 @@
 #include "util/line_reader.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 
 int run_search(const std::vector<std::string>& args, AppContext& ctx) {
@@ -208,4 +208,4 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -28,7 +28,7 @@
 #include "util/process.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 
 namespace {
@@ -136,8 +136,8 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
         if (!ready) {
           note = ready.error().message;
         } else if (*ready) {
-          auto pid = verify_supervisor(loc, ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""),
-                                       *supervisor);
+          auto pid = rollover::verify_supervisor(
+              loc, ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *supervisor);
           if (pid)
             ::kill(*pid, SIGUSR1);
           else
@@ -180,7 +180,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
           }
         }
         if (archive_cfg.episodic_memory_sync) {
-          if (auto prog = find_program("episodic-memory", env)) {
+          if (auto prog = rollover::find_program("episodic-memory", env)) {
             util::ProcessSpec spec;
             spec.argv = {*prog, "sync"};
             spec.timeout = std::chrono::minutes(10);
@@ -204,4 +204,4 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

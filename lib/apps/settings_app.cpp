@@ -19,7 +19,7 @@
 #include "util/shell.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -661,4 +661,4 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
                       enabled_plugins_in(settings_files(ctx.env, project)), wrap_hint, ctx);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

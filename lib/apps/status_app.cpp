@@ -18,7 +18,7 @@
 #include "util/time.hpp"
 #include "util/utf8.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 namespace {
 constexpr const char* kTool = "ctx-status";
@@ -256,4 +256,4 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   return finish(fmt::format("{}Context {}%\x1b[0m · {}", colour_of(tier), f.percent, figure));
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -17,7 +17,7 @@
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
@@ -257,4 +257,4 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

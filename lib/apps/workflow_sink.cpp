@@ -13,7 +13,7 @@
 #include "workflow/reanchor.hpp"
 #include "workflow/workflow_events.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 
 namespace {
@@ -93,4 +93,4 @@ std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const co
   };
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

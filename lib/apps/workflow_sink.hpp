@@ -9,7 +9,7 @@
 #include "util/error.hpp"
 #include "workflow/workflow_service.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // Whether this process runs under a ctxkit supervisor (ctx-rollover --supervise).
 bool under_supervisor(const util::Env& env);
@@ -29,4 +29,4 @@ std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(
     const core::Config& cfg, const util::Env& env, const std::filesystem::path& worktree,
     std::ostream& err, const char* tool);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

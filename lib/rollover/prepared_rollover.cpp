@@ -17,7 +17,7 @@
 #include "util/time.hpp"
 #include "util/uuid.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 namespace fs = std::filesystem;
 
 Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const core::Config& cfg,
@@ -135,4 +135,4 @@ std::string start_command(const PreparedRollover& r) {
                      util::shell_quote(r.prompt_file.string()));
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

@@ -13,7 +13,7 @@
 #include "util/error.hpp"
 #include "util/process.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 
 // What the user asked `ctx-rollover` to prepare.
 struct RolloverRequest {
@@ -57,4 +57,4 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request,
 // cd <cwd> && <bin> --session-id <id> "$(cat <prompt file>)".
 std::string start_command(const PreparedRollover& rollover);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

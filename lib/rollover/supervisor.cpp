@@ -25,7 +25,7 @@
 #include "util/time.hpp"
 #include "util/uuid.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
@@ -290,4 +290,4 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
   }
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

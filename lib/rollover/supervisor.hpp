@@ -14,7 +14,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 
 // Something the supervisor did, or could not do, that the user is told about.
 struct SupervisorEvent {
@@ -72,4 +72,4 @@ void forget_supervisor(const core::Locations& loc, pid_t pid);
 Result<pid_t> verify_supervisor(const core::Locations& loc, std::string_view pid_text,
                                 std::string_view token);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

@@ -16,7 +16,7 @@
 #include "util/time.hpp"
 #include "util/uuid.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 namespace fs = std::filesystem;
 
 namespace {
@@ -155,4 +155,4 @@ Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const cor
   return t;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

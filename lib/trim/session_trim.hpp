@@ -14,7 +14,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 
 // What the user asked `ctx-trim` to do; unset values come from the configuration.
 struct SessionTrimRequest {
@@ -66,4 +66,4 @@ Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const cor
 // `cd` when the working directory is not known.
 std::string resume_command(const std::string& cwd, const std::string& session_id);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

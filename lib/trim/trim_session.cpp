@@ -15,7 +15,7 @@
 #include "util/fs.hpp"
 #include "util/line_reader.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -214,4 +214,4 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   return out;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

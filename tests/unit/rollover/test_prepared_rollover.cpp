@@ -10,7 +10,7 @@
 #include "store/state_store.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -147,4 +147,4 @@ TEST(PreparedRollover, OutsideClaudeCodeAMissingClientIsRefusedBeforeAnythingIsA
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

@@ -6,7 +6,7 @@
 #include "unit/temp_dir.hpp"
 #include "util/process.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 namespace {
 namespace fs = std::filesystem;
 
@@ -117,4 +117,4 @@ TEST(Supervisor, AnUnwritableRecordIsReportedAndTheClientStillRuns) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

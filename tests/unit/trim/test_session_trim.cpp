@@ -9,7 +9,7 @@
 #include "unit/temp_dir.hpp"
 #include "unit/trim/bash_session.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -164,4 +164,4 @@ TEST(SessionTrim, AMissingSessionIsAnError) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

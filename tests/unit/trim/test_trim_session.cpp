@@ -11,7 +11,7 @@
 #include "unit/temp_dir.hpp"
 #include "unit/trim/bash_session.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -154,4 +154,4 @@ TEST(TrimSession, TheArchiveCopyWaitsForAnArchiverOfTheSameSession) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::trim
