@@ -40,7 +40,7 @@ const Sample& sample(uint64_t mb) {
 void BM_ScanTail(benchmark::State& state) {
   const Sample& s = sample(static_cast<uint64_t>(state.range(0)));
   for (auto _ : state) {
-    auto r = ctxkit::scan_transcript_tail(s.path, s.info.last_tool_use_id);
+    auto r = ctxkit::context::scan_transcript_tail(s.path, s.info.last_tool_use_id);
     if (!r || !r->found_tool_use || r->reading->tokens != s.info.last_context_tokens)
       state.SkipWithError("wrong reading");
     benchmark::DoNotOptimize(r);
@@ -55,11 +55,11 @@ void BM_ParseAssistantLine(benchmark::State& state) {
   std::vector<std::string> lines;
   std::string l;
   while (std::getline(in, l))
-    if (ctxkit::may_matter_for_meter(l)) lines.push_back(l);
+    if (ctxkit::claude::may_matter_for_meter(l)) lines.push_back(l);
   size_t bytes = 0;
   for (auto _ : state) {
     for (const auto& line : lines) {
-      auto t = ctxkit::parse_transcript_line(line);
+      auto t = ctxkit::claude::parse_transcript_line(line);
       benchmark::DoNotOptimize(t);
       bytes += line.size();
     }
@@ -79,7 +79,7 @@ void BM_Prefilter(benchmark::State& state) {
     while (start < all.size()) {
       size_t nl = all.find('\n', start);
       if (nl == std::string::npos) nl = all.size();
-      n += ctxkit::may_matter_for_meter(std::string_view(all).substr(start, nl - start));
+      n += ctxkit::claude::may_matter_for_meter(std::string_view(all).substr(start, nl - start));
       start = nl + 1;
     }
     benchmark::DoNotOptimize(n);

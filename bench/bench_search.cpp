@@ -62,12 +62,12 @@ int main(int argc, char** argv) {
   fs::create_directories(archive);
   // The folders as ctx-search resolves them, for a state folder given outright.
   auto locations = [&](const fs::path& state_dir) {
-    return ctxkit::Locations::resolve(ctxkit::util::Env({{"HOME", dir.string()}}),
-                                      state_dir.string());
+    return ctxkit::core::Locations::resolve(ctxkit::util::Env({{"HOME", dir.string()}}),
+                                            state_dir.string());
   };
-  const ctxkit::Locations loc = locations(state);
-  auto remove_index = [](const ctxkit::Locations& where) {
-    for (int shard = 0; shard < ctxkit::kIndexShards; ++shard)
+  const ctxkit::core::Locations loc = locations(state);
+  auto remove_index = [](const ctxkit::core::Locations& where) {
+    for (int shard = 0; shard < ctxkit::archive::kIndexShards; ++shard)
       for (const char* end : {"", "-wal", "-shm"}) fs::remove(where.index_db(shard).string() + end);
   };
   remove_index(loc);
@@ -85,19 +85,19 @@ int main(int argc, char** argv) {
   }
   // As the indexer runs it: every shard at once, over whatever the archive holds.
   auto t0 = clk::now();
-  auto index = ctxkit::open_index(loc, nullptr);
+  auto index = ctxkit::archive::open_index(loc, nullptr);
   if (!index) {
     fmt::print(stderr, "{}\n", index.error().message);
     return 1;
   }
-  auto run = ctxkit::index_pending(*index, loc, {});
+  auto run = ctxkit::archive::index_pending(*index, loc, {});
   if (!run || !run->first_error.empty()) {
     fmt::print(stderr, "{}\n", run ? run->first_error : run.error().message);
     return 1;
   }
   double index_s = ms_since(t0) / 1000;
   double index_bytes = 0;
-  for (int shard = 0; shard < ctxkit::kIndexShards; ++shard) {
+  for (int shard = 0; shard < ctxkit::archive::kIndexShards; ++shard) {
     for (const char* end : {"", "-wal"}) {
       std::error_code ec;
       auto size = fs::file_size(loc.index_db(shard).string() + end, ec);
@@ -110,8 +110,8 @@ int main(int argc, char** argv) {
   fmt::print(
       "archive: {:.2f} GB in {} sessions indexed in {:.1f} s ({:.1f} MB/s, {} shards); index "
       "{:.0f} MB ({:.0f}% of the archive)\n",
-      static_cast<double>(total) / (1 << 30), files.size(), index_s, mbps, ctxkit::kIndexShards,
-      index_mb, pct);
+      static_cast<double>(total) / (1 << 30), files.size(), index_s, mbps,
+      ctxkit::archive::kIndexShards, index_mb, pct);
   bool ok = mbps >= 67 && pct <= 30;
 
   // 2. Search latency, whole process.
@@ -163,19 +163,19 @@ int main(int argc, char** argv) {
   fs::create_directories(small_state / "archive/-bench");
   fs::path small_file = small_state / "archive/-bench/session-small.jsonl";
   auto sg = ctxkit::bench::generate_transcript(small_file, 10ull << 20, 60, 7);
-  const ctxkit::Locations small_loc = locations(small_state);
+  const ctxkit::core::Locations small_loc = locations(small_state);
   remove_index(small_loc);
-  auto small_index = ctxkit::open_index(small_loc, nullptr);
-  (void)ctxkit::index_pending(*small_index, small_loc, {});
+  auto small_index = ctxkit::archive::open_index(small_loc, nullptr);
+  (void)ctxkit::archive::index_pending(*small_index, small_loc, {});
   std::vector<double> small_t, big_t;
   for (uint32_t i = 0; i < 5; ++i) {
     append_mb(small_file, dir / "append.jsonl", 1 << 20, 500 + i);
     auto s = clk::now();
-    (void)ctxkit::index_pending(*small_index, small_loc, {});
+    (void)ctxkit::archive::index_pending(*small_index, small_loc, {});
     small_t.push_back(ms_since(s));
     append_mb(files.front().first, dir / "append.jsonl", 1 << 20, 600 + i);
     s = clk::now();
-    (void)ctxkit::index_pending(*index, loc, {});
+    (void)ctxkit::archive::index_pending(*index, loc, {});
     big_t.push_back(ms_since(s));
   }
   double ms_small = median(small_t), ms_big = median(big_t);

@@ -20,7 +20,7 @@ std::string result_line(int64_t objects) {
 void BM_ResultLine(benchmark::State& state) {
   const std::string line = result_line(state.range(0));
   for (auto _ : state) {
-    ctxkit::StreamResultReader r;
+    ctxkit::claude::StreamResultReader r;
     r.feed_line(line);
     if (!r.result().has_result) state.SkipWithError("no result");
     benchmark::DoNotOptimize(r.result().usage);

@@ -76,7 +76,7 @@ Run run(const std::vector<std::string>& argv, const std::map<std::string, std::s
 }
 
 // Waits until no indexer holds the archive's lock.
-void wait_for_indexer(const ctxkit::Locations& loc) {
+void wait_for_indexer(const ctxkit::core::Locations& loc) {
   int fd = ::open(loc.index_lock().c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   ::flock(fd, LOCK_EX);
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     std::map<std::string, std::string> env = {{"HOME", home.string()},
                                               {"PATH", "/usr/bin:/bin"},
                                               {"XDG_STATE_HOME", (home / "state").string()}};
-    const auto loc = ctxkit::Locations::resolve(
+    const auto loc = ctxkit::core::Locations::resolve(
         ctxkit::util::Env({env.begin(), env.end()}));  // what ctx-trim uses
     const std::string word = info.rare_tokens.empty() ? "function" : info.rare_tokens.back();
     std::vector<double> wc, scan, dd, full, index, found;
@@ -189,11 +189,11 @@ int main(int argc, char** argv) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - returned).count());
       wait_for_indexer(loc);
       // Indexing alone: the archived copy into a new index.
-      for (int shard = 0; shard < ctxkit::kIndexShards; ++shard)
+      for (int shard = 0; shard < ctxkit::archive::kIndexShards; ++shard)
         for (const char* end : {"", "-wal", "-shm"}) fs::remove(loc.index_db(shard).string() + end);
       auto t0 = std::chrono::steady_clock::now();
-      auto idx = ctxkit::open_index(loc, nullptr);
-      if (!idx || !ctxkit::index_pending(*idx, loc, {})) {
+      auto idx = ctxkit::archive::open_index(loc, nullptr);
+      if (!idx || !ctxkit::archive::index_pending(*idx, loc, {})) {
         fmt::print(stderr, "indexing failed\n");
         return 1;
       }

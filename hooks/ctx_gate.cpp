@@ -1,5 +1,5 @@
 #include "apps/gate_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::program_main("ctx-gate", argc, argv, ctxkit::run_gate);
+  return ctxkit::apps::program_main("ctx-gate", argc, argv, ctxkit::apps::run_gate);
 }

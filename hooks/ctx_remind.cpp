@@ -1,5 +1,5 @@
 #include "apps/remind_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::program_main("ctx-remind", argc, argv, ctxkit::run_remind);
+  return ctxkit::apps::program_main("ctx-remind", argc, argv, ctxkit::apps::run_remind);
 }

@@ -1,5 +1,5 @@
 #include "apps/rollover_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::program_main("ctx-rollover", argc, argv, ctxkit::run_rollover);
+  return ctxkit::apps::program_main("ctx-rollover", argc, argv, ctxkit::apps::run_rollover);
 }

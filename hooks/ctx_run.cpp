@@ -1,5 +1,5 @@
 #include "apps/run_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::program_main("ctx-run", argc, argv, ctxkit::run_runner);
+  return ctxkit::apps::program_main("ctx-run", argc, argv, ctxkit::apps::run_runner);
 }

@@ -1,5 +1,5 @@
 #include "apps/search_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::program_main("ctx-search", argc, argv, ctxkit::run_search);
+  return ctxkit::apps::program_main("ctx-search", argc, argv, ctxkit::apps::run_search);
 }

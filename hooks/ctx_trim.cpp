@@ -1,5 +1,5 @@
 #include "apps/trim_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::program_main("ctx-trim", argc, argv, ctxkit::run_trim);
+  return ctxkit::apps::program_main("ctx-trim", argc, argv, ctxkit::apps::run_trim);
 }

@@ -1,5 +1,5 @@
 #include "apps/workflow_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::program_main("ctx-workflow", argc, argv, ctxkit::run_workflow);
+  return ctxkit::apps::program_main("ctx-workflow", argc, argv, ctxkit::apps::run_workflow);
 }

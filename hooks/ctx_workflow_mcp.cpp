@@ -1,5 +1,5 @@
 #include "apps/workflow_mcp_app.hpp"
 
 int main(int argc, char** argv) {
-  return ctxkit::program_main("ctx-workflow-mcp", argc, argv, ctxkit::run_workflow_mcp);
+  return ctxkit::apps::program_main("ctx-workflow-mcp", argc, argv, ctxkit::apps::run_workflow_mcp);
 }

@@ -9,7 +9,7 @@
 
 #include "ctxkit_version.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 const char* version() {
   return CTXKIT_VERSION;
@@ -67,4 +67,4 @@ int guarded_main(const char* tool, int argc, char** argv, ExitCode failure_code,
   return exit_code(failure_code);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

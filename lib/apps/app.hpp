@@ -11,7 +11,7 @@
 #include "util/exit_code.hpp"
 #include "util/one_line.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // Everything a tool touches outside its arguments, so that whole-tool behaviour runs in-process
 // in tests: the environment, stdin (read on demand) and the two output streams.
@@ -51,4 +51,4 @@ int program_main(const char* tool, int argc, char** argv,
 // The ctxkit version string.
 const char* version();
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -13,7 +13,7 @@
 #include "mcp/stdio_transport.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 namespace {
 using json = nlohmann::json;
@@ -145,7 +145,7 @@ std::optional<int64_t> int_arg(const json& a, const char* key, int64_t fallback,
   return v;
 }
 
-mcp::ToolResult search(ArchiveRecall& recall, const json& a) {
+mcp::ToolResult search(archive::ArchiveRecall& recall, const json& a) {
   std::string error;
   auto query = string_arg(a, "query", error);
   auto project = string_arg(a, "project", error);
@@ -195,7 +195,7 @@ mcp::ToolResult search(ArchiveRecall& recall, const json& a) {
   return {out.dump(), false};
 }
 
-mcp::ToolResult show(ArchiveRecall& recall, const json& a) {
+mcp::ToolResult show(archive::ArchiveRecall& recall, const json& a) {
   std::string error;
   auto session = string_arg(a, "session", error);
   auto before = int_arg(a, "before", 0, 0, 20, error);
@@ -214,7 +214,7 @@ mcp::ToolResult show(ArchiveRecall& recall, const json& a) {
     ref_text.resize(colon);
   }
   if (at < 1) return tool_error("line is required (the LINE of SESSION:LINE)");
-  auto ref = parse_session_ref(ref_text);
+  auto ref = archive::parse_session_ref(ref_text);
   if (!ref)
     return tool_error(fmt::format(
         "'{}' is not a session id (SESSION or SESSION/agent-ID, as a hit cites it)", ref_text));
@@ -251,11 +251,11 @@ int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto rc = cli.parse(args, ctx)) return *rc;
   // The user's own configuration (and the environment): a project's .work.toml can exclude more
   // projects, never fewer, so the server starts where it is started (the session's project).
-  const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
-  ArchiveRecall recall(cfg.locations(ctx.env), cfg.archive);
+  const core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
+  archive::ArchiveRecall recall(cfg.locations(ctx.env), cfg.archive);
 
   mcp::ToolRegistry tools;
-  auto add = [&](json t, mcp::ToolResult (*handler)(ArchiveRecall&, const json&)) {
+  auto add = [&](json t, mcp::ToolResult (*handler)(archive::ArchiveRecall&, const json&)) {
     tools.add({t.at("name").get<std::string>(), t.at("description").get<std::string>(),
                t.at("inputSchema"),
                [&recall, handler](const json& arguments) { return handler(recall, arguments); }});
@@ -285,4 +285,4 @@ int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -6,7 +6,7 @@
 #include "apps/app.hpp"
 #include "apps/archive_tool.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // ctx-archive-mcp (registered as kArchiveServer: the model sees mcp__ctxkit-archive__archive_search
 // and mcp__ctxkit-archive__archive_show): the archive's search as an MCP server over stdio
@@ -18,4 +18,4 @@ namespace ctxkit {
 // stderr line on a bad flag.
 int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

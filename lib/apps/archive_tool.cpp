@@ -7,7 +7,7 @@
 #include "util/fs.hpp"
 #include "util/paths.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 
 namespace {
@@ -74,4 +74,4 @@ std::string continuation_retrieval(const std::string& tool, const std::string& p
       tool, parent_session_id);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

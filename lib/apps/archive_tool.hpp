@@ -4,7 +4,7 @@
 
 #include "util/env.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // The archive's search tool as the model sees it when ctx-archive-mcp is registered under its
 // name (ctxkit-archive) in the user's or the project's MCP configuration; through the plugin the
@@ -29,4 +29,4 @@ std::string searchable_after_clear(const std::string& tool);
 // search tool `tool`; "" without one (the prompt then names the ctx-search command).
 std::string continuation_retrieval(const std::string& tool, const std::string& parent_session_id);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

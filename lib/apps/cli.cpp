@@ -4,7 +4,7 @@
 
 #include "core/config.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 std::optional<int> parse_cli(CLI::App& app, const std::vector<std::string>& args, AppContext& ctx,
                              const char* tool) {
@@ -47,10 +47,11 @@ std::optional<int> ProgramCli::parse(const std::vector<std::string>& args, AppCo
     return exit_code(ExitCode::ok);
   }
   if (show_config_) {
-    ctx.out << show_config(load_config(ctx.env, {project_start_dir(ctx.env, "")}), &ctx.env);
+    ctx.out << core::show_config(core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")}),
+                                 &ctx.env);
     return exit_code(ExitCode::ok);
   }
   return std::nullopt;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

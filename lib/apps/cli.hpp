@@ -8,7 +8,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // Parses `args` with a CLI11 app. Returns an exit code when the run should stop here (help
 // printed: 0; a usage error printed as one line "<tool>: error: …": 1), else nullopt.
@@ -53,4 +53,4 @@ class ProgramCli {
   bool show_config_ = false;
 };
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -27,7 +27,7 @@
 #include "util/shell.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -64,8 +64,8 @@ const char* status_word(Status s) {
 // Everything the checks share.
 struct Doctor {
   AppContext& ctx;
-  Config cfg;
-  Locations loc;
+  core::Config cfg;
+  core::Locations loc;
   std::string home;
   fs::path settings_path, claude_json_path;
   fs::path bin_dir;  // where this program (and so the install it belongs to) is
@@ -167,10 +167,10 @@ void check_programs(Doctor& d) {
 }
 
 // The hooks of one install (settings.json or a plugin's hooks.json) against what ctxkit registers.
-void check_hooks(Doctor& d, const std::vector<CommandHook>& hooks, const std::string& where,
+void check_hooks(Doctor& d, const std::vector<claude::CommandHook>& hooks, const std::string& where,
                  const std::string& plugin_root, const std::string& fix) {
   int good = 0;
-  for (const auto& cov : match_hooks(hooks, d.home, plugin_root)) {
+  for (const auto& cov : claude::match_hooks(hooks, d.home, plugin_root)) {
     std::string what =
         fmt::format("{}{} hook {}", cov.expected.event,
                     cov.expected.matcher.empty() ? std::string() : "[" + cov.expected.matcher + "]",
@@ -214,7 +214,7 @@ void check_status_line(Doctor& d, const json& settings) {
                     d.settings_path.string(), ours, d.install_command()));
     return;
   }
-  auto words = command_words(command, d.home);
+  auto words = claude::command_words(command, d.home);
   if (!words || fs::path(words->front()).filename() != "ctx-status") {
     d.add("status line", Status::Warning,
           fmt::format("the status line runs '{}', not ctx-status", command),
@@ -265,8 +265,8 @@ std::string register_command(const Doctor& d, const McpServerKind& kind, bool re
   return replace ? cmd + " --replace" : cmd;
 }
 
-void check_mcp(Doctor& d, const std::vector<McpServerFound>& servers, const std::string& where,
-               const McpServerKind& kind) {
+void check_mcp(Doctor& d, const std::vector<claude::McpServerFound>& servers,
+               const std::string& where, const McpServerKind& kind) {
   if (servers.empty()) {
     d.add("mcp", Status::Fault,
           fmt::format("{} ({}) is not registered in {}", kind.what, kind.program, where),
@@ -345,7 +345,7 @@ void check_claude(Doctor& d) {
   spec.timeout = std::max(d.timeout, std::chrono::milliseconds(10000));
   auto run = util::run_bounded(spec, 4096);
   std::string v = run && !run->result.timed_out && run->result.exit_code == 0
-                      ? claude_version_of(run->result.out)
+                      ? claude::claude_version_of(run->result.out)
                       : std::string();
   if (v.empty()) {
     d.add("claude", Status::Warning,
@@ -357,11 +357,11 @@ void check_claude(Doctor& d) {
   // transcripts, hooks and MCP.
   constexpr const char* oldest = CTXKIT_CLAUDE_OLDEST;
   constexpr const char* newest = CTXKIT_CLAUDE_NEWEST;
-  if (compare_versions(v, oldest) >= 0 && compare_versions(v, newest) <= 0)
+  if (claude::compare_versions(v, oldest) >= 0 && claude::compare_versions(v, newest) <= 0)
     return d.add("claude", Status::Ok,
                  fmt::format("Claude Code {} ({}): supported (ctxkit supports {} to {})", v, *found,
                              oldest, newest));
-  if (compare_versions(v, newest) > 0)
+  if (claude::compare_versions(v, newest) > 0)
     d.add("claude", Status::Warning,
           fmt::format("Claude Code {} ({}) is newer than the newest release ctxkit was checked "
                       "against ({}): untested",
@@ -468,7 +468,7 @@ void check_archive(Doctor& d) {
       if (f.is_regular_file(ec) && f.path().extension() == ".jsonl") ++sessions;
   }
   bool shards_ok = true, any_shard = false;
-  for (int i = 0; i < kIndexShards; ++i) {
+  for (int i = 0; i < archive::kIndexShards; ++i) {
     fs::path db = d.loc.index_db(i);
     if (!fs::exists(db, ec)) {
       shards_ok = false;
@@ -494,7 +494,7 @@ void check_archive(Doctor& d) {
           "run ctx-search with any word: it rebuilds what is missing");
     return;
   }
-  auto index = open_index_read_only(d.loc);
+  auto index = archive::open_index_read_only(d.loc);
   if (!index) {
     d.add("archive", Status::Warning,
           fmt::format("{} sessions archived; the index cannot be read: {}", sessions,
@@ -502,7 +502,7 @@ void check_archive(Doctor& d) {
           "run ctx-search with any word: it rebuilds what is missing");
     return;
   }
-  auto p = index_progress(*index, d.loc, d.cfg.archive);
+  auto p = archive::index_progress(*index, d.loc, d.cfg.archive);
   if (!p) {
     d.add("archive", Status::Warning,
           fmt::format("{} sessions archived; the index cannot be read: {}", sessions,
@@ -532,7 +532,7 @@ void check_last_runs(Doctor& d, bool status_line_ours) {
                         {"ctx-status", "on every status-line redraw", status_line_ours},
                         {"ctx-gate", "after /clear or /compact in a workflow", false}};
   for (const auto& h : hooks) {
-    auto last = hook_last_run_ms(d.loc, h.program);
+    auto last = core::hook_last_run_ms(d.loc, h.program);
     if (last) {
       d.add("last run", Status::Ok, fmt::format("{}: {}", h.program, ago(*last)));
     } else if (h.never_is_odd) {
@@ -565,12 +565,13 @@ void check_install(Doctor& d) {
     return;
   }
   auto installed = read_json_file(d.loc.claude_config_dir / "plugins" / "installed_plugins.json");
-  const auto settings_hooks = command_hooks(*settings);
-  const bool by_settings = runs_ctxkit(settings_hooks, d.home);
-  const auto plugins = enabled_ctxkit_plugins(*settings);
+  const auto settings_hooks = claude::command_hooks(*settings);
+  const bool by_settings = claude::runs_ctxkit(settings_hooks, d.home);
+  const auto plugins = claude::enabled_ctxkit_plugins(*settings);
   std::string plugin_id, plugin_root;
   for (const auto& id : plugins) {
-    auto paths = installed ? plugin_install_paths(*installed, id) : std::vector<std::string>{};
+    auto paths =
+        installed ? claude::plugin_install_paths(*installed, id) : std::vector<std::string>{};
     if (paths.empty()) {
       d.add("install", Status::Fault, fmt::format("plugin {} is enabled but not installed", id),
             fmt::format("claude plugin install {}", id));
@@ -609,7 +610,7 @@ void check_install(Doctor& d) {
       d.add("hooks", Status::Fault, doc.error().message,
             fmt::format("claude plugin update {}", plugin_id));
     else
-      check_hooks(d, command_hooks(*doc), hooks_file.string(), plugin_root,
+      check_hooks(d, claude::command_hooks(*doc), hooks_file.string(), plugin_root,
                   fmt::format("claude plugin update {}", plugin_id));
   }
   check_status_line(d, *settings);
@@ -628,10 +629,11 @@ void check_install(Doctor& d) {
   }
   for (const McpServerKind* kind : {&kWorkflowMcp, &kArchiveMcp}) {
     if (!claude_json) break;
-    std::vector<McpServerFound> servers = find_mcp_servers(*claude_json, kind->program, d.home);
+    std::vector<claude::McpServerFound> servers =
+        claude::find_mcp_servers(*claude_json, kind->program, d.home);
     std::string mcp_where = d.claude_json_path.string();
     if (plugin_mcp) {
-      auto more = find_mcp_servers(*plugin_mcp, kind->program, d.home, plugin_root);
+      auto more = claude::find_mcp_servers(*plugin_mcp, kind->program, d.home, plugin_root);
       servers.insert(servers.end(), more.begin(), more.end());
       mcp_where += " or " + mcp_file.string();
     }
@@ -642,7 +644,7 @@ void check_install(Doctor& d) {
   if (settings->is_object() && settings->contains("statusLine") &&
       (*settings)["statusLine"].is_object())
     status_command = (*settings)["statusLine"].value("command", std::string());
-  auto status_words = command_words(status_command, d.home);
+  auto status_words = claude::command_words(status_command, d.home);
   check_last_runs(d, status_words && !status_words->empty() &&
                          fs::path(status_words->front()).filename() == "ctx-status");
 }
@@ -668,7 +670,7 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
 
-  Doctor d{ctx, load_config(ctx.env, {project_start_dir(ctx.env, "")}),
+  Doctor d{ctx, core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")}),
            {},  {},
            {},  {},
            {},  std::chrono::milliseconds(timeout_ms),
@@ -722,4 +724,4 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   return exit_code(faults == 0 ? ExitCode::ok : ExitCode::failure);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // ctx-doctor: looks at a ctxkit install and says, one line per finding with what to do, why
 // something does not work: the programs, which install is active (settings.json, plugin, both),
@@ -16,4 +16,4 @@ namespace ctxkit {
 // Exit 0 when nothing is at fault (warnings alone are healthy), 1 otherwise.
 int run_doctor(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -20,7 +20,7 @@
 #include "workflow/workflow_service.hpp"
 #include "workflow/workflow_state.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -49,7 +49,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
 
-  std::optional<HookPayload> payload;
+  std::optional<claude::HookPayload> payload;
   if (hook) {
     payload = read_hook_payload(ctx, kTool);
     if (!payload) return exit_code(fail_open_code(kTool));  // the note is printed
@@ -57,8 +57,9 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     worktree = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or(fs::current_path().string());
   }
   // Loaded once, for both modes.
-  const Config cfg = load_config(
-      ctx.env, {project_start_dir(ctx.env, hook ? payload->cwd : fs::absolute(worktree).string())});
+  const core::Config cfg = core::load_config(
+      ctx.env,
+      {core::project_start_dir(ctx.env, hook ? payload->cwd : fs::absolute(worktree).string())});
 
   if (hook) {
     record_hook_run(cfg.locations(ctx.env), kTool);
@@ -98,12 +99,12 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
 
   const fs::path wt = fs::absolute(worktree);
   const auto error = cli.error(ctx);
-  const Locations loc = cfg.locations(ctx.env);
+  const core::Locations loc = cfg.locations(ctx.env);
   if (session.empty()) session = ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
   workflow::ServiceOptions o;
   o.worktree = wt;
   o.env = ctx.env;
-  o.context_percent = [&] { return session_percent(session, ctx.env, loc, cfg.context); };
+  o.context_percent = [&] { return context::session_percent(session, ctx.env, loc, cfg.context); };
   o.on_event = workflow_event_sink(cfg, ctx.env, wt, ctx.err, kTool);
   workflow::WorkflowService service(std::move(o));
   auto taken = service.take_gate(kTool);
@@ -139,4 +140,4 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // ctx-gate, the pre-step context gate.
 // As a command (`ctx-gate [--worktree W] [--json]`): prints what must happen before the step
@@ -19,4 +19,4 @@ namespace ctxkit {
 // Hook mode fails open: exit 0 with at most one stderr note; never exit 2.
 int run_gate(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -4,7 +4,7 @@
 
 #include "util/chunk_reader.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 namespace {
 bool reads_process_stdin(const AppContext& ctx) {
@@ -13,8 +13,8 @@ bool reads_process_stdin(const AppContext& ctx) {
 }
 }  // namespace
 
-std::optional<HookPayload> read_hook_payload(AppContext& ctx, const char* tool) {
-  Result<HookPayload> payload;
+std::optional<claude::HookPayload> read_hook_payload(AppContext& ctx, const char* tool) {
+  Result<claude::HookPayload> payload;
   if (reads_process_stdin(ctx)) {
     // In chunks: a payload of any size costs three chunks, not a copy of itself, and a payload
     // of megabytes is read on a second thread while the first one scans it.
@@ -23,14 +23,14 @@ std::optional<HookPayload> read_hook_payload(AppContext& ctx, const char* tool) 
       return std::nullopt;
     }
     util::ChunkReader reader(0);
-    payload = scan_hook_payload_chunks([&reader] { return reader.next(); });
+    payload = claude::scan_hook_payload_chunks([&reader] { return reader.next(); });
   } else {
     auto input = ctx.read_stdin();
     if (!input) {
       print_error(ctx.err, tool, input.error().message);
       return std::nullopt;
     }
-    payload = parse_hook_payload(*input);
+    payload = claude::parse_hook_payload(*input);
   }
   if (!payload) {
     print_error(ctx.err, tool, payload.error().message);
@@ -39,4 +39,4 @@ std::optional<HookPayload> read_hook_payload(AppContext& ctx, const char* tool) 
   return std::move(*payload);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

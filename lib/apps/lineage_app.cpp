@@ -10,7 +10,7 @@
 #include "store/state_access.hpp"
 #include "store/state_store.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 
 int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
@@ -33,7 +33,7 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
   }
   if (session.find('/') != std::string::npos || session.ends_with(".jsonl"))
     session = fs::path(session).stem().string();
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
   std::string note;
   auto store = open_state(cfg.locations(ctx.env), cfg, note);
   if (!store) return error(note);
@@ -90,4 +90,4 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

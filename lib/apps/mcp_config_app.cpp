@@ -15,7 +15,7 @@
 #include "util/paths.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -83,7 +83,7 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
     if (!dir) return error(ctx, "cannot find this program's path; give --command");
     command = (*dir / "ctx-workflow-mcp").string();
   }
-  McpServerEntry entry{name, command, server_args, {}};
+  claude::McpServerEntry entry{name, command, server_args, {}};
 
   fs::path link(config_path);
   std::error_code ec;
@@ -107,10 +107,10 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
     auto m = read_json(manifest_path);
     if (m && m->is_object()) manifest = *m;
   }
-  McpConfigReport report;
+  claude::McpConfigReport report;
   std::string problem =
       action == "register"
-          ? merge_mcp_server(*doc, entry, replace, report)
+          ? claude::merge_mcp_server(*doc, entry, replace, report)
           : remove_mcp_server(*doc, entry, manifest.value("created_container", false), report);
   if (!problem.empty())
     return error(ctx, fmt::format("{}: {} (nothing written)", target.string(), problem));
@@ -167,4 +167,4 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // `ctx-workflow-mcp register|unregister`: adds ctxkit's workflow MCP server to (or removes it
 // from) the "mcpServers" of a Claude Code MCP configuration, as `claude mcp add --scope user`
@@ -16,4 +16,4 @@ namespace ctxkit {
 // `args` starts with the action. Exit 0 on success, 1 with one stderr line (nothing written).
 int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -12,7 +12,7 @@
 #include "store/state_access.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 namespace {
 constexpr const char* kTool = "ctx-remind";
@@ -49,9 +49,9 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
     return exit_code(ExitCode::ok);
   }
 
-  const auto project = project_start_dir(ctx.env, payload->cwd);
-  Config cfg = load_config(ctx.env, {project});
-  const Locations loc = cfg.locations(ctx.env);
+  const auto project = core::project_start_dir(ctx.env, payload->cwd);
+  core::Config cfg = core::load_config(ctx.env, {project});
+  const core::Locations loc = cfg.locations(ctx.env);
   record_hook_run(loc, kTool);
   if (!cfg.errors.empty())
     note.add("config error: " + cfg.errors.front());
@@ -59,9 +59,10 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
     note.add("config warning: " + cfg.warnings.front());
 
   const bool subagent = !payload->agent_id.empty();
-  auto scan = measure_transcript(payload->context_transcript(), payload->tool_use_id,
-                                 std::chrono::milliseconds(cfg.context.transcript_wait_ms),
-                                 subagent ? Chain::Subagent : Chain::Main);
+  auto scan =
+      context::measure_transcript(payload->context_transcript(), payload->tool_use_id,
+                                  std::chrono::milliseconds(cfg.context.transcript_wait_ms),
+                                  subagent ? context::Chain::Subagent : context::Chain::Main);
 
   std::string state_problem;
   Error::Kind state_kind = Error::Kind::Generic;
@@ -103,9 +104,10 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
     return exit_code(ExitCode::ok);
   }
 
-  WindowHints hints;
+  context::WindowHints hints;
   hints.model = model;
-  hints.compaction = read_compaction_settings(ctx.env, client_settings_files(ctx.env, project));
+  hints.compaction =
+      context::read_compaction_settings(ctx.env, context::client_settings_files(ctx.env, project));
   if (status) hints.status_line_window = status->window;
   if (store) {
     if (kept) hints.seen_over_200k = kept->large_window;
@@ -114,8 +116,8 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
         note.add(r.error().message);
     }
   }
-  ContextFigure figure = make_figure(cfg.context, hints, *tokens);
-  Tier tier = tier_for(figure.percent, cfg.context);
+  context::ContextFigure figure = make_figure(cfg.context, hints, *tokens);
+  context::Tier tier = context::tier_for(figure.percent, cfg.context);
   const int64_t now = util::now_ms();
   const int64_t interval = int64_t{cfg.context.check_interval_seconds} * 1000;
 
@@ -123,17 +125,17 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   if (state_locked) {
     fire = false;
   } else if (!store) {
-    fire = tier != Tier::None;  // without state there is no rate limit; the note says why
+    fire = tier != context::Tier::None;  // without state there is no rate limit; the note says why
   } else {
     if (!kept) {
-      fire = tier != Tier::None;  // the row could not be read; the note says why
+      fire = tier != context::Tier::None;  // the row could not be read; the note says why
     } else {
-      ReminderDecision quick = decide_reminder(kept->reminder, tier, now, interval);
+      context::ReminderDecision quick = decide_reminder(kept->reminder, tier, now, interval);
       if (quick.store) {
         // Decide again under the write lock: another hook of the same session may have won.
         auto r = store->update_reminder(payload->session_id, payload->agent_id,
-                                        [&](const std::optional<ReminderState>& current) {
-                                          ReminderDecision d =
+                                        [&](const std::optional<core::ReminderState>& current) {
+                                          context::ReminderDecision d =
                                               decide_reminder(current, tier, now, interval);
                                           fire = d.fire;
                                           return d.store;
@@ -142,7 +144,7 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
           note.add(r.error().message);
           // Locked: another hook holds the lock (it is reminding), so stay quiet. Otherwise the
           // state is unusable and the reminder goes out without a rate limit.
-          fire = r.error().kind != Error::Kind::Busy && tier != Tier::None;
+          fire = r.error().kind != Error::Kind::Busy && tier != context::Tier::None;
         }
       }
     }
@@ -151,15 +153,15 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   const bool rate_limited = store.has_value();
   store.reset();
   if (fire) {
-    std::string text = reminder_text(tier, figure, cfg.context, subagent);
+    std::string text = context::reminder_text(tier, figure, cfg.context, subagent);
     std::string human;
     if (cfg.context.system_message) human = "ctxkit: " + text;
     if (!rate_limited && !state_problem.empty())
       human = fmt::format("ctxkit: {} (reminders are not rate-limited)", state_problem);
-    ctx.out << post_tool_use_response(text, human) << '\n';
+    ctx.out << claude::post_tool_use_response(text, human) << '\n';
   }
   note.print(ctx);
   return exit_code(ExitCode::ok);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // ctx-remind, the PostToolUse hook. Reads the payload from stdin, measures the context of the
 // session (or of the subagent the hook fired in), and at or above the warn threshold prints the
@@ -15,4 +15,4 @@ namespace ctxkit {
 // use (empty, not JSON, no transcript_path) or bad arguments. Never exit 2.
 int run_remind(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

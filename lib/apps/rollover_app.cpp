@@ -13,16 +13,16 @@
 #include "rollover/supervisor.hpp"
 #include "util/process.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 namespace {
 constexpr const char* kTool = "ctx-rollover";
 
 // Runs the supervisor, telling the user what it does on stderr; the exit code is the last
 // client's (1 when the first cannot start).
-int supervise(const std::vector<std::string>& command, const Config& cfg, AppContext& ctx) {
-  using Kind = SupervisorEvent::Kind;
-  auto report = [&ctx](const SupervisorEvent& e) {
+int supervise(const std::vector<std::string>& command, const core::Config& cfg, AppContext& ctx) {
+  using Kind = rollover::SupervisorEvent::Kind;
+  auto report = [&ctx](const rollover::SupervisorEvent& e) {
     switch (e.kind) {
       case Kind::NotRecorded:
         print_note(
@@ -56,7 +56,7 @@ int supervise(const std::vector<std::string>& command, const Config& cfg, AppCon
         break;
     }
   };
-  const SupervisorResult r = run_supervisor(command, cfg, ctx.env, report);
+  const rollover::SupervisorResult r = rollover::run_supervisor(command, cfg, ctx.env, report);
   if (r.spawn_error) {
     print_error(ctx.err, kTool, r.spawn_error->message);
     return r.last_status ? r.last_status : 1;
@@ -96,7 +96,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   cli.add_show_config();
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
   if (supervise_mode) {
     if (command.empty()) {
       return cli.error(ctx)(
@@ -109,7 +109,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   if (summary_file.empty())
     return error("--summary-file is required (write the handoff summary to a file first)");
 
-  RolloverRequest request;
+  rollover::RolloverRequest request;
   request.summary_file = summary_file;
   request.session = session;
   request.claude_bin = claude_bin;
@@ -117,15 +117,15 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   request.retrieval = [&ctx](const std::string& cwd, const std::string& parent_id) {
     return continuation_retrieval(archive_search_tool(ctx.env, cwd), parent_id);
   };
-  auto prepared = prepare_rollover(request, cfg, ctx.env);
+  auto prepared = rollover::prepare_rollover(request, cfg, ctx.env);
   if (!prepared) return error(prepared.error().message);
-  const PreparedRollover& r = *prepared;
+  const rollover::PreparedRollover& r = *prepared;
   if (r.summary.too_long())
     print_note(
         ctx.err, kTool,
         fmt::format("warning: the summary has {} words; about 500 is the aim", r.summary.words));
 
-  const std::string command_line = start_command(r);
+  const std::string command_line = rollover::start_command(r);
   if (json_out) {
     nlohmann::ordered_json j = {
         {"session_id", r.new_session_id},
@@ -161,4 +161,4 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
   return error(util::exec_process(r.launch).message);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // ctx-rollover --summary-file F [--session ID]: archives and indexes the session, records the
 // rollover, renders the continuation prompt and starts (outside Claude Code), prints (inside
@@ -15,4 +15,4 @@ namespace ctxkit {
 // input with nothing recorded; the supervisor exits with the last child's status.
 int run_rollover(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

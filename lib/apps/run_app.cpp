@@ -17,7 +17,7 @@
 #include "util/fs.hpp"
 #include "util/process.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -140,11 +140,11 @@ int run_config_command(const std::vector<std::string>& args, AppContext& ctx) {
     if (!t) return error(ctx, t.error().message);
     text = std::move(*t);
   }
-  auto edited = set_toml_string(text, "runner", name, value);
+  auto edited = core::set_toml_string(text, "runner", name, value);
   if (!edited) return error(ctx, fmt::format("{}: {}", file.string(), edited.error().message));
   // Check the result as ctxkit reads it: the key must take, and nothing may become a warning.
-  Config check;
-  apply_toml_text(check, *edited, file.string(), ConfigLayer::Project);
+  core::Config check;
+  core::apply_toml_text(check, *edited, file.string(), core::ConfigLayer::Project);
   if (!check.errors.empty())
     return error(ctx, fmt::format("{}: {}", file.string(), check.errors.front()));
   if (name == "progress_file" && check.runner.progress_file != value) {
@@ -233,7 +233,7 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
 
   runner::RunOptions o;
   o.project = project_dir(project);
-  const Config cfg = load_config(ctx.env, {o.project});
+  const core::Config cfg = core::load_config(ctx.env, {o.project});
   // A budget or a threshold that does not take would leave the run without its limit: refused.
   for (const auto& e : cfg.errors)
     for (const char* key :
@@ -332,4 +332,4 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   return report_outcome(runner::run(o, world), ctx);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

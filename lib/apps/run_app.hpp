@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // `ctx-run`: drives `claude -p` over a tasks file or a workflow template in one of four context
 // modes (continuous, fresh-per-task, fresh-per-iteration, hybrid), re-anchoring every fresh
@@ -13,4 +13,4 @@ namespace ctxkit {
 // `ctx-run config set runner.KEY VALUE` edits the project's .work.toml.
 int run_runner(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -15,7 +15,7 @@
 #include "util/line_reader.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 
 int run_search(const std::vector<std::string>& args, AppContext& ctx) {
@@ -67,8 +67,8 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
       since = util::format_iso8601_ms(*ms);  // the index holds the client's UTC form
     }
   }
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
-  const Locations loc = cfg.locations(ctx.env);
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
+  const core::Locations loc = cfg.locations(ctx.env);
   std::error_code ec;
   if (!fs::exists(loc.index_db(), ec) && !fs::exists(loc.archive_dir(), ec)) {
     if (!show.empty()) return error("nothing is archived yet");
@@ -78,24 +78,24 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   // Before answering, finish what no indexer finished (a killed or never started one, a
   // quarantined index); when another indexer is at work, say how far it got instead.
   std::string note;
-  auto lock = IndexLock::acquire(loc, false);
+  auto lock = archive::IndexLock::acquire(loc, false);
   if (!lock) return error(lock.error().message);
-  auto index = open_index(loc, &note);
+  auto index = archive::open_index(loc, &note);
   if (!index) return error(index.error().message);
   std::string building;
   const bool indexer_here = lock->has_value();
   if (indexer_here) {
-    if (auto before = index_progress(*index, loc, cfg.archive);
+    if (auto before = archive::index_progress(*index, loc, cfg.archive);
         before && before->archived_bytes - before->indexed_bytes > (64u << 20))
       print_note(ctx.err, "ctx-search",
                  fmt::format("indexing {} MB of archived sessions first",
                              (before->archived_bytes - before->indexed_bytes) >> 20));
-    auto run = index_pending(*index, loc, cfg.archive);
+    auto run = archive::index_pending(*index, loc, cfg.archive);
     if (!run) return error(run.error().message);
     if (!run->first_error.empty() && note.empty()) note = run->first_error;
     lock->reset();
   }
-  auto progress = index_progress(*index, loc, cfg.archive);
+  auto progress = archive::index_progress(*index, loc, cfg.archive);
   if (!progress) return error(progress.error().message);
   if (!progress->complete()) {
     auto size = [](uint64_t b) {
@@ -115,13 +115,13 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   if (!building.empty() && (json_out || !show.empty())) print_note(ctx.err, "ctx-search", building);
 
   if (!show.empty()) {
-    auto ref = parse_session_ref(sid);
+    auto ref = archive::parse_session_ref(sid);
     if (!ref)
       return error(fmt::format(
           "--show takes SESSION:LINE (SESSION/agent-ID:LINE for a subagent's), not {}", show));
     auto file = index->file_of(ref->session_id, ref->agent);
     if (!file) return error(file.error().message);
-    if (!*file || project_is_excluded(
+    if (!*file || archive::project_is_excluded(
                       (ref->agent.empty() ? (*file)->parent_path()
                                           : (*file)->parent_path().parent_path().parent_path())
                           .filename()
@@ -135,7 +135,7 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
       if (!l) return error(l.error().message);
       if (!*l) break;
       if (static_cast<int64_t>((*l)->number) != line) continue;
-      MessageText m = message_text((*l)->text);
+      claude::MessageText m = claude::message_text((*l)->text);
       if (json_out) {
         ctx.out << nlohmann::json({{"session_id", sid},
                                    {"line", line},
@@ -155,18 +155,20 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
 
   SearchQuery q;
   q.words = query;
-  q.project = project.find('/') != std::string::npos ? project_folder_name(project) : project;
+  q.project =
+      project.find('/') != std::string::npos ? claude::project_folder_name(project) : project;
   q.session = session;
   q.since = since;
   // An index made before a project was excluded still holds it: its hits are dropped here.
   q.limit = cfg.archive.exclude_projects.empty() ? limit : std::min(limit * 4 + 20, 10000);
   auto found = index->search(q);
   if (!found) return error(found.error().message);
-  std::erase_if(found->hits,
-                [&](const SearchHit& h) { return project_is_excluded(h.project, cfg.archive); });
+  std::erase_if(found->hits, [&](const SearchHit& h) {
+    return archive::project_is_excluded(h.project, cfg.archive);
+  });
   if (found->hits.size() > static_cast<size_t>(limit))
     found->hits.resize(static_cast<size_t>(limit));
-  fill_snippets(*found, q.words);
+  archive::fill_snippets(*found, q.words);
   if (!building.empty() && !json_out) ctx.out << building << '\n';
   const std::vector<SearchHit>* hits = &found->hits;
   if (json_out) {
@@ -206,4 +208,4 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // ctx-search QUERY [--project P] [--session S] [--since DATE] [--limit N] [--json]: ranked hits
 // in the archive (all projects unless told otherwise) with full session id, time, line and a
@@ -13,4 +13,4 @@ namespace ctxkit {
 // Exit 0 (also with no hits), 1 with one line for bad input.
 int run_search(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -28,18 +28,18 @@
 #include "util/process.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 
 namespace {
 constexpr const char* kTool = "ctx-session-hook";
 
 // The live session's new lines archived and indexed (what the Stop and PreCompact hooks start).
-void archive_live(const fs::path& transcript, const Locations& loc,
-                  const ArchiveConfig& archive_cfg) {
-  auto r = archive_session(transcript, loc, archive_cfg, /*queue_once=*/true);
+void archive_live(const fs::path& transcript, const core::Locations& loc,
+                  const core::ArchiveConfig& archive_cfg) {
+  auto r = archive::archive_session(transcript, loc, archive_cfg, /*queue_once=*/true);
   if (r && !r->indexed && !r->project_excluded && !r->queued_behind)
-    run_indexer(loc, archive_cfg, /*queue_once=*/true);
+    archive::run_indexer(loc, archive_cfg, /*queue_once=*/true);
   if (!r && util::make_private_dirs(loc.state_dir))
     (void)util::append_private_line(
         loc.archive_log(),
@@ -50,9 +50,9 @@ void archive_live(const fs::path& transcript, const Locations& loc,
 // Whether an archiver of this session already waits for the one at work (it holds the session's
 // queue lock): it reads the transcript's size once it starts, so it archives this turn too, and
 // another would only find the queue taken and leave.
-bool archiver_queued(const fs::path& transcript, const Locations& loc) {
-  const auto where = archive_location(loc, transcript.parent_path().filename().string(),
-                                      transcript.stem().string());
+bool archiver_queued(const fs::path& transcript, const core::Locations& loc) {
+  const auto where = archive::archive_location(loc, transcript.parent_path().filename().string(),
+                                               transcript.stem().string());
   const fs::path queue =
       where.transcript.parent_path() / ("." + transcript.stem().string() + ".queue");
   int fd = ::open(queue.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -103,8 +103,8 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto rc = cli.parse(args, ctx)) return *rc;
   auto payload = read_hook_payload(ctx, kTool);
   if (!payload) return exit_code(fail_open_code(kTool));
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, payload->cwd)});
-  const Locations loc = cfg.locations(ctx.env);
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, payload->cwd)});
+  const core::Locations loc = cfg.locations(ctx.env);
   record_hook_run(loc, kTool);
   const std::string& ev = payload->hook_event_name;
   const fs::path transcript(payload->transcript_path);
@@ -123,7 +123,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     }
     // After a compaction: one line telling the model that what it lost is searchable, and how.
     if (payload->source == "compact" && !payload->session_id.empty())
-      ctx.out << session_start_response(searchable_after_compaction(
+      ctx.out << claude::session_start_response(searchable_after_compaction(
                      archive_search_tool(ctx.env, payload->cwd), payload->session_id))
               << '\n';
   } else if (ev == "Stop" || ev == "PreCompact") {
@@ -136,8 +136,8 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
         if (!ready) {
           note = ready.error().message;
         } else if (*ready) {
-          auto pid = verify_supervisor(loc, ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""),
-                                       *supervisor);
+          auto pid = rollover::verify_supervisor(
+              loc, ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *supervisor);
           if (pid)
             ::kill(*pid, SIGUSR1);
           else
@@ -151,7 +151,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     // already waits for the one at work.
     std::error_code ec;
     if (!payload->transcript_path.empty() && fs::is_regular_file(transcript, ec)) {
-      const ArchiveConfig archive_cfg = cfg.archive;
+      const core::ArchiveConfig archive_cfg = cfg.archive;
       auto work = [transcript, loc, archive_cfg] { archive_live(transcript, loc, archive_cfg); };
       if (foreground)
         work();
@@ -163,12 +163,12 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     if (!fs::exists(transcript, ec)) {
       note = fmt::format("nothing to archive: {} does not exist", transcript.string());
     } else {
-      const ArchiveConfig archive_cfg = cfg.archive;
+      const core::ArchiveConfig archive_cfg = cfg.archive;
       const util::Env env = ctx.env;
       auto work = [transcript, loc, archive_cfg, env] {
-        auto r = archive_session(transcript, loc, archive_cfg);
+        auto r = archive::archive_session(transcript, loc, archive_cfg);
         // Another indexer was at work: wait for it, then finish what it left (this session).
-        if (r && !r->indexed && !r->project_excluded) run_indexer(loc, archive_cfg);
+        if (r && !r->indexed && !r->project_excluded) archive::run_indexer(loc, archive_cfg);
         if (!r) {
           // Detached: leave the reason where the user can find it (private folder, no links).
           if (util::make_private_dirs(loc.state_dir)) {
@@ -180,7 +180,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
           }
         }
         if (archive_cfg.episodic_memory_sync) {
-          if (auto prog = find_program("episodic-memory", env)) {
+          if (auto prog = rollover::find_program("episodic-memory", env)) {
             util::ProcessSpec spec;
             spec.argv = {*prog, "sync"};
             spec.timeout = std::chrono::minutes(10);
@@ -204,4 +204,4 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

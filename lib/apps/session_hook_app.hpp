@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // ctx-session-hook: the SessionStart, Stop and SessionEnd hook. SessionStart records a session
 // seen for the first time; Stop tells a supervising ctx-rollover that a turn with a pending
@@ -14,4 +14,4 @@ namespace ctxkit {
 // not be done), 1 for a payload it cannot use. Never exit 2.
 int run_session_hook(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -19,7 +19,7 @@
 #include "util/shell.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -61,7 +61,7 @@ Result<ojson> read_json(const fs::path& p, bool missing_ok) {
 // `wrap_hint` is the command that installs again with --wrap-status-line (offered when a status
 // line of the user's is kept).
 int edit_settings(const std::string& action, const std::string& settings_path,
-                  const SettingsPlan& plan, const std::string& manifest_path, bool dry_run,
+                  const claude::SettingsPlan& plan, const std::string& manifest_path, bool dry_run,
                   const std::string& wrap_hint, AppContext& ctx) {
   fs::path link(settings_path);
   std::error_code ec;
@@ -88,13 +88,13 @@ int edit_settings(const std::string& action, const std::string& settings_path,
     for (const auto& c : manifest["created"])
       if (c.is_string()) created.push_back(c.get<std::string>());
 
-  std::optional<WrappedStatusLine> wrapped;
+  std::optional<claude::WrappedStatusLine> wrapped;
   if (auto w = manifest.find("status_line"); w != manifest.end() && w->is_object() &&
                                              w->contains("command") &&
                                              (*w)["command"].is_string() && w->contains("original"))
-    wrapped = WrappedStatusLine{(*w)["command"].get<std::string>(), (*w)["original"]};
+    wrapped = claude::WrappedStatusLine{(*w)["command"].get<std::string>(), (*w)["original"]};
 
-  SettingsReport report;
+  claude::SettingsReport report;
   std::string problem = action == "install"
                             ? merge_settings(*settings, plan, report)
                             : remove_settings(*settings, plan, created, report, wrapped);
@@ -250,7 +250,7 @@ std::vector<std::string> enabled_plugins_in(const std::vector<fs::path>& files) 
   for (const auto& f : files) {
     auto j = read_json(f, true);
     if (!j) continue;
-    for (const auto& id : enabled_ctxkit_plugins(*j))
+    for (const auto& id : claude::enabled_ctxkit_plugins(*j))
       out.push_back(fmt::format("{} enabled in {}", id, f.string()));
   }
   return out;
@@ -348,7 +348,7 @@ int full_install(const std::string& action, const Targets& t, const std::string&
                  const fs::path& data_dir, bool status_line_only, bool wrap_status_line,
                  bool dry_run, const std::vector<std::string>& plugins_enabled,
                  const std::string& wrap_hint, AppContext& ctx) {
-  SettingsPlan plan = default_plan(bin_dir);
+  claude::SettingsPlan plan = claude::default_plan(bin_dir);
   if (status_line_only) plan.hooks.clear();
   plan.wrap_status_line = wrap_status_line;
   if (action == "install") {
@@ -461,7 +461,7 @@ int full_install(const std::string& action, const Targets& t, const std::string&
 int write_plugin(const fs::path& out, const fs::path& data_dir, const fs::path& skills_dir,
                  AppContext& ctx) {
   std::error_code ec;
-  for (const auto& program : hook_programs())
+  for (const auto& program : claude::hook_programs())
     if (!fs::is_regular_file(out / "bin" / program, ec))
       return usage_error(ctx,
                          fmt::format("{} is missing; copy the programs into {} first",
@@ -473,21 +473,21 @@ int write_plugin(const fs::path& out, const fs::path& data_dir, const fs::path& 
       "Context management for Claude Code: context reminders, session records and archive, trim "
       "and "
       "rollover skills, and the workflow MCP server with its context gate.";
-  ojson plugin{{"name", kPluginName},
+  ojson plugin{{"name", claude::kPluginName},
                {"version", version()},
                {"description", description},
                {"author", {{"name", "ctxkit"}}},
                {"keywords", {"context", "hooks", "workflow", "mcp"}}};
-  ojson market{{"name", kPluginName},
+  ojson market{{"name", claude::kPluginName},
                {"owner", {{"name", "ctxkit"}}},
                {"description", "Local marketplace holding the ctxkit plugin built from source."},
-               {"plugins", ojson::array({ojson{{"name", kPluginName},
+               {"plugins", ojson::array({ojson{{"name", claude::kPluginName},
                                                {"source", "./"},
                                                {"description", description},
                                                {"version", version()}}})}};
   ojson hooks = ojson::object();
-  SettingsReport report;
-  merge_settings(hooks, plugin_plan(), report);
+  claude::SettingsReport report;
+  merge_settings(hooks, claude::plugin_plan(), report);
   ojson hooks_file{{"description", "ctxkit's hooks (the same as ctx-settings install registers)"},
                    {"hooks", hooks["hooks"]}};
   ojson mcp{
@@ -525,8 +525,8 @@ int write_plugin(const fs::path& out, const fs::path& data_dir, const fs::path& 
         return usage_error(ctx, fmt::format("copying {}: {}", e.path().string(), ec.message()));
     }
   }
-  ctx.out << "plugin written: " << out.string() << " (marketplace " << kPluginName << ", plugin "
-          << kPluginName << "@" << kPluginName << ")\n";
+  ctx.out << "plugin written: " << out.string() << " (marketplace " << claude::kPluginName
+          << ", plugin " << claude::kPluginName << "@" << claude::kPluginName << ")\n";
   return exit_code(ExitCode::ok);
 }
 
@@ -536,7 +536,7 @@ int show_active(const util::Env& env, const std::string& project, AppContext& ct
   for (const auto& f : settings_files(env, project)) {
     auto j = read_json(f, true);
     if (!j) continue;
-    auto cmds = ctxkit_hook_commands(*j);
+    auto cmds = claude::ctxkit_hook_commands(*j);
     if (!cmds.empty()) {
       any = true;
       ctx.out << "settings: " << cmds.size() << " ctxkit hook command"
@@ -614,7 +614,7 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
     return write_plugin(absolute_path(out_dir), data,
                         skills_dir.empty() ? data / "skills" : absolute_path(skills_dir), ctx);
   }
-  SettingsPlan plan = default_plan(bin_dir);
+  claude::SettingsPlan plan = claude::default_plan(bin_dir);
   if (status_line_only) plan.hooks.clear();
   plan.wrap_status_line = wrap_status_line;
   // The same command again with --wrap-status-line (offered when a status line of the user's is
@@ -629,7 +629,7 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
   }
   if (action == "snippet") {
     ojson s;
-    SettingsReport report;
+    claude::SettingsReport report;
     merge_settings(s, plan, report);
     ctx.out << s.dump(2) << '\n';
     return exit_code(ExitCode::ok);
@@ -661,4 +661,4 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
                       enabled_plugins_in(settings_files(ctx.env, project)), wrap_hint, ctx);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // ctx-settings: registers (install) or removes (uninstall) ctxkit's hooks and status line in a
 // Claude Code settings.json, in place of jq or python. Writes atomically through a symlink,
@@ -14,4 +14,4 @@ namespace ctxkit {
 // removes exactly that. Exit 0 on success, 1 with one stderr line on failure (nothing written).
 int run_settings(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

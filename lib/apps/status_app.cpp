@@ -18,7 +18,7 @@
 #include "util/time.hpp"
 #include "util/utf8.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 namespace {
 constexpr const char* kTool = "ctx-status";
@@ -38,29 +38,29 @@ std::string str_at(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-const char* colour_of(Tier t) {
+const char* colour_of(context::Tier t) {
   switch (t) {
-    case Tier::None:
+    case context::Tier::None:
       return "\x1b[32m";
-    case Tier::Warn:
+    case context::Tier::Warn:
       return "\x1b[33m";
-    case Tier::Recommend:
+    case context::Tier::Recommend:
       return "\x1b[38;5;208m";
-    case Tier::Urgent:
+    case context::Tier::Urgent:
       return "\x1b[1;31m";
   }
   return "";
 }
 
-const char* tier_name(Tier t) {
+const char* tier_name(context::Tier t) {
   switch (t) {
-    case Tier::None:
+    case context::Tier::None:
       return "ok";
-    case Tier::Warn:
+    case context::Tier::Warn:
       return "warn";
-    case Tier::Recommend:
+    case context::Tier::Recommend:
       return "recommend";
-    case Tier::Urgent:
+    case context::Tier::Urgent:
       return "urgent";
   }
   return "";
@@ -162,9 +162,9 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto ws = j.find("workspace");
       ws != j.end() && ws->is_object() && !str_at(*ws, "project_dir").empty())
     project = str_at(*ws, "project_dir");
-  const auto start_dir = project_start_dir(ctx.env, project);
-  Config cfg = load_config(ctx.env, {start_dir});
-  const Locations loc = cfg.locations(ctx.env);
+  const auto start_dir = core::project_start_dir(ctx.env, project);
+  core::Config cfg = core::load_config(ctx.env, {start_dir});
+  const core::Locations loc = cfg.locations(ctx.env);
   record_hook_run(loc, kTool);
 
   // The user's own status line runs while ours is worked out.
@@ -184,8 +184,9 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
     return exit_code(ExitCode::ok);
   };
 
-  WindowHints hints;
-  hints.compaction = read_compaction_settings(ctx.env, client_settings_files(ctx.env, start_dir));
+  context::WindowHints hints;
+  hints.compaction = context::read_compaction_settings(
+      ctx.env, context::client_settings_files(ctx.env, start_dir));
   if (auto m = j.find("model"); m != j.end() && m->is_object()) hints.model = str_at(*m, "id");
   std::optional<int64_t> tokens;
   if (auto cw = j.find("context_window"); cw != j.end() && cw->is_object()) {
@@ -219,40 +220,41 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
     }
   }
   if (!tokens && !transcript.empty()) {
-    if (auto scan = scan_transcript_tail(transcript, ""); scan && scan->reading) {
+    if (auto scan = context::scan_transcript_tail(transcript, ""); scan && scan->reading) {
       tokens = scan->reading->tokens;
       if (hints.model.empty()) hints.model = scan->reading->model;
     }
   }
   if (!problem.empty()) print_note(ctx.err, kTool, problem);
   if (!tokens) return finish("Context –");
-  ContextFigure f = make_figure(cfg.context, hints, *tokens);
-  Tier tier = tier_for(f.percent, cfg.context);
+  context::ContextFigure f = make_figure(cfg.context, hints, *tokens);
+  context::Tier tier = context::tier_for(f.percent, cfg.context);
   if (!cfg.status.format.empty()) {
-    if (auto pieces = parse_status_format(cfg.status.format)) {
-      StatusValues v;
-      v[static_cast<size_t>(StatusField::Percent)] = fmt::format("{}", f.percent);
-      v[static_cast<size_t>(StatusField::Tokens)] = short_tokens(f.tokens);
-      v[static_cast<size_t>(StatusField::Usable)] = short_tokens(f.usable);
-      v[static_cast<size_t>(StatusField::Window)] = short_tokens(f.window);
-      v[static_cast<size_t>(StatusField::Tier)] = tier_name(tier);
+    if (auto pieces = core::parse_status_format(cfg.status.format)) {
+      core::StatusValues v;
+      v[static_cast<size_t>(core::StatusField::Percent)] = fmt::format("{}", f.percent);
+      v[static_cast<size_t>(core::StatusField::Tokens)] = context::short_tokens(f.tokens);
+      v[static_cast<size_t>(core::StatusField::Usable)] = context::short_tokens(f.usable);
+      v[static_cast<size_t>(core::StatusField::Window)] = context::short_tokens(f.window);
+      v[static_cast<size_t>(core::StatusField::Tier)] = tier_name(tier);
       std::string model;
       if (auto m = j.find("model"); m != j.end() && m->is_object())
         model = str_at(*m, "display_name");
-      v[static_cast<size_t>(StatusField::Model)] = model.empty() ? hints.model : model;
-      v[static_cast<size_t>(StatusField::Cost)] = cost_of(j);
-      std::string line = render_status_format(*pieces, v);
+      v[static_cast<size_t>(core::StatusField::Model)] = model.empty() ? hints.model : model;
+      v[static_cast<size_t>(core::StatusField::Cost)] = cost_of(j);
+      std::string line = core::render_status_format(*pieces, v);
       return finish(no_colour ? line : fmt::format("{}{}\x1b[0m", colour_of(tier), line));
     }
   }
   std::string figure =
-      f.basis == Basis::Usable && f.usable < f.window
-          ? fmt::format("{} of {} usable · {} window", short_tokens(f.tokens),
-                        short_tokens(f.usable), short_tokens(f.window))
-          : fmt::format("{} of {} window", short_tokens(f.tokens), short_tokens(f.window));
+      f.basis == core::Basis::Usable && f.usable < f.window
+          ? fmt::format("{} of {} usable · {} window", context::short_tokens(f.tokens),
+                        context::short_tokens(f.usable), context::short_tokens(f.window))
+          : fmt::format("{} of {} window", context::short_tokens(f.tokens),
+                        context::short_tokens(f.window));
   if (!f.auto_compact) figure += " · auto-compact off";
   if (no_colour) return finish(fmt::format("Context {}% · {}", f.percent, figure));
   return finish(fmt::format("{}Context {}%\x1b[0m · {}", colour_of(tier), f.percent, figure));
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -11,7 +11,7 @@
 #include "trim/session_trim.hpp"
 #include "util/text.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -26,7 +26,7 @@ std::string thousands(uint64_t n) {
 }
 // "3144 tool results, 6 images and 2 tool inputs": results cut to a notice, images replaced by a
 // placeholder (also in results whose text was kept), tool inputs shortened.
-std::string what_was_cut(const TrimStats& s) {
+std::string what_was_cut(const trim::TrimStats& s) {
   const uint64_t cut = s.results_trimmed - s.results_images_only;
   auto n = [](uint64_t k, const char* one, const char* many) {
     return fmt::format("{} {}", thousands(k), k == 1 ? one : many);
@@ -66,8 +66,8 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   if (auto rc = cli.parse(args, ctx)) return *rc;
   const auto error = cli.error(ctx);
 
-  Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, "")});
-  SessionTrimRequest request;
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
+  trim::SessionTrimRequest request;
   request.session = session;
   request.threshold = threshold;
   if (!tools_arg.empty()) {
@@ -79,18 +79,18 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   request.keep_recent = static_cast<size_t>(keep_recent);
   request.dry_run = dry_run;
   request.tool_version = fmt::format("ctxkit {}", version());
-  auto trimmed = trim_and_record(request, cfg, ctx.env);
+  auto trimmed = trim::trim_and_record(request, cfg, ctx.env);
   if (!trimmed) return error(trimmed.error().message);
-  const SessionTrim& done = *trimmed;
-  const TrimOutcome& o = done.outcome;
-  const TrimStats& s = o.stats;
+  const trim::SessionTrim& done = *trimmed;
+  const trim::TrimOutcome& o = done.outcome;
+  const trim::TrimStats& s = o.stats;
   const fs::path& path = done.transcript;
   const std::string& parent_id = done.parent_id;
   const std::set<std::string>& tools = done.tools;
   const std::string& state_note = done.warning;
   const std::optional<int64_t>& pct = done.context_percent;
 
-  const std::string resume = resume_command(o.cwd, done.new_session_id);
+  const std::string resume = trim::resume_command(o.cwd, done.new_session_id);
   if (json_out) {
     ojson j;
     j["dry_run"] = dry_run;
@@ -133,7 +133,8 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
     ctx.out << fmt::format("{} (dry run: nothing written)\n", path.string());
     ctx.out << fmt::format("{:<20} {:>8} {:>12} {:>8} {:>14}\n", "tool", "results", "tokens",
                            "trimmed", "tokens saved");
-    std::vector<std::pair<std::string, ToolTrimStats>> rows(s.per_tool.begin(), s.per_tool.end());
+    std::vector<std::pair<std::string, trim::ToolTrimStats>> rows(s.per_tool.begin(),
+                                                                  s.per_tool.end());
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
       return a.second.result_chars > b.second.result_chars;
     });
@@ -177,4 +178,4 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

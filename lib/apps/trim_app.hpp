@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // ctx-trim [SESSION]: writes a trimmed copy of a session under a new id (large old tool outputs
 // cut to their first characters plus a notice), archives the original, records parent -> child,
@@ -14,4 +14,4 @@ namespace ctxkit {
 // 1 with one stderr line on bad input.
 int run_trim(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

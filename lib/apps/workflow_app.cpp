@@ -17,7 +17,7 @@
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
@@ -149,7 +149,8 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   o.repo_root = o.worktree;
   o.search_dirs = workflow::default_search_dirs(ctx.env, o.repo_root);
   for (const auto& d : dirs) o.search_dirs.push_back(fs::absolute(d));
-  const Config cfg = load_config(ctx.env, {project_start_dir(ctx.env, o.worktree.string())});
+  const core::Config cfg =
+      core::load_config(ctx.env, {core::project_start_dir(ctx.env, o.worktree.string())});
   const fs::path log = cfg.locations(ctx.env).state_db();
   const int busy = cfg.state.busy_timeout_ms;
   const fs::path wt = o.worktree;
@@ -256,4 +257,4 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

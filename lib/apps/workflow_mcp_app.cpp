@@ -14,7 +14,7 @@
 #include "mcp/stdio_transport.hpp"
 #include "workflow/workflow_service.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 
 namespace {
@@ -62,8 +62,8 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   options.workflow = !workflow_path.empty() ? absolute_path(workflow_path).string() : workflow_name;
   options.env = ctx.env;
   {
-    const Config cfg =
-        load_config(ctx.env, {project_start_dir(ctx.env, options.worktree.string())});
+    const core::Config cfg =
+        core::load_config(ctx.env, {core::project_start_dir(ctx.env, options.worktree.string())});
     options.on_event = workflow_event_sink(cfg, ctx.env, options.worktree, ctx.err, kTool);
     options.supervised = under_supervisor(ctx.env);
   }
@@ -109,4 +109,4 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -5,7 +5,7 @@
 
 #include "apps/app.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // ctx-workflow-mcp: the workflow MCP server over stdio (newline-delimited JSON-RPC 2.0 on
 // stdin/stdout, nothing else on stdout; a log on stderr only with --verbose). Tools and shapes
@@ -18,4 +18,4 @@ namespace ctxkit {
 // argument edit an MCP configuration instead (see run_mcp_config).
 int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -13,7 +13,7 @@
 #include "workflow/reanchor.hpp"
 #include "workflow/workflow_events.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace fs = std::filesystem;
 
 namespace {
@@ -24,14 +24,14 @@ bool under_supervisor(const util::Env& env) {
   return env.get_nonempty("CTXKIT_SUPERVISOR").has_value();
 }
 
-Result<void> request_supervised_action(const Config& cfg, const util::Env& env,
+Result<void> request_supervised_action(const core::Config& cfg, const util::Env& env,
                                        const fs::path& worktree,
                                        const workflow::WorkflowEvent& event) {
   const auto token = env.get_nonempty("CTXKIT_SUPERVISOR");
   if (!token) return fail("not under a supervisor");
   if (event.action != "clear" && event.action != "compact")
     return fail(fmt::format("unknown context action '{}'", event.action));
-  const Locations loc = cfg.locations(env);
+  const core::Locations loc = cfg.locations(env);
   const std::string session = env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
   std::string prompt = workflow::workflow_reanchor(worktree, event.action, kReanchorTokens);
   if (prompt.empty())
@@ -53,7 +53,7 @@ Result<void> request_supervised_action(const Config& cfg, const util::Env& env,
   return store->put_pending_rollover(p);
 }
 
-std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const Config& cfg,
+std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const core::Config& cfg,
                                                                         const util::Env& env,
                                                                         const fs::path& worktree,
                                                                         std::ostream& err,
@@ -93,4 +93,4 @@ std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const Co
   };
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

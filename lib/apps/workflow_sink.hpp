@@ -9,7 +9,7 @@
 #include "util/error.hpp"
 #include "workflow/workflow_service.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 
 // Whether this process runs under a ctxkit supervisor (ctx-rollover --supervise).
 bool under_supervisor(const util::Env& env);
@@ -18,7 +18,7 @@ bool under_supervisor(const util::Env& env);
 // the re-anchor for the worktree's current step is written as the prompt the next session (or
 // the compacted one) starts with, and a pending action is recorded for the supervisor, which
 // carries it out when the turn ends (see run_supervisor).
-Result<void> request_supervised_action(const Config& cfg, const util::Env& env,
+Result<void> request_supervised_action(const core::Config& cfg, const util::Env& env,
                                        const std::filesystem::path& worktree,
                                        const workflow::WorkflowEvent& event);
 
@@ -26,7 +26,7 @@ Result<void> request_supervised_action(const Config& cfg, const util::Env& env,
 // ctx-gate): records the event in the state database and, under a supervisor, hands a handed-out
 // action to it. Failures are one note on `err`.
 std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(
-    const Config& cfg, const util::Env& env, const std::filesystem::path& worktree,
+    const core::Config& cfg, const util::Env& env, const std::filesystem::path& worktree,
     std::ostream& err, const char* tool);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

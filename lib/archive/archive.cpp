@@ -12,10 +12,10 @@
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace fs = std::filesystem;
 
-ArchiveLocation archive_location(const Locations& loc, const std::string& project,
+ArchiveLocation archive_location(const core::Locations& loc, const std::string& project,
                                  const std::string& id) {
   fs::path dir = loc.archive_dir() / project;
   return {dir / (id + ".jsonl"), dir / id};
@@ -92,4 +92,4 @@ size_t remove_stale_temporaries(const fs::path& dir, int64_t min_age_s) {
   return removed;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -6,7 +6,7 @@
 #include "core/locations.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 
 // Where a session is archived: <state>/archive/<project folder>/<session id>.jsonl and its side
 // folder <state>/archive/<project folder>/<session id>/ (subagents/, tool-results/).
@@ -15,7 +15,7 @@ struct ArchiveLocation {
   std::filesystem::path side_dir;
 };
 
-ArchiveLocation archive_location(const Locations& loc, const std::string& project,
+ArchiveLocation archive_location(const core::Locations& loc, const std::string& project,
                                  const std::string& session_id);
 
 // Whether the archived copy must be (re)written for a source of `source_bytes`: it is missing or
@@ -33,4 +33,4 @@ Result<void> copy_side_folder(const std::filesystem::path& from, const std::file
 // many were removed.
 size_t remove_stale_temporaries(const std::filesystem::path& dir, int64_t min_age_s = 600);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -21,10 +21,10 @@
 #include "util/line_reader.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace fs = std::filesystem;
 
-bool project_is_excluded(const std::string& project, const ArchiveConfig& config) {
+bool project_is_excluded(const std::string& project, const core::ArchiveConfig& config) {
   return config.excludes(project);
 }
 
@@ -62,7 +62,7 @@ int open_archived(const fs::path& p) {
   return ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 
-void log_line(const Locations& loc, const std::string& what) {
+void log_line(const core::Locations& loc, const std::string& what) {
   int fd = ::open(loc.archive_log().c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
                   0600);
   if (fd < 0) return;
@@ -78,7 +78,7 @@ std::optional<std::string> message_text_at(const fs::path& transcript, int64_t o
   auto line = line_at(fd, offset);
   ::close(fd);
   if (!line) return std::nullopt;
-  return message_text(*line).text;
+  return claude::message_text(*line).text;
 }
 
 Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript,
@@ -118,7 +118,7 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript,
   report.indexed_bytes = from;
   auto reader = util::LineReader::open(transcript, size, 4 << 20, from, line_no + 1);
   if (!reader) return rollback(reader.error());
-  MessageTextExtractor extract;
+  claude::MessageTextExtractor extract;
   uint64_t batch = 0;
   while (true) {
     auto next = reader->next();
@@ -148,7 +148,8 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript,
       return report;
     }
     line_no = l.number;
-    MessageText m = shard.owns(l.offset) ? extract.extract(l.text, l.capacity) : MessageText{};
+    claude::MessageText m =
+        shard.owns(l.offset) ? extract.extract(l.text, l.capacity) : claude::MessageText{};
     if (!m.text.empty()) {
       if (auto r =
               index.add(file->id, {static_cast<int64_t>(l.number), static_cast<int64_t>(l.offset),
@@ -173,7 +174,7 @@ Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript,
   return report;
 }
 
-Result<std::optional<IndexLock>> IndexLock::acquire(const Locations& loc, bool wait) {
+Result<std::optional<IndexLock>> IndexLock::acquire(const core::Locations& loc, bool wait) {
   // The archive folder is not created here: an indexer whose archive is gone has nothing to do.
   auto lock = util::FileLock::acquire(loc.index_lock(), wait);
   if (!lock) return std::unexpected(lock.error());
@@ -218,7 +219,7 @@ Result<SearchIndex> open_shard(const fs::path& db, std::string* note) {
 }
 }  // namespace
 
-Result<ArchiveIndex> open_index(const Locations& loc, std::string* note) {
+Result<ArchiveIndex> open_index(const core::Locations& loc, std::string* note) {
   std::vector<SearchIndex> shards;
   for (int i = 0; i < kIndexShards; ++i) {
     auto shard = open_shard(loc.index_db(i), note);
@@ -228,7 +229,7 @@ Result<ArchiveIndex> open_index(const Locations& loc, std::string* note) {
   return ArchiveIndex(std::move(shards));
 }
 
-Result<ArchiveIndex> open_index_read_only(const Locations& loc) {
+Result<ArchiveIndex> open_index_read_only(const core::Locations& loc) {
   std::vector<SearchIndex> shards;
   for (int i = 0; i < kIndexShards; ++i) {
     auto shard = SearchIndex::open_read_only(loc.index_db(i));
@@ -352,7 +353,8 @@ struct Archived {
   uint64_t size = 0;
 };
 
-std::vector<Archived> archived_transcripts(const Locations& loc, const ArchiveConfig& config) {
+std::vector<Archived> archived_transcripts(const core::Locations& loc,
+                                           const core::ArchiveConfig& config) {
   std::vector<Archived> out;
   std::error_code ec;
   for (const auto& proj : fs::directory_iterator(loc.archive_dir(), ec)) {
@@ -392,8 +394,8 @@ bool indexed_everywhere(const ArchiveIndex::File& f, uint64_t size) {
 }
 }  // namespace
 
-Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc,
-                                     const ArchiveConfig& config) {
+Result<IndexProgress> index_progress(ArchiveIndex& index, const core::Locations& loc,
+                                     const core::ArchiveConfig& config) {
   auto known = index.files();
   if (!known) return std::unexpected(known.error());
   IndexProgress p;
@@ -412,8 +414,8 @@ Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc,
   return p;
 }
 
-Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc,
-                                 const ArchiveConfig& config, uint64_t batch_bytes) {
+Result<PendingRun> index_pending(ArchiveIndex& index, const core::Locations& loc,
+                                 const core::ArchiveConfig& config, uint64_t batch_bytes) {
   auto known = index.files();
   if (!known) return std::unexpected(known.error());
   std::vector<Archived> pending;
@@ -454,7 +456,7 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc,
   return run;
 }
 
-void run_indexer(const Locations& loc, const ArchiveConfig& config, bool queue_once) {
+void run_indexer(const core::Locations& loc, const core::ArchiveConfig& config, bool queue_once) {
   std::optional<util::FileLock> queued;
   if (queue_once) {
     auto q = util::FileLock::acquire(loc.archive_dir() / ".index.queue.lock", false);
@@ -484,7 +486,7 @@ void run_indexer(const Locations& loc, const ArchiveConfig& config, bool queue_o
 }
 
 void fill_snippets(SearchResult& result, const std::string& words) {
-  MessageTextExtractor extract;
+  claude::MessageTextExtractor extract;
   for (auto& h : result.hits) {
     int fd = open_archived(h.path);
     if (fd < 0) continue;
@@ -495,4 +497,4 @@ void fill_snippets(SearchResult& result, const std::string& words) {
   }
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

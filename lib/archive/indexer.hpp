@@ -12,7 +12,7 @@
 #include "util/error.hpp"
 #include "util/file_lock.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 
 // What indexing one archived transcript did.
 struct IndexReport {
@@ -75,7 +75,7 @@ Result<IndexReport> index_file(SearchIndex& index, const std::filesystem::path& 
                                uint64_t batch_bytes = kIndexBatchBytes, Shard shard = {});
 
 // Whether [archive] exclude_projects names this project folder.
-bool project_is_excluded(const std::string& project, const ArchiveConfig& config);
+bool project_is_excluded(const std::string& project, const core::ArchiveConfig& config);
 
 // The one indexer of an archive at a time: an exclusive flock on Locations::index_lock()
 // (created 0600, never through a link), released when this object goes or the process dies. A
@@ -83,7 +83,7 @@ bool project_is_excluded(const std::string& project, const ArchiveConfig& config
 class IndexLock {
  public:
   // nullopt when another process holds it (with wait=false); waits for it with wait=true.
-  static Result<std::optional<IndexLock>> acquire(const Locations& loc, bool wait);
+  static Result<std::optional<IndexLock>> acquire(const core::Locations& loc, bool wait);
 
  private:
   explicit IndexLock(util::FileLock lock) : lock_(std::move(lock)) {}
@@ -92,12 +92,12 @@ class IndexLock {
 // Opens the search index, every shard (Locations::index_db). A shard that SQLite reports as corrupt
 // is moved aside ("index.db.corrupt-<stamp>") and a new, empty one created: the archive rebuilds it
 // (index_pending). `note` then says so.
-Result<ArchiveIndex> open_index(const Locations& loc, std::string* note);
+Result<ArchiveIndex> open_index(const core::Locations& loc, std::string* note);
 
 // Opens every shard of the search index read-only (SearchIndex::open_read_only), creating
 // nothing and moving nothing aside, for looking at it: searching and index_progress work on it.
 // The first shard that is missing, damaged or of another schema is the error.
-Result<ArchiveIndex> open_index_read_only(const Locations& loc);
+Result<ArchiveIndex> open_index_read_only(const core::Locations& loc);
 
 // How much of the archive is indexed: bytes of archived transcripts (of projects not excluded)
 // against bytes indexed.
@@ -108,8 +108,8 @@ struct IndexProgress {
   uint64_t files_pending = 0;  // not indexed yet, or only partly
   bool complete() const { return files_pending == 0; }
 };
-Result<IndexProgress> index_progress(ArchiveIndex& index, const Locations& loc,
-                                     const ArchiveConfig& config);
+Result<IndexProgress> index_progress(ArchiveIndex& index, const core::Locations& loc,
+                                     const core::ArchiveConfig& config);
 
 // Indexes every archived transcript not indexed yet, or only partly (after a kill, a crash, a
 // quarantined index, or an indexer that never ran), one thread per shard. The caller holds the
@@ -119,8 +119,8 @@ struct PendingRun {
   uint64_t bytes = 0;
   std::string first_error;  // a file that could not be indexed (the others still are)
 };
-Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc,
-                                 const ArchiveConfig& config,
+Result<PendingRun> index_pending(ArchiveIndex& index, const core::Locations& loc,
+                                 const core::ArchiveConfig& config,
                                  uint64_t batch_bytes = kIndexBatchBytes);
 
 // Takes the lock (waiting for it), opens the index and indexes what is pending: what a detached
@@ -128,7 +128,8 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const Locations& loc,
 // With `queue_once`, returns at once when another process already waits for the lock: that one
 // indexes what this one would have (it lists the pending work once it has the lock), so hooks
 // that run after every turn never pile up waiting indexers.
-void run_indexer(const Locations& loc, const ArchiveConfig& config, bool queue_once = false);
+void run_indexer(const core::Locations& loc, const core::ArchiveConfig& config,
+                 bool queue_once = false);
 
 // Cuts each hit's snippet from its archived transcript (the index keeps no text).
 void fill_snippets(SearchResult& result, const std::string& words);
@@ -136,4 +137,4 @@ void fill_snippets(SearchResult& result, const std::string& words);
 // The message text of the line at `offset` in an archived transcript.
 std::optional<std::string> message_text_at(const std::filesystem::path& transcript, int64_t offset);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -11,7 +11,7 @@
 #include "util/line_reader.hpp"
 #include "util/shell.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace fs = std::filesystem;
 
 namespace {
@@ -48,7 +48,7 @@ std::optional<SessionRef> parse_session_ref(const std::string& text) {
         ref.agent.find('/') != std::string::npos)
       return std::nullopt;
   }
-  if (!looks_like_session_id(ref.session_id)) return std::nullopt;
+  if (!claude::looks_like_session_id(ref.session_id)) return std::nullopt;
   return ref;
 }
 
@@ -61,7 +61,7 @@ std::string ArchiveRecall::cwd_of(const fs::path& transcript, const std::string&
   fs::path main = main_transcript(transcript, agent);
   auto it = cwds_.find(main.string());
   if (it != cwds_.end()) return it->second;
-  auto head = read_transcript_head(main, {50, 4ull << 20});
+  auto head = claude::read_transcript_head(main, {50, 4ull << 20});
   std::string cwd = head ? head->cwd : std::string();
   cwds_.emplace(main.string(), cwd);
   return cwd;
@@ -112,7 +112,7 @@ Result<RecallAnswer> ArchiveRecall::search(SearchQuery q) {
   }
   if (q.words.find_first_not_of(" \t\r\n") == std::string::npos)
     return fail("nothing to search for", Error::Kind::Invalid);
-  if (q.project.find('/') != std::string::npos) q.project = project_folder_name(q.project);
+  if (q.project.find('/') != std::string::npos) q.project = claude::project_folder_name(q.project);
   auto index = ready_index(answer.note);
   if (!index) return std::unexpected(index.error());
   // Hits of excluded projects are dropped after ranking: ask for enough to fill the limit.
@@ -169,7 +169,7 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
   const uint64_t from_line = *start ? static_cast<uint64_t>((*start)->line) : 1;
   auto reader = util::LineReader::open(**file, {}, 256 << 10, from, from_line);
   if (!reader) return std::unexpected(reader.error());
-  MessageTextExtractor extract;
+  claude::MessageTextExtractor extract;
   bool reached = false;
   while (true) {
     auto l = reader->next();
@@ -179,7 +179,7 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
     if (n < first) continue;
     if (n > last) break;
     if (n == line) reached = true;
-    MessageText m = extract.extract((*l)->text, (*l)->capacity);
+    claude::MessageText m = extract.extract((*l)->text, (*l)->capacity);
     if (m.text.empty() && n != line) continue;
     ShownMessage s{n, m.role.empty() ? std::string("(no message text)") : m.role, m.timestamp,
                    std::move(m.text), 0};
@@ -193,4 +193,4 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
   return out;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

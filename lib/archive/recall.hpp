@@ -14,7 +14,7 @@
 #include "store/search_index.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 
 // A hit as the archive's tools answer it: where it is (cited SESSION:LINE, or
 // SESSION/agent-<id>:LINE for a subagent's transcript) and how to resume its session.
@@ -58,7 +58,7 @@ std::optional<SessionRef> parse_session_ref(const std::string& text);
 // work (as ctx-search does); otherwise the answer says how far the index got.
 class ArchiveRecall {
  public:
-  ArchiveRecall(Locations loc, ArchiveConfig config)
+  ArchiveRecall(core::Locations loc, core::ArchiveConfig config)
       : loc_(std::move(loc)), config_(std::move(config)) {}
 
   Result<RecallAnswer> search(SearchQuery query);
@@ -74,8 +74,8 @@ class ArchiveRecall {
   Result<ArchiveIndex*> ready_index(std::string& note);
   std::string cwd_of(const std::filesystem::path& transcript, const std::string& agent);
 
-  Locations loc_;
-  ArchiveConfig config_;
+  core::Locations loc_;
+  core::ArchiveConfig config_;
   std::optional<ArchiveIndex> index_;
   std::map<std::string, std::string> cwds_;  // main transcript -> cwd
   std::optional<std::chrono::steady_clock::time_point>
@@ -83,4 +83,4 @@ class ArchiveRecall {
   std::string pending_note_;
 };
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -15,7 +15,7 @@
 #include "util/fs.hpp"
 #include "util/line_reader.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace fs = std::filesystem;
 
 namespace {
@@ -93,8 +93,8 @@ Result<util::FileLock> lock_session_archive(const ArchiveLocation& where) {
   return std::move(**lock);
 }
 
-Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locations& loc,
-                                       const ArchiveConfig& config, bool queue_once) {
+Result<ArchiveOutcome> archive_session(const fs::path& transcript, const core::Locations& loc,
+                                       const core::ArchiveConfig& config, bool queue_once) {
   ArchiveOutcome out;
   const std::string project = transcript.parent_path().filename().string();
   const std::string session = transcript.stem().string();
@@ -150,4 +150,4 @@ Result<ArchiveOutcome> archive_session(const fs::path& transcript, const Locatio
   return out;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -11,7 +11,7 @@
 #include "util/error.hpp"
 #include "util/file_lock.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 
 // What archiving a session did.
 struct ArchiveOutcome {
@@ -33,8 +33,8 @@ struct ArchiveOutcome {
 // `queue_once` (the hooks of a live session), nothing is done when another archiver of the same
 // session already waits: it copies whatever the transcript holds when its turn comes.
 Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript,
-                                       const Locations& loc, const ArchiveConfig& config,
-                                       bool queue_once = false);
+                                       const core::Locations& loc,
+                                       const core::ArchiveConfig& config, bool queue_once = false);
 
 // Waits for and takes the lock archive_session holds while it writes the archived copy of a
 // session (a file beside it, in its folder, which the caller has made private). A trim holds it
@@ -42,4 +42,4 @@ Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript,
 // the lock file cannot be made.
 Result<util::FileLock> lock_session_archive(const ArchiveLocation& where);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -2,7 +2,7 @@
 
 #include <set>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 std::vector<std::string> launch_argv(const std::string& bin, const std::vector<std::string>& extra,
                                      bool print, const std::string& session_id,
@@ -101,4 +101,4 @@ std::vector<std::string> compact_argv(const std::string& bin, const std::vector<
   return argv;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

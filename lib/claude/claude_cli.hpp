@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // The command lines ctxkit gives the `claude` program. Pure: argv vectors, never a shell string.
 
@@ -36,4 +36,4 @@ std::vector<std::string> headless_compact_argv(const std::vector<std::string>& a
 std::vector<std::string> compact_argv(const std::string& bin, const std::vector<std::string>& extra,
                                       const std::string& session_id, const std::string& focus);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -15,7 +15,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 namespace {
 constexpr size_t kChunkBytes = 128 * 1024;
@@ -569,4 +569,4 @@ Result<HookPayload> parse_hook_payload(std::string_view text) {
   return scan_hook_payload(from_text);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -8,7 +8,7 @@
 
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // The fields of a Claude Code hook payload that ctxkit uses. Unknown fields are ignored.
 struct HookPayload {
@@ -54,4 +54,4 @@ Result<HookPayload> scan_hook_payload_chunks(const ChunkSource& source);
 // scan_hook_payload over a string held in memory.
 Result<HookPayload> parse_hook_payload(std::string_view text);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 const char* hook_event_name(HookEvent event) {
   switch (event) {
@@ -25,4 +25,4 @@ std::string additional_context_response(HookEvent event, const std::string& addi
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

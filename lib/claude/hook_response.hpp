@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // The hook events whose stdout JSON can carry context for the model.
 enum class HookEvent { PostToolUse, SessionStart, UserPromptSubmit };
@@ -36,4 +36,4 @@ inline std::string session_start_response(const std::string& additional_context,
   return additional_context_response(HookEvent::SessionStart, additional_context, system_message);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

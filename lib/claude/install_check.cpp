@@ -6,7 +6,7 @@
 
 #include "util/shell.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 using json = nlohmann::json;
 
@@ -172,4 +172,4 @@ int compare_versions(std::string_view a, std::string_view b) {
   return 0;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -8,7 +8,7 @@
 
 #include "claude/settings_merge.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // Reading what Claude Code's files say about a ctxkit install (for ctx-doctor). Pure: parsed
 // documents in, facts out; the caller looks at the files they name.
@@ -66,4 +66,4 @@ std::string claude_version_of(std::string_view output);
 // a missing part counts as 0).
 int compare_versions(std::string_view a, std::string_view b);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

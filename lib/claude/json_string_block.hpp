@@ -15,7 +15,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace ctxkit::json_block {
+namespace ctxkit::claude::json_block {
 
 inline constexpr size_t kBlock = 64;
 
@@ -229,4 +229,4 @@ inline size_t checked_prefix_scalar(const char* p) {
   return kBlock;
 }
 
-}  // namespace ctxkit::json_block
+}  // namespace ctxkit::claude::json_block

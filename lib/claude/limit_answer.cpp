@@ -6,7 +6,7 @@
 #include <fstream>
 #include <vector>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 
 // What the client prints (tests/fixtures/claude-code-<version>/limits/, recorded by
@@ -619,4 +619,4 @@ std::optional<LimitAnswer> classify_limit(const StreamResult& result, std::strin
   return answer;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -7,7 +7,7 @@
 
 #include "claude/stream_result.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // Why the API refused a call for now, not for good.
 enum class LimitKind { RateLimit, UsageLimit, Overloaded };
@@ -28,4 +28,4 @@ struct LimitAnswer {
 std::optional<LimitAnswer> classify_limit(const StreamResult& result, std::string_view stderr_text,
                                           int exit_code, int64_t now_epoch);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

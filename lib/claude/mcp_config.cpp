@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 using ojson = nlohmann::ordered_json;
 
@@ -104,4 +104,4 @@ std::string remove_mcp_server(ojson& doc, const McpServerEntry& entry, bool remo
   return {};
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

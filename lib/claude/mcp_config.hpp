@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // One stdio MCP server entry, as `claude mcp add --scope user|project` writes it:
 // {"type":"stdio","command":…,"args":[…],"env":{…}} under the name, in the top-level
@@ -41,4 +41,4 @@ std::string merge_mcp_server(nlohmann::ordered_json& doc, const McpServerEntry& 
 std::string remove_mcp_server(nlohmann::ordered_json& doc, const McpServerEntry& entry,
                               bool remove_empty_container, McpConfigReport& report);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -4,7 +4,7 @@
 
 #include "util/utf8.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 namespace od = simdjson::ondemand;
 
@@ -185,4 +185,4 @@ MessageText message_text(std::string_view line) {
   return x.extract(line);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

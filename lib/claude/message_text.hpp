@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // The text of one transcript line worth searching, and whose it is (role "" when the line has
 // none): user prompts, assistant text, tool inputs ("<name> <input JSON>") and tool outputs.
@@ -39,4 +39,4 @@ class MessageTextExtractor {
 // One line, with a throw-away extractor (for single lines; use MessageTextExtractor in loops).
 MessageText message_text(std::string_view line);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

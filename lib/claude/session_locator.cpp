@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace fs = std::filesystem;
 
 std::string project_folder_name(std::string_view cwd) {
@@ -22,7 +22,7 @@ bool looks_like_session_id(std::string_view s) {
 }
 
 Result<fs::path> locate_session(const std::string& what_in, const util::Env& env,
-                                const Locations& loc) {
+                                const core::Locations& loc) {
   std::string what = what_in;
   if (what.empty()) {
     auto id = env.get_nonempty("CLAUDE_CODE_SESSION_ID");
@@ -64,4 +64,4 @@ Result<fs::path> locate_session(const std::string& what_in, const util::Env& env
   return best;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -8,7 +8,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // The folder name Claude Code uses for a working directory: every non-alphanumeric character
 // becomes '-'.
@@ -19,9 +19,9 @@ std::string project_folder_name(std::string_view cwd);
 // or empty for the current session ($CLAUDE_CODE_SESSION_ID in `env`). Errors name what was
 // looked for and where.
 Result<std::filesystem::path> locate_session(const std::string& what, const util::Env& env,
-                                             const Locations& loc);
+                                             const core::Locations& loc);
 
 // Whether `text` looks like a session id (letters, digits and '-', 8 to 64 characters).
 bool looks_like_session_id(std::string_view text);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

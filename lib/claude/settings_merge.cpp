@@ -6,7 +6,7 @@
 
 #include "util/shell.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 using ojson = nlohmann::ordered_json;
 
@@ -291,4 +291,4 @@ std::string remove_settings(ojson& settings, const SettingsPlan& plan,
   return {};
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // One hook ctxkit registers in Claude Code's settings.
 struct HookRegistration {
@@ -79,4 +79,4 @@ std::string remove_settings(nlohmann::ordered_json& settings, const SettingsPlan
                             const std::vector<std::string>& created, SettingsReport& report,
                             const std::optional<WrappedStatusLine>& wrapped = std::nullopt);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

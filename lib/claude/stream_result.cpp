@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 namespace od = simdjson::ondemand;
 
@@ -339,4 +339,4 @@ StreamResult parse_stream_json(std::string_view text) {
   return r.result();
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // Tokens by kind, as the Messages API reports them.
 struct TokenUsage {
@@ -103,4 +103,4 @@ class StreamResultReader {
 
 StreamResult parse_stream_json(std::string_view text);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -6,7 +6,7 @@
 #include "util/line_reader.hpp"
 #include "util/utf8.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace od = simdjson::ondemand;
 
 namespace {
@@ -98,4 +98,4 @@ Error not_a_transcript(const std::filesystem::path& transcript, const Transcript
       Error::Kind::Invalid};
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -8,7 +8,7 @@
 
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // What the first lines of a transcript say about its session. Strings are decoded JSON (a cwd
 // "/tmp/a \"b\"" comes out as /tmp/a "b"); empty when not found within the limits.
@@ -46,4 +46,4 @@ Result<TranscriptHead> read_transcript_head(const std::filesystem::path& transcr
 // (no session lines in its first N lines)".
 Error not_a_transcript(const std::filesystem::path& transcript, const TranscriptHead& head);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

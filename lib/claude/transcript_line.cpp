@@ -6,7 +6,7 @@
 
 #include "util/utf8.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 namespace {
 using json = nlohmann::json;
@@ -104,4 +104,4 @@ Result<TranscriptLine> parse_transcript_line(std::string_view line) {
   return t;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -9,7 +9,7 @@
 #include "util/error.hpp"
 #include "util/saturate.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 
 // Token counts of one API response, as repeated on each of its transcript lines.
 struct Usage {
@@ -55,4 +55,4 @@ bool may_matter_for_meter(std::string_view line);
 // is not a JSON object is an error.
 Result<TranscriptLine> parse_transcript_line(std::string_view line);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

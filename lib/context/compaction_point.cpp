@@ -7,7 +7,7 @@
 
 #include "util/fs.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace fs = std::filesystem;
 
 namespace {
@@ -138,4 +138,4 @@ CompactionPoint compaction_point(const CompactionSettings& settings, int64_t win
   return p;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::context

@@ -8,7 +8,7 @@
 
 #include "util/env.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 
 // The client's settings that move or switch off its auto-compaction, as a hook sees them: its
 // environment (which holds the `env` of its settings files too) and the `autoCompactWindow` of its
@@ -56,4 +56,4 @@ struct CompactionPoint {
 //   reactive   otherwise: when the API refuses the prompt, i.e. at the window.
 CompactionPoint compaction_point(const CompactionSettings& settings, int64_t window);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::context

@@ -12,7 +12,7 @@
 #include "util/reverse_line_reader.hpp"
 #include "util/saturate.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace fs = std::filesystem;
 
 Result<TailScan> scan_transcript_tail(const fs::path& transcript, const std::string& want,
@@ -28,10 +28,10 @@ Result<TailScan> scan_transcript_tail(const fs::path& transcript, const std::str
     if (!line) return std::unexpected(line.error());
     if (!*line) break;
     std::string_view text = (*line)->text;
-    if (!may_matter_for_meter(text)) continue;
-    auto parsed = parse_transcript_line(text);
+    if (!claude::may_matter_for_meter(text)) continue;
+    auto parsed = claude::parse_transcript_line(text);
     if (!parsed) continue;  // half-written or foreign line
-    const TranscriptLine& t = *parsed;
+    const claude::TranscriptLine& t = *parsed;
     if (t.is_compact_boundary()) {
       if (!scan.reading && t.compact_post_tokens) {
         scan.reading = ContextReading{*t.compact_post_tokens, t.timestamp, "", true};
@@ -82,7 +82,7 @@ Result<TailScan> measure_transcript(const fs::path& transcript, const std::strin
   }
 }
 
-int64_t window_size(const ContextConfig& config, const WindowHints& hints, int64_t tokens) {
+int64_t window_size(const core::ContextConfig& config, const WindowHints& hints, int64_t tokens) {
   if (config.window_tokens > 0) return config.window_tokens;
   const bool over_200k = hints.seen_over_200k || tokens > 200'000;
   // The client's own figure, unless a reading proved the window larger (2.1.197 reported 200,000
@@ -95,7 +95,8 @@ int64_t window_size(const ContextConfig& config, const WindowHints& hints, int64
   return 200'000;
 }
 
-ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints, int64_t tokens) {
+ContextFigure make_figure(const core::ContextConfig& config, const WindowHints& hints,
+                          int64_t tokens) {
   ContextFigure f;
   f.tokens = std::max<int64_t>(tokens, 0);
   f.window = window_size(config, hints, f.tokens);
@@ -107,7 +108,7 @@ ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints,
     f.auto_compact = point.automatic;
   }
   f.basis = config.basis;
-  f.denominator = config.basis == Basis::Usable ? f.usable : f.window;
+  f.denominator = config.basis == core::Basis::Usable ? f.usable : f.window;
   // floor(tokens * 100 / denominator) without overflow for a count near INT64_MAX (hostile input):
   // the remainder is below the denominator, so its product stays small.
   const int64_t whole = util::sat_mul(f.tokens / f.denominator, 100);
@@ -118,9 +119,10 @@ ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints,
 }
 
 std::optional<double> session_percent(const std::string& session, const util::Env& env,
-                                      const Locations& loc, const ContextConfig& config) {
+                                      const core::Locations& loc,
+                                      const core::ContextConfig& config) {
   if (session.empty()) return std::nullopt;
-  auto transcript = locate_session(session, env, loc);
+  auto transcript = claude::locate_session(session, env, loc);
   if (!transcript) return std::nullopt;
   auto p = transcript_percent(*transcript, config,
                               read_compaction_settings(env, client_settings_files(env, {})));
@@ -128,7 +130,7 @@ std::optional<double> session_percent(const std::string& session, const util::En
   return static_cast<double>(*p);
 }
 
-std::optional<int> transcript_percent(const fs::path& transcript, const ContextConfig& config,
+std::optional<int> transcript_percent(const fs::path& transcript, const core::ContextConfig& config,
                                       const CompactionSettings& compaction) {
   auto scan = scan_transcript_tail(transcript, "");
   if (!scan || !scan->reading) return std::nullopt;
@@ -145,4 +147,4 @@ std::string short_tokens(int64_t n) {
   return fmt::format("{}", n);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::context

@@ -13,7 +13,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 
 // The newest context reading of a transcript.
 struct ContextReading {
@@ -60,7 +60,7 @@ struct ContextFigure {
   int64_t usable = 0;       // where the client compacts (window - reserved_tokens when that is set)
   int64_t denominator = 0;  // usable or window, by basis
   int percent = 0;          // floor(tokens * 100 / denominator)
-  Basis basis = Basis::Usable;
+  core::Basis basis = core::Basis::Usable;
   bool auto_compact = true;  // false: the client's auto-compaction is off (usable is the window)
 };
 
@@ -75,25 +75,27 @@ struct WindowHints {
 // The window: the configured size if set; else the client's own figure (the status line's
 // context_window_size) unless a reading exceeded it; else 1,000,000 if a reading exceeded 200,000
 // or the model id says [1m] (and CLAUDE_CODE_DISABLE_1M_CONTEXT is not set); else 200,000.
-int64_t window_size(const ContextConfig& config, const WindowHints& hints, int64_t tokens);
+int64_t window_size(const core::ContextConfig& config, const WindowHints& hints, int64_t tokens);
 
 // Turns a token count into a figure on the configured basis: usable ends where the client will
 // compact (compaction_point), or reserved_tokens before the window end when that is configured.
-ContextFigure make_figure(const ContextConfig& config, const WindowHints& hints, int64_t tokens);
+ContextFigure make_figure(const core::ContextConfig& config, const WindowHints& hints,
+                          int64_t tokens);
 
 // The percentage a transcript's newest reading stands at (no waiting, no window hints beyond the
 // reading itself), or nullopt when it has none: how full a session was when it ended.
 // `compaction`: the client's settings, as read_compaction_settings finds them.
 std::optional<int> transcript_percent(const std::filesystem::path& transcript,
-                                      const ContextConfig& config,
+                                      const core::ContextConfig& config,
                                       const CompactionSettings& compaction = {});
 // The same for a session named by its id (its transcript found as ctx-search finds sessions; the
 // client's settings from `env` and the user's settings file);
 // nullopt for an empty id, a session that cannot be found or a transcript without a reading.
 std::optional<double> session_percent(const std::string& session, const util::Env& env,
-                                      const Locations& loc, const ContextConfig& config);
+                                      const core::Locations& loc,
+                                      const core::ContextConfig& config);
 
 // "127k", "1.2k", "850", "1M": a short token count for messages.
 std::string short_tokens(int64_t tokens);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::context

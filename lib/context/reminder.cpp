@@ -2,33 +2,34 @@
 
 #include <fmt/core.h>
 
-namespace ctxkit {
+namespace ctxkit::context {
 
-Tier tier_for(int percent, const ContextConfig& c) {
+Tier tier_for(int percent, const core::ContextConfig& c) {
   if (percent >= c.urgent_threshold) return Tier::Urgent;
   if (percent >= c.recommend_threshold) return Tier::Recommend;
   if (percent >= c.warn_threshold) return Tier::Warn;
   return Tier::None;
 }
 
-ReminderDecision decide_reminder(const std::optional<ReminderState>& prev, Tier tier,
+ReminderDecision decide_reminder(const std::optional<core::ReminderState>& prev, Tier tier,
                                  int64_t now_ms, int64_t interval_ms) {
   int t = static_cast<int>(tier);
   ReminderDecision d;
   if (tier == Tier::None) {
-    if (prev && prev->tier > 0) d.store = ReminderState{0, prev->fired_at_ms};
+    if (prev && prev->tier > 0) d.store = core::ReminderState{0, prev->fired_at_ms};
     return d;
   }
   bool fire = !prev || prev->tier != t || now_ms - prev->fired_at_ms >= interval_ms;
   if (fire) {
     d.fire = true;
-    d.store = ReminderState{t, now_ms};
+    d.store = core::ReminderState{t, now_ms};
   }
   return d;
 }
 
-std::string reminder_text(Tier tier, const ContextFigure& f, const ContextConfig&, bool subagent) {
-  std::string figure = f.basis == Basis::Usable && f.usable < f.window
+std::string reminder_text(Tier tier, const ContextFigure& f, const core::ContextConfig&,
+                          bool subagent) {
+  std::string figure = f.basis == core::Basis::Usable && f.usable < f.window
                            ? fmt::format("Context at {}% ({} of {} usable tokens)", f.percent,
                                          short_tokens(f.tokens), short_tokens(f.usable))
                            : fmt::format("Context at {}% ({} of {} tokens)", f.percent,
@@ -53,7 +54,7 @@ std::string reminder_text(Tier tier, const ContextFigure& f, const ContextConfig
       !f.auto_compact
           ? std::string("auto-compaction is off, so the session stops when the window is full")
       : f.usable >= f.window ? std::string("auto-compaction (lossy) starts when the window is full")
-      : f.basis == Basis::Usable
+      : f.basis == core::Basis::Usable
           ? std::string("auto-compaction (lossy) starts when the usable part is full")
           : fmt::format("auto-compaction (lossy) starts at about {}% of the window",
                         f.usable * 100 / std::max<int64_t>(f.window, 1));
@@ -76,4 +77,4 @@ std::string reminder_text(Tier tier, const ContextFigure& f, const ContextConfig
   return head + ".";
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::context

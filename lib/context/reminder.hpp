@@ -8,30 +8,30 @@
 #include "core/config.hpp"
 #include "core/reminder_state.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 
 // Reminder tiers, in increasing urgency.
 enum class Tier : int { None = 0, Warn = 1, Recommend = 2, Urgent = 3 };
 
 // The tier a percentage falls in under the configured thresholds.
-Tier tier_for(int percent, const ContextConfig& config);
+Tier tier_for(int percent, const core::ContextConfig& config);
 
 // Whether to remind now, and what to record.
 struct ReminderDecision {
   bool fire = false;
-  std::optional<ReminderState> store;  // nullopt: leave the stored state as it is
+  std::optional<core::ReminderState> store;  // nullopt: leave the stored state as it is
 };
 
 // The rate limit. Below the warn threshold nothing fires and a stored tier is re-armed (set to
 // none); a tier higher than the last one reminded fires at once; a lower tier than the last one
 // (usage dropped: compaction, trim) fires at once and re-arms; the same tier repeats once
 // `interval_ms` has passed since the last reminder.
-ReminderDecision decide_reminder(const std::optional<ReminderState>& previous, Tier tier,
+ReminderDecision decide_reminder(const std::optional<core::ReminderState>& previous, Tier tier,
                                  int64_t now_ms, int64_t interval_ms);
 
 // The text for the model. It begins "Context at N%" and states tokens on the configured basis;
 // for the main session it names /trim and /rollover, for a subagent it advises finishing up.
-std::string reminder_text(Tier tier, const ContextFigure& figure, const ContextConfig& config,
+std::string reminder_text(Tier tier, const ContextFigure& figure, const core::ContextConfig& config,
                           bool subagent);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::context

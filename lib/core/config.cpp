@@ -22,7 +22,7 @@
 #include <optional>
 #include <set>
 
-namespace ctxkit {
+namespace ctxkit::core {
 namespace fs = std::filesystem;
 
 namespace {
@@ -683,4 +683,4 @@ std::string show_config(const Config& config, const util::Env* env) {
   return out;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::core

@@ -12,7 +12,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 
 // What a context percentage is a percentage of.
 enum class Basis {
@@ -177,4 +177,9 @@ Result<std::optional<std::string>> toml_string_value(std::string_view text, std:
 // folder and the archive) follow on one line.
 std::string show_config(const Config& config, const util::Env* env = nullptr);
 
+}  // namespace ctxkit::core
+
+// store/ stays in plain ctxkit and names this type unqualified.
+namespace ctxkit {
+using core::Config;
 }  // namespace ctxkit

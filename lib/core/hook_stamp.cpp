@@ -9,7 +9,7 @@
 
 #include "util/fs.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 
 namespace {
 std::filesystem::path stamp_path(const Locations& loc, std::string_view program) {
@@ -49,4 +49,4 @@ std::optional<int64_t> hook_last_run_ms(const Locations& loc, std::string_view p
   return int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1'000'000;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::core

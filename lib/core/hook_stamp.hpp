@@ -7,7 +7,7 @@
 
 #include "core/locations.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 
 // Where the hooks record their runs: <state>/hooks/, one empty file <program>.last each, whose
 // modification time is the last run.
@@ -22,4 +22,4 @@ void record_hook_run(const Locations& loc, std::string_view program);
 // When `program` last recorded a run (milliseconds since the epoch), nullopt when it never did.
 std::optional<int64_t> hook_last_run_ms(const Locations& loc, std::string_view program);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::core

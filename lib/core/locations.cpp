@@ -4,7 +4,7 @@
 
 #include "util/paths.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 namespace fs = std::filesystem;
 
 Locations Locations::resolve(const util::Env& env, std::string_view state_dir_setting) {
@@ -61,4 +61,4 @@ fs::path Locations::claude_projects_dir() const {
   return claude_config_dir / "projects";
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::core

@@ -5,7 +5,7 @@
 
 #include "util/env.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 
 // The folders ctxkit uses and the well-known files in them, resolved once per run: the one place
 // that knows where things are. Everything comes from the environment, except the state folder,
@@ -46,4 +46,9 @@ struct Locations {
       const;  // projects/: <project folder>/<session id>.jsonl
 };
 
+}  // namespace ctxkit::core
+
+// store/ stays in plain ctxkit and names this type unqualified.
+namespace ctxkit {
+using core::Locations;
 }  // namespace ctxkit

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace ctxkit {
+namespace ctxkit::core {
 
 // The last reminder given to one session (or one subagent of it).
 struct ReminderState {
@@ -13,4 +13,9 @@ struct ReminderState {
   int64_t fired_at_ms = 0;  // when the last reminder was given
 };
 
+}  // namespace ctxkit::core
+
+// store/ stays in plain ctxkit and names this type unqualified.
+namespace ctxkit {
+using core::ReminderState;
 }  // namespace ctxkit

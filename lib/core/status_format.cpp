@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
-namespace ctxkit {
+namespace ctxkit::core {
 
 Result<std::vector<StatusPiece>> parse_status_format(std::string_view format) {
   std::vector<StatusPiece> pieces;
@@ -65,4 +65,4 @@ std::string render_status_format(const std::vector<StatusPiece>& pieces,
   return out;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::core

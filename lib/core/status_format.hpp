@@ -8,7 +8,7 @@
 
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 
 // The fields a `[status] format` may name, in the order of kStatusFieldNames.
 enum class StatusField { Percent, Tokens, Usable, Window, Tier, Model, Cost };
@@ -37,4 +37,4 @@ using StatusValues = std::array<std::string, kStatusFieldNames.size()>;
 std::string render_status_format(const std::vector<StatusPiece>& pieces,
                                  const StatusValues& values);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::core

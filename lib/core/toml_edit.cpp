@@ -10,7 +10,7 @@
 #include "core/config.hpp"
 #include "util/utf8.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 namespace {
 
 using Path = std::vector<std::string>;
@@ -391,4 +391,4 @@ Result<std::string> set_toml_string(std::string_view text, std::string_view tabl
   return out;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::core

@@ -5,7 +5,7 @@
 
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 
 // Returns `text` (a TOML document) with `table`.`key` set to the TOML basic string `value`
 // (escaped as TOML requires), changing nothing else byte for byte. `table` is one top-level table
@@ -31,4 +31,4 @@ Result<std::string> set_toml_string(std::string_view text, std::string_view tabl
 // `value` as a TOML basic string, quotes included.
 std::string toml_basic_string(std::string_view value);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::core

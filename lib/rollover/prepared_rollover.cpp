@@ -17,21 +17,21 @@
 #include "util/time.hpp"
 #include "util/uuid.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 namespace fs = std::filesystem;
 
-Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const Config& cfg,
+Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const core::Config& cfg,
                                           const util::Env& env) {
   // Everything that can fail is checked before anything is archived or recorded.
   auto summary = read_summary(request.summary_file);
   if (!summary) return std::unexpected(summary.error());
-  const Locations loc = cfg.locations(env);
-  auto transcript = locate_session(request.session, env, loc);
+  const core::Locations loc = cfg.locations(env);
+  auto transcript = claude::locate_session(request.session, env, loc);
   if (!transcript) return std::unexpected(transcript.error());
   const fs::path path = *transcript;
-  auto head = read_transcript_head(path);
+  auto head = claude::read_transcript_head(path);
   if (!head) return std::unexpected(head.error());
-  if (!head->is_transcript) return std::unexpected(not_a_transcript(path, *head));
+  if (!head->is_transcript) return std::unexpected(claude::not_a_transcript(path, *head));
 
   PreparedRollover r;
   r.summary = std::move(*summary);
@@ -54,9 +54,10 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
 
   r.parent_session_id = path.stem().string();
   const std::string project = path.parent_path().filename().string();
-  r.context_percent = transcript_percent(
+  r.context_percent = context::transcript_percent(
       path, cfg.context,
-      read_compaction_settings(env, client_settings_files(env, project_start_dir(env, ""))));
+      context::read_compaction_settings(
+          env, context::client_settings_files(env, core::project_start_dir(env, ""))));
   // The session's working directory (decoded from the transcript), for the new session and the
   // printed command. Outside Claude Code the new session starts where the caller is.
   r.cwd = head->cwd;
@@ -68,7 +69,7 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
   auto parent_record = store->session(r.parent_session_id);
   r.number = parent_record && *parent_record ? (*parent_record)->number + 1 : 2;
   auto exe_dir = util::executable_dir();
-  r.archive = archive_location(loc, project, r.parent_session_id);
+  r.archive = archive::archive_location(loc, project, r.parent_session_id);
   ContinuationInfo info;
   info.number = r.number;
   info.previous_percent = r.context_percent;
@@ -83,13 +84,14 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
   // The prompt is one argument of the client, whoever starts it: it must pass whole.
   if (auto fits = check_prompt_fits(*prompt, request.summary_file); !fits)
     return std::unexpected(fits.error());
-  r.launch.argv = launch_argv(program, cfg.rollover.claude_args,
-                              request.print || cfg.rollover.print, r.new_session_id, *prompt);
+  r.launch.argv =
+      claude::launch_argv(program, cfg.rollover.claude_args, request.print || cfg.rollover.print,
+                          r.new_session_id, *prompt);
   if (outside) {
     if (auto ok = util::check_exec_args(r.launch); !ok) return std::unexpected(ok.error());
   }
 
-  auto archived = archive_session(path, loc, cfg.archive);
+  auto archived = archive::archive_session(path, loc, cfg.archive);
   if (!archived) return std::unexpected(archived.error());
   r.prompt_file = loc.rollovers_dir() / (r.new_session_id + ".md");
   if (auto w = util::write_file_atomic(r.prompt_file, *prompt, 0600); !w)
@@ -133,4 +135,4 @@ std::string start_command(const PreparedRollover& r) {
                      util::shell_quote(r.prompt_file.string()));
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

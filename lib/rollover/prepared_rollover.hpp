@@ -13,7 +13,7 @@
 #include "util/error.hpp"
 #include "util/process.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 
 // What the user asked `ctx-rollover` to prepare.
 struct RolloverRequest {
@@ -33,7 +33,7 @@ struct PreparedRollover {
   std::string parent_session_id;
   int64_t number = 2;                  // the new session's number in its line of work
   std::optional<int> context_percent;  // the previous session's context use, when known
-  ArchiveLocation archive;             // where the previous session is archived
+  archive::ArchiveLocation archive;    // where the previous session is archived
   std::filesystem::path prompt_file;   // the continuation prompt (0600)
   std::string cwd;                     // where the new session starts
   std::string bin;                     // the client as configured or given (for the command)
@@ -50,11 +50,11 @@ struct PreparedRollover {
 // recorded, after the supervisor's pending rollover when one runs the session (a failure of the
 // derivation removes that again). Errors say what and where; nothing is recorded when one occurs
 // before the archive.
-Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const Config& config,
-                                          const util::Env& env);
+Result<PreparedRollover> prepare_rollover(const RolloverRequest& request,
+                                          const core::Config& config, const util::Env& env);
 
 // The shell command that starts the prepared session by hand:
 // cd <cwd> && <bin> --session-id <id> "$(cat <prompt file>)".
 std::string start_command(const PreparedRollover& rollover);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

@@ -10,7 +10,7 @@
 #include "util/process.hpp"
 #include "util/utf8.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 namespace fs = std::filesystem;
 
 Result<Summary> read_summary(const fs::path& file) {
@@ -119,4 +119,4 @@ Result<void> check_prompt_fits(const std::string& prompt, const fs::path& summar
   return {};
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

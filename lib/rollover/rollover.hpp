@@ -8,7 +8,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 
 // A handoff summary read from a file.
 struct Summary {
@@ -54,4 +54,4 @@ Result<std::string> find_program(const std::string& bin, const util::Env& env);
 Result<void> check_prompt_fits(const std::string& prompt,
                                const std::filesystem::path& summary_file);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

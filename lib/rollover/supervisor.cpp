@@ -25,7 +25,7 @@
 #include "util/time.hpp"
 #include "util/uuid.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
@@ -34,7 +34,7 @@ constexpr std::string_view kRecordHeader = "ctxkit-supervisor 1";
 // A prompt file larger than this cannot be one argument anyway; nothing more is read.
 constexpr size_t kMaxPromptFile = 4u << 20;
 
-fs::path record_path(const Locations& loc, pid_t pid) {
+fs::path record_path(const core::Locations& loc, pid_t pid) {
   return loc.supervisors_dir() / std::to_string(pid);
 }
 
@@ -92,10 +92,10 @@ Result<Relaunch> prepare_relaunch(const PendingRollover& ready,
   Relaunch r;
   if (ready.action == "compact") {
     if (ready.session_id.empty()) return fail("the session to compact is not known");
-    r.compact_argv = headless_compact_argv(command, ready.session_id, ready.focus);
-    r.argv = resume_argv(command, ready.session_id, *prompt);
+    r.compact_argv = claude::headless_compact_argv(command, ready.session_id, ready.focus);
+    r.argv = claude::resume_argv(command, ready.session_id, *prompt);
   } else {
-    r.argv = relaunch_argv(command, ready.new_session_id, *prompt);
+    r.argv = claude::relaunch_argv(command, ready.new_session_id, *prompt);
   }
   std::error_code ec;
   if (!ready.cwd.empty() && fs::is_directory(ready.cwd, ec)) r.cwd = fs::path(ready.cwd);
@@ -130,7 +130,7 @@ void record_executed(StateStore* store, const PendingRollover& p, const std::str
 }
 }  // namespace
 
-Result<void> record_supervisor(const Locations& loc, pid_t pid, const std::string& token) {
+Result<void> record_supervisor(const core::Locations& loc, pid_t pid, const std::string& token) {
   const fs::path dir = loc.supervisors_dir();
   if (auto made = util::make_private_dirs(dir, loc.state_dir); !made) return made;
   struct stat st {};
@@ -145,12 +145,12 @@ Result<void> record_supervisor(const Locations& loc, pid_t pid, const std::strin
       util::Durability::Flush);
 }
 
-void forget_supervisor(const Locations& loc, pid_t pid) {
+void forget_supervisor(const core::Locations& loc, pid_t pid) {
   std::error_code ec;
   fs::remove(record_path(loc, pid), ec);
 }
 
-Result<pid_t> verify_supervisor(const Locations& loc, std::string_view pid_text,
+Result<pid_t> verify_supervisor(const core::Locations& loc, std::string_view pid_text,
                                 std::string_view token) {
   long long value = 0;
   auto [end, ec] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), value);
@@ -176,7 +176,7 @@ Result<pid_t> verify_supervisor(const Locations& loc, std::string_view pid_text,
   return pid;
 }
 
-SupervisorResult run_supervisor(const std::vector<std::string>& command, const Config& cfg,
+SupervisorResult run_supervisor(const std::vector<std::string>& command, const core::Config& cfg,
                                 const util::Env& env, const SupervisorReport& report) {
   SupervisorResult result;
   auto tell = [&report](SupervisorEvent::Kind kind, std::string session, std::string detail = {}) {
@@ -184,11 +184,11 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const C
   };
   const std::string token = util::random_uuid();
   const pid_t self = ::getpid();
-  const Locations loc = cfg.locations(env);
+  const core::Locations loc = cfg.locations(env);
   if (auto r = record_supervisor(loc, self, token); !r)
     tell(SupervisorEvent::Kind::NotRecorded, "", r.error().message);
   struct Forget {
-    const Locations& loc;
+    const core::Locations& loc;
     pid_t pid;
     ~Forget() { forget_supervisor(loc, pid); }
   } forget{loc, self};
@@ -290,4 +290,4 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const C
   }
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

@@ -14,7 +14,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 
 // Something the supervisor did, or could not do, that the user is told about.
 struct SupervisorEvent {
@@ -53,23 +53,23 @@ struct SupervisorResult {
 // supervisor by a process are passed to it, and after SIGTERM or SIGHUP no new session starts.
 // Prints nothing: each event goes to `report` as it happens. Returns when a client ends with no
 // rollover ready (or after a stop signal), or when a client cannot start (`spawn_error`).
-SupervisorResult run_supervisor(const std::vector<std::string>& command, const Config& config,
+SupervisorResult run_supervisor(const std::vector<std::string>& command, const core::Config& config,
                                 const util::Env& env, const SupervisorReport& report);
 
 // The record that lets the Stop hook check a pid before signalling it:
 // Locations::supervisors_dir()/<pid>, mode 0600 in a 0700 folder, holding the supervisor's token
 // and its process start time. Written atomically; an error when the folder or file cannot be
 // written.
-Result<void> record_supervisor(const Locations& loc, pid_t pid, const std::string& token);
+Result<void> record_supervisor(const core::Locations& loc, pid_t pid, const std::string& token);
 
 // Removes the record of `pid` (nothing when there is none).
-void forget_supervisor(const Locations& loc, pid_t pid);
+void forget_supervisor(const core::Locations& loc, pid_t pid);
 
 // The pid named by `pid_text` (CTXKIT_SUPERVISOR_PID) when it is a running ctxkit supervisor
 // holding `token` (CTXKIT_SUPERVISOR): a decimal number above 0 and within pid_t, with a record
 // holding the same token and the same process start time (a reused pid does not match). Anything
 // else is an error saying why, and the pid must not be signalled.
-Result<pid_t> verify_supervisor(const Locations& loc, std::string_view pid_text,
+Result<pid_t> verify_supervisor(const core::Locations& loc, std::string_view pid_text,
                                 std::string_view token);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

@@ -158,7 +158,7 @@ template <Plain V>
 ojson put(const V& v) {
   return v;
 }
-ojson put(const TokenUsage& v) {
+ojson put(const claude::TokenUsage& v) {
   return usage_json(v);
 }
 bool get(const ojson& j, std::string& v) {
@@ -199,7 +199,7 @@ bool get(const ojson& j, std::vector<std::string>& v) {  // the strings of an ar
     if (e.is_string()) v.push_back(e.get<std::string>());
   return true;
 }
-bool get(const ojson& j, TokenUsage& v) {
+bool get(const ojson& j, claude::TokenUsage& v) {
   v = usage_from_json(j);
   return j.is_object();
 }
@@ -213,9 +213,9 @@ ojson put(const SessionRecord& v);
 ojson put(const PendingAction& v);
 ojson put(const RefusedCall& v);
 ojson put(const TaskRecord& v);
-ojson put(const SessionTotals& v);
+ojson put(const claude::SessionTotals& v);
 ojson put(const std::map<std::string, int>& v);
-ojson put(const std::map<std::string, SessionTotals>& v);
+ojson put(const std::map<std::string, claude::SessionTotals>& v);
 bool get(const ojson& j, RunSource& v);
 bool get(const ojson& j, RunOptionsRecord& v);
 bool get(const ojson& j, TaskSpecRecord& v);
@@ -224,9 +224,9 @@ bool get(const ojson& j, SessionRecord& v);
 bool get(const ojson& j, PendingAction& v);
 bool get(const ojson& j, RefusedCall& v);
 bool get(const ojson& j, TaskRecord& v);
-bool get(const ojson& j, SessionTotals& v);
+bool get(const ojson& j, claude::SessionTotals& v);
 bool get(const ojson& j, std::map<std::string, int>& v);
-bool get(const ojson& j, std::map<std::string, SessionTotals>& v);
+bool get(const ojson& j, std::map<std::string, claude::SessionTotals>& v);
 template <typename V>
 ojson put(const std::optional<V>& v);
 template <typename V>
@@ -419,9 +419,9 @@ const Keys<RefusedCall, 2> kRefusedKeys{{
     field<&RefusedCall::fresh>("fresh"),
 }};
 
-const Keys<SessionTotals, 2> kTotalsKeys{{
-    field<&SessionTotals::usage>("usage"),
-    field<&SessionTotals::cost_usd>("cost_usd"),
+const Keys<claude::SessionTotals, 2> kTotalsKeys{{
+    field<&claude::SessionTotals::usage>("usage"),
+    field<&claude::SessionTotals::cost_usd>("cost_usd"),
 }};
 
 const Keys<TaskRecord, 16> kTaskKeys{{
@@ -513,7 +513,7 @@ ojson put(const RefusedCall& v) {
 ojson put(const TaskRecord& v) {
   return put_object(kTaskKeys, v);
 }
-ojson put(const SessionTotals& v) {
+ojson put(const claude::SessionTotals& v) {
   return put_object(kTotalsKeys, v);
 }
 bool get(const ojson& j, RunSource& v) {
@@ -542,7 +542,7 @@ bool get(const ojson& j, RefusedCall& v) {
 bool get(const ojson& j, TaskRecord& v) {
   return get_object(kTaskKeys, j, v);
 }
-bool get(const ojson& j, SessionTotals& v) {
+bool get(const ojson& j, claude::SessionTotals& v) {
   return get_object(kTotalsKeys, j, v);
 }
 ojson put(const RunState& v) {
@@ -565,27 +565,27 @@ bool get(const ojson& j, std::map<std::string, int>& v) {
   return true;
 }
 // session_totals: {session id: totals}, an entry that is not an object left out.
-ojson put(const std::map<std::string, SessionTotals>& v) {
+ojson put(const std::map<std::string, claude::SessionTotals>& v) {
   ojson out = ojson::object();
   for (const auto& [id, totals] : v) out[id] = put(totals);
   return out;
 }
-bool get(const ojson& j, std::map<std::string, SessionTotals>& v) {
+bool get(const ojson& j, std::map<std::string, claude::SessionTotals>& v) {
   if (!j.is_object()) return false;
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (SessionTotals t; get(*it, t)) v[it.key()] = t;
+    if (claude::SessionTotals t; get(*it, t)) v[it.key()] = t;
   return true;
 }
 }  // namespace
 
-ojson usage_json(const TokenUsage& u) {
+ojson usage_json(const claude::TokenUsage& u) {
   return {{"input", u.input},
           {"cache_creation", u.cache_creation},
           {"cache_read", u.cache_read},
           {"output", u.output}};
 }
 
-TokenUsage usage_from_json(const ojson& j) {
+claude::TokenUsage usage_from_json(const ojson& j) {
   if (!j.is_object()) return {};
   auto count = [&](const char* key) {
     uint64_t n = 0;

@@ -85,8 +85,8 @@ nlohmann::ordered_json source_json(const RunSource& source);
 nlohmann::ordered_json stop_json(const StopRecord& stop);
 
 // A usage object of run.json ({"input", "cache_creation", "cache_read", "output"}).
-nlohmann::ordered_json usage_json(const TokenUsage& u);
+nlohmann::ordered_json usage_json(const claude::TokenUsage& u);
 // run.json lies in the project: a count that is not a non-negative integer counts as 0.
-TokenUsage usage_from_json(const nlohmann::ordered_json& j);
+claude::TokenUsage usage_from_json(const nlohmann::ordered_json& j);
 
 }  // namespace ctxkit::runner

@@ -51,7 +51,7 @@ struct TaskRecord {
   int resets = 0;
   int compactions = 0;
   uint64_t anchoring_tokens = 0;
-  TokenUsage usage;
+  claude::TokenUsage usage;
   std::vector<std::string> sessions;
   std::optional<int64_t> started_at_ms;
   std::optional<int64_t> ended_at_ms;
@@ -130,14 +130,14 @@ struct RunState {
   std::string previous_summary;
   std::map<std::string, int> attempts;  // calls made of each position since it last moved on
   std::optional<PendingAction> pending_action;
-  TokenUsage usage;
+  claude::TokenUsage usage;
   uint64_t tokens_total = 0;
   double cost_usd = 0;
   RunOptionsRecord options;
   std::vector<TaskSpecRecord> task_specs;  // a tasks file's tasks, in the order they run
   std::vector<TaskRecord> tasks;
   // What each session's client has reported in total (from 2.1.277), by session id.
-  std::optional<std::map<std::string, SessionTotals>> session_totals;
+  std::optional<std::map<std::string, claude::SessionTotals>> session_totals;
   std::optional<StopRecord> stopped_on;
   std::optional<RefusedCall> refused_call;
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();

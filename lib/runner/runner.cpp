@@ -95,7 +95,7 @@ std::string report_rules(bool workflow) {
 // The workflow as the runner's source of work: the same service and gate as the MCP server.
 class WorkflowDriver {
  public:
-  WorkflowDriver(const RunOptions& o, const util::Env& env, const Locations& loc,
+  WorkflowDriver(const RunOptions& o, const util::Env& env, const core::Locations& loc,
                  std::vector<workflow::TaskSpec> loop_tasks)
       : opts_(o),
         loc_(loc),
@@ -106,11 +106,11 @@ class WorkflowDriver {
   // action (on advance): the runner's current session, set by advance().
   struct GateSession {
     std::string id;
-    ContextConfig context;
+    core::ContextConfig context;
   };
 
   static workflow::ServiceOptions make_options(const RunOptions& o, const util::Env& env,
-                                               const Locations& loc,
+                                               const core::Locations& loc,
                                                std::shared_ptr<const GateSession> session) {
     workflow::ServiceOptions s;
     s.worktree = o.project;
@@ -118,7 +118,7 @@ class WorkflowDriver {
     s.workflow = o.workflow;
     s.env = env;
     s.context_percent = [session, env, loc] {
-      return session_percent(session->id, env, loc, session->context);
+      return context::session_percent(session->id, env, loc, session->context);
     };
     return s;
   }
@@ -139,7 +139,7 @@ class WorkflowDriver {
   // Advances the workflow past the current step; `session` (the runner's, or empty) is the one
   // whose figure decides a context_min_percent gate of the next step.
   Result<void> advance(const std::string& output, const std::string& session,
-                       const ContextConfig& context) {
+                       const core::ContextConfig& context) {
     figure_->id = session;
     figure_->context = context;
     auto r = service_.advance(output);
@@ -149,7 +149,7 @@ class WorkflowDriver {
     return {};
   }
 
-  Result<Position> position(const std::string& session, const util::Env&, const Config& cfg) {
+  Result<Position> position(const std::string& session, const util::Env&, const core::Config& cfg) {
     auto m = load();
     if (!m) return std::unexpected(m.error());
     Position p;
@@ -231,7 +231,7 @@ class WorkflowDriver {
   }
 
   const RunOptions& opts_;
-  const Locations& loc_;
+  const core::Locations& loc_;
   std::vector<workflow::TaskSpec> loop_tasks_;
   std::shared_ptr<GateSession> figure_ =
       std::make_shared<GateSession>();  // before service_: its options hold it
@@ -740,7 +740,7 @@ class Runner {
   }
 
   struct CallResult {
-    StreamResult stream;
+    claude::StreamResult stream;
     int exit_code = 0;
     int64_t client_ms = 0;
     int64_t exit_ms = -1;  // from the result line to the client's exit (-1: no result line)
@@ -777,7 +777,7 @@ class Runner {
     spec.linger = std::chrono::seconds(opts_.exit_grace_seconds);
     if (opts_.call_timeout_seconds > 0)
       spec.timeout = std::chrono::seconds(opts_.call_timeout_seconds);
-    StreamResultReader reader;
+    claude::StreamResultReader reader;
     spec.done = [&reader] { return reader.result().has_result; };
     const bool want_git = git_wanted();
     int64_t t_result = -1;
@@ -822,13 +822,13 @@ class Runner {
 
   // From 2.1.277 the client reports the whole session's tokens and cost in each result: keep what
   // each session has reported (in run.json, so a --resume knows it too) and count the call's share.
-  void take_session_share(StreamResult& stream) {
+  void take_session_share(claude::StreamResult& stream) {
     if (!stream.has_result || stream.session_id.empty()) return;
     auto& all = record_.state.session_totals;
     if (!all) all.emplace();
-    std::optional<SessionTotals> before;
+    std::optional<claude::SessionTotals> before;
     if (auto it = all->find(stream.session_id); it != all->end()) before = it->second;
-    (*all)[stream.session_id] = take_call_share(stream, before);
+    (*all)[stream.session_id] = claude::take_call_share(stream, before);
   }
 
   // The task record of `key` (created on first use in workflow runs), by its index.
@@ -841,7 +841,7 @@ class Runner {
   }
 
   // Counts a call's tokens and cost to its task and the run.
-  void add_call(TaskRecord& task, const StreamResult& r) {
+  void add_call(TaskRecord& task, const claude::StreamResult& r) {
     auto& st = record_.state;
     task.usage += r.usage;
     st.usage += r.usage;
@@ -1051,8 +1051,8 @@ class Runner {
       auto call = make_call(step);
       if (!call) return finish("failed", RunEnd::Failed, call.error().message);
       // A call that ended on a limit is no attempt: the run waits (or stops), then makes it again.
-      if (auto limit = classify_limit(call->stream, call->stderr_tail, call->exit_code,
-                                      util::now_ms() / 1000)) {
+      if (auto limit = claude::classify_limit(call->stream, call->stderr_tail, call->exit_code,
+                                              util::now_ms() / 1000)) {
         if (auto end = after_limit(step, *call, *limit)) return *end;
         continue;
       }
@@ -1069,8 +1069,9 @@ class Runner {
         return finish("failed", RunEnd::Failed, r.error().message);
     }
     last_task_key_ = record_.state.session ? record_.state.session->task_key : "";
-    cfg_ = load_config(w_.env, {opts_.project});
-    compaction_ = read_compaction_settings(w_.env, client_settings_files(w_.env, opts_.project));
+    cfg_ = core::load_config(w_.env, {opts_.project});
+    compaction_ = context::read_compaction_settings(
+        w_.env, context::client_settings_files(w_.env, opts_.project));
     for (size_t i = 0; i + 1 < opts_.claude_args.size(); ++i)
       if (opts_.claude_args[i] == "--model") model_ = opts_.claude_args[i + 1];
     last_iteration_ms_ = util::now_ms();
@@ -1182,7 +1183,7 @@ class Runner {
       extra.push_back("--append-system-prompt");
       extra.push_back(old_anchor);
     }
-    auto argv = compact_argv(opts_.claude_bin, extra, s.session_id, without_nul(s.focus));
+    auto argv = claude::compact_argv(opts_.claude_bin, extra, s.session_id, without_nul(s.focus));
     auto r = invoke(argv, task_of(s).git_head.value_or(""));
     if (!r) return finish("failed", RunEnd::Failed, r.error().message);
     s.client_ms += r->client_ms;
@@ -1270,7 +1271,7 @@ class Runner {
   // A call that ended on a limit: its tokens counted, kept as the call to make again (before the
   // wait: a run stopped while waiting makes it first on --resume), then the wait.
   std::optional<RunOutcome> after_limit(const Step& s, const CallResult& call,
-                                        const LimitAnswer& limit) {
+                                        const claude::LimitAnswer& limit) {
     add_call(task_of(s), call.stream);
     record_.state.refused_call = RefusedCall{s.pos.key, s.plan.fresh};
     if (auto end = wait_for_limit(task_of(s), s.session_id, s.stem, call, limit)) return end;
@@ -1416,7 +1417,8 @@ class Runner {
   // first request), else the same fresh start is made again.
   SessionPlan repeat_plan(const std::string& session, bool refused_fresh) {
     SessionPlan p;
-    p.fresh = session.empty() || (refused_fresh && !locate_session(session, w_.env, w_.locations));
+    p.fresh = session.empty() ||
+              (refused_fresh && !claude::locate_session(session, w_.env, w_.locations));
     p.reason = p.fresh ? "repeat" : "";
     return p;
   }
@@ -1427,7 +1429,7 @@ class Runner {
   // outcome when the run ends here.
   std::optional<RunOutcome> wait_for_limit(const TaskRecord& task, const std::string& session_id,
                                            const std::string& stem, const CallResult& call,
-                                           const LimitAnswer& limit) {
+                                           const claude::LimitAnswer& limit) {
     ++limits_in_a_row_;
     const int64_t now_s = util::now_ms() / 1000;
     const LimitWait w = decide_limit_wait(opts_.limits, limit.reset_epoch, now_s, limits_in_a_row_);
@@ -1520,13 +1522,13 @@ class Runner {
   AutoAction auto_decision(const TaskRecord& task, bool new_task) {
     const auto& s = record_.state.session;
     if (!s || !s->context_tokens || *s->context_tokens == 0) return AutoAction::Keep;
-    WindowHints hints;
+    context::WindowHints hints;
     if (s->context_window)
       hints.status_line_window =
           static_cast<int64_t>(std::min<uint64_t>(*s->context_window, 1ull << 40));
     hints.model = model_;
     hints.compaction = compaction_;
-    const ContextFigure f =
+    const context::ContextFigure f =
         make_figure(cfg_.context, hints,
                     static_cast<int64_t>(std::min<uint64_t>(*s->context_tokens, 1ull << 40)));
     const AutoAction a = decide_auto(f.percent, new_task, opts_.auto_thresholds);
@@ -1583,7 +1585,7 @@ class Runner {
   bool session_anchor_loaded_ = false;
   size_t task_number_ = 0;
   std::optional<Position> pending_position_;
-  Config cfg_;                     // the configuration the loop reads (context window, gates)
+  core::Config cfg_;               // the configuration the loop reads (context window, gates)
   std::string last_task_key_;      // the task of the last recorded call
   int64_t last_iteration_ms_ = 0;  // when the last iteration was recorded
   GitPrefetch git_;                // git's answers, asked while the last client call was exiting
@@ -1592,7 +1594,7 @@ class Runner {
   ContextMode mode_ = ContextMode::Continuous;  // the current task's mode
   bool summaries_wanted_ = false;               // some task carries the previous task's summary
   std::string model_;                           // --model of the client's arguments, for the window
-  CompactionSettings compaction_;               // the client's settings that move its compaction
+  context::CompactionSettings compaction_;      // the client's settings that move its compaction
   int limits_in_a_row_ = 0;                     // calls ended on a limit since one got through
 };
 }  // namespace

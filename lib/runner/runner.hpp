@@ -57,7 +57,7 @@ struct RunOptions {
 // The world a run talks to.
 struct RunEnvironment {
   util::Env env;
-  Locations locations;
+  core::Locations locations;
   std::ostream& out;
   std::ostream& err;
   bool progress_lines_only = true;    // stderr is not a terminal: one line per event

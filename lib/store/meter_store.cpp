@@ -104,25 +104,25 @@ Result<MeterRow> MeterStore::row(const std::string& session, const std::string& 
   if (rc == SQLITE_DONE) return row;
   if (rc != SQLITE_ROW) return std::unexpected(error("reading the meter", rc));
   if (auto tier = s.col_opt(0))
-    row.reminder = ReminderState{static_cast<int>(*tier), s.col_opt(1).value_or(0)};
+    row.reminder = core::ReminderState{static_cast<int>(*tier), s.col_opt(1).value_or(0)};
   if (auto tokens = s.col_opt(2))
     row.status = StatusFigure{*tokens, s.col_opt(3).value_or(0), s.col_opt(4).value_or(0)};
   row.large_window = s.col_int(5) != 0;
   return row;
 }
 
-Result<std::optional<ReminderState>> MeterStore::update_reminder(
+Result<std::optional<core::ReminderState>> MeterStore::update_reminder(
     const std::string& session, const std::string& agent,
-    const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>&
-        decide) {
+    const std::function<
+        std::optional<core::ReminderState>(const std::optional<core::ReminderState>&)>& decide) {
   if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
-  auto rollback = [&](Error e) -> Result<std::optional<ReminderState>> {
+  auto rollback = [&](Error e) -> Result<std::optional<core::ReminderState>> {
     (void)exec("ROLLBACK");
     return std::unexpected(std::move(e));
   };
   auto current = row(session, agent);
   if (!current) return rollback(current.error());
-  std::optional<ReminderState> next = decide(current->reminder);
+  std::optional<core::ReminderState> next = decide(current->reminder);
   if (next) {
     Stmt s(db_.get(),
            "INSERT INTO meter(session_id, agent_id, reminder_tier, reminder_at_ms) "

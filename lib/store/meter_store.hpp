@@ -29,7 +29,7 @@ struct StatusFigure {
 // What the meter database holds for one (session, agent): agent "" is the main session (the
 // status line's figure is only kept for it).
 struct MeterRow {
-  std::optional<ReminderState> reminder;
+  std::optional<core::ReminderState> reminder;
   std::optional<StatusFigure> status;
   bool large_window = false;
 };
@@ -56,10 +56,10 @@ class MeterStore {
   // Runs a read-decide-write on the reminder state of (session, agent) inside one
   // BEGIN IMMEDIATE transaction: `decide` gets the current state and returns the state to store,
   // or nullopt to store nothing. Returns what `decide` returned.
-  Result<std::optional<ReminderState>> update_reminder(
+  Result<std::optional<core::ReminderState>> update_reminder(
       const std::string& session, const std::string& agent,
-      const std::function<std::optional<ReminderState>(const std::optional<ReminderState>&)>&
-          decide);
+      const std::function<
+          std::optional<core::ReminderState>(const std::optional<core::ReminderState>&)>& decide);
 
   // Records the status line's figure for a session (only when it changed).
   Result<void> record_status(const std::string& session, const StatusFigure& figure);

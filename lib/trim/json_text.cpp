@@ -7,7 +7,7 @@
 #endif
 #include <nlohmann/json.hpp>
 
-namespace ctxkit {
+namespace ctxkit::trim {
 
 namespace {
 // Length of the escape sequence at s[i] ('\\' there), and whether it is a high surrogate
@@ -115,4 +115,4 @@ std::string json_escape(std::string_view text) {
   return dumped.substr(1, dumped.size() - 2);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

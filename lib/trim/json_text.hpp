@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace ctxkit {
+namespace ctxkit::trim {
 
 // Helpers on the escaped text of a JSON string (what lies between its quotes in the file), so
 // that large strings can be measured and cut without decoding them.
@@ -20,4 +20,4 @@ size_t json_string_prefix(std::string_view escaped, size_t chars);
 // The escaped text (without quotes) of `text`.
 std::string json_escape(std::string_view text);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

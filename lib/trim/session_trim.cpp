@@ -16,7 +16,7 @@
 #include "util/time.hpp"
 #include "util/uuid.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 namespace fs = std::filesystem;
 
 namespace {
@@ -49,7 +49,8 @@ Result<bool> file_contains(const fs::path& p, const std::string& needle) {
 }
 
 // Records the trimmed copy as derived from the original; a failure is returned as a note.
-std::string record_lineage(const SessionTrim& t, const Locations& loc, const Config& cfg) {
+std::string record_lineage(const SessionTrim& t, const core::Locations& loc,
+                           const core::Config& cfg) {
   std::string note;
   std::optional<StateStore> store = open_state(loc, cfg, note);
   if (!store) return note;
@@ -77,17 +78,17 @@ std::string resume_command(const std::string& cwd, const std::string& session_id
              : fmt::format("cd {} && claude --resume {}", util::shell_quote(cwd), session_id);
 }
 
-Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const Config& cfg,
+Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const core::Config& cfg,
                                     const util::Env& env) {
-  const Locations loc = cfg.locations(env);
-  auto transcript = locate_session(request.session, env, loc);
+  const core::Locations loc = cfg.locations(env);
+  auto transcript = claude::locate_session(request.session, env, loc);
   if (!transcript) return std::unexpected(transcript.error());
 
   SessionTrim t;
   t.transcript = *transcript;
   t.parent_id = t.transcript.stem().string();
   t.project = t.transcript.parent_path().filename().string();
-  t.archive = archive_location(loc, t.project, t.parent_id);
+  t.archive = archive::archive_location(loc, t.project, t.parent_id);
   t.dry_run = request.dry_run;
   t.new_session_id = request.new_session_id.empty() ? util::random_uuid() : request.new_session_id;
   t.threshold = static_cast<size_t>(request.threshold.value_or(cfg.context.trim_threshold_chars));
@@ -125,25 +126,26 @@ Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const Con
   }
   if (!t.dry_run) {
     // Copies a killed trim left behind (the new session's and the archive's).
-    remove_stale_temporaries(t.transcript.parent_path());
-    remove_stale_temporaries(t.archive.transcript.parent_path());
+    archive::remove_stale_temporaries(t.transcript.parent_path());
+    archive::remove_stale_temporaries(t.archive.transcript.parent_path());
   }
   auto outcome = trim_session(req);
   if (!outcome) return std::unexpected(outcome.error());
   t.outcome = std::move(*outcome);
 
-  if (auto p = transcript_percent(
+  if (auto p = context::transcript_percent(
           t.transcript, cfg.context,
-          read_compaction_settings(env, client_settings_files(env, project_start_dir(env, "")))))
+          context::read_compaction_settings(
+              env, context::client_settings_files(env, core::project_start_dir(env, "")))))
     t.context_percent = *p;
   if (t.outcome.written) t.warning = record_lineage(t, loc, cfg);
 
   // Whatever is archived becomes searchable, after this trim returns: a detached indexer (waiting
   // for any other one) indexes what is pending in the archive. If it is killed, the next indexer,
   // or ctx-search before it answers, finishes the work.
-  if (!t.dry_run && !project_is_excluded(t.project, cfg.archive)) {
-    const ArchiveConfig archive_cfg = cfg.archive;
-    auto index = [loc, archive_cfg] { run_indexer(loc, archive_cfg); };
+  if (!t.dry_run && !archive::project_is_excluded(t.project, cfg.archive)) {
+    const core::ArchiveConfig archive_cfg = cfg.archive;
+    auto index = [loc, archive_cfg] { archive::run_indexer(loc, archive_cfg); };
     if (request.in_background)
       request.in_background(index);
     else
@@ -153,4 +155,4 @@ Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const Con
   return t;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

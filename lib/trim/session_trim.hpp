@@ -14,7 +14,7 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 
 // What the user asked `ctx-trim` to do; unset values come from the configuration.
 struct SessionTrimRequest {
@@ -37,7 +37,7 @@ struct SessionTrim {
   std::string parent_id;             // the original's session id
   std::string project;               // the client's project folder name
   std::string new_session_id;        // the trimmed copy's id (written only when outcome.written)
-  ArchiveLocation archive;           // where the original is archived (nothing there on a dry run)
+  archive::ArchiveLocation archive;  // where the original is archived (nothing there on a dry run)
   bool dry_run = false;
   size_t threshold = 0;
   std::set<std::string> tools;
@@ -59,11 +59,11 @@ struct SessionTrim {
 // project is excluded from it. A dry run reads and decides only. Errors (no such session, an
 // unknown tool, a file that is not a transcript, a write that failed) say what and where; nothing
 // is recorded then.
-Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const Config& config,
+Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const core::Config& config,
                                     const util::Env& env);
 
 // The command that continues in `session_id`: "cd <cwd> && claude --resume <id>", without the
 // `cd` when the working directory is not known.
 std::string resume_command(const std::string& cwd, const std::string& session_id);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

@@ -15,7 +15,7 @@
 #include "util/fs.hpp"
 #include "util/line_reader.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -67,16 +67,16 @@ uint64_t count_newlines(const fs::path& p, uint64_t from, uint64_t to) {
 }  // namespace
 
 Result<void> check_is_transcript(const fs::path& transcript) {
-  auto head = read_transcript_head(transcript);
+  auto head = claude::read_transcript_head(transcript);
   if (!head) return std::unexpected(head.error());
-  if (!head->is_transcript) return std::unexpected(not_a_transcript(transcript, *head));
+  if (!head->is_transcript) return std::unexpected(claude::not_a_transcript(transcript, *head));
   return {};
 }
 
 Result<TrimOutcome> trim_session(const TrimRequest& req) {
-  auto head = read_transcript_head(req.transcript);
+  auto head = claude::read_transcript_head(req.transcript);
   if (!head) return std::unexpected(head.error());
-  if (!head->is_transcript) return std::unexpected(not_a_transcript(req.transcript, *head));
+  if (!head->is_transcript) return std::unexpected(claude::not_a_transcript(req.transcript, *head));
   TrimOutcome out;
   out.session_id = req.transcript.stem().string();
   out.cwd = head->cwd;
@@ -114,13 +114,13 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   // The archive is written under archive_session's lock: a hook archiving the same session waits
   // for this copy (and then appends only what came after it) instead of racing it.
   std::optional<util::FileLock> archive_lock;
-  const ArchiveLocation where{req.archive_transcript, req.archive_side_dir};
+  const archive::ArchiveLocation where{req.archive_transcript, req.archive_side_dir};
   if (!req.dry_run && !req.archive_transcript.empty()) {
     // archive/<project>/: private, tightened when too open, never through a link.
     const fs::path folder = req.archive_transcript.parent_path();
     if (auto r = util::make_private_dirs(folder, folder.parent_path()); !r)
       return std::unexpected(r.error());
-    auto lock = lock_session_archive(where);
+    auto lock = archive::lock_session_archive(where);
     if (!lock) return std::unexpected(lock.error());
     archive_lock.emplace(std::move(*lock));
   }
@@ -188,8 +188,8 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
     out.archived = true;
   }
   if (!req.dry_run && !req.archive_side_dir.empty()) {
-    if (auto r =
-            copy_side_folder(req.transcript.parent_path() / out.session_id, req.archive_side_dir);
+    if (auto r = archive::copy_side_folder(req.transcript.parent_path() / out.session_id,
+                                           req.archive_side_dir);
         !r)
       return std::unexpected(r.error());
   }
@@ -200,8 +200,8 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
     if (auto r = output->commit(util::Durability::Fsync); !r) return std::unexpected(r.error());
     out.written = true;
     out.output = output_path;
-    if (auto r = copy_side_folder(req.transcript.parent_path() / out.session_id,
-                                  req.transcript.parent_path() / req.new_session_id);
+    if (auto r = archive::copy_side_folder(req.transcript.parent_path() / out.session_id,
+                                           req.transcript.parent_path() / req.new_session_id);
         !r)
       return std::unexpected(r.error());
   }
@@ -214,4 +214,4 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   return out;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

@@ -9,7 +9,7 @@
 #include "trim/trimmer.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 
 // One trim of a session's transcript.
 struct TrimRequest {
@@ -56,4 +56,4 @@ Result<TrimOutcome> trim_session(const TrimRequest& request);
 // sessionId or a known type).
 Result<void> check_is_transcript(const std::filesystem::path& transcript);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

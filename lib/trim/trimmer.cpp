@@ -9,7 +9,7 @@
 
 #include "trim/json_text.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 
 namespace od = simdjson::ondemand;
 
@@ -593,4 +593,4 @@ std::set<std::string> Trimmer::tool_names_seen() const {
   return out;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

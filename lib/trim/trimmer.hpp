@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace ctxkit {
+namespace ctxkit::trim {
 
 // What to trim.
 struct TrimOptions {
@@ -85,4 +85,4 @@ class Trimmer {
   TrimStats stats_;
 };
 
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

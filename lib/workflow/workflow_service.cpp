@@ -219,7 +219,7 @@ std::vector<fs::path> default_search_dirs(const util::Env& env, const fs::path& 
     dirs.push_back(fs::path(*share) / "workflows");
   else if (auto exe = util::executable_dir())
     dirs.push_back(exe->parent_path() / "share" / "ctxkit" / "workflows");
-  dirs.push_back(Locations::resolve(env).workflows_dir());
+  dirs.push_back(core::Locations::resolve(env).workflows_dir());
   if (!project.empty()) {
     dirs.push_back(project / ".lanes" / "workflows");
     dirs.push_back(project / ".ctxkit" / "workflows");
@@ -238,8 +238,8 @@ WorkflowService::WorkflowService(ServiceOptions options)
     opts_.context_percent = [env, project]() -> std::optional<double> {
       auto session = env.get_nonempty("CLAUDE_CODE_SESSION_ID");
       if (!session) return std::nullopt;
-      const Config cfg = load_config(env, {project});
-      return session_percent(*session, env, cfg.locations(env), cfg.context);
+      const core::Config cfg = core::load_config(env, {project});
+      return context::session_percent(*session, env, cfg.locations(env), cfg.context);
     };
   }
 }

@@ -132,7 +132,7 @@ TEST(GateE2E, CommandAnswersNothingThenCompactWithFocusThenNothingAgain) {
 // recorded once in the state database, by the one that took it.
 TEST(GateE2E, EachActionIsRecordedOnceByWhoeverTookIt) {
   GateBench b;
-  const fs::path db = Locations::resolve(b.env).state_db();
+  const fs::path db = core::Locations::resolve(b.env).state_db();
   auto handed_out = [&] {
     std::vector<std::string> out;
     for (const auto& r : workflow::read_events(db, 1000, b.wt))

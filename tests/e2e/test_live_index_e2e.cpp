@@ -163,7 +163,7 @@ TEST(LiveIndex, AnExcludedProjectIsArchivedButNeverIndexed) {
   EXPECT_TRUE(fs::exists(s.state() / "archive/-proj" / (kSid + ".jsonl")));
   EXPECT_EQ(search(excluded, "LEMUR_JADE_5150").size(), 0u);
   // Not only left out of the answers: nothing of it is in the index.
-  auto index = open_index_read_only(Locations::resolve(s.env));
+  auto index = archive::open_index_read_only(core::Locations::resolve(s.env));
   ASSERT_TRUE(index) << index.error().message;
   for (int i = 0; i < index->size(); ++i)
     EXPECT_EQ(index->shard(i).token_documents("lemur").value_or(-1), 0) << i;

@@ -63,7 +63,8 @@ TEST_P(RecordedStatusInput, RecordsAndShowsTheClientsExactFigure) {
     // No auto-compact window is set, so the client compacts only at its window: the figure is of
     // it.
     EXPECT_EQ(r.out, "Context " + std::to_string(tokens * 100 / window) + "% · " +
-                         short_tokens(tokens) + " of " + short_tokens(window) + " window\n");
+                         context::short_tokens(tokens) + " of " + context::short_tokens(window) +
+                         " window\n");
     ++checked;
   }
   EXPECT_GE(checked, 1);

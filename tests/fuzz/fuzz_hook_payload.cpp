@@ -10,7 +10,7 @@
 #include "util/utf8.hpp"
 
 namespace {
-using ctxkit::HookPayload;
+using ctxkit::claude::HookPayload;
 
 bool same(const HookPayload& a, const HookPayload& b) {
   return a.session_id == b.session_id && a.transcript_path == b.transcript_path && a.cwd == b.cwd &&
@@ -28,17 +28,17 @@ std::string field(const nlohmann::json& j, const char* key) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto whole = ctxkit::parse_hook_payload(text);
+  auto whole = ctxkit::claude::parse_hook_payload(text);
 
   size_t chunk = size == 0 ? 1 : data[size / 2] % 7 + 1;
   size_t at = 0;
-  ctxkit::ByteSource source = [&](char* buf, size_t cap) -> ctxkit::Result<size_t> {
+  ctxkit::claude::ByteSource source = [&](char* buf, size_t cap) -> ctxkit::Result<size_t> {
     size_t n = std::min({chunk, cap, size - at});
     std::copy_n(text.data() + at, n, buf);
     at += n;
     return n;
   };
-  auto chunked = ctxkit::scan_hook_payload(source);
+  auto chunked = ctxkit::claude::scan_hook_payload(source);
   if (whole.has_value() != chunked.has_value()) std::abort();
   if (whole ? !same(*whole, *chunked) : whole.error().message != chunked.error().message)
     std::abort();

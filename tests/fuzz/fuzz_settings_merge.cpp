@@ -9,16 +9,16 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto settings = nlohmann::ordered_json::parse(data, data + size, nullptr, false);
   if (settings.is_discarded()) return 0;
-  auto plan = ctxkit::default_plan("/usr/local/bin");
-  ctxkit::SettingsReport first;
-  if (!ctxkit::merge_settings(settings, plan, first).empty()) return 0;
+  auto plan = ctxkit::claude::default_plan("/usr/local/bin");
+  ctxkit::claude::SettingsReport first;
+  if (!ctxkit::claude::merge_settings(settings, plan, first).empty()) return 0;
   auto merged = settings;
-  ctxkit::SettingsReport second;
-  if (!ctxkit::merge_settings(settings, plan, second).empty() || settings != merged ||
+  ctxkit::claude::SettingsReport second;
+  if (!ctxkit::claude::merge_settings(settings, plan, second).empty() || settings != merged ||
       second.changed)
     std::abort();
-  ctxkit::SettingsReport removed;
-  (void)ctxkit::remove_settings(settings, plan, first.created, removed);
+  ctxkit::claude::SettingsReport removed;
+  (void)ctxkit::claude::remove_settings(settings, plan, first.created, removed);
   (void)settings.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   return 0;
 }

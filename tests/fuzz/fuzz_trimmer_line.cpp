@@ -10,8 +10,8 @@
 #include "trim/trimmer.hpp"
 
 namespace {
-ctxkit::TrimOptions options() {
-  ctxkit::TrimOptions o;
+ctxkit::trim::TrimOptions options() {
+  ctxkit::trim::TrimOptions o;
   o.threshold = 16;
   o.tools = {"Bash", "Read"};
   o.new_session_id = "bbbbbbbb-2222-4222-8222-222222222222";
@@ -20,7 +20,7 @@ ctxkit::TrimOptions options() {
 }
 
 std::vector<std::string> run(const std::vector<std::string>& lines) {
-  ctxkit::Trimmer trimmer(options());
+  ctxkit::trim::Trimmer trimmer(options());
   std::vector<std::string> out;
   uint64_t n = 0;
   for (const auto& l : lines) {

@@ -10,7 +10,7 @@
 #include "apps/status_app.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::apps {
 namespace {
 
 struct InProcess {
@@ -99,4 +99,4 @@ TEST(InProcessProgram, StatusLineRefusesInputThatIsNotJson) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::apps

@@ -16,7 +16,7 @@
 #include "store/search_index.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -148,9 +148,9 @@ TEST(Indexer, ExclusionMarkerRemovesTheSession) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::archive
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace {
 
 TEST(SearchIndex, SnippetCentersOnTheRarestWordAndMarksEachWord) {
@@ -166,9 +166,9 @@ TEST(SearchIndex, SnippetCentersOnTheRarestWordAndMarksEachWord) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::archive
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace {
 
 std::string many_lines(int n, const std::string& prefix) {
@@ -196,7 +196,7 @@ int64_t count_hits(ArchiveIndex& idx, const std::string& words) {
 
 // The bytes in the shards' write-ahead logs (what the indexer has written and not yet
 // checkpointed).
-uint64_t wal_bytes(const Locations& loc) {
+uint64_t wal_bytes(const core::Locations& loc) {
   uint64_t n = 0;
   for (int shard = 0; shard < kIndexShards; ++shard) {
     std::error_code ec;
@@ -214,7 +214,7 @@ TEST(Indexer, AKillAtAnyMomentLosesNothingAndDuplicatesNothing) {
   fs::path f = tmp.write("state/archive/p/S.jsonl",
                          many_lines(3000, "alpha") + user("the last line says zebra"));
   const fs::path state = tmp / "state";
-  const Locations loc = Locations::resolve(tmp.env(), state.string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), state.string());
   for (uint64_t kill_at : {uint64_t{0}, uint64_t{1}, uint64_t{64} << 10, uint64_t{512} << 10}) {
     for (int shard = 0; shard < kIndexShards; ++shard)
       for (const char* end : {"", "-wal", "-shm"})
@@ -258,7 +258,7 @@ TEST(Indexer, AKillAtAnyMomentLosesNothingAndDuplicatesNothing) {
 TEST(Indexer, ACorruptIndexIsQuarantinedAndRebuiltFromTheArchive) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
-  const Locations loc = Locations::resolve(tmp.env(), state.string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), state.string());
   tmp.write("state/archive/p/S.jsonl", user("the quokka was found"));
   tmp.write("state/archive/index.db", std::string(8192, 'x'));
   std::string note;
@@ -276,7 +276,7 @@ TEST(Indexer, ACorruptIndexIsQuarantinedAndRebuiltFromTheArchive) {
 
 TEST(Indexer, OneIndexerAtATime) {
   test::TempDir tmp;
-  const Locations loc = Locations::resolve(tmp.env(), (tmp / "state").string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), (tmp / "state").string());
   EXPECT_EQ(IndexLock::acquire(loc, false).error().kind, Error::Kind::NotFound);
   fs::create_directories(tmp / "state/archive");
   auto first = IndexLock::acquire(loc, false);
@@ -296,10 +296,10 @@ TEST(Indexer, OneIndexerAtATime) {
 TEST(Indexer, ExcludedProjectsAreNeitherIndexedNorPending) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
-  const Locations loc = Locations::resolve(tmp.env(), state.string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), state.string());
   tmp.write("state/archive/-secret/A.jsonl", user("wombat in the secret project"));
   tmp.write("state/archive/-open/B.jsonl", user("wombat in the open project"));
-  ArchiveConfig cfg;
+  core::ArchiveConfig cfg;
   cfg.exclude_projects = {"-secret"};
   auto idx = open_index(loc, nullptr);
   ASSERT_TRUE(idx);
@@ -314,7 +314,7 @@ TEST(Indexer, ExcludedProjectsAreNeitherIndexedNorPending) {
 // pass over the index for a common phrase); more matches than the limit: ranked by bm25.
 TEST(Indexer, MatchesThatAllFitInTheLimitComeNewestFirstOthersByRank) {
   test::TempDir tmp;
-  const Locations loc = Locations::resolve(tmp.env(), (tmp / "state").string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), (tmp / "state").string());
   tmp.write("state/archive/p1/A.jsonl",
             user("deadlock deadlock deadlock in the scheduler", "2026-11-01T00:00:00Z"));
   tmp.write("state/archive/p2/B.jsonl",
@@ -344,7 +344,7 @@ TEST(Indexer, MatchesThatAllFitInTheLimitComeNewestFirstOthersByRank) {
 TEST(Indexer, ExcludedSessionLeavesNoTokenBehind) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
-  const Locations loc = Locations::resolve(tmp.env(), state.string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), state.string());
   fs::path a = tmp.write("state/archive/p/A.jsonl", user("the platypus plan"));
   auto all = open_index(loc, nullptr);
   ASSERT_TRUE(all);
@@ -374,7 +374,7 @@ TEST(Indexer, EveryLineLandsInExactlyOneShardAndSearchesSeeThemAll) {
   static_assert(kIndexShards >= 2);
   test::TempDir tmp;
   const fs::path state = tmp / "state";
-  const Locations loc = Locations::resolve(tmp.env(), state.string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), state.string());
   // About 1.5 MB: several stretches, so that every shard owns some lines.
   fs::path f = tmp.write("state/archive/p/S.jsonl",
                          many_lines(5000, "alpha") + user("the last line says zebra"));
@@ -415,7 +415,7 @@ TEST(Indexer, EveryLineLandsInExactlyOneShardAndSearchesSeeThemAll) {
 TEST(Indexer, AShardThatIsBehindMakesTheFilePendingAndCatchesUpAlone) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
-  const Locations loc = Locations::resolve(tmp.env(), state.string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), state.string());
   fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha"));
   {
     // Only shard 0 did its part (the other was killed before its first commit).
@@ -436,7 +436,7 @@ TEST(Indexer, AShardThatIsBehindMakesTheFilePendingAndCatchesUpAlone) {
 TEST(Indexer, OneCorruptShardIsRebuiltWithoutDuplicatingTheOthers) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
-  const Locations loc = Locations::resolve(tmp.env(), state.string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), state.string());
   tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha"));
   {
     auto idx = open_index(loc, nullptr);
@@ -457,9 +457,9 @@ TEST(Indexer, OneCorruptShardIsRebuiltWithoutDuplicatingTheOthers) {
 TEST(Indexer, TheExclusionMarkerEmptiesEveryShard) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
-  const Locations loc = Locations::resolve(tmp.env(), state.string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), state.string());
   fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha"));
-  ArchiveConfig cfg;
+  core::ArchiveConfig cfg;
   auto idx = open_index(loc, nullptr);
   ASSERT_TRUE(index_pending(*idx, loc, cfg));
   EXPECT_EQ(count_hits(*idx, "alpha"), 3000);
@@ -476,9 +476,9 @@ TEST(Indexer, TheExclusionMarkerEmptiesEveryShard) {
 TEST(Indexer, ASessionOneShardExcludedIsFoundInNone) {
   test::TempDir tmp;
   const fs::path state = tmp / "state";
-  const Locations loc = Locations::resolve(tmp.env(), state.string());
+  const core::Locations loc = core::Locations::resolve(tmp.env(), state.string());
   fs::path f = tmp.write("state/archive/p/S.jsonl", many_lines(3000, "alpha"));
-  ArchiveConfig cfg;
+  core::ArchiveConfig cfg;
   auto idx = open_index(loc, nullptr);
   ASSERT_TRUE(index_pending(*idx, loc, cfg));
   ASSERT_GT(shard_hits(*idx, 1, "alpha"), 0);
@@ -513,11 +513,11 @@ TEST(Indexer, StaleTemporariesOfOursAreRemovedFreshOnesKept) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::archive
 
 // --- the rank: bm25 with bounded document frequencies --------------------------------------------
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace {
 
 // bm25() as FTS5 computes it, by line, for `match` on the index at `db_path`.
@@ -651,4 +651,4 @@ TEST(SearchRank, CommonWordsStillRankTheBestMatchFirst) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -9,7 +9,7 @@
 #include "core/locations.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::archive {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -44,7 +44,7 @@ std::string meta(int n) {
 
 struct Archive {
   test::TempDir tmp;
-  Locations loc = Locations::resolve(tmp.env(), (tmp / "state").string());
+  core::Locations loc = core::Locations::resolve(tmp.env(), (tmp / "state").string());
   fs::path write(const std::string& project, const std::string& rel, const std::string& text) {
     fs::path p = loc.archive_dir() / project / rel;
     fs::create_directories(p.parent_path());
@@ -154,7 +154,7 @@ TEST(Recall, AProjectExcludedAfterItWasIndexedIsNeverAnsweredFrom) {
     ASSERT_TRUE(all) << all.error().message;
     EXPECT_EQ(all->hits.size(), 2u);
   }
-  ArchiveConfig cfg;
+  core::ArchiveConfig cfg;
   cfg.exclude_projects = {"secretproj"};
   ArchiveRecall recall(a.loc, cfg);
   auto found = recall.search({"PANGOLIN_42", "", "", "", 10});
@@ -167,4 +167,4 @@ TEST(Recall, AProjectExcludedAfterItWasIndexedIsNeverAnsweredFrom) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::archive

@@ -2,7 +2,7 @@
 
 #include "claude/claude_cli.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 using Argv = std::vector<std::string>;
 
@@ -32,4 +32,4 @@ TEST(ClaudeCli, CompactArgvRunsTheSlashCommandHeadless) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -13,7 +13,7 @@
 #include "unit/recorded_cases.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 using json = nlohmann::json;
 
@@ -349,4 +349,4 @@ TEST(HookPayloadScan, EscapeDenseSkippedStringsAreCheckedAtEveryOffset) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

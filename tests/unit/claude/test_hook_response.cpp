@@ -4,7 +4,7 @@
 
 #include "claude/hook_response.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 
 TEST(HookResponse, PostToolUseCarriesAdditionalContextAndOptionalSystemMessage) {
@@ -34,4 +34,4 @@ TEST(HookResponse, InvalidUtf8IsReplacedNotThrown) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -2,7 +2,7 @@
 
 #include "claude/install_check.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 using json = nlohmann::json;
 using Words = std::vector<std::string>;
@@ -99,4 +99,4 @@ TEST(InstallCheck, ClaudeVersions) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

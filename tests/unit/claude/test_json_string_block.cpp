@@ -7,7 +7,7 @@
 
 #include "claude/json_string_block.hpp"
 
-namespace ctxkit::json_block {
+namespace ctxkit::claude::json_block {
 namespace {
 
 using Block = std::array<char, kBlock>;
@@ -85,4 +85,4 @@ TEST(JsonStringBlock, AgreesWithTheReferenceOnRandomBlocks) {
 }
 
 }  // namespace
-}  // namespace ctxkit::json_block
+}  // namespace ctxkit::claude::json_block

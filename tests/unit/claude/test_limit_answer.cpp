@@ -15,7 +15,7 @@
 #include "unit/json_variants.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -482,4 +482,4 @@ TEST(LimitAnswer, KindNames) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

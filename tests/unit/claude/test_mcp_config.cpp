@@ -2,7 +2,7 @@
 
 #include "claude/mcp_config.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 using ojson = nlohmann::ordered_json;
 
@@ -157,4 +157,4 @@ TEST(McpConfig, UnexpectedShapesAreErrorsWithNothingChanged) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

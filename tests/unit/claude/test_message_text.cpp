@@ -8,7 +8,7 @@
 #include "unit/json_variants.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 using json = nlohmann::json;
 
@@ -168,4 +168,4 @@ INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedMessageText, ::testing::ValuesIn(
                          recorded_name);
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

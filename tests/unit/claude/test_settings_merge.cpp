@@ -2,7 +2,7 @@
 
 #include "claude/settings_merge.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 using ojson = nlohmann::ordered_json;
 
@@ -125,4 +125,4 @@ TEST(SettingsMerge, UnexpectedShapeIsAnError) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -8,7 +8,7 @@
 #include "unit/json_variants.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 
 // A recorded run of one client version and model ("claude-code-<v>/<model>").
@@ -313,4 +313,4 @@ TEST(StreamResult, ErrorResultAndMissingResult) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

@@ -9,7 +9,7 @@
 #include "unit/json_variants.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 namespace fs = std::filesystem;
 
@@ -178,4 +178,4 @@ INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedHeadLines, ::testing::ValuesIn(re
                          recorded_name);
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

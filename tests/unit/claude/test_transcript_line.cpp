@@ -12,7 +12,7 @@
 #include "unit/json_variants.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::claude {
 namespace {
 
 TEST(TranscriptLine, ExtractsUsageModelAndToolUseIdsOfAssistantLine) {
@@ -190,4 +190,4 @@ INSTANTIATE_TEST_SUITE_P(EveryVersion, RecordedTranscripts, ::testing::ValuesIn(
                          });
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::claude

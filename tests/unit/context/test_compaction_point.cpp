@@ -12,7 +12,7 @@
 #include "context/context_meter.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -178,7 +178,7 @@ TEST(CompactionPoint, AWindowLargerThanTheModelsIsTheModels) {
 }
 
 TEST(CompactionPoint, TheFigureUsesThePointAndAReservedOverride) {
-  ContextConfig cfg;
+  core::ContextConfig cfg;
   WindowHints hints;
   // No window configured: the client compacts when the API refuses, so usable is the window.
   auto f = make_figure(cfg, hints, 100000);
@@ -202,7 +202,7 @@ TEST(CompactionPoint, TheFigureUsesThePointAndAReservedOverride) {
 }
 
 TEST(CompactionPoint, TheClientsOwnWindowWins) {
-  ContextConfig cfg;
+  core::ContextConfig cfg;
   WindowHints hints;
   hints.status_line_window = 1000000;
   EXPECT_EQ(window_size(cfg, hints, 10000), 1000000);
@@ -225,4 +225,4 @@ TEST(CompactionPoint, TheClientsOwnWindowWins) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::context

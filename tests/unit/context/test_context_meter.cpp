@@ -13,7 +13,7 @@
 #include "unit/recorded_cases.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -282,7 +282,7 @@ WindowHints hints(int64_t status_window, bool over_200k, std::string model = "")
 }
 
 TEST(ContextMeter, WindowRules) {
-  ContextConfig c;
+  core::ContextConfig c;
   EXPECT_EQ(window_size(c, {}, 150000), 200000);
   EXPECT_EQ(window_size(c, {}, 200001), 1000000);
   EXPECT_EQ(window_size(c, hints(1000000, false), 1000), 1000000);
@@ -294,22 +294,22 @@ TEST(ContextMeter, WindowRules) {
 }
 
 TEST(ContextMeter, FigureOnUsableAndWholeWindowBasis) {
-  ContextConfig c;
+  core::ContextConfig c;
   c.reserved_tokens = 33000;  // an explicit override: usable = window - 33,000
   auto f = make_figure(c, {}, 127000);
   EXPECT_EQ(f.usable, 167000);
   EXPECT_EQ(f.percent, 76);
-  c.basis = Basis::Window;
+  c.basis = core::Basis::Window;
   f = make_figure(c, {}, 127000);
   EXPECT_EQ(f.percent, 63);
-  c.basis = Basis::Usable;
+  c.basis = core::Basis::Usable;
   f = make_figure(c, hints(1000000, false), 500000);
   EXPECT_EQ(f.usable, 967000);
   EXPECT_EQ(f.percent, 51);
 }
 
 TEST(ContextMeter, FigureOfACountNearInt64MaxSaturates) {
-  ContextConfig c;
+  core::ContextConfig c;
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   auto f = make_figure(c, {}, kMax);
   EXPECT_EQ(f.tokens, kMax);
@@ -332,4 +332,4 @@ TEST(ContextMeter, ShortTokens) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::context

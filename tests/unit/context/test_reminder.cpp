@@ -2,11 +2,11 @@
 
 #include "context/reminder.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace {
 
 TEST(Reminder, TierBoundaries) {
-  ContextConfig c;
+  core::ContextConfig c;
   c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   EXPECT_EQ(tier_for(59, c), Tier::None);
   EXPECT_EQ(tier_for(60, c), Tier::Warn);
@@ -25,7 +25,7 @@ TEST(Reminder, FirstCrossingFires) {
 }
 
 TEST(Reminder, RemindOncePerTierWithinInterval) {
-  ReminderState prev{1, 1000};
+  core::ReminderState prev{1, 1000};
   auto d = decide_reminder(prev, Tier::Warn, 1000 + 59999, 60000);
   EXPECT_FALSE(d.fire);
   EXPECT_FALSE(d.store);
@@ -34,13 +34,13 @@ TEST(Reminder, RemindOncePerTierWithinInterval) {
 }
 
 TEST(Reminder, HigherTierFiresAtOnce) {
-  auto d = decide_reminder(ReminderState{1, 1000}, Tier::Recommend, 1001, 60000);
+  auto d = decide_reminder(core::ReminderState{1, 1000}, Tier::Recommend, 1001, 60000);
   EXPECT_TRUE(d.fire);
   EXPECT_EQ(d.store->tier, 2);
 }
 
 TEST(Reminder, DropBelowWarnRearms) {
-  auto d = decide_reminder(ReminderState{3, 1000}, Tier::None, 2000, 60000);
+  auto d = decide_reminder(core::ReminderState{3, 1000}, Tier::None, 2000, 60000);
   EXPECT_FALSE(d.fire);
   ASSERT_TRUE(d.store);
   EXPECT_EQ(d.store->tier, 0);
@@ -49,7 +49,7 @@ TEST(Reminder, DropBelowWarnRearms) {
 }
 
 TEST(Reminder, DropToALowerTierFiresAndRearms) {
-  auto d = decide_reminder(ReminderState{3, 1000}, Tier::Warn, 1001, 60000);
+  auto d = decide_reminder(core::ReminderState{3, 1000}, Tier::Warn, 1001, 60000);
   EXPECT_TRUE(d.fire);
   EXPECT_EQ(d.store->tier, 1);
 }
@@ -61,7 +61,7 @@ TEST(Reminder, BelowThresholdWithNothingStoredWritesNothing) {
 }
 
 TEST(Reminder, TextsBeginWithContextAtAndNameTheSkills) {
-  ContextConfig c;
+  core::ContextConfig c;
   c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   auto f = make_figure(c, {}, 127000);
   std::string warn = reminder_text(Tier::Warn, f, c, false);
@@ -77,9 +77,9 @@ TEST(Reminder, TextsBeginWithContextAtAndNameTheSkills) {
 }
 
 TEST(Reminder, WholeWindowBasisStatesTheWindow) {
-  ContextConfig c;
+  core::ContextConfig c;
   c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
-  c.basis = Basis::Window;
+  c.basis = core::Basis::Window;
   auto f = make_figure(c, {}, 170000);
   std::string t = reminder_text(Tier::Urgent, f, c, false);
   EXPECT_TRUE(t.starts_with("Context at 85% (170k of 200k tokens). ")) << t;
@@ -87,7 +87,7 @@ TEST(Reminder, WholeWindowBasisStatesTheWindow) {
 }
 
 TEST(Reminder, SubagentTextDoesNotOfferSessionSkills) {
-  ContextConfig c;
+  core::ContextConfig c;
   c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   auto f = make_figure(c, {}, 150000);
   std::string t = reminder_text(Tier::Urgent, f, c, true);
@@ -97,7 +97,7 @@ TEST(Reminder, SubagentTextDoesNotOfferSessionSkills) {
 
 // Every text a reminder can say, pinned: a change of wording is a deliberate change of this test.
 TEST(Reminder, EveryTextIsPinned) {
-  ContextConfig c;
+  core::ContextConfig c;
   c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   auto f = make_figure(c, {}, 127000);
   const std::string head = "Context at 76% (127k of 167k usable tokens)";
@@ -124,8 +124,8 @@ TEST(Reminder, EveryTextIsPinned) {
   EXPECT_EQ(
       reminder_text(Tier::Urgent, f, c, true),
       head + " in this subagent. Finish now and return a concise result before the window fills.");
-  ContextConfig whole;
-  whole.basis = Basis::Window;
+  core::ContextConfig whole;
+  whole.basis = core::Basis::Window;
   whole.reserved_tokens = 33000;
   auto w = make_figure(whole, {}, 170000);
   EXPECT_EQ(
@@ -135,7 +135,7 @@ TEST(Reminder, EveryTextIsPinned) {
 }
 
 TEST(Reminder, NoTextClaimsTrimStaysInThisSession) {
-  ContextConfig c;
+  core::ContextConfig c;
   c.reserved_tokens = 33000;  // usable: 167k of 200k, as an explicit override
   auto f = make_figure(c, {}, 127000);
   for (Tier t : {Tier::Warn, Tier::Recommend, Tier::Urgent}) {
@@ -147,7 +147,7 @@ TEST(Reminder, NoTextClaimsTrimStaysInThisSession) {
 // once the API refuses, below it with an auto-compact window; with auto-compaction off the texts
 // say so and count against the whole window.
 TEST(Reminder, TheTextsFollowWhereTheClientCompacts) {
-  ContextConfig c;
+  core::ContextConfig c;
   WindowHints h;
   auto f = make_figure(c, h, 170000);
   EXPECT_EQ(reminder_text(Tier::Urgent, f, c, false),
@@ -169,4 +169,4 @@ TEST(Reminder, TheTextsFollowWhereTheClientCompacts) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::context

@@ -7,7 +7,7 @@
 #include "core/locations.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::context {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -44,8 +44,8 @@ struct SessionBench {
     e.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");
     return e;
   }();
-  Locations loc = Locations::resolve(env);
-  ContextConfig cfg;
+  core::Locations loc = core::Locations::resolve(env);
+  core::ContextConfig cfg;
   fs::path transcript(const std::string& project, const std::string& sid) const {
     return tmp / ("home/.claude/projects/" + project + "/" + sid + ".jsonl");
   }
@@ -60,8 +60,8 @@ TEST(SessionPercent, ASessionFoundByItsIdStandsAtItsNewestReading) {
   ASSERT_TRUE(p);
   EXPECT_EQ(*p, 50.0);  // 83,500 of 167,000: the newest reading, not the first
   // The window is the basis when configured so: 83,500 of 200,000.
-  ContextConfig window = b.cfg;
-  window.basis = Basis::Window;
+  core::ContextConfig window = b.cfg;
+  window.basis = core::Basis::Window;
   EXPECT_EQ(session_percent(kSid, b.env, b.loc, window), std::optional<double>(41.0));
 }
 
@@ -78,4 +78,4 @@ TEST(SessionPercent, NoIdNoSessionOrNoReadingIsNoFigure) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::context

@@ -7,7 +7,7 @@
 #include "core/config.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 namespace {
 
 TEST(Config, DefaultsMatchTheDesign) {
@@ -274,4 +274,4 @@ TEST(Config, ShowConfigListsTheProjectsExcludeProjectsMatched) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::core

@@ -9,7 +9,7 @@
 #include "unit/temp_dir.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 namespace {
 namespace fs = std::filesystem;
 
@@ -60,4 +60,4 @@ TEST(HookStamp, ALinkInItsPlaceIsNotFollowed) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::core

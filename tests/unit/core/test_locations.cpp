@@ -4,7 +4,7 @@
 #include "core/locations.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 namespace {
 namespace fs = std::filesystem;
 
@@ -132,4 +132,4 @@ TEST(Locations, AProjectFileCannotMoveThem) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::core

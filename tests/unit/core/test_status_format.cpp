@@ -3,7 +3,7 @@
 #include "core/config.hpp"
 #include "core/status_format.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 namespace {
 
 StatusValues sample() {
@@ -100,4 +100,4 @@ TEST(StatusConfig, ABadFormatFromTheEnvironmentIsAWarningToo) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::core

@@ -4,7 +4,7 @@
 
 #include "core/toml_edit.hpp"
 
-namespace ctxkit {
+namespace ctxkit::core {
 namespace {
 
 std::string set_ok(const std::string& text, const std::string& value,
@@ -177,4 +177,4 @@ TEST(TomlEdit, InvalidInputIsAnErrorWithTomlsMessageAndLine) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::core

@@ -10,7 +10,7 @@
 #include "store/state_store.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -20,7 +20,7 @@ constexpr const char* kParent = "11111111-1111-4111-8111-111111111111";
 struct Fixture {
   test::TempDir tmp;
   util::Env env = tmp.env();
-  Config cfg;
+  core::Config cfg;
   fs::path transcript, summary, project;
   RolloverRequest request;
 
@@ -147,4 +147,4 @@ TEST(PreparedRollover, OutsideClaudeCodeAMissingClientIsRefusedBeforeAnythingIsA
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

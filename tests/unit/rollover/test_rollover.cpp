@@ -6,7 +6,7 @@
 #include "unit/temp_dir.hpp"
 #include "util/process.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 namespace {
 
 TEST(Rollover, ContinuationPromptCarriesEverything) {
@@ -118,4 +118,4 @@ TEST(Rollover, FindProgramInPath) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

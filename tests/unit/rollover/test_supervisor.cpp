@@ -6,13 +6,13 @@
 #include "unit/temp_dir.hpp"
 #include "util/process.hpp"
 
-namespace ctxkit {
+namespace ctxkit::rollover {
 namespace {
 namespace fs = std::filesystem;
 
 // The temp dir itself as the state folder.
-Locations state_in(const test::TempDir& tmp) {
-  return Locations::resolve(tmp.env(), tmp.path().string());
+core::Locations state_in(const test::TempDir& tmp) {
+  return core::Locations::resolve(tmp.env(), tmp.path().string());
 }
 
 // A configuration whose state folder is `dir`.
@@ -129,4 +129,4 @@ TEST(Supervisor, AnUnwritableRecordIsReportedAndTheClientStillRuns) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::rollover

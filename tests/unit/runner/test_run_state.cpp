@@ -177,7 +177,7 @@ TEST(RunState, ReadsTheRunJsonCtxRunWritesIntoItsFields) {
   EXPECT_EQ(s.pending_action->key, "t2");
   EXPECT_EQ(s.pending_action->action, "compact");
   EXPECT_EQ(s.pending_action->focus, "the parser");
-  EXPECT_EQ(s.usage, (TokenUsage{1200, 3400, 56000, 789}));
+  EXPECT_EQ(s.usage, (claude::TokenUsage{1200, 3400, 56000, 789}));
   EXPECT_EQ(s.tokens_total, 61389u);
   EXPECT_DOUBLE_EQ(s.cost_usd, 0.4321);
   EXPECT_EQ(s.options.max_iterations, 50);
@@ -326,7 +326,7 @@ TEST(RunState, ReadsAnOddRunJsonWithoutThrowingAndKeepsUnknownKeys) {
   EXPECT_FALSE(s.session->context_window);
   EXPECT_EQ(s.attempts, (std::map<std::string, int>{{"b", 2}}));
   EXPECT_FALSE(s.pending_action);
-  EXPECT_EQ(s.usage, (TokenUsage{0, 0, 3, 0}));
+  EXPECT_EQ(s.usage, (claude::TokenUsage{0, 0, 3, 0}));
   EXPECT_EQ(s.tokens_total, 0u);
   EXPECT_EQ(s.cost_usd, 0);
   EXPECT_FALSE(s.options.max_iterations);
@@ -336,7 +336,7 @@ TEST(RunState, ReadsAnOddRunJsonWithoutThrowingAndKeepsUnknownKeys) {
   EXPECT_EQ(s.tasks[1].id, "t");
   EXPECT_EQ(s.tasks[1].iterations, std::numeric_limits<int>::max());
   EXPECT_EQ(s.tasks[1].sessions, std::vector<std::string>{"s"});
-  EXPECT_EQ(s.tasks[1].usage, TokenUsage{});
+  EXPECT_EQ(s.tasks[1].usage, claude::TokenUsage{});
   EXPECT_FALSE(s.tasks[1].cost_usd);
   EXPECT_FALSE(s.tasks[1].started_at_ms);
   EXPECT_FALSE(s.tasks[1].context_mode);

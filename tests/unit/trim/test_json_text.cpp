@@ -5,7 +5,7 @@
 
 #include "trim/json_text.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 namespace {
 
 // The escaped text of `s` as the client writes it.
@@ -62,4 +62,4 @@ TEST(JsonText, EscapeRoundTrips) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

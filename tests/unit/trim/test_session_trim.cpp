@@ -9,7 +9,7 @@
 #include "unit/temp_dir.hpp"
 #include "unit/trim/bash_session.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -26,7 +26,7 @@ std::string session_lines(int results) {
 struct Fixture {
   test::TempDir tmp;
   util::Env env = tmp.env();
-  Config cfg;
+  core::Config cfg;
   fs::path transcript;
   int background_calls = 0;
   SessionTrimRequest request;
@@ -61,7 +61,7 @@ TEST(SessionTrim, WritesTheCopyArchivesTheOriginalAndRecordsTheLineage) {
   EXPECT_LT(t->outcome.output_bytes, original.size());
   // The original is untouched; its archived copy is byte for byte the same, under the state folder.
   EXPECT_EQ(test::read_file(f.transcript), original);
-  const Locations loc = f.cfg.locations(f.env);
+  const core::Locations loc = f.cfg.locations(f.env);
   EXPECT_EQ(t->archive.transcript,
             loc.archive_dir() / "-work-app" / (std::string(kParent) + ".jsonl"));
   EXPECT_EQ(test::read_file(t->archive.transcript), original);
@@ -136,8 +136,8 @@ TEST(SessionTrim, AToolNeitherKnownNorUsedIsRefusedBeforeAnythingIsWritten) {
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().message,
             "unknown tool 'Frobnicate' (not a Claude Code tool and not used in this session)");
-  EXPECT_FALSE(
-      fs::exists(archive_location(f.cfg.locations(f.env), "-work-app", kParent).transcript));
+  EXPECT_FALSE(fs::exists(
+      archive::archive_location(f.cfg.locations(f.env), "-work-app", kParent).transcript));
   EXPECT_EQ(f.background_calls, 0);
 }
 
@@ -164,4 +164,4 @@ TEST(SessionTrim, AMissingSessionIsAnError) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

@@ -11,7 +11,7 @@
 #include "unit/temp_dir.hpp"
 #include "unit/trim/bash_session.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -131,7 +131,7 @@ TEST(TrimSession, TheArchiveCopyWaitsForAnArchiverOfTheSameSession) {
   req.archive_transcript = tmp / "archive/proj/11111111-1111-4111-8111-111111111111.jsonl";
   req.archive_side_dir = tmp / "archive/proj/11111111-1111-4111-8111-111111111111";
   fs::create_directories(req.archive_transcript.parent_path());
-  auto held = lock_session_archive({req.archive_transcript, req.archive_side_dir});
+  auto held = archive::lock_session_archive({req.archive_transcript, req.archive_side_dir});
   ASSERT_TRUE(held) << held.error().message;
   std::atomic<bool> snapshot_taken{false}, done{false};
   req.after_snapshot = [&] { snapshot_taken = true; };
@@ -154,4 +154,4 @@ TEST(TrimSession, TheArchiveCopyWaitsForAnArchiverOfTheSameSession) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::trim

@@ -5,7 +5,7 @@
 #include "trim/trimmer.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::trim {
 namespace {
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
@@ -400,4 +400,4 @@ TEST(Trimmer, RecordedSessionWithTwoLargeResultsReportsTwo) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::trim
