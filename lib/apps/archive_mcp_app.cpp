@@ -155,8 +155,8 @@ mcp::ToolResult search(archive::ArchiveRecall& recall, const json& a) {
   if (!error.empty()) return tool_error(error);
   if (query->find_first_not_of(" \t\r\n") == std::string::npos)
     return tool_error("query is empty: give the words to find");
-  if (auto why = SearchIndex::query_too_long(*query); !why.empty()) return tool_error(why);
-  SearchQuery q;
+  if (auto why = store::SearchIndex::query_too_long(*query); !why.empty()) return tool_error(why);
+  store::SearchQuery q;
   q.words = *query;
   q.project = *project;
   q.session = *session;
@@ -188,7 +188,7 @@ mcp::ToolResult search(archive::ArchiveRecall& recall, const json& a) {
     out["more"] = fmt::format(
         "more than {} messages match; the newest {} were ranked: add words, session, project or "
         "since to narrow",
-        SearchIndex::kMaxRanked, SearchIndex::kMaxRanked);
+        store::SearchIndex::kMaxRanked, store::SearchIndex::kMaxRanked);
   out["next"] = found->hits.empty() ? "No matches: try other or fewer words."
                                     : "Open a hit in full with archive_show {\"session\": ..., "
                                       "\"line\": ...}; cite it as SESSION:LINE.";

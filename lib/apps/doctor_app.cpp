@@ -395,7 +395,7 @@ void check_private(Doctor& d, const std::string& area, const fs::path& p, bool d
 void check_db(Doctor& d, const std::string& area, const fs::path& db, int expected_version,
               bool rebuilt) {
   check_private(d, area, db, false);
-  auto c = check_database(db);
+  auto c = store::check_database(db);
   std::string aside = fmt::format("mv {} {}", util::shell_quote(db.string()),
                                   util::shell_quote(db.string() + ".corrupt"));
   if (!c) {
@@ -449,8 +449,8 @@ void check_state(Doctor& d) {
           "start a Claude Code session; the status line and the hooks create it");
     return;
   }
-  if (state_db) check_db(d, "state", d.loc.state_db(), StateStore::kSchemaVersion, false);
-  if (meter_db) check_db(d, "state", d.loc.meter_db(), MeterStore::kSchemaVersion, false);
+  if (state_db) check_db(d, "state", d.loc.state_db(), store::StateStore::kSchemaVersion, false);
+  if (meter_db) check_db(d, "state", d.loc.meter_db(), store::MeterStore::kSchemaVersion, false);
 }
 
 void check_archive(Doctor& d) {
@@ -476,7 +476,7 @@ void check_archive(Doctor& d) {
     }
     any_shard = true;
     size_t before = d.findings.size();
-    check_db(d, "archive", db, SearchIndex::kSchemaVersion, true);
+    check_db(d, "archive", db, store::SearchIndex::kSchemaVersion, true);
     if (d.findings.size() > before && d.findings.back().status != Status::Ok)
       shards_ok = false;
     else if (d.findings.size() > before)

@@ -35,21 +35,21 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
     session = fs::path(session).stem().string();
   core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
   std::string note;
-  auto store = open_state(cfg.locations(ctx.env), cfg, note);
+  auto store = store::open_state(cfg.locations(ctx.env), cfg, note);
   if (!store) return error(note);
   auto start = store->session(session);
   if (!start) return error(start.error().message);
   if (!*start) return error(fmt::format("no lineage recorded for session {}", session));
 
   // Up to the first ancestor, then down along the newest child.
-  std::vector<SessionRecord> up{**start};
+  std::vector<store::SessionRecord> up{**start};
   for (int guard = 0; guard < 10000 && !up.back().parent_id.empty(); ++guard) {
     auto p = store->session(up.back().parent_id);
     if (!p) return error(p.error().message);
     if (!*p) break;
     up.push_back(**p);
   }
-  std::vector<SessionRecord> chain(up.rbegin(), up.rend());
+  std::vector<store::SessionRecord> chain(up.rbegin(), up.rend());
   for (int guard = 0; guard < 10000; ++guard) {
     auto kids = store->children(chain.back().session_id);
     if (!kids) return error(kids.error().message);

@@ -66,14 +66,14 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
 
   std::string state_problem;
   Error::Kind state_kind = Error::Kind::Generic;
-  std::optional<MeterStore> store = open_meter(loc, cfg, state_problem, &state_kind);
+  std::optional<store::MeterStore> store = store::open_meter(loc, cfg, state_problem, &state_kind);
   note.add(state_problem);
   // Locked (even before its first migration): another hook holds it, so the rate limit is
   // held elsewhere; stay quiet rather than remind without one.
   const bool state_locked = !store && state_kind == Error::Kind::Busy;
 
   // What the meter holds for this session (or subagent), in one read.
-  std::optional<MeterRow> kept;
+  std::optional<store::MeterRow> kept;
   if (store) {
     if (auto r = store->row(payload->session_id, payload->agent_id))
       kept = *r;
@@ -81,7 +81,7 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
       note.add(r.error().message);
   }
   // The status line's exact figure (main session only) wins when it is newer than the reading.
-  std::optional<StatusFigure> status;
+  std::optional<store::StatusFigure> status;
   if (kept && !subagent) status = kept->status;
   std::optional<int64_t> tokens;
   std::string model;

@@ -153,7 +153,7 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
     return error(fmt::format("session {} has no line {}", sid, line));
   }
 
-  SearchQuery q;
+  store::SearchQuery q;
   q.words = query;
   q.project =
       project.find('/') != std::string::npos ? claude::project_folder_name(project) : project;
@@ -163,19 +163,19 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   q.limit = cfg.archive.exclude_projects.empty() ? limit : std::min(limit * 4 + 20, 10000);
   auto found = index->search(q);
   if (!found) return error(found.error().message);
-  std::erase_if(found->hits, [&](const SearchHit& h) {
+  std::erase_if(found->hits, [&](const store::SearchHit& h) {
     return archive::project_is_excluded(h.project, cfg.archive);
   });
   if (found->hits.size() > static_cast<size_t>(limit))
     found->hits.resize(static_cast<size_t>(limit));
   archive::fill_snippets(*found, q.words);
   if (!building.empty() && !json_out) ctx.out << building << '\n';
-  const std::vector<SearchHit>* hits = &found->hits;
+  const std::vector<store::SearchHit>* hits = &found->hits;
   if (json_out) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& h : *hits)
       arr.push_back({{"session_id", h.session_id},
-                     {"agent", agent_of_path(h.path)},
+                     {"agent", store::agent_of_path(h.path)},
                      {"project", h.project},
                      {"line", h.line},
                      {"timestamp", h.timestamp},
@@ -193,7 +193,7 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
     std::string snippet = h.snippet;
     for (auto& c : snippet)
       if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    const std::string agent = agent_of_path(h.path);
+    const std::string agent = store::agent_of_path(h.path);
     ctx.out << fmt::format("{}{}:{}  {}  {}  {}\n    {}\n", h.session_id,
                            agent.empty() ? "" : "/" + agent, h.line, h.timestamp, h.role, h.project,
                            snippet);
@@ -202,7 +202,7 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
     ctx.out << fmt::format(
         "(more than {} messages match; the newest {} were ranked: add words or "
         "--session/--project/--since to narrow)\n",
-        SearchIndex::kMaxRanked, SearchIndex::kMaxRanked);
+        store::SearchIndex::kMaxRanked, store::SearchIndex::kMaxRanked);
   ctx.out << fmt::format("{} hit{}; print one in full with: ctx-search --show SESSION:LINE\n",
                          hits->size(), hits->size() == 1 ? "" : "s");
   return 0;

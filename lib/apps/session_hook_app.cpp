@@ -112,8 +112,8 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   std::function<void()> after_output;  // detached once the hook's output is over
 
   if (ev == "SessionStart") {
-    if (auto store = open_state(loc, cfg, note)) {
-      SessionRecord r;
+    if (auto store = store::open_state(loc, cfg, note)) {
+      store::SessionRecord r;
       r.session_id = payload->session_id;
       r.project = transcript.parent_path().filename().string();
       r.transcript = transcript.string();
@@ -131,7 +131,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     // is proven to be that supervisor (it polls anyway; a wrong pid is never signalled).
     auto supervisor = ev == "Stop" ? ctx.env.get_nonempty("CTXKIT_SUPERVISOR") : std::nullopt;
     if (supervisor) {
-      if (auto store = open_state(loc, cfg, note)) {
+      if (auto store = store::open_state(loc, cfg, note)) {
         auto ready = store->mark_rollover_ready(*supervisor, payload->session_id);
         if (!ready) {
           note = ready.error().message;

@@ -209,7 +209,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   std::string problem;
   if (!session.empty()) {
     // Closed before the transcript is read: the meter database is held while it is open.
-    if (std::optional<MeterStore> store = open_meter(loc, cfg, problem)) {
+    if (std::optional<store::MeterStore> store = store::open_meter(loc, cfg, problem)) {
       if (tokens) {
         if (auto r =
                 store->record_status(session, {*tokens, hints.status_line_window, util::now_ms()});

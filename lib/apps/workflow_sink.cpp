@@ -36,7 +36,7 @@ Result<void> request_supervised_action(const core::Config& cfg, const util::Env&
   std::string prompt = workflow::workflow_reanchor(worktree, event.action, kReanchorTokens);
   if (prompt.empty())
     prompt = "Continue the workflow: call workflow_status for the current step's instructions.";
-  PendingRollover p;
+  store::PendingRollover p;
   p.supervisor = *token;
   p.session_id = session;
   p.new_session_id = event.action == "clear" ? util::random_uuid() : session;
@@ -48,7 +48,7 @@ Result<void> request_supervised_action(const core::Config& cfg, const util::Env&
   const fs::path file = dir / fmt::format("workflow-{}-{}.md", event.action, util::random_uuid());
   if (auto w = util::write_file_atomic(file, prompt, 0600, util::Durability::Flush); !w) return w;
   p.prompt_path = file.string();
-  auto store = StateStore::open(loc.state_db(), cfg.state.busy_timeout_ms);
+  auto store = store::StateStore::open(loc.state_db(), cfg.state.busy_timeout_ms);
   if (!store) return std::unexpected(store.error());
   return store->put_pending_rollover(p);
 }
@@ -62,20 +62,20 @@ std::function<void(const workflow::WorkflowEvent&)> workflow_event_sink(const co
   // error, or once the file is another one (moved aside as corrupt and made again), it is opened
   // again.
   struct Kept {
-    std::optional<StateStore> store;
+    std::optional<store::StateStore> store;
     uint64_t inode = 0;
   };
   auto kept = std::make_shared<Kept>();
   return [cfg, env, worktree, &err, tool, kept](const workflow::WorkflowEvent& e) {
     const fs::path db = cfg.locations(env).state_db();
-    if (kept->store && file_inode(db) != kept->inode) kept->store.reset();
+    if (kept->store && store::file_inode(db) != kept->inode) kept->store.reset();
     if (!kept->store) {
-      auto opened = StateStore::open(db, cfg.state.busy_timeout_ms);
+      auto opened = store::StateStore::open(db, cfg.state.busy_timeout_ms);
       if (!opened) {
         print_note(err, tool, "note: " + opened.error().message);
       } else {
         kept->store.emplace(std::move(*opened));
-        kept->inode = file_inode(db);
+        kept->inode = store::file_inode(db);
       }
     }
     auto* store = &kept->store;

@@ -81,7 +81,7 @@ std::optional<std::string> message_text_at(const fs::path& transcript, int64_t o
   return claude::message_text(*line).text;
 }
 
-Result<IndexReport> index_file(SearchIndex& index, const fs::path& transcript,
+Result<IndexReport> index_file(store::SearchIndex& index, const fs::path& transcript,
                                const std::string& session_id, const std::string& project,
                                const std::string& marker, uint64_t batch_bytes, Shard shard) {
   IndexReport report;
@@ -202,13 +202,13 @@ auto on_each_shard(int shards, const char* what, F f) -> std::vector<decltype(f(
   return out;
 }
 
-Result<SearchIndex> open_shard(const fs::path& db, std::string* note) {
-  uint64_t inode = file_inode(db);
-  auto index = SearchIndex::open(db);
+Result<store::SearchIndex> open_shard(const fs::path& db, std::string* note) {
+  uint64_t inode = store::file_inode(db);
+  auto index = store::SearchIndex::open(db);
   if (index || index.error().kind != Error::Kind::Corrupt) return index;
-  auto aside = quarantine_database(db, inode);
+  auto aside = store::quarantine_database(db, inode);
   if (!aside) return std::unexpected(aside.error());
-  auto fresh = SearchIndex::open(db);
+  auto fresh = store::SearchIndex::open(db);
   if (fresh && note && !aside->empty()) {
     if (!note->empty()) *note += "; ";
     *note +=
@@ -220,7 +220,7 @@ Result<SearchIndex> open_shard(const fs::path& db, std::string* note) {
 }  // namespace
 
 Result<ArchiveIndex> open_index(const core::Locations& loc, std::string* note) {
-  std::vector<SearchIndex> shards;
+  std::vector<store::SearchIndex> shards;
   for (int i = 0; i < kIndexShards; ++i) {
     auto shard = open_shard(loc.index_db(i), note);
     if (!shard) return std::unexpected(shard.error());
@@ -230,25 +230,25 @@ Result<ArchiveIndex> open_index(const core::Locations& loc, std::string* note) {
 }
 
 Result<ArchiveIndex> open_index_read_only(const core::Locations& loc) {
-  std::vector<SearchIndex> shards;
+  std::vector<store::SearchIndex> shards;
   for (int i = 0; i < kIndexShards; ++i) {
-    auto shard = SearchIndex::open_read_only(loc.index_db(i));
+    auto shard = store::SearchIndex::open_read_only(loc.index_db(i));
     if (!shard) return std::unexpected(shard.error());
     shards.push_back(std::move(*shard));
   }
   return ArchiveIndex(std::move(shards));
 }
 
-Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
+Result<store::SearchResult> ArchiveIndex::search(const store::SearchQuery& query) {
   // The shards are searched at once, each ranking its share of the newest matches and saying
   // which sessions it has excluded: the shards exclude a session each in its own transaction, and
   // a session one has excluded is left out of every shard's hits (another may not have got that
   // far yet).
-  const int64_t share = std::max<int64_t>(1, SearchIndex::kMaxRanked / std::max(size(), 1));
+  const int64_t share = std::max<int64_t>(1, store::SearchIndex::kMaxRanked / std::max(size(), 1));
   // When every match fits in the limit, ranking changes only their order, and bm25 would cost a
   // pass over the whole index for each common word or phrase of the query (an identifier beside
   // "src/engine.c:42"): then the hits come newest first, unranked.
-  const int64_t fits = std::min<int64_t>(std::max(query.limit, 0), SearchIndex::kMaxRanked);
+  const int64_t fits = std::min<int64_t>(std::max(query.limit, 0), store::SearchIndex::kMaxRanked);
   int64_t matches = 0;
   for (int i = 0; i < size() && matches <= fits; ++i) {
     auto c = shard(i).count_matches(query, fits + 1);
@@ -257,7 +257,7 @@ Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
   }
   const bool ranked = matches > fits;
   struct Found {
-    SearchResult result;
+    store::SearchResult result;
     std::vector<std::string> excluded;
   };
   auto found = on_each_shard(size(), "searching", [&](int i) -> Result<Found> {
@@ -273,19 +273,19 @@ Result<SearchResult> ArchiveIndex::search(const SearchQuery& query) {
     if (!f) return std::unexpected(f.error());
     for (const auto& p : f->excluded) {
       fs::path path(p);
-      excluded.insert(agent_of_path(p).empty()
+      excluded.insert(store::agent_of_path(p).empty()
                           ? path.stem().string()
                           : path.parent_path().parent_path().filename().string());
     }
   }
-  SearchResult all;
+  store::SearchResult all;
   for (auto& f : found) {
     all.capped = all.capped || f->result.capped;
     for (auto& h : f->result.hits)
       if (!excluded.contains(h.session_id)) all.hits.push_back(std::move(h));
   }
   std::stable_sort(all.hits.begin(), all.hits.end(),
-                   [ranked](const SearchHit& a, const SearchHit& b) {
+                   [ranked](const store::SearchHit& a, const store::SearchHit& b) {
                      if (!ranked && a.timestamp != b.timestamp) return a.timestamp > b.timestamp;
                      if (a.rank != b.rank) return a.rank < b.rank;
                      if (a.path != b.path) return a.path < b.path;
@@ -335,9 +335,9 @@ Result<std::optional<fs::path>> ArchiveIndex::file_of(const std::string& session
   return std::optional<fs::path>();
 }
 
-Result<std::optional<IndexedLine>> ArchiveIndex::line_at_or_before(const fs::path& file,
-                                                                   int64_t line) {
-  std::optional<IndexedLine> best;
+Result<std::optional<store::IndexedLine>> ArchiveIndex::line_at_or_before(const fs::path& file,
+                                                                          int64_t line) {
+  std::optional<store::IndexedLine> best;
   for (auto& s : shards_) {
     auto l = s.line_at_or_before(file, line);
     if (!l) return std::unexpected(l.error());
@@ -371,7 +371,7 @@ std::vector<Archived> archived_transcripts(const core::Locations& loc,
       const std::string session = f.path().stem().string();
       out.push_back({f.path(), project, session, f.file_size(e3)});
       // Its subagents' transcripts (<session>/subagents/agent-<id>.jsonl), indexed as the
-      // session's: a hit in one names the agent (agent_of_path).
+      // session's: a hit in one names the agent (store::agent_of_path).
       for (const auto& a : fs::directory_iterator(proj.path() / session / "subagents", e3)) {
         std::string agent = a.path().filename().string();
         std::error_code e4;
@@ -485,7 +485,7 @@ void run_indexer(const core::Locations& loc, const core::ArchiveConfig& config, 
     log_line(loc, fmt::format("indexing: {}", run->first_error));
 }
 
-void fill_snippets(SearchResult& result, const std::string& words) {
+void fill_snippets(store::SearchResult& result, const std::string& words) {
   claude::MessageTextExtractor extract;
   for (auto& h : result.hits) {
     int fd = open_archived(h.path);
@@ -493,7 +493,7 @@ void fill_snippets(SearchResult& result, const std::string& words) {
     auto line = line_at(fd, h.offset);
     ::close(fd);
     if (!line) continue;
-    h.snippet = make_snippet(extract.extract(*line).text, words);
+    h.snippet = store::make_snippet(extract.extract(*line).text, words);
   }
 }
 

@@ -41,26 +41,26 @@ struct Shard {
 // The shards of an archive's index, read as one.
 class ArchiveIndex {
  public:
-  explicit ArchiveIndex(std::vector<SearchIndex> shards) : shards_(std::move(shards)) {}
+  explicit ArchiveIndex(std::vector<store::SearchIndex> shards) : shards_(std::move(shards)) {}
   int size() const { return static_cast<int>(shards_.size()); }
-  SearchIndex& shard(int i) { return shards_[static_cast<size_t>(i)]; }
+  store::SearchIndex& shard(int i) { return shards_[static_cast<size_t>(i)]; }
   // Each shard's best hits, merged by rank.
-  Result<SearchResult> search(const SearchQuery& query);
+  Result<store::SearchResult> search(const store::SearchQuery& query);
   // Every indexed file by path: indexed as far as its least advanced shard, excluded when every
   // shard excludes it (`excluded_somewhere` when one does).
   struct File {
-    IndexedFile least;
+    store::IndexedFile least;
     bool excluded_somewhere = false;
   };
   Result<std::map<std::string, File>> files();
   Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id,
                                                        const std::string& agent = {});
   // The indexed line nearest before or at `line` in `file`, over every shard.
-  Result<std::optional<IndexedLine>> line_at_or_before(const std::filesystem::path& file,
-                                                       int64_t line);
+  Result<std::optional<store::IndexedLine>> line_at_or_before(const std::filesystem::path& file,
+                                                              int64_t line);
 
  private:
-  std::vector<SearchIndex> shards_;
+  std::vector<store::SearchIndex> shards_;
 };
 
 // Indexes the lines of `transcript` (an archived copy) added since the last call for it, in
@@ -69,7 +69,7 @@ class ArchiveIndex {
 // `exclude_marker` is removed from the index and skipped from then on.
 inline constexpr uint64_t kIndexBatchBytes = 32ull << 20;
 // With a `shard`, only the lines that shard owns are added.
-Result<IndexReport> index_file(SearchIndex& index, const std::filesystem::path& transcript,
+Result<IndexReport> index_file(store::SearchIndex& index, const std::filesystem::path& transcript,
                                const std::string& session_id, const std::string& project,
                                const std::string& exclude_marker,
                                uint64_t batch_bytes = kIndexBatchBytes, Shard shard = {});
@@ -94,7 +94,7 @@ class IndexLock {
 // (index_pending). `note` then says so.
 Result<ArchiveIndex> open_index(const core::Locations& loc, std::string* note);
 
-// Opens every shard of the search index read-only (SearchIndex::open_read_only), creating
+// Opens every shard of the search index read-only (store::SearchIndex::open_read_only), creating
 // nothing and moving nothing aside, for looking at it: searching and index_progress work on it.
 // The first shard that is missing, damaged or of another schema is the error.
 Result<ArchiveIndex> open_index_read_only(const core::Locations& loc);
@@ -132,7 +132,7 @@ void run_indexer(const core::Locations& loc, const core::ArchiveConfig& config,
                  bool queue_once = false);
 
 // Cuts each hit's snippet from its archived transcript (the index keeps no text).
-void fill_snippets(SearchResult& result, const std::string& words);
+void fill_snippets(store::SearchResult& result, const std::string& words);
 
 // The message text of the line at `offset` in an archived transcript.
 std::optional<std::string> message_text_at(const std::filesystem::path& transcript, int64_t offset);

@@ -103,7 +103,7 @@ Result<ArchiveIndex*> ArchiveRecall::ready_index(std::string& note) {
   return &*index_;
 }
 
-Result<RecallAnswer> ArchiveRecall::search(SearchQuery q) {
+Result<RecallAnswer> ArchiveRecall::search(store::SearchQuery q) {
   RecallAnswer answer;
   std::error_code ec;
   if (!fs::exists(loc_.archive_dir(), ec)) {
@@ -121,14 +121,14 @@ Result<RecallAnswer> ArchiveRecall::search(SearchQuery q) {
   auto found = (*index)->search(q);
   if (!found) return std::unexpected(found.error());
   std::erase_if(found->hits,
-                [&](const SearchHit& h) { return project_is_excluded(h.project, config_); });
+                [&](const store::SearchHit& h) { return project_is_excluded(h.project, config_); });
   if (found->hits.size() > static_cast<size_t>(wanted))
     found->hits.resize(static_cast<size_t>(wanted));
   fill_snippets(*found, q.words);
   answer.capped = found->capped;
   for (auto& h : found->hits) {
     RecallHit r;
-    r.agent = agent_of_path(h.path);
+    r.agent = store::agent_of_path(h.path);
     r.session_id = h.session_id;
     r.cite = fmt::format("{}{}:{}", h.session_id, r.agent.empty() ? "" : "/" + r.agent, h.line);
     r.line = h.line;

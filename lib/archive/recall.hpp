@@ -30,7 +30,7 @@ struct RecallHit {
 
 struct RecallAnswer {
   std::vector<RecallHit> hits;
-  bool capped = false;  // more than SearchIndex::kMaxRanked messages matched
+  bool capped = false;  // more than store::SearchIndex::kMaxRanked messages matched
   std::string note;     // the index is being built, was rebuilt, ...: one sentence, or ""
 };
 
@@ -61,7 +61,7 @@ class ArchiveRecall {
   ArchiveRecall(core::Locations loc, core::ArchiveConfig config)
       : loc_(std::move(loc)), config_(std::move(config)) {}
 
-  Result<RecallAnswer> search(SearchQuery query);
+  Result<RecallAnswer> search(store::SearchQuery query);
   // The messages from `line - before` to `line + after` of a session (or subagent) transcript;
   // the message at `line` is cut after `max_chars` characters, the others after `context_chars`.
   Result<ShowAnswer> show(const SessionRef& ref, int64_t line, int before, int after,

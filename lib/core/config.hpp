@@ -178,8 +178,3 @@ Result<std::optional<std::string>> toml_string_value(std::string_view text, std:
 std::string show_config(const Config& config, const util::Env* env = nullptr);
 
 }  // namespace ctxkit::core
-
-// store/ stays in plain ctxkit and names this type unqualified.
-namespace ctxkit {
-using core::Config;
-}  // namespace ctxkit

@@ -47,8 +47,3 @@ struct Locations {
 };
 
 }  // namespace ctxkit::core
-
-// store/ stays in plain ctxkit and names this type unqualified.
-namespace ctxkit {
-using core::Locations;
-}  // namespace ctxkit

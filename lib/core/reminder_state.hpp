@@ -14,8 +14,3 @@ struct ReminderState {
 };
 
 }  // namespace ctxkit::core
-
-// store/ stays in plain ctxkit and names this type unqualified.
-namespace ctxkit {
-using core::ReminderState;
-}  // namespace ctxkit

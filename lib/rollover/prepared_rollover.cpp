@@ -49,7 +49,7 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
   if (auto made = util::make_private_dirs(loc.rollovers_dir(), loc.state_dir); !made)
     return fail(fmt::format("state directory: {}", made.error().message));
   std::string note;
-  std::optional<StateStore> store = open_state(loc, cfg, note);
+  std::optional<store::StateStore> store = store::open_state(loc, cfg, note);
   if (!store) return fail(note);
 
   r.parent_session_id = path.stem().string();
@@ -98,7 +98,7 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
     return std::unexpected(w.error());
 
   const std::string now = util::format_iso8601_ms(util::now_ms());
-  SessionRecord parent, child;
+  store::SessionRecord parent, child;
   parent.session_id = r.parent_session_id;
   parent.project = project;
   parent.transcript = path.string();

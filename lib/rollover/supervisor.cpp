@@ -82,7 +82,7 @@ struct Relaunch {
   std::vector<std::string> compact_argv;
 };
 
-Result<Relaunch> prepare_relaunch(const PendingRollover& ready,
+Result<Relaunch> prepare_relaunch(const store::PendingRollover& ready,
                                   const std::vector<std::string>& command,
                                   const util::SpawnSpec& base) {
   auto prompt = read_own_file(ready.prompt_path, kMaxPromptFile);
@@ -112,7 +112,8 @@ Result<Relaunch> prepare_relaunch(const PendingRollover& ready,
 
 // Records a workflow action the supervisor carried out, beside the workflow's other events
 // (source "workflow", scope = the worktree; the same fields as workflow::append_event).
-void record_executed(StateStore* store, const PendingRollover& p, const std::string& outcome) {
+void record_executed(store::StateStore* store, const store::PendingRollover& p,
+                     const std::string& outcome) {
   if (!store || p.action == "rollover") return;
   const int64_t now = util::now_ms();
   nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(now)},
@@ -204,16 +205,16 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
   util::SignalLatch wake(SIGUSR1);
 
   // One connection for the whole run, opened when first needed (and again if it could not be).
-  std::optional<StateStore> store;
-  auto state = [&]() -> StateStore* {
+  std::optional<store::StateStore> store;
+  auto state = [&]() -> store::StateStore* {
     std::string note;
-    if (!store) store = open_state(loc, cfg, note);
+    if (!store) store = store::open_state(loc, cfg, note);
     return store ? &*store : nullptr;
   };
   // The rollover prepared in the supervised session, once its turn has ended, checked whole. One
   // that cannot be carried out is reported and dropped.
-  auto ready_relaunch = [&]() -> std::optional<std::pair<PendingRollover, Relaunch>> {
-    StateStore* s = state();
+  auto ready_relaunch = [&]() -> std::optional<std::pair<store::PendingRollover, Relaunch>> {
+    store::StateStore* s = state();
     if (!s) return std::nullopt;
     auto p = s->pending_rollover(token);
     if (!p || !*p || !(*p)->ready) return std::nullopt;
@@ -237,7 +238,7 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
     }
     ++result.clients_started;
     forward.set_target(child->pid());
-    std::optional<std::pair<PendingRollover, Relaunch>> ready;
+    std::optional<std::pair<store::PendingRollover, Relaunch>> ready;
     auto last_poll = std::chrono::steady_clock::now() - 1s;
     std::optional<util::ExitStatus> status;
     while (!(status = child->wait_for(50ms))) {
@@ -262,8 +263,8 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
     // The child ended by itself: a rollover that became ready at the very end still counts.
     if (!ready && !stop) ready = ready_relaunch();
     if (!ready || stop) return result;
-    if (StateStore* s = state()) (void)s->clear_pending_rollover(token);
-    const PendingRollover& done = ready->first;
+    if (store::StateStore* s = state()) (void)s->clear_pending_rollover(token);
+    const store::PendingRollover& done = ready->first;
     if (!ready->second.compact_argv.empty()) {
       // The workflow step asked for /compact: compact the session headless, then resume it.
       tell(SupervisorEvent::Kind::Compacting, done.session_id, done.focus);

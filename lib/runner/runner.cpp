@@ -515,7 +515,7 @@ class Runner {
   }
 
   void open_store() {
-    auto s = StateStore::open(w_.locations.state_db(), opts_.busy_timeout_ms);
+    auto s = store::StateStore::open(w_.locations.state_db(), opts_.busy_timeout_ms);
     if (!s) {
       progress(fmt::format(
           "note: the state database is not available ({}); events go to the run folder only",
@@ -855,7 +855,7 @@ class Runner {
     if (auto r = record_.save(); !r) progress("note: " + r.error().message);
     if (store_) {
       const auto& st = record_.state;
-      RunRow row;
+      store::RunRow row;
       row.run_id = st.run_id;
       row.project = st.project;
       row.folder = record_.folder().string();
@@ -1576,7 +1576,7 @@ class Runner {
   RunOptions opts_;
   RunEnvironment& w_;
   RunRecord record_;
-  std::optional<StateStore> store_;
+  std::optional<store::StateStore> store_;
   std::optional<WorkflowDriver> driver_;
   std::vector<workflow::TaskSpec> specs_;
   workflow::TaskSpec current_spec_;

@@ -8,7 +8,7 @@
 
 #include "store/sqlite_stmt.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 namespace fs = std::filesystem;
 
 namespace {
@@ -78,4 +78,4 @@ Result<DatabaseCheck> check_database(const fs::path& path, int busy_timeout_ms) 
   return check;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store

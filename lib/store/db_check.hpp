@@ -6,7 +6,7 @@
 #include "store/sqlite_handle.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 
 // What a read-only look at a database found.
 struct DatabaseCheck {
@@ -24,4 +24,4 @@ Result<DatabaseCheck> check_database(const std::filesystem::path& path, int busy
 // read-only queries.
 Result<sqlite::Handle> open_read_only(const std::filesystem::path& path, int busy_timeout_ms);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store

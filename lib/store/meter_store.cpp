@@ -6,7 +6,7 @@
 #include "store/sqlite_open.hpp"
 #include "store/sqlite_stmt.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 namespace fs = std::filesystem;
 
 namespace {
@@ -171,4 +171,4 @@ Result<void> MeterStore::mark_large_window(const std::string& session, const std
   return {};
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store

@@ -10,7 +10,7 @@
 #include "store/sqlite_handle.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 
 // The exact figure the status line was last given for a session.
 struct StatusFigure {
@@ -78,4 +78,4 @@ class MeterStore {
   std::string path_;
 };
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store

@@ -17,7 +17,7 @@
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 namespace fs = std::filesystem;
 
 namespace {
@@ -231,7 +231,7 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
 }
 
 Result<SearchIndex> SearchIndex::open_read_only(const fs::path& path, int busy_timeout_ms) {
-  auto db = ctxkit::open_read_only(path, busy_timeout_ms);
+  auto db = store::open_read_only(path, busy_timeout_ms);
   if (!db) return std::unexpected(db.error());
   SearchIndex idx(db->release(), path.string());
   Stmt v(idx.db_.get(), "PRAGMA user_version");
@@ -686,4 +686,4 @@ Result<std::optional<IndexedLine>> SearchIndex::line_at_or_before(const fs::path
   return std::optional<IndexedLine>(IndexedLine{s.col_int(0), s.col_int(1)});
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store

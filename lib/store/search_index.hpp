@@ -13,7 +13,7 @@
 #include "store/sqlite_handle.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 
 // One search hit. The index keeps no copy of the text: the snippet is cut from the archived
 // transcript (`path`, the line at byte `offset`) by the caller.
@@ -183,4 +183,4 @@ std::string agent_of_path(std::string_view path);
 // the window, not by the text.
 std::string make_snippet(const std::string& text, const std::string& words);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store

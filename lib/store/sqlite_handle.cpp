@@ -8,7 +8,7 @@
 
 #include "store/sqlite_stmt.hpp"
 
-namespace ctxkit::sqlite {
+namespace ctxkit::store::sqlite {
 
 void Closer::operator()(sqlite3* db) const noexcept {
   sqlite3_close_v2(db);
@@ -36,4 +36,4 @@ Result<void> exec(sqlite3* db, const char* sql, std::string_view owner, std::str
   return {};
 }
 
-}  // namespace ctxkit::sqlite
+}  // namespace ctxkit::store::sqlite

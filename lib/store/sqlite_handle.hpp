@@ -9,7 +9,7 @@
 
 struct sqlite3;
 
-namespace ctxkit::sqlite {
+namespace ctxkit::store::sqlite {
 
 // Closes a connection (sqlite3_close_v2).
 struct Closer {
@@ -28,4 +28,4 @@ void configure_once();
 // message>" (e.g. "state database /x/state.db: database is locked"), with the kind of the code.
 Result<void> exec(sqlite3* db, const char* sql, std::string_view owner, std::string_view path);
 
-}  // namespace ctxkit::sqlite
+}  // namespace ctxkit::store::sqlite

@@ -12,7 +12,7 @@
 #include "store/sqlite_stmt.hpp"
 #include "util/fs.hpp"
 
-namespace ctxkit::sqlite {
+namespace ctxkit::store::sqlite {
 namespace fs = std::filesystem;
 
 Error error_of(sqlite3* db, std::string_view owner, std::string_view path, std::string_view what,
@@ -199,4 +199,4 @@ Result<Handle> open_database(const fs::path& path, int busy_timeout_ms, const Sc
   }
 }
 
-}  // namespace ctxkit::sqlite
+}  // namespace ctxkit::store::sqlite

@@ -12,7 +12,7 @@
 #include "store/sqlite_handle.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit::sqlite {
+namespace ctxkit::store::sqlite {
 
 // A column added to an existing table by the migration to `version` (ALTER TABLE has no
 // IF NOT EXISTS: it is added only when missing).
@@ -52,4 +52,4 @@ Result<int> user_version(sqlite3* db, std::string_view owner, std::string_view p
 Result<Handle> open_database(const std::filesystem::path& path, int busy_timeout_ms,
                              const Schema& schema, Locking locking, bool* created = nullptr);
 
-}  // namespace ctxkit::sqlite
+}  // namespace ctxkit::store::sqlite

@@ -12,7 +12,7 @@
 
 #include "util/error.hpp"
 
-namespace ctxkit::sqlite {
+namespace ctxkit::store::sqlite {
 
 // How an SQLite result code is reported: a damaged file, a busy one, one that cannot be opened
 // or written, or anything else.
@@ -78,4 +78,4 @@ class Stmt {
   int rc_ = SQLITE_OK;
 };
 
-}  // namespace ctxkit::sqlite
+}  // namespace ctxkit::store::sqlite

@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-namespace ctxkit {
+namespace ctxkit::store {
 
 namespace {
 
@@ -36,7 +36,7 @@ auto open_or_replace(std::string_view owner, const std::filesystem::path& path, 
 
 }  // namespace
 
-std::optional<StateStore> open_state(const Locations& loc, const Config& config,
+std::optional<StateStore> open_state(const core::Locations& loc, const core::Config& config,
                                      std::string& problem, Error::Kind* problem_kind) {
   const auto path = loc.state_db();
   return open_or_replace(
@@ -44,7 +44,7 @@ std::optional<StateStore> open_state(const Locations& loc, const Config& config,
       problem, problem_kind);
 }
 
-std::optional<MeterStore> open_meter(const Locations& loc, const Config& config,
+std::optional<MeterStore> open_meter(const core::Locations& loc, const core::Config& config,
                                      std::string& problem, Error::Kind* problem_kind) {
   const auto path = loc.meter_db();
   return open_or_replace(
@@ -53,4 +53,4 @@ std::optional<MeterStore> open_meter(const Locations& loc, const Config& config,
       problem_kind);
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store

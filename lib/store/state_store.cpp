@@ -17,7 +17,7 @@
 #include "util/fs.hpp"
 #include "util/time.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 namespace fs = std::filesystem;
 
 namespace {
@@ -117,9 +117,9 @@ Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
   return StateStore(std::move(*db), path.string());
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store
 
-namespace ctxkit {
+namespace ctxkit::store {
 
 namespace {
 const char* kSessionColumns =
@@ -249,9 +249,9 @@ Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_
   return child;
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store
 
-namespace ctxkit {
+namespace ctxkit::store {
 
 Result<void> StateStore::record_session_seen(const SessionRecord& r) {
   Stmt s(db_.get(),
@@ -400,4 +400,4 @@ Result<std::optional<RunRow>> StateStore::run(const std::string& run_id) {
                                       s.col_text(4), s.col_int(5), s.col_opt(6), s.col_text(7)});
 }
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store

@@ -9,7 +9,7 @@
 #include "store/sqlite_handle.hpp"
 #include "util/error.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 
 // One session in a line of work (trim and rollover derive new sessions from old ones).
 struct SessionRecord {
@@ -132,4 +132,4 @@ Result<std::filesystem::path> quarantine_database(const std::filesystem::path& p
 // The inode of `path`, or 0 if it does not exist.
 uint64_t file_inode(const std::filesystem::path& path);
 
-}  // namespace ctxkit
+}  // namespace ctxkit::store

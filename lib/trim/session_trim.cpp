@@ -52,9 +52,9 @@ Result<bool> file_contains(const fs::path& p, const std::string& needle) {
 std::string record_lineage(const SessionTrim& t, const core::Locations& loc,
                            const core::Config& cfg) {
   std::string note;
-  std::optional<StateStore> store = open_state(loc, cfg, note);
+  std::optional<store::StateStore> store = store::open_state(loc, cfg, note);
   if (!store) return note;
-  SessionRecord parent, child;
+  store::SessionRecord parent, child;
   parent.session_id = t.parent_id;
   parent.project = t.project;
   parent.transcript = t.transcript.string();

@@ -10,7 +10,8 @@
 namespace ctxkit::workflow {
 namespace fs = std::filesystem;
 
-Result<void> append_event(StateStore& store, const fs::path& worktree, const WorkflowEvent& e) {
+Result<void> append_event(store::StateStore& store, const fs::path& worktree,
+                          const WorkflowEvent& e) {
   const int64_t now = util::now_ms();
   nlohmann::ordered_json j = {{"at", util::format_iso8601_ms(now)},
                               {"worktree", worktree.string()},
@@ -32,7 +33,7 @@ Result<void> append_event(StateStore& store, const fs::path& worktree, const Wor
 Result<void> append_event(const fs::path& state_db, int busy_timeout_ms, const fs::path& worktree,
                           const WorkflowEvent& e) {
   // The state database: a private file in a private folder, never through a link.
-  auto store = StateStore::open(state_db, busy_timeout_ms);
+  auto store = store::StateStore::open(state_db, busy_timeout_ms);
   if (!store) return std::unexpected(store.error());
   return append_event(*store, worktree, e);
 }
@@ -42,7 +43,7 @@ std::vector<RecordedEvent> read_events(const fs::path& state_db, int busy_timeou
   std::vector<RecordedEvent> out;
   std::error_code ec;
   if (!fs::exists(state_db, ec)) return out;
-  auto store = StateStore::open(state_db, busy_timeout_ms);
+  auto store = store::StateStore::open(state_db, busy_timeout_ms);
   if (!store) return out;
   auto rows = store->events("workflow", worktree.string());
   if (!rows) return out;

@@ -23,7 +23,7 @@ struct RecordedEvent {
 Result<void> append_event(const std::filesystem::path& state_db, int busy_timeout_ms,
                           const std::filesystem::path& worktree, const WorkflowEvent& event);
 // The same into a database already open (a server appends many: opening it is most of the cost).
-Result<void> append_event(StateStore& store, const std::filesystem::path& worktree,
+Result<void> append_event(store::StateStore& store, const std::filesystem::path& worktree,
                           const WorkflowEvent& event);
 
 // The events of `worktree`, oldest first (unreadable rows skipped; no database is no events).

@@ -381,7 +381,7 @@ TEST(Hostile, StatusLineCountsNoWindowCanHoldAreNoReading) {
   EXPECT_EQ(r.err,
             "ctx-status: status-line input: a context usage of 9223372036854775807 tokens cannot "
             "be a real reading\n");
-  auto store = MeterStore::open(tmp / "home/.local/state/ctxkit/meter.db", 1000);
+  auto store = store::MeterStore::open(tmp / "home/.local/state/ctxkit/meter.db", 1000);
   ASSERT_TRUE(store);
   auto row = store->row("S", "");
   ASSERT_TRUE(row);

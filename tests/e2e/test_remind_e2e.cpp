@@ -304,11 +304,11 @@ TEST(Remind, LockedMeterDatabaseStaysQuietAndFailsOpen) {
   util::ProcessResult r;
   {
     // Hold the lock while the hook runs (the meter database is held while a connection is open).
-    auto store = MeterStore::open(db, 1000);
+    auto store = store::MeterStore::open(db, 1000);
     ASSERT_TRUE(store);
     auto held = store->update_reminder("other", "", [&](const auto&) {
       r = run_tool("ctx-remind", {}, payload(t, "toolu_1"), env);
-      return std::optional<ReminderState>();
+      return std::optional<core::ReminderState>();
     });
     ASSERT_TRUE(held);
   }
@@ -319,9 +319,9 @@ TEST(Remind, LockedMeterDatabaseStaysQuietAndFailsOpen) {
   // Once the lock is gone the reminder is given, and the database is intact.
   r = run_tool("ctx-remind", {}, payload(t, "toolu_1"), env);
   EXPECT_TRUE(context_of(r).starts_with("Context at 77% "));
-  auto store = MeterStore::open(db, 1000);
+  auto store = store::MeterStore::open(db, 1000);
   ASSERT_TRUE(store);
-  EXPECT_EQ(*store->user_version(), MeterStore::kSchemaVersion);
+  EXPECT_EQ(*store->user_version(), store::MeterStore::kSchemaVersion);
 }
 
 TEST(Remind, ReadOnlyMeterDatabaseRemindsWithoutRateLimitAndSaysSo) {
@@ -333,7 +333,7 @@ TEST(Remind, ReadOnlyMeterDatabaseRemindsWithoutRateLimitAndSaysSo) {
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   fs::path db = tmp / "home/.local/state/ctxkit/meter.db";
   {
-    auto s = MeterStore::open(db, 1000);
+    auto s = store::MeterStore::open(db, 1000);
     ASSERT_TRUE(s);
   }
   for (fs::path p = db.parent_path(); p != tmp.path(); p = p.parent_path())

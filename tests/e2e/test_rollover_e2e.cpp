@@ -366,7 +366,7 @@ TEST(Rollover, TheSessionsCwdIsDecodedForTheCommandAndTheLineage) {
       "  cd '" + r.tmp.path().string() + "/we \"quoted\" \\ it' && claude --session-id ";
   EXPECT_NE(res.out.find(prefix), std::string::npos) << res.out;
   {
-    auto store = StateStore::open(r.state() / "state.db", 1000);
+    auto store = store::StateStore::open(r.state() / "state.db", 1000);
     ASSERT_TRUE(store);
     auto parent = store->session(kSid);
     ASSERT_TRUE(parent && *parent);
@@ -379,7 +379,7 @@ TEST(Rollover, TheSessionsCwdIsDecodedForTheCommandAndTheLineage) {
       trim.out.find("cd '" + r.tmp.path().string() + "/we \"quoted\" \\ it' && claude --resume "),
       std::string::npos)
       << trim.out;
-  auto store = StateStore::open(r.state() / "state.db", 1000);
+  auto store = store::StateStore::open(r.state() / "state.db", 1000);
   ASSERT_TRUE(store);
   auto kids = store->children(kSid);
   ASSERT_TRUE(kids);

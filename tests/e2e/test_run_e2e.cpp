@@ -360,7 +360,7 @@ TEST(RunE2E, HybridCarriesThePreviousTasksSummary) {
       events.find(R"("context_mode":"hybrid","task_id":"t1","iterations":2,"tokens_used":2230)"),
       std::string::npos)
       << events;
-  auto store = StateStore::open(r.tmp / "home/.local/state/ctxkit/state.db", 1000);
+  auto store = store::StateStore::open(r.tmp / "home/.local/state/ctxkit/state.db", 1000);
   ASSERT_TRUE(store) << store.error().message;
   auto rows = store->events("run", run.filename().string());
   ASSERT_TRUE(rows);

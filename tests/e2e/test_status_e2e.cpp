@@ -47,7 +47,7 @@ TEST_P(RecordedStatusInput, RecordsAndShowsTheClientsExactFigure) {
     auto input = GetParam().variant ? json_variant(p.dump(), *GetParam().variant) : p.dump();
     auto r = run_tool("ctx-status", {}, input, env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto store = MeterStore::open(tmp / "home/.local/state/ctxkit/meter.db", 1000);
+    auto store = store::MeterStore::open(tmp / "home/.local/state/ctxkit/meter.db", 1000);
     ASSERT_TRUE(store);
     auto row = store->row(p["session_id"], "");
     ASSERT_TRUE(row);

@@ -98,7 +98,7 @@ TEST(Trim, WritesATrimmedCopyThatKeepsTheChainAndEveryOtherByte) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 
   // Lineage recorded.
-  auto store = StateStore::open(s.state() / "state.db", 1000);
+  auto store = store::StateStore::open(s.state() / "state.db", 1000);
   ASSERT_TRUE(store);
   auto child = store->session(id);
   ASSERT_TRUE(child && *child);

@@ -113,7 +113,7 @@ TEST_F(WorkflowMcpE2E, EventsFollowTheStateDatabaseWhenItIsReplaced) {
   ok(*c, "workflow_advance", {{"output", "the plan"}});
   EXPECT_EQ(ok(*c, "workflow_advance", {{"output", "analysed"}})["contextAction"], "/compact");
   ASSERT_TRUE(fs::exists(db)) << "no new state database";
-  auto store = StateStore::open(db, 1000);
+  auto store = store::StateStore::open(db, 1000);
   ASSERT_TRUE(store) << store.error().message;
   auto rows = store->events("workflow", worktree.string());
   ASSERT_TRUE(rows);

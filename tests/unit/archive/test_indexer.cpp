@@ -41,7 +41,7 @@ std::string result(const std::string& text) {
 }
 // A search with its snippets cut from the archived files, as ctx-search does.
 template <class Index>
-Result<SearchResult> search(Index& idx, const SearchQuery& q) {
+Result<store::SearchResult> search(Index& idx, const store::SearchQuery& q) {
   auto r = idx.search(q);
   if (r) fill_snippets(*r, q.words);
   return r;
@@ -57,15 +57,15 @@ std::string assistant(const std::string& text) {
 }
 
 TEST(SearchIndex, QueriesAreTakenLiterally) {
-  EXPECT_EQ(SearchIndex::fts_query("engine.c:42"), "\"engine.c:42\"");
-  EXPECT_EQ(SearchIndex::fts_query("  flux-capacitor   \"quoted\" "),
+  EXPECT_EQ(store::SearchIndex::fts_query("engine.c:42"), "\"engine.c:42\"");
+  EXPECT_EQ(store::SearchIndex::fts_query("  flux-capacitor   \"quoted\" "),
             "\"flux-capacitor\" \"\"\"quoted\"\"\"");
-  EXPECT_EQ(SearchIndex::fts_query("   "), "");
+  EXPECT_EQ(store::SearchIndex::fts_query("   "), "");
 }
 
 TEST(Indexer, IndexesIncrementallyAndFindsIdentifiers) {
   test::TempDir tmp;
-  auto idx = SearchIndex::open(tmp / "index.db");
+  auto idx = store::SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx) << idx.error().message;
   fs::path f = tmp.write("a/S1.jsonl", user("please fix the flux-capacitor") +
                                            result("error at engine.c:42: null pointer"));
@@ -92,7 +92,7 @@ TEST(Indexer, IndexesIncrementallyAndFindsIdentifiers) {
 
 TEST(Indexer, RanksByRelevanceAndFilters) {
   test::TempDir tmp;
-  auto idx = SearchIndex::open(tmp / "index.db");
+  auto idx = store::SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx);
   fs::path a = tmp.write(
       "p1/A.jsonl", user("deadlock deadlock deadlock in the scheduler", "2026-11-01T00:00:00Z"));
@@ -114,10 +114,10 @@ TEST(Indexer, RanksByRelevanceAndFilters) {
 
 TEST(Indexer, CommonWordsRankOnlyTheNewestMatches) {
   test::TempDir tmp;
-  auto idx = SearchIndex::open(tmp / "index.db");
+  auto idx = store::SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx);
   std::string lines;
-  for (int i = 0; i < SearchIndex::kMaxRanked + 50; ++i)
+  for (int i = 0; i < store::SearchIndex::kMaxRanked + 50; ++i)
     lines += user("common word " + std::to_string(i));
   fs::path f = tmp.write("p/S.jsonl", lines);
   ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
@@ -132,7 +132,7 @@ TEST(Indexer, CommonWordsRankOnlyTheNewestMatches) {
 
 TEST(Indexer, ExclusionMarkerRemovesTheSession) {
   test::TempDir tmp;
-  auto idx = SearchIndex::open(tmp / "index.db");
+  auto idx = store::SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx);
   fs::path f = tmp.write("p/S.jsonl", user("secret plans for the flux-capacitor"));
   ASSERT_TRUE(index_file(*idx, f, "S", "p", "ctxkit:no-index"));
@@ -157,12 +157,12 @@ TEST(SearchIndex, SnippetCentersOnTheRarestWordAndMarksEachWord) {
   std::string text = std::string(300, 'x') +
                      " error: common common common ... and then sym_42abc appears " +
                      std::string(300, 'y');
-  std::string s = make_snippet(text, "common sym_42abc");
+  std::string s = store::make_snippet(text, "common sym_42abc");
   EXPECT_NE(s.find("[sym_42abc]"), std::string::npos) << s;
   EXPECT_TRUE(s.starts_with("…"));
   EXPECT_TRUE(s.ends_with("…"));
   EXPECT_LT(s.size(), 260u);
-  EXPECT_EQ(make_snippet("short ERROR text", "error"), "short [ERROR] text");
+  EXPECT_EQ(store::make_snippet("short ERROR text", "error"), "short [ERROR] text");
 }
 
 }  // namespace
@@ -179,8 +179,8 @@ std::string many_lines(int n, const std::string& prefix) {
   return lines;
 }
 
-// Every message that matches (not only the newest SearchIndex::kMaxRanked a search ranks).
-int64_t count_hits(SearchIndex& idx, const std::string& words) {
+// Every message that matches (not only the newest store::SearchIndex::kMaxRanked a search ranks).
+int64_t count_hits(store::SearchIndex& idx, const std::string& words) {
   auto r = idx.search({words, "", "", "", 100000}, 100000, /*ranked=*/false);
   return r ? static_cast<int64_t>(r->hits.size()) : -1;
 }
@@ -348,7 +348,7 @@ TEST(Indexer, ExcludedSessionLeavesNoTokenBehind) {
   fs::path a = tmp.write("state/archive/p/A.jsonl", user("the platypus plan"));
   auto all = open_index(loc, nullptr);
   ASSERT_TRUE(all);
-  SearchIndex* idx = &all->shard(0);
+  store::SearchIndex* idx = &all->shard(0);
   ASSERT_TRUE(index_file(*idx, a, "A", "p", "ctxkit:no-index"));
   std::ofstream(a, std::ios::app) << user("ctxkit:no-index");
   EXPECT_EQ(*idx->token_documents("platypus"), 1);
@@ -396,7 +396,7 @@ TEST(Indexer, EveryLineLandsInExactlyOneShardAndSearchesSeeThemAll) {
   auto common = idx->search({"alpha", "", "", "", 100000});
   ASSERT_TRUE(common);
   EXPECT_TRUE(common->capped);
-  EXPECT_EQ(static_cast<int64_t>(common->hits.size()), SearchIndex::kMaxRanked);
+  EXPECT_EQ(static_cast<int64_t>(common->hits.size()), store::SearchIndex::kMaxRanked);
   auto top = search(*idx, {"zebra", "", "", "", 10});
   ASSERT_TRUE(top);
   ASSERT_EQ(top->hits.size(), 1u);
@@ -555,7 +555,7 @@ std::string varied_lines(int n) {
 // Below kPhraseSample matches a word, its count is exact: the rank is FTS5's bm25, score for score.
 TEST(SearchRank, IsBm25WhenEveryWordIsCountedExactly) {
   test::TempDir tmp;
-  auto idx = SearchIndex::open(tmp / "index.db");
+  auto idx = store::SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx);
   fs::path f = tmp.write("p/S.jsonl", varied_lines(300));
   ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
@@ -563,7 +563,7 @@ TEST(SearchRank, IsBm25WhenEveryWordIsCountedExactly) {
     auto found = idx->search({words, "", "", "", 1000});
     ASSERT_TRUE(found) << found.error().message;
     ASSERT_FALSE(found->hits.empty()) << words;
-    const auto expected = bm25_by_line(tmp / "index.db", SearchIndex::fts_query(words));
+    const auto expected = bm25_by_line(tmp / "index.db", store::SearchIndex::fts_query(words));
     ASSERT_EQ(found->hits.size(), expected.size()) << words;
     for (size_t i = 0; i < found->hits.size(); ++i) {
       const auto& h = found->hits[i];
@@ -580,7 +580,7 @@ TEST(SearchRank, IsBm25WhenEveryWordIsCountedExactly) {
 // is unchanged.
 TEST(SearchRank, PunctuationBesideTheWordsLeavesTheirRankAsItIs) {
   test::TempDir tmp;
-  auto idx = SearchIndex::open(tmp / "index.db");
+  auto idx = store::SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx);
   fs::path f = tmp.write("p/S.jsonl", varied_lines(200));
   ASSERT_TRUE(index_file(*idx, f, "S", "p", ""));
@@ -601,7 +601,7 @@ TEST(SearchRank, PunctuationBesideTheWordsLeavesTheirRankAsItIs) {
 // Counted exactly below the sample; beyond it, estimated from how densely the newest matches lie.
 TEST(SearchRank, PhraseCountsAreExactBelowTheSampleAndCloseAboveIt) {
   test::TempDir tmp;
-  auto idx = SearchIndex::open(tmp / "index.db");
+  auto idx = store::SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx);
   std::string lines;
   for (int i = 0; i < 3000; ++i)
@@ -628,7 +628,7 @@ TEST(SearchRank, PhraseCountsAreExactBelowTheSampleAndCloseAboveIt) {
 // holds every word, often, in few words), with the commonest word weighing least.
 TEST(SearchRank, CommonWordsStillRankTheBestMatchFirst) {
   test::TempDir tmp;
-  auto idx = SearchIndex::open(tmp / "index.db");
+  auto idx = store::SearchIndex::open(tmp / "index.db");
   ASSERT_TRUE(idx);
   std::string lines;
   for (int i = 0; i < 6000; ++i) {

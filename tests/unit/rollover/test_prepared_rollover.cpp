@@ -46,9 +46,9 @@ struct Fixture {
       return "search " + parent + " from " + cwd;
     };
   }
-  std::optional<StateStore> store() {
+  std::optional<store::StateStore> store() {
     std::string note;
-    auto s = open_state(cfg.locations(env), cfg, note);
+    auto s = store::open_state(cfg.locations(env), cfg, note);
     EXPECT_TRUE(s) << note;
     return s;
   }

@@ -16,8 +16,8 @@ core::Locations state_in(const test::TempDir& tmp) {
 }
 
 // A configuration whose state folder is `dir`.
-Config supervisor_config(const fs::path& dir) {
-  Config cfg;
+core::Config supervisor_config(const fs::path& dir) {
+  core::Config cfg;
   cfg.state.dir = dir.string();
   return cfg;
 }
@@ -27,7 +27,7 @@ struct Supervised {
   SupervisorResult result;
   std::vector<SupervisorEvent> events;
 };
-Supervised supervise(const std::vector<std::string>& command, const Config& cfg,
+Supervised supervise(const std::vector<std::string>& command, const core::Config& cfg,
                      const util::Env& env) {
   Supervised out;
   out.result =

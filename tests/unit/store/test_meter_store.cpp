@@ -10,7 +10,7 @@
 #include "store/state_store.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 namespace {
 namespace fs = std::filesystem;
 
@@ -27,9 +27,9 @@ TEST(MeterStore, CreatesAPrivateWalFileWithItsSchemaVersion) {
   test::TempDir tmp;
   auto db = tmp / "state/ctxkit/meter.db";
   {
-    auto s = MeterStore::open(db, 1000);
+    auto s = store::MeterStore::open(db, 1000);
     ASSERT_TRUE(s) << s.error().message;
-    EXPECT_EQ(*s->user_version(), MeterStore::kSchemaVersion);
+    EXPECT_EQ(*s->user_version(), store::MeterStore::kSchemaVersion);
     // Exclusive locking keeps the WAL index in the connection's memory: no -shm file.
     EXPECT_FALSE(fs::exists(tmp / "state/ctxkit/meter.db-shm"));
   }
@@ -45,7 +45,7 @@ TEST(MeterStore, CreatesAPrivateWalFileWithItsSchemaVersion) {
 
 TEST(MeterStore, AnEmptyRowForWhatWasNeverRecorded) {
   test::TempDir tmp;
-  auto s = MeterStore::open(tmp / "meter.db", 1000);
+  auto s = store::MeterStore::open(tmp / "meter.db", 1000);
   ASSERT_TRUE(s);
   auto row = s->row("S", "");
   ASSERT_TRUE(row);
@@ -56,11 +56,11 @@ TEST(MeterStore, AnEmptyRowForWhatWasNeverRecorded) {
 
 TEST(MeterStore, ReminderReadDecideWriteKeyedBySessionAndAgent) {
   test::TempDir tmp;
-  auto s = MeterStore::open(tmp / "meter.db", 1000);
+  auto s = store::MeterStore::open(tmp / "meter.db", 1000);
   ASSERT_TRUE(s);
   auto r = s->update_reminder("S", "", [](const auto& cur) {
     EXPECT_FALSE(cur);
-    return std::optional<ReminderState>(ReminderState{2, 42});
+    return std::optional<core::ReminderState>(core::ReminderState{2, 42});
   });
   ASSERT_TRUE(r);
   auto back = s->row("S", "");
@@ -71,7 +71,7 @@ TEST(MeterStore, ReminderReadDecideWriteKeyedBySessionAndAgent) {
   // Nothing to store leaves the row as it was, and decide sees what is kept.
   r = s->update_reminder("S", "", [](const auto& cur) {
     EXPECT_TRUE(cur && cur->tier == 2);
-    return std::optional<ReminderState>();
+    return std::optional<core::ReminderState>();
   });
   ASSERT_TRUE(r);
   EXPECT_EQ(s->row("S", "")->reminder->fired_at_ms, 42);
@@ -79,10 +79,10 @@ TEST(MeterStore, ReminderReadDecideWriteKeyedBySessionAndAgent) {
 
 TEST(MeterStore, StatusFigureKeepsItsTimeWhileUnchangedAndSharesTheRow) {
   test::TempDir tmp;
-  auto s = MeterStore::open(tmp / "meter.db", 1000);
+  auto s = store::MeterStore::open(tmp / "meter.db", 1000);
   ASSERT_TRUE(s);
   ASSERT_TRUE(s->update_reminder("S", "", [](const auto&) {
-    return std::optional<ReminderState>(ReminderState{1, 7});
+    return std::optional<core::ReminderState>(core::ReminderState{1, 7});
   }));
   ASSERT_TRUE(s->record_status("S", {120000, 200000, 5}));
   ASSERT_TRUE(s->record_status("S", {120000, 200000, 9}));  // unchanged figure keeps its time
@@ -100,7 +100,7 @@ TEST(MeterStore, StatusFigureKeepsItsTimeWhileUnchangedAndSharesTheRow) {
 
 TEST(MeterStore, LargeWindowIsRememberedPerAgent) {
   test::TempDir tmp;
-  auto s = MeterStore::open(tmp / "meter.db", 1000);
+  auto s = store::MeterStore::open(tmp / "meter.db", 1000);
   ASSERT_TRUE(s);
   ASSERT_TRUE(s->mark_large_window("S", "a1"));
   ASSERT_TRUE(s->mark_large_window("S", "a1"));
@@ -114,13 +114,13 @@ TEST(MeterStore, AnOpenConnectionHoldsTheFile) {
   test::TempDir tmp;
   auto db = tmp / "meter.db";
   {
-    auto first = MeterStore::open(db, 1000);
+    auto first = store::MeterStore::open(db, 1000);
     ASSERT_TRUE(first);
-    auto second = MeterStore::open(db, 30);
+    auto second = store::MeterStore::open(db, 30);
     ASSERT_FALSE(second);
     EXPECT_EQ(second.error().kind, Error::Kind::Busy) << second.error().message;
   }
-  EXPECT_TRUE(MeterStore::open(db, 30));
+  EXPECT_TRUE(store::MeterStore::open(db, 30));
 }
 
 TEST(MeterStore, ManyProcessesAtOnceEachWriteTheirRow) {
@@ -130,10 +130,10 @@ TEST(MeterStore, ManyProcessesAtOnceEachWriteTheirRow) {
   for (int i = 0; i < 16; ++i) {
     pid_t pid = ::fork();
     if (pid == 0) {
-      auto s = MeterStore::open(db, 10000);
+      auto s = store::MeterStore::open(db, 10000);
       if (!s) ::_exit(1);
       auto r = s->update_reminder("S", std::to_string(i), [](const auto&) {
-        return std::optional<ReminderState>(ReminderState{1, 1});
+        return std::optional<core::ReminderState>(core::ReminderState{1, 1});
       });
       ::_exit(r ? 0 : 2);
     }
@@ -144,7 +144,7 @@ TEST(MeterStore, ManyProcessesAtOnceEachWriteTheirRow) {
     ::waitpid(k, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
-  auto s = MeterStore::open(db, 1000);
+  auto s = store::MeterStore::open(db, 1000);
   ASSERT_TRUE(s);
   for (int i = 0; i < 16; ++i) EXPECT_TRUE(s->row("S", std::to_string(i))->reminder);
 }
@@ -154,13 +154,13 @@ TEST(MeterStore, ManyProcessesAtOnceEachWriteTheirRow) {
 TEST(MeterStore, ANewMeterDatabaseStartsWithTheFiguresTheStateDatabaseKept) {
   test::TempDir tmp;
   auto state = tmp / "state.db";
-  ASSERT_TRUE(StateStore::open(state, 1000));
+  ASSERT_TRUE(store::StateStore::open(state, 1000));
   sql(state,
       "INSERT INTO reminders VALUES('S', '', 2, 500), ('S', 'a1', 1, 600);"
       "INSERT INTO status_figures VALUES('S', 150000, 200000, 700);"
       "INSERT INTO window_facts VALUES('T', '', 1);");
   {
-    auto s = MeterStore::open(tmp / "meter.db", 1000, state);
+    auto s = store::MeterStore::open(tmp / "meter.db", 1000, state);
     ASSERT_TRUE(s);
     auto main = s->row("S", "");
     ASSERT_TRUE(main && main->reminder && main->status);
@@ -173,21 +173,21 @@ TEST(MeterStore, ANewMeterDatabaseStartsWithTheFiguresTheStateDatabaseKept) {
   }
   // Only a new meter database copies: what the state database holds is not read again.
   sql(state, "UPDATE reminders SET tier = 3");
-  auto s = MeterStore::open(tmp / "meter.db", 1000, state);
+  auto s = store::MeterStore::open(tmp / "meter.db", 1000, state);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->row("S", "")->reminder->tier, 2);
 }
 
 TEST(MeterStore, WithoutAnEarlierStateDatabaseItStartsEmpty) {
   test::TempDir tmp;
-  auto s = MeterStore::open(tmp / "meter.db", 1000, tmp / "absent/state.db");
+  auto s = store::MeterStore::open(tmp / "meter.db", 1000, tmp / "absent/state.db");
   ASSERT_TRUE(s);
   EXPECT_FALSE(s->row("S", "")->reminder);
   EXPECT_FALSE(fs::exists(tmp / "absent"));
   // A state database of today (no such tables) is read without complaint.
-  ASSERT_TRUE(StateStore::open(tmp / "state2.db", 1000));
+  ASSERT_TRUE(store::StateStore::open(tmp / "state2.db", 1000));
   sql(tmp / "state2.db", "DROP TABLE reminders; DROP TABLE status_figures;");
-  auto t = MeterStore::open(tmp / "meter2.db", 1000, tmp / "state2.db");
+  auto t = store::MeterStore::open(tmp / "meter2.db", 1000, tmp / "state2.db");
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_FALSE(t->row("S", "")->reminder);
 }
@@ -195,9 +195,9 @@ TEST(MeterStore, WithoutAnEarlierStateDatabaseItStartsEmpty) {
 TEST(MeterStore, NewerSchemaIsRefused) {
   test::TempDir tmp;
   auto db = tmp / "meter.db";
-  ASSERT_TRUE(MeterStore::open(db, 100));
+  ASSERT_TRUE(store::MeterStore::open(db, 100));
   sql(db, "PRAGMA user_version=7");
-  auto s = MeterStore::open(db, 100);
+  auto s = store::MeterStore::open(db, 100);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().kind, Error::Kind::Invalid);
   EXPECT_EQ(s.error().message,
@@ -205,4 +205,4 @@ TEST(MeterStore, NewerSchemaIsRefused) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::store

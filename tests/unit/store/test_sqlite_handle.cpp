@@ -4,7 +4,7 @@
 #include "store/sqlite_handle.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 namespace {
 
 sqlite::Handle open_db(const std::string& path) {
@@ -38,4 +38,4 @@ TEST(SqliteExec, ALockedDatabaseIsBusy) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::store

@@ -11,16 +11,16 @@
 #include "store/state_store.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit {
+namespace ctxkit::store {
 namespace {
 namespace fs = std::filesystem;
 
 TEST(StateStore, CreatesPrivateFileWithSchemaVersionAndWal) {
   test::TempDir tmp;
   auto db = tmp / "state/ctxkit/state.db";
-  auto s = StateStore::open(db, 1000);
+  auto s = store::StateStore::open(db, 1000);
   ASSERT_TRUE(s) << s.error().message;
-  EXPECT_EQ(*s->user_version(), StateStore::kSchemaVersion);
+  EXPECT_EQ(*s->user_version(), store::StateStore::kSchemaVersion);
   struct stat st {};
   ASSERT_EQ(::stat(db.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -37,22 +37,22 @@ TEST(StateStore, CreatesPrivateFileWithSchemaVersionAndWal) {
 TEST(StateStore, GarbageFileIsReportedCorruptAndQuarantined) {
   test::TempDir tmp;
   auto db = tmp.write("state.db", std::string(4096, 'z'));
-  uint64_t inode = file_inode(db);
-  auto s = StateStore::open(db, 100);
+  uint64_t inode = store::file_inode(db);
+  auto s = store::StateStore::open(db, 100);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().kind, Error::Kind::Corrupt);
-  auto aside = quarantine_database(db, inode);
+  auto aside = store::quarantine_database(db, inode);
   ASSERT_TRUE(aside);
   EXPECT_TRUE(fs::exists(*aside));
   EXPECT_EQ(test::read_file(*aside), std::string(4096, 'z'));
-  EXPECT_TRUE(StateStore::open(db, 100));
+  EXPECT_TRUE(store::StateStore::open(db, 100));
 }
 
 TEST(StateStore, NewerSchemaIsRefusedNotDamaged) {
   test::TempDir tmp;
   auto db = tmp / "state.db";
   {
-    auto s = StateStore::open(db, 100);
+    auto s = store::StateStore::open(db, 100);
     ASSERT_TRUE(s);
   }
   // Pretend a newer ctxkit wrote it: user_version lives at offset 60 of the header.
@@ -63,11 +63,11 @@ TEST(StateStore, NewerSchemaIsRefusedNotDamaged) {
     f.write(v, 4);
   }
   std::string before = test::read_file(db);
-  auto s = StateStore::open(db, 100);
+  auto s = store::StateStore::open(db, 100);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().message, "state database " + db.string() +
                                    ": schema version 99 is newer than this ctxkit (" +
-                                   std::to_string(StateStore::kSchemaVersion) + ")");
+                                   std::to_string(store::StateStore::kSchemaVersion) + ")");
   EXPECT_EQ(test::read_file(db), before);
 }
 
@@ -78,9 +78,9 @@ TEST(StateStore, ManyProcessesCreatingAFreshDatabaseAtOnce) {
   for (int i = 0; i < 16; ++i) {
     pid_t pid = ::fork();
     if (pid == 0) {
-      auto s = StateStore::open(db, 5000);
+      auto s = store::StateStore::open(db, 5000);
       if (!s) ::_exit(1);
-      SessionRecord seen;
+      store::SessionRecord seen;
       seen.session_id = seen.line_id = "S" + std::to_string(i);
       auto r = s->record_session_seen(seen);
       ::_exit(r ? 0 : 2);
@@ -92,15 +92,15 @@ TEST(StateStore, ManyProcessesCreatingAFreshDatabaseAtOnce) {
     ::waitpid(k, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
-  auto s = StateStore::open(db, 1000);
+  auto s = store::StateStore::open(db, 1000);
   ASSERT_TRUE(s);
   for (int i = 0; i < 16; ++i) EXPECT_TRUE(s->session("S" + std::to_string(i)).value().has_value());
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::store
 
-namespace ctxkit {
+namespace ctxkit::store {
 namespace {
 
 // A database that another process holds locked while it is still to be set up: the open gives up
@@ -116,7 +116,7 @@ TEST(StateStore, ALockedFreshDatabaseIsBusyWithinTheBusyTimeout) {
                          nullptr, nullptr),
             SQLITE_OK);
   auto t0 = std::chrono::steady_clock::now();
-  auto s = StateStore::open(db, 100);
+  auto s = store::StateStore::open(db, 100);
   auto waited = std::chrono::steady_clock::now() - t0;
   sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(holder);
@@ -127,9 +127,9 @@ TEST(StateStore, ALockedFreshDatabaseIsBusyWithinTheBusyTimeout) {
 
 TEST(StateStore, DerivationsFormALineOfWork) {
   test::TempDir tmp;
-  auto s = StateStore::open(tmp / "state.db", 1000);
+  auto s = store::StateStore::open(tmp / "state.db", 1000);
   ASSERT_TRUE(s);
-  SessionRecord a, b, c;
+  store::SessionRecord a, b, c;
   a.session_id = "A";
   a.project = "-p";
   a.transcript = "/p/A.jsonl";
@@ -199,7 +199,7 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
   test::TempDir tmp;
   auto db = tmp / "state.db";
   {
-    auto s = StateStore::open(db, 1000);
+    auto s = store::StateStore::open(db, 1000);
     ASSERT_TRUE(s);
   }
   {
@@ -216,17 +216,17 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
   }
   ASSERT_EQ(table_names(db),
             (std::vector<std::string>{"reminders", "status_figures", "window_facts"}));
-  auto s = StateStore::open(db, 1000);
+  auto s = store::StateStore::open(db, 1000);
   ASSERT_TRUE(s) << s.error().message;
-  EXPECT_EQ(*s->user_version(), StateStore::kSchemaVersion);
+  EXPECT_EQ(*s->user_version(), store::StateStore::kSchemaVersion);
   EXPECT_EQ(first_text(db, "SELECT tier || '@' || fired_at_ms FROM reminders"), "2@5");  // kept
   EXPECT_EQ(table_names(db),
             (std::vector<std::string>{"events", "pending_rollovers", "reminders", "runs",
                                       "sessions", "status_figures", "window_facts"}));
   // Each added table is usable: lineage (2), a pending rollover with its kind (3, 4), events (4).
-  SessionRecord a;
+  store::SessionRecord a;
   a.session_id = a.line_id = "A";
-  SessionRecord b;
+  store::SessionRecord b;
   b.session_id = "B";
   auto child = s->record_derivation(a, b, "rollover", 80, std::nullopt, "2026-11-21T12:00:00Z");
   ASSERT_TRUE(child) << child.error().message;
@@ -245,7 +245,7 @@ TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {
   test::TempDir tmp;
   auto db = tmp / "state.db";
   {
-    auto s = StateStore::open(db, 1000);
+    auto s = store::StateStore::open(db, 1000);
     ASSERT_TRUE(s);
     ASSERT_TRUE(s->put_pending_rollover({"sup", "S1", "S2", "/p", "/c", false, "rollover", ""}));
   }
@@ -261,7 +261,7 @@ TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {
         << sqlite3_errmsg(raw);
     sqlite3_close(raw);
   }
-  auto s = StateStore::open(db, 1000);
+  auto s = store::StateStore::open(db, 1000);
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(*s->user_version(), 4);
   auto p = s->pending_rollover("sup");
@@ -281,4 +281,4 @@ TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {
 }
 
 }  // namespace
-}  // namespace ctxkit
+}  // namespace ctxkit::store

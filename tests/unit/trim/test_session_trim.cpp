@@ -74,7 +74,7 @@ TEST(SessionTrim, WritesTheCopyArchivesTheOriginalAndRecordsTheLineage) {
   // The derivation is in the state database, and the indexing was handed on once.
   EXPECT_TRUE(t->warning.empty()) << t->warning;
   std::string note;
-  auto store = open_state(loc, f.cfg, note);
+  auto store = store::open_state(loc, f.cfg, note);
   ASSERT_TRUE(store) << note;
   auto child = store->session(kChild);
   ASSERT_TRUE(child && *child);
@@ -111,7 +111,7 @@ TEST(SessionTrim, TooLittleToSaveArchivesButWritesNoSessionAndRecordsNoLineage) 
   EXPECT_EQ(t->outcome.output_bytes, 0u);
   EXPECT_TRUE(fs::exists(t->archive.transcript));
   std::string note;
-  auto store = open_state(f.cfg.locations(f.env), f.cfg, note);
+  auto store = store::open_state(f.cfg.locations(f.env), f.cfg, note);
   ASSERT_TRUE(store) << note;
   auto child = store->session(kChild);
   ASSERT_TRUE(child);
