@@ -95,7 +95,7 @@ Result<void> migrate(sqlite3* db, const Schema& schema, std::string_view path) {
 // A pseudo-random number per call, seeded from the process and the clock.
 uint64_t jitter() {
   static uint64_t state =
-      static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15ull ^
+      static_cast<uint64_t>(::getpid()) * uint64_t{0x9E3779B97F4A7C15} ^
       static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   state ^= state << 13;
   state ^= state >> 7;
