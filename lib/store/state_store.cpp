@@ -1,20 +1,15 @@
 #include "store/state_store.hpp"
 
-#include <fcntl.h>
 #include <fmt/core.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <chrono>
+#include <cstdio>
 #include <cstring>
-#include <thread>
 
 #include "store/sqlite_open.hpp"
 #include "store/sqlite_stmt.hpp"
-#include "util/fs.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::store {
