@@ -1,6 +1,8 @@
 #include "unit/temp_dir.hpp"
 
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -149,6 +151,22 @@ int64_t usage_of_tool_use(const std::vector<std::string>& lines, const std::stri
            u["cache_read_input_tokens"].get<int64_t>();
   }
   return -1;
+}
+
+std::vector<int> exit_codes_of_children(int n, const std::function<int(int)>& work) {
+  std::vector<pid_t> kids;
+  for (int i = 0; i < n; ++i) {
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(work(i));
+    kids.push_back(pid);
+  }
+  std::vector<int> codes;
+  for (pid_t k : kids) {
+    int status = 0;
+    const bool waited = k > 0 && ::waitpid(k, &status, 0) == k;
+    codes.push_back(waited && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  return codes;
 }
 
 }  // namespace ctxkit::test

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ class TempDir {
 
 // Reads a whole file.
 std::string read_file(const std::filesystem::path& path);
+
+// Forks `n` children at once, child i running work(i) and exiting with what it returns; waits
+// for all and gives each one's exit status in order (-1 for one that did not exit normally).
+std::vector<int> exit_codes_of_children(int n, const std::function<int(int)>& work);
 
 // The recorded fixtures directory of the oldest supported client
 // (tests/fixtures/claude-code-2.1.197).

@@ -126,24 +126,15 @@ TEST(MeterStore, AnOpenConnectionHoldsTheFile) {
 TEST(MeterStore, ManyProcessesAtOnceEachWriteTheirRow) {
   test::TempDir tmp;
   auto db = tmp / "fresh/meter.db";
-  std::vector<pid_t> kids;
-  for (int i = 0; i < 16; ++i) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      auto s = store::MeterStore::open(db, 10000);
-      if (!s) ::_exit(1);
-      auto r = s->update_reminder("S", std::to_string(i), [](const auto&) {
-        return std::optional<core::ReminderState>(core::ReminderState{1, 1});
-      });
-      ::_exit(r ? 0 : 2);
-    }
-    kids.push_back(pid);
-  }
-  for (pid_t k : kids) {
-    int status = 0;
-    ::waitpid(k, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  }
+  const auto codes = test::exit_codes_of_children(16, [&](int i) {
+    auto s = store::MeterStore::open(db, 10000);
+    if (!s) return 1;
+    auto r = s->update_reminder("S", std::to_string(i), [](const auto&) {
+      return std::optional<core::ReminderState>(core::ReminderState{1, 1});
+    });
+    return r ? 0 : 2;
+  });
+  EXPECT_EQ(codes, std::vector<int>(16, 0));
   auto s = store::MeterStore::open(db, 1000);
   ASSERT_TRUE(s);
   for (int i = 0; i < 16; ++i) EXPECT_TRUE(s->row("S", std::to_string(i))->reminder);

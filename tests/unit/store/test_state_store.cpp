@@ -74,24 +74,14 @@ TEST(StateStore, NewerSchemaIsRefusedNotDamaged) {
 TEST(StateStore, ManyProcessesCreatingAFreshDatabaseAtOnce) {
   test::TempDir tmp;
   auto db = tmp / "fresh/state.db";
-  std::vector<pid_t> kids;
-  for (int i = 0; i < 16; ++i) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      auto s = store::StateStore::open(db, 5000);
-      if (!s) ::_exit(1);
-      store::SessionRecord seen;
-      seen.session_id = seen.line_id = "S" + std::to_string(i);
-      auto r = s->record_session_seen(seen);
-      ::_exit(r ? 0 : 2);
-    }
-    kids.push_back(pid);
-  }
-  for (pid_t k : kids) {
-    int status = 0;
-    ::waitpid(k, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  }
+  const auto codes = test::exit_codes_of_children(16, [&](int i) {
+    auto s = store::StateStore::open(db, 5000);
+    if (!s) return 1;
+    store::SessionRecord seen;
+    seen.session_id = seen.line_id = "S" + std::to_string(i);
+    return s->record_session_seen(seen) ? 0 : 2;
+  });
+  EXPECT_EQ(codes, std::vector<int>(16, 0));
   auto s = store::StateStore::open(db, 1000);
   ASSERT_TRUE(s);
   for (int i = 0; i < 16; ++i) EXPECT_TRUE(s->session("S" + std::to_string(i)).value().has_value());
