@@ -27,9 +27,11 @@ struct Note {
     if (!text.empty()) print_note(ctx.err, kTool, text);
   }
 };
-}  // namespace
 
-int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
+// The command line, when there is one: the client runs the hook without arguments, and the parser
+// is then not built (a few percent of such a run).
+std::optional<int> parse_command_line(const std::vector<std::string>& args, AppContext& ctx) {
+  if (args.empty()) return std::nullopt;
   ProgramCli cli(
       kTool, "PostToolUse hook: tells the model how full its context is (60/75/85% by default).");
   std::string event;
@@ -37,7 +39,12 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   cli.add_version();
   cli.app().add_option("event", event,
                        "hook event name (informational; the payload's own name is used)");
-  if (auto rc = cli.parse(args, ctx)) return *rc;
+  return cli.parse(args, ctx);
+}
+}  // namespace
+
+int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
+  if (auto rc = parse_command_line(args, ctx)) return *rc;
 
   auto payload = read_hook_payload(ctx, kTool);
   if (!payload) return exit_code(fail_open_code(kTool));
