@@ -68,6 +68,8 @@ Result<void> make_private_dirs(const fs::path& dir, const fs::path& base_in) {
     auto [bi, ti] = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
     if (bi != base.end()) base = target;
   }
+  // The usual case, a private folder made by an earlier run: one check, no walk from the root.
+  if (base == target && check_owned_dir(target, /*follow=*/true)) return {};
   // From the top: every missing folder is made 0700 (umask cannot widen it; a restrictive umask
   // is corrected by the checks). From `base` down, each folder is checked before anything is
   // made inside it, so a link planted below `base` is refused before it is followed.
