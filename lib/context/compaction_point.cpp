@@ -83,7 +83,10 @@ std::vector<fs::path> client_settings_files(const util::Env& env, const fs::path
   else if (auto home = env.get_nonempty("HOME"))
     out.push_back(fs::path(*home) / ".claude" / "settings.json");
   if (!project.empty()) {
-    out.push_back(project / ".claude" / "settings.json");
+    // The user's own file again when the project is the home folder: read once.
+    fs::path shared = project / ".claude" / "settings.json";
+    if (out.empty() || shared.lexically_normal() != out.front().lexically_normal())
+      out.push_back(std::move(shared));
     out.push_back(project / ".claude" / "settings.local.json");
   }
   return out;

@@ -114,6 +114,20 @@ TEST(CompactionPoint, TheEnvironmentWinsOverSettingsAndLocalOverProject) {
   EXPECT_EQ(s.window_origin, "CLAUDE_CODE_AUTO_COMPACT_WINDOW");
 }
 
+TEST(CompactionPoint, AProjectInTheHomeFolderListsTheUsersFileOnce) {
+  util::Env env;
+  env.set("HOME", "/home/u");
+  EXPECT_EQ(client_settings_files(env, "/home/u"),
+            (std::vector<fs::path>{"/home/u/.claude/settings.json",
+                                   "/home/u/.claude/settings.local.json"}));
+  EXPECT_EQ(client_settings_files(env, "/home/u/../u/"),
+            (std::vector<fs::path>{"/home/u/.claude/settings.json",
+                                   "/home/u/../u/.claude/settings.local.json"}));
+  EXPECT_EQ(client_settings_files(env, "/srv/p"),
+            (std::vector<fs::path>{"/home/u/.claude/settings.json", "/srv/p/.claude/settings.json",
+                                   "/srv/p/.claude/settings.local.json"}));
+}
+
 TEST(CompactionPoint, BrokenSettingsFilesAreSkipped) {
   test::TempDir tmp;
   util::Env env;
