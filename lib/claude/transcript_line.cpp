@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
 #include "util/utf8.hpp"
 
@@ -15,52 +17,202 @@ bool contains(std::string_view hay, std::string_view needle) {
   return ::memmem(hay.data(), hay.size(), needle.data(), needle.size()) != nullptr;
 }
 
-// Keeps only what the meter reads, so that large values (text, tool inputs and outputs, UI data)
-// are never built: depth-1 keys except bulky ones, everything at depths 2 and 3 (message.*,
-// message.usage.*, compactMetadata.*), and only "type" and "id" of message.content blocks.
-bool keep_key(int depth, std::string_view k) {
-  if (depth == 1) {
-    return !(k == "toolUseResult" || k == "snapshot" || k == "data" || k == "attachment" ||
-             k == "content" || k == "progress" || k == "normalizedMessages" || k == "summary");
-  }
-  if (depth <= 3) return true;
-  if (depth == 4) return k == "type" || k == "id";
-  return false;
-}
-
-Result<json> parse_filtered(std::string_view line) {
-  auto cb = [](int depth, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::key)
-      return keep_key(depth, parsed.get_ref<const std::string&>());
-    return true;
-  };
-  json j = json::parse(line, cb, false);
-  if (j.is_discarded()) {
-    std::string clean = util::sanitize_json_text(line);
-    j = json::parse(clean, cb, false);
-  }
-  if (j.is_discarded()) return fail("not valid JSON", Error::Kind::Invalid);
-  if (!j.is_object()) return fail("not a JSON object", Error::Kind::Invalid);
-  return j;
-}
-
 // A token count: a non-negative integer, held at INT64_MAX; anything else counts 0.
-int64_t int_of(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end()) return 0;
-  if (it->is_number_unsigned()) return util::sat_from_unsigned(it->get<uint64_t>());
-  if (it->is_number_integer()) return std::max<int64_t>(it->get<int64_t>(), 0);
-  return 0;
+int64_t count_of(int64_t v) {
+  return std::max<int64_t>(v, 0);
 }
 
-std::string str_of(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+// Reads the meter's fields from the parser's events, building no JSON value: text, tool inputs
+// and outputs pass by as events and are dropped. A key seen again replaces what its first
+// occurrence gave (as a parsed object would), and a value of the wrong type gives nothing.
+class MeterFields : public nlohmann::json_sax<json> {
+ public:
+  TranscriptLine line;
+  bool root_is_object = false;
 
-bool bool_of(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
+  bool null() override { return scalar(); }
+  bool boolean(bool v) override {
+    if (auto* b = bool_slot()) *b = v;
+    return scalar();
+  }
+  bool number_integer(number_integer_t v) override { return number(count_of(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return number(util::sat_from_unsigned(v)); }
+  bool number_float(number_float_t, const string_t&) override { return number(0); }
+  bool string(string_t& v) override {
+    if (std::string* s = string_slot()) *s = std::move(v);
+    return scalar();
+  }
+  bool binary(binary_t&) override { return scalar(); }
+  bool start_object(std::size_t) override { return open(true); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    Frame& f = frames_.back();
+    f.key = std::move(k);
+    forget(f);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  // What a container is to the meter.
+  enum class Role { Other, Root, Message, Usage, Content, Block, Compact };
+  struct Frame {
+    Role role = Role::Other;
+    bool object = false;
+    std::string key;  // the current member's key (objects)
+  };
+  std::vector<Frame> frames_;
+  std::string block_type_, block_id_;  // of the message.content block being read
+
+  // Clears what the member `f.key` of `f` held before: a repeated key starts afresh.
+  void forget(const Frame& f) {
+    const std::string& k = f.key;
+    switch (f.role) {
+      case Role::Root:
+        if (k == "type")
+          line.type.clear();
+        else if (k == "subtype")
+          line.subtype.clear();
+        else if (k == "timestamp")
+          line.timestamp.clear();
+        else if (k == "isSidechain")
+          line.is_sidechain = false;
+        else if (k == "isApiErrorMessage")
+          line.is_api_error = false;
+        else if (k == "compactMetadata")
+          line.compact_post_tokens.reset();
+        else if (k == "message") {
+          line.model.clear();
+          line.message_id.clear();
+          line.usage.reset();
+          line.tool_use_ids.clear();
+        }
+        break;
+      case Role::Message:
+        if (k == "model")
+          line.model.clear();
+        else if (k == "id")
+          line.message_id.clear();
+        else if (k == "usage")
+          line.usage.reset();
+        else if (k == "content")
+          line.tool_use_ids.clear();
+        break;
+      case Role::Usage:
+        if (int64_t* n = usage_slot(k)) *n = 0;
+        break;
+      case Role::Compact:
+        if (k == "postTokens") line.compact_post_tokens.reset();
+        break;
+      case Role::Block:
+        if (k == "type")
+          block_type_.clear();
+        else if (k == "id")
+          block_id_.clear();
+        break;
+      case Role::Other:
+      case Role::Content:
+        break;
+    }
+  }
+
+  int64_t* usage_slot(const std::string& k) {
+    if (!line.usage) return nullptr;
+    if (k == "input_tokens") return &line.usage->input_tokens;
+    if (k == "cache_creation_input_tokens") return &line.usage->cache_creation_input_tokens;
+    if (k == "cache_read_input_tokens") return &line.usage->cache_read_input_tokens;
+    return nullptr;
+  }
+
+  std::string* string_slot() {
+    if (frames_.empty()) return nullptr;
+    const Frame& f = frames_.back();
+    const std::string& k = f.key;
+    switch (f.role) {
+      case Role::Root:
+        if (k == "type") return &line.type;
+        if (k == "subtype") return &line.subtype;
+        if (k == "timestamp") return &line.timestamp;
+        return nullptr;
+      case Role::Message:
+        if (k == "model") return &line.model;
+        if (k == "id") return &line.message_id;
+        return nullptr;
+      case Role::Block:
+        if (k == "type") return &block_type_;
+        if (k == "id") return &block_id_;
+        return nullptr;
+      default:
+        return nullptr;
+    }
+  }
+
+  bool* bool_slot() {
+    if (frames_.empty() || frames_.back().role != Role::Root) return nullptr;
+    const std::string& k = frames_.back().key;
+    if (k == "isSidechain") return &line.is_sidechain;
+    if (k == "isApiErrorMessage") return &line.is_api_error;
+    return nullptr;
+  }
+
+  bool number(int64_t v) {
+    if (!frames_.empty()) {
+      const Frame& f = frames_.back();
+      if (f.role == Role::Usage) {
+        if (int64_t* n = usage_slot(f.key)) *n = v;
+      } else if (f.role == Role::Compact && f.key == "postTokens") {
+        line.compact_post_tokens = v;
+      }
+    }
+    return scalar();
+  }
+
+  bool scalar() { return true; }
+
+  bool open(bool object) {
+    Role role = Role::Other;
+    if (frames_.empty()) {
+      root_is_object = object;
+      role = object ? Role::Root : Role::Other;
+    } else {
+      const Frame& parent = frames_.back();
+      const std::string& k = parent.key;
+      if (parent.role == Role::Root && object && k == "message") {
+        role = Role::Message;
+      } else if (parent.role == Role::Root && object && k == "compactMetadata") {
+        role = Role::Compact;
+      } else if (parent.role == Role::Message && object && k == "usage") {
+        role = Role::Usage;
+        line.usage = Usage{};
+      } else if (parent.role == Role::Message && !object && k == "content") {
+        role = Role::Content;
+      } else if (parent.role == Role::Content && object) {
+        role = Role::Block;
+        block_type_.clear();
+        block_id_.clear();
+      }
+    }
+    frames_.push_back(Frame{role, object, {}});
+    return true;
+  }
+
+  bool close() {
+    if (frames_.back().role == Role::Block && block_type_ == "tool_use" && !block_id_.empty())
+      line.tool_use_ids.push_back(std::move(block_id_));
+    frames_.pop_back();
+    return true;
+  }
+};
+
+// The meter's fields of `line`, or nullopt when it is not valid JSON.
+std::optional<MeterFields> read_fields(std::string_view line) {
+  MeterFields f;
+  if (json::sax_parse(line.begin(), line.end(), &f)) return f;
+  return std::nullopt;
 }
 }  // namespace
 
@@ -69,39 +221,12 @@ bool may_matter_for_meter(std::string_view line) {
 }
 
 Result<TranscriptLine> parse_transcript_line(std::string_view line) {
-  auto parsed = parse_filtered(line);
-  if (!parsed) return std::unexpected(parsed.error());
-  const json& j = *parsed;
-  TranscriptLine t;
-  t.type = str_of(j, "type");
-  t.subtype = str_of(j, "subtype");
-  t.timestamp = str_of(j, "timestamp");
-  t.is_sidechain = bool_of(j, "isSidechain");
-  t.is_api_error = bool_of(j, "isApiErrorMessage");
-  if (auto m = j.find("message"); m != j.end() && m->is_object()) {
-    t.model = str_of(*m, "model");
-    t.message_id = str_of(*m, "id");
-    if (auto u = m->find("usage"); u != m->end() && u->is_object()) {
-      Usage usage;
-      usage.input_tokens = int_of(*u, "input_tokens");
-      usage.cache_creation_input_tokens = int_of(*u, "cache_creation_input_tokens");
-      usage.cache_read_input_tokens = int_of(*u, "cache_read_input_tokens");
-      t.usage = usage;
-    }
-    if (auto c = m->find("content"); c != m->end() && c->is_array()) {
-      for (const auto& block : *c) {
-        if (block.is_object() && str_of(block, "type") == "tool_use") {
-          auto id = str_of(block, "id");
-          if (!id.empty()) t.tool_use_ids.push_back(std::move(id));
-        }
-      }
-    }
-  }
-  if (auto cm = j.find("compactMetadata"); cm != j.end() && cm->is_object()) {
-    if (auto pt = cm->find("postTokens"); pt != cm->end() && pt->is_number())
-      t.compact_post_tokens = int_of(*cm, "postTokens");
-  }
-  return t;
+  auto fields = read_fields(line);
+  // Ill-formed UTF-8 inside a string: read again with it replaced.
+  if (!fields) fields = read_fields(util::sanitize_json_text(line));
+  if (!fields) return fail("not valid JSON", Error::Kind::Invalid);
+  if (!fields->root_is_object) return fail("not a JSON object", Error::Kind::Invalid);
+  return std::move(fields->line);
 }
 
 }  // namespace ctxkit::claude

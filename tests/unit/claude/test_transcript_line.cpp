@@ -84,6 +84,55 @@ TEST(TranscriptLine, InvalidUtf8InsideTextIsTolerated) {
   EXPECT_EQ(t->usage->context_tokens(), 7);
 }
 
+// As a parsed object has it: a key given twice keeps its last value, and a value of the wrong
+// type gives nothing.
+TEST(TranscriptLine, ARepeatedKeyKeepsItsLastValueAndAWrongTypeGivesNothing) {
+  auto t = parse_transcript_line(
+      R"({"type":"user","type":"assistant","isSidechain":true,"isSidechain":"yes",)"
+      R"("message":{"model":"a","usage":{"input_tokens":9},"content":[{"type":"tool_use","id":"t1"}]},)"
+      R"("message":{"model":"b","id":["x"],"usage":{"input_tokens":3,"input_tokens":"4",)"
+      R"("cache_read_input_tokens":2.5,"cache_creation_input_tokens":6},)"
+      R"("content":[{"type":"tool_use","id":"t2","id":"t3"},{"type":"text","id":"t4"},)"
+      R"({"id":"t5","type":"tool_use","input":{"type":"tool_use","id":"t6"}},[{"type":"tool_use","id":"t7"}]]}})");
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->type, "assistant");
+  EXPECT_FALSE(t->is_sidechain);
+  EXPECT_EQ(t->model, "b");
+  EXPECT_EQ(t->message_id, "");
+  ASSERT_TRUE(t->usage);
+  EXPECT_EQ(t->usage->input_tokens, 0);
+  EXPECT_EQ(t->usage->cache_read_input_tokens, 0);
+  EXPECT_EQ(t->usage->context_tokens(), 6);
+  EXPECT_EQ(t->tool_use_ids, (std::vector<std::string>{"t3", "t5"}));
+
+  auto plain = parse_transcript_line(
+      R"({"type":"assistant","message":{"model":"m","usage":{"input_tokens":1},"usage":null}})");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->usage);
+  auto not_object = parse_transcript_line(R"({"type":"assistant","message":"text"})");
+  ASSERT_TRUE(not_object);
+  EXPECT_EQ(not_object->model, "");
+  auto boundary = parse_transcript_line(
+      R"({"type":"system","subtype":"compact_boundary","compactMetadata":{"postTokens":7,"postTokens":true}})");
+  ASSERT_TRUE(boundary);
+  EXPECT_FALSE(boundary->compact_post_tokens);
+  auto fraction = parse_transcript_line(
+      R"({"type":"system","subtype":"compact_boundary","compactMetadata":{"postTokens":7.5}})");
+  ASSERT_TRUE(fraction && fraction->compact_post_tokens);
+  EXPECT_EQ(*fraction->compact_post_tokens, 0);
+}
+
+TEST(TranscriptLine, AValueThatIsNoObjectIsAnError) {
+  for (const char* line : {"123", R"("assistant")", "[{\"type\":\"assistant\"}]", "null"}) {
+    auto t = parse_transcript_line(line);
+    ASSERT_FALSE(t) << line;
+    EXPECT_EQ(t.error().message, "not a JSON object") << line;
+  }
+  auto trailing = parse_transcript_line(R"({"type":"assistant"} x)");
+  ASSERT_FALSE(trailing);
+  EXPECT_EQ(trailing.error().message, "not valid JSON");
+}
+
 TEST(TranscriptLine, HalfWrittenLineIsAnError) {
   auto t = parse_transcript_line(R"({"type":"assistant","message":{"model":"m","usa)");
   ASSERT_FALSE(t);
