@@ -228,6 +228,16 @@ void write(const ojson& v, int indent, int level, std::string& out) {
 }
 }  // namespace
 
+void append_stringified(std::string& out, const nlohmann::ordered_json& value, int indent,
+                        int level) {
+  write(value, indent, level, out);
+}
+
+void append_string(std::string& out, std::string_view s) {
+  if (!util::append_json_string(out, s))
+    out += ojson(std::string(s)).dump(-1, ' ', false, ojson::error_handler_t::replace);
+}
+
 std::string stringify(const nlohmann::ordered_json& value, int indent) {
   std::string out;
   write(value, indent, 0, out);
