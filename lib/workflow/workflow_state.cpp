@@ -78,9 +78,8 @@ bool is_done(const ojson& task) {
   for (auto it = members.rbegin(); it != members.rend(); ++it) {  // written last: found first
     const std::string& key = it->first;
     if (key.size() != 6 || std::memcmp(key.data(), "status", 6) != 0) continue;
-    if (!it->second.is_string()) return false;
-    const auto& value = it->second.get_ref<const std::string&>();
-    return value.size() == 4 && std::memcmp(value.data(), "done", 4) == 0;
+    const auto* value = it->second.get_ptr<const std::string*>();
+    return value && value->size() == 4 && std::memcmp(value->data(), "done", 4) == 0;
   }
   return false;
 }
