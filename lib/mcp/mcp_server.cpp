@@ -114,14 +114,14 @@ std::optional<json> McpServer::handle_message(const json& message, bool in_batch
     return make_error(id, kInvalidRequest, "Invalid Request: params must be an object or an array");
 
   if (!has_id) {
-    log(fmt::format("<- notification {}", method));
+    if (log_) log(fmt::format("<- notification {}", method));
     if (method == "notifications/initialized") initialized_ = true;
     return std::nullopt;  // notifications are never answered, known or not
   }
   if (in_batch && method == "initialize")
     return make_error(id, kInvalidRequest,
                       "Invalid Request: initialize must not be part of a batch");
-  log(fmt::format("<- {} id={}", method, id.dump()));
+  if (log_) log(fmt::format("<- {} id={}", method, id.dump()));
   try {
     return handle_request(method, id, params);
   } catch (const std::exception& e) {
@@ -177,7 +177,8 @@ json McpServer::handle_request(const std::string& method, const json& id, const 
     } catch (const std::exception& e) {
       r = ToolResult{error_text(e.what()).dump(), true};
     }
-    log(fmt::format("-> {} {}{}", name, r.text.size(), r.is_error ? " bytes, error" : " bytes"));
+    if (log_)
+      log(fmt::format("-> {} {}{}", name, r.text.size(), r.is_error ? " bytes, error" : " bytes"));
     return make_result(id, tool_result(std::move(r.text), r.is_error));
   }
   return make_error(id, kMethodNotFound, "Method not found: " + method);

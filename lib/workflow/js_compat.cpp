@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "util/json_string.hpp"
+
 namespace ctxkit::workflow::js {
 namespace {
 using ojson = nlohmann::ordered_json;
@@ -117,25 +119,12 @@ std::string number_to_string(double v) {
   return out;
 }
 
-// A string as JSON: plain ASCII text (most keys and values) is quoted as it is; anything with a
-// quote, a backslash, a control character or a byte beyond ASCII goes through the library's
-// escaping (invalid UTF-8 replaced), whose output it equals.
+// A string as JSON, as the library escapes it (JSON.stringify's escaping for well-formed text);
+// only text that is not well-formed UTF-8 goes through the library itself, which replaces the
+// bad bytes.
 void write_string(const std::string& s, std::string& out) {
-  bool plain = true;
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) {
-    out += '"';
-    out += s;
-    out += '"';
-    return;
-  }
-  out += ojson(s).dump(-1, ' ', false, ojson::error_handler_t::replace);
+  if (!util::append_json_string(out, s))
+    out += ojson(s).dump(-1, ' ', false, ojson::error_handler_t::replace);
 }
 
 void write(const ojson& v, int indent, int level, std::string& out) {
@@ -238,6 +227,16 @@ void write(const ojson& v, int indent, int level, std::string& out) {
   }
 }
 }  // namespace
+
+void append_stringified(std::string& out, const nlohmann::ordered_json& value, int indent,
+                        int level) {
+  write(value, indent, level, out);
+}
+
+void append_string(std::string& out, std::string_view s) {
+  if (!util::append_json_string(out, s))
+    out += ojson(std::string(s)).dump(-1, ' ', false, ojson::error_handler_t::replace);
+}
 
 std::string stringify(const nlohmann::ordered_json& value, int indent) {
   std::string out;

@@ -14,6 +14,14 @@ namespace ctxkit::workflow::js {
 // orders them; numbers print as JavaScript prints them; invalid UTF-8 becomes U+FFFD.
 std::string stringify(const nlohmann::ordered_json& value, int indent);
 
+// Appends JSON.stringify(value, null, indent) as written nested `level` levels deep (its lines
+// after the first indented by indent * level more).
+void append_stringified(std::string& out, const nlohmann::ordered_json& value, int indent,
+                        int level);
+
+// Appends `s` as JSON.stringify writes a string (invalid UTF-8 becomes U+FFFD).
+void append_string(std::string& out, std::string_view s);
+
 // String.prototype.trim(): strips JavaScript white space and line terminators at both ends.
 std::string trim(std::string_view s);
 

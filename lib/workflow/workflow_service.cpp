@@ -36,12 +36,6 @@ ToolOutcome pretty(const ojson& body) {
   return {js::stringify(body, 2), false};
 }
 
-ojson with_reminder(ojson status) {
-  if (status["status"] == "running")
-    status["instructions"] = status["instructions"].get<std::string>() + kAdvanceReminder;
-  return status;
-}
-
 ojson action_answer(ContextAction action, const WorkflowMachine& m, bool supervised) {
   const std::string command = command_of(action);
   ojson body = ojson::object();
@@ -183,6 +177,20 @@ Result<std::optional<FileVersion>> save_state_versioned(const fs::path& worktree
 struct WorkflowService::Cache {
   std::optional<FileVersion> version;
   std::shared_ptr<WorkflowMachine> machine;
+  // The status answer rendered from `machine` (it depends on nothing else), once one was.
+  std::optional<std::string> status_text;
+
+  // Another state, and nothing rendered from it yet.
+  void keep(std::shared_ptr<WorkflowMachine> m, const FileVersion& v) {
+    forget();
+    machine = std::move(m);
+    version = v;
+  }
+  void forget() {
+    version.reset();
+    machine.reset();
+    status_text.reset();
+  }
 };
 
 namespace {
@@ -278,10 +286,8 @@ class Call {
     out = read_and_parse(p);
     // Kept only when nothing changed the file while it was read.
     forget();
-    if (!to_change && out.machine && before && file_version(p) == before) {
-      cache_.machine = std::make_shared<WorkflowMachine>(*out.machine);
-      cache_.version = before;  // last: a copy that throws leaves nothing cached
-    }
+    if (!to_change && out.machine && before && file_version(p) == before)
+      cache_.keep(std::make_shared<WorkflowMachine>(*out.machine), *before);
     return out;
   }
 
@@ -303,8 +309,7 @@ class Call {
       auto machine = std::make_shared<WorkflowMachine>(std::move(*read.machine));
       out.machine = machine;
       if (!before || file_version(p) != before) return out;
-      cache_.machine = std::move(machine);
-      cache_.version = before;
+      cache_.keep(std::move(machine), *before);
       return out;
     }
     out.machine = cache_.machine;
@@ -312,8 +317,9 @@ class Call {
   }
 
   void forget() const {
-    cache_.version.reset();
-    cache_.machine.reset();
+    cache_.forget();
+    saved_from_ = nullptr;
+    saved_version_.reset();
   }
 
   Loaded read_and_parse(const fs::path& p) const {
@@ -351,18 +357,30 @@ class Call {
     return load_workflow_file(*path);
   }
 
+  // Saves `m`. The file it wrote is remembered with `m`, which the call hands over when it ends
+  // (keep): cached then, without a copy, if it has not changed since.
   std::optional<std::string> save(const WorkflowMachine& m) const {
     auto w = save_state_versioned(o_.worktree, m);
-    if (!w) {
-      forget();
-      return w.error().message;
-    }
     forget();
+    if (!w) return w.error().message;
     if (*w) {
-      cache_.machine = std::make_shared<WorkflowMachine>(m);
-      cache_.version = *w;  // last: a copy that throws leaves nothing cached
+      saved_from_ = &m;
+      saved_revision_ = m.revision();
+      saved_version_ = **w;
     }
     return std::nullopt;
+  }
+
+  // The state an operation leaves, `m`, for its answer; also the cached state when it is the
+  // state this call saved last and has not changed since.
+  std::shared_ptr<const WorkflowMachine> keep(WorkflowMachine&& m) const {
+    const bool as_saved = saved_version_ && saved_from_ == &m && saved_revision_ == m.revision();
+    const std::optional<FileVersion> version = saved_version_;
+    auto kept = std::make_shared<WorkflowMachine>(std::move(m));
+    saved_from_ = nullptr;
+    saved_version_.reset();
+    if (as_saved) cache_.keep(kept, *version);
+    return kept;
   }
 
   // What the gate says at `m`'s position (the context figure read only when it counts).
@@ -390,8 +408,8 @@ class Call {
     if (o_.on_event) o_.on_event(e);
   }
 
-  static WorkflowAnswer answer(WorkflowMachine&& m, const GateDecision& d) {
-    return {std::make_shared<const WorkflowMachine>(std::move(m)), d};
+  WorkflowAnswer answer(WorkflowMachine&& m, const GateDecision& d) const {
+    return {keep(std::move(m)), d};
   }
 
   Result<WorkflowAnswer> start(const StartRequest& request) const {
@@ -437,6 +455,7 @@ class Call {
     auto& m = *loaded.machine;
     if (auto r = m.set_tasks(loop_id, tasks); !r) return std::unexpected(r.error());
     if (auto e = save(m)) return fail(*e);
+    keep(std::move(m));
     return tasks.size();
   }
 
@@ -486,7 +505,7 @@ class Call {
       if (!m.action_executed()) c.unsaved = mark(m);  // done before anyone asked for it
       record(event_at(m, "confirmed", done, std::string(by)));
     }
-    c.machine = std::make_shared<const WorkflowMachine>(std::move(m));
+    c.machine = keep(std::move(m));
     return std::optional<Confirmation>(std::move(c));
   }
 
@@ -518,6 +537,10 @@ class Call {
  private:
   const ServiceOptions& o_;
   WorkflowService::Cache& cache_;
+  // The machine this call saved last, its revision then and the file it wrote.
+  mutable const WorkflowMachine* saved_from_ = nullptr;
+  mutable uint64_t saved_revision_ = 0;
+  mutable std::optional<FileVersion> saved_version_;
 };
 
 // Runs `op`, a typed operation; an exception becomes its error.
@@ -571,11 +594,17 @@ Result<std::optional<util::FileLock>> lock_if_state(const fs::path& worktree) {
   return std::optional<util::FileLock>(std::move(*l));
 }
 
-// A start or advance answer: the action handed out, else the status with its reminder.
-ToolOutcome render(const WorkflowAnswer& a, bool supervised) {
+// A start, status or advance answer: the action handed out, else the status with its reminder
+// (rendered once per cached state: a status call on a state that has not changed since the last
+// call rendered it gives the same text again).
+ToolOutcome render(const WorkflowAnswer& a, bool supervised, WorkflowService::Cache& cache) {
   if (a.gate.action != ContextAction::None)
     return pretty(action_answer(a.gate.action, *a.machine, supervised));
-  return pretty(with_reminder(a.machine->status()));
+  const bool cached = cache.machine && a.machine.get() == cache.machine.get();
+  if (cached && cache.status_text) return {*cache.status_text, false};
+  ToolOutcome out{a.machine->status_text(true), false};
+  if (cached) cache.status_text = out.text;
+  return out;
 }
 }  // namespace
 
@@ -651,7 +680,7 @@ ToolOutcome WorkflowService::call(std::string_view tool, const json& arguments) 
       if (args.contains("summary") && args["summary"].is_string())
         request.summary = args["summary"].get<std::string>();
       auto r = start(request);
-      return r ? render(*r, opts_.supervised) : error_outcome(r.error().message);
+      return r ? render(*r, opts_.supervised, *cache_) : error_outcome(r.error().message);
     }
     if (tool == "workflow_set_tasks") {
       auto parsed = parse_set_tasks(args);
@@ -665,13 +694,13 @@ ToolOutcome WorkflowService::call(std::string_view tool, const json& arguments) 
     }
     if (tool == "workflow_status") {
       auto r = status();
-      return r ? render(*r, opts_.supervised) : error_outcome(r.error().message);
+      return r ? render(*r, opts_.supervised, *cache_) : error_outcome(r.error().message);
     }
     if (tool == "workflow_advance") {
       if (args.contains("output") && !args["output"].is_string())
         return refused("output must be a string", true);
       auto r = advance(args.contains("output") ? args["output"].get<std::string>() : std::string());
-      return r ? render(*r, opts_.supervised) : error_outcome(r.error().message);
+      return r ? render(*r, opts_.supervised, *cache_) : error_outcome(r.error().message);
     }
     if (tool == "workflow_context") return Call(opts_, *cache_).context();
     if (tool == "workflow_list") return Call(opts_, *cache_).list();

@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <charconv>
+#include <cstring>
+
 #include "util/json_depth.hpp"
 #include "workflow/js_compat.hpp"
 
@@ -13,9 +16,21 @@ ojson undefined() {
   return ojson(ojson::value_t::discarded);
 }
 
-bool defined(const ojson& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && !it->is_discarded();
+// The member `key` of `obj`, nullptr when there is none (or `obj` is no object): a walk that
+// compares lengths first (find() compares every key as a C string; the state is read many times
+// per answer).
+const ojson* member(const ojson& obj, std::string_view key) {
+  const auto* members = obj.get_ptr<const ojson::object_t*>();
+  if (!members) return nullptr;
+  for (const auto& m : *members)
+    if (m.first.size() == key.size() && std::memcmp(m.first.data(), key.data(), key.size()) == 0)
+      return &m.second;
+  return nullptr;
+}
+
+bool defined(const ojson& obj, std::string_view key) {
+  const ojson* v = member(obj, key);
+  return v && !v->is_discarded();
 }
 
 bool truthy(const ojson& v) {
@@ -52,6 +67,21 @@ ojson canonical_order(ojson state, bool first_is_ralph) {
   for (auto it = state.begin(); it != state.end(); ++it)
     if (!out.contains(it.key())) out[it.key()] = it.value();
   return out;
+}
+
+// A task whose status is exactly "done", looked at in place: the members are walked with the
+// key's length compared first (find() compares every key as a C string, and this runs once per
+// task on every status).
+bool is_done(const ojson& task) {
+  if (!task.is_object()) return false;
+  const auto& members = *task.get_ptr<const ojson::object_t*>();
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {  // written last: found first
+    const std::string& key = it->first;
+    if (key.size() != 6 || std::memcmp(key.data(), "status", 6) != 0) continue;
+    const auto* value = it->second.get_ptr<const std::string*>();
+    return value && value->size() == 4 && std::memcmp(value->data(), "done", 4) == 0;
+  }
+  return false;
 }
 
 long as_long(const ojson& v, long fallback) {
@@ -171,15 +201,21 @@ void WorkflowMachine::unset(const char* key) {
   state_[key] = undefined();
 }
 
+const ojson& WorkflowMachine::field(std::string_view key) const {
+  static const ojson kNone;
+  const ojson* v = member(state_, key);
+  return v ? *v : kNone;
+}
+
 std::string WorkflowMachine::state_status() const {
-  return state_["status"].get<std::string>();
+  return field("status").get<std::string>();
 }
 std::string WorkflowMachine::step_id() const {
-  return state_["step"].get<std::string>();
+  return field("step").get<std::string>();
 }
 
 StepType WorkflowMachine::step_type() const {
-  const auto& t = state_["stepType"].get_ref<const std::string&>();
+  const auto& t = field("stepType").get_ref<const std::string&>();
   return t == "loop" ? StepType::Loop : t == "ralph" ? StepType::Ralph : StepType::Action;
 }
 
@@ -211,9 +247,8 @@ int WorkflowMachine::sub_step_index() const {
 }
 
 const ojson* WorkflowMachine::current_tasks() const {
-  auto it = state_["tasks"].find(step_id());
-  if (it == state_["tasks"].end() || !it->is_array()) return nullptr;
-  return &*it;
+  const ojson* tasks = member(field("tasks"), field("step").get_ref<const std::string&>());
+  return tasks && tasks->is_array() ? tasks : nullptr;
 }
 
 ojson& WorkflowMachine::tasks_of(const std::string& loop_id) {
@@ -250,6 +285,7 @@ ContextAction WorkflowMachine::pending_action() const {
 }
 
 void WorkflowMachine::mark_action_executed() {
+  ++revision_;
   state_["contextActionExecuted"] = true;
 }
 
@@ -302,27 +338,43 @@ std::string WorkflowMachine::instructions() const {
   return text;
 }
 
-ojson WorkflowMachine::progress() const {
-  ojson p = ojson::object();
-  p["currentStep"] = tmpl_.step_index(step_id()) + 1;
-  p["totalSteps"] = tmpl_.steps.size();
+// The figures of the status answer's `progress`.
+struct WorkflowMachine::Progress {
+  long current_step = 0;
+  size_t total_steps = 0;
+  bool loop = false;
+  size_t completed_tasks = 0, total_tasks = 0;
+  std::optional<std::string> current_task;  // "Task i/n, Sub-step j/m"
+};
+
+WorkflowMachine::Progress WorkflowMachine::progress_figures() const {
+  Progress p;
+  p.current_step = tmpl_.step_index(step_id()) + 1;
+  p.total_steps = tmpl_.steps.size();
   if (step_type() == StepType::Loop) {
+    p.loop = true;
     const ojson* tasks = current_tasks();
-    size_t done = 0, total = tasks ? tasks->size() : 0;
-    // A status of exactly "done", looked at in place (comparing with a temporary JSON value
-    // built one per task was most of a workflow_status call).
+    p.total_tasks = tasks ? tasks->size() : 0;
     if (tasks)
-      for (const auto& t : *tasks) {
-        if (!t.is_object()) continue;
-        const auto it = t.find("status");
-        if (it != t.end() && it->is_string() && it->get_ref<const std::string&>() == "done") ++done;
-      }
-    p["completedTasks"] = done;
-    p["totalTasks"] = total;
+      for (const auto& t : tasks->get_ref<const ojson::array_t&>())
+        p.completed_tasks += is_done(t) ? 1u : 0u;
     if (has("task"))
-      p["currentTaskProgress"] =
-          fmt::format("Task {}/{}, Sub-step {}/{}", state_["task"]["index"].get<long>() + 1, total,
-                      sub_step_index() + 1, loop_steps().size());
+      p.current_task =
+          fmt::format("Task {}/{}, Sub-step {}/{}", state_["task"]["index"].get<long>() + 1,
+                      p.total_tasks, sub_step_index() + 1, loop_steps().size());
+  }
+  return p;
+}
+
+ojson WorkflowMachine::progress() const {
+  const Progress f = progress_figures();
+  ojson p = ojson::object();
+  p["currentStep"] = f.current_step;
+  p["totalSteps"] = f.total_steps;
+  if (f.loop) {
+    p["completedTasks"] = f.completed_tasks;
+    p["totalTasks"] = f.total_tasks;
+    if (f.current_task) p["currentTaskProgress"] = *f.current_task;
   }
   return p;
 }
@@ -370,8 +422,106 @@ ojson WorkflowMachine::status() const {
   return r;
 }
 
+namespace {
+// The members of an object as JSON.stringify(…, null, 2) writes it `level` levels deep; an
+// undefined (discarded) value leaves its member out.
+class PrettyObject {
+ public:
+  PrettyObject(std::string& out, int level) : out_(out), level_(level) { out_ += '{'; }
+  void string(std::string_view k, std::string_view v) { js::append_string(key(k), v); }
+  template <typename Int>
+  void number(std::string_view k, Int v) {
+    char buf[24];
+    auto res = std::to_chars(buf, buf + sizeof buf, v);
+    key(k).append(buf, res.ptr);
+  }
+  void boolean(std::string_view k, bool v) { key(k) += v ? "true" : "false"; }
+  void null(std::string_view k) { key(k) += "null"; }
+  void value(std::string_view k, const ojson& v) {
+    if (v.is_discarded()) return;
+    js::append_stringified(key(k), v, 2, level_ + 1);
+  }
+  // Starts member `k` whose value the caller writes (an object: PrettyObject(out, level + 1)).
+  std::string& key(std::string_view k) {
+    out_ += first_ ? "\n" : ",\n";
+    first_ = false;
+    out_.append(static_cast<size_t>(2 * (level_ + 1)), ' ');
+    out_ += '"';  // the keys are this file's own, plain ASCII names
+    out_ += k;
+    out_ += "\": ";
+    return out_;
+  }
+  void close() {
+    if (!first_) {
+      out_ += '\n';
+      out_.append(static_cast<size_t>(2 * level_), ' ');
+    }
+    out_ += '}';
+  }
+
+ private:
+  std::string& out_;
+  int level_;
+  bool first_ = true;
+};
+}  // namespace
+
+std::string WorkflowMachine::status_text(bool reminder) const {
+  std::string out;
+  out.reserve(1024);
+  PrettyObject r(out, 0);
+  const auto& st = field("status").get_ref<const std::string&>();
+  const bool running = st == "running";
+  const std::string a = running ? agent() : std::string();
+  r.string("status", st);
+  r.string("step", field("step").get_ref<const std::string&>());
+  r.value("stepType", field("stepType"));
+  if (a.empty())
+    r.null("agent");
+  else
+    r.string("agent", a);
+  r.boolean("delegate", !a.empty());
+  if (running)
+    r.string("instructions", reminder ? instructions() + kAdvanceReminder : instructions());
+  else
+    r.string("instructions", st == "complete" ? "Workflow complete." : "Workflow failed.");
+  {
+    const Progress f = progress_figures();
+    PrettyObject p(r.key("progress"), 1);
+    p.number("currentStep", f.current_step);
+    p.number("totalSteps", f.total_steps);
+    if (f.loop) {
+      p.number("completedTasks", f.completed_tasks);
+      p.number("totalTasks", f.total_tasks);
+      if (f.current_task) p.string("currentTaskProgress", *f.current_task);
+    }
+    p.close();
+  }
+  r.value("artefacts", field("artefacts"));
+  if (running && step_type() == StepType::Loop) {
+    if (has("task")) {
+      const ojson* tasks = current_tasks();
+      ojson t = field("task");
+      t["total"] = tasks ? tasks->size() : 0;
+      r.value("task", t);
+    }
+    if (has("subStep")) {
+      r.value("subStep", field("subStep"));
+      r.number("subStepIndex", sub_step_index());
+      r.number("totalSubSteps", loop_steps().size());
+    }
+  }
+  if (running && step_type() == StepType::Ralph) {
+    r.number("ralphIteration", *ralph_iteration());
+    r.number("ralphTotal", current_step().n == 0 ? 1 : current_step().n);
+  }
+  r.close();
+  return out;
+}
+
 Result<void> WorkflowMachine::set_tasks(const std::string& loop_id,
                                         const std::vector<TaskInput>& tasks) {
+  ++revision_;
   if (!tmpl_.loop(loop_id))
     return fail(fmt::format("Loop '{}' not found in template", loop_id), Error::Kind::Invalid);
   ojson arr = ojson::array();
@@ -470,6 +620,7 @@ void WorkflowMachine::advance_within_loop() {
 }
 
 ojson WorkflowMachine::advance(const std::string& output) {
+  ++revision_;
   if (state_status() != "running") return status();
   state_["outputs"][output_key()] = output;
   const StepType t = step_type();
@@ -497,6 +648,7 @@ ojson WorkflowMachine::context() const {
 }
 
 void WorkflowMachine::set_summary(std::string_view summary) {
+  ++revision_;
   std::string s = js::utf16_prefix(js::strip_controls(js::trim(summary)), 100);
   if (!s.empty()) state_["summary"] = s;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -50,6 +51,9 @@ class WorkflowMachine {
   // progress, artefacts, and task / subStep / subStepIndex / totalSubSteps or ralphIteration /
   // ralphTotal.
   nlohmann::ordered_json status() const;
+  // The status answer's text, JSON.stringify(status(), null, 2), written without building the
+  // document; with `reminder`, a running workflow's instructions end with kAdvanceReminder.
+  std::string status_text(bool reminder) const;
   // Stores `tasks` (status "pending") for loop `loop_id`; when the workflow stands at that loop
   // and has not started it, starts its first task and sub-step (or skips an empty loop). Error:
   // "Loop '<id>' not found in template".
@@ -81,6 +85,10 @@ class WorkflowMachine {
   // The stored output added last, with its key, if any.
   std::optional<std::pair<std::string, std::string>> latest_output() const;
 
+  // How many times this machine (or the one it was copied from) was changed: a copy taken at
+  // revision r is still equal to the original while the original is at r.
+  uint64_t revision() const { return revision_; }
+
   // The state document (undefined members are discarded values).
   const nlohmann::ordered_json& state() const { return state_; }
   // The state file's text: JSON.stringify(state, null, 2).
@@ -91,6 +99,8 @@ class WorkflowMachine {
       : tmpl_(std::move(tmpl)), state_(std::move(state)) {}
   static nlohmann::ordered_json initial_state(const WorkflowTemplate& tmpl);
   bool has(const char* key) const;
+  // The state's member `key` (a null value when there is none).
+  const nlohmann::ordered_json& field(std::string_view key) const;
   void unset(const char* key);
   nlohmann::ordered_json& tasks_of(const std::string& loop_id);
   const nlohmann::ordered_json* current_tasks() const;
@@ -101,10 +111,13 @@ class WorkflowMachine {
   void advance_within_loop();
   std::string output_key() const;
   std::string agent() const;
+  struct Progress;
+  Progress progress_figures() const;
   nlohmann::ordered_json progress() const;
 
   WorkflowTemplate tmpl_;
   nlohmann::ordered_json state_;
+  uint64_t revision_ = 0;
 };
 
 // The advance reminder appended to running instructions by workflow_status, workflow_start and

@@ -315,6 +315,16 @@ TEST_F(McpServerTest, ToolTextWithInvalidUtf8IsReplacedNotThrown) {
   EXPECT_FALSE(json::parse(*out)["result"].contains("instructions"));
 }
 
+TEST(SerializeLine, EqualsTheLibrarysCompactDumpOnOneLine) {
+  json message = json::parse(R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text",
+      "text":"{\n  \"status\": \"running\",\n  \"note\": \"caf\u00e9 \u0001\"\n}"}],
+      "isError":false,"n":[-3,18446744073709551615,1.5,1e300,null,true,{}],"e":[]}})");
+  message["result"]["bad"] = std::string("a\xff\"b\n");  // invalid UTF-8: replaced, as dump does
+  const std::string line = serialize_line(message);
+  EXPECT_EQ(line, message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+}
+
 TEST(JsonDepth, CountsOnlyStructuralBrackets) {
   EXPECT_EQ(json_depth("{}", 10), 1u);
   EXPECT_EQ(json_depth(R"({"a":[{"b":"[[[["}]})", 10), 3u);

@@ -159,6 +159,55 @@ TEST(WorkflowService, AServerSeesEveryChangeAnotherWriterMakes) {
   EXPECT_FALSE(fs::exists(state));
 }
 
+// The status answer a server keeps with the state it cached is the one a fresh server renders,
+// after each of its own changes (an action handed out or not) and each change another writer
+// makes.
+TEST(WorkflowService, AKeptStatusAnswerIsAlwaysTheCurrentStatesAnswer) {
+  Bench b;
+  const auto tpl = b.tmp.write("wf.yaml", R"(
+name: loop
+description: d
+loops:
+  tasks:
+    - id: implement
+      instructions: "Implement {task.title}."
+    - id: review
+      instructions: "Review {task.title}."
+      context: compact
+steps:
+  - id: plan
+    type: action
+    instructions: Plan.
+  - id: tasks
+    type: loop
+  - id: finish
+    type: action
+    instructions: Wrap up.
+)");
+  auto mine = b.service(tpl.string());
+  auto fresh_status = [&] { return b.service(tpl.string()).call("workflow_status", json()).text; };
+  ASSERT_FALSE(mine.call("workflow_start", json::object()).is_error);
+  ASSERT_FALSE(
+      mine.call("workflow_set_tasks",
+                {{"loop_id", "tasks"},
+                 {"tasks", {{{"id", "a"}, {"title", "A"}}, {{"id", "b"}, {"title", "B"}}}}})
+          .is_error);
+  for (int i = 0; i < 8; ++i) {
+    const auto advanced = mine.call("workflow_advance", {{"output", "out " + std::to_string(i)}});
+    ASSERT_FALSE(advanced.is_error) << advanced.text;
+    const std::string want = fresh_status();
+    EXPECT_EQ(mine.call("workflow_status", json()).text, want) << "after advance " << i;
+    EXPECT_EQ(mine.call("workflow_status", json()).text, want) << "again after advance " << i;
+    if (i == 2) {  // another writer moves on: the kept answer is not given again
+      ASSERT_FALSE(b.service(tpl.string()).call("workflow_advance", {{"output", "x"}}).is_error);
+      const std::string moved = fresh_status();
+      EXPECT_NE(moved, want);
+      EXPECT_EQ(mine.call("workflow_status", json()).text, moved);
+    }
+  }
+  EXPECT_NE(mine.call("workflow_status", json()).text.find("\"complete\""), std::string::npos);
+}
+
 TEST(WorkflowService, BadCallsAreToolErrorsWithLanesTexts) {
   Bench b;
   const auto tpl = b.tmp.write("wf.yaml", kCompactExample);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "workflow/js_compat.hpp"
 #include "workflow/workflow_state.hpp"
 
 namespace ctxkit::workflow {
@@ -376,6 +377,93 @@ TEST(WorkflowMachine, AgentDelegationPrefixAndProgress) {
   EXPECT_EQ(keys, (std::vector<std::string>{"status", "step", "stepType", "agent", "delegate",
                                             "instructions", "progress", "artefacts", "task",
                                             "subStep", "subStepIndex", "totalSubSteps"}));
+}
+
+// completedTasks counts a status of exactly "done", wherever a task's file put the key.
+TEST(WorkflowMachine, CompletedTasksCountsDoneStatusesWhereverTheKeyStands) {
+  auto m = WorkflowMachine::start(
+      load("name: t\ndescription: d\nloops:\n  l:\n    - id: a\n      instructions: Do\n"
+           "steps:\n  - id: l\n    type: loop\n"));
+  ASSERT_TRUE(m.set_tasks("l", {{"t1", "One", std::nullopt},
+                                {"t2", "Two", std::nullopt},
+                                {"t3", "Three", std::nullopt},
+                                {"t4", "Four", std::nullopt},
+                                {"t5", "Five", std::nullopt}}));
+  m.advance("one");
+  m.advance("two");
+  ojson state = m.state();
+  auto& tasks = state["tasks"]["l"];
+  ASSERT_EQ(tasks[0]["status"], "done");
+  ASSERT_EQ(tasks[1]["status"], "done");
+  // The status key first, a status that only starts with "done", one that is not a string.
+  tasks[2] = ojson::parse(R"({"status":"done","id":"t3","title":"Three"})");
+  tasks[3]["status"] = "done!";
+  tasks[4]["status"] = true;
+  auto r = WorkflowMachine::from_state(state, nullptr);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status()["progress"]["completedTasks"], 3);
+  EXPECT_EQ(r->status()["progress"]["totalTasks"], 5);
+}
+
+// status_text() writes what JSON.stringify(status(), null, 2) writes, at every position of
+// every kind of step, with and without the advance reminder.
+TEST(WorkflowMachine, StatusTextIsTheStatusDocumentStringified) {
+  auto expect_same = [](const WorkflowMachine& m, const std::string& where) {
+    const ojson s = m.status();
+    EXPECT_EQ(m.status_text(false), js::stringify(s, 2)) << where;
+    ojson reminded = s;
+    if (s["status"] == "running")
+      reminded["instructions"] = s["instructions"].get<std::string>() + kAdvanceReminder;
+    EXPECT_EQ(m.status_text(true), js::stringify(reminded, 2)) << where;
+  };
+  const std::string yaml =
+      "name: t\ndescription: d\nagents:\n  coder:\n    description: c\nloops:\n  l:\n"
+      "    - id: a\n      agent: coder\n      instructions: \"Do {task.title} ({task.id})\"\n"
+      "    - id: b\n      context: compact\n      instructions: Check\n"
+      "steps:\n  - id: first\n    type: action\n    instructions: \"Say \\\"hi\\\"\\tthen\\n"
+      "go \\u00e9\"\n  - id: l\n    type: loop\n  - id: r\n    type: ralph\n    n: 2\n"
+      "    instructions: Refine\n  - id: last\n    type: action\n    agent: coder\n"
+      "    instructions: End\n";
+  auto m = WorkflowMachine::start(load(yaml));
+  expect_same(m, "start");
+  ASSERT_TRUE(m.set_tasks("l", {{"t\"1", "One \"quoted\"\n", std::nullopt},
+                                {"t2", "Deux \xc3\xa9t\xc3\xa9", std::string("desc")}}));
+  for (int i = 0; m.state_status() == "running" && i < 20; ++i) {
+    expect_same(m, "advance " + std::to_string(i));
+    m.mark_action_executed();
+    expect_same(m, "marked " + std::to_string(i));
+    m.advance("out " + std::to_string(i));
+  }
+  expect_same(m, "complete");
+  // A state from a file: artefacts, a task carrying a "total" of its own, a failed workflow.
+  ojson st = WorkflowMachine::start(load(yaml)).state();
+  st["artefacts"] = ojson::parse(R"(["a.md", {"path": "b \"c\"", "n": 1.5}])");
+  st["step"] = "l";
+  st["stepType"] = "loop";
+  st["tasks"]["l"] = ojson::parse(R"([{"id":"x","title":"X","status":"in_progress"}])");
+  st["task"] = ojson::parse(R"({"index":0,"total":7,"id":"x","title":"X","extra":[]})");
+  st["subStep"] = "b";
+  auto loaded = WorkflowMachine::from_state(st, nullptr);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  expect_same(*loaded, "from a file");
+  st["status"] = "failed";
+  auto failed = WorkflowMachine::from_state(st, nullptr);
+  ASSERT_TRUE(failed) << failed.error().message;
+  expect_same(*failed, "failed");
+}
+
+TEST(WorkflowMachine, EveryChangeCountsARevisionAndACopyKeepsIt) {
+  auto m = WorkflowMachine::start(load(kWithContext));
+  const auto r0 = m.revision();
+  m.mark_action_executed();
+  m.set_summary("a summary");
+  m.advance("done");
+  EXPECT_EQ(m.revision(), r0 + 3);
+  const WorkflowMachine copy = m;
+  EXPECT_EQ(copy.revision(), m.revision());
+  (void)m.status();
+  (void)m.serialize();
+  EXPECT_EQ(m.revision(), r0 + 3);  // reading changes nothing
 }
 
 TEST(WorkflowMachine, SummaryIsTrimmedCleanedAndCut) {
