@@ -182,7 +182,6 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   }
   out.snapshot_bytes = reader->consumed();
   out.stats = trimmer.stats();
-  out.tools_seen = trimmer.tool_names_seen();
   if (archive) {
     if (auto r = archive->commit(util::Durability::Fsync); !r) return std::unexpected(r.error());
     out.archived = true;

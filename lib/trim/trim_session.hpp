@@ -41,7 +41,6 @@ struct TrimOutcome {
   uint64_t output_bytes = 0;    // bytes of the new transcript (0 when nothing was written)
   uint64_t late_bytes = 0;      // bytes that arrived after the snapshot
   uint64_t late_lines = 0;      // complete lines among them
-  std::set<std::string> tools_seen;
 };
 
 // Trims a transcript into a new session file beside it, streaming: the original is read once

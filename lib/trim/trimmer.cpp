@@ -31,12 +31,13 @@ struct StringSpan {
 struct ImageSpan {
   size_t offset = 0;
   size_t length = 0;
-  std::string media_type;
+  std::string_view media_type;
   size_t data_chars = 0;
 };
 
+// Its strings are views of the parser's buffer, valid until the next line is parsed.
 struct Block {
-  std::string type, id, name, tool_use_id;
+  std::string_view type, id, name, tool_use_id;
   bool content_is_string = false, content_is_array = false;
   StringSpan content_string;
   size_t array_offset = 0, array_length = 0;
@@ -79,6 +80,31 @@ bool contains(std::string_view hay, std::string_view needle) {
   return ::memmem(hay.data(), hay.size(), needle.data(), needle.size()) != nullptr;
 }
 
+// Whether `hay` contains `needle`, found by memchr for needle[anchor] (a byte rarer in the text
+// than the first, which is what memmem looks for) and a compare around each hit.
+bool contains_by(std::string_view hay, std::string_view needle, size_t anchor) {
+  if (hay.size() < needle.size()) return false;
+  const char* p = hay.data() + anchor;
+  const char* const last = hay.data() + (hay.size() - needle.size()) + anchor;  // inclusive
+  while (p <= last) {
+    p = static_cast<const char*>(std::memchr(p, needle[anchor], static_cast<size_t>(last - p) + 1));
+    if (p == nullptr) return false;
+    if (std::memcmp(p - anchor, needle.data(), needle.size()) == 0) return true;
+    ++p;
+  }
+  return false;
+}
+
+// Decimal digits of n (as fmt prints it).
+size_t decimal_digits(uint64_t n) {
+  size_t d = 1;
+  while (n >= 10) {
+    n /= 10;
+    ++d;
+  }
+  return d;
+}
+
 // Code points of UTF-8 text.
 size_t utf8_chars(std::string_view s) {
   size_t n = 0;
@@ -95,12 +121,21 @@ bool already_trimmed(std::string_view escaped) {
   return contains(escaped, Trimmer::kNoticeMarker);
 }
 
+// Hash of a string key that is also looked up by std::string_view (no key built to look one up).
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
+const std::string kUnknownTool = "(unknown)";
+
 }  // namespace
 
 struct Trimmer::Impl {
   TrimOptions opt;
   od::parser parser;
-  std::unordered_map<std::string, std::string> tool_names;
+  std::unordered_map<std::string, std::string, StringHash, std::equal_to<>> tool_names;
   std::vector<std::vector<std::string>>
       responses;  // tool_use ids per main-chain response (prescan)
   std::string last_response_id;
@@ -113,7 +148,9 @@ struct Trimmer::Impl {
   std::vector<Block> blocks;   // the line's content blocks, decided once its type is known
   // The tool results and inputs already counted: the figures say what the model no longer sees,
   // so each is counted once, however many lines hold a copy of it.
-  std::unordered_set<std::string> counted_results, counted_inputs;
+  StringSet counted_results, counted_inputs;
+  // Characters of "\n" + notice() but for its three numbers (see note_chars).
+  size_t notice_base_chars = 0;
 
   size_t off(const char* p) const { return static_cast<size_t>(p - base); }
 
@@ -179,11 +216,14 @@ struct Trimmer::Impl {
     return true;
   }
 
-  bool read_string(od::value v, std::string& out) {
-    std::string_view s;
-    if (v.get_string().get(s)) return false;
-    out.assign(s);
-    return true;
+  // The string's decoded text, a view of the parser's buffer (valid until the next line).
+  static bool read_string(od::value v, std::string_view& out) { return !v.get_string().get(out); }
+
+  // Characters of "\n" + notice(original, kept, line_number, notice_file), counted without
+  // formatting it (a dry run only needs to know what a cut would save).
+  size_t note_chars(uint64_t original, uint64_t kept) const {
+    return notice_base_chars + decimal_digits(original) + decimal_digits(kept) +
+           decimal_digits(line_number);
   }
 
   bool walk_content_array(od::array arr, od::document& doc, Block& b, const char* array_start) {
@@ -196,7 +236,7 @@ struct Trimmer::Impl {
       const char* el_start = el.raw_json_token().data();
       od::object o;
       if (el.get_object().get(o)) return false;
-      std::string type;
+      std::string_view type;
       StringSpan text;
       bool has_text = false;
       ImageSpan img;
@@ -261,8 +301,9 @@ struct Trimmer::Impl {
     });
   }
 
-  bool targeted(const std::string& tool, const std::string& tool_use_id) const {
-    return opt.tools.count(tool) && !opt.protected_tool_use_ids.count(tool_use_id);
+  bool targeted(const std::string& tool, std::string_view tool_use_id) const {
+    return opt.tools.count(tool) && (opt.protected_tool_use_ids.empty() ||
+                                     !opt.protected_tool_use_ids.count(std::string(tool_use_id)));
   }
 
   // Cuts one string value to the threshold plus the notice; returns the characters saved (0 if
@@ -273,10 +314,10 @@ struct Trimmer::Impl {
     if (already_trimmed(s.inner)) return 0;
     size_t chars = known_chars ? *known_chars : json_string_length(s.inner);
     if (chars <= opt.threshold) return 0;
-    std::string note = "\n" + Trimmer::notice(chars, opt.threshold, line_number, opt.notice_file);
-    size_t new_chars = opt.threshold + utf8_chars(note);
+    size_t new_chars = opt.threshold + note_chars(chars, opt.threshold);
     if (new_chars >= chars) return 0;
     if (analysis_only) return chars - new_chars;
+    std::string note = "\n" + Trimmer::notice(chars, opt.threshold, line_number, opt.notice_file);
     size_t keep = json_string_prefix(s.inner, opt.threshold);
     std::string text;
     text.reserve(keep + note.size() + 2);
@@ -299,21 +340,32 @@ struct Trimmer::Impl {
   // Whether a copy of this block is counted: blocks of the conversation (`user` and `assistant`
   // lines) once each; copies elsewhere (Claude Code 2.1.332's `api-request-blob` lines hold the
   // messages it sent) are cut as well, which shrinks the file, but not counted again.
-  bool counts(bool conversation, std::unordered_set<std::string>& seen, const std::string& id) {
+  bool counts(bool conversation, StringSet& seen, std::string_view id) {
     if (!conversation) return false;
-    return id.empty() || seen.insert(id).second;
+    if (id.empty()) return true;
+    if (seen.find(id) != seen.end()) return false;
+    seen.emplace(id);
+    return true;
   }
 
   void decide(const Block& b, TrimStats& counted, bool conversation) {
     TrimStats scratch;
     if (b.type == "tool_use") {
-      if (!b.id.empty()) tool_names[b.id] = b.name;
-      if (prescan || b.long_inputs.empty() || !targeted(b.name, b.id)) return;
+      if (!b.id.empty()) {
+        auto it = tool_names.find(b.id);
+        if (it == tool_names.end())
+          tool_names.emplace(std::string(b.id), std::string(b.name));
+        else if (it->second != b.name)
+          it->second.assign(b.name);
+      }
+      if (prescan || b.long_inputs.empty()) return;
+      const std::string name(b.name);
+      if (!targeted(name, b.id)) return;
       TrimStats& stats = counts(conversation, counted_inputs, b.id) ? counted : scratch;
       for (const auto& s : b.long_inputs) {
         uint64_t saved = cut_string(s);
         if (!saved) continue;
-        auto& t = stats.per_tool[b.name];
+        auto& t = stats.per_tool[name];
         t.inputs_trimmed++;
         t.chars_saved += saved;
         stats.inputs_trimmed++;
@@ -324,7 +376,7 @@ struct Trimmer::Impl {
     if (b.type != "tool_result" || prescan) return;
     TrimStats& stats = counts(conversation, counted_results, b.tool_use_id) ? counted : scratch;
     auto it = tool_names.find(b.tool_use_id);
-    const std::string tool = it != tool_names.end() ? it->second : std::string("(unknown)");
+    const std::string& tool = it != tool_names.end() ? it->second : kUnknownTool;
     auto& t = stats.per_tool[tool];
     t.results++;
     // Each string is counted once (the count was half of a dry run's own work when it was
@@ -361,15 +413,19 @@ struct Trimmer::Impl {
           joined.append(s.inner.substr(0, json_string_prefix(s.inner, take)));
           budget -= take;
         }
-        std::string note =
-            "\n" + Trimmer::notice(text_chars, opt.threshold, line_number, opt.notice_file);
-        std::string arr = "[{\"type\":\"text\",\"text\":\"" + joined + json_escape(note) + "\"}";
-        uint64_t new_chars = json_string_length(joined) + utf8_chars(note);
-        for (const auto& img : b.images) {
-          arr += ',';
-          arr += image_placeholder(img);
+        const uint64_t new_chars =
+            json_string_length(joined) + note_chars(text_chars, opt.threshold);
+        std::string arr;  // a dry run only counts: the edit is recorded without its text
+        if (!analysis_only) {
+          std::string note =
+              "\n" + Trimmer::notice(text_chars, opt.threshold, line_number, opt.notice_file);
+          arr = "[{\"type\":\"text\",\"text\":\"" + joined + json_escape(note) + "\"}";
+          for (const auto& img : b.images) {
+            arr += ',';
+            arr += image_placeholder(img);
+          }
+          arr += ']';
         }
-        arr += ']';
         uint64_t image_chars = 0;
         for (const auto& img : b.images) image_chars += img.data_chars;
         if (new_chars < text_chars || !b.images.empty()) {
@@ -381,8 +437,8 @@ struct Trimmer::Impl {
       } else if (!b.images.empty()) {
         images_only = true;
         for (const auto& img : b.images) {
-          std::string ph = image_placeholder(img);
-          edits.push_back({img.offset, img.length, ph});
+          edits.push_back(
+              {img.offset, img.length, analysis_only ? std::string() : image_placeholder(img)});
           saved += img.data_chars;
           stats.images_replaced++;
         }
@@ -397,8 +453,8 @@ struct Trimmer::Impl {
     }
   }
 
-  bool walk_message(od::object m, od::document& doc, std::string& msg_id,
-                    std::vector<std::string>& tool_uses) {
+  bool walk_message(od::object m, od::document& doc, std::string_view& msg_id,
+                    std::vector<std::string_view>& tool_uses) {
     return for_each_field(m, [&](std::string_view key, od::value& v) {
       if (key == "id") return read_string(v, msg_id);
       if (key == "content") {
@@ -442,9 +498,10 @@ struct Trimmer::Impl {
     if (parser.iterate(view).get(doc)) return false;
     od::object obj;
     if (doc.get_object().get(obj)) return false;
-    std::string type, msg_id;
+    std::string_view type, msg_id;
     bool sidechain = false;
-    std::vector<std::string> tool_uses;
+    std::vector<std::string_view> tool_uses;
+    uint64_t error_markers = 0;  // added to the figures once the line is read whole
     bool read = for_each_field(obj, [&](std::string_view key, od::value& v) {
       if (key == "sessionId") {
         StringSpan s;
@@ -462,7 +519,7 @@ struct Trimmer::Impl {
         std::string_view tok = token(v);
         if (tok == "true") {
           edits.push_back({off(tok.data()), tok.size(), "false"});
-          stats.error_markers++;
+          error_markers++;
         }
         return true;
       }
@@ -470,7 +527,7 @@ struct Trimmer::Impl {
         std::string_view tok = token(v);
         if (tok == "\"invalid_request\"") {
           edits.push_back({off(tok.data()), tok.size(), "null"});
-          stats.error_markers++;
+          error_markers++;
         }
         return true;
       }
@@ -482,6 +539,7 @@ struct Trimmer::Impl {
       return !v.get_object().get(m) && walk_message(m, doc, msg_id, tool_uses);
     });
     if (!read) return false;
+    stats.error_markers += error_markers;
     // The line's type may stand after its message: decide once the whole line is read.
     const bool conversation = type == "user" || type == "assistant";
     for (const Block& b : blocks) decide(b, stats, conversation);
@@ -490,36 +548,17 @@ struct Trimmer::Impl {
         responses.emplace_back();
         last_response_id = msg_id;
       }
-      for (auto& id : tool_uses) responses.back().push_back(id);
+      for (auto id : tool_uses) responses.back().emplace_back(id);
     }
     if (usage_zeroed) stats.usage_zeroed++;
     return true;
   }
 };
 
-namespace {
-// Adds one line's figures (all but the line counts, which the caller keeps) to the totals.
-void add_line_figures(TrimStats& total, const TrimStats& line) {
-  for (const auto& [tool, t] : line.per_tool) {
-    auto& into = total.per_tool[tool];
-    into.results += t.results;
-    into.result_chars += t.result_chars;
-    into.trimmed += t.trimmed;
-    into.chars_saved += t.chars_saved;
-    into.inputs_trimmed += t.inputs_trimmed;
-  }
-  total.results_trimmed += line.results_trimmed;
-  total.inputs_trimmed += line.inputs_trimmed;
-  total.images_replaced += line.images_replaced;
-  total.results_images_only += line.results_images_only;
-  total.chars_saved += line.chars_saved;
-  total.usage_zeroed += line.usage_zeroed;
-  total.error_markers += line.error_markers;
-}
-}  // namespace
-
 Trimmer::Trimmer(TrimOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->opt = std::move(options);
+  // The notice with 0 for each of its three numbers, less those three digits.
+  impl_->notice_base_chars = utf8_chars("\n" + notice(0, 0, 0, impl_->opt.notice_file)) - 3;
 }
 Trimmer::~Trimmer() = default;
 
@@ -538,19 +577,17 @@ bool Trimmer::process(std::string_view line, size_t capacity, uint64_t line_numb
   impl_->prescan = false;
   impl_->analysis_only = out == nullptr;
   if (!out) {
-    // Analysis only: a line without tool blocks changes no figure.
-    if (!contains(line, "\"tool_")) return false;
+    // Analysis only: a line without tool blocks changes no figure. '_' is rarer than '"'.
+    if (!contains_by(line, "\"tool_", 5)) return false;
   }
-  // The line's own figures, added to the totals once it is read whole (a copy of the totals kept
-  // to undo an unusable line cost a copy of the per-tool map for every line).
-  TrimStats counted;
-  if (!impl_->walk(line, capacity, counted)) {
-    // Not usable: its figures are dropped and it is kept as it is.
+  // The line's figures go straight into the totals: walk() adds them only once the line is read
+  // whole (an unusable line adds none).
+  if (!impl_->walk(line, capacity, stats_)) {
+    // Not usable: it is kept as it is.
     stats_.lines_unparsed++;
     if (out) out->append(line);
     return false;
   }
-  add_line_figures(stats_, counted);
   auto& edits = impl_->edits;
   if (edits.empty()) {
     if (out) out->append(line);

@@ -31,6 +31,7 @@ LineReader::LineReader(LineReader&& o) noexcept
       path_(std::move(o.path_)),
       ahead_(std::move(o.ahead_)),
       chunk_view_(o.chunk_view_),
+      chunk_readable_(o.chunk_readable_),
       chunk_pos_(o.chunk_pos_),
       across_(std::move(o.across_)),
       across_active_(o.across_active_) {
@@ -60,8 +61,7 @@ Result<LineReader> LineReader::open_read_ahead(const std::filesystem::path& path
   auto reader = open(path, limit, chunk);
   if (!reader) return reader;
   reader->ahead_ =
-      std::make_unique<ChunkReader>(reader->fd_, reader->chunk_, reader->chunk_,
-                                    ChunkReader::Range{0, reader->limit_, reader->path_});
+      std::make_unique<MappedChunks>(reader->fd_, reader->limit_, reader->path_, reader->chunk_);
   return reader;
 }
 
@@ -74,11 +74,13 @@ Result<std::optional<LineReader::Line>> LineReader::next_ahead() {
       if (nl != nullptr) {
         const size_t len = static_cast<size_t>(static_cast<const char*>(nl) - start);
         Line line;
-        if (!across_active_) {
-          // Inside the chunk: handed out where it was read (the chunk's padding follows it).
+        const size_t readable = chunk_readable_ - chunk_pos_;
+        if (!across_active_ && readable >= len + kPadding) {
+          // Inside the window: handed out where it is (what follows it is its padding).
           line.text = std::string_view(start, len);
-          line.capacity = rest + ChunkReader::kPadding;
+          line.capacity = readable;
         } else {
+          if (!across_active_) across_.clear();
           across_.append(start, len);
           const size_t n = across_.size();
           across_.append(kPadding, '\0');  // readable, zero bytes after the line
@@ -101,11 +103,12 @@ Result<std::optional<LineReader::Line>> LineReader::next_ahead() {
     }
     auto chunk = ahead_->next();
     if (!chunk) return std::unexpected(chunk.error());
-    if (chunk->empty()) {
+    if (chunk->bytes.empty()) {
       fragment_ = across_active_ ? across_.size() : 0;
       return std::nullopt;
     }
-    chunk_view_ = *chunk;
+    chunk_view_ = chunk->bytes;
+    chunk_readable_ = chunk->readable;
     chunk_pos_ = 0;
   }
 }

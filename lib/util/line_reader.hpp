@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "util/chunk_reader.hpp"
 #include "util/error.hpp"
+#include "util/mapped_chunks.hpp"
 
 namespace ctxkit::util {
 
@@ -32,9 +32,11 @@ class LineReader {
   static Result<LineReader> open(const std::filesystem::path& path,
                                  std::optional<uint64_t> limit = {}, size_t chunk = 1 << 20,
                                  uint64_t start = 0, uint64_t first_line = 1);
-  // The same over `path` read ahead on a second thread (util/chunk_reader.hpp) in chunks of
-  // `chunk` bytes: for one pass over a large file, whose reading then overlaps the caller's work.
-  // Lines inside a chunk are handed out where they were read; a line across chunks is copied.
+  // The same over `path` mapped window by window, the next windows mapped ahead on a second
+  // thread (util/mapped_chunks.hpp; `chunk` bytes each): for one pass over a large file, which is
+  // then not copied, and whose loading overlaps the caller's work. Lines inside a window are
+  // handed out where they are; a line across windows (or too near the end for its padding) is
+  // copied. A file that shrinks while it is read is an error.
   static Result<LineReader> open_read_ahead(const std::filesystem::path& path,
                                             std::optional<uint64_t> limit = {},
                                             size_t chunk = 1 << 20);
@@ -71,8 +73,9 @@ class LineReader {
   uint64_t fragment_ = 0;
   std::string path_;
   // Read ahead: the chunks, the current one and where in it, and a line across chunks.
-  std::unique_ptr<ChunkReader> ahead_;
+  std::unique_ptr<MappedChunks> ahead_;
   std::string_view chunk_view_;
+  size_t chunk_readable_ = 0;  // bytes readable from chunk_view_.data()
   size_t chunk_pos_ = 0;
   std::string across_;
   bool across_active_ = false;

@@ -314,6 +314,60 @@ TEST(Trimmer, AnalysisOnlyGivesTheSameFigures) {
   EXPECT_EQ(analysing.stats().results_trimmed, writing.stats().results_trimmed);
 }
 
+// A dry run counts the notice's characters without writing it: at the edge (a result a character
+// longer or shorter than what a cut would leave, on lines whose numbers have more digits, with a
+// file name not in ASCII), the figures are what the written copy saves, character for character.
+TEST(Trimmer, AnalysisOnlyGivesTheSameFiguresAtTheEdgeOfTheNotice) {
+  TrimOptions o = options(40);
+  o.notice_file = "/archiv\u00e9/\u65e5\u672c/p.jsonl";
+  auto code_points = [](const std::string& s) {
+    uint64_t n = 0;
+    for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+  };
+  // 40 kept + the notice (its three numbers of 2 to 6 digits): some results are cut, some not.
+  const size_t centre = 40 + code_points("\n" + Trimmer::notice(0, 0, 0, o.notice_file)) + 6;
+  for (uint64_t first_line : {uint64_t{1}, uint64_t{95}, uint64_t{99990}}) {
+    SCOPED_TRACE(first_line);
+    std::vector<std::string> lines;
+    std::vector<uint64_t> original;  // characters of each line's result (0: a tool_use line)
+    for (size_t len = centre - 14; len < centre + 14; ++len) {
+      const std::string id = "toolu_" + std::to_string(len), aid = "toolu_a" + std::to_string(len);
+      lines.push_back(tool_use(id, "Bash"));
+      lines.push_back(tool_result(id, std::string(len, 'y')));
+      lines.push_back(tool_use(aid, "Read"));
+      lines.push_back(tool_result(aid, ojson::array({{{"type", "text"}, {"text", big(len / 2)}},
+                                                     {{"type", "text"}, {"text", big(len / 2)}}})));
+      original.insert(original.end(), {0, len, 0, len / 2 * 2});
+    }
+    Trimmer writing(o), analysing(o);
+    uint64_t saved = 0, n = first_line;
+    for (size_t i = 0; i < lines.size(); ++i, ++n) {
+      const std::string& l = lines[i];
+      std::string padded = l + std::string(64, '\0');
+      std::string out;
+      writing.process(std::string_view(padded.data(), l.size()), padded.size(), n, &out);
+      analysing.process(std::string_view(padded.data(), l.size()), padded.size(), n, nullptr);
+      if (original[i] == 0) continue;
+      const json c = json::parse(out)["message"]["content"][0]["content"];
+      const std::string text =
+          c.is_string() ? c.get<std::string>() : c[0]["text"].get<std::string>();
+      if (text.find(Trimmer::kNoticeMarker) != std::string::npos)
+        saved += original[i] - code_points(text);
+    }
+    const TrimStats &w = writing.stats(), &a = analysing.stats();
+    EXPECT_GT(w.results_trimmed, 0u);
+    EXPECT_LT(w.results_trimmed, lines.size() / 2);  // the edge is crossed
+    EXPECT_EQ(w.chars_saved, saved);
+    EXPECT_EQ(a.chars_saved, saved);
+    EXPECT_EQ(a.results_trimmed, w.results_trimmed);
+    for (const auto& [tool, t] : w.per_tool) {
+      EXPECT_EQ(a.per_tool.at(tool).chars_saved, t.chars_saved) << tool;
+      EXPECT_EQ(a.per_tool.at(tool).trimmed, t.trimmed) << tool;
+    }
+  }
+}
+
 // Claude Code 2.1.332 keeps copies of the messages it sent in `api-request-blob` lines, tool
 // results included. The copy is cut too (the file shrinks), but the figures say what the model no
 // longer sees: each tool result once.

@@ -93,6 +93,21 @@ TEST_F(LineReaderModes, ReadAheadStopsAtTheSnapshotLimit) {
   EXPECT_EQ(ahead.consumed + ahead.fragment, limit);
 }
 
+// A file of whole pages ends its last mapping: the lines near its end get their padding (a copy).
+TEST_F(LineReaderModes, ReadAheadPadsTheLinesThatEndAtAPageEnd) {
+  for (size_t size : {size_t{4096}, size_t{8192}}) {
+    std::string text;
+    while (text.size() + 11 < size) text += "0123456789\n";
+    text += std::string(size - text.size() - 1, 'x') + "\n";
+    ASSERT_EQ(text.size(), size);
+    const auto path = write(text);
+    ReadAll plain = read_lines(LineReader::open(path, std::nullopt, 4096));
+    ReadAll ahead = read_lines(LineReader::open_read_ahead(path, std::nullopt, 4096));
+    EXPECT_TRUE(ahead.lines == plain.lines);
+    EXPECT_EQ(ahead.consumed, size);
+  }
+}
+
 TEST_F(LineReaderModes, AnEmptyFileHasNoLine) {
   const auto path = write("");
   ReadAll ahead = read_lines(LineReader::open_read_ahead(path));
