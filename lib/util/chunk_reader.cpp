@@ -72,7 +72,6 @@ struct ChunkReader::Shared {
   }
   size_t chunk = 0;
   std::array<std::unique_ptr<char[]>, kSlots> slot;
-  std::array<size_t, kSlots> capacity{};  // of each slot's buffer (padding not counted)
   std::array<size_t, kSlots> length{};
   std::optional<ChunkReader::Range> range;
   uint64_t pos = 0;  // the next byte to read, with a range
@@ -94,16 +93,10 @@ struct ChunkReader::Shared {
   // slot (k - base) % kSlots, base being the chunk the caller held then, in slot 0.
   size_t slot_of(uint64_t k) const { return ahead ? static_cast<size_t>((k - base) % kSlots) : 0; }
 
-  // The buffer chunk k is read into, of capacity[slot_of(k)] bytes. The first chunk gets a
-  // small one (most inputs end in it); the next ones a whole chunk.
   char* buffer(uint64_t k) {
-    const size_t i = slot_of(k);
-    const size_t want = k == 0 ? std::min(chunk, ChunkReader::kFirstChunk) : chunk;
-    if (!slot[i] || capacity[i] < want) {
-      slot[i] = std::make_unique_for_overwrite<char[]>(want + kPadding);
-      capacity[i] = want;
-    }
-    return slot[i].get();
+    auto& s = slot[slot_of(k)];
+    if (!s) s = std::make_unique_for_overwrite<char[]>(chunk + kPadding);
+    return s.get();
   }
 
   // The reading thread: fills chunk after chunk while fewer than kSlots are in use.
@@ -111,7 +104,6 @@ struct ChunkReader::Shared {
     while (true) {
       uint64_t k = 0;
       char* buf = nullptr;
-      size_t cap = 0;
       {
         std::unique_lock lock(self->mutex);
         self->changed.wait(lock,
@@ -119,9 +111,8 @@ struct ChunkReader::Shared {
         if (self->stop) return;
         k = self->produced;
         buf = self->buffer(k);
-        cap = self->capacity[self->slot_of(k)];
       }
-      Fill f = fill(self->fd, buf, cap, self->range, self->pos);
+      Fill f = fill(self->fd, buf, self->chunk, self->range, self->pos);
       std::lock_guard lock(self->mutex);
       if (f.bytes > 0) {
         self->length[self->slot_of(k)] = f.bytes;
@@ -177,9 +168,8 @@ Result<std::string_view> ChunkReader::next() {
     }
     const uint64_t k = s.produced;
     char* buf = s.buffer(k);
-    const size_t cap = s.capacity[s.slot_of(k)];
     lock.unlock();
-    Fill f = fill(s.fd, buf, cap, s.range, s.pos);
+    Fill f = fill(s.fd, buf, s.chunk, s.range, s.pos);
     lock.lock();
     s.length[s.slot_of(k)] = f.bytes;
     s.read_alone += f.bytes;

@@ -20,11 +20,8 @@ namespace ctxkit::util {
 // own (it stops after its current read); the process may exit while it waits for input.
 class ChunkReader {
  public:
-  static constexpr size_t kDefaultChunk = 256 << 10;
+  static constexpr size_t kDefaultChunk = 64 << 10;
   static constexpr uint64_t kDefaultReadAlone = 4 << 20;
-  // The first chunk is read into a buffer of at most this many bytes (a pipe hands out no more
-  // at once): an input of a few kilobytes then costs no large allocation.
-  static constexpr size_t kFirstChunk = 64 << 10;
   // Every chunk is followed by this many readable bytes (zero after the last chunk's data), as
   // SIMD JSON parsers require.
   static constexpr size_t kPadding = 64;

@@ -119,27 +119,6 @@ TEST(ChunkReader, ALongFileComesWhole) {
   ::close(fd);
 }
 
-TEST(ChunkReader, TheFirstChunkIsSmallAndTheNextOnesWhole) {
-  ctxkit::test::TempDir dir;
-  const std::string text = chunk_reader_input(3 * ChunkReader::kDefaultChunk + 17);
-  const int fd = file_holding(dir, text);
-  ASSERT_GE(fd, 0);
-  {
-    ChunkReader reader(fd);
-    auto first = reader.next();
-    ASSERT_TRUE(first.has_value());
-    EXPECT_EQ(first->size(), ChunkReader::kFirstChunk);
-    std::string got(*first);
-    auto second = reader.next();
-    ASSERT_TRUE(second.has_value());
-    EXPECT_EQ(second->size(), ChunkReader::kDefaultChunk);
-    got.append(*second);
-    got += read_all(reader, ChunkReader::kDefaultChunk);
-    EXPECT_TRUE(got == text);
-  }
-  ::close(fd);
-}
-
 TEST(ChunkReader, BelowItsReadAloneBytesNoSecondThreadStarts) {
   ctxkit::test::TempDir dir;
   const std::string text = chunk_reader_input(100'000);
