@@ -16,8 +16,7 @@ bool reads_process_stdin(const AppContext& ctx) {
 std::optional<claude::HookPayload> read_hook_payload(AppContext& ctx, const char* tool) {
   Result<claude::HookPayload> payload;
   if (reads_process_stdin(ctx)) {
-    // In chunks: a payload of any size costs three chunks, not a copy of itself, and a payload
-    // of megabytes is read on a second thread while the first one scans it.
+    // In chunks: a payload of any size costs one chunk of memory, not a copy of itself.
     if (::isatty(0)) {
       print_error(ctx.err, tool, "expected a JSON payload on stdin (stdin is a terminal)");
       return std::nullopt;

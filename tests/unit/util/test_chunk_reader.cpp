@@ -63,13 +63,14 @@ int file_holding(const ctxkit::test::TempDir& dir, const std::string& text) {
   return ::open(path.c_str(), O_RDONLY);
 }
 
-TEST(ChunkReader, InputWithinTheFirstChunkIsReadWithoutASecondThread) {
+TEST(ChunkReader, InputWithinTheFirstChunkComesInOneChunk) {
   const std::string text = R"({"session_id":"s","transcript_path":"/t"})";
   const int fd = pipe_holding(text);
   ASSERT_GE(fd, 0);
   ChunkReader reader(fd, 4096);
-  EXPECT_EQ(read_all(reader, 4096), text);
-  EXPECT_FALSE(reader.read_ahead());
+  int chunks = 0;
+  EXPECT_EQ(read_all(reader, 4096, &chunks), text);
+  EXPECT_EQ(chunks, 1);
   // The end stays the end.
   auto again = reader.next();
   ASSERT_TRUE(again.has_value());
@@ -77,7 +78,7 @@ TEST(ChunkReader, InputWithinTheFirstChunkIsReadWithoutASecondThread) {
   ::close(fd);
 }
 
-TEST(ChunkReader, ALongPipedInputComesWholeAndInOrderWhileReadAhead) {
+TEST(ChunkReader, ALongPipedInputComesWholeAndInOrder) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   const std::string text = chunk_reader_input(1'000'003);
@@ -95,9 +96,8 @@ TEST(ChunkReader, ALongPipedInputComesWholeAndInOrderWhileReadAhead) {
   int chunks = 0;
   std::string got;
   {
-    ChunkReader reader(fds[0], 65536, 65536);
+    ChunkReader reader(fds[0], 65536);
     got = read_all(reader, 65536, &chunks);
-    EXPECT_TRUE(reader.read_ahead());
   }
   writer.join();
   ::close(fds[0]);
@@ -112,22 +112,10 @@ TEST(ChunkReader, ALongFileComesWhole) {
   const int fd = file_holding(dir, text);
   ASSERT_GE(fd, 0);
   {
-    ChunkReader reader(fd, 4096, 8192);
-    EXPECT_TRUE(read_all(reader, 4096) == text);
-    EXPECT_TRUE(reader.read_ahead());
-  }
-  ::close(fd);
-}
-
-TEST(ChunkReader, BelowItsReadAloneBytesNoSecondThreadStarts) {
-  ctxkit::test::TempDir dir;
-  const std::string text = chunk_reader_input(100'000);
-  const int fd = file_holding(dir, text);
-  ASSERT_GE(fd, 0);
-  {
-    ChunkReader reader(fd, 4096, 200'000);
-    EXPECT_TRUE(read_all(reader, 4096) == text);
-    EXPECT_FALSE(reader.read_ahead());
+    int chunks = 0;
+    ChunkReader reader(fd, 4096);
+    EXPECT_TRUE(read_all(reader, 4096, &chunks) == text);
+    EXPECT_EQ(chunks, static_cast<int>((text.size() + 4095) / 4096));
   }
   ::close(fd);
 }
@@ -154,7 +142,7 @@ TEST(ChunkReader, BytesThatArrivedAreHandedOutWhileTheWriterKeepsThePipeOpen) {
     ::close(fds[1]);
   });
   {
-    ChunkReader reader(fds[0], 4096, 4096);
+    ChunkReader reader(fds[0], 4096);
     auto c = reader.next();
     const bool writer_had_closed = closed;
     taken = true;
@@ -174,26 +162,6 @@ TEST(ChunkReader, AReadErrorIsReturnedOnceThenTheInputHasEnded) {
   auto second = reader.next();
   ASSERT_TRUE(second.has_value());
   EXPECT_TRUE(second->empty());
-}
-
-TEST(ChunkReader, LeftBeforeTheEndItDoesNotWaitForTheWriter) {
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  // A chunk and a little more: the reading thread takes the rest, then waits in read().
-  const std::string text = chunk_reader_input(4096 + 100);
-  ASSERT_EQ(::write(fds[1], text.data(), text.size()), 4196);
-  const auto start = std::chrono::steady_clock::now();
-  {
-    ChunkReader reader(fds[0], 4096, 4096);
-    auto c = reader.next();  // the first chunk; the reading thread then waits for more input
-    ASSERT_TRUE(c.has_value());
-    EXPECT_EQ(c->size(), 4096u);
-    EXPECT_TRUE(reader.read_ahead());
-  }  // the writer never ends its input: leaving must not wait for it
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
-  ::close(fds[1]);  // the reading thread sees the end and stops
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ::close(fds[0]);
 }
 
 }  // namespace
