@@ -48,7 +48,8 @@ void on_sigbus(int, siginfo_t* info, void*) {
   for (auto& s : g_slots) {
     const uintptr_t begin = s.begin.load(std::memory_order_acquire);
     const uintptr_t end = s.end.load(std::memory_order_acquire);
-    if (begin == 0 || addr < begin || addr >= end) continue;
+    // 0: a free slot; 1: one being claimed, whose end may already be set (not yet a range).
+    if (begin <= 1 || addr < begin || addr >= end) continue;
     const uintptr_t page = addr & ~(g_page - 1);
     void* zero = ::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
