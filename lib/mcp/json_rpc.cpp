@@ -43,11 +43,6 @@ json make_error(const json& id, int code, std::string message) {
 }
 
 namespace {
-void append_string(std::string& out, const std::string& s) {
-  if (!util::append_json_string(out, s))
-    out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 // What dump(-1, ' ', false, replace) writes, without its byte-by-byte UTF-8 decoding of every
 // string (most of an answer's cost when a tool's text is a few kilobytes).
 void append_compact(std::string& out, const json& v) {
@@ -58,7 +53,7 @@ void append_compact(std::string& out, const json& v) {
       for (auto it = v.begin(); it != v.end(); ++it) {
         if (!first) out += ',';
         first = false;
-        append_string(out, it.key());
+        util::append_json_text<json>(out, it.key());
         out += ':';
         append_compact(out, it.value());
       }
@@ -76,25 +71,9 @@ void append_compact(std::string& out, const json& v) {
       out += ']';
       return;
     }
-    case json::value_t::string:
-      append_string(out, v.get_ref<const std::string&>());
-      return;
-    case json::value_t::boolean:
-      out += v.get<bool>() ? "true" : "false";
-      return;
-    case json::value_t::null:
-      out += "null";
-      return;
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: {
-      char buf[24];
-      auto res = v.is_number_unsigned() ? std::to_chars(buf, buf + sizeof buf, v.get<uint64_t>())
-                                        : std::to_chars(buf, buf + sizeof buf, v.get<int64_t>());
-      out.append(buf, res.ptr);
-      return;
-    }
-    default:  // floating point, binary, discarded: as the library prints them
-      out += v.dump(-1, ' ', false, json::error_handler_t::replace);
+    default:  // scalars; floating point, binary, discarded as the library prints them
+      if (!util::append_json_scalar(out, v))
+        out += v.dump(-1, ' ', false, json::error_handler_t::replace);
       return;
   }
 }

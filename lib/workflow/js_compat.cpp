@@ -119,14 +119,6 @@ std::string number_to_string(double v) {
   return out;
 }
 
-// A string as JSON, as the library escapes it (JSON.stringify's escaping for well-formed text);
-// only text that is not well-formed UTF-8 goes through the library itself, which replaces the
-// bad bytes.
-void write_string(const std::string& s, std::string& out) {
-  if (!util::append_json_string(out, s))
-    out += ojson(s).dump(-1, ' ', false, ojson::error_handler_t::replace);
-}
-
 void write(const ojson& v, int indent, int level, std::string& out) {
   switch (v.type()) {
     case ojson::value_t::object: {
@@ -161,7 +153,8 @@ void write(const ojson& v, int indent, int level, std::string& out) {
           out += '\n';
           out += pad;
         }
-        write_string(*key, out);
+        // JSON.stringify's escaping for well-formed text; the library replaces ill-formed bytes.
+        util::append_json_text<ojson>(out, *key);
         out += indent > 0 ? ": " : ":";
         write(*value, indent, level + 1, out);
       }
@@ -207,22 +200,9 @@ void write(const ojson& v, int indent, int level, std::string& out) {
     case ojson::value_t::null:
       out += "null";
       return;
-    case ojson::value_t::string:
-      write_string(v.get_ref<const std::string&>(), out);
-      return;
-    case ojson::value_t::boolean:
-      out += v.get<bool>() ? "true" : "false";
-      return;
-    case ojson::value_t::number_integer:
-    case ojson::value_t::number_unsigned: {
-      char buf[24];
-      auto res = v.is_number_unsigned() ? std::to_chars(buf, buf + sizeof buf, v.get<uint64_t>())
-                                        : std::to_chars(buf, buf + sizeof buf, v.get<int64_t>());
-      out.append(buf, res.ptr);
-      return;
-    }
     default:
-      out += v.dump(-1, ' ', false, ojson::error_handler_t::replace);
+      if (!util::append_json_scalar(out, v))
+        out += v.dump(-1, ' ', false, ojson::error_handler_t::replace);
       return;
   }
 }
