@@ -30,27 +30,26 @@ class MeterFields : public nlohmann::json_sax<json> {
   TranscriptLine line;
   bool root_is_object = false;
 
-  bool null() override { return scalar(); }
+  bool null() override { return true; }
   bool boolean(bool v) override {
-    if (auto* b = bool_slot()) *b = v;
-    return scalar();
+    if (bool* b = bool_slot()) *b = v;
+    return true;
   }
   bool number_integer(number_integer_t v) override { return number(count_of(v)); }
   bool number_unsigned(number_unsigned_t v) override { return number(util::sat_from_unsigned(v)); }
   bool number_float(number_float_t, const string_t&) override { return number(0); }
   bool string(string_t& v) override {
     if (std::string* s = string_slot()) *s = std::move(v);
-    return scalar();
+    return true;
   }
-  bool binary(binary_t&) override { return scalar(); }
+  bool binary(binary_t&) override { return true; }
   bool start_object(std::size_t) override { return open(true); }
   bool start_array(std::size_t) override { return open(false); }
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
   bool key(string_t& k) override {
-    Frame& f = frames_.back();
-    f.key = std::move(k);
-    forget(f);
+    frames_.back().key = std::move(k);
+    forget();
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
@@ -62,72 +61,38 @@ class MeterFields : public nlohmann::json_sax<json> {
   enum class Role { Other, Root, Message, Usage, Content, Block, Compact };
   struct Frame {
     Role role = Role::Other;
-    bool object = false;
     std::string key;  // the current member's key (objects)
   };
   std::vector<Frame> frames_;
   std::string block_type_, block_id_;  // of the message.content block being read
 
-  // Clears what the member `f.key` of `f` held before: a repeated key starts afresh.
-  void forget(const Frame& f) {
-    const std::string& k = f.key;
-    switch (f.role) {
-      case Role::Root:
-        if (k == "type")
-          line.type.clear();
-        else if (k == "subtype")
-          line.subtype.clear();
-        else if (k == "timestamp")
-          line.timestamp.clear();
-        else if (k == "isSidechain")
-          line.is_sidechain = false;
-        else if (k == "isApiErrorMessage")
-          line.is_api_error = false;
-        else if (k == "compactMetadata")
-          line.compact_post_tokens.reset();
-        else if (k == "message") {
-          line.model.clear();
-          line.message_id.clear();
-          line.usage.reset();
-          line.tool_use_ids.clear();
-        }
-        break;
-      case Role::Message:
-        if (k == "model")
-          line.model.clear();
-        else if (k == "id")
-          line.message_id.clear();
-        else if (k == "usage")
-          line.usage.reset();
-        else if (k == "content")
-          line.tool_use_ids.clear();
-        break;
-      case Role::Usage:
-        if (int64_t* n = usage_slot(k)) *n = 0;
-        break;
-      case Role::Compact:
-        if (k == "postTokens") line.compact_post_tokens.reset();
-        break;
-      case Role::Block:
-        if (k == "type")
-          block_type_.clear();
-        else if (k == "id")
-          block_id_.clear();
-        break;
-      case Role::Other:
-      case Role::Content:
-        break;
+  // Clears what the current member held before: a repeated key starts afresh.
+  void forget() {
+    if (std::string* s = string_slot()) {
+      s->clear();
+    } else if (bool* b = bool_slot()) {
+      *b = false;
+    } else if (int64_t* n = usage_slot()) {
+      *n = 0;
+    } else {
+      const Frame& f = frames_.back();
+      if (f.role == Role::Root && f.key == "message") {
+        line.model.clear();
+        line.message_id.clear();
+        line.usage.reset();
+        line.tool_use_ids.clear();
+      } else if ((f.role == Role::Root && f.key == "compactMetadata") ||
+                 (f.role == Role::Compact && f.key == "postTokens")) {
+        line.compact_post_tokens.reset();
+      } else if (f.role == Role::Message && f.key == "usage") {
+        line.usage.reset();
+      } else if (f.role == Role::Message && f.key == "content") {
+        line.tool_use_ids.clear();
+      }
     }
   }
 
-  int64_t* usage_slot(const std::string& k) {
-    if (!line.usage) return nullptr;
-    if (k == "input_tokens") return &line.usage->input_tokens;
-    if (k == "cache_creation_input_tokens") return &line.usage->cache_creation_input_tokens;
-    if (k == "cache_read_input_tokens") return &line.usage->cache_read_input_tokens;
-    return nullptr;
-  }
-
+  // Where the current member's value goes, by its type; nullptr when the meter does not read it.
   std::string* string_slot() {
     if (frames_.empty()) return nullptr;
     const Frame& f = frames_.back();
@@ -159,19 +124,24 @@ class MeterFields : public nlohmann::json_sax<json> {
     return nullptr;
   }
 
-  bool number(int64_t v) {
-    if (!frames_.empty()) {
-      const Frame& f = frames_.back();
-      if (f.role == Role::Usage) {
-        if (int64_t* n = usage_slot(f.key)) *n = v;
-      } else if (f.role == Role::Compact && f.key == "postTokens") {
-        line.compact_post_tokens = v;
-      }
-    }
-    return scalar();
+  int64_t* usage_slot() {
+    if (frames_.empty() || frames_.back().role != Role::Usage || !line.usage) return nullptr;
+    const std::string& k = frames_.back().key;
+    if (k == "input_tokens") return &line.usage->input_tokens;
+    if (k == "cache_creation_input_tokens") return &line.usage->cache_creation_input_tokens;
+    if (k == "cache_read_input_tokens") return &line.usage->cache_read_input_tokens;
+    return nullptr;
   }
 
-  bool scalar() { return true; }
+  bool number(int64_t v) {
+    if (int64_t* n = usage_slot()) {
+      *n = v;
+    } else if (!frames_.empty() && frames_.back().role == Role::Compact &&
+               frames_.back().key == "postTokens") {
+      line.compact_post_tokens = v;
+    }
+    return true;
+  }
 
   bool open(bool object) {
     Role role = Role::Other;
@@ -196,7 +166,7 @@ class MeterFields : public nlohmann::json_sax<json> {
         block_id_.clear();
       }
     }
-    frames_.push_back(Frame{role, object, {}});
+    frames_.push_back(Frame{role, {}});
     return true;
   }
 
