@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -58,11 +57,7 @@ std::string line_reader_text() {
 class LineReaderModes : public ::testing::Test {
  protected:
   ctxkit::test::TempDir dir;
-  std::filesystem::path write(const std::string& text) {
-    auto p = dir.path() / "t.jsonl";
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
+  std::filesystem::path write(const std::string& text) { return dir.write("t.jsonl", text); }
 };
 
 TEST_F(LineReaderModes, ReadAheadGivesTheSameLinesNumbersAndOffsets) {

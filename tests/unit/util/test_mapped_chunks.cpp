@@ -26,11 +26,7 @@ std::string pattern(size_t n) {
 class MappedChunksTest : public ::testing::Test {
  protected:
   ctxkit::test::TempDir dir;
-  std::filesystem::path write(const std::string& text) {
-    auto p = dir.path() / "t.jsonl";
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
+  std::filesystem::path write(const std::string& text) { return dir.write("t.jsonl", text); }
 };
 
 // Every chunk read whole, with the bytes said readable after it touched.
