@@ -17,9 +17,9 @@ bool append_json_string(std::string& out, std::string_view s);
 // with error_handler_t::replace: through append_json_string, or through the library itself when
 // `s` is not well-formed UTF-8 (it replaces the bad bytes).
 template <class Json>
-void append_json_text(std::string& out, const std::string& s) {
+void append_json_text(std::string& out, std::string_view s) {
   if (!append_json_string(out, s))
-    out += Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
+    out += Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 // Appends `v` when it is a string, a boolean, null or an integer, as the library dumps it;

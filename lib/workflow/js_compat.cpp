@@ -214,8 +214,7 @@ void append_stringified(std::string& out, const nlohmann::ordered_json& value, i
 }
 
 void append_string(std::string& out, std::string_view s) {
-  if (!util::append_json_string(out, s))
-    out += ojson(std::string(s)).dump(-1, ' ', false, ojson::error_handler_t::replace);
+  util::append_json_text<ojson>(out, s);
 }
 
 std::string stringify(const nlohmann::ordered_json& value, int indent) {
