@@ -95,16 +95,6 @@ bool contains_by(std::string_view hay, std::string_view needle, size_t anchor) {
   return false;
 }
 
-// Decimal digits of n (as fmt prints it).
-size_t decimal_digits(uint64_t n) {
-  size_t d = 1;
-  while (n >= 10) {
-    n /= 10;
-    ++d;
-  }
-  return d;
-}
-
 // Code points of UTF-8 text.
 size_t utf8_chars(std::string_view s) {
   size_t n = 0;
@@ -222,8 +212,7 @@ struct Trimmer::Impl {
   // Characters of "\n" + notice(original, kept, line_number, notice_file), counted without
   // formatting it (a dry run only needs to know what a cut would save).
   size_t note_chars(uint64_t original, uint64_t kept) const {
-    return notice_base_chars + decimal_digits(original) + decimal_digits(kept) +
-           decimal_digits(line_number);
+    return notice_base_chars + fmt::formatted_size("{}{}{}", original, kept, line_number);
   }
 
   bool walk_content_array(od::array arr, od::document& doc, Block& b, const char* array_start) {
