@@ -22,21 +22,6 @@ unset(CMAKE_REQUIRED_FLAGS)
 if(CTXKIT_HAVE_AVX2 AND NOT CTXKIT_PORTABLE)
   set(CTXKIT_SIMD_FLAGS -mavx2 -mbmi -mbmi2 -mpclmul -mlzcnt -mpopcnt)
 endif()
-# The hook payload scan (claude/json_string_block.hpp) also has a 512-bit kernel: one register
-# and one mask per 64-byte block.
-set(CMAKE_REQUIRED_FLAGS "-mavx512f -mavx512bw")
-check_cxx_source_runs("
-  #include <immintrin.h>
-  int main() {
-    if (!__builtin_cpu_supports(\"avx512f\") || !__builtin_cpu_supports(\"avx512bw\")) return 1;
-    __m512i a = _mm512_set1_epi8(1);
-    return _mm512_cmpeq_epi8_mask(a, a) == ~0ull ? 0 : 1;
-  }" CTXKIT_HAVE_AVX512BW)
-unset(CMAKE_REQUIRED_FLAGS)
-set(CTXKIT_PAYLOAD_SIMD_FLAGS ${CTXKIT_SIMD_FLAGS})
-if(CTXKIT_HAVE_AVX2 AND CTXKIT_HAVE_AVX512BW AND NOT CTXKIT_PORTABLE)
-  list(APPEND CTXKIT_PAYLOAD_SIMD_FLAGS -mavx512f -mavx512bw)
-endif()
 
 # The hooks run on every tool call, so process start-up matters: link SQLite statically when the
 # distribution ships the archive, and use fmt and toml++ header-only (no shared C++ libraries to

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__AVX2__) || defined(__AVX512BW__)
+#if defined(__AVX2__)
 #include <immintrin.h>
 #elif defined(__SSE2__)
 #include <emmintrin.h>
@@ -60,41 +60,7 @@ inline Masks masks_scalar(const char* p) {
   return m;
 }
 
-#if defined(__AVX512BW__)
-// The whole block in one register, each mask in one compare.
-// special and backslash: what every block needs.
-inline Masks plain_masks(const char* p) {
-  const __m512i x = _mm512_loadu_si512(p);
-  Masks m;
-  m.special = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('"')) |
-              _mm512_cmple_epu8_mask(x, _mm512_set1_epi8(0x1F));
-  m.backslash = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\\'));
-  return m;
-}
-
-// escapable and u: only for a block with escapes (the nibble lookup of the 256-bit kernel below).
-inline void add_escape_masks(const char* p, Masks& m) {
-  // The same 16-byte tables in each 128-bit lane (the lookup is per lane).
-  alignas(64) static constexpr uint8_t kLo[64] = {0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1,
-                                                  0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1,
-                                                  0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1,
-                                                  0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1};
-  alignas(64) static constexpr uint8_t kHi[64] = {0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0,
-                                                  0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0,
-                                                  0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0,
-                                                  0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0};
-  const __m512i x = _mm512_loadu_si512(p);
-  const __m512i lo_table = _mm512_load_si512(kLo);
-  const __m512i hi_table = _mm512_load_si512(kHi);
-  const __m512i nibble = _mm512_set1_epi8(0x0F);
-  m.u = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('u'));
-  const __m512i lo = _mm512_and_si512(x, nibble);
-  const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
-  const __m512i group =
-      _mm512_and_si512(_mm512_shuffle_epi8(lo_table, lo), _mm512_shuffle_epi8(hi_table, hi));
-  m.escapable = _mm512_test_epi8_mask(group, group);
-}
-#elif defined(__AVX2__)
+#if defined(__AVX2__)
 // special and backslash: what every block needs.
 inline Masks plain_masks(const char* p) {
   Masks m;
