@@ -160,9 +160,9 @@ Window load(int fd, uint64_t offset, uint64_t limit, size_t window, const std::s
       ::munmap(m, map_length);
     }
   }
-  w.buffer = std::make_unique_for_overwrite<char[]>(w.bytes + 64);
+  w.buffer = std::make_unique_for_overwrite<char[]>(w.bytes + MappedChunks::kPadding);
   w.data = w.buffer.get();
-  w.readable = w.bytes + 64;
+  w.readable = w.bytes + MappedChunks::kPadding;
   size_t got = 0;
   while (got < w.bytes) {
     ssize_t n = ::pread(fd, w.data + got, w.bytes - got, static_cast<off_t>(offset + got));
@@ -177,7 +177,7 @@ Window load(int fd, uint64_t offset, uint64_t limit, size_t window, const std::s
     }
     got += static_cast<size_t>(n);
   }
-  std::memset(w.data + w.bytes, 0, 64);
+  std::memset(w.data + w.bytes, 0, MappedChunks::kPadding);
   return w;
 }
 

@@ -22,6 +22,8 @@ namespace ctxkit::util {
 class MappedChunks {
  public:
   static constexpr size_t kDefaultWindow = 4 << 20;
+  // A window read into memory (not mapped) is followed by this many zero bytes.
+  static constexpr size_t kPadding = 64;
 
   struct Chunk {
     std::string_view bytes;  // empty at the end of input
