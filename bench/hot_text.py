@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Writes hooks/hot-text.ld: the code the per-call hooks run, placed together when they are linked.
+
+A hook is a new process on every tool call, and on this kind of machine most of its time after
+start goes to page faults: each first touch of a 64 KB window of its code costs one, and the code
+one run executes is spread over the whole text of the program (about 50 windows). The linker
+script this writes puts every input section holding a function that a run executed in front of
+the rest, so that run touches about half as many windows. It lists input sections by archive
+member and section name; a section it names that a later build no longer has is simply not
+found, so a stale list costs speed, never correctness.
+
+    bench/hot_text.py BUILD_DIR
+
+BUILD_DIR: a Release build with benchmarks (bench/run.sh makes build-bench). Needs valgrind.
+Runs bench_remind_process to make its data (a 1 MB transcript, a home with the client's settings,
+an Edit payload), links each profiled program again with a link map, runs it once under
+callgrind on a payload like the client's, and maps each executed function to its input section.
+"""
+import bisect
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(SRC, "tests/fixtures/claude-code-2.1.332/claude-opus-4-8/hooks")
+OUT = os.path.join(SRC, "hooks/hot-text.ld")
+
+
+def input_sections(map_path):
+    """The code input sections of a link map: sorted (address, size, section, file)."""
+    lines = open(map_path, encoding="utf-8", errors="replace").read().split("\n")
+    start = next(i for i, l in enumerate(lines) if l.startswith("Linker script and memory map"))
+    out, pending = [], None
+    for line in lines[start:]:
+        m = re.match(r"^ (\.text\S*)\s*$", line)
+        if m:
+            pending = m.group(1)
+            continue
+        m = re.match(r"^ (\.text\S*)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", line)
+        if m:
+            name, addr, size, path = m.group(1), int(m.group(2), 16), int(m.group(3), 16), m.group(4)
+        else:
+            m = re.match(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", line)
+            if not (pending and m):
+                pending = None
+                continue
+            name, addr, size, path = pending, int(m.group(1), 16), int(m.group(2), 16), m.group(3)
+        pending = None
+        if addr and size:
+            out.append((addr, size, name, path.strip()))
+    out.sort()
+    return out
+
+
+def pattern(path, section):
+    """The linker script's name for one input section: archive:member(section) or object."""
+    m = re.match(r"(.*/)?([^/]+\.a)\((.+)\)$", path)
+    where = f"*{m.group(2)}:{m.group(3)}" if m else "*" + os.path.basename(path)
+    return f"{where}({section})"
+
+
+def executed_functions(binary, stdin_path, env, tmp):
+    """Addresses of the functions one run of `binary` executed (callgrind)."""
+    out = os.path.join(tmp, os.path.basename(binary) + ".cg")
+    with open(stdin_path, "rb") as stdin:
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                        "--compress-strings=no", "--compress-pos=no", binary],
+                       stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                       check=True)
+    names = {l[3:].strip() for l in open(out, encoding="utf-8", errors="replace")
+             if l.startswith("fn=")}
+    nm = subprocess.run(["nm", "-S", "--defined-only", "-C", binary], capture_output=True,
+                        text=True, check=True).stdout
+    addrs = []
+    for line in nm.splitlines():
+        parts = line.split(" ", 3)
+        if len(parts) == 4 and parts[2] in "tTwWiI" and parts[3] in names:
+            addrs.append(int(parts[0], 16))
+    return addrs
+
+
+def fixture_payload(event, **fields):
+    with open(os.path.join(FIXTURES, event + ".json"), encoding="utf-8") as f:
+        payload = json.load(f)["payloads"][0]
+    payload.update(fields)
+    return payload
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    build = os.path.abspath(sys.argv[1])
+    data = os.environ.get("CTXKIT_BENCH_DIR", "/var/tmp/ctxkit-bench")
+    subprocess.run([f"{build}/bench/bench_remind_process", f"{build}/hooks",
+                    f"{build}/bench/stdin_floor", "1", "payload"],
+                   stdout=subprocess.DEVNULL, env=dict(os.environ, CTXKIT_BENCH_DIR=data))
+    # (Its exit status says whether the speed targets were met, which does not matter here.)
+    home = os.path.join(data, "home")
+    edit_payload = os.path.join(data, "payload-edit-1mb.json")
+    with open(edit_payload, "rb") as f:
+        head = f.read(4096).decode("utf-8", "replace")
+    session = re.search(r'"session_id":"([^"]+)"', head).group(1)
+    transcript = re.search(r'"transcript_path":"([^"]+)"', head).group(1)
+    env = {"HOME": home, "PATH": "/usr/bin:/bin", "XDG_STATE_HOME": os.path.join(home, "state"),
+           "XDG_CONFIG_HOME": os.path.join(home, "config")}
+    common = {"session_id": session, "transcript_path": transcript, "cwd": home}
+    with tempfile.TemporaryDirectory() as tmp:
+        payloads = {"ctx-remind": edit_payload}
+        for program, event in (("ctx-status", "StatusLine"), ("ctx-gate", "PreToolUse")):
+            path = os.path.join(tmp, event + ".json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(fixture_payload(event, **common), f)
+            payloads[program] = path
+        chosen, seen = [], set()
+        for program, payload in payloads.items():
+            command = subprocess.run(["ninja", "-C", build, "-t", "commands", f"hooks/{program}"],
+                                     capture_output=True, text=True, check=True).stdout
+            link = command.strip().split("\n")[-1]
+            linked = os.path.join(tmp, program)
+            link = link.replace(f"-o hooks/{program}", f"-o {shlex.quote(linked)} "
+                                f"-Wl,-Map={shlex.quote(linked)}.map")
+            subprocess.run(link, shell=True, cwd=build, check=True)
+            sections = input_sections(linked + ".map")
+            starts = [s[0] for s in sections]
+            hot = set()
+            for addr in executed_functions(linked, payload, env, tmp):
+                k = bisect.bisect_right(starts, addr) - 1
+                if k >= 0 and sections[k][0] <= addr < sections[k][0] + sections[k][1]:
+                    hot.add(k)
+            size = sum(sections[k][1] for k in hot)
+            print(f"{program}: {len(hot)} input sections executed, {size // 1024} KB",
+                  file=sys.stderr)
+            for k in sorted(hot):
+                p = pattern(sections[k][3], sections[k][2])
+                if p not in seen:
+                    seen.add(p)
+                    chosen.append(p)
+    with open(OUT, "w", encoding="utf-8") as f:
+        f.write("/* Written by bench/hot_text.py: the input sections holding the code that\n"
+                "   ctx-remind, ctx-status and ctx-gate execute on a call, placed together in front\n"
+                "   of the rest of the text (fewer page faults at start). Regenerate it after\n"
+                "   large changes; a section it names that is gone is simply not found. */\n")
+        f.write("SECTIONS\n{\n  .text.hot :\n  {\n")
+        for p in chosen:
+            f.write(f"    {p}\n")
+        f.write("  }\n}\nINSERT BEFORE .text;\n")
+    print(f"wrote {OUT}: {len(chosen)} input sections", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
