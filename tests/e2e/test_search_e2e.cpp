@@ -25,14 +25,22 @@ using json = nlohmann::json;
 const std::string kSid = RecordedSession::kId;
 
 // Waits until no indexer holds the archive's lock (the detached one ctx-trim started).
+// Waits (6 s at most) until the detached indexer a trim started has run: its lock is free and the
+// index it creates under that lock exists. The lock file alone is not enough: the indexer creates
+// it, then locks it, and a test that took the lock in between went on before the indexer ran,
+// which then rebuilt the index the test had just corrupted.
 void wait_for_indexer(const fs::path& state) {
   fs::path lock = state / "archive/.index.lock";
-  for (int i = 0; i < 600 && !fs::exists(lock); ++i)
+  fs::path index = state / "archive/index.db";
+  for (int i = 0; i < 600; ++i) {
+    if (int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+      ::flock(fd, LOCK_EX);
+      const bool ran = fs::exists(index);
+      ::close(fd);
+      if (ran) return;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::flock(fd, LOCK_EX);
-  ::close(fd);
+  }
 }
 
 std::string line(const json& j) {
