@@ -5,7 +5,8 @@
 command -v readelf >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 || { echo "readelf or nm not found: skipped"; exit 77; }
 program=$1
 shift
-range=$(readelf -SW "$program" | awk '$2 == ".text.hot" { print $4, $6 }')
+# The section's address and size (found by its name: readelf writes "[ 9]" below 10, one more field).
+range=$(readelf -SW "$program" | awk '{ for (i = 1; i + 4 <= NF; i++) if ($i == ".text.hot") { print $(i + 2), $(i + 4); exit } }')
 if [ -z "$range" ]; then
   echo "$program has no .text.hot section (hooks/hot-text.ld not applied)"
   exit 1
@@ -21,7 +22,10 @@ for fn in "$@"; do
     status=1
     continue
   fi
-  if python3 -c "import sys; s, n = (int(x, 16) for x in sys.argv[1].split()); a = int(sys.argv[2], 16); sys.exit(0 if s <= a < s + n else 1)" "$range" "$addr"; then
+  start=$((0x${range% *}))
+  end=$((start + 0x${range#* }))
+  at=$((0x$addr))
+  if [ "$at" -ge "$start" ] && [ "$at" -lt "$end" ]; then
     echo "ok: $fn is in .text.hot"
   else
     echo "$fn (at 0x$addr) is outside .text.hot ($range)"
