@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,11 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     build = os.path.abspath(sys.argv[1])
+    if not os.access(f"{build}/bench/bench_remind_process", os.X_OK):
+        sys.exit(f"hot_text.py: {build} has no bench/bench_remind_process: give a Release build "
+                 "with benchmarks (bench/run.sh makes build-bench)")
+    if shutil.which("valgrind") is None:
+        sys.exit("hot_text.py: valgrind not found (it records which functions a call executes)")
     data = os.environ.get("CTXKIT_BENCH_DIR", "/var/tmp/ctxkit-bench")
     subprocess.run([f"{build}/bench/bench_remind_process", f"{build}/hooks",
                     f"{build}/bench/stdin_floor", "1", "payload"],
