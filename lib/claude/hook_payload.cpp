@@ -298,8 +298,11 @@ class Scanner {
   void skip_plain_and_escapes() {
     const char* p = buf_ + pos_;
     const char* e = buf_ + end_;
-    // Sixty-four bytes at a time (json_string_block.hpp); an escape that straddles a block is
-    // stepped over here and the next block starts after it.
+    // A run of whole blocks first; where it ends, or when it found an ill-formed escape, block by
+    // block (json_string_block.hpp), which stops at what needs a closer look. An escape that
+    // straddles a block is stepped over here and the next block starts after it.
+    json_block::RunEnd run = json_block::skip_run(p, e);
+    if (!run.careful) p = run.at;
     while (e - p >= static_cast<ptrdiff_t>(json_block::kBlock)) {
       size_t n = json_block::checked_prefix(p);
       p += n;

@@ -2,9 +2,11 @@
 
 // Skipping the content of a JSON string 64 bytes at a time, for the hook payload scan: a block's
 // quotes, backslashes, control characters and escape letters become 64-bit masks (one bit per
-// byte), and the escapes are resolved with bit arithmetic instead of one byte at a time. An
-// `Edit` payload of source code has an escape every few bytes, so stopping at each one would cost
-// several times what reading the payload does.
+// byte), and the escapes are resolved with bit arithmetic instead of one byte at a time. Whole
+// runs of blocks go through skip_run, which carries an escape over a block's end; checked_prefix
+// looks at one block at a time where a run ends. An `Edit` payload of source code has an escape
+// every few bytes, so stopping at each one would cost several times what reading the payload
+// does.
 
 #include <cstddef>
 #include <cstdint>
@@ -203,6 +205,110 @@ inline size_t checked_prefix(const char* p) {
   size_t first = stop == 0 ? kBlock : static_cast<size_t>(__builtin_ctzll(stop));
   return first < limit ? first : limit;
 }
+
+// A run of whole blocks, checked with the state an escape leaves at a block's end (its letter in
+// the next block) carried over instead of stopping there, and with ill-formed escapes gathered
+// into one mask that is looked at when the run ends.
+struct RunEnd {
+  const char* at;  // where the checked content ends, outside any escape
+  bool careful;    // an ill-formed escape lies in the run: check it again from its start, slowly
+};
+
+#if defined(__AVX2__)
+// special and backslash as in Masks; escapable with '\\' (which the carried escape state marks
+// as escaped too); u.
+inline Masks run_masks(const char* p) {
+  // A byte's classes by nibble lookup: bits 0-3 escape letters by high nibble (2: '"' '/';
+  // 5: '\\'; 6: 'b' 'f' 'n'; 7: 'r' 't' 'u'), bit 7 'u'. A byte is in a class when the bit is
+  // set both in the row of its low nibble and in the row of its high nibble.
+  constexpr char U = static_cast<char>(0x80);
+  const __m256i lo_table = _mm256_setr_epi8(0, 0, 7, 0, 4, 4 | U, 2, 0, 0, 0, 0, 0, 8, 0, 2, 1,  //
+                                            0, 0, 7, 0, 4, 4 | U, 2, 0, 0, 0, 0, 0, 8, 0, 2, 1);
+  const __m256i hi_table = _mm256_setr_epi8(0, 0, 1, 0, 0, 8, 2, 4 | U, 0, 0, 0, 0, 0, 0, 0, 0,  //
+                                            0, 0, 1, 0, 0, 8, 2, 4 | U, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  Masks m;
+  for (int half = 0; half < 2; ++half) {
+    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
+    auto bits = [](__m256i v) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v)));
+    };
+    const int shift = 32 * half;
+    __m256i quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8('"'));
+    __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1F)), x);
+    m.special |= bits(_mm256_or_si256(quote, control)) << shift;
+    m.backslash |= bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('\\'))) << shift;
+    __m256i lo = _mm256_and_si256(x, nibble);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
+    __m256i cls =
+        _mm256_and_si256(_mm256_shuffle_epi8(lo_table, lo), _mm256_shuffle_epi8(hi_table, hi));
+    m.u |= bits(cls) << shift;
+    __m256i letter =
+        _mm256_cmpeq_epi8(_mm256_and_si256(cls, _mm256_set1_epi8(0x0F)), _mm256_setzero_si256());
+    m.escapable |= (~bits(letter) & 0xFFFFFFFFull) << shift;
+  }
+  return m;
+}
+
+// Whole blocks from p while 64 bytes are left before e: up to the first quote or control
+// character that no escape covers, or to the end of the last whole block (backed up to the
+// backslash of an escape that the end cuts). p must lie outside an escape.
+inline RunEnd skip_run(const char* p, const char* e) {
+  constexpr uint64_t kEven = 0x5555555555555555ull;
+  const char* const start = p;
+  uint64_t carry = 0;  // 1: the block's first byte is escaped by the last byte before it
+  uint64_t bad = 0;
+  while (e - p >= static_cast<ptrdiff_t>(kBlock)) {
+    Masks m = run_masks(p);
+    // In a run of backslashes the first escapes the second, and so on: a run that starts on an
+    // odd byte is moved to start on an even one by adding its first bit (the sum carries through
+    // the run), so that escaped bytes are the odd ones after even starts, and the other way.
+    uint64_t backslash = m.backslash & ~carry;
+    uint64_t follows = (backslash << 1) | carry;
+    uint64_t odd_starts = backslash & ~kEven & ~follows;
+    uint64_t sum = 0;
+    const bool out = __builtin_add_overflow(odd_starts, backslash, &sum);
+    uint64_t escaped = (kEven ^ (sum << 1)) & follows;
+    uint64_t block_bad = escaped & ~m.escapable;
+    // \u and four hex digits, which may lie in the next block; a few per block at most. In the
+    // run's last block, a \u whose digits reach past it is cut: the run ends before it.
+    const char* digits_end = e - p >= static_cast<ptrdiff_t>(2 * kBlock) ? e : p + kBlock;
+    uint64_t cut_u = 0;
+    for (uint64_t u = escaped & m.u; u != 0; u &= u - 1) {
+      auto at = static_cast<size_t>(__builtin_ctzll(u));
+      if (p + at + 4 >= digits_end) {
+        cut_u = uint64_t{1} << at;
+        break;
+      }
+      auto h = [&](size_t k) { return is_hex(static_cast<unsigned char>(p[at + k])); };
+      if (!(h(1) && h(2) && h(3) && h(4))) block_bad |= uint64_t{1} << at;
+    }
+    uint64_t stop = m.special & ~escaped;
+    // A stop after a cut \u lies among its digits: the slow path reports it.
+    if (cut_u != 0 && (stop & (cut_u - 1)) == 0) stop = 0;
+    if (stop != 0) {
+      // Only what lies up to the stop belongs to the string.
+      if ((bad | (block_bad & (stop ^ (stop - 1)))) != 0) return {start, true};
+      return {p + __builtin_ctzll(stop), false};
+    }
+    if (cut_u != 0) {
+      if ((bad | (block_bad & (cut_u - 1))) != 0) return {start, true};
+      return {p + __builtin_ctzll(cut_u) - 1, false};
+    }
+    bad |= block_bad;
+    carry = out ? 1 : 0;
+    p += kBlock;
+  }
+  if (bad != 0) return {start, true};
+  // An escape whose letter the end cut starts again from its backslash.
+  return {p - carry, false};
+}
+#else
+// Without vectors, every block is checked by checked_prefix.
+inline RunEnd skip_run(const char* p, const char*) {
+  return {p, false};
+}
+#endif
 
 // checked_prefix byte by byte: the reference it is tested against.
 inline size_t checked_prefix_scalar(const char* p) {

@@ -3,7 +3,9 @@
 #include <array>
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "claude/json_string_block.hpp"
 
@@ -82,6 +84,129 @@ TEST(JsonStringBlock, AgreesWithTheReferenceOnRandomBlocks) {
     expect_same_masks(b);
     ASSERT_EQ(prefix(b), checked_prefix_scalar(b.data())) << std::string(b.data(), b.size());
   }
+}
+
+// What a byte-by-byte walk over string content finds first, and where each token it stepped over
+// (a plain byte or a whole escape) starts.
+struct Walk {
+  enum Kind { kStop, kIllFormed, kCut, kEnd } kind = kEnd;
+  size_t at = 0;
+  std::set<size_t> starts;
+};
+
+Walk walk(const std::string& s) {
+  Walk w;
+  size_t i = 0;
+  auto hex = [&](size_t k) { return k < s.size() && is_hex(static_cast<unsigned char>(s[k])); };
+  while (true) {
+    w.starts.insert(i);
+    w.at = i;
+    if (i >= s.size()) {
+      w.kind = Walk::kEnd;
+      return w;
+    }
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c < 0x20) {
+      w.kind = Walk::kStop;
+      return w;
+    }
+    if (c != '\\') {
+      ++i;
+      continue;
+    }
+    if (i + 1 >= s.size()) {
+      w.kind = Walk::kCut;
+      return w;
+    }
+    auto e = static_cast<unsigned char>(s[i + 1]);
+    if (e == '\\' || (is_escapable(e) && e != 'u')) {
+      i += 2;
+      continue;
+    }
+    if (e != 'u') {
+      w.kind = Walk::kIllFormed;
+      return w;
+    }
+    if (i + 5 >= s.size()) {
+      // Digits cut by the end, unless one that is there already is not one.
+      bool so_far = true;
+      for (size_t k = i + 2; k < s.size(); ++k) so_far = so_far && hex(k);
+      w.kind = so_far ? Walk::kCut : Walk::kIllFormed;
+      return w;
+    }
+    if (!(hex(i + 2) && hex(i + 3) && hex(i + 4) && hex(i + 5))) {
+      w.kind = Walk::kIllFormed;
+      return w;
+    }
+    i += 6;
+  }
+}
+
+// skip_run on random text of one to five blocks and a tail, against the walk: it ends where the
+// walk stops inside its blocks, never past what the walk checked, always at the start of a token,
+// at most an escape's length before the end of its blocks, and hands an ill-formed escape inside
+// its blocks to the slow path.
+TEST(JsonStringBlock, ARunOfBlocksAgreesWithTheReferenceWalk) {
+  const std::string alphabet = std::string("\\\\\\\\\\\\uuu0aF/bnrtxz\"\t") + "\xC3\xA9\xFF";
+  std::mt19937_64 rng(7);
+  int careful = 0, stopped = 0, ran_out = 0;
+  for (int round = 0; round < 100000; ++round) {
+    size_t n = 64 + rng() % 300;
+    std::string s(n, 'x');
+    if (round % 2 == 0) {
+      // Well-formed content only, so that runs reach their end, cutting escapes there.
+      const std::vector<std::string> tokens = {"a",       "bc",      "\\n",      "\\\\", "\\\"",
+                                               "\\u00e9", "\\uD83D", "\xC3\xA9", "u",    "\\t"};
+      s.clear();
+      while (s.size() < n) s += tokens[rng() % tokens.size()];
+      s.resize(n);
+    } else {
+      // Mostly escapes and letters, with quotes rare enough that runs reach past a block.
+      for (auto& c : s) {
+        if (rng() % 64 == 0)
+          c = '"';
+        else if (rng() % 3 == 0)
+          c = alphabet[rng() % alphabet.size()];
+      }
+    }
+    std::vector<char> buf(n + kBlock, '\0');  // the padding a chunk has
+    std::copy(s.begin(), s.end(), buf.begin());
+    const Walk w = walk(s);
+    const size_t whole = n / kBlock * kBlock;
+    const RunEnd run = skip_run(buf.data(), buf.data() + n);
+#if defined(__AVX2__)
+    if (run.careful) {
+      ++careful;
+      ASSERT_EQ(w.kind, Walk::kIllFormed) << s;
+      ASSERT_LT(w.at, whole + 4) << s;
+      continue;
+    }
+    const auto at = static_cast<size_t>(run.at - buf.data());
+    ASSERT_TRUE(w.starts.count(at))
+        << at << " of " << n << ", walk " << w.kind << " at " << w.at << ": " << s;
+    ASSERT_LE(at, w.at) << s;
+    if (w.kind == Walk::kStop && w.at < whole) {
+      ++stopped;
+      ASSERT_EQ(at, w.at) << s;
+    }
+    if (w.kind == Walk::kIllFormed) {
+      ASSERT_GE(w.at + 6, whole) << "missed at " << w.at << ": " << s;
+    }
+    if (w.at >= whole) {
+      ++ran_out;
+      ASSERT_GE(at + 5, whole) << s;
+    }
+#else
+    ASSERT_FALSE(run.careful);
+    ASSERT_EQ(run.at, buf.data());
+#endif
+  }
+#if defined(__AVX2__)
+  // The rounds reached every way a run ends.
+  EXPECT_GT(careful, 1000);
+  EXPECT_GT(stopped, 1000);
+  EXPECT_GT(ran_out, 1000);
+#endif
 }
 
 }  // namespace
