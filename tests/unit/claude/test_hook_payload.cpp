@@ -264,6 +264,10 @@ TEST(HookPayloadScan, NulBytesAndRawControlCharactersAreRefused) {
             "string (must be escaped)");
   EXPECT_EQ(error_of(std::string("\0{}", 3)),
             "payload is not valid JSON: parse error at line 1, column 1: expected a value");
+  // A NUL byte does not end the input: what follows the object is still looked at.
+  EXPECT_EQ(error_of(h + std::string("\"x\":1}\0\"y\"", 11)),
+            "payload is not valid JSON: parse error at line 1, column 54: unexpected data after "
+            "the payload");
 }
 
 TEST(HookPayloadScan, TopLevelThatIsNotAnObject) {
