@@ -149,6 +149,8 @@ then run ./install.sh --plugin $PLUGIN again"
   find "$PLUGIN" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +
   cp -a "$BUILD/plugin/." "$PLUGIN/"
   if command -v strip >/dev/null; then strip --strip-unneeded "$PLUGIN"/bin/* 2>/dev/null || true; fi
+  # In one piece, as `cmake --install` leaves them (cmake/write-whole.sh says why).
+  sh "$SRC/cmake/write-whole.sh" "$PLUGIN"/bin/* || echo "install.sh: note: the programs start a little slower" >&2
   echo "wrote the ctxkit plugin and its local marketplace to $PLUGIN"
   echo "add it to Claude Code with:"
   echo "  claude plugin marketplace add $PLUGIN"
