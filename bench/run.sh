@@ -34,6 +34,15 @@ if [ "${CTXKIT_BENCH_NO_BUILD:-0}" != 1 ]; then
 fi
 build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
 
+# The programs are measured as install.sh installs them (`cmake --install --strip`, which writes
+# each in one piece: cmake/write-whole.sh), and the floor program beside them, written the same way:
+# how the page cache holds a program changes how fast it starts (README, "Performance").
+BIN="$BUILD/bench-installed/bin"
+rm -rf "$BUILD/bench-installed"
+cmake --install "$BUILD" --prefix "$BUILD/bench-installed" --strip >/dev/null
+cp "$BUILD/bench/stdin_floor" "$BIN/stdin_floor"
+sh "$SRC/cmake/write-whole.sh" "$BIN/stdin_floor"
+
 export CTXKIT_BENCH_FIGURES
 CTXKIT_BENCH_FIGURES=$(mktemp "${TMPDIR:-/tmp}/ctxkit-figures.XXXXXX")
 trap 'rm -f "$CTXKIT_BENCH_FIGURES"' EXIT
@@ -46,23 +55,23 @@ for s in "${suites[@]}"; do
     meter)
       "$BUILD/bench/bench_context_meter" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true || status=1 ;;
     remind)
-      "$BUILD/bench/bench_remind_process" "$BUILD/hooks" "$BUILD/bench/stdin_floor" "${CTXKIT_BENCH_RUNS:-300}" || status=1 ;;
+      "$BUILD/bench/bench_remind_process" "$BIN" "$BIN/stdin_floor" "${CTXKIT_BENCH_RUNS:-300}" || status=1 ;;
     trim)
-      "$BUILD/bench/bench_trim" "$BUILD/hooks" "${CTXKIT_BENCH_TRIM_RUNS:-5}" "${CTXKIT_BENCH_TRIM_SIZES:-100,1024}" || status=1 ;;
+      "$BUILD/bench/bench_trim" "$BIN" "${CTXKIT_BENCH_TRIM_RUNS:-5}" "${CTXKIT_BENCH_TRIM_SIZES:-100,1024}" || status=1 ;;
     search)
-      "$BUILD/bench/bench_search" "$BUILD/hooks" "${CTXKIT_BENCH_SEARCH_RUNS:-21}" || status=1 ;;
+      "$BUILD/bench/bench_search" "$BIN" "${CTXKIT_BENCH_SEARCH_RUNS:-21}" || status=1 ;;
     workflow)
       # The workflow MCP server from spawn to tools/list, per tools/call on a 200-task loop, RSS;
       # beside Lanes's Node server when $CTXKIT_LANES_SERVER names its out/mcp/server.js.
-      python3 "$SRC/bench/bench_workflow_mcp.py" --ours "$BUILD/hooks/ctx-workflow-mcp" --runs "${CTXKIT_BENCH_MCP_RUNS:-21}" || status=1 ;;
+      python3 "$SRC/bench/bench_workflow_mcp.py" --ours "$BIN/ctx-workflow-mcp" --runs "${CTXKIT_BENCH_MCP_RUNS:-21}" || status=1 ;;
     archive)
       # The archive's search through ctx-archive-mcp on a generated 1 GB archive (per query class,
       # median and p99 a call), archive_show, and the live session's indexing by the Stop hook.
-      python3 "$SRC/bench/bench_archive_mcp.py" --bin "$BUILD/hooks" --gen "$BUILD/bench/ctx-gen-transcript" --runs "${CTXKIT_BENCH_ARCHIVE_RUNS:-200}" || status=1 ;;
+      python3 "$SRC/bench/bench_archive_mcp.py" --bin "$BIN" --gen "$BUILD/bench/ctx-gen-transcript" --runs "${CTXKIT_BENCH_ARCHIVE_RUNS:-200}" || status=1 ;;
     run)
       # ctx-run's overhead per iteration (its wall time minus the client's) in each context mode,
       # against bench/claude_standin.c, 50 one-iteration tasks a mode.
-      python3 "$SRC/bench/bench_run_overhead.py" --ctx-run "$BUILD/hooks/ctx-run" --claude "$BUILD/bench/claude_standin" --tasks "${CTXKIT_BENCH_RUN_TASKS:-50}" || status=1 ;;
+      python3 "$SRC/bench/bench_run_overhead.py" --ctx-run "$BIN/ctx-run" --claude "$BUILD/bench/claude_standin" --tasks "${CTXKIT_BENCH_RUN_TASKS:-50}" || status=1 ;;
   esac
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
