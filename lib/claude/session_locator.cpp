@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <cctype>
+#include <thread>
 
 namespace ctxkit::claude {
 namespace fs = std::filesystem;
@@ -21,8 +22,30 @@ bool looks_like_session_id(std::string_view s) {
   return true;
 }
 
+namespace {
+// The most recently written <id>.jsonl in any project folder, or an empty path.
+fs::path newest_transcript(const fs::path& projects, const std::string& id) {
+  std::error_code ec;
+  fs::path best;
+  fs::file_time_type best_time{};
+  for (auto it = fs::directory_iterator(projects, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_directory(ec)) continue;
+    fs::path candidate = it->path() / (id + ".jsonl");
+    if (!fs::is_regular_file(candidate, ec)) continue;
+    auto t = fs::last_write_time(candidate, ec);
+    if (best.empty() || t > best_time) {
+      best = candidate;
+      best_time = t;
+    }
+  }
+  return best;
+}
+}  // namespace
+
 Result<fs::path> locate_session(const std::string& what_in, const util::Env& env,
-                                const core::Locations& loc) {
+                                const core::Locations& loc,
+                                std::chrono::milliseconds current_wait) {
   std::string what = what_in;
   if (what.empty()) {
     auto id = env.get_nonempty("CLAUDE_CODE_SESSION_ID");
@@ -46,17 +69,12 @@ Result<fs::path> locate_session(const std::string& what_in, const util::Env& env
     return fail(fmt::format("'{}' is neither a session id nor a transcript path", what),
                 Error::Kind::Invalid);
   const fs::path projects = loc.claude_projects_dir();
-  fs::path best;
-  fs::file_time_type best_time{};
-  for (auto it = fs::directory_iterator(projects, ec); !ec && it != fs::directory_iterator();
-       it.increment(ec)) {
-    if (!it->is_directory(ec)) continue;
-    fs::path candidate = it->path() / (what + ".jsonl");
-    if (!fs::is_regular_file(candidate, ec)) continue;
-    auto t = fs::last_write_time(candidate, ec);
-    if (best.empty() || t > best_time) {
-      best = candidate;
-      best_time = t;
+  fs::path best = newest_transcript(projects, what);
+  if (best.empty() && what_in.empty()) {
+    const auto deadline = std::chrono::steady_clock::now() + current_wait;
+    while (best.empty() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      best = newest_transcript(projects, what);
     }
   }
   if (best.empty())

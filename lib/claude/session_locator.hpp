@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -16,10 +17,13 @@ std::string project_folder_name(std::string_view cwd);
 
 // Finds a session's transcript. `what` is a session id (looked up in every project folder of
 // `loc.claude_projects_dir()`; the most recently written match wins), a path to a transcript,
-// or empty for the current session ($CLAUDE_CODE_SESSION_ID in `env`). Errors name what was
-// looked for and where.
-Result<std::filesystem::path> locate_session(const std::string& what, const util::Env& env,
-                                             const core::Locations& loc);
+// or empty for the current session ($CLAUDE_CODE_SESSION_ID in `env`). The current session's
+// transcript may not be on disk yet when a tool runs early in a session (the client writes it a
+// moment later): it is looked for again for up to `current_wait`. Errors name what was looked for
+// and where.
+Result<std::filesystem::path> locate_session(
+    const std::string& what, const util::Env& env, const core::Locations& loc,
+    std::chrono::milliseconds current_wait = std::chrono::milliseconds(0));
 
 // Whether `text` looks like a session id (letters, digits and '-', 8 to 64 characters).
 bool looks_like_session_id(std::string_view text);

@@ -26,7 +26,8 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
   auto summary = read_summary(request.summary_file);
   if (!summary) return std::unexpected(summary.error());
   const core::Locations loc = cfg.locations(env);
-  auto transcript = claude::locate_session(request.session, env, loc);
+  auto transcript = claude::locate_session(
+      request.session, env, loc, std::chrono::milliseconds(cfg.context.transcript_wait_ms));
   if (!transcript) return std::unexpected(transcript.error());
   const fs::path path = *transcript;
   auto head = claude::read_transcript_head(path);

@@ -81,7 +81,8 @@ std::string resume_command(const std::string& cwd, const std::string& session_id
 Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const core::Config& cfg,
                                     const util::Env& env) {
   const core::Locations loc = cfg.locations(env);
-  auto transcript = claude::locate_session(request.session, env, loc);
+  auto transcript = claude::locate_session(
+      request.session, env, loc, std::chrono::milliseconds(cfg.context.transcript_wait_ms));
   if (!transcript) return std::unexpected(transcript.error());
 
   SessionTrim t;
