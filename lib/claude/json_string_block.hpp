@@ -63,20 +63,25 @@ inline Masks masks_scalar(const char* p) {
 }
 
 #if defined(__AVX2__)
+// The top bit of each of 32 bytes.
+inline uint64_t bits32(__m256i v) {
+  return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v)));
+}
+
+// special and backslash of the 32 bytes `x`, at bit `shift`.
+inline void add_plain_half(__m256i x, int shift, Masks& m) {
+  __m256i quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8('"'));
+  __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1F)), x);
+  m.special |= bits32(_mm256_or_si256(quote, control)) << shift;
+  m.backslash |= bits32(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('\\'))) << shift;
+}
+
 // special and backslash: what every block needs.
 inline Masks plain_masks(const char* p) {
   Masks m;
-  for (int half = 0; half < 2; ++half) {
-    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
-    auto bits = [](__m256i v) {
-      return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v)));
-    };
-    const int shift = 32 * half;
-    __m256i quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8('"'));
-    __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1F)), x);
-    m.special |= bits(_mm256_or_si256(quote, control)) << shift;
-    m.backslash |= bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('\\'))) << shift;
-  }
+  for (int half = 0; half < 2; ++half)
+    add_plain_half(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half)), 32 * half,
+                   m);
   return m;
 }
 
@@ -230,22 +235,16 @@ inline Masks run_masks(const char* p) {
   Masks m;
   for (int half = 0; half < 2; ++half) {
     __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
-    auto bits = [](__m256i v) {
-      return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v)));
-    };
     const int shift = 32 * half;
-    __m256i quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8('"'));
-    __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1F)), x);
-    m.special |= bits(_mm256_or_si256(quote, control)) << shift;
-    m.backslash |= bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('\\'))) << shift;
+    add_plain_half(x, shift, m);
     __m256i lo = _mm256_and_si256(x, nibble);
     __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
     __m256i cls =
         _mm256_and_si256(_mm256_shuffle_epi8(lo_table, lo), _mm256_shuffle_epi8(hi_table, hi));
-    m.u |= bits(cls) << shift;
+    m.u |= bits32(cls) << shift;
     __m256i letter =
         _mm256_cmpeq_epi8(_mm256_and_si256(cls, _mm256_set1_epi8(0x0F)), _mm256_setzero_si256());
-    m.escapable |= (~bits(letter) & 0xFFFFFFFFull) << shift;
+    m.escapable |= (~bits32(letter) & 0xFFFFFFFFull) << shift;
   }
   return m;
 }
