@@ -220,9 +220,9 @@ struct RunEnd {
 };
 
 #if defined(__AVX2__)
-// special and backslash as in Masks; escapable with '\\' (which the carried escape state marks
-// as escaped too); u.
-inline Masks run_masks(const char* p) {
+// escapable, with '\\' (which the carried escape state marks as escaped too), and u: only for a
+// block in which an escape starts or continues.
+inline void add_run_classes(const char* p, Masks& m) {
   // A byte's classes by nibble lookup: bits 0-3 escape letters by high nibble (2: '"' '/';
   // 5: '\\'; 6: 'b' 'f' 'n'; 7: 'r' 't' 'u'), bit 7 'u'. A byte is in a class when the bit is
   // set both in the row of its low nibble and in the row of its high nibble.
@@ -232,11 +232,9 @@ inline Masks run_masks(const char* p) {
   const __m256i hi_table = _mm256_setr_epi8(0, 0, 1, 0, 0, 8, 2, 4 | U, 0, 0, 0, 0, 0, 0, 0, 0,  //
                                             0, 0, 1, 0, 0, 8, 2, 4 | U, 0, 0, 0, 0, 0, 0, 0, 0);
   const __m256i nibble = _mm256_set1_epi8(0x0F);
-  Masks m;
   for (int half = 0; half < 2; ++half) {
     __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
     const int shift = 32 * half;
-    add_plain_half(x, shift, m);
     __m256i lo = _mm256_and_si256(x, nibble);
     __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
     __m256i cls =
@@ -246,7 +244,6 @@ inline Masks run_masks(const char* p) {
         _mm256_cmpeq_epi8(_mm256_and_si256(cls, _mm256_set1_epi8(0x0F)), _mm256_setzero_si256());
     m.escapable |= (~bits32(letter) & 0xFFFFFFFFull) << shift;
   }
-  return m;
 }
 
 // Whole blocks from p while 64 bytes are left before e: up to the first quote or control
@@ -258,7 +255,7 @@ inline RunEnd skip_run(const char* p, const char* e) {
   uint64_t carry = 0;  // 1: the block's first byte is escaped by the last byte before it
   uint64_t bad = 0;
   while (e - p >= static_cast<ptrdiff_t>(kBlock)) {
-    Masks m = run_masks(p);
+    Masks m = plain_masks(p);
     // In a run of backslashes the first escapes the second, and so on: a run that starts on an
     // odd byte is moved to start on an even one by adding its first bit (the sum carries through
     // the run), so that escaped bytes are the odd ones after even starts, and the other way.
@@ -268,6 +265,7 @@ inline RunEnd skip_run(const char* p, const char* e) {
     uint64_t sum = 0;
     const bool out = __builtin_add_overflow(odd_starts, backslash, &sum);
     uint64_t escaped = (kEven ^ (sum << 1)) & follows;
+    if (escaped != 0) add_run_classes(p, m);
     uint64_t block_bad = escaped & ~m.escapable;
     // \u and four hex digits, which may lie in the next block; a few per block at most. In the
     // run's last block, a \u whose digits reach past it is cut: the run ends before it.
