@@ -43,6 +43,11 @@ inline constexpr auto kHexDigit = [] {
 inline bool is_hex(unsigned char c) {
   return kHexDigit.hex[c];
 }
+// Whether the four bytes from q are hex digits (those of a \u escape).
+inline bool hex4(const char* q) {
+  auto h = [&](int k) { return is_hex(static_cast<unsigned char>(q[k])); };
+  return h(0) && h(1) && h(2) && h(3);
+}
 inline bool is_escapable(unsigned char c) {
   return c == '"' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't' ||
          c == 'u';
@@ -200,8 +205,7 @@ inline size_t checked_prefix(const char* p) {
         if (at - 1 < limit) limit = at - 1;
         break;
       }
-      auto h = [&](size_t k) { return is_hex(static_cast<unsigned char>(p[at + k])); };
-      if (!(h(1) && h(2) && h(3) && h(4))) bad |= uint64_t{1} << at;
+      if (!hex4(p + at + 1)) bad |= uint64_t{1} << at;
     }
   }
   // An escaped quote is content; an escaped control character is an ill-formed escape, which
@@ -277,8 +281,7 @@ inline RunEnd skip_run(const char* p, const char* e) {
         cut_u = uint64_t{1} << at;
         break;
       }
-      auto h = [&](size_t k) { return is_hex(static_cast<unsigned char>(p[at + k])); };
-      if (!(h(1) && h(2) && h(3) && h(4))) block_bad |= uint64_t{1} << at;
+      if (!hex4(p + at + 1)) block_bad |= uint64_t{1} << at;
     }
     uint64_t stop = m.special & ~escaped;
     // A stop after a cut \u lies among its digits: the slow path reports it.
