@@ -24,7 +24,6 @@ using json = nlohmann::json;
 
 const std::string kSid = RecordedSession::kId;
 
-// Waits until no indexer holds the archive's lock (the detached one ctx-trim started).
 // Waits (6 s at most) until the detached indexer a trim started has run: its lock is free and the
 // index it creates under that lock exists. The lock file alone is not enough: the indexer creates
 // it, then locks it, and a test that took the lock in between went on before the indexer ran,
