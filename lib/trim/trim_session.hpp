@@ -17,8 +17,12 @@ struct TrimRequest {
   std::string new_session_id;        // the copy's id (its file: <same folder>/<id>.jsonl)
   size_t threshold = 500;
   std::set<std::string> tools;
-  size_t keep_recent = 0;                    // leave the results of the last N responses alone
-  bool dry_run = false;                      // read and decide, write nothing
+  size_t keep_recent = 0;  // leave the results of the last N responses alone
+  bool dry_run = false;    // read and decide, write nothing
+  // A dry run of at least this many bytes is read in two parts on two threads (with two cores),
+  // the first `first_part` of the bytes (to a line's end) and the rest.
+  uint64_t split_at_least = 16 << 20;
+  double first_part = 0.55;
   std::filesystem::path archive_transcript;  // where the original is archived ("" = no archive)
   std::filesystem::path archive_side_dir;
   uint64_t min_tokens_saved = 300;  // below this nothing is written
@@ -41,6 +45,7 @@ struct TrimOutcome {
   uint64_t output_bytes = 0;    // bytes of the new transcript (0 when nothing was written)
   uint64_t late_bytes = 0;      // bytes that arrived after the snapshot
   uint64_t late_lines = 0;      // complete lines among them
+  int parts = 1;                // read in this many parts (see TrimRequest::split_at_least)
 };
 
 // Trims a transcript into a new session file beside it, streaming: the original is read once

@@ -141,6 +141,19 @@ struct Trimmer::Impl {
   StringSet counted_results, counted_inputs;
   // Characters of "\n" + notice() but for its three numbers (see note_chars).
   size_t notice_base_chars = 0;
+  // Starting mid-file (see Trimmer::start_mid_file): lines put aside, with the tool names known
+  // at each for its results, and what was counted, block by block, to take back in join().
+  bool mid_file = false;
+  bool deferred_last = false;
+  std::vector<std::vector<std::pair<std::string, std::string>>> deferred_names;
+  bool keep_ledger = false;
+  struct Counted {
+    std::string id;
+    bool input = false;
+    uint64_t line = 0;
+    TrimStats figures;
+  };
+  std::vector<Counted> ledger;
 
   size_t off(const char* p) const { return static_cast<size_t>(p - base); }
 
@@ -337,33 +350,88 @@ struct Trimmer::Impl {
     return true;
   }
 
+  void note_tool_use(const Block& b) {
+    if (b.id.empty()) return;
+    auto it = tool_names.find(b.id);
+    if (it == tool_names.end())
+      tool_names.emplace(std::string(b.id), std::string(b.name));
+    else if (it->second != b.name)
+      it->second.assign(b.name);
+  }
+
+  // Mid-file: whether a tool result of the line names a tool_use not seen before it.
+  bool names_unseen_tool_use() const {
+    std::vector<std::string_view> in_line;
+    for (const Block& b : blocks) {
+      if (b.type == "tool_use" && !b.id.empty()) in_line.push_back(b.id);
+      if (b.type != "tool_result" || b.tool_use_id.empty()) continue;
+      if (tool_names.find(b.tool_use_id) == tool_names.end() &&
+          std::find(in_line.begin(), in_line.end(), b.tool_use_id) == in_line.end())
+        return true;
+    }
+    return false;
+  }
+
+  // Puts the line aside: its tool_use names are kept (later lines look them up), and so are the
+  // names its results find now.
+  void defer_line() {
+    std::vector<std::pair<std::string, std::string>> names;
+    for (const Block& b : blocks) {
+      if (b.type == "tool_use") note_tool_use(b);
+      if (b.type != "tool_result") continue;
+      if (auto it = tool_names.find(b.tool_use_id); it != tool_names.end())
+        names.emplace_back(it->first, it->second);
+    }
+    deferred_names.push_back(std::move(names));
+    deferred_last = true;
+  }
+
+  // Runs fn(stats) with the figures a block adds to: the totals when it counts, a scratch copy
+  // when it does not, and with a ledger, a copy of its own, added to the totals and kept.
+  template <class Fn>
+  void figures(bool count, std::string_view id, bool input, TrimStats& counted, Fn&& fn) {
+    if (!count) {
+      TrimStats scratch;
+      fn(scratch);
+    } else if (!keep_ledger || id.empty()) {  // no id: counted each time, never taken back
+      fn(counted);
+    } else {
+      TrimStats own;
+      fn(own);
+      counted += own;
+      ledger.push_back({std::string(id), input, line_number, std::move(own)});
+    }
+  }
+
   void decide(const Block& b, TrimStats& counted, bool conversation) {
-    TrimStats scratch;
     if (b.type == "tool_use") {
-      if (!b.id.empty()) {
-        auto it = tool_names.find(b.id);
-        if (it == tool_names.end())
-          tool_names.emplace(std::string(b.id), std::string(b.name));
-        else if (it->second != b.name)
-          it->second.assign(b.name);
-      }
+      note_tool_use(b);
       if (prescan || b.long_inputs.empty()) return;
       const std::string name(b.name);
       if (!targeted(name, b.id)) return;
-      TrimStats& stats = counts(conversation, counted_inputs, b.id) ? counted : scratch;
-      for (const auto& s : b.long_inputs) {
-        uint64_t saved = cut_string(s);
-        if (!saved) continue;
-        auto& t = stats.per_tool[name];
-        t.inputs_trimmed++;
-        t.chars_saved += saved;
-        stats.inputs_trimmed++;
-        stats.chars_saved += saved;
-      }
+      const bool count = counts(conversation, counted_inputs, b.id);
+      figures(count, b.id, true, counted, [&](TrimStats& stats) { cut_inputs(b, name, stats); });
       return;
     }
     if (b.type != "tool_result" || prescan) return;
-    TrimStats& stats = counts(conversation, counted_results, b.tool_use_id) ? counted : scratch;
+    const bool count = counts(conversation, counted_results, b.tool_use_id);
+    figures(count, b.tool_use_id, false, counted,
+            [&](TrimStats& stats) { decide_result(b, stats); });
+  }
+
+  void cut_inputs(const Block& b, const std::string& name, TrimStats& stats) {
+    for (const auto& s : b.long_inputs) {
+      uint64_t saved = cut_string(s);
+      if (!saved) continue;
+      auto& t = stats.per_tool[name];
+      t.inputs_trimmed++;
+      t.chars_saved += saved;
+      stats.inputs_trimmed++;
+      stats.chars_saved += saved;
+    }
+  }
+
+  void decide_result(const Block& b, TrimStats& stats) {
     auto it = tool_names.find(b.tool_use_id);
     const std::string& tool = it != tool_names.end() ? it->second : kUnknownTool;
     auto& t = stats.per_tool[tool];
@@ -528,6 +596,10 @@ struct Trimmer::Impl {
       return !v.get_object().get(m) && walk_message(m, doc, msg_id, tool_uses);
     });
     if (!read) return false;
+    if (mid_file && !prescan && names_unseen_tool_use()) {
+      defer_line();
+      return true;
+    }
     stats.error_markers += error_markers;
     // The line's type may stand after its message: decide once the whole line is read.
     const bool conversation = type == "user" || type == "assistant";
@@ -565,6 +637,7 @@ bool Trimmer::process(std::string_view line, size_t capacity, uint64_t line_numb
   impl_->line_number = line_number;
   impl_->prescan = false;
   impl_->analysis_only = out == nullptr;
+  impl_->deferred_last = false;
   if (!out) {
     // Analysis only: a line without tool blocks changes no figure. '_' is rarer than '"'.
     if (!contains_by(line, "\"tool_", 5)) return false;
@@ -577,6 +650,7 @@ bool Trimmer::process(std::string_view line, size_t capacity, uint64_t line_numb
     if (out) out->append(line);
     return false;
   }
+  if (impl_->deferred_last) return false;  // counted by `rest` (see join)
   auto& edits = impl_->edits;
   if (edits.empty()) {
     if (out) out->append(line);
@@ -611,6 +685,106 @@ std::unordered_set<std::string> Trimmer::tool_use_ids_of_last_responses(size_t n
   for (size_t i = r.size() > n ? r.size() - n : 0; i < r.size(); ++i)
     for (const auto& id : r[i]) out.insert(id);
   return out;
+}
+
+void Trimmer::start_mid_file() {
+  impl_->mid_file = true;
+  impl_->keep_ledger = true;
+}
+
+bool Trimmer::last_line_deferred() const {
+  return impl_->deferred_last;
+}
+
+void Trimmer::continue_after(Trimmer& first) {
+  impl_->tool_names = std::move(first.impl_->tool_names);
+  impl_->counted_results = std::move(first.impl_->counted_results);
+  impl_->counted_inputs = std::move(first.impl_->counted_inputs);
+  impl_->keep_ledger = true;
+}
+
+void Trimmer::recall_names(const Trimmer& second, size_t deferred_index) {
+  // What `second` knew when it put the line aside stood after `first`'s part: it wins.
+  for (const auto& [id, name] : second.impl_->deferred_names.at(deferred_index))
+    impl_->tool_names.insert_or_assign(id, name);
+}
+
+TrimStats Trimmer::join(const Trimmer& first, const Trimmer& second, const Trimmer& rest) {
+  TrimStats total = first.stats_;
+  total += second.stats_;
+  TrimStats put_aside = rest.stats_;
+  put_aside.lines = 0;  // `second` counted those lines
+  total += put_aside;
+  // A block is counted once, at its first copy. `rest` knew what `first` counted; what `second`
+  // counted again, or before a copy `rest` counted, is taken back.
+  using Key = std::pair<std::string_view, bool>;
+  struct KeyHash {
+    size_t operator()(const Key& k) const noexcept {
+      return std::hash<std::string_view>{}(k.first) ^ static_cast<size_t>(k.second);
+    }
+  };
+  std::unordered_map<Key, const Impl::Counted*, KeyHash> by_rest;
+  for (const auto& c : rest.impl_->ledger) by_rest.emplace(Key{c.id, c.input}, &c);
+  for (const auto& c : second.impl_->ledger) {
+    const auto& seen = c.input ? rest.impl_->counted_inputs : rest.impl_->counted_results;
+    if (seen.find(c.id) == seen.end()) continue;
+    auto it = by_rest.find(Key{c.id, c.input});
+    if (it != by_rest.end() && it->second->line > c.line)
+      total -= it->second->figures;  // second's copy came first
+    else
+      total -= c.figures;
+  }
+  // A tool whose every block was taken back has no figures (as it would have none in one pass).
+  std::erase_if(total.per_tool, [](const auto& entry) {
+    const ToolTrimStats& t = entry.second;
+    return t.results == 0 && t.result_chars == 0 && t.trimmed == 0 && t.chars_saved == 0 &&
+           t.inputs_trimmed == 0;
+  });
+  return total;
+}
+
+TrimStats& TrimStats::operator+=(const TrimStats& o) {
+  for (const auto& [tool, t] : o.per_tool) {
+    ToolTrimStats& mine = per_tool[tool];
+    mine.results += t.results;
+    mine.result_chars += t.result_chars;
+    mine.trimmed += t.trimmed;
+    mine.chars_saved += t.chars_saved;
+    mine.inputs_trimmed += t.inputs_trimmed;
+  }
+  results_trimmed += o.results_trimmed;
+  inputs_trimmed += o.inputs_trimmed;
+  images_replaced += o.images_replaced;
+  results_images_only += o.results_images_only;
+  chars_saved += o.chars_saved;
+  lines += o.lines;
+  lines_changed += o.lines_changed;
+  lines_unparsed += o.lines_unparsed;
+  usage_zeroed += o.usage_zeroed;
+  error_markers += o.error_markers;
+  return *this;
+}
+
+TrimStats& TrimStats::operator-=(const TrimStats& o) {
+  for (const auto& [tool, t] : o.per_tool) {
+    ToolTrimStats& mine = per_tool[tool];
+    mine.results -= t.results;
+    mine.result_chars -= t.result_chars;
+    mine.trimmed -= t.trimmed;
+    mine.chars_saved -= t.chars_saved;
+    mine.inputs_trimmed -= t.inputs_trimmed;
+  }
+  results_trimmed -= o.results_trimmed;
+  inputs_trimmed -= o.inputs_trimmed;
+  images_replaced -= o.images_replaced;
+  results_images_only -= o.results_images_only;
+  chars_saved -= o.chars_saved;
+  lines -= o.lines;
+  lines_changed -= o.lines_changed;
+  lines_unparsed -= o.lines_unparsed;
+  usage_zeroed -= o.usage_zeroed;
+  error_markers -= o.error_markers;
+  return *this;
 }
 
 std::set<std::string> Trimmer::tool_names_seen() const {

@@ -33,6 +33,8 @@ struct ToolTrimStats {
 
 // Totals of a trim.
 struct TrimStats {
+  TrimStats& operator+=(const TrimStats& other);
+  TrimStats& operator-=(const TrimStats& other);
   std::map<std::string, ToolTrimStats> per_tool;
   uint64_t results_trimmed = 0;
   uint64_t inputs_trimmed = 0;
@@ -73,6 +75,19 @@ class Trimmer {
   std::set<std::string> tool_names_seen() const;
 
   const TrimStats& stats() const { return stats_; }
+
+  // A dry run split in two parts at a line boundary, each fed on its own thread (figures only):
+  // - `first` is fed the lines before the boundary, `second` the rest, after start_mid_file();
+  // - `second` puts aside each line whose tool results name a tool_use it has not seen (it
+  //   stood in the first part): last_line_deferred() says so, and the caller keeps where it is;
+  // - once both are done, `rest` takes over `first` (continue_after), and is fed the lines put
+  //   aside, in order, each after recall_names(second, i) for the i-th;
+  // - join() then gives the figures one Trimmer fed every line in order would have.
+  void start_mid_file();
+  bool last_line_deferred() const;
+  void continue_after(Trimmer& first);
+  void recall_names(const Trimmer& second, size_t deferred_index);
+  static TrimStats join(const Trimmer& first, const Trimmer& second, const Trimmer& rest);
   // The notice appended to a cut string (exact format of claude-code-tools).
   static std::string notice(uint64_t original_chars, uint64_t kept_chars, uint64_t line,
                             const std::string& file);

@@ -57,11 +57,12 @@ Result<LineReader> LineReader::open(const std::filesystem::path& path,
 }
 
 Result<LineReader> LineReader::open_read_ahead(const std::filesystem::path& path,
-                                               std::optional<uint64_t> limit, size_t chunk) {
-  auto reader = open(path, limit, chunk);
+                                               std::optional<uint64_t> limit, size_t chunk,
+                                               uint64_t start, uint64_t first_line) {
+  auto reader = open(path, limit, chunk, start, first_line);
   if (!reader) return reader;
-  reader->ahead_ =
-      std::make_unique<MappedChunks>(reader->fd_, reader->limit_, reader->path_, reader->chunk_);
+  reader->ahead_ = std::make_unique<MappedChunks>(reader->fd_, reader->limit_, reader->path_,
+                                                  reader->chunk_, reader->file_pos_);
   return reader;
 }
 

@@ -36,10 +36,11 @@ class LineReader {
   // thread (util/mapped_chunks.hpp; `chunk` bytes each): for one pass over a large file, which is
   // then not copied, and whose loading overlaps the caller's work. Lines inside a window are
   // handed out where they are; a line across windows (or too near the end for its padding) is
-  // copied. A file that shrinks while it is read is an error.
+  // copied. A file that shrinks while it is read is an error. `start` and `first_line` as above.
   static Result<LineReader> open_read_ahead(const std::filesystem::path& path,
                                             std::optional<uint64_t> limit = {},
-                                            size_t chunk = 1 << 20);
+                                            size_t chunk = 1 << 20, uint64_t start = 0,
+                                            uint64_t first_line = 1);
   LineReader(LineReader&& other) noexcept;
   LineReader& operator=(LineReader&&) = delete;
   LineReader(const LineReader&) = delete;

@@ -194,6 +194,8 @@ struct MappedChunks::Shared {
   std::deque<Window> ready;       // loaded, not handed out yet
   std::optional<Window> current;  // handed out last
   uint64_t next_offset = 0;       // of the next window to load
+  size_t skip = 0;                // bytes before `start` in the first window (mapped from a page)
+  bool loaded_any = false;        // a window was loaded
   bool loading_ended = false;     // every window is loaded (or one failed)
   bool finished = false;          // the end (or an error) was returned
   bool stop = false;              // the caller is gone
@@ -210,6 +212,7 @@ struct MappedChunks::Shared {
     lock.lock();
     const bool failed = w.error.has_value();
     next_offset = offset + w.bytes;
+    loaded_any = true;
     ready.push_back(std::move(w));
     if (failed || next_offset >= limit) loading_ended = true;
     changed.notify_all();
@@ -226,7 +229,7 @@ struct MappedChunks::Shared {
   }
 };
 
-MappedChunks::MappedChunks(int fd, uint64_t limit, std::string name, size_t window)
+MappedChunks::MappedChunks(int fd, uint64_t limit, std::string name, size_t window, uint64_t start)
     : shared_(std::make_shared<Shared>()) {
   std::call_once(g_install_once, install_handler);
   Shared& s = *shared_;
@@ -238,7 +241,11 @@ MappedChunks::MappedChunks(int fd, uint64_t limit, std::string name, size_t wind
   s.limit = limit;
   s.window = static_cast<size_t>(round_up(std::max<size_t>(window, 1), g_page));
   s.name = std::move(name);
-  s.loading_ended = limit == 0;
+  // Windows are mapped from page boundaries: the first starts at the page holding `start`.
+  start = std::min(start, limit);
+  s.next_offset = start / g_page * g_page;
+  s.skip = static_cast<size_t>(start - s.next_offset);
+  s.loading_ended = start >= limit;
 }
 
 MappedChunks::~MappedChunks() {
@@ -262,7 +269,7 @@ Result<MappedChunks::Chunk> MappedChunks::next() {
     }
   }
   if (s.finished) return Chunk{};
-  if (!s.ahead && !s.loading_ended && s.owns_fd && s.next_offset > 0) {
+  if (!s.ahead && !s.loading_ended && s.owns_fd && s.loaded_any) {
     // The file goes on past the first window: load the next ones ahead on a thread of their own.
     try {
       std::thread(Shared::load_ahead, shared_).detach();
@@ -292,7 +299,11 @@ Result<MappedChunks::Chunk> MappedChunks::next() {
     s.current.reset();
     return std::unexpected(std::move(e));
   }
-  return Chunk{std::string_view(s.current->data, s.current->bytes), s.current->readable};
+  // The first window may begin before `start` (at its page): those bytes are not handed out.
+  const size_t skip = std::min(s.skip, s.current->bytes);
+  s.skip = 0;
+  return Chunk{std::string_view(s.current->data + skip, s.current->bytes - skip),
+               s.current->readable - skip};
 }
 
 }  // namespace ctxkit::util

@@ -10,10 +10,10 @@
 
 namespace ctxkit::util {
 
-// Hands out bytes [0, limit) of a regular file window by window, each a read-only mapping of the
-// file (no copy into a buffer; the file is never written). A second thread maps the next windows
-// and makes their pages present while the caller works on the current one; a window the system
-// will not map is read into memory instead.
+// Hands out bytes [start, limit) of a regular file window by window, each a read-only mapping of
+// the file (no copy into a buffer; the file is never written). A second thread maps the next
+// windows and makes their pages present while the caller works on the current one; a window the
+// system will not map is read into memory instead.
 //
 // A file that shrinks under a mapping would kill the process (SIGBUS): a handler, installed with
 // the first reader, puts zero pages where the file was instead, and the reader then reports that
@@ -30,8 +30,10 @@ class MappedChunks {
     size_t readable = 0;     // bytes readable from bytes.data() (>= bytes.size())
   };
 
-  // `fd` is duplicated (the caller may close it); `name` names the file in errors.
-  MappedChunks(int fd, uint64_t limit, std::string name, size_t window = kDefaultWindow);
+  // `fd` is duplicated (the caller may close it); `name` names the file in errors. The bytes
+  // handed out start at `start` (any offset).
+  MappedChunks(int fd, uint64_t limit, std::string name, size_t window = kDefaultWindow,
+               uint64_t start = 0);
   ~MappedChunks();
   MappedChunks(const MappedChunks&) = delete;
   MappedChunks& operator=(const MappedChunks&) = delete;

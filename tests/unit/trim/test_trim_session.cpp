@@ -1,3 +1,4 @@
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -151,6 +152,60 @@ TEST(TrimSession, TheArchiveCopyWaitsForAnArchiverOfTheSameSession) {
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_TRUE(outcome->archived);
   EXPECT_EQ(test::read_file(req.archive_transcript), test::read_file(t));
+}
+
+// A large dry run is read in two parts on two threads. Its figures are those of one pass, line
+// numbers included: each line here holds a Bash result just long enough to be cut while the
+// notice's line number has two digits, not three. The second part starts at line 99, then 100: a
+// number off by one either way changes what is cut.
+TEST(TrimSession, ADryRunReadInTwoPartsSaysWhatOnePassSays) {
+  for (int second_part_from : {99, 100}) {
+    SCOPED_TRACE(second_part_from);
+    test::TempDir tmp;
+    const fs::path t = tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", "");
+    const size_t threshold = 40;
+    const size_t notice = Trimmer::notice(0, 0, 0, t.string()).size();
+    const size_t edge = threshold + notice + 3 /* its own digits */ + 2 + 1;
+    ASSERT_GE(edge, 100u);
+    ASSERT_LT(edge, 1000u);
+    // Lines of one length: the first part (half of the bytes, to a line's end) ends with line
+    // second_part_from - 1.
+    const int lines = 2 * (second_part_from - 2);
+    std::string text;
+    for (int i = 1; i <= lines; ++i) {
+      const std::string id = fmt::format("toolu_{:04}", i);
+      json line = {
+          {"type", "user"},
+          {"sessionId", "11111111-1111-4111-8111-111111111111"},
+          {"message",
+           {{"role", "user"},
+            {"content",
+             json::array({{{"type", "tool_use"}, {"id", id}, {"name", "Bash"}, {"input", {}}},
+                          {{"type", "tool_result"},
+                           {"tool_use_id", id},
+                           {"content", std::string(edge, 'z')}}})}}}};
+      text += line.dump() + "\n";
+    }
+    tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", text);
+    TrimRequest req = bash_request(t);
+    req.threshold = threshold;
+    req.dry_run = true;
+    req.first_part = 0.5;
+    req.split_at_least = 0;
+    auto two = trim_session(req);
+    req.split_at_least = UINT64_MAX;
+    auto one = trim_session(req);
+    ASSERT_TRUE(two) << two.error().message;
+    ASSERT_TRUE(one) << one.error().message;
+    EXPECT_EQ(two->parts, 2);
+    EXPECT_EQ(one->parts, 1);
+    EXPECT_EQ(one->stats.results_trimmed, 99u);  // lines 1 to 99
+    EXPECT_EQ(two->stats.results_trimmed, one->stats.results_trimmed);
+    EXPECT_EQ(two->stats.chars_saved, one->stats.chars_saved);
+    EXPECT_EQ(two->stats.lines, static_cast<uint64_t>(lines));
+    EXPECT_EQ(two->stats.per_tool.at("Bash").results, static_cast<uint64_t>(lines));
+    EXPECT_EQ(two->snapshot_bytes, text.size());
+  }
 }
 
 }  // namespace

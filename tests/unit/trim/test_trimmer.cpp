@@ -1,3 +1,4 @@
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -451,6 +452,105 @@ TEST(Trimmer, RecordedSessionWithTwoLargeResultsReportsTwo) {
     EXPECT_EQ(out[i], expected) << "line " << i + 1 << " (" << type << ")";
   }
   EXPECT_EQ(blobs_cut, 2u);
+}
+
+// A dry run read in two parts (Trimmer::start_mid_file and join) gives, wherever the file is cut,
+// the figures of one pass: results whose tool_use stands before the cut, a tool id used again
+// under another name, results before their tool_use or with none, copies of a result on both
+// sides (in the conversation and in api-request-blob lines), long inputs, images, a line naming
+// tools from both parts, error markers, lines that are not JSON, and line numbers whose digits
+// change (the notice's length counts them).
+std::string figures_of(const TrimStats& s) {
+  std::string out = fmt::format(
+      "results_trimmed {} inputs_trimmed {} images_replaced {} images_only {} chars_saved {} "
+      "lines {} changed {} unparsed {} usage_zeroed {} error_markers {}",
+      s.results_trimmed, s.inputs_trimmed, s.images_replaced, s.results_images_only, s.chars_saved,
+      s.lines, s.lines_changed, s.lines_unparsed, s.usage_zeroed, s.error_markers);
+  for (const auto& [tool, t] : s.per_tool)
+    out += fmt::format("\n{}: results {} chars {} trimmed {} saved {} inputs {}", tool, t.results,
+                       t.result_chars, t.trimmed, t.chars_saved, t.inputs_trimmed);
+  return out;
+}
+
+// One line holding several blocks: [type, id-or-tool_use_id, name-or-content] each.
+std::string line_of(const std::string& type, const std::vector<ojson>& blocks) {
+  ojson j;
+  j["type"] = type;
+  j["message"] = {{"role", type == "assistant" ? "assistant" : "user"}, {"content", ojson(blocks)}};
+  j["sessionId"] = kOld;
+  return j.dump();
+}
+
+TEST(TrimmerInTwoParts, EveryCutOfTheFileGivesTheFiguresOfOnePass) {
+  TrimOptions o = options(40);
+  o.new_session_id.clear();  // a dry run
+  const ojson image = {
+      {"type", "image"},
+      {"source",
+       {{"type", "base64"}, {"media_type", "image/png"}, {"data", std::string(900, 'Q')}}}};
+  const ojson blocks = ojson::array({{{"type", "text"}, {"text", big(600, 'a')}}, image});
+  // A result this long is cut only when the line's number has one digit fewer.
+  const size_t edge = 40 + Trimmer::notice(0, 0, 0, o.notice_file).size() + 1 + 5;
+  ojson error_line = ojson::parse(tool_result("toolu_5", big(700)));
+  error_line["isApiErrorMessage"] = true;
+  const std::vector<std::string> lines = {
+      tool_use("toolu_1", "Bash"),
+      tool_result("toolu_1", std::string(edge, 'f')),
+      tool_use("toolu_2", "Read", big(400, 'i'), "m2"),  // a long input
+      blob_of("toolu_2", big(700)),                      // a copy before the result
+      tool_result("toolu_2", blocks),
+      "not json, but \"tool_use\" in it",
+      tool_result("toolu_9", big(700)),  // a result before its tool_use
+      tool_use("toolu_9", "Grep", "x", "m9"),
+      tool_use("toolu_3", "Write", "x", "m3"),  // not a target tool
+      tool_result("toolu_3", big(700)),
+      tool_use("toolu_4", "Bash", "x", "m4"),
+      tool_use("toolu_4", "Read", "x", "m4b"),  // the same id under another name
+      tool_result("toolu_4", big(700)),
+      tool_use("toolu_5", "Glob", "x", "m5"),
+      error_line.dump(),
+      line_of("user", {{{"type", "tool_result"}, {"tool_use_id", "toolu_1"}, {"content", big(700)}},
+                       {{"type", "tool_use"}, {"id", "toolu_6"}, {"name", "Bash"}, {"input", {}}},
+                       {{"type", "tool_result"}, {"tool_use_id", "toolu_6"}, {"content", big(700)}},
+                       {{"type", "tool_result"}, {"tool_use_id", "toolu_2"}, {"content", blocks}}}),
+      tool_result("", big(700)),            // no id
+      tool_result("toolu_none", big(700)),  // no tool_use anywhere
+      blob_of("toolu_1", big(700)),
+      tool_result("toolu_9", big(700)),  // a copy of the result before its tool_use
+      tool_result("toolu_2", blocks, /*sidechain=*/true),
+      tool_use("toolu_7", "Bash", big(300, 'j'), "m7"),
+      tool_result("toolu_7", std::string(edge, 'e')),  // at the edge of a cut
+      tool_result("toolu_4", big(700)),
+  };
+  auto feed = [&](Trimmer& t, size_t from, size_t to, std::vector<size_t>* put_aside) {
+    for (size_t i = from; i < to; ++i) {
+      std::string padded = lines[i] + std::string(64, '\0');
+      t.process(std::string_view(padded.data(), lines[i].size()), padded.size(), 90 + i, nullptr);
+      if (put_aside && t.last_line_deferred()) put_aside->push_back(i);
+    }
+  };
+  Trimmer one(o);
+  feed(one, 0, lines.size(), nullptr);
+  EXPECT_GE(one.stats().results_trimmed, 5u) << figures_of(one.stats());
+  EXPECT_GT(one.stats().inputs_trimmed, 0u);
+  EXPECT_GT(one.stats().images_replaced, 0u);
+  size_t ever_put_aside = 0;
+  for (size_t cut = 0; cut <= lines.size(); ++cut) {
+    SCOPED_TRACE(fmt::format("second part from line {}", cut + 1));
+    Trimmer first(o), second(o), rest(o);
+    second.start_mid_file();
+    std::vector<size_t> put_aside;
+    feed(first, 0, cut, nullptr);
+    feed(second, cut, lines.size(), &put_aside);
+    rest.continue_after(first);
+    for (size_t k = 0; k < put_aside.size(); ++k) {
+      rest.recall_names(second, k);
+      feed(rest, put_aside[k], put_aside[k] + 1, nullptr);
+    }
+    ever_put_aside += put_aside.size();
+    EXPECT_EQ(figures_of(Trimmer::join(first, second, rest)), figures_of(one.stats()));
+  }
+  EXPECT_GT(ever_put_aside, lines.size());  // the lines were put aside and taken up again
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,32 @@ TEST_F(LineReaderModes, ReadAheadPadsTheLinesThatEndAtAPageEnd) {
     EXPECT_TRUE(ahead.lines == plain.lines);
     EXPECT_EQ(ahead.consumed, size);
   }
+}
+
+// Reading ahead from a line boundary inside the file (mapped from the page that holds it): the
+// lines, numbers and offsets from there on are those of a read from the start.
+TEST_F(LineReaderModes, ReadAheadFromALineInsideTheFile) {
+  const std::string text = line_reader_text() + "a final fragment";
+  const auto path = write(text);
+  ReadAll whole = read_lines(LineReader::open(path, std::nullopt, 4096));
+  ASSERT_EQ(whole.lines.size(), 400u);
+  for (size_t from : {size_t{1}, size_t{14}, size_t{200}, size_t{399}}) {
+    SCOPED_TRACE(from);
+    const ReadLine& start = whole.lines[from];
+    ASSERT_NE(start.offset % 4096, 0u);
+    for (size_t chunk : {size_t{4096}, size_t{1} << 20}) {
+      ReadAll ahead = read_lines(
+          LineReader::open_read_ahead(path, std::nullopt, chunk, start.offset, start.number));
+      ASSERT_EQ(ahead.lines.size(), 400u - from);
+      EXPECT_TRUE(std::equal(ahead.lines.begin(), ahead.lines.end(), whole.lines.begin() + from));
+      EXPECT_EQ(ahead.consumed, whole.consumed);
+      EXPECT_EQ(ahead.fragment, whole.fragment);
+    }
+  }
+  // From the end: nothing but the fragment's absence.
+  ReadAll none =
+      read_lines(LineReader::open_read_ahead(path, std::nullopt, 4096, text.size(), 401));
+  EXPECT_TRUE(none.lines.empty());
 }
 
 TEST_F(LineReaderModes, AnEmptyFileHasNoLine) {
