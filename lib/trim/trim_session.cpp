@@ -119,9 +119,7 @@ Result<void> feed(util::LineReader& reader, Trimmer& trimmer, std::vector<PutAsi
 
 // A dry run's figures, the file read in two parts on two threads (see Trimmer::start_mid_file);
 // nullopt when it is too small to split, has no line boundary to split at, or no second thread
-// can be had (the caller then reads it in one). The second part's thread first counts the first
-// part's lines (their numbers are in the figures), which costs about a fifth of reading them: the
-// first part is the larger (TrimRequest::first_part).
+// can be had (the caller then reads it in one).
 Result<std::optional<Scanned>> scan_in_two(const fs::path& transcript, uint64_t snapshot,
                                            const TrimOptions& opt, const TrimRequest& req) {
   if (snapshot < req.split_at_least || std::thread::hardware_concurrency() < 2) return std::nullopt;
@@ -143,9 +141,8 @@ Result<std::optional<Scanned>> scan_in_two(const fs::path& transcript, uint64_t 
   Result<void> second_done = fail("not read");
   uint64_t consumed = 0;
   auto read_second = [&] {
-    const uint64_t first_line = count_newlines(fd, 0, split) + 1;
-    auto reader =
-        util::LineReader::open_read_ahead(transcript, snapshot, 1 << 20, split, first_line);
+    // Numbered from 1: `first` knows how many lines come before once it is done.
+    auto reader = util::LineReader::open_read_ahead(transcript, snapshot, 1 << 20, split, 1);
     if (!reader) {
       second_done = std::unexpected(reader.error());
       return;
@@ -169,6 +166,7 @@ Result<std::optional<Scanned>> scan_in_two(const fs::path& transcript, uint64_t 
   if (!first_done || !second_done)
     return std::unexpected(!first_done ? first_done.error() : second_done.error());
   // The lines put aside, read again (each with zero padding after it) and fed to `rest`.
+  const uint64_t before = first.stats().lines;
   Trimmer rest(opt);
   rest.continue_after(first);
   std::string text;
@@ -189,7 +187,8 @@ Result<std::optional<Scanned>> scan_in_two(const fs::path& transcript, uint64_t 
       got += static_cast<size_t>(r);
     }
     rest.recall_names(second, i);
-    rest.process(std::string_view(text.data(), length), text.size(), where.number, nullptr);
+    rest.process(std::string_view(text.data(), length), text.size(), before + where.number,
+                 nullptr);
   }
   return Scanned{Trimmer::join(first, second, rest), consumed};
 }

@@ -22,7 +22,7 @@ struct TrimRequest {
   // A dry run of at least this many bytes is read in two parts on two threads (with two cores),
   // the first `first_part` of the bytes (to a line's end) and the rest.
   uint64_t split_at_least = 16 << 20;
-  double first_part = 0.55;
+  double first_part = 0.5;
   std::filesystem::path archive_transcript;  // where the original is archived ("" = no archive)
   std::filesystem::path archive_side_dir;
   uint64_t min_tokens_saved = 300;  // below this nothing is written

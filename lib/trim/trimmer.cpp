@@ -120,6 +120,39 @@ using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 
 const std::string kUnknownTool = "(unknown)";
 
+// The figures of one block: its tool's, and what they add to the totals (no map to fill).
+struct BlockFigures {
+  std::string tool;  // empty: no figure of a tool
+  ToolTrimStats t;
+  uint64_t results_trimmed = 0, inputs_trimmed = 0, images_replaced = 0, results_images_only = 0,
+           chars_saved = 0;
+};
+
+ToolTrimStats& tool_figures(TrimStats& s, const std::string& tool) {
+  return s.per_tool[tool];
+}
+ToolTrimStats& tool_figures(BlockFigures& f, const std::string& tool) {
+  f.tool = tool;
+  return f.t;
+}
+
+void add(TrimStats& s, const BlockFigures& f, int sign) {
+  const auto apply = [sign](uint64_t& to, uint64_t v) { to = sign > 0 ? to + v : to - v; };
+  if (!f.tool.empty()) {
+    ToolTrimStats& t = s.per_tool[f.tool];
+    apply(t.results, f.t.results);
+    apply(t.result_chars, f.t.result_chars);
+    apply(t.trimmed, f.t.trimmed);
+    apply(t.chars_saved, f.t.chars_saved);
+    apply(t.inputs_trimmed, f.t.inputs_trimmed);
+  }
+  apply(s.results_trimmed, f.results_trimmed);
+  apply(s.inputs_trimmed, f.inputs_trimmed);
+  apply(s.images_replaced, f.images_replaced);
+  apply(s.results_images_only, f.results_images_only);
+  apply(s.chars_saved, f.chars_saved);
+}
+
 }  // namespace
 
 struct Trimmer::Impl {
@@ -143,17 +176,22 @@ struct Trimmer::Impl {
   size_t notice_base_chars = 0;
   // Starting mid-file (see Trimmer::start_mid_file): lines put aside, with the tool names known
   // at each for its results, and what was counted, block by block, to take back in join().
+  // Mid-file, line numbers are counted from the part's start: the notice's line number is
+  // counted as no digit, each cut noted, and join() takes its digits off once they are known.
   bool mid_file = false;
   bool deferred_last = false;
+  bool line_unsure = false;  // a cut of the line depends on its number's digits
   std::vector<std::vector<std::pair<std::string, std::string>>> deferred_names;
   bool keep_ledger = false;
   struct Counted {
     std::string id;
     bool input = false;
     uint64_t line = 0;
-    TrimStats figures;
+    uint64_t cuts = 0;  // notices of the block (mid-file: their line's digits not counted)
+    BlockFigures figures;
   };
   std::vector<Counted> ledger;
+  uint64_t block_cuts = 0;
 
   size_t off(const char* p) const { return static_cast<size_t>(p - base); }
 
@@ -225,7 +263,24 @@ struct Trimmer::Impl {
   // Characters of "\n" + notice(original, kept, line_number, notice_file), counted without
   // formatting it (a dry run only needs to know what a cut would save).
   size_t note_chars(uint64_t original, uint64_t kept) const {
+    if (mid_file) return notice_base_chars + fmt::formatted_size("{}{}", original, kept);
     return notice_base_chars + fmt::formatted_size("{}{}{}", original, kept, line_number);
+  }
+
+  // Characters a cut saves, `chars` before and `new_chars` after (0: no cut). Mid-file, the
+  // line number's digits (1 to 20) are not in new_chars: a cut that saves more than 20 is made
+  // whatever they are (and noted), one that saves 20 or less makes the line unsure.
+  uint64_t saving(uint64_t chars, uint64_t new_chars) {
+    if (new_chars >= chars) return 0;
+    const uint64_t saved = chars - new_chars;
+    if (mid_file) {
+      if (saved <= 20) {
+        line_unsure = true;
+        return 0;
+      }
+      ++block_cuts;
+    }
+    return saved;
   }
 
   bool walk_content_array(od::array arr, od::document& doc, Block& b, const char* array_start) {
@@ -316,9 +371,9 @@ struct Trimmer::Impl {
     if (already_trimmed(s.inner)) return 0;
     size_t chars = known_chars ? *known_chars : json_string_length(s.inner);
     if (chars <= opt.threshold) return 0;
-    size_t new_chars = opt.threshold + note_chars(chars, opt.threshold);
-    if (new_chars >= chars) return 0;
-    if (analysis_only) return chars - new_chars;
+    const uint64_t saved = saving(chars, opt.threshold + note_chars(chars, opt.threshold));
+    if (saved == 0) return 0;
+    if (analysis_only) return saved;
     std::string note = "\n" + Trimmer::notice(chars, opt.threshold, line_number, opt.notice_file);
     size_t keep = json_string_prefix(s.inner, opt.threshold);
     std::string text;
@@ -328,7 +383,7 @@ struct Trimmer::Impl {
     text += json_escape(note);
     text += '"';
     edits.push_back({s.offset, s.length, std::move(text)});
-    return chars - new_chars;
+    return saved;
   }
 
   std::string image_placeholder(const ImageSpan& img) const {
@@ -372,16 +427,22 @@ struct Trimmer::Impl {
     return false;
   }
 
-  // Puts the line aside: its tool_use names are kept (later lines look them up), and so are the
-  // names its results find now.
-  void defer_line() {
+  // The names the line's results find before the line is read.
+  std::vector<std::pair<std::string, std::string>> names_before() const {
     std::vector<std::pair<std::string, std::string>> names;
     for (const Block& b : blocks) {
-      if (b.type == "tool_use") note_tool_use(b);
       if (b.type != "tool_result") continue;
       if (auto it = tool_names.find(b.tool_use_id); it != tool_names.end())
         names.emplace_back(it->first, it->second);
     }
+    return names;
+  }
+
+  // Puts the line aside with the names its results found before it; its tool_use names are kept
+  // (later lines look them up).
+  void defer_line(std::vector<std::pair<std::string, std::string>> names) {
+    for (const Block& b : blocks)
+      if (b.type == "tool_use") note_tool_use(b);
     deferred_names.push_back(std::move(names));
     deferred_last = true;
   }
@@ -391,15 +452,16 @@ struct Trimmer::Impl {
   template <class Fn>
   void figures(bool count, std::string_view id, bool input, TrimStats& counted, Fn&& fn) {
     if (!count) {
-      TrimStats scratch;
+      BlockFigures scratch;
       fn(scratch);
-    } else if (!keep_ledger || id.empty()) {  // no id: counted each time, never taken back
+    } else if (!keep_ledger || (id.empty() && !mid_file)) {  // no id: never taken back
       fn(counted);
     } else {
-      TrimStats own;
+      BlockFigures own;
+      block_cuts = 0;
       fn(own);
-      counted += own;
-      ledger.push_back({std::string(id), input, line_number, std::move(own)});
+      add(counted, own, +1);
+      ledger.push_back({std::string(id), input, line_number, block_cuts, std::move(own)});
     }
   }
 
@@ -410,20 +472,20 @@ struct Trimmer::Impl {
       const std::string name(b.name);
       if (!targeted(name, b.id)) return;
       const bool count = counts(conversation, counted_inputs, b.id);
-      figures(count, b.id, true, counted, [&](TrimStats& stats) { cut_inputs(b, name, stats); });
+      figures(count, b.id, true, counted, [&](auto& stats) { cut_inputs(b, name, stats); });
       return;
     }
     if (b.type != "tool_result" || prescan) return;
     const bool count = counts(conversation, counted_results, b.tool_use_id);
-    figures(count, b.tool_use_id, false, counted,
-            [&](TrimStats& stats) { decide_result(b, stats); });
+    figures(count, b.tool_use_id, false, counted, [&](auto& stats) { decide_result(b, stats); });
   }
 
-  void cut_inputs(const Block& b, const std::string& name, TrimStats& stats) {
+  template <class Stats>
+  void cut_inputs(const Block& b, const std::string& name, Stats& stats) {
     for (const auto& s : b.long_inputs) {
       uint64_t saved = cut_string(s);
       if (!saved) continue;
-      auto& t = stats.per_tool[name];
+      auto& t = tool_figures(stats, name);
       t.inputs_trimmed++;
       t.chars_saved += saved;
       stats.inputs_trimmed++;
@@ -431,10 +493,11 @@ struct Trimmer::Impl {
     }
   }
 
-  void decide_result(const Block& b, TrimStats& stats) {
+  template <class Stats>
+  void decide_result(const Block& b, Stats& stats) {
     auto it = tool_names.find(b.tool_use_id);
     const std::string& tool = it != tool_names.end() ? it->second : kUnknownTool;
-    auto& t = stats.per_tool[tool];
+    auto& t = tool_figures(stats, tool);
     t.results++;
     // Each string is counted once (the count was half of a dry run's own work when it was
     // counted again to decide the cut).
@@ -485,9 +548,9 @@ struct Trimmer::Impl {
         }
         uint64_t image_chars = 0;
         for (const auto& img : b.images) image_chars += img.data_chars;
-        if (new_chars < text_chars || !b.images.empty()) {
-          saved = text_chars > new_chars ? text_chars - new_chars : 0;
-          saved += image_chars;
+        const uint64_t text_saved = saving(text_chars, new_chars);
+        if (text_saved > 0 || !b.images.empty()) {
+          saved = text_saved + image_chars;
           edits.push_back({b.array_offset, b.array_length, std::move(arr)});
           stats.images_replaced += b.images.size();
         }
@@ -596,14 +659,37 @@ struct Trimmer::Impl {
       return !v.get_object().get(m) && walk_message(m, doc, msg_id, tool_uses);
     });
     if (!read) return false;
-    if (mid_file && !prescan && names_unseen_tool_use()) {
-      defer_line();
-      return true;
-    }
-    stats.error_markers += error_markers;
     // The line's type may stand after its message: decide once the whole line is read.
     const bool conversation = type == "user" || type == "assistant";
-    for (const Block& b : blocks) decide(b, stats, conversation);
+    if (mid_file && !prescan) {
+      // Put aside when a result names a tool_use not seen, or a cut depends on the line's
+      // number. The names its results find are those before the line: decide() changes them
+      // only for a tool_use of the line.
+      const bool has_use = std::any_of(blocks.begin(), blocks.end(),
+                                       [](const Block& b) { return b.type == "tool_use"; });
+      std::vector<std::pair<std::string, std::string>> names;
+      if (has_use) names = names_before();
+      if (names_unseen_tool_use()) {
+        defer_line(has_use ? std::move(names) : names_before());
+        return true;
+      }
+      const size_t ledger_size = ledger.size();
+      line_unsure = false;
+      for (const Block& b : blocks) decide(b, stats, conversation);
+      if (line_unsure) {
+        // What it counted is taken back (mid-file, every counted block is in the ledger). Its
+        // blocks stay marked as counted: `rest` counts them at this line, before any later
+        // copy `second` would count.
+        for (size_t i = ledger_size; i < ledger.size(); ++i) add(stats, ledger[i].figures, -1);
+        ledger.resize(ledger_size);
+        deferred_names.push_back(has_use ? std::move(names) : names_before());
+        deferred_last = true;
+        return true;
+      }
+    } else {
+      for (const Block& b : blocks) decide(b, stats, conversation);
+    }
+    stats.error_markers += error_markers;
     if (prescan && type == "assistant" && !sidechain) {
       if (responses.empty() || msg_id != last_response_id || msg_id.empty()) {
         responses.emplace_back();
@@ -715,6 +801,18 @@ TrimStats Trimmer::join(const Trimmer& first, const Trimmer& second, const Trimm
   TrimStats put_aside = rest.stats_;
   put_aside.lines = 0;  // `second` counted those lines
   total += put_aside;
+  // `second` numbered its lines from 1: its line j is line before + j.
+  const uint64_t before = first.stats_.lines;
+  // The digits of the line numbers in `second`'s notices, not counted there: taken off now.
+  auto digits_of = [&](const Impl::Counted& c) -> uint64_t {
+    return c.cuts * fmt::formatted_size("{}", before + c.line);
+  };
+  for (const auto& c : second.impl_->ledger) {
+    if (const uint64_t chars = digits_of(c); chars > 0) {
+      total.chars_saved -= chars;
+      total.per_tool[c.figures.tool].chars_saved -= chars;
+    }
+  }
   // A block is counted once, at its first copy. `rest` knew what `first` counted; what `second`
   // counted again, or before a copy `rest` counted, is taken back.
   using Key = std::pair<std::string_view, bool>;
@@ -726,13 +824,19 @@ TrimStats Trimmer::join(const Trimmer& first, const Trimmer& second, const Trimm
   std::unordered_map<Key, const Impl::Counted*, KeyHash> by_rest;
   for (const auto& c : rest.impl_->ledger) by_rest.emplace(Key{c.id, c.input}, &c);
   for (const auto& c : second.impl_->ledger) {
+    if (c.id.empty()) continue;  // counted each time
     const auto& seen = c.input ? rest.impl_->counted_inputs : rest.impl_->counted_results;
     if (seen.find(c.id) == seen.end()) continue;
     auto it = by_rest.find(Key{c.id, c.input});
-    if (it != by_rest.end() && it->second->line > c.line)
-      total -= it->second->figures;  // second's copy came first
-    else
-      total -= c.figures;
+    if (it != by_rest.end() && it->second->line > before + c.line) {
+      add(total, it->second->figures, -1);  // second's copy came first
+    } else {
+      BlockFigures figures = c.figures;
+      const uint64_t chars = digits_of(c);
+      figures.chars_saved -= chars;
+      figures.t.chars_saved -= chars;
+      add(total, figures, -1);
+    }
   }
   // A tool whose every block was taken back has no figures (as it would have none in one pass).
   std::erase_if(total.per_tool, [](const auto& entry) {

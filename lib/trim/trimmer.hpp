@@ -77,11 +77,14 @@ class Trimmer {
   const TrimStats& stats() const { return stats_; }
 
   // A dry run split in two parts at a line boundary, each fed on its own thread (figures only):
-  // - `first` is fed the lines before the boundary, `second` the rest, after start_mid_file();
+  // - `first` is fed the lines before the boundary, `second` the rest, after start_mid_file(),
+  //   numbered from 1 (the first part's line count is not known yet);
   // - `second` puts aside each line whose tool results name a tool_use it has not seen (it
-  //   stood in the first part): last_line_deferred() says so, and the caller keeps where it is;
+  //   stood in the first part), or that a cut makes depend on its line number's digits:
+  //   last_line_deferred() says so, and the caller keeps where it is;
   // - once both are done, `rest` takes over `first` (continue_after), and is fed the lines put
-  //   aside, in order, each after recall_names(second, i) for the i-th;
+  //   aside, in order and with their numbers in the file, each after recall_names(second, i)
+  //   for the i-th;
   // - join() then gives the figures one Trimmer fed every line in order would have.
   void start_mid_file();
   bool last_line_deferred() const;

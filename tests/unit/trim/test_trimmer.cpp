@@ -493,44 +493,52 @@ TEST(TrimmerInTwoParts, EveryCutOfTheFileGivesTheFiguresOfOnePass) {
   const size_t edge = 40 + Trimmer::notice(0, 0, 0, o.notice_file).size() + 1 + 5;
   ojson error_line = ojson::parse(tool_result("toolu_5", big(700)));
   error_line["isApiErrorMessage"] = true;
-  const std::vector<std::string> lines = {
-      tool_use("toolu_1", "Bash"),
-      tool_result("toolu_1", std::string(edge, 'f')),
-      tool_use("toolu_2", "Read", big(400, 'i'), "m2"),  // a long input
-      blob_of("toolu_2", big(700)),                      // a copy before the result
-      tool_result("toolu_2", blocks),
-      "not json, but \"tool_use\" in it",
-      tool_result("toolu_9", big(700)),  // a result before its tool_use
-      tool_use("toolu_9", "Grep", "x", "m9"),
-      tool_use("toolu_3", "Write", "x", "m3"),  // not a target tool
-      tool_result("toolu_3", big(700)),
-      tool_use("toolu_4", "Bash", "x", "m4"),
-      tool_use("toolu_4", "Read", "x", "m4b"),  // the same id under another name
-      tool_result("toolu_4", big(700)),
-      tool_use("toolu_5", "Glob", "x", "m5"),
-      error_line.dump(),
-      line_of("user", {{{"type", "tool_result"}, {"tool_use_id", "toolu_1"}, {"content", big(700)}},
-                       {{"type", "tool_use"}, {"id", "toolu_6"}, {"name", "Bash"}, {"input", {}}},
-                       {{"type", "tool_result"}, {"tool_use_id", "toolu_6"}, {"content", big(700)}},
-                       {{"type", "tool_result"}, {"tool_use_id", "toolu_2"}, {"content", blocks}}}),
-      tool_result("", big(700)),            // no id
-      tool_result("toolu_none", big(700)),  // no tool_use anywhere
-      blob_of("toolu_1", big(700)),
-      tool_result("toolu_9", big(700)),  // a copy of the result before its tool_use
-      tool_result("toolu_2", blocks, /*sidechain=*/true),
-      tool_use("toolu_7", "Bash", big(300, 'j'), "m7"),
-      tool_result("toolu_7", std::string(edge, 'e')),  // at the edge of a cut
-      tool_result("toolu_4", big(700)),
-  };
-  auto feed = [&](Trimmer& t, size_t from, size_t to, std::vector<size_t>* put_aside) {
+  // Lines without tools first: the others stand at lines 86 to 109.
+  std::vector<std::string> lines(85, R"({"type":"progress","sessionId":")" + kOld + R"("})");
+  lines.insert(
+      lines.end(),
+      {
+          tool_use("toolu_1", "Bash"),
+          tool_result("toolu_1", std::string(edge, 'f')),
+          tool_use("toolu_2", "Read", big(400, 'i'), "m2"),  // a long input
+          blob_of("toolu_2", big(700)),                      // a copy before the result
+          tool_result("toolu_2", blocks),
+          "not json, but \"tool_use\" in it",
+          tool_result("toolu_9", big(700)),  // a result before its tool_use
+          tool_use("toolu_9", "Grep", "x", "m9"),
+          tool_use("toolu_3", "Write", "x", "m3"),  // not a target tool
+          tool_result("toolu_3", big(700)),
+          tool_use("toolu_4", "Bash", "x", "m4"),
+          tool_use("toolu_4", "Read", "x", "m4b"),  // the same id under another name
+          tool_result("toolu_4", big(700)),
+          tool_use("toolu_5", "Glob", "x", "m5"),
+          error_line.dump(),
+          line_of("user",
+                  {{{"type", "tool_result"}, {"tool_use_id", "toolu_1"}, {"content", big(700)}},
+                   {{"type", "tool_use"}, {"id", "toolu_6"}, {"name", "Bash"}, {"input", {}}},
+                   {{"type", "tool_result"}, {"tool_use_id", "toolu_6"}, {"content", big(700)}},
+                   {{"type", "tool_result"}, {"tool_use_id", "toolu_2"}, {"content", blocks}}}),
+          tool_result("", big(700)),            // no id
+          tool_result("toolu_none", big(700)),  // no tool_use anywhere
+          blob_of("toolu_1", big(700)),
+          tool_result("toolu_9", big(700)),  // a copy of the result before its tool_use
+          tool_result("toolu_2", blocks, /*sidechain=*/true),
+          tool_use("toolu_7", "Bash", big(300, 'j'), "m7"),
+          tool_result("toolu_7", std::string(edge, 'e')),  // at the edge of a cut
+          tool_result("toolu_4", big(700)),
+      });
+  // Line i is numbered i + 1, or in the second part, from 1.
+  auto feed = [&](Trimmer& t, size_t from, size_t to, uint64_t first_number,
+                  std::vector<size_t>* put_aside) {
     for (size_t i = from; i < to; ++i) {
       std::string padded = lines[i] + std::string(64, '\0');
-      t.process(std::string_view(padded.data(), lines[i].size()), padded.size(), 90 + i, nullptr);
+      t.process(std::string_view(padded.data(), lines[i].size()), padded.size(),
+                first_number + (i - from), nullptr);
       if (put_aside && t.last_line_deferred()) put_aside->push_back(i);
     }
   };
   Trimmer one(o);
-  feed(one, 0, lines.size(), nullptr);
+  feed(one, 0, lines.size(), 1, nullptr);
   EXPECT_GE(one.stats().results_trimmed, 5u) << figures_of(one.stats());
   EXPECT_GT(one.stats().inputs_trimmed, 0u);
   EXPECT_GT(one.stats().images_replaced, 0u);
@@ -540,12 +548,12 @@ TEST(TrimmerInTwoParts, EveryCutOfTheFileGivesTheFiguresOfOnePass) {
     Trimmer first(o), second(o), rest(o);
     second.start_mid_file();
     std::vector<size_t> put_aside;
-    feed(first, 0, cut, nullptr);
-    feed(second, cut, lines.size(), &put_aside);
+    feed(first, 0, cut, 1, nullptr);
+    feed(second, cut, lines.size(), 1, &put_aside);
     rest.continue_after(first);
     for (size_t k = 0; k < put_aside.size(); ++k) {
       rest.recall_names(second, k);
-      feed(rest, put_aside[k], put_aside[k] + 1, nullptr);
+      feed(rest, put_aside[k], put_aside[k] + 1, put_aside[k] + 1, nullptr);
     }
     ever_put_aside += put_aside.size();
     EXPECT_EQ(figures_of(Trimmer::join(first, second, rest)), figures_of(one.stats()));
