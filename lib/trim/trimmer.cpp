@@ -869,28 +869,6 @@ TrimStats& TrimStats::operator+=(const TrimStats& o) {
   return *this;
 }
 
-TrimStats& TrimStats::operator-=(const TrimStats& o) {
-  for (const auto& [tool, t] : o.per_tool) {
-    ToolTrimStats& mine = per_tool[tool];
-    mine.results -= t.results;
-    mine.result_chars -= t.result_chars;
-    mine.trimmed -= t.trimmed;
-    mine.chars_saved -= t.chars_saved;
-    mine.inputs_trimmed -= t.inputs_trimmed;
-  }
-  results_trimmed -= o.results_trimmed;
-  inputs_trimmed -= o.inputs_trimmed;
-  images_replaced -= o.images_replaced;
-  results_images_only -= o.results_images_only;
-  chars_saved -= o.chars_saved;
-  lines -= o.lines;
-  lines_changed -= o.lines_changed;
-  lines_unparsed -= o.lines_unparsed;
-  usage_zeroed -= o.usage_zeroed;
-  error_markers -= o.error_markers;
-  return *this;
-}
-
 std::set<std::string> Trimmer::tool_names_seen() const {
   std::set<std::string> out;
   for (const auto& [id, name] : impl_->tool_names) out.insert(name);

@@ -34,7 +34,6 @@ struct ToolTrimStats {
 // Totals of a trim.
 struct TrimStats {
   TrimStats& operator+=(const TrimStats& other);
-  TrimStats& operator-=(const TrimStats& other);
   std::map<std::string, ToolTrimStats> per_tool;
   uint64_t results_trimmed = 0;
   uint64_t inputs_trimmed = 0;
