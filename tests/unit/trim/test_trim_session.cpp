@@ -190,7 +190,7 @@ TEST(TrimSession, ADryRunReadInTwoPartsSaysWhatOnePassSays) {
     TrimRequest req = bash_request(t);
     req.threshold = threshold;
     req.dry_run = true;
-    req.first_part = 0.5;
+    req.first_part = 0.5;  // the first part ends with line second_part_from - 1
     req.split_at_least = 0;
     auto two = trim_session(req);
     req.split_at_least = UINT64_MAX;
@@ -205,6 +205,95 @@ TEST(TrimSession, ADryRunReadInTwoPartsSaysWhatOnePassSays) {
     EXPECT_EQ(two->stats.lines, static_cast<uint64_t>(lines));
     EXPECT_EQ(two->stats.per_tool.at("Bash").results, static_cast<uint64_t>(lines));
     EXPECT_EQ(two->snapshot_bytes, text.size());
+  }
+}
+
+// A dry run read in two parts, wherever the second starts, says what one pass says: on a made-up
+// session whose results stand a few lines after their tool_use,
+// with copies of results, results of no tool_use, tool uses without a result, tool ids used again
+// under another name,
+// results a character either side of what a cut saves, and line numbers past 100 and 1,000.
+TEST(TrimSession, ADryRunReadInTwoPartsSaysWhatOnePassSaysOfAMixedSession) {
+  test::TempDir tmp;
+  const std::string session = "11111111-1111-4111-8111-111111111111";
+  const fs::path t = tmp.write("proj/" + session + ".jsonl", "");
+  const size_t threshold = 40;
+  const size_t edge = threshold + Trimmer::notice(0, 0, 0, t.string()).size() + 3 + 2 + 1;
+  const std::vector<std::string> tools = {"Bash", "Read", "Write", "Grep"};
+  uint64_t seed = 12345;
+  auto next = [&](uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % n;
+  };
+  auto use = [&](const std::string& id, const std::string& tool, size_t input) {
+    return json{{"type", "assistant"},
+                {"sessionId", session},
+                {"message",
+                 {{"role", "assistant"},
+                  {"content", json::array({{{"type", "tool_use"},
+                                            {"id", id},
+                                            {"name", tool},
+                                            {"input", {{"command", std::string(input, 'i')}}}}})}}}}
+        .dump();
+  };
+  auto result = [&](const std::string& type, const std::string& id, size_t chars) {
+    return json{{"type", type},
+                {"sessionId", session},
+                {"message",
+                 {{"role", "user"},
+                  {"content", json::array({{{"type", "tool_result"},
+                                            {"tool_use_id", id},
+                                            {"content", std::string(chars, 'r')}}})}}}}
+        .dump();
+  };
+  std::vector<std::string> lines;
+  std::vector<std::string> open;  // ids whose result is still to come
+  for (int n = 0; lines.size() < 1400; ++n) {
+    const std::string id = fmt::format("toolu_{}", n % 250);  // ids used again
+    lines.push_back(use(id, tools[next(tools.size())], next(3) == 0 ? 300 : 10));
+    open.push_back(id);
+    while (!open.empty() && next(3) != 0) {
+      const std::string done = open.front();
+      open.erase(open.begin());
+      if (next(6) == 0) continue;  // no result: the id's next use is the one counted
+      const size_t chars = next(4) == 0 ? edge - 1 + next(3) : 100 + next(900);
+      lines.push_back(result("user", done, chars));
+      if (next(10) == 0) lines.push_back(result("api-request-blob", done, chars));  // a copy
+      if (next(15) == 0) lines.push_back(result("user", done, chars));        // the same again
+      if (next(40) == 0) lines.push_back(result("user", "toolu_none", 700));  // no tool_use
+    }
+    if (next(8) == 0) lines.push_back(R"({"type":"progress","sessionId":")" + session + R"("})");
+  }
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  tmp.write("proj/" + session + ".jsonl", text);
+  TrimRequest req = bash_request(t);
+  req.tools = {"Bash", "Read", "Grep"};
+  req.threshold = threshold;
+  req.dry_run = true;
+  req.split_at_least = UINT64_MAX;
+  auto one = trim_session(req);
+  ASSERT_TRUE(one) << one.error().message;
+  EXPECT_GT(one->stats.results_trimmed, 100u);
+  EXPECT_GT(one->stats.inputs_trimmed, 20u);
+  auto figures = [](const TrimStats& s) {
+    std::string out = fmt::format("trimmed {} inputs {} saved {} lines {} changed {} unparsed {}",
+                                  s.results_trimmed, s.inputs_trimmed, s.chars_saved, s.lines,
+                                  s.lines_changed, s.lines_unparsed);
+    for (const auto& [tool, f] : s.per_tool)
+      out += fmt::format("\n{}: {} {} {} {} {}", tool, f.results, f.result_chars, f.trimmed,
+                         f.chars_saved, f.inputs_trimmed);
+    return out;
+  };
+  req.split_at_least = 0;
+  for (double first_part : {0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.999}) {
+    SCOPED_TRACE(first_part);
+    req.first_part = first_part;
+    auto parts = trim_session(req);
+    ASSERT_TRUE(parts) << parts.error().message;
+    EXPECT_EQ(parts->parts, 2);
+    EXPECT_EQ(figures(parts->stats), figures(one->stats));
+    EXPECT_EQ(parts->snapshot_bytes, one->snapshot_bytes);
   }
 }
 
