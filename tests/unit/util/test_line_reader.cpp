@@ -119,7 +119,8 @@ TEST_F(LineReaderModes, ReadAheadFromALineInsideTheFile) {
       ReadAll ahead = read_lines(
           LineReader::open_read_ahead(path, std::nullopt, chunk, start.offset, start.number));
       ASSERT_EQ(ahead.lines.size(), 400u - from);
-      EXPECT_TRUE(std::equal(ahead.lines.begin(), ahead.lines.end(), whole.lines.begin() + from));
+      EXPECT_TRUE(std::equal(ahead.lines.begin(), ahead.lines.end(),
+                             whole.lines.begin() + static_cast<std::ptrdiff_t>(from)));
       EXPECT_EQ(ahead.consumed, whole.consumed);
       EXPECT_EQ(ahead.fragment, whole.fragment);
     }
