@@ -32,7 +32,7 @@ if(CTXKIT_SQLITE3_STATIC AND NOT CTXKIT_SANITIZE_THREAD)
   target_link_libraries(ctxkit_sqlite INTERFACE ${CTXKIT_SQLITE3_STATIC} ${CMAKE_DL_LIBS} m Threads::Threads)
   target_include_directories(ctxkit_sqlite INTERFACE ${SQLite3_INCLUDE_DIRS})
 else()
-  target_link_libraries(ctxkit_sqlite INTERFACE SQLite3::SQLite3)
+  target_link_libraries(ctxkit_sqlite INTERFACE SQLite::SQLite3)  # what FindSQLite3 defines
 endif()
 
 # yaml-cpp (workflow templates): the static archive when the distribution ships it, so that the
