@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,6 +97,15 @@ std::optional<uint64_t> line_boundary_after(int fd, uint64_t at, uint64_t limit)
   return std::nullopt;
 }
 
+// The CPUs this process may run on (its affinity mask: `taskset`, a container's cpuset), or the
+// machine's when the mask cannot be read.
+unsigned usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::thread::hardware_concurrency();
+}
+
 struct Scanned {
   TrimStats stats;
   uint64_t consumed = 0;  // end of the last complete line
@@ -122,7 +132,7 @@ Result<void> feed(util::LineReader& reader, Trimmer& trimmer, std::vector<PutAsi
 // can be had (the caller then reads it in one).
 Result<std::optional<Scanned>> scan_in_two(const fs::path& transcript, uint64_t snapshot,
                                            const TrimOptions& opt, const TrimRequest& req) {
-  if (snapshot < req.split_at_least || std::thread::hardware_concurrency() < 2) return std::nullopt;
+  if (snapshot < req.split_at_least || usable_cpus() < 2) return std::nullopt;
   int fd = ::open(transcript.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail(fmt::format("reading {}: {}", transcript.string(), std::strerror(errno)));
   struct Closer {

@@ -19,8 +19,9 @@ struct TrimRequest {
   std::set<std::string> tools;
   size_t keep_recent = 0;  // leave the results of the last N responses alone
   bool dry_run = false;    // read and decide, write nothing
-  // A dry run of at least this many bytes is read in two parts on two threads (with two cores),
-  // the first `first_part` of the bytes (to a line's end) and the rest.
+  // A dry run of at least this many bytes is read in two parts on two threads when the process
+  // may run on two CPUs or more: the first `first_part` of the bytes (to a line's end), and the
+  // rest.
   uint64_t split_at_least = 16 << 20;
   double first_part = 0.5;
   std::filesystem::path archive_transcript;  // where the original is archived ("" = no archive)

@@ -1,5 +1,6 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -294,6 +295,37 @@ TEST(TrimSession, ADryRunReadInTwoPartsSaysWhatOnePassSaysOfAMixedSession) {
     EXPECT_EQ(parts->parts, 2);
     EXPECT_EQ(figures(parts->stats), figures(one->stats));
     EXPECT_EQ(parts->snapshot_bytes, one->snapshot_bytes);
+  }
+}
+
+// A process allowed one CPU (taskset, a container's cpuset) reads a dry run in one pass: a second
+// thread would only take turns with the first.
+TEST(TrimSession, ADryRunOnOneAllowedCpuIsReadInOnePass) {
+  cpu_set_t before;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &before)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  test::TempDir tmp;
+  const fs::path t =
+      tmp.write("proj/11111111-1111-4111-8111-111111111111.jsonl", session_lines(40));
+  TrimRequest req = bash_request(t);
+  req.dry_run = true;
+  req.split_at_least = 0;
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  auto pinned = trim_session(req);
+  ::sched_setaffinity(0, sizeof before, &before);
+  ASSERT_TRUE(pinned) << pinned.error().message;
+  EXPECT_EQ(pinned->parts, 1);
+  if (CPU_COUNT(&before) >= 2) {
+    auto free = trim_session(req);
+    ASSERT_TRUE(free) << free.error().message;
+    EXPECT_EQ(free->parts, 2);
+    EXPECT_EQ(free->stats.chars_saved, pinned->stats.chars_saved);
   }
 }
 
