@@ -305,7 +305,7 @@ TEST(TrimSession, ADryRunOnOneAllowedCpuIsReadInOnePass) {
   ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
   cpu_set_t one;
   CPU_ZERO(&one);
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+  for (size_t cpu = 0; cpu < static_cast<size_t>(CPU_SETSIZE); ++cpu)
     if (CPU_ISSET(cpu, &before)) {
       CPU_SET(cpu, &one);
       break;
