@@ -136,16 +136,19 @@ ToolTrimStats& tool_figures(BlockFigures& f, const std::string& tool) {
   return f.t;
 }
 
+// Adds (sign > 0) or takes back a tool's figures.
+void add(ToolTrimStats& to, const ToolTrimStats& t, int sign) {
+  const auto apply = [sign](uint64_t& a, uint64_t v) { a = sign > 0 ? a + v : a - v; };
+  apply(to.results, t.results);
+  apply(to.result_chars, t.result_chars);
+  apply(to.trimmed, t.trimmed);
+  apply(to.chars_saved, t.chars_saved);
+  apply(to.inputs_trimmed, t.inputs_trimmed);
+}
+
 void add(TrimStats& s, const BlockFigures& f, int sign) {
   const auto apply = [sign](uint64_t& to, uint64_t v) { to = sign > 0 ? to + v : to - v; };
-  if (!f.tool.empty()) {
-    ToolTrimStats& t = s.per_tool[f.tool];
-    apply(t.results, f.t.results);
-    apply(t.result_chars, f.t.result_chars);
-    apply(t.trimmed, f.t.trimmed);
-    apply(t.chars_saved, f.t.chars_saved);
-    apply(t.inputs_trimmed, f.t.inputs_trimmed);
-  }
+  if (!f.tool.empty()) add(s.per_tool[f.tool], f.t, sign);
   apply(s.results_trimmed, f.results_trimmed);
   apply(s.inputs_trimmed, f.inputs_trimmed);
   apply(s.images_replaced, f.images_replaced);
@@ -848,14 +851,7 @@ TrimStats Trimmer::join(const Trimmer& first, const Trimmer& second, const Trimm
 }
 
 TrimStats& TrimStats::operator+=(const TrimStats& o) {
-  for (const auto& [tool, t] : o.per_tool) {
-    ToolTrimStats& mine = per_tool[tool];
-    mine.results += t.results;
-    mine.result_chars += t.result_chars;
-    mine.trimmed += t.trimmed;
-    mine.chars_saved += t.chars_saved;
-    mine.inputs_trimmed += t.inputs_trimmed;
-  }
+  for (const auto& [tool, t] : o.per_tool) add(per_tool[tool], t, +1);
   results_trimmed += o.results_trimmed;
   inputs_trimmed += o.inputs_trimmed;
   images_replaced += o.images_replaced;
