@@ -55,7 +55,9 @@ std::string render_metadata(const TrimRequest& req, const TrimOutcome& out, size
 }
 
 // Newlines in bytes [from, to) of the file (fewer if it is shorter), read a piece at a time.
-uint64_t count_newlines(int fd, uint64_t from, uint64_t to) {
+uint64_t count_newlines(const fs::path& p, uint64_t from, uint64_t to) {
+  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
   uint64_t n = 0;
   std::string buf(256 << 10, '\0');  // fits the second-level cache
   for (uint64_t pos = from; pos < to;) {
@@ -63,21 +65,14 @@ uint64_t count_newlines(int fd, uint64_t from, uint64_t to) {
         ::pread(fd, buf.data(), std::min<uint64_t>(buf.size(), to - pos), static_cast<off_t>(pos));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
-    const char* p = buf.data();
-    const char* const end = p + r;
-    while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p))))) {
+    const char* c = buf.data();
+    const char* const end = c + r;
+    while ((c = static_cast<const char*>(std::memchr(c, '\n', static_cast<size_t>(end - c))))) {
       ++n;
-      ++p;
+      ++c;
     }
     pos += static_cast<uint64_t>(r);
   }
-  return n;
-}
-
-uint64_t count_newlines(const fs::path& p, uint64_t from, uint64_t to) {
-  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  uint64_t n = count_newlines(fd, from, to);
   ::close(fd);
   return n;
 }
@@ -184,18 +179,10 @@ Result<std::optional<Scanned>> scan_in_two(const fs::path& transcript, uint64_t 
     const auto& where = put_aside[i];
     const size_t length = static_cast<size_t>(where.length);
     text.assign(length + util::LineReader::kPadding, '\0');
-    size_t got = 0;
-    while (got < length) {
-      ssize_t r =
-          ::pread(fd, text.data() + got, length - got, static_cast<off_t>(where.offset + got));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        return fail(
-            fmt::format("reading {}: {}", transcript.string(),
-                        r < 0 ? std::strerror(errno) : "the file shrank while it was read"));
-      }
-      got += static_cast<size_t>(r);
-    }
+    if (int e = util::read_all_at(fd, text.data(), length, where.offset))
+      return fail(
+          fmt::format("reading {}: {}", transcript.string(),
+                      e == ENODATA ? "the file shrank while it was read" : std::strerror(e)));
     rest.recall_names(second, i);
     rest.process(std::string_view(text.data(), length), text.size(), before + where.number,
                  nullptr);

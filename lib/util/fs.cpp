@@ -225,6 +225,21 @@ int write_all(int fd, std::string_view data) {
   return 0;
 }
 
+int read_all_at(int fd, char* out, size_t length, uint64_t offset) {
+  size_t got = 0;
+  while (got < length) {
+    ssize_t n = ::pread(fd, out + got, length - got, static_cast<off_t>(offset + got));
+    if (n > 0) {
+      got += static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) return ENODATA;
+    if (errno == EINTR) continue;
+    return errno;
+  }
+  return 0;
+}
+
 Result<void> append_private_line(const fs::path& path, const std::string& line) {
   auto fd = open_private_file(path, O_WRONLY | O_APPEND);
   if (!fd) return std::unexpected(fd.error());

@@ -48,6 +48,10 @@ Result<int> open_private_file(const std::filesystem::path& path, int flags, unsi
 // when a write takes nothing).
 int write_all(int fd, std::string_view data);
 
+// Reads `length` bytes at `offset` of `fd` into `out`, again after EINTR and short reads. Returns
+// 0, the errno of the read that failed, or ENODATA when the file ends first.
+int read_all_at(int fd, char* out, size_t length, uint64_t offset);
+
 // Appends `line` (a newline is added) to `path`, opened with open_private_file.
 Result<void> append_private_line(const std::filesystem::path& path, const std::string& line);
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/fs.hpp"
 #include "util/regular_file.hpp"
 
 namespace ctxkit::util {
@@ -67,16 +68,9 @@ Result<bool> ReverseLineReader::extend() {
   // Not zero-filled first: every byte is read or copied in below.
   std::string next;
   next.resize_and_overwrite(static_cast<size_t>(chunk + keep), [](char*, size_t n) { return n; });
-  size_t got = 0;
-  while (got < chunk) {
-    ssize_t r = ::pread(fd_, next.data() + got, static_cast<size_t>(chunk) - got,
-                        static_cast<off_t>(new_start + got));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return fail(fmt::format("reading {}: {}", path_, std::strerror(errno)));
-    }
-    if (r == 0) return fail(fmt::format("reading {}: file shrank while reading", path_));
-    got += static_cast<size_t>(r);
+  if (int e = read_all_at(fd_, next.data(), static_cast<size_t>(chunk), new_start)) {
+    if (e == ENODATA) return fail(fmt::format("reading {}: file shrank while reading", path_));
+    return fail(fmt::format("reading {}: {}", path_, std::strerror(e)));
   }
   std::memcpy(next.data() + chunk, buf_.data(), static_cast<size_t>(keep));
   buf_.swap(next);

@@ -210,6 +210,23 @@ TEST(OpenPrivateFile, TightensAnOpenFileOfOurs) {
   EXPECT_EQ(test::read_file(p), "a\nb\n");
 }
 
+TEST(ReadAllAt, ReadsTheBytesAtAnOffsetAndSaysWhenTheFileEndsFirst) {
+  test::TempDir tmp;
+  const auto path = tmp.write("f", "0123456789");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  std::string out(4, '\0');
+  EXPECT_EQ(util::read_all_at(fd, out.data(), 4, 3), 0);
+  EXPECT_EQ(out, "3456");
+  EXPECT_EQ(util::read_all_at(fd, out.data(), 4, 8), ENODATA);  // two bytes left
+  ::close(fd);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  EXPECT_EQ(util::read_all_at(pipe_fds[0], out.data(), 4, 0), ESPIPE);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+}
+
 TEST(WriteAll, WritesEverythingToANonBlockingPipeThatFillsUp) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
