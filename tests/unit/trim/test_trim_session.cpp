@@ -12,6 +12,7 @@
 #include "trim/trim_session.hpp"
 #include "unit/temp_dir.hpp"
 #include "unit/trim/bash_session.hpp"
+#include "unit/trim/trim_figures.hpp"
 
 namespace ctxkit::trim {
 namespace {
@@ -277,15 +278,6 @@ TEST(TrimSession, ADryRunReadInTwoPartsSaysWhatOnePassSaysOfAMixedSession) {
   ASSERT_TRUE(one) << one.error().message;
   EXPECT_GT(one->stats.results_trimmed, 100u);
   EXPECT_GT(one->stats.inputs_trimmed, 20u);
-  auto figures = [](const TrimStats& s) {
-    std::string out = fmt::format("trimmed {} inputs {} saved {} lines {} changed {} unparsed {}",
-                                  s.results_trimmed, s.inputs_trimmed, s.chars_saved, s.lines,
-                                  s.lines_changed, s.lines_unparsed);
-    for (const auto& [tool, f] : s.per_tool)
-      out += fmt::format("\n{}: {} {} {} {} {}", tool, f.results, f.result_chars, f.trimmed,
-                         f.chars_saved, f.inputs_trimmed);
-    return out;
-  };
   req.split_at_least = 0;
   for (double first_part : {0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.999}) {
     SCOPED_TRACE(first_part);
@@ -293,7 +285,7 @@ TEST(TrimSession, ADryRunReadInTwoPartsSaysWhatOnePassSaysOfAMixedSession) {
     auto parts = trim_session(req);
     ASSERT_TRUE(parts) << parts.error().message;
     EXPECT_EQ(parts->parts, 2);
-    EXPECT_EQ(figures(parts->stats), figures(one->stats));
+    EXPECT_EQ(test::figures_of(parts->stats), test::figures_of(one->stats));
     EXPECT_EQ(parts->snapshot_bytes, one->snapshot_bytes);
   }
 }

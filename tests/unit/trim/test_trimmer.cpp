@@ -5,11 +5,13 @@
 
 #include "trim/trimmer.hpp"
 #include "unit/temp_dir.hpp"
+#include "unit/trim/trim_figures.hpp"
 
 namespace ctxkit::trim {
 namespace {
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
+using test::figures_of;
 
 const std::string kOld = "aaaaaaaa-1111-4111-8111-111111111111";
 const std::string kNew = "bbbbbbbb-2222-4222-8222-222222222222";
@@ -454,24 +456,6 @@ TEST(Trimmer, RecordedSessionWithTwoLargeResultsReportsTwo) {
   EXPECT_EQ(blobs_cut, 2u);
 }
 
-// A dry run read in two parts (Trimmer::start_mid_file and join) gives, wherever the file is cut,
-// the figures of one pass: results whose tool_use stands before the cut, a tool id used again
-// under another name, results before their tool_use or with none, copies of a result on both
-// sides (in the conversation and in api-request-blob lines), long inputs, images, a line naming
-// tools from both parts, error markers, lines that are not JSON, and line numbers whose digits
-// change (the notice's length counts them).
-std::string figures_of(const TrimStats& s) {
-  std::string out = fmt::format(
-      "results_trimmed {} inputs_trimmed {} images_replaced {} images_only {} chars_saved {} "
-      "lines {} changed {} unparsed {} usage_zeroed {} error_markers {}",
-      s.results_trimmed, s.inputs_trimmed, s.images_replaced, s.results_images_only, s.chars_saved,
-      s.lines, s.lines_changed, s.lines_unparsed, s.usage_zeroed, s.error_markers);
-  for (const auto& [tool, t] : s.per_tool)
-    out += fmt::format("\n{}: results {} chars {} trimmed {} saved {} inputs {}", tool, t.results,
-                       t.result_chars, t.trimmed, t.chars_saved, t.inputs_trimmed);
-  return out;
-}
-
 // One line holding several blocks: [type, id-or-tool_use_id, name-or-content] each.
 std::string line_of(const std::string& type, const std::vector<ojson>& blocks) {
   ojson j;
@@ -481,6 +465,12 @@ std::string line_of(const std::string& type, const std::vector<ojson>& blocks) {
   return j.dump();
 }
 
+// A dry run read in two parts (Trimmer::start_mid_file and join) gives, wherever the file is cut,
+// the figures of one pass: results whose tool_use stands before the cut, a tool id used again
+// under another name, results before their tool_use or with none, copies of a result on both
+// sides (in the conversation and in api-request-blob lines), long inputs, images, a line naming
+// tools from both parts, error markers, lines that are not JSON, and line numbers whose digits
+// change (the notice's length counts them).
 TEST(TrimmerInTwoParts, EveryCutOfTheFileGivesTheFiguresOfOnePass) {
   TrimOptions o = options(40);
   o.new_session_id.clear();  // a dry run
