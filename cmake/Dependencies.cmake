@@ -23,6 +23,23 @@ if(CTXKIT_HAVE_AVX2 AND NOT CTXKIT_PORTABLE)
   set(CTXKIT_SIMD_FLAGS -mavx2 -mbmi -mbmi2 -mpclmul -mlzcnt -mpopcnt)
 endif()
 
+# The hook payload scan's string blocks (lib/claude/json_string_block.hpp) also use AVX-512's mask
+# registers on 32-byte vectors when the build machine runs them.
+set(CMAKE_REQUIRED_FLAGS "-mavx2 -mavx512f -mavx512bw -mavx512vl")
+check_cxx_source_runs("
+  #include <immintrin.h>
+  int main() {
+    if (!__builtin_cpu_supports(\"avx512bw\") || !__builtin_cpu_supports(\"avx512vl\")) return 1;
+    __m256i a = _mm256_set1_epi8(1);
+    __mmask32 k = _mm256_cmpeq_epi8_mask(a, a);
+    return _cvtmask64_u64(_mm512_kunpackd(k, k)) == ~0ull ? 0 : 1;
+  }" CTXKIT_HAVE_AVX512BW)
+unset(CMAKE_REQUIRED_FLAGS)
+set(CTXKIT_STRING_BLOCK_FLAGS ${CTXKIT_SIMD_FLAGS})
+if(CTXKIT_SIMD_FLAGS AND CTXKIT_HAVE_AVX512BW)
+  list(APPEND CTXKIT_STRING_BLOCK_FLAGS -mavx512f -mavx512bw -mavx512vl)
+endif()
+
 # The hooks run on every tool call, so process start-up matters: link SQLite statically when the
 # distribution ships the archive, and use fmt and toml++ header-only (no shared C++ libraries to
 # load and relocate at start).
