@@ -85,6 +85,39 @@ inline Masks masks_scalar(const char* p) {
   return m;
 }
 
+#if defined(__AVX2__)
+// A byte's classes by nibble lookup: a byte is in a class when the class's bit is set both in the
+// row of its low nibble and in the row of its high nibble.
+struct NibbleTables {
+  __m256i lo, hi;
+};
+inline __m256i classes_of(__m256i x, NibbleTables t) {
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  const __m256i lo = _mm256_and_si256(x, nibble);
+  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
+  return _mm256_and_si256(_mm256_shuffle_epi8(t.lo, lo), _mm256_shuffle_epi8(t.hi, hi));
+}
+
+// Escape letters: the high nibble picks a group (bit 0, 2: '"' '/'; bit 1, 6: 'b' 'f' 'n'; bit 2,
+// 7: 'r' 't' 'u'), the low nibble must belong to it.
+inline NibbleTables escape_letter_tables() {
+  return {_mm256_setr_epi8(0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1,  //
+                           0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1),
+          _mm256_setr_epi8(0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0,  //
+                           0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0)};
+}
+
+// The classes of a run (skip_run): the escape letters as above with bit 3 for '\\' (5), which
+// the carried escape state marks as escaped too, and bit 7 for 'u'.
+inline NibbleTables run_class_tables() {
+  constexpr char U = static_cast<char>(0x80);
+  return {_mm256_setr_epi8(0, 0, 7, 0, 4, 4 | U, 2, 0, 0, 0, 0, 0, 8, 0, 2, 1,  //
+                           0, 0, 7, 0, 4, 4 | U, 2, 0, 0, 0, 0, 0, 8, 0, 2, 1),
+          _mm256_setr_epi8(0, 0, 1, 0, 0, 8, 2, 4 | U, 0, 0, 0, 0, 0, 0, 0, 0,  //
+                           0, 0, 1, 0, 0, 8, 2, 4 | U, 0, 0, 0, 0, 0, 0, 0, 0)};
+}
+#endif
+
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
 // AVX-512 on 32-byte vectors: a compare writes its 32 bits straight into a mask register, and two
 // such masks become one 64-bit mask in one instruction (no movemask, shift and or per half). On
@@ -111,25 +144,12 @@ inline Masks plain_masks(const char* p) {
   return m;
 }
 
-// A byte's classes by nibble lookup: a byte is in a class when the class's bit is set both in the
-// row of its low nibble and in the row of its high nibble.
-inline __m256i classes_of(__m256i x, __m256i lo_table, __m256i hi_table) {
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
-  const __m256i lo = _mm256_and_si256(x, nibble);
-  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
-  return _mm256_and_si256(_mm256_shuffle_epi8(lo_table, lo), _mm256_shuffle_epi8(hi_table, hi));
-}
-
-// escapable and u: only for a block with escapes. Escape letters by high nibble: bit 0 '"' '/'
-// (2), bit 1 'b' 'f' 'n' (6), bit 2 'r' 't' 'u' (7).
+// escapable and u: only for a block with escapes.
 inline void add_escape_masks(const char* p, Masks& m) {
-  const __m256i lo_table = _mm256_setr_epi8(0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1,  //
-                                            0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1);
-  const __m256i hi_table = _mm256_setr_epi8(0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0,  //
-                                            0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+  const NibbleTables tables = escape_letter_tables();
   const __m256i u = _mm256_set1_epi8('u');
   const __m256i low = half_at(p, 0), high = half_at(p, 1);
-  const __m256i cl = classes_of(low, lo_table, hi_table), ch = classes_of(high, lo_table, hi_table);
+  const __m256i cl = classes_of(low, tables), ch = classes_of(high, tables);
   m.escapable = join_halves(_mm256_test_epi8_mask(cl, cl), _mm256_test_epi8_mask(ch, ch));
   m.u = join_halves(_mm256_cmpeq_epi8_mask(low, u), _mm256_cmpeq_epi8_mask(high, u));
 }
@@ -158,25 +178,13 @@ inline Masks plain_masks(const char* p) {
 
 // escapable and u: only for a block with escapes.
 inline void add_escape_masks(const char* p, Masks& m) {
-  // Escape letters by nibble lookup: the high nibble picks a group (2: '"' '/'; 6: 'b' 'f' 'n';
-  // 7: 'r' 't' 'u'), the low nibble must belong to it.
-  const __m256i lo_table = _mm256_setr_epi8(0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1,  //
-                                            0, 0, 7, 0, 4, 4, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1);
-  const __m256i hi_table = _mm256_setr_epi8(0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0,  //
-                                            0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0);
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  const NibbleTables tables = escape_letter_tables();
   for (int half = 0; half < 2; ++half) {
     __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
-    auto bits = [](__m256i v) {
-      return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(v)));
-    };
     const int shift = 32 * half;
-    m.u |= bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('u'))) << shift;
-    __m256i lo = _mm256_and_si256(x, nibble);
-    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
-    __m256i group =
-        _mm256_and_si256(_mm256_shuffle_epi8(lo_table, lo), _mm256_shuffle_epi8(hi_table, hi));
-    m.escapable |= (~bits(_mm256_cmpeq_epi8(group, _mm256_setzero_si256())) & 0xFFFFFFFFull)
+    m.u |= bits32(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('u'))) << shift;
+    __m256i group = classes_of(x, tables);
+    m.escapable |= (~bits32(_mm256_cmpeq_epi8(group, _mm256_setzero_si256())) & 0xFFFFFFFFull)
                    << shift;
   }
 }
@@ -291,17 +299,12 @@ struct RunEnd {
 
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
 // escapable, with '\\' (which the carried escape state marks as escaped too), and u: only for a
-// block in which an escape starts or continues. Classes as in add_escape_masks, with bit 3 '\\'
-// and bit 7 'u'.
+// block in which an escape starts or continues.
 inline void add_run_classes(const char* p, Masks& m) {
-  constexpr char U = static_cast<char>(0x80);
-  const __m256i lo_table = _mm256_setr_epi8(0, 0, 7, 0, 4, 4 | U, 2, 0, 0, 0, 0, 0, 8, 0, 2, 1,  //
-                                            0, 0, 7, 0, 4, 4 | U, 2, 0, 0, 0, 0, 0, 8, 0, 2, 1);
-  const __m256i hi_table = _mm256_setr_epi8(0, 0, 1, 0, 0, 8, 2, 4 | U, 0, 0, 0, 0, 0, 0, 0, 0,  //
-                                            0, 0, 1, 0, 0, 8, 2, 4 | U, 0, 0, 0, 0, 0, 0, 0, 0);
+  const NibbleTables tables = run_class_tables();
   const __m256i letters = _mm256_set1_epi8(0x0F);
-  const __m256i cl = classes_of(half_at(p, 0), lo_table, hi_table);
-  const __m256i ch = classes_of(half_at(p, 1), lo_table, hi_table);
+  const __m256i cl = classes_of(half_at(p, 0), tables);
+  const __m256i ch = classes_of(half_at(p, 1), tables);
   m.escapable = join_halves(_mm256_test_epi8_mask(cl, letters), _mm256_test_epi8_mask(ch, letters));
   m.u = join_halves(_mm256_movepi8_mask(cl), _mm256_movepi8_mask(ch));
 }
@@ -309,22 +312,11 @@ inline void add_run_classes(const char* p, Masks& m) {
 // escapable, with '\\' (which the carried escape state marks as escaped too), and u: only for a
 // block in which an escape starts or continues.
 inline void add_run_classes(const char* p, Masks& m) {
-  // A byte's classes by nibble lookup: bits 0-3 escape letters by high nibble (2: '"' '/';
-  // 5: '\\'; 6: 'b' 'f' 'n'; 7: 'r' 't' 'u'), bit 7 'u'. A byte is in a class when the bit is
-  // set both in the row of its low nibble and in the row of its high nibble.
-  constexpr char U = static_cast<char>(0x80);
-  const __m256i lo_table = _mm256_setr_epi8(0, 0, 7, 0, 4, 4 | U, 2, 0, 0, 0, 0, 0, 8, 0, 2, 1,  //
-                                            0, 0, 7, 0, 4, 4 | U, 2, 0, 0, 0, 0, 0, 8, 0, 2, 1);
-  const __m256i hi_table = _mm256_setr_epi8(0, 0, 1, 0, 0, 8, 2, 4 | U, 0, 0, 0, 0, 0, 0, 0, 0,  //
-                                            0, 0, 1, 0, 0, 8, 2, 4 | U, 0, 0, 0, 0, 0, 0, 0, 0);
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  const NibbleTables tables = run_class_tables();
   for (int half = 0; half < 2; ++half) {
-    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
-    const int shift = 32 * half;
-    __m256i lo = _mm256_and_si256(x, nibble);
-    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
     __m256i cls =
-        _mm256_and_si256(_mm256_shuffle_epi8(lo_table, lo), _mm256_shuffle_epi8(hi_table, hi));
+        classes_of(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half)), tables);
+    const int shift = 32 * half;
     m.u |= bits32(cls) << shift;
     __m256i letter =
         _mm256_cmpeq_epi8(_mm256_and_si256(cls, _mm256_set1_epi8(0x0F)), _mm256_setzero_si256());
