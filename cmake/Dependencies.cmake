@@ -10,7 +10,8 @@ find_package(yaml-cpp REQUIRED)
 
 # SIMD flags for the simdjson On-Demand scanner, if this machine runs them.
 include(CheckCXXSourceRuns)
-set(CMAKE_REQUIRED_FLAGS "-mavx2 -mbmi -mbmi2 -mpclmul -mlzcnt")
+set(CTXKIT_AVX2_FLAGS -mavx2 -mbmi -mbmi2 -mpclmul -mlzcnt -mpopcnt)
+list(JOIN CTXKIT_AVX2_FLAGS " " CMAKE_REQUIRED_FLAGS)
 check_cxx_source_runs("
   #include <immintrin.h>
   int main() {
@@ -20,12 +21,14 @@ check_cxx_source_runs("
   }" CTXKIT_HAVE_AVX2)
 unset(CMAKE_REQUIRED_FLAGS)
 if(CTXKIT_HAVE_AVX2 AND NOT CTXKIT_PORTABLE)
-  set(CTXKIT_SIMD_FLAGS -mavx2 -mbmi -mbmi2 -mpclmul -mlzcnt -mpopcnt)
+  set(CTXKIT_SIMD_FLAGS ${CTXKIT_AVX2_FLAGS})
 endif()
 
 # The hook payload scan's string blocks (lib/claude/json_string_block.hpp) also use AVX-512's mask
-# registers on 32-byte vectors when the build machine runs them.
-set(CMAKE_REQUIRED_FLAGS "-mavx2 -mavx512f -mavx512bw -mavx512vl")
+# registers on 32-byte vectors when the build machine runs them. CTXKIT_STRING_BLOCK_KERNEL names
+# the kernel those flags build (the names of json_string_block.hpp), for its tests.
+set(_avx512_flags -mavx512f -mavx512bw -mavx512vl)
+list(JOIN _avx512_flags " " CMAKE_REQUIRED_FLAGS)
 check_cxx_source_runs("
   #include <immintrin.h>
   int main() {
@@ -35,9 +38,19 @@ check_cxx_source_runs("
     return _cvtmask64_u64(_mm512_kunpackd(k, k)) == ~0ull ? 0 : 1;
   }" CTXKIT_HAVE_AVX512BW)
 unset(CMAKE_REQUIRED_FLAGS)
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  set(CTXKIT_BASE_KERNEL sse2)
+else()
+  set(CTXKIT_BASE_KERNEL bytewise)
+endif()
 set(CTXKIT_STRING_BLOCK_FLAGS ${CTXKIT_SIMD_FLAGS})
 if(CTXKIT_SIMD_FLAGS AND CTXKIT_HAVE_AVX512BW)
-  list(APPEND CTXKIT_STRING_BLOCK_FLAGS -mavx512f -mavx512bw -mavx512vl)
+  list(APPEND CTXKIT_STRING_BLOCK_FLAGS ${_avx512_flags})
+  set(CTXKIT_STRING_BLOCK_KERNEL avx512)
+elseif(CTXKIT_SIMD_FLAGS)
+  set(CTXKIT_STRING_BLOCK_KERNEL avx2)
+else()
+  set(CTXKIT_STRING_BLOCK_KERNEL ${CTXKIT_BASE_KERNEL})
 endif()
 
 # The hooks run on every tool call, so process start-up matters: link SQLite statically when the
