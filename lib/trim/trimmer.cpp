@@ -136,24 +136,27 @@ ToolTrimStats& tool_figures(BlockFigures& f, const std::string& tool) {
   return f.t;
 }
 
+// Adds (sign > 0) or takes back one figure.
+void add_figure(uint64_t& to, uint64_t v, int sign) {
+  to = sign > 0 ? to + v : to - v;
+}
+
 // Adds (sign > 0) or takes back a tool's figures.
 void add(ToolTrimStats& to, const ToolTrimStats& t, int sign) {
-  const auto apply = [sign](uint64_t& a, uint64_t v) { a = sign > 0 ? a + v : a - v; };
-  apply(to.results, t.results);
-  apply(to.result_chars, t.result_chars);
-  apply(to.trimmed, t.trimmed);
-  apply(to.chars_saved, t.chars_saved);
-  apply(to.inputs_trimmed, t.inputs_trimmed);
+  add_figure(to.results, t.results, sign);
+  add_figure(to.result_chars, t.result_chars, sign);
+  add_figure(to.trimmed, t.trimmed, sign);
+  add_figure(to.chars_saved, t.chars_saved, sign);
+  add_figure(to.inputs_trimmed, t.inputs_trimmed, sign);
 }
 
 void add(TrimStats& s, const BlockFigures& f, int sign) {
-  const auto apply = [sign](uint64_t& to, uint64_t v) { to = sign > 0 ? to + v : to - v; };
   if (!f.tool.empty()) add(s.per_tool[f.tool], f.t, sign);
-  apply(s.results_trimmed, f.results_trimmed);
-  apply(s.inputs_trimmed, f.inputs_trimmed);
-  apply(s.images_replaced, f.images_replaced);
-  apply(s.results_images_only, f.results_images_only);
-  apply(s.chars_saved, f.chars_saved);
+  add_figure(s.results_trimmed, f.results_trimmed, sign);
+  add_figure(s.inputs_trimmed, f.inputs_trimmed, sign);
+  add_figure(s.images_replaced, f.images_replaced, sign);
+  add_figure(s.results_images_only, f.results_images_only, sign);
+  add_figure(s.chars_saved, f.chars_saved, sign);
 }
 
 }  // namespace
