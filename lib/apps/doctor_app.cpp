@@ -12,6 +12,9 @@
 #include "apps/cli.hpp"
 #include "archive/indexer.hpp"
 #include "claude/install_check.hpp"
+#include "claude/session_locator.hpp"
+#include "context/compaction_point.hpp"
+#include "context/context_meter.hpp"
 #include "claude_code_range.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
@@ -69,6 +72,7 @@ struct Doctor {
   std::string home;
   fs::path settings_path, claude_json_path;
   fs::path bin_dir;  // where this program (and so the install it belongs to) is
+  std::string claude_version;  // what `claude --version` said (check_claude), empty if nothing
   std::chrono::milliseconds timeout{5000};
   std::vector<Finding> findings;
 
@@ -353,6 +357,7 @@ void check_claude(Doctor& d) {
           "check that it is Claude Code and that it runs");
     return;
   }
+  d.claude_version = v;
   // The supported range (cmake/claude-code-range.txt): checked at both ends, payloads,
   // transcripts, hooks and MCP.
   constexpr const char* oldest = CTXKIT_CLAUDE_OLDEST;
@@ -373,6 +378,66 @@ void check_claude(Doctor& d) {
               "Claude Code {} ({}) is older than the oldest release ctxkit supports ({}): untested",
               v, *found, oldest),
           "update Claude Code");
+}
+
+// Where this client compacts the current model, and why, as `/autocompact` says it: the model of
+// ANTHROPIC_MODEL, else the settings' "model", else the newest session of this project.
+void check_compaction(Doctor& d) {
+  const fs::path project = core::project_start_dir(d.ctx.env, "");
+  std::string model = d.ctx.env.get_nonempty("ANTHROPIC_MODEL").value_or("");
+  std::string from = model.empty() ? "" : "ANTHROPIC_MODEL";
+  std::string version = d.claude_version;
+  if (model.empty()) {
+    for (const auto& file : context::client_settings_files(d.ctx.env, project)) {
+      auto text = util::read_file(file);
+      if (!text || text->find("\"model\"") == std::string::npos) continue;
+      const auto j = nlohmann::json::parse(*text, nullptr, false);
+      if (j.is_object() && j.contains("model") && j["model"].is_string()) {
+        model = j["model"].get<std::string>();
+        from = file.string();
+      }
+    }
+  }
+  if (model.empty()) {
+    std::error_code ec;
+    fs::path newest;
+    fs::file_time_type newest_time{};
+    const fs::path folder =
+        d.loc.claude_projects_dir() / claude::project_folder_name(project.string());
+    for (const auto& e : fs::directory_iterator(folder, ec)) {
+      if (e.path().extension() != ".jsonl" || !e.is_regular_file(ec)) continue;
+      const auto t = e.last_write_time(ec);
+      if (newest.empty() || t > newest_time) {
+        newest = e.path();
+        newest_time = t;
+      }
+    }
+    if (!newest.empty()) {
+      if (auto scan = context::scan_transcript_tail(newest, ""); scan && scan->reading) {
+        model = scan->reading->model;
+        from = "the newest session of " + project.string();
+        if (version.empty()) version = scan->reading->client_version;
+      }
+    }
+  }
+  if (model.empty())
+    return d.add("compaction", Status::Ok,
+                 "no model named (ANTHROPIC_MODEL, the settings' \"model\", a session of this "
+                 "project): where the client compacts is shown once a session has run");
+  const context::CompactionSettings settings =
+      context::client_compaction_settings(d.ctx.env, project);
+  const int64_t window = std::max<int64_t>(context::model_window(settings, model, version), 200'000);
+  const context::CompactionPoint p = context::compaction_point(settings, window, model, version);
+  std::string text = fmt::format("{} ({}) in a {} window: {}", model, from,
+                                 context::short_tokens(window), context::describe_point(p));
+  if (p.newer_than_recorded)
+    return d.add("compaction", Status::Warning,
+                 fmt::format("{}; Claude Code {} is newer than the newest release whose rules "
+                             "ctxkit records, so those rules ({}) are used",
+                             text, version.empty() ? "of unknown version" : version,
+                             p.rules_version),
+                 "if the figures look wrong, set [context] reserved_tokens or report the release");
+  d.add("compaction", Status::Ok, text);
 }
 
 // A private file's or folder's mode, when it lets others in.
@@ -690,6 +755,7 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   check_programs(d);
   check_install(d);
   check_claude(d);
+  check_compaction(d);
   check_state(d);
   check_archive(d);
   check_config(d);

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "apps/cli.hpp"
+#include "apps/client_hints.hpp"
 #include "apps/hook_input.hpp"
 #include "claude/hook_response.hpp"
 #include "context/context_meter.hpp"
@@ -91,11 +92,15 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   std::optional<store::StatusFigure> status;
   if (kept && !subagent) status = kept->status;
   std::optional<int64_t> tokens;
-  std::string model;
+  std::string model, client_version;
   if (scan && scan->reading) {
     tokens = scan->reading->tokens;
     model = scan->reading->model;
+    client_version = scan->reading->client_version;
   }
+  // A compaction's estimate names no model: the one last seen for the session.
+  if (kept && model.empty()) model = kept->model;
+  if (kept && client_version.empty()) client_version = kept->client_version;
   if (status && !(scan && scan->found_tool_use && scan->reading)) {
     auto reading_ms =
         scan && scan->reading ? util::parse_iso8601_ms(scan->reading->timestamp) : std::nullopt;
@@ -113,9 +118,20 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
 
   context::WindowHints hints;
   hints.model = model;
+  hints.client_version = client_version;
   hints.compaction =
       context::read_compaction_settings(ctx.env, context::client_settings_files(ctx.env, project));
+  {
+    std::string problem;
+    hints.compaction.server = server_hints(ctx.env, store ? &*store : nullptr, problem);
+    note.add(problem);
+  }
   if (status) hints.status_line_window = status->window;
+  if (store && kept && !subagent && scan && scan->reading && !scan->reading->model.empty() &&
+      (kept->model != model || kept->client_version != client_version)) {
+    if (auto r = store->record_client(payload->session_id, client_version, model); !r)
+      note.add(r.error().message);
+  }
   if (store) {
     if (kept) hints.seen_over_200k = kept->large_window;
     if (*tokens > 200'000 && !hints.seen_over_200k && cfg.context.window_tokens == 0) {

@@ -16,6 +16,7 @@
 #include "archive/archive.hpp"
 #include "archive/session_archiver.hpp"
 #include "claude/hook_response.hpp"
+#include "context/context_meter.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
@@ -121,7 +122,20 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       r.started_at = util::format_iso8601_ms(util::now_ms());
       if (auto w = store->record_session_seen(r); !w) note = w.error().message;
     }
-    // After a compaction: one line telling the model that what it lost is searchable, and how.
+    // After a compaction: counted with the tokens it freed (the status line's {compactions} and
+    // {reclaimed}), then one line telling the model that what it lost is searchable, and how.
+    if (payload->source == "compact" && !payload->session_id.empty()) {
+      std::string meter_note;
+      if (auto meter = store::open_meter(loc, cfg, meter_note)) {
+        const auto figures = context::last_compaction(payload->transcript_path);
+        const int64_t freed = figures && figures->post_tokens > 0
+                                  ? figures->pre_tokens - figures->post_tokens
+                                  : 0;
+        if (auto r = meter->record_compaction(payload->session_id, freed); !r)
+          meter_note = r.error().message;
+      }
+      if (note.empty()) note = meter_note;
+    }
     if (payload->source == "compact" && !payload->session_id.empty())
       ctx.out << claude::session_start_response(searchable_after_compaction(
                      archive_search_tool(ctx.env, payload->cwd), payload->session_id))

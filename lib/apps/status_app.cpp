@@ -2,10 +2,12 @@
 
 #include <fmt/core.h>
 
+#include <ctime>
 #include <future>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.hpp"
+#include "apps/client_hints.hpp"
 #include "context/context_meter.hpp"
 #include "context/reminder.hpp"
 #include "core/config.hpp"
@@ -75,6 +77,45 @@ std::string cost_of(const json& j) {
   double usd = total->get<double>();
   if (!(usd >= 0) || usd > 1e9) return {};
   return fmt::format("${:.2f}", usd);
+}
+
+// A rate limit of the status input ("rate_limits": {"five_hour": {"used_percentage": 31.2,
+// "resets_at": <epoch s>}}): "31%", with its reset as local time "31% ↻14:00" when given.
+std::string rate_limit_of(const json& j, const char* which) {
+  auto rl = j.find("rate_limits");
+  if (rl == j.end() || !rl->is_object()) return {};
+  auto w = rl->find(which);
+  if (w == rl->end() || !w->is_object()) return {};
+  auto used = w->find("used_percentage");
+  if (used == w->end() || !used->is_number()) return {};
+  const double pct = used->get<double>();
+  if (!(pct >= 0) || pct > 1e6) return {};
+  std::string out = fmt::format("{:.0f}%", pct);
+  if (auto reset = w->find("resets_at"); reset != w->end() && reset->is_number()) {
+    const double at = reset->get<double>();
+    if (at > 0 && at < 1e11) {
+      const auto t = static_cast<time_t>(at);
+      std::tm tm{};
+      if (::localtime_r(&t, &tm))
+        out += fmt::format(" ↻{:02}:{:02}", tm.tm_hour, tm.tm_min);
+    }
+  }
+  return out;
+}
+
+// The prompt cache (2.1.332's "prompt_cache": {"warm": true, "expires_at": <epoch s>, …}):
+// "warm 4m" (minutes left), "cold", or empty when the client does not say.
+std::string cache_of(const json& j, int64_t now_s) {
+  auto pc = j.find("prompt_cache");
+  if (pc == j.end() || !pc->is_object()) return {};
+  auto warm = pc->find("warm");
+  if (warm == pc->end() || !warm->is_boolean()) return {};
+  auto expires = pc->find("expires_at");
+  const bool timed = expires != pc->end() && expires->is_number();
+  const double left = timed ? expires->get<double>() - static_cast<double>(now_s) : 0;
+  if (!warm->get<bool>() || (timed && left <= 0)) return "cold";
+  if (timed && left < 1e7) return fmt::format("warm {}m", static_cast<int64_t>(left / 60) + 1);
+  return "warm";
 }
 
 // The most of the wrapped command's output that is read; more kills it.
@@ -188,6 +229,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   hints.compaction = context::read_compaction_settings(
       ctx.env, context::client_settings_files(ctx.env, start_dir));
   if (auto m = j.find("model"); m != j.end() && m->is_object()) hints.model = str_at(*m, "id");
+  hints.client_version = str_at(j, "version");
   std::optional<int64_t> tokens;
   if (auto cw = j.find("context_window"); cw != j.end() && cw->is_object()) {
     hints.status_line_window = int_at(*cw, "context_window_size");
@@ -207,6 +249,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
     return finish("Context –");
   }
   std::string problem;
+  std::optional<store::MeterRow> row;  // what the meter holds for the session
   if (!session.empty()) {
     // Closed before the transcript is read: the meter database is held while it is open.
     if (std::optional<store::MeterStore> store = store::open_meter(loc, cfg, problem)) {
@@ -216,13 +259,30 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
             !r)
           problem = r.error().message;
       }
-      if (auto kept = store->row(session, "")) hints.seen_over_200k = kept->large_window;
+      if (auto kept = store->row(session, "")) {
+        hints.seen_over_200k = kept->large_window;
+        row = *kept;
+        if ((!hints.model.empty() && kept->model != hints.model) ||
+            (!hints.client_version.empty() && kept->client_version != hints.client_version)) {
+          if (auto r = store->record_client(session, hints.client_version, hints.model); !r)
+            problem = r.error().message;
+        }
+      }
+      std::string hint_problem;
+      hints.compaction.server = server_hints(ctx.env, &*store, hint_problem);
+      if (problem.empty()) problem = hint_problem;
     }
+  }
+  if (session.empty()) {
+    std::string hint_problem;
+    hints.compaction.server = server_hints(ctx.env, nullptr, hint_problem);
+    if (problem.empty()) problem = hint_problem;
   }
   if (!tokens && !transcript.empty()) {
     if (auto scan = context::scan_transcript_tail(transcript, ""); scan && scan->reading) {
       tokens = scan->reading->tokens;
       if (hints.model.empty()) hints.model = scan->reading->model;
+      if (hints.client_version.empty()) hints.client_version = scan->reading->client_version;
     }
   }
   if (!problem.empty()) print_note(ctx.err, kTool, problem);
@@ -242,19 +302,27 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
         model = str_at(*m, "display_name");
       v[static_cast<size_t>(core::StatusField::Model)] = model.empty() ? hints.model : model;
       v[static_cast<size_t>(core::StatusField::Cost)] = cost_of(j);
+      v[static_cast<size_t>(core::StatusField::Compact)] = context::compact_words(f);
+      v[static_cast<size_t>(core::StatusField::Limit5h)] = rate_limit_of(j, "five_hour");
+      v[static_cast<size_t>(core::StatusField::Limit7d)] = rate_limit_of(j, "seven_day");
+      v[static_cast<size_t>(core::StatusField::Cache)] = cache_of(j, util::now_ms() / 1000);
+      v[static_cast<size_t>(core::StatusField::Compactions)] =
+          fmt::format("{}", row ? row->compactions : 0);
+      v[static_cast<size_t>(core::StatusField::Reclaimed)] =
+          context::short_tokens(row ? row->reclaimed_tokens : 0);
       std::string line = core::render_status_format(*pieces, v);
       return finish(no_colour ? line : fmt::format("{}{}\x1b[0m", colour_of(tier), line));
     }
   }
-  std::string figure =
-      f.basis == core::Basis::Usable && f.usable < f.window
-          ? fmt::format("{} of {} usable · {} window", context::short_tokens(f.tokens),
-                        context::short_tokens(f.usable), context::short_tokens(f.window))
-          : fmt::format("{} of {} window", context::short_tokens(f.tokens),
-                        context::short_tokens(f.window));
-  if (!f.auto_compact) figure += " · auto-compact off";
-  if (no_colour) return finish(fmt::format("Context {}% · {}", f.percent, figure));
-  return finish(fmt::format("{}Context {}%\x1b[0m · {}", colour_of(tier), f.percent, figure));
+  std::string figure = context::figure_words(f);
+  // A cold cache makes the next request pay a full write anyway: trimming or rolling over now
+  // costs nothing more.
+  if (tier != context::Tier::None && cache_of(j, util::now_ms() / 1000) == "cold")
+    figure += " · cache cold: /trim costs nothing extra now";
+  if (no_colour) return finish("Context " + figure);
+  const size_t head = figure.find(" · ");
+  return finish(fmt::format("{}Context {}\x1b[0m{}", colour_of(tier), figure.substr(0, head),
+                            figure.substr(head)));
 }
 
 }  // namespace ctxkit::apps

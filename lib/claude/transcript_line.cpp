@@ -84,6 +84,9 @@ class MeterFields : public nlohmann::json_sax<json> {
       } else if ((f.role == Role::Root && f.key == "compactMetadata") ||
                  (f.role == Role::Compact && f.key == "postTokens")) {
         line.compact_post_tokens.reset();
+        if (f.role == Role::Root) line.compact_pre_tokens.reset();
+      } else if (f.role == Role::Compact && f.key == "preTokens") {
+        line.compact_pre_tokens.reset();
       } else if (f.role == Role::Message && f.key == "usage") {
         line.usage.reset();
       } else if (f.role == Role::Message && f.key == "content") {
@@ -102,6 +105,7 @@ class MeterFields : public nlohmann::json_sax<json> {
         if (k == "type") return &line.type;
         if (k == "subtype") return &line.subtype;
         if (k == "timestamp") return &line.timestamp;
+        if (k == "version") return &line.version;
         return nullptr;
       case Role::Message:
         if (k == "model") return &line.model;
@@ -139,6 +143,9 @@ class MeterFields : public nlohmann::json_sax<json> {
     } else if (!frames_.empty() && frames_.back().role == Role::Compact &&
                frames_.back().key == "postTokens") {
       line.compact_post_tokens = v;
+    } else if (!frames_.empty() && frames_.back().role == Role::Compact &&
+               frames_.back().key == "preTokens") {
+      line.compact_pre_tokens = v;
     }
     return true;
   }

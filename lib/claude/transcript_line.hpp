@@ -29,11 +29,13 @@ struct TranscriptLine {
   std::string subtype;
   std::string timestamp;
   std::string model;       // message.model
+  std::string version;     // the client release that wrote the line
   std::string message_id;  // message.id
   bool is_sidechain = false;
   bool is_api_error = false;
   std::optional<Usage> usage;
   std::optional<int64_t> compact_post_tokens;  // compactMetadata.postTokens
+  std::optional<int64_t> compact_pre_tokens;   // compactMetadata.preTokens
   std::vector<std::string> tool_use_ids;       // ids of tool_use blocks in message.content
 
   // An assistant line whose usage counts as a context reading: not an API error, not a

@@ -34,13 +34,14 @@ Result<TailScan> scan_transcript_tail(const fs::path& transcript, const std::str
     const claude::TranscriptLine& t = *parsed;
     if (t.is_compact_boundary()) {
       if (!scan.reading && t.compact_post_tokens) {
-        scan.reading = ContextReading{*t.compact_post_tokens, t.timestamp, "", true};
+        scan.reading = ContextReading{*t.compact_post_tokens, t.timestamp, "", true, t.version};
       }
       break;  // everything before the boundary predates compaction
     }
     if (!t.is_reading(chain == Chain::Subagent)) continue;
     if (!scan.reading) {
-      scan.reading = ContextReading{t.usage->context_tokens(), t.timestamp, t.model, false};
+      scan.reading =
+          ContextReading{t.usage->context_tokens(), t.timestamp, t.model, false, t.version};
       reading_message_id = t.message_id;
     } else if (t.message_id != reading_message_id || t.message_id.empty()) {
       break;  // an older response: the wanted tool_use is not in the newest one
@@ -52,6 +53,24 @@ Result<TailScan> scan_transcript_tail(const fs::path& transcript, const std::str
   }
   scan.budget_exhausted = reader->budget_exhausted() && !scan.reading;
   return scan;
+}
+
+std::optional<CompactionFigures> last_compaction(const fs::path& transcript, uint64_t max_bytes) {
+  auto reader = util::ReverseLineReader::open(transcript, max_bytes);
+  if (!reader) return std::nullopt;
+  while (true) {
+    auto line = reader->prev();
+    if (!line || !*line) return std::nullopt;
+    std::string_view text = (*line)->text;
+    if (text.find("\"compact_boundary\"") == std::string_view::npos) continue;
+    auto parsed = claude::parse_transcript_line(text);
+    if (!parsed || !parsed->is_compact_boundary()) continue;
+    CompactionFigures f;
+    f.pre_tokens = parsed->compact_pre_tokens.value_or(0);
+    f.post_tokens = parsed->compact_post_tokens.value_or(0);
+    f.timestamp = parsed->timestamp;
+    return f;
+  }
 }
 
 Result<TailScan> measure_transcript(const fs::path& transcript, const std::string& want,
@@ -90,8 +109,8 @@ int64_t window_size(const core::ContextConfig& config, const WindowHints& hints,
   if (hints.status_line_window > 0 && (hints.status_line_window > 200'000 || !over_200k))
     return hints.status_line_window;
   if (over_200k) return 1'000'000;
-  if (hints.model.find("[1m]") != std::string::npos && !hints.compaction.disable_1m)
-    return 1'000'000;
+  if (int64_t w = model_window(hints.compaction, hints.model, hints.client_version); w > 0)
+    return w;
   return 200'000;
 }
 
@@ -103,9 +122,9 @@ ContextFigure make_figure(const core::ContextConfig& config, const WindowHints& 
   if (config.reserved_tokens > 0) {
     f.usable = std::max<int64_t>(f.window - config.reserved_tokens, 1);
   } else {
-    const CompactionPoint point = compaction_point(hints.compaction, f.window);
-    f.usable = std::max<int64_t>(point.tokens, 1);
-    f.auto_compact = point.automatic;
+    f.point = compaction_point(hints.compaction, f.window, hints.model, hints.client_version);
+    f.usable = std::max<int64_t>(f.point.tokens, 1);
+    f.auto_compact = f.point.automatic;
   }
   f.basis = config.basis;
   f.denominator = config.basis == core::Basis::Usable ? f.usable : f.window;
@@ -125,7 +144,7 @@ std::optional<double> session_percent(const std::string& session, const util::En
   auto transcript = claude::locate_session(session, env, loc);
   if (!transcript) return std::nullopt;
   auto p = transcript_percent(*transcript, config,
-                              read_compaction_settings(env, client_settings_files(env, {})));
+                              client_compaction_settings(env, {}));
   if (!p) return std::nullopt;
   return static_cast<double>(*p);
 }
@@ -136,6 +155,7 @@ std::optional<int> transcript_percent(const fs::path& transcript, const core::Co
   if (!scan || !scan->reading) return std::nullopt;
   WindowHints hints;
   hints.model = scan->reading->model;
+  hints.client_version = scan->reading->client_version;
   hints.compaction = compaction;
   return make_figure(config, hints, scan->reading->tokens).percent;
 }

@@ -21,6 +21,7 @@ struct ContextReading {
   std::string timestamp;  // the line's timestamp (ISO 8601), empty for a compaction estimate
   std::string model;
   bool after_compaction = false;  // taken from compactMetadata.postTokens (no response since)
+  std::string client_version;     // the line's "version": the client release that wrote it
 };
 
 // What one scan of a transcript's tail found.
@@ -46,6 +47,16 @@ Result<TailScan> scan_transcript_tail(const std::filesystem::path& transcript,
                                       Chain chain = Chain::Main,
                                       uint64_t max_bytes = kDefaultScanBytes);
 
+// The newest compaction of a transcript (its compact_boundary line, read from the end within
+// `max_bytes`): the tokens before and after it, or nullopt when none is found.
+struct CompactionFigures {
+  int64_t pre_tokens = 0;
+  int64_t post_tokens = 0;
+  std::string timestamp;
+};
+std::optional<CompactionFigures> last_compaction(const std::filesystem::path& transcript,
+                                                 uint64_t max_bytes = 64ull << 20);
+
 // Like scan_transcript_tail, but when `want_tool_use_id` is not on disk yet (the client writes the
 // transcript after the hook starts), polls until it appears or `wait` passes, then returns the
 // newest reading it has (a missing file counts as not there yet).
@@ -62,6 +73,10 @@ struct ContextFigure {
   int percent = 0;          // floor(tokens * 100 / denominator)
   core::Basis basis = core::Basis::Usable;
   bool auto_compact = true;  // false: the client's auto-compaction is off (usable is the window)
+  CompactionPoint point;     // where and why the client compacts (reserved_tokens unset)
+  // The client compacts at a threshold below the window (`N % until auto-compact`), else only
+  // when the API refuses the prompt (`N % of window`).
+  bool threshold() const { return point.threshold; }
 };
 
 // Facts about a session that decide its window size.
@@ -69,12 +84,14 @@ struct WindowHints {
   int64_t status_line_window = 0;  // context_window_size the status line reported, 0 if none
   bool seen_over_200k = false;     // some reading of the session exceeded 200,000 tokens
   std::string model;               // a model id; a "[1m]" suffix means a 1M window
+  std::string client_version;      // the client release ("2.1.332"), empty when unknown
   CompactionSettings compaction;   // the client's settings that move or switch off compaction
 };
 
 // The window: the configured size if set; else the client's own figure (the status line's
-// context_window_size) unless a reading exceeded it; else 1,000,000 if a reading exceeded 200,000
-// or the model id says [1m] (and CLAUDE_CODE_DISABLE_1M_CONTEXT is not set); else 200,000.
+// context_window_size) unless a reading exceeded it; else 1,000,000 if a reading exceeded 200,000;
+// else the window the client's rules give the model (1,000,000 for a native-1M model or a [1m]
+// id unless CLAUDE_CODE_DISABLE_1M_CONTEXT is set); else 200,000.
 int64_t window_size(const core::ContextConfig& config, const WindowHints& hints, int64_t tokens);
 
 // Turns a token count into a figure on the configured basis: usable ends where the client will

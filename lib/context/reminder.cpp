@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace ctxkit::context {
 
 Tier tier_for(int percent, const core::ContextConfig& c) {
@@ -75,6 +78,38 @@ std::string reminder_text(Tier tier, const ContextFigure& f, const core::Context
       break;
   }
   return head + ".";
+}
+
+std::string figure_words(const ContextFigure& f) {
+  const std::string tokens = short_tokens(f.tokens);
+  if (f.usable < f.window && !f.point.threshold && f.auto_compact) {
+    // reserved_tokens set by the user: the usable part is theirs, not the client's.
+    if (f.basis == core::Basis::Usable)
+      return fmt::format("{}% · {} of {} usable · {} window", f.percent, tokens,
+                         short_tokens(f.usable), short_tokens(f.window));
+    return fmt::format("{}% of window · {} of {}", f.percent, tokens, short_tokens(f.window));
+  }
+  if (!f.auto_compact)
+    return fmt::format("{}% of window · {} of {} · auto-compact off", f.percent, tokens,
+                       short_tokens(f.window));
+  if (!f.point.threshold)
+    return fmt::format("{}% of window · {} of {}", f.percent, tokens, short_tokens(f.window));
+  if (f.basis == core::Basis::Window)
+    return fmt::format("{}% of window · {} of {} · auto-compact at {}", f.percent, tokens,
+                       short_tokens(f.window), short_tokens(f.usable));
+  return fmt::format("{}% · {} of {} · {}", f.percent, tokens, short_tokens(f.usable),
+                     compact_words(f));
+}
+
+std::string compact_words(const ContextFigure& f) {
+  if (f.point.threshold && f.auto_compact && f.point.tokens > 0) {
+    const double left = static_cast<double>(f.point.tokens - std::min(f.tokens, f.point.tokens)) /
+                        static_cast<double>(f.point.tokens) * 100.0;
+    return fmt::format("{}% until auto-compact", static_cast<int64_t>(std::lround(left)));
+  }
+  const int64_t whole = f.window > 0 ? f.tokens / f.window * 100 + f.tokens % f.window * 100 / f.window
+                                     : 0;
+  return fmt::format("{}% of window", std::min<int64_t>(whole, 1'000'000));
 }
 
 }  // namespace ctxkit::context

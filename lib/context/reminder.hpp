@@ -34,4 +34,16 @@ ReminderDecision decide_reminder(const std::optional<core::ReminderState>& previ
 std::string reminder_text(Tier tier, const ContextFigure& figure, const core::ContextConfig& config,
                           bool subagent);
 
+// The status line's figure, in the client's own words: "52% · 87k of 167k · 48% until
+// auto-compact" where the client compacts at a threshold, "42% of window · 84k of 200k" where it
+// compacts only when the API refuses the prompt (and "· auto-compact off" when it never does);
+// a usable part set by reserved_tokens reads "· 484k of 967k usable · 1M window". Without the
+// leading "Context ".
+std::string figure_words(const ContextFigure& figure);
+
+// The client's own words for how far the session is from compaction: "48% until auto-compact"
+// (round((point - tokens) / point * 100), as the client counts it) where it compacts at a
+// threshold, else "42% of window".
+std::string compact_words(const ContextFigure& figure);
+
 }  // namespace ctxkit::context

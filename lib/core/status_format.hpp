@@ -11,11 +11,25 @@
 namespace ctxkit::core {
 
 // The fields a `[status] format` may name, in the order of kStatusFieldNames.
-enum class StatusField { Percent, Tokens, Usable, Window, Tier, Model, Cost };
+enum class StatusField {
+  Percent,
+  Tokens,
+  Usable,
+  Window,
+  Tier,
+  Model,
+  Cost,
+  Compact,      // "48% until auto-compact" or "42% of window" (the client's words)
+  Limit5h,      // the 5-hour rate limit's use, "31%" ("31% ↻14:00" with its reset)
+  Limit7d,      // the 7-day one
+  Cache,        // the prompt cache: "warm 4m" (time left), "cold"
+  Compactions,  // compactions of this session
+  Reclaimed,    // the tokens they freed, "212k"
+};
 
-// "percent", "tokens", "usable", "window", "tier", "model", "cost".
-inline constexpr std::array<std::string_view, 7> kStatusFieldNames{
-    "percent", "tokens", "usable", "window", "tier", "model", "cost"};
+inline constexpr std::array<std::string_view, 13> kStatusFieldNames{
+    "percent", "tokens", "usable", "window",      "tier",     "model", "cost",
+    "compact", "5h",     "7d",     "cache",       "compactions", "reclaimed"};
 
 // One piece of a parsed format: literal text, or a field.
 struct StatusPiece {
@@ -26,7 +40,7 @@ struct StatusPiece {
 
 // Parses a status-line format: text with `{field}` placeholders, `{{` and `}}` for literal
 // braces. An unknown field, an unclosed `{` or a lone `}` is an error of kind Invalid naming it:
-// "unknown field '{cost_usd}' (known: percent, tokens, usable, window, tier, model, cost)".
+// "unknown field '{cost_usd}' (known: percent, tokens, usable, window, tier, model, cost, compact, 5h, 7d, cache, compactions, reclaimed)".
 Result<std::vector<StatusPiece>> parse_status_format(std::string_view format);
 
 // The values of the fields for one line (empty when unknown, e.g. the cost when the client did

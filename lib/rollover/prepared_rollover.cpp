@@ -57,8 +57,7 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
   const std::string project = path.parent_path().filename().string();
   r.context_percent = context::transcript_percent(
       path, cfg.context,
-      context::read_compaction_settings(
-          env, context::client_settings_files(env, core::project_start_dir(env, ""))));
+      context::client_compaction_settings(env, core::project_start_dir(env, "")));
   // The session's working directory (decoded from the transcript), for the new session and the
   // printed command. Outside Claude Code the new session starts where the caller is.
   r.cwd = head->cwd;

@@ -1070,8 +1070,7 @@ class Runner {
     }
     last_task_key_ = record_.state.session ? record_.state.session->task_key : "";
     cfg_ = core::load_config(w_.env, {opts_.project});
-    compaction_ = context::read_compaction_settings(
-        w_.env, context::client_settings_files(w_.env, opts_.project));
+    compaction_ = context::client_compaction_settings(w_.env, opts_.project);
     for (size_t i = 0; i + 1 < opts_.claude_args.size(); ++i)
       if (opts_.claude_args[i] == "--model") model_ = opts_.claude_args[i + 1];
     last_iteration_ms_ = util::now_ms();

@@ -23,6 +23,16 @@ const char* const kMigrations[] = {
     "  status_tokens INTEGER, status_window INTEGER, status_at_ms INTEGER,"
     "  large_window INTEGER NOT NULL DEFAULT 0,"
     "  PRIMARY KEY (session_id, agent_id)) WITHOUT ROWID;",
+    // 1 -> 2: what the client's own state file (~/.claude.json) says of compaction, kept with
+    // the size and time of the file it was read from; per session, the client release and model
+    // last seen, and the compactions and the tokens they freed.
+    "CREATE TABLE IF NOT EXISTS client_state ("
+    "  path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,"
+    "  hints TEXT NOT NULL) WITHOUT ROWID;"
+    "ALTER TABLE meter ADD COLUMN client_version TEXT;"
+    "ALTER TABLE meter ADD COLUMN model TEXT;"
+    "ALTER TABLE meter ADD COLUMN compactions INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE meter ADD COLUMN reclaimed_tokens INTEGER NOT NULL DEFAULT 0;",
 };
 static_assert(std::size(kMigrations) == MeterStore::kSchemaVersion);
 const sqlite::Schema kSchema{"meter database", kMigrations, {}};
@@ -94,7 +104,8 @@ Result<int> MeterStore::user_version() {
 Result<MeterRow> MeterStore::row(const std::string& session, const std::string& agent) {
   Stmt s(db_.get(),
          "SELECT reminder_tier, reminder_at_ms, status_tokens, status_window, status_at_ms, "
-         "large_window FROM meter WHERE session_id=?1 AND agent_id=?2");
+         "large_window, client_version, model, compactions, reclaimed_tokens FROM meter "
+         "WHERE session_id=?1 AND agent_id=?2");
   if (s.prepare_rc() != SQLITE_OK)
     return std::unexpected(error("reading the meter", s.prepare_rc()));
   s.bind_view(1, session);
@@ -108,6 +119,10 @@ Result<MeterRow> MeterStore::row(const std::string& session, const std::string& 
   if (auto tokens = s.col_opt(2))
     row.status = StatusFigure{*tokens, s.col_opt(3).value_or(0), s.col_opt(4).value_or(0)};
   row.large_window = s.col_int(5) != 0;
+  row.client_version = s.col_text(6);
+  row.model = s.col_text(7);
+  row.compactions = s.col_int(8);
+  row.reclaimed_tokens = s.col_int(9);
   return row;
 }
 
@@ -168,6 +183,66 @@ Result<void> MeterStore::mark_large_window(const std::string& session, const std
   s.bind_view(2, agent);
   if (int rc = s.step(); rc != SQLITE_DONE)
     return std::unexpected(error("writing window facts", rc));
+  return {};
+}
+
+Result<void> MeterStore::record_client(const std::string& session, const std::string& version,
+                                       const std::string& model) {
+  Stmt s(db_.get(),
+         "INSERT INTO meter(session_id, agent_id, client_version, model) VALUES(?1,'',?2,?3) "
+         "ON CONFLICT(session_id, agent_id) DO UPDATE SET "
+         "client_version=coalesce(nullif(excluded.client_version, ''), client_version), "
+         "model=coalesce(nullif(excluded.model, ''), model) "
+         "WHERE client_version IS NOT coalesce(nullif(excluded.client_version, ''), client_version) "
+         "OR model IS NOT coalesce(nullif(excluded.model, ''), model)");
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing the client release", s.prepare_rc()));
+  s.bind_view(1, session);
+  s.bind_view(2, version);
+  s.bind_view(3, model);
+  if (int rc = s.step(); rc != SQLITE_DONE)
+    return std::unexpected(error("writing the client release", rc));
+  return {};
+}
+
+Result<void> MeterStore::record_compaction(const std::string& session, int64_t freed_tokens) {
+  Stmt s(db_.get(),
+         "INSERT INTO meter(session_id, agent_id, compactions, reclaimed_tokens) "
+         "VALUES(?1,'',1,?2) ON CONFLICT(session_id, agent_id) DO UPDATE SET "
+         "compactions=compactions+1, reclaimed_tokens=reclaimed_tokens+excluded.reclaimed_tokens");
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing a compaction", s.prepare_rc()));
+  s.bind_view(1, session);
+  s.bind(2, std::max<int64_t>(freed_tokens, 0));
+  if (int rc = s.step(); rc != SQLITE_DONE)
+    return std::unexpected(error("writing a compaction", rc));
+  return {};
+}
+
+Result<std::optional<ClientStateRow>> MeterStore::client_state(const std::string& path) {
+  Stmt s(db_.get(), "SELECT size, mtime_ns, hints FROM client_state WHERE path=?1");
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("reading the client's state", s.prepare_rc()));
+  s.bind_view(1, path);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<ClientStateRow>();
+  if (rc != SQLITE_ROW) return std::unexpected(error("reading the client's state", rc));
+  return std::optional<ClientStateRow>(ClientStateRow{s.col_int(0), s.col_int(1), s.col_text(2)});
+}
+
+Result<void> MeterStore::put_client_state(const std::string& path, const ClientStateRow& row) {
+  Stmt s(db_.get(),
+         "INSERT INTO client_state(path, size, mtime_ns, hints) VALUES(?1,?2,?3,?4) "
+         "ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns, "
+         "hints=excluded.hints");
+  if (s.prepare_rc() != SQLITE_OK)
+    return std::unexpected(error("writing the client's state", s.prepare_rc()));
+  s.bind_view(1, path);
+  s.bind(2, row.size);
+  s.bind(3, row.mtime_ns);
+  s.bind_view(4, row.hints);
+  if (int rc = s.step(); rc != SQLITE_DONE)
+    return std::unexpected(error("writing the client's state", rc));
   return {};
 }
 

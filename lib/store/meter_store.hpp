@@ -32,11 +32,22 @@ struct MeterRow {
   std::optional<core::ReminderState> reminder;
   std::optional<StatusFigure> status;
   bool large_window = false;
+  std::string client_version;  // the client release last seen for the session ("" if none)
+  std::string model;           // the model last seen
+  int64_t compactions = 0;     // compactions seen (PostCompact or SessionStart "compact")
+  int64_t reclaimed_tokens = 0;  // the tokens they freed, added up
+};
+
+// What was read from the client's state file, with the size and time it had.
+struct ClientStateRow {
+  int64_t size = 0;
+  int64_t mtime_ns = 0;
+  std::string hints;  // context::ServerHints as JSON
 };
 
 class MeterStore {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens (creating and migrating as needed) the database at `path`. When it is created and
   // `earlier_state` names a state database of before the meter database (which kept these
@@ -66,6 +77,18 @@ class MeterStore {
 
   // Remembers that a reading of (session, agent) exceeded 200,000 tokens (a 1M window).
   Result<void> mark_large_window(const std::string& session, const std::string& agent);
+
+  // Records the client release and model of a session (main session only; empty ones keep what
+  // was kept).
+  Result<void> record_client(const std::string& session, const std::string& version,
+                             const std::string& model);
+
+  // Counts one compaction of a session and the tokens it freed.
+  Result<void> record_compaction(const std::string& session, int64_t freed_tokens);
+
+  // The cached reading of the client's state file at `path`, if any, and its replacement.
+  Result<std::optional<ClientStateRow>> client_state(const std::string& path);
+  Result<void> put_client_state(const std::string& path, const ClientStateRow& row);
 
   // The schema version found in the file (for diagnostics and tests).
   Result<int> user_version();

@@ -136,8 +136,7 @@ Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const cor
 
   if (auto p = context::transcript_percent(
           t.transcript, cfg.context,
-          context::read_compaction_settings(
-              env, context::client_settings_files(env, core::project_start_dir(env, "")))))
+          context::client_compaction_settings(env, core::project_start_dir(env, ""))))
     t.context_percent = *p;
   if (t.outcome.written) t.warning = record_lineage(t, loc, cfg);
 

@@ -47,7 +47,7 @@ TEST(AppOptions, StatusNoColorPrintsTheSameLineWithoutEscapes) {
   auto plain = run_tool("ctx-status", {"--no-color"}, p.dump(), tmp.env());
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(plain.out.find('\x1b'), std::string::npos) << plain.out;
-  EXPECT_TRUE(plain.out.starts_with("Context 41% · ")) << plain.out;  // 83,500 of the 200k window
+  EXPECT_TRUE(plain.out.starts_with("Context 41% of window · ")) << plain.out;  // 83,500 of 200k
   // The coloured line less its escapes is the plain one.
   std::string stripped;
   for (size_t i = 0; i < coloured.out.size(); ++i) {

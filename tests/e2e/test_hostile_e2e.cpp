@@ -398,7 +398,7 @@ TEST(Hostile, NegativeStatusLineCountsCountZero) {
       R"({"input_tokens":-9223372036854775808,"cache_creation_input_tokens":0,"cache_read_input_tokens":-1}}})",
       env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "Context 0% · 0 of 200k window\n");
+  EXPECT_EQ(r.out, "Context 0% of window · 0 of 200k\n");
 }
 
 TEST(Hostile, TranscriptUsageNearInt64MaxSaturatesInRemind) {

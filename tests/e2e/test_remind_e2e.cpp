@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+
+#include <tuple>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -56,6 +58,28 @@ std::string context_of(const util::ProcessResult& r) {
   if (r.out.empty()) return "";
   auto j = json::parse(r.out);
   return j["hookSpecificOutput"]["additionalContext"].get<std::string>();
+}
+
+// The figure counts against where this client compacts this model (share/client-rules.json):
+// claude-sonnet-4-6 compacts at 167,000 of its 200,000 with no setting, so 145,000 tokens are
+// 86 % and urgent, before the client compacts (counted against the whole window they were 72 %,
+// and the urgent reminder came at 170,000, after the compaction). A reactive model's figure is of
+// the window.
+TEST(Remind, EachModelCountsAgainstWhereTheClientCompactsIt) {
+  for (const auto& [model, version, want] :
+       {std::tuple{"claude-sonnet-4-6", "2.1.332", "Context at 86% (145k of 167k usable tokens)"},
+        std::tuple{"claude-sonnet-4-6", "2.1.197", "Context at 86% (145k of 167k usable tokens)"},
+        std::tuple{"claude-sonnet-4-5", "2.1.332", "Context at 72% (145k of 200k tokens)"}}) {
+    TempDir tmp;
+    json line = json::parse(assistant("msg_1", 144995, "toolu_1"));
+    line["message"]["model"] = model;
+    line["version"] = version;
+    std::ofstream(tmp / "t.jsonl") << line.dump() << "\n";
+    util::Env env = tmp.env();
+    auto r = run_tool("ctx-remind", {}, payload(tmp / "t.jsonl", "toolu_1", "S"), env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(context_of(r).starts_with(want)) << model << " " << version << ": " << r.out;
+  }
 }
 
 class RecordedReplay : public ::testing::TestWithParam<std::string> {};
@@ -238,7 +262,7 @@ TEST(Remind, StatusLineFigureWinsWhenTheTranscriptLags) {
                      {"cache_read_input_tokens", 128000}}}}}};
   auto s = run_tool("ctx-status", {}, status.dump(), env);
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  EXPECT_EQ(s.out, "Context 77% · 130k of 167k usable · 200k window\n");
+  EXPECT_EQ(s.out, "Context 77% · 130k of 167k · 22% until auto-compact\n");
   env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "30");
   auto r = run_tool("ctx-remind", {}, payload(t, "toolu_new", "S"), env);
   EXPECT_TRUE(context_of(r).starts_with("Context at 77% ")) << r.out << r.err;

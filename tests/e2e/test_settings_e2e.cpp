@@ -310,7 +310,7 @@ TEST(SettingsSetup, WrapStatusLineShowsBothOnceAndUninstallPutsTheirsBack) {
   auto run = util::run_process(spec);
   ASSERT_TRUE(run) << run.error().message;
   EXPECT_EQ(run->exit_code, 0) << run->err;
-  EXPECT_EQ(run->out, "mine it's │ Context 48% · 484k of 1M window\n");
+  EXPECT_EQ(run->out, "mine it's │ Context 48% of window · 484k of 1M\n");
 
   // Twice: not wrapped twice, nothing changes.
   const std::string once = read_file(theirs.settings);

@@ -89,7 +89,7 @@ TEST(Status, OneMillionWindowReportedByTheClient) {
                 {"cache_creation_input_tokens", 0},
                 {"cache_read_input_tokens", 483499}}}}}};
   auto r = run_tool("ctx-status", {}, p.dump(), env);
-  EXPECT_EQ(r.out, "Context 48% · 484k of 1M window\n");
+  EXPECT_EQ(r.out, "Context 48% of window · 484k of 1M\n");
 }
 
 // Where the client compacts decides "usable": an auto-compact window from the client's
@@ -109,14 +109,14 @@ TEST(Status, UsableEndsWhereTheClientCompacts) {
                 {"cache_read_input_tokens", 483499}}}}}};
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "1000000");
   EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out,
-            "Context 50% · 484k of 967k usable · 1M window\n");
+            "Context 50% · 484k of 967k · 50% until auto-compact\n");
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "");
   tmp.write("proj/.claude/settings.json", R"({"autoCompactWindow": "600k"})");
   EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out,
-            "Context 85% · 484k of 567k usable · 1M window\n");
+            "Context 85% · 484k of 567k · 15% until auto-compact\n");
   env.set("DISABLE_AUTO_COMPACT", "1");
   EXPECT_EQ(run_tool("ctx-status", {}, p.dump(), env).out,
-            "Context 48% · 484k of 1M window · auto-compact off\n");
+            "Context 48% of window · 484k of 1M · auto-compact off\n");
 }
 
 TEST(Status, ShowConfigAndVersion) {
@@ -127,7 +127,7 @@ TEST(Status, ShowConfigAndVersion) {
   EXPECT_NE(r.out.find("context.basis = \"usable\"  "), std::string::npos) << r.out;
 }
 
-// A payload of 483,500 tokens in a 1M window: "Context 48% · 484k of 1M window".
+// A payload of 483,500 tokens in a 1M window: "Context 48% of window · 484k of 1M".
 json half_full(const TempDir& tmp) {
   return {{"session_id", "S"},
           {"transcript_path", (tmp / "t.jsonl").string()},
@@ -140,7 +140,7 @@ json half_full(const TempDir& tmp) {
               {"cache_creation_input_tokens", 0},
               {"cache_read_input_tokens", 483499}}}}}};
 }
-constexpr const char* kOurs = "Context 48% · 484k of 1M window";
+constexpr const char* kOurs = "Context 48% of window · 484k of 1M";
 
 // An executable script in the temp dir.
 std::string script(const TempDir& tmp, const std::string& name, const std::string& body) {
@@ -222,7 +222,7 @@ TEST(Status, NoColorOfAnyNonEmptyValueTurnsColoursOff) {
   TempDir tmp;
   util::Env env = tmp.env();
   auto coloured = run_tool("ctx-status", {}, half_full(tmp).dump(), env);
-  EXPECT_EQ(coloured.out, "\x1b[32mContext 48%\x1b[0m · 484k of 1M window\n");
+  EXPECT_EQ(coloured.out, "\x1b[32mContext 48% of window\x1b[0m · 484k of 1M\n");
   env.set("NO_COLOR", "");
   EXPECT_EQ(run_tool("ctx-status", {}, half_full(tmp).dump(), env).out, coloured.out);
   env.set("NO_COLOR", "yes");

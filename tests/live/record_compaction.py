@@ -45,6 +45,14 @@ CASES = {
     "max_context_100k": ("claude-sonnet-4-5", 200000, {"CLAUDE_CODE_MAX_CONTEXT_TOKENS": "100000"}, {}),
     "opus_default": ("claude-opus-4-8", None, {}, {}),
     "opus_window_500k": ("claude-opus-4-8", None, {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "500000"}, {}),
+    # Per model, no setting (share/client-rules.json): a model with a default threshold, a native-1M
+    # one, a reactive one, an id the client does not know, and a per-model window in the settings.
+    "sonnet46_default": ("claude-sonnet-4-6", None, {}, {}),
+    "sonnet5_default": ("claude-sonnet-5", None, {}, {}),
+    "haiku45_default": ("claude-haiku-4-5", None, {}, {}),
+    "unknown_model_default": ("claude-mystery-9", None, {}, {}),
+    "sonnet46_model_settings_120k": ("claude-sonnet-4-6", None, {},
+                                     {"modelSettings": {"claude-sonnet-4-6": {"autoCompactWindow": 120000}}}),
 }
 
 

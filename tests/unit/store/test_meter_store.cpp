@@ -195,5 +195,62 @@ TEST(MeterStore, NewerSchemaIsRefused) {
             "meter database " + db.string() + ": schema version 7 is newer than this ctxkit (1)");
 }
 
+// Schema 2: a meter database of schema 1 (a ctxkit of before) keeps its rows and gains the client
+// release, the compactions and the client-state cache.
+TEST(MeterStore, ASchemaOneDatabaseMigratesKeepingItsRows) {
+  test::TempDir tmp;
+  const fs::path db = tmp / "meter.db";
+  sql(db,
+      "CREATE TABLE meter (session_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '',"
+      " reminder_tier INTEGER, reminder_at_ms INTEGER, status_tokens INTEGER,"
+      " status_window INTEGER, status_at_ms INTEGER, large_window INTEGER NOT NULL DEFAULT 0,"
+      " PRIMARY KEY (session_id, agent_id)) WITHOUT ROWID;"
+      "INSERT INTO meter(session_id, agent_id, reminder_tier, reminder_at_ms, large_window)"
+      " VALUES('S', '', 2, 77, 1); PRAGMA user_version = 1;");
+  auto s = store::MeterStore::open(db, 1000);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(*s->user_version(), 2);
+  auto row = s->row("S", "");
+  ASSERT_TRUE(row);
+  ASSERT_TRUE(row->reminder);
+  EXPECT_EQ(row->reminder->tier, 2);
+  EXPECT_TRUE(row->large_window);
+  EXPECT_EQ(row->compactions, 0);
+  EXPECT_EQ(row->client_version, "");
+}
+
+TEST(MeterStore, CompactionsAddUpAndTheClientIsKept) {
+  test::TempDir tmp;
+  auto s = store::MeterStore::open(tmp / "meter.db", 1000);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->record_compaction("S", 150000));
+  ASSERT_TRUE(s->record_compaction("S", 62000));
+  ASSERT_TRUE(s->record_compaction("S", -5));  // a boundary without figures frees nothing
+  ASSERT_TRUE(s->record_client("S", "2.1.332", "claude-sonnet-4-6"));
+  ASSERT_TRUE(s->record_client("S", "", ""));  // empty ones keep what was kept
+  auto row = s->row("S", "");
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->compactions, 3);
+  EXPECT_EQ(row->reclaimed_tokens, 212000);
+  EXPECT_EQ(row->client_version, "2.1.332");
+  EXPECT_EQ(row->model, "claude-sonnet-4-6");
+}
+
+TEST(MeterStore, TheClientStateCacheIsKeptPerFile) {
+  test::TempDir tmp;
+  auto s = store::MeterStore::open(tmp / "meter.db", 1000);
+  ASSERT_TRUE(s);
+  auto none = s->client_state("/h/.claude.json");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(*none);
+  ASSERT_TRUE(s->put_client_state("/h/.claude.json", {5'000'000, 42, R"({"models":{}})"}));
+  ASSERT_TRUE(s->put_client_state("/h/.claude.json", {5'000'001, 43, "{}"}));
+  auto got = s->client_state("/h/.claude.json");
+  ASSERT_TRUE(got && *got);
+  EXPECT_EQ((*got)->size, 5'000'001);
+  EXPECT_EQ((*got)->mtime_ns, 43);
+  EXPECT_EQ((*got)->hints, "{}");
+}
+
 }  // namespace
 }  // namespace ctxkit::store
