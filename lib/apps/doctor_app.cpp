@@ -72,9 +72,9 @@ struct Doctor {
   std::string home;
   fs::path settings_path, claude_json_path;
   fs::path bin_dir;  // where this program (and so the install it belongs to) is
-  std::string claude_version;  // what `claude --version` said (check_claude), empty if nothing
   std::chrono::milliseconds timeout{5000};
   std::vector<Finding> findings;
+  std::string claude_version;  // what `claude --version` said (check_claude), empty if nothing
 
   void add(const std::string& area, Status s, std::string message, std::string fix = {}) {
     findings.push_back({area, s, std::move(message), std::move(fix)});
@@ -739,7 +739,7 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
            {},  {},
            {},  {},
            {},  std::chrono::milliseconds(timeout_ms),
-           {}};
+           {},  {}};
   d.loc = d.cfg.locations(ctx.env);
   d.home = d.loc.home.string();
   d.settings_path =

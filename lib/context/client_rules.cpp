@@ -114,7 +114,7 @@ Result<std::vector<ClientRules>> parse_client_rules(std::string_view text) {
     if (models == c.end() || !models->is_array())
       return fail(where + ": no \"models\" list", Error::Kind::Invalid);
     for (const auto& m : *models) {
-      auto rule = parse_model(m, where + " model", r.unknown);
+      auto rule = parse_model(m, where + " model", ModelRule{});
       if (!rule) return std::unexpected(rule.error());
       if (rule->id.empty()) return fail(where + ": a model without an \"id\"", Error::Kind::Invalid);
       r.models.push_back(std::move(*rule));

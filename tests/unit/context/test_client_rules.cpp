@@ -86,10 +86,11 @@ TEST_P(ClientTable, EveryReaderCountsAgainstThatPoint) {
   EXPECT_EQ(f.window, row.window);
   EXPECT_EQ(f.percent, 49 + (point % 2 == 0 ? 1 : 0));
   const std::string words = figure_words(f);
-  if (row.at)
+  if (row.at) {
     EXPECT_NE(words.find("% until auto-compact"), std::string::npos) << words;
-  else
+  } else {
     EXPECT_NE(words.find("% of window"), std::string::npos) << words;
+  }
   // The urgent reminder comes before the client compacts, never after.
   const ContextFigure urgent = make_figure(cfg, hints, point * cfg.urgent_threshold / 100 + 1);
   EXPECT_EQ(tier_for(urgent.percent, cfg), Tier::Urgent);
@@ -108,8 +109,9 @@ TEST_P(ClientTable, EveryReaderCountsAgainstThatPoint) {
           {"cache_read_input_tokens", 0}}}}}};
   tmp.write("t.jsonl", line.dump() + "\n");
   // (The window comes from the model here, not the status line: a 1M row needs the rules' own.)
-  if (row.window == model_window({}, row.model, row.version))
+  if (row.window == model_window({}, row.model, row.version)) {
     EXPECT_EQ(transcript_percent(tmp / "t.jsonl", cfg), f.percent);
+  }
 }
 
 std::string row_name(const ::testing::TestParamInfo<PointRow>& info) {
@@ -177,6 +179,15 @@ TEST(ClientRules, ModelsMatchAsTheClientNamesThem) {
   EXPECT_EQ(id("claude-opus-4-9"), "-");
   EXPECT_EQ(id("claude-sonnet-4-7-20260101"), "-");
   EXPECT_EQ(id("gpt-5"), "-");
+  // Each model has its own window: a 200k model is not given the unknown model's 1M.
+  EXPECT_EQ(model_window({}, "claude-sonnet-4-5", "2.1.332"), 200000);
+  EXPECT_EQ(model_window({}, "claude-sonnet-4-6[1m]", "2.1.332"), 1000000);
+  EXPECT_EQ(model_window({}, "claude-opus-5-5", "2.1.332"), 1000000);
+  EXPECT_EQ(model_window({}, "claude-mystery-9", "2.1.332"), 0);
+  CompactionSettings no_1m;
+  no_1m.disable_1m = true;
+  EXPECT_EQ(model_window(no_1m, "claude-opus-5-5", "2.1.332"), 200000);
+  EXPECT_EQ(compaction_point(no_1m, 200000, "claude-opus-5-5", "2.1.332").tokens, 167000);
 }
 
 TEST(ClientRules, TheUsersSettingsComeFirstInTheClientsOrder) {

@@ -62,7 +62,9 @@ TEST_P(RecordedCompaction, TheRulesPutThePointWhereTheClientCompacted) {
     EXPECT_EQ(rec["compactions"].get<int>(), 0);
     const int64_t reached = rec["fills"].back().get<int64_t>() * window / 100;
     EXPECT_GT(point.tokens, reached);
-    if (!point.threshold) EXPECT_EQ(point.tokens, window);
+    if (!point.threshold) {
+      EXPECT_EQ(point.tokens, window);
+    }
     const bool disabled =
         rec["env"].contains("DISABLE_AUTO_COMPACT") || rec["env"].contains("DISABLE_COMPACT");
     EXPECT_EQ(point.automatic, !disabled);

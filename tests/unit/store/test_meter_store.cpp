@@ -192,7 +192,7 @@ TEST(MeterStore, NewerSchemaIsRefused) {
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().kind, Error::Kind::Invalid);
   EXPECT_EQ(s.error().message,
-            "meter database " + db.string() + ": schema version 7 is newer than this ctxkit (1)");
+            "meter database " + db.string() + ": schema version 7 is newer than this ctxkit (2)");
 }
 
 // Schema 2: a meter database of schema 1 (a ctxkit of before) keeps its rows and gains the client
