@@ -1521,6 +1521,51 @@ TEST(RunE2E, BadBudgetsModesAndThresholdsAreOneLineAndRecordNothing) {
   EXPECT_TRUE(r.calls().empty());
 }
 
+// A budget that cannot be read stops the run before it starts wherever it comes from: the
+// environment as the configuration file. An empty value is no budget either: refused (a variable
+// meant to hold one, `CTXKIT_RUNNER_MAX_TOKENS=$BUDGET`, came out empty), not taken as 0.
+TEST(RunE2E, ABudgetThatDoesNotReadStopsTheRunBeforeItStartsWhereverItComesFrom) {
+  RunRig r;
+  struct Case {
+    std::string var, value;
+  };
+  const Case cases[] = {
+      {"CTXKIT_RUNNER_MAX_TOKENS", "-5"},      {"CTXKIT_RUNNER_MAX_TOKENS", "1k"},
+      {"CTXKIT_RUNNER_MAX_TOKENS", ""},        {"CTXKIT_RUNNER_MAX_TOKENS", "1e6"},
+      {"CTXKIT_RUNNER_MAX_COST_USD", "$0.50"}, {"CTXKIT_RUNNER_MAX_COST_USD", "nan"},
+      {"CTXKIT_RUNNER_MAX_COST_USD", "inf"},   {"CTXKIT_RUNNER_MAX_COST_USD", ""},
+      {"CTXKIT_RUNNER_MAX_COST_USD", "-1"},    {"CTXKIT_RUNNER_FRESH_AT", "half"},
+  };
+  for (const auto& c : cases) {
+    util::Env env = r.env;
+    env.set(c.var, c.value);
+    auto res = run_tool("ctx-run", {"tasks.yaml"}, "", env, r.project);
+    EXPECT_EQ(res.exit_code, 1) << c.var << "=" << c.value << ": " << res.err;
+    EXPECT_EQ(line_count(res.err), 1u) << res.err;
+    EXPECT_NE(res.err.find("ctx-run: error: config: " + c.var + ": "), std::string::npos)
+        << res.err;
+    // --resume too: a budget given now replaces the recorded one.
+    auto resumed = run_tool("ctx-run", {"--resume", "nosuchrun"}, "", env, r.project);
+    EXPECT_EQ(resumed.exit_code, 1) << resumed.err;
+    EXPECT_NE(resumed.err.find("config: " + c.var), std::string::npos) << resumed.err;
+  }
+  // A configuration file that does not parse may hold a budget: it cannot be read, so neither.
+  r.tmp.write("proj/.work.toml", "[runner]\nmax_cost_usd = $0.50\n");
+  auto res = r.run({"tasks.yaml"});
+  EXPECT_EQ(res.exit_code, 1) << res.err;
+  EXPECT_EQ(line_count(res.err), 1u) << res.err;
+  EXPECT_NE(res.err.find("ctx-run: error: config: " + (r.project / ".work.toml").string() + ":2:"),
+            std::string::npos)
+      << res.err;
+  EXPECT_TRUE(r.runs().empty());
+  EXPECT_TRUE(r.calls().empty());
+  // 0 is no budget, as documented; a valid one holds.
+  fs::remove(r.project / ".work.toml");
+  util::Env zero = r.env;
+  zero.set("CTXKIT_RUNNER_MAX_TOKENS", "0");
+  EXPECT_EQ(run_tool("ctx-run", {"tasks.yaml"}, "", zero, r.project).exit_code, 0);
+}
+
 TEST(RunE2E, ATasksOwnModeHoldsForThatTaskAlone) {
   RunRig r;
   r.replies("DONE\nNONE\nDONE\nDONE\n");
