@@ -1184,11 +1184,30 @@ class Runner {
       extra.push_back(old_anchor);
     }
     auto argv = claude::compact_argv(opts_.claude_bin, extra, s.session_id, without_nul(s.focus));
-    auto r = invoke(argv, task_of(s).git_head.value_or(""));
-    if (!r) return finish("failed", RunEnd::Failed, r.error().message);
-    s.client_ms += r->client_ms;
+    // A compaction a limit refused is made again once the limit is waited out (or the run stops,
+    // and a --resume plans it again): the call it prepares needs it.
+    std::optional<CallResult> r;
+    while (true) {
+      auto made = invoke(argv, task_of(s).git_head.value_or(""));
+      if (!made) return finish("failed", RunEnd::Failed, made.error().message);
+      s.client_ms += made->client_ms;
+      add_call(task_of(s), made->stream);
+      auto limit = claude::classify_limit(made->stream, made->stderr_tail, made->exit_code,
+                                          util::now_ms() / 1000);
+      if (!limit) {
+        r = std::move(*made);
+        break;
+      }
+      const std::string stem =
+          fmt::format("tasks/{}/iter-{:03}.compact", RunRecord::safe_name(s.pos.task_key),
+                      record_.state.iterations + 1);
+      if (auto end = wait_for_limit(task_of(s), s.session_id, stem, *made, *limit, "compaction"))
+        return end;
+      last_iteration_ms_ = util::now_ms();
+      paused_ms_ = 0;
+    }
+    limits_in_a_row_ = 0;
     TaskRecord& task = task_of(s);
-    add_call(task, r->stream);
     ojson data = {{"task_id", task.id},
                   {"session_id", s.session_id},
                   {"focus", s.focus},
@@ -1429,7 +1448,8 @@ class Runner {
   // outcome when the run ends here.
   std::optional<RunOutcome> wait_for_limit(const TaskRecord& task, const std::string& session_id,
                                            const std::string& stem, const CallResult& call,
-                                           const claude::LimitAnswer& limit) {
+                                           const claude::LimitAnswer& limit,
+                                           const std::string& what = "call") {
     ++limits_in_a_row_;
     const int64_t now_s = util::now_ms() / 1000;
     const LimitWait w = decide_limit_wait(opts_.limits, limit.reset_epoch, now_s, limits_in_a_row_);
@@ -1438,6 +1458,7 @@ class Runner {
         limit.reset_epoch ? util::format_iso8601_ms(*limit.reset_epoch * 1000) : "";
     ojson data = {{"task_id", task.id},
                   {"session_id", session_id},
+                  {"refused", what},
                   {"kind", kind},
                   {"message", limit.message},
                   {"in_a_row", limits_in_a_row_},
@@ -1472,8 +1493,8 @@ class Runner {
                                 reset_at.empty() ? "" : ", resets " + reset_at, limit.message));
     }
     progress(fmt::format(
-        "waiting {} s for the {}{} before the call again: {}", w.seconds, kind,
-        reset_at.empty() ? " (no reset time given: backoff)" : " to reset at " + reset_at,
+        "waiting {} s for the {}{} before the {} again: {}", w.seconds, kind,
+        reset_at.empty() ? " (no reset time given: backoff)" : " to reset at " + reset_at, what,
         limit.message));
     save();
     const int64_t t0 = util::now_ms(), until = t0 + w.seconds * 1000;
