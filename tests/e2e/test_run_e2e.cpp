@@ -1590,12 +1590,12 @@ TEST(RunE2E, ATasksOwnModeHoldsForThatTaskAlone) {
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 4u);
-  // t1 starts the run's session; each of t2's iterations a fresh one; t3 (continuous) resumes the
-  // session it finds.
+  // t1 starts the run's session; each of t2's iterations a fresh one; t3 (in the run's mode) goes
+  // on in the run's session.
   EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "fresh", "resume"}));
   EXPECT_NE(calls[1].sid, calls[0].sid);
   EXPECT_NE(calls[2].sid, calls[1].sid);
-  EXPECT_EQ(calls[3].sid, calls[2].sid);
+  EXPECT_EQ(calls[3].sid, calls[0].sid);
   // t2's sessions are anchored to t2; the continuous session of t1 to no task.
   EXPECT_NE(r.anchor_of(calls[1].sid).find("Task t2: Second"), std::string::npos)
       << r.anchor_of(calls[1].sid);
@@ -1620,6 +1620,64 @@ TEST(RunE2E, ATasksOwnModeHoldsForThatTaskAlone) {
   auto aborted = a.run({"modes.yaml"});
   EXPECT_EQ(aborted.exit_code, 2) << aborted.err;
   EXPECT_EQ(a.calls().size(), 3u);
+}
+
+// A task in a mode of its own between two in the run's mode: the one after it goes on in the
+// run's session, not in the last session the middle task started; on --resume as well.
+TEST(RunE2E, ATaskAfterOneInAModeOfItsOwnGoesOnInTheRunsSession) {
+  RunRig r;
+  r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");  // every session an anchor
+  r.tmp.write("proj/abc.yaml",
+              "- {id: alpha, title: Alpha}\n"
+              "- {id: bravo, title: Bravo, context_mode: fresh-per-iteration}\n"
+              "- {id: charlie, title: Charlie}\n");
+  r.replies("NONE\nDONE\nNONE\nDONE\nNONE\nDONE\n");
+  auto res = r.run({"abc.yaml", "--context-mode", "continuous"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 6u);
+  EXPECT_EQ(kinds(calls),
+            (std::vector<std::string>{"fresh", "resume", "fresh", "fresh", "resume", "resume"}));
+  const std::string s1 = calls[0].sid;
+  EXPECT_EQ(calls[1].sid, s1);
+  EXPECT_NE(calls[2].sid, s1);
+  EXPECT_NE(calls[3].sid, calls[2].sid);
+  EXPECT_NE(calls[3].sid, s1);
+  EXPECT_EQ(calls[4].sid, s1);
+  EXPECT_EQ(calls[5].sid, s1);
+  const auto run = r.runs().at(0);
+  const json j = r.run_json(run);
+  EXPECT_EQ(j["session"]["id"], s1);
+  EXPECT_FALSE(j.contains("run_session"));
+  // charlie's calls have the anchor the run's session started with; anchor files keep their
+  // numbers (one per session started: alpha's, bravo's two).
+  EXPECT_EQ(j["session"]["anchor_file"], "anchors/0001.md");
+  EXPECT_TRUE(fs::exists(run / "anchors" / "0003.md"));
+  ASSERT_EQ(r.events(run, "session_taken_back").size(), 1u);
+  EXPECT_EQ(r.events(run, "session_taken_back")[0]["session_id"], s1);
+  // The dry run plans the same.
+  auto plan = r.run({"abc.yaml", "--dry-run"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("task charlie (Charlie): first call resumes the session"),
+            std::string::npos)
+      << plan.out;
+  const size_t charlie = plan.out.find("task charlie");
+  ASSERT_NE(charlie, std::string::npos);
+  EXPECT_NE(plan.out.find("--resume \"<session id 1>\"", charlie), std::string::npos) << plan.out;
+
+  // Stopped after bravo, resumed: charlie goes on in alpha's session.
+  RunRig s;
+  s.tmp.write("proj/abc.yaml", read_file(r.project / "abc.yaml"));
+  s.replies("DONE\nNONE\nSTOP\nDONE\n");
+  ASSERT_EQ(s.run({"abc.yaml"}).exit_code, 3);
+  const auto stopped = s.runs().at(0);
+  EXPECT_TRUE(s.run_json(stopped).contains("run_session"));
+  auto again = s.run({"--resume", stopped.filename().string()});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  calls = s.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[3].kind, "resume");
+  EXPECT_EQ(calls[3].sid, calls[0].sid);
 }
 
 TEST(RunE2E, AutoStartsAFreshSessionWithTheSummaryOnceTheContextReachesFreshAt) {
