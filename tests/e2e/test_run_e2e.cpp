@@ -2006,6 +2006,24 @@ TEST(RunE2E, SigintEndsALimitsWait) {
   EXPECT_EQ(r.calls().size(), 2u);
 }
 
+// A reset more than 32 days away is a reset past the ceiling like any other: the run stops (it
+// was taken as no reset at all, and the runner backed off and called again).
+TEST(RunE2E, AResetWeeksAwayStopsTheRun) {
+  RunRig r;
+  r.env.set("CTXKIT_RUNNER_LIMIT_BACKOFF_SECONDS", "1");
+  r.replies("USAGE_LIMIT 3456000\nDONE\nDONE\nDONE\n");  // 40 days
+  auto res = r.run({"tasks.yaml"});
+  EXPECT_EQ(res.exit_code, 3) << res.err;
+  EXPECT_EQ(r.calls().size(), 1u);
+  const json j = r.run_json(r.runs().at(0));
+  EXPECT_EQ(j["stopped_on"]["why"], "the reset lies past limit_max_wait_seconds");
+  const std::string reset_at = j["stopped_on"].value("reset_at", "");
+  const int64_t now_s = util::now_ms() / 1000;
+  EXPECT_NEAR(static_cast<double>(util::parse_iso8601_ms(reset_at).value_or(0) / 1000),
+              static_cast<double>(now_s + 3456000), 120)
+      << reset_at;
+}
+
 TEST(RunE2E, OnLimitStopAndAResetPastTheCeilingStopTheRun) {
   RunRig r;
   r.replies("DONE\nUSAGE_LIMIT 3600\n");
