@@ -234,11 +234,14 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   runner::RunOptions o;
   o.project = project_dir(project);
   const core::Config cfg = core::load_config(ctx.env, {o.project});
-  // A budget or a threshold that does not take would leave the run without its limit: refused.
-  for (const auto& e : cfg.errors)
-    for (const char* key :
-         {"runner.max_tokens", "runner.max_cost_usd", "runner.fresh_at", "runner.compact_at"})
-      if (e.find(key) != std::string::npos) return error(ctx, "config: " + e);
+  // A budget or a threshold that does not take, from a file or a variable, would leave an
+  // unattended run without its limit: refused. So is a configuration file that could not be read
+  // at all (it may hold a budget).
+  for (const char* key :
+       {"runner.max_tokens", "runner.max_cost_usd", "runner.fresh_at", "runner.compact_at"})
+    if (auto it = cfg.refused.find(key); it != cfg.refused.end())
+      return error(ctx, "config: " + it->second);
+  if (!cfg.unread_files.empty()) return error(ctx, "config: " + cfg.unread_files.front());
   if (cfg.runner.fresh_at >= cfg.runner.compact_at)
     return error(ctx, fmt::format("[runner] fresh_at ({}) must be below compact_at ({})",
                                   cfg.runner.fresh_at, cfg.runner.compact_at));

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <fstream>
 #include <vector>
+
+#include "util/fs.hpp"
 
 namespace ctxkit::claude {
 namespace {
@@ -21,11 +22,12 @@ namespace {
 //   an overload (529):   "API Error: 529 Overloaded. This is a server-side issue, ..."
 // each time in an is_error result carrying api_error_status, exit code 1.
 
-// A reset is believed only between a day before now (taken as now: retry at once) and this long
-// after now; anything else is dropped (the kind stays known, the runner waits its own backoff).
-// A monthly limit (an organisation's spend cap) resets within 31 days.
-constexpr int64_t kResetCeiling = 32 * 86400;
+// A reset more than a day before now is dropped (the kind stays known, the runner waits its own
+// backoff); one within that day is taken as now (retry at once). A reset in the future is kept
+// however far it lies (the runner stops on one past its ceiling), held at the end of year 9999 so
+// that no sum overflows.
 constexpr int64_t kResetPastSlack = 86400;
+constexpr int64_t kLastEpoch = 253402300799;  // 9999-12-31T23:59:59Z
 constexpr size_t kMessageMax = 300;
 
 bool has(std::string_view hay, std::string_view needle) {
@@ -52,8 +54,8 @@ bool ihas(std::string_view hay, std::string_view needle) {
 
 std::optional<int64_t> sane_reset(std::optional<int64_t> at, int64_t now) {
   if (!at) return std::nullopt;
-  if (*at < now - kResetPastSlack || *at > now + kResetCeiling) return std::nullopt;
-  return std::max(*at, now);
+  if (*at < now - kResetPastSlack) return std::nullopt;
+  return std::clamp(*at, now, std::max(now, kLastEpoch));
 }
 
 // One line of at most kMessageMax bytes: control characters (NUL included) become spaces, runs
@@ -313,13 +315,10 @@ std::optional<Zone> load_zone(std::string_view name) {
   const char* dir = std::getenv("TZDIR");
   std::string path = (dir && *dir ? std::string(dir) : std::string("/usr/share/zoneinfo")) + "/" +
                      std::string(name);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string data;
-  data.resize(1 << 20);
-  in.read(data.data(), static_cast<std::streamsize>(data.size()));
-  data.resize(static_cast<size_t>(in.gcount()));
-  return parse_tzif(data);
+  // A regular file of at most 1 MiB (a FIFO or a device under TZDIR would block or never end).
+  auto data = util::read_file(path, {1u << 20, true});
+  if (!data) return std::nullopt;
+  return parse_tzif(*data);
 }
 
 // The UTC instant of a local wall time (seconds since the epoch, as if the zone were UTC): the
@@ -419,7 +418,7 @@ std::optional<int64_t> duration(Cursor c) {
 // named zone, else UTC. Nothing when the words are not a time or the zone is unknown.
 std::optional<int64_t> wall_time(Cursor c, int64_t now) {
   std::optional<unsigned> mon = month(c);
-  std::optional<int> day;
+  std::optional<int> day, year;
   if (mon) {
     c.spaces();
     day = c.number(2);
@@ -427,6 +426,15 @@ std::optional<int64_t> wall_time(Cursor c, int64_t now) {
     if (*mon == 2 && *day > 29) return std::nullopt;
     if ((*mon == 4 || *mon == 6 || *mon == 9 || *mon == 11) && *day > 30) return std::nullopt;
     c.spaces();
+    // "Jan 5, 2027, 4am": the client adds the year when it is not the current one.
+    if (Cursor t = c; auto y4 = t.number(4)) {
+      if (t.i - c.i == 4) {
+        if (*y4 < 1970) return std::nullopt;
+        year = *y4;
+        c = t;
+        c.spaces();
+      }
+    }
     c.word("at");
     c.spaces();
   }
@@ -467,9 +475,10 @@ std::optional<int64_t> wall_time(Cursor c, int64_t now) {
   // The reset lies within the minute named: its end, so that a wait never ends early.
   const int64_t slack = 60;
   if (mon) {
-    for (int64_t year = y; year <= y + 1; ++year) {
+    const int64_t first = year ? int64_t{*year} : y, last = year ? int64_t{*year} : y + 1;
+    for (int64_t in_year = first; in_year <= last; ++in_year) {
       const int64_t local =
-          days_from_civil(year, *mon, static_cast<unsigned>(*day)) * 86400 + time_of_day;
+          days_from_civil(in_year, *mon, static_cast<unsigned>(*day)) * 86400 + time_of_day;
       const int64_t at = local_to_utc(zone, local) + slack;
       if (at >= now - kResetPastSlack) return at;
     }
@@ -509,12 +518,16 @@ std::optional<LimitKind> kind_in_text(std::string_view t) {
   if (ihas(t, "not your usage limit") || ihas(t, "temporarily limiting requests"))
     return LimitKind::RateLimit;
   // A subscription's limits ("You've hit your session limit", "You've hit your weekly limit",
-  // "You've reached your ... limit", "usage limit reached"): usage.
+  // "You've hit your team's pooled group budget", "You've reached your ... limit", "usage limit
+  // reached"): usage.
   if ((ihas(t, "you've hit your") || ihas(t, "you\u2019ve hit your") ||
        ihas(t, "you've reached your") || ihas(t, "you\u2019ve reached your")) &&
-      ihas(t, "limit"))
+      (ihas(t, "limit") || ihas(t, "budget")))
     return LimitKind::UsageLimit;
   if (ihas(t, "usage limit reached") || ihas(t, "usage_limit_reached"))
+    return LimitKind::UsageLimit;
+  // Usage credits spent until they reset ("You're out of usage credits · resets Dec 1, 4am").
+  if (ihas(t, "you're out of usage credits") || ihas(t, "you\u2019re out of usage credits"))
     return LimitKind::UsageLimit;
   if (ihas(t, "overloaded_error") || ihas(t, "529 overloaded") || ihas(t, "api error: 529") ||
       ihas(t, "api error (529"))

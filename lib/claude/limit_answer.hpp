@@ -16,8 +16,9 @@ std::string_view to_string(LimitKind kind);  // "rate limit", "usage limit", "ov
 
 struct LimitAnswer {
   LimitKind kind = LimitKind::RateLimit;
-  // When the client named the reset: seconds since the epoch, never before now nor more than 32
-  // days after it (a reset further out, or more than a day past, is taken as not named).
+  // When the client named the reset: seconds since the epoch, never before now (a reset more than
+  // a day past is taken as not named, one within that day as now) nor after 9999-12-31 (unless
+  // the clock itself is).
   std::optional<int64_t> reset_epoch;
   std::string message;  // what the client said, one line
 };

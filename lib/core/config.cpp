@@ -465,6 +465,7 @@ void apply_table(Config& config, const toml::table& root, const std::string& ori
         }
         config.errors.push_back(
             fmt::format("{}: {}.{}: {}", location(origin, node.source()), sect, name, *err));
+        config.refused.emplace(def->full(), config.errors.back());
         continue;
       }
       config.origins[def->full()] = origin;
@@ -488,6 +489,12 @@ void validate_thresholds(Config& config, const Config& before) {
   c.urgent_threshold = before.context.urgent_threshold;
 }
 
+// A file skipped whole: one error line, and the file among those whose keys are not known.
+void ignore_file(Config& config, std::string line) {
+  config.unread_files.push_back(line);
+  config.errors.push_back(std::move(line));
+}
+
 void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return;
@@ -496,11 +503,12 @@ void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
   // Read with the shared reader: never blocks on a FIFO swapped in after the check, size capped.
   auto text = util::read_file(path, {1 << 20});
   if (!text) {
-    config.errors.push_back(fmt::format("{} (file ignored)", text.error().message));
+    ignore_file(config, fmt::format("{} (file ignored)", text.error().message));
     return;
   }
   if (auto at = non_ascii_outside_strings(*text)) {
-    config.errors.push_back(
+    ignore_file(
+        config,
         fmt::format("{}:{}: a non-ASCII character outside a string or comment (file ignored)",
                     path.string(), *at));
     return;
@@ -509,11 +517,11 @@ void apply_file(Config& config, const fs::path& path, ConfigLayer layer) {
     toml::table t = toml::parse(*text, path.string());
     apply_table(config, t, path.string(), layer);
   } catch (const toml::parse_error& e) {
-    config.errors.push_back(
-        fmt::format("{}: {} (file ignored)", location(path.string(), e.source()), e.description()));
+    ignore_file(config, fmt::format("{}: {} (file ignored)", location(path.string(), e.source()),
+                                    e.description()));
     return;
   } catch (const std::exception& e) {
-    config.errors.push_back(fmt::format("{}: {} (file ignored)", path.string(), e.what()));
+    ignore_file(config, fmt::format("{}: {} (file ignored)", path.string(), e.what()));
     return;
   }
   validate_thresholds(config, before);
@@ -548,16 +556,18 @@ void apply_toml_text(Config& config, std::string_view text, const std::string& o
                      ConfigLayer layer) {
   Config before = config;
   if (auto at = non_ascii_outside_strings(text)) {
-    config.errors.push_back(fmt::format(
-        "{}:{}: a non-ASCII character outside a string or comment (file ignored)", origin, *at));
+    ignore_file(
+        config,
+        fmt::format("{}:{}: a non-ASCII character outside a string or comment (file ignored)",
+                    origin, *at));
     return;
   }
   try {
     toml::table t = toml::parse(text, origin);
     apply_table(config, t, origin, layer);
   } catch (const toml::parse_error& e) {
-    config.errors.push_back(
-        fmt::format("{}: {} (file ignored)", location(origin, e.source()), e.description()));
+    ignore_file(config, fmt::format("{}: {} (file ignored)", location(origin, e.source()),
+                                    e.description()));
     return;
   }
   validate_thresholds(config, before);
@@ -622,6 +632,7 @@ Config load_config(const util::Env& env, const ConfigSources& sources) {
         continue;
       }
       config.errors.push_back(fmt::format("{}: {}", var, *err));
+      config.refused.emplace(k.full(), config.errors.back());
       continue;
     }
     config.origins[k.full()] = var;

@@ -122,6 +122,12 @@ struct Config {
   // value), files that do not parse (the file is skipped). One line each.
   std::vector<std::string> warnings;
   std::vector<std::string> errors;
+  // The keys ("section.key") a file or a variable gave a value that did not take, each with its
+  // error line (the first one); and the error lines of the files skipped whole (unreadable, or not
+  // TOML), whose keys are not known. Both are in `errors` too. A program whose limits must hold
+  // (ctx-run's budgets) refuses to start on either.
+  std::map<std::string, std::string> refused;
+  std::vector<std::string> unread_files;
   // The files that were read, in order.
   std::vector<std::filesystem::path> files;
   // The project's .work.toml, when one was found (the origin of the keys it set).

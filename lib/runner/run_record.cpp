@@ -443,7 +443,7 @@ const Keys<TaskRecord, 16> kTaskKeys{{
     arising<&TaskRecord::reason>("reason"),
 }};
 
-const Keys<RunState, 24> kRunKeys{{
+const Keys<RunState, 25> kRunKeys{{
     {"ctxkit", [](const RunState&) -> std::optional<ojson> { return ojson("run"); }, nullptr},
     {"version", [](const RunState&) -> std::optional<ojson> { return ojson(1); }, nullptr},
     field<&RunState::run_id>("run_id"),
@@ -468,6 +468,7 @@ const Keys<RunState, 24> kRunKeys{{
     arising<&RunState::session_totals>("session_totals"),
     arising<&RunState::stopped_on>("stopped_on"),
     arising<&RunState::refused_call>("refused_call"),
+    arising<&RunState::run_session>("run_session"),
 }};
 
 // ------------------------------------------------------------------------------------------

@@ -127,6 +127,9 @@ struct RunState {
   std::optional<int64_t> ended_at_ms;
   int iterations = 0;
   std::optional<SessionRecord> session;
+  // The run's own session, put aside while a task in a mode of its own runs in sessions it started,
+  // and taken back by the next task in the run's mode (an empty id: the run had none yet).
+  std::optional<SessionRecord> run_session;
   std::string previous_summary;
   std::map<std::string, int> attempts;  // calls made of each position since it last moved on
   std::optional<PendingAction> pending_action;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 #include "claude/claude_cli.hpp"
 #include "claude/limit_answer.hpp"
@@ -280,13 +281,14 @@ class Runner {
     restore_options();
     // The session is resumed by its id on the client's command line: only an id of the client's
     // shape is passed (an id starting with '-' would be taken for an option).
-    if (const ojson session = raw->value("session", ojson()); session.is_object()) {
-      const ojson id = session.value("id", ojson());
-      if (!id.is_string() ||
-          (!id.get<std::string>().empty() && !util::is_uuid(id.get<std::string>())))
-        return bad_input(fmt::format("{}: the session id {} is not a session id",
-                                     record_.file().string(), id.dump()));
-    }
+    for (const char* key : {"session", "run_session"})
+      if (const ojson session = raw->value(key, ojson()); session.is_object()) {
+        const ojson id = session.value("id", ojson());
+        if (!id.is_string() ||
+            (!id.get<std::string>().empty() && !util::is_uuid(id.get<std::string>())))
+          return bad_input(fmt::format("{}: the session id {} is not a session id",
+                                       record_.file().string(), id.dump()));
+      }
     if (st.source.kind == "workflow") opts_.workflow = st.source.workflow.value_or("");
     for (const auto& t : st.task_specs) specs_.push_back(t.spec);
     for (const auto& s : specs_)
@@ -607,6 +609,8 @@ class Runner {
   struct PlannedSession {
     bool started = false;
     std::string id = "<new session id>";
+    // The run's own session, put aside while a task in a mode of its own starts sessions.
+    std::optional<std::pair<bool, std::string>> run;
   };
 
   // Task `s` (the n-th) of a dry run: its first call (the session, argv and anchor) and what
@@ -620,7 +624,13 @@ class Runner {
     }
     mode_ = task_mode(opts_.mode, parse_context_mode(s.context_mode));
     const int max_attempts = s.max_iterations > 0 ? s.max_iterations : opts_.max_task_iterations;
+    if (mode_ == opts_.mode && session.run) {
+      std::tie(session.started, session.id) = *session.run;
+      session.run.reset();
+    }
     const auto plan = plan_session(mode_, session.started, true, false, false);
+    if (plan.fresh && mode_ != opts_.mode && !session.run)
+      session.run.emplace(session.started, session.id);
     session.started = true;
     const std::string anchor =
         opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
@@ -1125,7 +1135,30 @@ class Runner {
     if (driver_) task_number_ = s.task + 1;
     s.new_task = s.pos.task_key != last_task_key_;
     mode_ = s.pos.mode;
+    if (mode_ == opts_.mode) take_back_run_session();
     return s;
+  }
+
+  // A task in the run's mode goes on in the run's own session: the one a task in a mode of its
+  // own put aside when it started sessions of its own is taken back (its anchor, its context for
+  // auto). Anchor files keep their numbers: the next one follows the last one written.
+  void take_back_run_session() {
+    auto& st = record_.state;
+    if (!st.run_session) return;
+    SessionRecord back = std::move(*st.run_session);
+    st.run_session.reset();
+    if (st.session) back.anchor_epoch = std::max(back.anchor_epoch, st.session->anchor_epoch);
+    st.session = std::move(back);
+    session_anchor_loaded_ = false;
+    if (!st.session->id.empty()) emit("session_taken_back", {{"session_id", st.session->id}});
+  }
+
+  // Before a task in a mode of its own starts a session of its own: the run's session is put
+  // aside (once) for the next task in the run's mode.
+  void put_aside_run_session() {
+    auto& st = record_.state;
+    if (mode_ == opts_.mode || st.run_session) return;
+    st.run_session = st.session.value_or(SessionRecord{});
   }
 
   void start_task(TaskRecord& task) {
@@ -1183,11 +1216,30 @@ class Runner {
       extra.push_back(old_anchor);
     }
     auto argv = claude::compact_argv(opts_.claude_bin, extra, s.session_id, without_nul(s.focus));
-    auto r = invoke(argv, task_of(s).git_head.value_or(""));
-    if (!r) return finish("failed", RunEnd::Failed, r.error().message);
-    s.client_ms += r->client_ms;
+    // A compaction a limit refused is made again once the limit is waited out (or the run stops,
+    // and a --resume plans it again): the call it prepares needs it.
+    std::optional<CallResult> r;
+    while (true) {
+      auto made = invoke(argv, task_of(s).git_head.value_or(""));
+      if (!made) return finish("failed", RunEnd::Failed, made.error().message);
+      s.client_ms += made->client_ms;
+      add_call(task_of(s), made->stream);
+      auto limit = claude::classify_limit(made->stream, made->stderr_tail, made->exit_code,
+                                          util::now_ms() / 1000);
+      if (!limit) {
+        r = std::move(*made);
+        break;
+      }
+      const std::string stem =
+          fmt::format("tasks/{}/iter-{:03}.compact", RunRecord::safe_name(s.pos.task_key),
+                      record_.state.iterations + 1);
+      if (auto end = wait_for_limit(task_of(s), s.session_id, stem, *made, *limit, "compaction"))
+        return end;
+      last_iteration_ms_ = util::now_ms();
+      paused_ms_ = 0;
+    }
+    limits_in_a_row_ = 0;
     TaskRecord& task = task_of(s);
-    add_call(task, r->stream);
     ojson data = {{"task_id", task.id},
                   {"session_id", s.session_id},
                   {"focus", s.focus},
@@ -1230,6 +1282,7 @@ class Runner {
     if (s.plan.fresh && s.plan.reason == "repeat") {
       s.anchor = read_session_anchor();
     } else if (s.plan.fresh) {
+      put_aside_run_session();
       s.session_id = util::random_uuid();
       s.anchor = new_anchor(s);
       if (s.plan.reason != "start") {
@@ -1428,7 +1481,8 @@ class Runner {
   // outcome when the run ends here.
   std::optional<RunOutcome> wait_for_limit(const TaskRecord& task, const std::string& session_id,
                                            const std::string& stem, const CallResult& call,
-                                           const claude::LimitAnswer& limit) {
+                                           const claude::LimitAnswer& limit,
+                                           const std::string& what = "call") {
     ++limits_in_a_row_;
     const int64_t now_s = util::now_ms() / 1000;
     const LimitWait w = decide_limit_wait(opts_.limits, limit.reset_epoch, now_s, limits_in_a_row_);
@@ -1437,6 +1491,7 @@ class Runner {
         limit.reset_epoch ? util::format_iso8601_ms(*limit.reset_epoch * 1000) : "";
     ojson data = {{"task_id", task.id},
                   {"session_id", session_id},
+                  {"refused", what},
                   {"kind", kind},
                   {"message", limit.message},
                   {"in_a_row", limits_in_a_row_},
@@ -1471,8 +1526,8 @@ class Runner {
                                 reset_at.empty() ? "" : ", resets " + reset_at, limit.message));
     }
     progress(fmt::format(
-        "waiting {} s for the {}{} before the call again: {}", w.seconds, kind,
-        reset_at.empty() ? " (no reset time given: backoff)" : " to reset at " + reset_at,
+        "waiting {} s for the {}{} before the {} again: {}", w.seconds, kind,
+        reset_at.empty() ? " (no reset time given: backoff)" : " to reset at " + reset_at, what,
         limit.message));
     save();
     const int64_t t0 = util::now_ms(), until = t0 + w.seconds * 1000;

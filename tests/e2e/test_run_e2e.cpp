@@ -26,11 +26,12 @@ using json = nlohmann::json;
 // stream-json with the next line of $STANDIN_REPLIES (DONE, NONE, BLOCKED <why>, FAIL, SLEEP,
 // HANG (its pid in hang-pid, then 30 s), STOP, PAUSE; DONE when the file has run out). `/compact`
 // calls answer as the real client does and use no reply (with $STANDIN_COMPACT_REFUSED set, as it
-// does on a session too short to compact). Every answer reports usage input 10, cache creation 100,
+// does on a session too short to compact; with $STANDIN_COMPACT_LIMIT=<s>, the first is refused as
+// USAGE_LIMIT <s> refuses a call). Every answer reports usage input 10, cache creation 100,
 // cache read 1000, output 5 (a compaction: 100/0/0/20 through modelUsage) and costs $0.25; its last
 // assistant message reports cache read 1000 (a context of 1,110), or the n-th line of
 // $STANDIN_CONTEXTS when there is one, and the result's modelUsage a contextWindow of
-// $STANDIN_WINDOW (200000). Refusals, printed as Claude Code prints them
+// $STANDIN_WINDOW (200000; none: no contextWindow). Refusals, printed as Claude Code prints them
 // (tests/fixtures/claude-code-*/limits/, exit 1, nothing on stderr): USAGE_LIMIT <s> (a
 // subscription's 5-hour limit resetting in s seconds, as 2.1.332 words it), RATE_LIMIT (429 with an
 // API key, after its retries, as 2.1.197 words it), OVERLOADED (529), SERVER_ERROR (500: no limit).
@@ -48,10 +49,34 @@ for a in "$@"; do
   prev="$a"; last="$a"
 done
 stdin=$(cat | head -c 100)
+refuse() {  # $1: the result's text, $2: its extra fields, $3: the synthetic message's error
+  printf '{"type":"assistant","message":{"model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"%s"}],"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}},"parent_tool_use_id":null,"session_id":"%s","error":"%s"}\n' "$1" "$sid" "$3"
+  printf '{"session_id":"%s","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"modelUsage":{},"is_error":true,"num_turns":1,"subtype":"success",%s"result":"%s","type":"result"}\n' "$sid" "$2" "$1"
+  exit 1
+}
+retries() {  # $1: the status, $2: the error
+  printf '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":538,"error_status":%s,"error":"%s","session_id":"%s"}\n' "$1" "$2" "$sid"
+  printf '{"type":"system","subtype":"api_retry","attempt":2,"max_retries":2,"retry_delay_ms":1104,"error_status":%s,"error":"%s","session_id":"%s"}\n' "$1" "$2" "$sid"
+}
+usage_limit() {  # $1: seconds to the reset
+  reset=$(( $(date +%s) + $1 ))
+  # As the client words it: the time within 24 hours, else the date first (and the year when
+  # it is not this one's).
+  if [ "$1" -le 86400 ]; then fmt='+%-l:%M%P'
+  elif [ "$(date -u -d "@$reset" +%Y)" = "$(date -u +%Y)" ]; then fmt='+%b %-d, %-l:%M%P'
+  else fmt='+%b %-d, %Y, %-l:%M%P'; fi
+  when=$(date -u -d "@$reset" "$fmt" | sed 's/:00\([ap]m\)/\1/')
+  printf '{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":%s,"rateLimitType":"five_hour","isUsingOverage":false},"session_id":"%s"}\n' "$reset" "$sid"
+  refuse "You\u0027ve hit your 5-hour limit \u00b7 resets $when (UTC)" '"api_error_status":429,"api_error_type":"rate_limit_error","api_error":"usage_limit_reached","terminal_reason":"api_error",' rate_limit
+}
 case "$last" in
   /compact*)
     printf 'call=compact sid=%s anchor=%s focus=%s\n' "$sid" "$anchor" "$(printf '%s' "$last" | head -1)" >> "$STANDIN_LOG"
     printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$sid"
+    if [ -n "$STANDIN_COMPACT_LIMIT" ] && [ ! -e "$STANDIN_DIR/compact-refused" ]; then
+      touch "$STANDIN_DIR/compact-refused"
+      usage_limit "$STANDIN_COMPACT_LIMIT"
+    fi
     if [ -n "$STANDIN_COMPACT_REFUSED" ]; then
       printf '{"type":"result","subtype":"success","is_error":false,"result":"Not enough messages to compact.","session_id":"%s","usage":{"input_tokens":0,"output_tokens":0},"modelUsage":{}}\n' "$sid"
       exit 0
@@ -64,24 +89,11 @@ n=$(cat "$STANDIN_DIR/count" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$S
 reply=$(sed -n "${n}p" "$STANDIN_REPLIES" 2>/dev/null); [ -n "$reply" ] || reply=DONE
 printf 'call=%s sid=%s anchor=%s cwd=%s stdin=%s prompt=%s\n' "$kind" "$sid" "$anchor" "$(pwd)" "$stdin" "$(printf '%s' "$last" | head -1)" >> "$STANDIN_LOG"
 printf '%s' "$last" > "$STANDIN_DIR/prompt-$n"
-refuse() {  # $1: the result's text, $2: its extra fields, $3: the synthetic message's error
-  printf '{"type":"assistant","message":{"model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"%s"}],"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}},"parent_tool_use_id":null,"session_id":"%s","error":"%s"}\n' "$1" "$sid" "$3"
-  printf '{"session_id":"%s","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"modelUsage":{},"is_error":true,"num_turns":1,"subtype":"success",%s"result":"%s","type":"result"}\n' "$sid" "$2" "$1"
-  exit 1
-}
-retries() {  # $1: the status, $2: the error
-  printf '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":538,"error_status":%s,"error":"%s","session_id":"%s"}\n' "$1" "$2" "$sid"
-  printf '{"type":"system","subtype":"api_retry","attempt":2,"max_retries":2,"retry_delay_ms":1104,"error_status":%s,"error":"%s","session_id":"%s"}\n' "$1" "$2" "$sid"
-}
 case "$reply" in
   USAGE_LIMIT*|RATE_LIMIT|OVERLOADED|SERVER_ERROR) printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$sid";;
 esac
 case "$reply" in
-  USAGE_LIMIT*)
-    reset=$(( $(date +%s) + ${reply#USAGE_LIMIT } ))
-    when=$(date -u -d "@$reset" +%-l:%M%P | sed 's/:00//')
-    printf '{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":%s,"rateLimitType":"five_hour","isUsingOverage":false},"session_id":"%s"}\n' "$reset" "$sid"
-    refuse "You\u0027ve hit your 5-hour limit \u00b7 resets $when (UTC)" '"api_error_status":429,"api_error_type":"rate_limit_error","api_error":"usage_limit_reached","terminal_reason":"api_error",' rate_limit;;
+  USAGE_LIMIT*) usage_limit "${reply#USAGE_LIMIT }";;
   RATE_LIMIT)
     retries 429 rate_limit
     refuse "API Error: Request rejected (429) \u00b7 Number of request tokens has exceeded your per-minute rate limit" '"api_error_status":429,"terminal_reason":"completed",' rate_limit;;
@@ -107,7 +119,8 @@ printf '{"type":"user","message":{"role":"user","content":"big tool output"}}\n'
 cr=$(sed -n "${n}p" "$STANDIN_CONTEXTS" 2>/dev/null); [ -n "$cr" ] || cr=1000
 printf '{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":%s,"output_tokens":5}},"parent_tool_use_id":null,"session_id":"%s"}\n' "$cr" "$sid"
 [ -z "$STANDIN_AFTER_RESULT" ] || date +%s%N > "$STANDIN_DIR/result-$n"
-printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"%s","total_cost_usd":0.25,"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":5},"modelUsage":{"m":{"inputTokens":10,"outputTokens":5,"cacheReadInputTokens":1000,"cacheCreationInputTokens":100,"contextWindow":%s}}}\n' "$text" "$sid" "${STANDIN_WINDOW:-200000}"
+win=",\"contextWindow\":${STANDIN_WINDOW:-200000}"; [ "$STANDIN_WINDOW" != none ] || win=""
+printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"%s","total_cost_usd":0.25,"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":5},"modelUsage":{"m":{"inputTokens":10,"outputTokens":5,"cacheReadInputTokens":1000,"cacheCreationInputTokens":100%s}}}\n' "$text" "$sid" "$win"
 [ -z "$STANDIN_AFTER_RESULT" ] || sh -c "$STANDIN_AFTER_RESULT" standin "$n"
 )SH";
 
@@ -1521,6 +1534,51 @@ TEST(RunE2E, BadBudgetsModesAndThresholdsAreOneLineAndRecordNothing) {
   EXPECT_TRUE(r.calls().empty());
 }
 
+// A budget that cannot be read stops the run before it starts wherever it comes from: the
+// environment as the configuration file. An empty value is no budget either: refused (a variable
+// meant to hold one, `CTXKIT_RUNNER_MAX_TOKENS=$BUDGET`, came out empty), not taken as 0.
+TEST(RunE2E, ABudgetThatDoesNotReadStopsTheRunBeforeItStartsWhereverItComesFrom) {
+  RunRig r;
+  struct Case {
+    std::string var, value;
+  };
+  const Case cases[] = {
+      {"CTXKIT_RUNNER_MAX_TOKENS", "-5"},      {"CTXKIT_RUNNER_MAX_TOKENS", "1k"},
+      {"CTXKIT_RUNNER_MAX_TOKENS", ""},        {"CTXKIT_RUNNER_MAX_TOKENS", "1e6"},
+      {"CTXKIT_RUNNER_MAX_COST_USD", "$0.50"}, {"CTXKIT_RUNNER_MAX_COST_USD", "nan"},
+      {"CTXKIT_RUNNER_MAX_COST_USD", "inf"},   {"CTXKIT_RUNNER_MAX_COST_USD", ""},
+      {"CTXKIT_RUNNER_MAX_COST_USD", "-1"},    {"CTXKIT_RUNNER_FRESH_AT", "half"},
+  };
+  for (const auto& c : cases) {
+    util::Env env = r.env;
+    env.set(c.var, c.value);
+    auto res = run_tool("ctx-run", {"tasks.yaml"}, "", env, r.project);
+    EXPECT_EQ(res.exit_code, 1) << c.var << "=" << c.value << ": " << res.err;
+    EXPECT_EQ(line_count(res.err), 1u) << res.err;
+    EXPECT_NE(res.err.find("ctx-run: error: config: " + c.var + ": "), std::string::npos)
+        << res.err;
+    // --resume too: a budget given now replaces the recorded one.
+    auto resumed = run_tool("ctx-run", {"--resume", "nosuchrun"}, "", env, r.project);
+    EXPECT_EQ(resumed.exit_code, 1) << resumed.err;
+    EXPECT_NE(resumed.err.find("config: " + c.var), std::string::npos) << resumed.err;
+  }
+  // A configuration file that does not parse may hold a budget: it cannot be read, so neither.
+  r.tmp.write("proj/.work.toml", "[runner]\nmax_cost_usd = $0.50\n");
+  auto res = r.run({"tasks.yaml"});
+  EXPECT_EQ(res.exit_code, 1) << res.err;
+  EXPECT_EQ(line_count(res.err), 1u) << res.err;
+  EXPECT_NE(res.err.find("ctx-run: error: config: " + (r.project / ".work.toml").string() + ":2:"),
+            std::string::npos)
+      << res.err;
+  EXPECT_TRUE(r.runs().empty());
+  EXPECT_TRUE(r.calls().empty());
+  // 0 is no budget, as documented; a valid one holds.
+  fs::remove(r.project / ".work.toml");
+  util::Env zero = r.env;
+  zero.set("CTXKIT_RUNNER_MAX_TOKENS", "0");
+  EXPECT_EQ(run_tool("ctx-run", {"tasks.yaml"}, "", zero, r.project).exit_code, 0);
+}
+
 TEST(RunE2E, ATasksOwnModeHoldsForThatTaskAlone) {
   RunRig r;
   r.replies("DONE\nNONE\nDONE\nDONE\n");
@@ -1532,12 +1590,12 @@ TEST(RunE2E, ATasksOwnModeHoldsForThatTaskAlone) {
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const auto calls = r.calls();
   ASSERT_EQ(calls.size(), 4u);
-  // t1 starts the run's session; each of t2's iterations a fresh one; t3 (continuous) resumes the
-  // session it finds.
+  // t1 starts the run's session; each of t2's iterations a fresh one; t3 (in the run's mode) goes
+  // on in the run's session.
   EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "fresh", "resume"}));
   EXPECT_NE(calls[1].sid, calls[0].sid);
   EXPECT_NE(calls[2].sid, calls[1].sid);
-  EXPECT_EQ(calls[3].sid, calls[2].sid);
+  EXPECT_EQ(calls[3].sid, calls[0].sid);
   // t2's sessions are anchored to t2; the continuous session of t1 to no task.
   EXPECT_NE(r.anchor_of(calls[1].sid).find("Task t2: Second"), std::string::npos)
       << r.anchor_of(calls[1].sid);
@@ -1562,6 +1620,64 @@ TEST(RunE2E, ATasksOwnModeHoldsForThatTaskAlone) {
   auto aborted = a.run({"modes.yaml"});
   EXPECT_EQ(aborted.exit_code, 2) << aborted.err;
   EXPECT_EQ(a.calls().size(), 3u);
+}
+
+// A task in a mode of its own between two in the run's mode: the one after it goes on in the
+// run's session, not in the last session the middle task started; on --resume as well.
+TEST(RunE2E, ATaskAfterOneInAModeOfItsOwnGoesOnInTheRunsSession) {
+  RunRig r;
+  r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");  // every session an anchor
+  r.tmp.write("proj/abc.yaml",
+              "- {id: alpha, title: Alpha}\n"
+              "- {id: bravo, title: Bravo, context_mode: fresh-per-iteration}\n"
+              "- {id: charlie, title: Charlie}\n");
+  r.replies("NONE\nDONE\nNONE\nDONE\nNONE\nDONE\n");
+  auto res = r.run({"abc.yaml", "--context-mode", "continuous"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 6u);
+  EXPECT_EQ(kinds(calls),
+            (std::vector<std::string>{"fresh", "resume", "fresh", "fresh", "resume", "resume"}));
+  const std::string s1 = calls[0].sid;
+  EXPECT_EQ(calls[1].sid, s1);
+  EXPECT_NE(calls[2].sid, s1);
+  EXPECT_NE(calls[3].sid, calls[2].sid);
+  EXPECT_NE(calls[3].sid, s1);
+  EXPECT_EQ(calls[4].sid, s1);
+  EXPECT_EQ(calls[5].sid, s1);
+  const auto run = r.runs().at(0);
+  const json j = r.run_json(run);
+  EXPECT_EQ(j["session"]["id"], s1);
+  EXPECT_FALSE(j.contains("run_session"));
+  // charlie's calls have the anchor the run's session started with; anchor files keep their
+  // numbers (one per session started: alpha's, bravo's two).
+  EXPECT_EQ(j["session"]["anchor_file"], "anchors/0001.md");
+  EXPECT_TRUE(fs::exists(run / "anchors" / "0003.md"));
+  ASSERT_EQ(r.events(run, "session_taken_back").size(), 1u);
+  EXPECT_EQ(r.events(run, "session_taken_back")[0]["session_id"], s1);
+  // The dry run plans the same.
+  auto plan = r.run({"abc.yaml", "--dry-run"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("task charlie (Charlie): first call resumes the session"),
+            std::string::npos)
+      << plan.out;
+  const size_t charlie = plan.out.find("task charlie");
+  ASSERT_NE(charlie, std::string::npos);
+  EXPECT_NE(plan.out.find("--resume \"<session id 1>\"", charlie), std::string::npos) << plan.out;
+
+  // Stopped after bravo, resumed: charlie goes on in alpha's session.
+  RunRig s;
+  s.tmp.write("proj/abc.yaml", read_file(r.project / "abc.yaml"));
+  s.replies("DONE\nNONE\nSTOP\nDONE\n");
+  ASSERT_EQ(s.run({"abc.yaml"}).exit_code, 3);
+  const auto stopped = s.runs().at(0);
+  EXPECT_TRUE(s.run_json(stopped).contains("run_session"));
+  auto again = s.run({"--resume", stopped.filename().string()});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  calls = s.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[3].kind, "resume");
+  EXPECT_EQ(calls[3].sid, calls[0].sid);
 }
 
 TEST(RunE2E, AutoStartsAFreshSessionWithTheSummaryOnceTheContextReachesFreshAt) {
@@ -1652,6 +1768,122 @@ TEST(RunE2E, AutoCompactsATasksSessionBetweenItsIterationsWithTheTaskAsFocus) {
   EXPECT_EQ(r.report()["tasks"][0]["compactions"], 1);
   // A new task at 79 % would have started fresh instead: t2 came after the compaction, at 1,110.
   EXPECT_EQ(r.report()["totals"]["resets"], 0);
+}
+
+// Without a window in the result, auto measures against the model's: 200,000, or 1,000,000 for a
+// "[1m]" model.
+TEST(RunE2E, AutoWithoutAReportedWindowTakesTheModels) {
+  RunRig r;
+  r.contexts("119000\n");
+  r.env.set("STANDIN_WINDOW", "none");
+  ASSERT_EQ(r.run({"tasks.yaml", "--context-mode", "auto"}).exit_code, 0);
+  EXPECT_EQ(kinds(r.calls()), (std::vector<std::string>{"fresh", "fresh", "resume"}));
+  const auto d = r.events(r.runs().at(0), "auto_decision");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0]["window"], 200000);
+  EXPECT_EQ(d[0]["percent"], 59);
+  EXPECT_EQ(r.run_json(r.runs().at(0))["session"]["context_window"], 0);  // none reported
+  RunRig big;
+  big.contexts("119000\n");
+  big.env.set("STANDIN_WINDOW", "none");
+  ASSERT_EQ(big.run({"tasks.yaml", "--context-mode", "auto", "--model", "claude-sonnet-4-5[1m]"})
+                .exit_code,
+            0);
+  EXPECT_EQ(kinds(big.calls()), (std::vector<std::string>{"fresh", "resume", "resume"}));
+  EXPECT_TRUE(big.events(big.runs().at(0), "auto_decision").empty());
+}
+
+// A --resume of an auto run decides from the context run.json recorded, with the thresholds the
+// run was started with, and the fresh session carries the summary of the task before the stop.
+TEST(RunE2E, AutoAfterResumeDecidesFromTheRecordedContextAndThresholds) {
+  RunRig r;
+  r.contexts("119000\n");
+  r.env.set("STANDIN_WINDOW", "1000000");  // 11 %: past fresh_at 10 only
+  r.replies("STOP\nDONE\nDONE\n");
+  util::Env low = r.env;
+  low.set("CTXKIT_RUNNER_FRESH_AT", "10");
+  low.set("CTXKIT_RUNNER_COMPACT_AT", "20");
+  ASSERT_EQ(
+      run_tool("ctx-run", {"tasks.yaml", "--context-mode", "auto"}, "", low, r.project).exit_code,
+      3);
+  const auto run = r.runs().at(0);
+  EXPECT_EQ(r.run_json(run)["session"]["context_tokens"], 119110);
+  auto again = r.run({"--resume", run.filename().string()});  // no thresholds given now
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "fresh", "resume"}));
+  const auto d = r.events(run, "auto_decision");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0]["task_id"], "t2");
+  EXPECT_EQ(d[0]["percent"], 11);
+  EXPECT_EQ(d[0]["threshold"], 10);
+  EXPECT_NE(r.anchor_of(calls[1].sid).find("Task t1: Write the parser\nStatus: done"),
+            std::string::npos)
+      << r.anchor_of(calls[1].sid);
+}
+
+// Auto's compaction that the client refuses ("Not enough messages to compact."): no compaction is
+// counted, the call goes on in the session with its own anchor.
+TEST(RunE2E, AutosCompactionTheClientRefusesLeavesTheSessionAsItWas) {
+  RunRig r;
+  r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");
+  r.replies("NONE\nDONE\nDONE\nDONE\n");
+  r.contexts("159000\n");
+  r.env.set("STANDIN_COMPACT_REFUSED", "1");
+  ASSERT_EQ(r.run({"tasks.yaml", "--context-mode", "auto"}).exit_code, 0);
+  const auto calls = r.calls();
+  EXPECT_EQ(kinds(calls),
+            (std::vector<std::string>{"fresh", "compact", "resume", "resume", "resume"}));
+  const auto run = r.runs().at(0);
+  const auto failed = r.events(run, "compact_failed");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0]["why"], "auto");
+  EXPECT_TRUE(r.events(run, "compacted").empty());
+  EXPECT_EQ(r.report()["tasks"][0]["compactions"], 0);
+  const auto anchors = r.anchors_of(calls[0].sid);
+  EXPECT_EQ(std::set<std::string>(anchors.begin(), anchors.end()).size(), 1u);
+  EXPECT_FALSE(fs::exists(run / "anchors" / "0002.md"));
+}
+
+// A compaction the runner sends that a usage limit refuses is made again once the limit is
+// waited out, and only then the call: auto's, and a workflow's.
+TEST(RunE2E, ACompactionALimitRefusedIsMadeAgainAfterTheWaitBeforeTheCall) {
+  RunRig r;
+  r.tmp.write("proj/PROMPT.md", "Project rules: small commits.\n");
+  r.replies("NONE\nDONE\nDONE\nDONE\n");
+  r.contexts("159000\n");
+  r.env.set("STANDIN_COMPACT_LIMIT", "1");
+  auto res = r.run({"tasks.yaml", "--context-mode", "auto"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  EXPECT_EQ(kinds(calls), (std::vector<std::string>{"fresh", "compact", "compact", "resume",
+                                                    "resume", "resume"}));
+  for (const auto& c : calls) EXPECT_EQ(c.sid, calls[0].sid);
+  const auto run = r.runs().at(0);
+  const auto waits = r.events(run, "limit_wait");
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0]["refused"], "compaction");
+  EXPECT_EQ(waits[0]["kind"], "usage limit");
+  EXPECT_EQ(r.events(run, "limit_waited").size(), 1u);
+  EXPECT_TRUE(r.events(run, "compact_failed").empty());
+  ASSERT_EQ(r.events(run, "compacted").size(), 1u);
+  EXPECT_EQ(r.report()["tasks"][0]["compactions"], 1);
+  EXPECT_TRUE(fs::exists(run / "tasks" / "t1" / "iter-002.compact.limit-1.result.json"));
+  EXPECT_EQ(lines_with(res.err, "before the compaction again"), 1u) << res.err;
+  // The call after the compaction is t1's second attempt, in the re-anchored session.
+  EXPECT_NE(r.prompt(2).find("This is attempt 2 of at most 3"), std::string::npos);
+  EXPECT_EQ(r.run_json(run)["session"]["anchor_file"], "anchors/0002.md");
+
+  RunRig w;
+  w.tmp.write("proj/.ctxkit/workflows/ship.yaml", kTemplate);
+  w.env.set("STANDIN_COMPACT_LIMIT", "1");
+  auto wres = w.run({"--workflow", "ship", "--summary", "ship it"});
+  ASSERT_EQ(wres.exit_code, 0) << wres.err;
+  EXPECT_EQ(kinds(w.calls()),
+            (std::vector<std::string>{"fresh", "fresh", "compact", "compact", "resume"}));
+  EXPECT_EQ(w.report()["totals"]["compactions"], 1);
+  EXPECT_TRUE(w.events(w.runs().at(0), "compact_failed").empty());
 }
 
 // Waits (bounded) until the run's events.jsonl holds an event of `kind`.
@@ -1772,6 +2004,24 @@ TEST(RunE2E, SigintEndsALimitsWait) {
   EXPECT_EQ(j["status"], "stopped");
   EXPECT_EQ(j["iterations"], 1);
   EXPECT_EQ(r.calls().size(), 2u);
+}
+
+// A reset more than 32 days away is a reset past the ceiling like any other: the run stops (it
+// was taken as no reset at all, and the runner backed off and called again).
+TEST(RunE2E, AResetWeeksAwayStopsTheRun) {
+  RunRig r;
+  r.env.set("CTXKIT_RUNNER_LIMIT_BACKOFF_SECONDS", "1");
+  r.replies("USAGE_LIMIT 3456000\nDONE\nDONE\nDONE\n");  // 40 days
+  auto res = r.run({"tasks.yaml"});
+  EXPECT_EQ(res.exit_code, 3) << res.err;
+  EXPECT_EQ(r.calls().size(), 1u);
+  const json j = r.run_json(r.runs().at(0));
+  EXPECT_EQ(j["stopped_on"]["why"], "the reset lies past limit_max_wait_seconds");
+  const std::string reset_at = j["stopped_on"].value("reset_at", "");
+  const int64_t now_s = util::now_ms() / 1000;
+  EXPECT_NEAR(static_cast<double>(util::parse_iso8601_ms(reset_at).value_or(0) / 1000),
+              static_cast<double>(now_s + 3456000), 120)
+      << reset_at;
 }
 
 TEST(RunE2E, OnLimitStopAndAResetPastTheCeilingStopTheRun) {

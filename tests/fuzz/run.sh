@@ -10,7 +10,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 SECONDS_EACH=${1:-30}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(hook_payload transcript_line trimmer_line config_toml settings_merge)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(hook_payload transcript_line trimmer_line config_toml settings_merge stream_result limit_answer)
 BUILD="${CTXKIT_FUZZ_BUILD_DIR:-$SRC/build-fuzz}"
 
 if ! command -v clang++-16 >/dev/null || [ ! -d /usr/lib/llvm-16/lib/clang/16/lib/linux ]; then
@@ -44,9 +44,26 @@ mapfile -t transcripts < <(find "$FIX" -path '*/transcripts/*.jsonl' | sort | he
 seed_lines "$CORPUS/hook_payload" "${hook_logs[@]}"
 seed_lines "$CORPUS/transcript_line" "${transcripts[@]}"
 seed_lines "$CORPUS/trimmer_line" "${transcripts[@]}"
-mkdir -p "$CORPUS/config_toml" "$CORPUS/settings_merge"
+mkdir -p "$CORPUS/config_toml" "$CORPUS/settings_merge" "$CORPUS/stream_result" "$CORPUS/limit_answer"
 cp "$SRC"/tests/fuzz/seeds/config/* "$CORPUS/config_toml/"
 cp "$SRC"/tests/fuzz/seeds/settings/* "$CORPUS/settings_merge/"
+# stream_result: each recorded stream-json output whole (a limit's from its "stdout" lines);
+# limit_answer: the hand-made words, and zone files ('Z' and the file).
+n=0
+while IFS= read -r f; do
+  n=$((n + 1))
+  head -c 65536 "$f" > "$CORPUS/stream_result/seed-$n"
+done < <(find "$FIX" -path '*/stream-json/*.jsonl' | sort)
+for f in "$FIX"/claude-code-*/limits/*.json; do
+  n=$((n + 1))
+  python3 -c 'import json,sys; sys.stdout.write("\n".join(json.load(open(sys.argv[1]))["stdout"]))' "$f" \
+    | head -c 65536 > "$CORPUS/stream_result/seed-$n"
+done
+cp "$SRC"/tests/fuzz/seeds/limits/* "$CORPUS/limit_answer/"
+for z in UTC Europe/Paris America/New_York Australia/Lord_Howe America/Sao_Paulo; do
+  [ -f "/usr/share/zoneinfo/$z" ] || continue
+  { printf Z; cat "/usr/share/zoneinfo/$z"; } > "$CORPUS/limit_answer/zone-${z//\//-}"
+done
 
 status=0
 for t in "${TARGETS[@]}"; do

@@ -1,13 +1,19 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "claude/limit_answer.hpp"
@@ -393,7 +399,7 @@ TEST(LimitAnswer, ZonesWithOnlyAFooterRule) {
             july + 6 * 3600 + 60);
 }
 
-TEST(LimitAnswer, ResetsBeyondTheCeilingAreDropped) {
+TEST(LimitAnswer, ResetsThatAreNoTimeAreDroppedAndFarOnesKept) {
   // An unknown or hostile zone name: no reset, the kind stays.
   for (const char* text : {"You've hit your session limit · resets 5pm (Mars/Olympus)",
                            "You've hit your session limit · resets 5pm (../../../etc/passwd)",
@@ -406,20 +412,222 @@ TEST(LimitAnswer, ResetsBeyondTheCeilingAreDropped) {
     EXPECT_EQ(got->kind, LimitKind::UsageLimit) << text;
     EXPECT_FALSE(got->reset_epoch) << text;
   }
-  // Far future in words or in the event: dropped; a reset just past: now; far past: dropped.
-  EXPECT_FALSE(reset_of("API Error: Request rejected (429) · try again in 9999999 hours"));
+  // Far future in words or in the event: kept (the runner stops on a reset past its ceiling),
+  // held at the end of year 9999; a reset just past: now; more than a day past: dropped.
+  EXPECT_EQ(reset_of("API Error: Request rejected (429) · try again in 9999999 hours"),
+            kNow + int64_t{9999999} * 3600);
   StreamResult r = failed("You've hit your weekly limit");
-  for (int64_t at :
-       {kNow + 40 * 86400, kNow - 3 * 86400, int64_t{0}, int64_t{-1}, int64_t{1} << 52}) {
+  for (int64_t at : {kNow - 3 * 86400, int64_t{0}, int64_t{-1}}) {
     r.rate_limit = RateLimitEvent{"rejected", "seven_day", at};
     const auto got = classify_limit(r, "", 1, kNow);
     ASSERT_TRUE(got);
     EXPECT_FALSE(got->reset_epoch) << at;
   }
-  r.rate_limit = RateLimitEvent{"rejected", "seven_day", kNow - 30};
-  EXPECT_EQ(classify_limit(r, "", 1, kNow)->reset_epoch, kNow);
-  r.rate_limit = RateLimitEvent{"rejected", "seven_day", kNow + 31 * 86400};
-  EXPECT_EQ(classify_limit(r, "", 1, kNow)->reset_epoch, kNow + 31 * 86400);
+  const std::pair<int64_t, int64_t> kept[] = {
+      {kNow - 30, kNow},
+      {kNow + 31 * 86400, kNow + 31 * 86400},
+      {kNow + 40 * 86400, kNow + 40 * 86400},
+      {kNow + 400 * 86400, kNow + 400 * 86400},
+      {int64_t{1} << 52, 253402300799},  // 9999-12-31T23:59:59Z
+  };
+  for (const auto& [at, want] : kept) {
+    r.rate_limit = RateLimitEvent{"rejected", "seven_day", at};
+    EXPECT_EQ(classify_limit(r, "", 1, kNow)->reset_epoch, want) << at;
+  }
+}
+
+// What Claude Code itself says, from its own code (2.1.332's messages, their parts filled in as
+// it fills them): each wording of a limit, and texts about limits that are none.
+std::optional<LimitKind> kind_of(const std::string& text) {
+  const auto got = classify_limit(failed(text), "", 1, kNow);
+  return got ? std::optional(got->kind) : std::nullopt;
+}
+std::optional<LimitKind> stderr_kind_of(const std::string& text) {
+  const auto got = classify_limit(StreamResult{}, "Error\n" + text + "\n", 1, kNow);
+  return got ? std::optional(got->kind) : std::nullopt;
+}
+
+TEST(LimitAnswer, TheClientsOwnWordings) {
+  const std::pair<std::string, LimitKind> limits[] = {
+      {"You've hit your 5-hour limit · resets 4am (UTC)", LimitKind::UsageLimit},
+      {"You've hit your weekly limit · resets Dec 1, 4:30pm (UTC)", LimitKind::UsageLimit},
+      {"You've hit your Opus limit · resets Dec 1, 4am (UTC)", LimitKind::UsageLimit},
+      {"You've hit your Sonnet limit · resets 4am (UTC) · progress saved", LimitKind::UsageLimit},
+      {"You've hit your session limit", LimitKind::UsageLimit},
+      {"You've hit your limit · resets 4am (UTC)", LimitKind::UsageLimit},
+      {"You've hit your usage limit · contact your admin to increase it", LimitKind::UsageLimit},
+      {"You've hit your monthly spend limit · /usage-credits to raise it", LimitKind::UsageLimit},
+      {"You've hit your org's monthly spend limit · ask your admin to raise it",
+       LimitKind::UsageLimit},
+      {"You've hit your team's pooled group budget. It resets Dec 1, 4am (UTC).",
+       LimitKind::UsageLimit},
+      {"You've hit your monthly limit \u2014 raise it below, or it resets next month.",
+       LimitKind::UsageLimit},
+      {"You\u2019ve hit your weekly limit", LimitKind::UsageLimit},
+      {"You're out of usage credits · resets Dec 1, 4am (UTC)", LimitKind::UsageLimit},
+      {"Usage limit reached", LimitKind::UsageLimit},
+      {"API Error: Server is temporarily limiting requests (not your usage limit) · Rate limited",
+       LimitKind::RateLimit},
+      {"API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute "
+       "rate limit",
+       LimitKind::RateLimit},
+      {"API Error: 529 Overloaded. This is a server-side issue, usually temporary",
+       LimitKind::Overloaded},
+      {"Repeated 529 Overloaded errors", LimitKind::Overloaded},
+  };
+  for (const auto& [text, kind] : limits) {
+    EXPECT_EQ(kind_of(text), kind) << text;
+    EXPECT_EQ(stderr_kind_of(text), kind) << text;  // the same words on stderr alone
+  }
+  for (const char* text : {
+           "Context limit reached",
+           "Budget limit reached ($1.00 of $1.00); stopping background agents",
+           "Subagent nesting limit reached (depth 3)",
+           "a: Rate limited (429). Polling too frequently.",
+           "You've used 90% of your weekly limit · resets Dec 1, 4am (UTC)",
+           "You're close to your 5-hour limit",
+           "Approaching 5-hour limit",
+           "Your usage limit has reset",
+           "You're now using usage credits · Your weekly limit resets Dec 1, 4am (UTC)",
+       }) {
+    EXPECT_FALSE(kind_of(text)) << text;
+    EXPECT_FALSE(stderr_kind_of(text)) << text;
+  }
+}
+
+// The reset as the client formats it (en-US: "4am", "4:30pm", and past a day "Dec 1, 4:30pm",
+// with the year when it is not this one), and the other ways a time is written.
+TEST(LimitAnswer, ResetTimesInEachForm) {
+  const int64_t min = 60, h = 3600, d = 86400;  // kNow: Thursday 2026-11-26 03:30 UTC
+  const std::pair<std::string, std::optional<int64_t>> cases[] = {
+      {"resets 4:30am (UTC)", kNow + h + min},
+      {"resets 4:30 a.m. (UTC)", kNow + h + min},
+      {"resets 4:30 P.M. (UTC)", kNow + 13 * h + min},
+      {"resets 4:30 p.m.", kNow + 13 * h + min},
+      {"resets 16:30 (UTC)", kNow + 13 * h + min},
+      {"resets 00:15 (UTC)", kNow + 20 * h + 45 * min + min},
+      {"resets 12:05am (UTC)", kNow + 20 * h + 35 * min + min},
+      {"resets at 5pm", kNow + 13 * h + 30 * min + min},
+      {"resets Dec 1, 4:30pm (UTC)", kNow + 5 * d + 13 * h + min},
+      {"resets Dec 1 at 4:30pm", kNow + 5 * d + 13 * h + min},
+      {"resets December 1, 4pm", kNow + 5 * d + 12 * h + 30 * min + min},
+      {"resets Dec. 1, 4pm (UTC)", kNow + 5 * d + 12 * h + 30 * min + min},
+      // 40 days on, in the next year: written with its year, or without.
+      {"resets Jan 5, 2027, 4am (UTC)", kNow + 40 * d + 30 * min + min},
+      {"resets Jan 5, 4am (UTC)", kNow + 40 * d + 30 * min + min},
+      // Within the last day: now; further back: none.
+      {"resets Nov 25, 2026, 4am (UTC)", kNow},
+      {"resets Nov 20, 2026, 4am (UTC)", std::nullopt},
+      {"resets Nov 20, 1969, 4am (UTC)", std::nullopt},
+      {"resets Feb 29, 2028, 4am (UTC)", 1835409600 + min},  // 2028-02-29 04:00 UTC
+      // Not times.
+      {"resets 4:30 (UTC) tomorrow", kNow + h + min},
+      {"resets 25:00 (UTC)", std::nullopt},
+      {"resets 4:60am (UTC)", std::nullopt},
+      {"resets 0am (UTC)", std::nullopt},
+      {"resets 17 (UTC)", std::nullopt},
+      {"resets Dec 32, 4am (UTC)", std::nullopt},
+      {"resets Dec 1 (UTC)", std::nullopt},
+      {"resets soon", std::nullopt},
+  };
+  for (const auto& [words, want] : cases)
+    EXPECT_EQ(reset_of("You've hit your weekly limit · " + words), want) << words;
+}
+
+// A TZif file (version 1, no leap seconds): its counts and the body as given.
+std::string tzif(char version, uint32_t timecnt, uint32_t typecnt, uint32_t charcnt,
+                 const std::string& body) {
+  auto be32 = [](uint32_t v) {
+    return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                       static_cast<char>(v >> 8), static_cast<char>(v)};
+  };
+  return std::string("TZif") + version + std::string(15, '\0') + be32(0) + be32(0) + be32(0) +
+         be32(timecnt) + be32(typecnt) + be32(charcnt) + body;
+}
+
+// A zone file that is no zone gives no reset (the kind stays known), and nothing that could be
+// named as one blocks: a FIFO, a folder, a file too large.
+TEST(LimitAnswer, MalformedZoneFilesGiveNoReset) {
+  test::TempDir dir;
+  const std::string type_utc1 = std::string("\0\0\x0e\x10\0\0", 6);  // UTC+1, no DST, name 0
+  dir.write("Test/Good", tzif('\0', 0, 1, 4, type_utc1 + std::string("CET\0", 4)));
+  dir.write("Test/Empty", "");
+  dir.write("Test/Magic", "TZif");
+  dir.write("Test/NotTzif", std::string("TZjf") + std::string(60, '\0'));
+  dir.write("Test/NoTypes", tzif('\0', 0, 0, 0, ""));
+  dir.write(
+      "Test/TypeOutOfRange",
+      tzif('\0', 1, 1, 4, std::string("\0\0\0\x10\x01", 5) + type_utc1 + std::string("CET\0", 4)));
+  dir.write("Test/Unsorted", tzif('\0', 2, 1, 4,
+                                  std::string("\0\0\x10\0\0\0\x01\0\0\0", 10) + type_utc1 +
+                                      std::string("CET\0", 4)));
+  dir.write("Test/Short", tzif('\0', 1000, 1, 4, type_utc1));
+  dir.write("Test/Negative", tzif('\0', 0xFFFFFFFFu, 1, 4, type_utc1));
+  dir.write("Test/NoSecondBlock", tzif('2', 0, 1, 4, type_utc1 + std::string("CET\0", 4)));
+  dir.write("Test/Huge",
+            tzif('\0', 0, 1, 4, type_utc1 + std::string("CET\0", 4)) + std::string(2u << 20, '\0'));
+  fs::create_directories(dir.path() / "Test" / "Folder");
+  ASSERT_EQ(::mkfifo((dir.path() / "Test" / "Fifo").c_str(), 0600), 0);
+  const ScopedTzdir tzdir(dir.path().string());
+  // The good file reads: 5pm at UTC+1 is 16:00 UTC.
+  EXPECT_EQ(reset_of("You've hit your 5-hour limit · resets 5pm (Test/Good)"),
+            kNow + 12 * 3600 + 30 * 60 + 60);
+  for (const char* zone : {"Empty", "Magic", "NotTzif", "NoTypes", "TypeOutOfRange", "Unsorted",
+                           "Short", "Negative", "NoSecondBlock", "Huge", "Folder", "Missing"}) {
+    const auto got = classify_limit(
+        failed(std::string("You've hit your 5-hour limit · resets 5pm (Test/") + zone + ")"), "", 1,
+        kNow);
+    ASSERT_TRUE(got) << zone;
+    EXPECT_EQ(got->kind, LimitKind::UsageLimit) << zone;
+    EXPECT_FALSE(got->reset_epoch) << zone;
+  }
+  // A FIFO: answered without waiting for a writer (bounded here; a hang is opened from this end).
+  auto done = std::make_shared<std::promise<std::optional<LimitAnswer>>>();
+  auto answer = done->get_future();
+  std::thread([done] {
+    done->set_value(classify_limit(failed("You've hit your 5-hour limit · resets 5pm (Test/Fifo)"),
+                                   "", 1, kNow));
+  }).detach();
+  const bool answered = answer.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  if (!answered) {
+    const int fd = ::open((dir.path() / "Test" / "Fifo").c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+    answer.wait();
+  }
+  EXPECT_TRUE(answered) << "reading a FIFO as a zone blocked";
+  const auto fifo = answer.get();
+  ASSERT_TRUE(fifo);
+  EXPECT_FALSE(fifo->reset_epoch);
+}
+
+// With no result line, the first stderr line that names a limit, within the scan's bounds: lines
+// of at most 64 KiB, the first 4 MiB.
+TEST(LimitAnswer, StderrScanAndItsBounds) {
+  const std::string limit = "You've hit your 5-hour limit · resets 4am (UTC)";
+  std::string noise;
+  for (int i = 0; i < 100; ++i) noise += "at frame " + std::to_string(i) + "\n";
+  auto got = classify_limit(StreamResult{}, noise + limit + "\r\nmore\n", 1, kNow);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->kind, LimitKind::UsageLimit);
+  EXPECT_EQ(got->message, limit);
+  EXPECT_EQ(got->reset_epoch, kNow + 30 * 60 + 60);
+  // The last line without its newline.
+  EXPECT_TRUE(classify_limit(StreamResult{}, noise + limit, 1, kNow));
+  // A call that exited 0 is no limit, whatever stderr says.
+  EXPECT_FALSE(classify_limit(StreamResult{}, limit + "\n", 0, kNow));
+  // A line longer than 64 KiB is not read; a later one is.
+  const std::string long_line = limit + std::string(64 * 1024, 'x');
+  got = classify_limit(StreamResult{}, long_line + "\nAPI Error: 529 Overloaded.\n", 1, kNow);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->kind, LimitKind::Overloaded);
+  EXPECT_FALSE(classify_limit(StreamResult{}, long_line + "\n", 1, kNow));
+  // A line that ends within the first 4 MiB is read; one past it is not.
+  const std::string line(1023, 'n');
+  std::string within;
+  for (int i = 0; i < 4095; ++i) within += line + "\n";  // 4 MiB less 1 KiB
+  EXPECT_TRUE(classify_limit(StreamResult{}, within + limit + "\n", 1, kNow));
+  std::string past = within + line + "\n";  // 4 MiB
+  EXPECT_FALSE(classify_limit(StreamResult{}, past + limit + "\n", 1, kNow));
 }
 
 TEST(LimitAnswer, HostileTextIsOneBoundedLine) {
