@@ -5,6 +5,7 @@
 
 #include "store/sqlite_open.hpp"
 #include "store/sqlite_stmt.hpp"
+#include "util/fs.hpp"
 
 namespace ctxkit::store {
 namespace fs = std::filesystem;
@@ -39,7 +40,7 @@ void copy_earlier_figures(sqlite3* db, const fs::path& state) {
     // the exclusive lock, in the usual shared mode beside the programs using it.
     Stmt attach(db, "ATTACH DATABASE ?1 AS earlier");
     if (attach.prepare_rc() != SQLITE_OK) return;
-    attach.bind(1, state.string());
+    attach.bind(1, util::resolve_above(state, state.parent_path()).string());
     if (attach.step() != SQLITE_DONE) return;
   }
   // ("WHERE true" tells SQLite's parser the ON CONFLICT belongs to the INSERT.)
