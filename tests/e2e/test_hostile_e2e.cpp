@@ -401,7 +401,9 @@ TEST(Hostile, NegativeStatusLineCountsCountZero) {
   EXPECT_EQ(r.out, "Context 0% · 0 of 200k window\n");
 }
 
-TEST(Hostile, TranscriptUsageNearInt64MaxSaturatesInRemind) {
+// The same in the transcript: the count is held at the limit (no overflow), and no window holds
+// it, so it is no reading: no reminder, one stderr line, nothing recorded.
+TEST(Hostile, TranscriptUsageNoWindowCanHoldIsNoReadingInRemind) {
   TempDir tmp;
   fs::path t = tmp / "t.jsonl";
   std::string line = assistant(1, "toolu_1");
@@ -411,9 +413,17 @@ TEST(Hostile, TranscriptUsageNearInt64MaxSaturatesInRemind) {
   std::ofstream(t) << line << "\n";
   auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto j = json::parse(r.out);
-  std::string text = j["hookSpecificOutput"]["additionalContext"];
-  EXPECT_TRUE(text.starts_with("Context at 2147483647% (9223372036854776k of 1M tokens)")) << text;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "ctx-remind: no context reading: a context usage of 9223372036854775807 tokens "
+            "in " +
+                t.string() + " cannot be a real reading\n");
+  auto store = store::MeterStore::open(tmp / "home/.local/state/ctxkit/meter.db", 1000);
+  ASSERT_TRUE(store);
+  auto row = store->row("sess-1", "");
+  ASSERT_TRUE(row);
+  EXPECT_FALSE(row->reminder);
+  EXPECT_FALSE(row->large_window);
 }
 
 // ctx-trim and the detached indexer make the archive: every folder under the state directory is
