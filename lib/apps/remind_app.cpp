@@ -116,6 +116,16 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
     return exit_code(ExitCode::ok);
   }
 
+  // No window holds more than this (a hostile or broken transcript): no reading, no reminder.
+  if (*tokens > context::kMaxUsageTokens) {
+    note.add(
+        fmt::format("no context reading: a context usage of {} tokens in {} cannot be a real "
+                    "reading",
+                    *tokens, payload->context_transcript().string()));
+    note.print(ctx);
+    return exit_code(ExitCode::ok);
+  }
+
   context::WindowHints hints;
   hints.model = model;
   hints.client_version = client_version;

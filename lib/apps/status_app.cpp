@@ -169,8 +169,6 @@ std::string compose(const std::optional<std::string>& theirs, const std::string&
 }
 }  // namespace
 
-constexpr int64_t kMaxPlausibleTokens = 100'000'000;
-
 int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   ProgramCli cli(kTool, "statusLine command: shows how full the context window is.");
   CLI::App& app = cli.app();
@@ -239,9 +237,9 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
           int_at(*cu, "cache_read_input_tokens"));
     }
   }
-  // No window holds more than this (window_tokens stops at 100M): a larger usage is no reading,
-  // and is neither shown nor recorded.
-  if (tokens && *tokens > kMaxPlausibleTokens) {
+  // No window holds more than this: a larger usage is no reading, and is neither shown nor
+  // recorded.
+  if (tokens && *tokens > context::kMaxUsageTokens) {
     print_note(
         ctx.err, kTool,
         fmt::format("status-line input: a context usage of {} tokens cannot be a real reading",

@@ -139,6 +139,10 @@ class Scanner {
   uint64_t line_ = 1;
   uint64_t line_start_ = 0;  // input offset where line_ starts
   std::optional<Error> error_;
+  // The UTF-8 of the string being read, carried over chunks; set when a byte is not UTF-8
+  // (pos_ is then at it).
+  json_block::Utf8State utf8_;
+  bool utf8_bad_ = false;
 
   bool refill() {
     if (eof_) return false;
@@ -298,31 +302,47 @@ class Scanner {
   void skip_plain_and_escapes() {
     const char* p = buf_ + pos_;
     const char* e = buf_ + end_;
-    // A run of whole blocks first; where it ends, or when it found an ill-formed escape, block by
-    // block (json_string_block.hpp), which stops at what needs a closer look. An escape that
-    // straddles a block is stepped over here and the next block starts after it.
-    json_block::RunEnd run = json_block::skip_run(p, e);
+    // A run of whole blocks first; where it ends, or when it found an ill-formed escape or
+    // ill-formed UTF-8, block by block (json_string_block.hpp), which stops at what needs a closer
+    // look. An escape that straddles a block is stepped over here and the next block starts
+    // after it.
+    json_block::RunEnd run = json_block::skip_run(p, e, utf8_);
     if (!run.careful) p = run.at;
     while (e - p >= static_cast<ptrdiff_t>(json_block::kBlock)) {
       size_t n = json_block::checked_prefix(p);
+      if (!utf8_checked(p, n)) return;
       p += n;
       if (n == json_block::kBlock) continue;
       if (e - p < 6) break;
       size_t len = escape_length(p);
-      if (len == 0) {
-        pos_ = static_cast<size_t>(p - buf_);
+      if (len == 0 || !utf8_checked(p, 0, true)) {
+        if (!utf8_bad_) pos_ = static_cast<size_t>(p - buf_);
         return;
       }
       p += len;
     }
     while (true) {
-      p += find_string_special(p, static_cast<size_t>(e - p));
+      const size_t n = find_string_special(p, static_cast<size_t>(e - p));
+      if (!utf8_checked(p, n)) return;
+      p += n;
       if (e - p < 6) break;
       size_t len = escape_length(p);
       if (len == 0) break;
+      if (!utf8_checked(p, 0, true)) return;
       p += len;
     }
     pos_ = static_cast<size_t>(p - buf_);
+  }
+
+  // Checks the UTF-8 of p[0, n) (string content in this chunk), and with `ascii_next` that no
+  // sequence is left unfinished before p[n], an escape or the string's end. At a byte that is not
+  // UTF-8: pos_ there, utf8_bad_ set, false.
+  bool utf8_checked(const char* p, size_t n, bool ascii_next = false) {
+    size_t ok = json_block::utf8_scalar(p, n, utf8_);
+    if (ok == n && !(ascii_next && utf8_.length != 0)) return true;
+    pos_ = static_cast<size_t>(p + ok - buf_);
+    utf8_bad_ = true;
+    return false;
   }
 
   // The length of the well-formed escape at p (6 bytes readable), or 0 for anything else.
@@ -343,10 +363,15 @@ class Scanner {
         skip_plain_and_escapes();
       } else {
         size_t n = find_string_special(buf_ + pos_, end_ - pos_);
-        sink.put_bytes(buf_ + pos_, n);
-        pos_ += n;
+        if (utf8_checked(buf_ + pos_, n)) {
+          sink.put_bytes(buf_ + pos_, n);
+          pos_ += n;
+        }
       }
+      if (utf8_bad_) return fail("invalid UTF-8 in a string");
       if (pos_ == end_) continue;
+      // A quote, a backslash or a control character: it may not cut a UTF-8 sequence.
+      if (!utf8_checked(buf_ + pos_, 0, true)) return fail("invalid UTF-8 in a string");
       char c = buf_[pos_];
       if (c == '"') {
         ++pos_;

@@ -94,6 +94,10 @@ struct WindowHints {
 // id unless CLAUDE_CODE_DISABLE_1M_CONTEXT is set); else 200,000.
 int64_t window_size(const core::ContextConfig& config, const WindowHints& hints, int64_t tokens);
 
+// The most tokens a reading may count: no window is larger (context.window_tokens stops there).
+// A larger usage is no reading: it is neither shown nor recorded, nor reminded of.
+inline constexpr int64_t kMaxUsageTokens = 100'000'000;
+
 // Turns a token count into a figure on the configured basis: usable ends where the client will
 // compact (compaction_point), or reserved_tokens before the window end when that is configured.
 ContextFigure make_figure(const core::ContextConfig& config, const WindowHints& hints,

@@ -12,7 +12,9 @@ namespace ctxkit::core {
 // which the `state.dir` setting may move (Config::locations passes it). That setting decides
 // where private data goes, so load_config takes it only from the user's own config.toml and
 // CTXKIT_STATE_DIR, never from a project's .work.toml. The folders are not created here: their
-// users create them with util::make_private_dirs (0700, links below the base refused).
+// users create them with util::make_private_dirs (0700; a link in ctxkit's own folders, the state
+// folder included, is refused; links above them, such as a home reached through a link, are the
+// user's), and open their databases by util::resolve_above.
 struct Locations {
   std::filesystem::path home;        // $HOME, else the password database entry
   std::filesystem::path config_dir;  // ${XDG_CONFIG_HOME:-~/.config}/ctxkit

@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include "util/one_line.hpp"
+
 namespace ctxkit::core {
 
 Result<std::vector<StatusPiece>> parse_status_format(std::string_view format) {
@@ -58,7 +60,7 @@ std::string render_status_format(const std::vector<StatusPiece>& pieces,
   std::string out;
   for (const auto& p : pieces) {
     if (p.field)
-      out += values[static_cast<size_t>(*p.field)];
+      out += util::one_line(values[static_cast<size_t>(*p.field)], kMaxStatusFieldBytes);
     else
       out += p.literal;
   }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,7 +48,14 @@ Result<std::vector<StatusPiece>> parse_status_format(std::string_view format);
 // not send it), indexed by StatusField.
 using StatusValues = std::array<std::string, kStatusFieldNames.size()>;
 
-// The line a parsed format makes with `values`.
+// The most bytes of one field's value a line shows (a longer one is cut and ends in "…").
+inline constexpr size_t kMaxStatusFieldBytes = 200;
+
+// The line a parsed format makes with `values`. The values come from the client (the model's
+// name, and any field the status input carries) and are made safe for a terminal first: control
+// characters (ESC, BEL, newlines, DEL, the C1 range U+0080-U+009F) and bytes that are not UTF-8
+// become visible escapes ("\x1b", "\u009b"), so that no value moves the cursor, sets the
+// window's title, writes the clipboard or starts another line (util::one_line).
 std::string render_status_format(const std::vector<StatusPiece>& pieces,
                                  const StatusValues& values);
 

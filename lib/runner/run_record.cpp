@@ -23,10 +23,10 @@ using ojson = nlohmann::ordered_json;
 namespace {
 constexpr uint64_t kMaxRunJson = 64ull << 20;
 
-// The project folder a run folder lives in (<project>/.ctxkit/runs/<id>), the base below which
-// no link is followed.
-fs::path project_of(const fs::path& folder) {
-  return folder.parent_path().parent_path().parent_path();
+// ctxkit's own folder in the project a run folder lives in (<project>/.ctxkit/runs/<id>): from
+// it down no link is followed and every folder is made private; the project folder is the user's.
+fs::path ctxkit_folder_of(const fs::path& folder) {
+  return folder.parent_path().parent_path();
 }
 }  // namespace
 
@@ -65,7 +65,7 @@ Result<ojson> RunRecord::read_json(const fs::path& folder) {
 Result<void> RunRecord::create() {
   std::error_code ec;
   if (fs::exists(folder_, ec)) return fail(fmt::format("{} already exists", folder_.string()));
-  if (auto r = util::make_private_dirs(folder_, project_of(folder_)); !r) return r;
+  if (auto r = util::make_private_dirs(folder_, ctxkit_folder_of(folder_)); !r) return r;
   return save();
 }
 

@@ -5,6 +5,7 @@
 
 #include "store/sqlite_open.hpp"
 #include "store/sqlite_stmt.hpp"
+#include "util/fs.hpp"
 
 namespace ctxkit::store {
 namespace fs = std::filesystem;
@@ -40,21 +41,30 @@ const sqlite::Schema kSchema{"meter database", kMigrations, {}};
 // Copies the figures a state database of before the meter database kept (tables reminders,
 // status_figures, window_facts) into a new meter database, keeping what was written meanwhile.
 // Best effort: a state database that is missing, a link, locked or without those tables leaves
-// the new one as it is.
-void copy_earlier_figures(sqlite3* db, const fs::path& state) {
+// the new one as it is. It is only read, and never waited for: a hook does not wait on a
+// database it does not need (the connection's busy timeout, `busy_timeout_ms`, is 0 meanwhile).
+void copy_earlier_figures(sqlite3* db, const fs::path& state, int busy_timeout_ms) {
   struct stat st {};
   if (::lstat(state.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  sqlite3_busy_timeout(db, 0);
+  struct Restore {
+    sqlite3* db;
+    int ms;
+    ~Restore() { sqlite3_busy_timeout(db, ms); }
+  } restore{db, busy_timeout_ms};
   {
     // Attached with the connection's own flags (no link followed) and, since only `main` holds
     // the exclusive lock, in the usual shared mode beside the programs using it.
     Stmt attach(db, "ATTACH DATABASE ?1 AS earlier");
     if (attach.prepare_rc() != SQLITE_OK) return;
-    attach.bind(1, state.string());
+    attach.bind(1, util::resolve_above(state, state.parent_path()).string());
     if (attach.step() != SQLITE_DONE) return;
   }
+  // A deferred transaction: the write lock is taken on the meter database alone (which this
+  // connection holds already), the state database is only read (in WAL mode, beside a writer).
   // ("WHERE true" tells SQLite's parser the ON CONFLICT belongs to the INSERT.)
   const char* copy =
-      "BEGIN IMMEDIATE;"
+      "BEGIN;"
       "INSERT INTO main.meter(session_id, agent_id, reminder_tier, reminder_at_ms)"
       "  SELECT session_id, agent_id, tier, fired_at_ms FROM earlier.reminders WHERE true"
       "  ON CONFLICT(session_id, agent_id) DO UPDATE SET reminder_tier=excluded.reminder_tier,"
@@ -85,7 +95,8 @@ Result<MeterStore> MeterStore::open(const fs::path& path, int busy_timeout_ms,
   auto db =
       sqlite::open_database(path, busy_timeout_ms, kSchema, sqlite::Locking::Exclusive, &created);
   if (!db) return std::unexpected(db.error());
-  if (created && !earlier_state.empty()) copy_earlier_figures(db->get(), earlier_state);
+  if (created && !earlier_state.empty())
+    copy_earlier_figures(db->get(), earlier_state, busy_timeout_ms);
   return MeterStore(std::move(*db), path.string());
 }
 

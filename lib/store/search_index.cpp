@@ -164,8 +164,9 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
   ::close(fd);
   sqlite3* raw = nullptr;
   sqlite::configure_once();
+  // No link followed in the index's folder; the folders above it are the user's.
   int rc = sqlite3_open_v2(
-      path.c_str(), &raw,
+      util::resolve_above(path, path.parent_path()).c_str(), &raw,
       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
       nullptr);
   SearchIndex idx(raw, path.string());

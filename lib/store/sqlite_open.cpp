@@ -108,8 +108,9 @@ Result<Handle> open_once(const fs::path& path, int busy_timeout_ms, const Schema
                          Locking locking, bool* created) {
   const auto owner = schema.owner;
   sqlite3* raw = nullptr;
+  // No link followed in ctxkit's own folder; the folders above it are the user's.
   int rc = sqlite3_open_v2(
-      path.c_str(), &raw,
+      util::resolve_above(path, path.parent_path()).c_str(), &raw,
       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
       nullptr);
   Handle db(raw);
@@ -171,7 +172,8 @@ Result<Handle> open_database(const fs::path& path, int busy_timeout_ms, const Sc
     }
   }
   // Create the file private before SQLite does (SQLite gives -wal/-shm the same mode); a link, a
-  // FIFO or another user's file in its place is refused, and SQLite is told not to follow links.
+  // FIFO or another user's file in its place is refused, and SQLite is told not to follow links
+  // (in the database's folder and below: util::resolve_above).
   auto fd = util::open_private_file(path, O_RDWR);
   if (!fd) return fail(fmt::format("{}: {}", owner, fd.error().message), fd.error().kind);
   ::close(*fd);

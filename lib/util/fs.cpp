@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -21,10 +22,10 @@ std::string errno_text(int e) {
   return std::strerror(e);
 }
 
-// Checks one folder ctxkit owns (already known to exist): a directory of ours, 0700.
-Result<void> check_owned_dir(const fs::path& dir, bool follow) {
+// Checks one folder ctxkit owns (already known to exist): a directory of ours, 0700, not a link.
+Result<void> check_owned_dir(const fs::path& dir) {
   struct stat st {};
-  int rc = follow ? ::stat(dir.c_str(), &st) : ::lstat(dir.c_str(), &st);
+  int rc = ::lstat(dir.c_str(), &st);
   if (rc != 0) return fail(fmt::format("checking {}: {}", dir.string(), errno_text(errno)));
   if (S_ISLNK(st.st_mode))
     return fail(
@@ -49,6 +50,13 @@ Result<void> check_owned_dir(const fs::path& dir, bool follow) {
   return {};
 }
 
+// `p` without "." and ".." parts and without a trailing separator ("a/b/" has an empty last
+// element).
+fs::path normal(const fs::path& p) {
+  fs::path n = p.lexically_normal();
+  return n.has_filename() || !n.has_parent_path() || n == n.root_path() ? n : n.parent_path();
+}
+
 }  // namespace
 
 Result<void> make_private_dirs(const fs::path& dir, const fs::path& base_in) {
@@ -56,11 +64,6 @@ Result<void> make_private_dirs(const fs::path& dir, const fs::path& base_in) {
   if (dir.native().find('\0') != std::string::npos)
     return fail(fmt::format("creating directory {}: the path contains a NUL byte", dir.string()),
                 Error::Kind::Invalid);
-  // Without a trailing separator ("a/b/" has an empty last element).
-  auto normal = [](const fs::path& p) {
-    fs::path n = p.lexically_normal();
-    return n.has_filename() || !n.has_parent_path() || n == n.root_path() ? n : n.parent_path();
-  };
   const fs::path target = normal(dir);
   fs::path base = base_in.empty() ? target : normal(base_in);
   // `base` must be `target` or one of its ancestors; otherwise only `target` is ours.
@@ -69,7 +72,7 @@ Result<void> make_private_dirs(const fs::path& dir, const fs::path& base_in) {
     if (bi != base.end()) base = target;
   }
   // The usual case, a private folder made by an earlier run: one check, no walk from the root.
-  if (base == target && check_owned_dir(target, /*follow=*/true)) return {};
+  if (base == target && check_owned_dir(target)) return {};
   // From the top: every missing folder is made 0700 (umask cannot widen it; a restrictive umask
   // is corrected by the checks). From `base` down, each folder is checked before anything is
   // made inside it, so a link planted below `base` is refused before it is followed.
@@ -91,9 +94,24 @@ Result<void> make_private_dirs(const fs::path& dir, const fs::path& base_in) {
             e == EROFS || e == EACCES || e == EPERM ? Error::Kind::ReadOnly : Error::Kind::Generic);
     }
     if (depth < base_depth) continue;  // above the base: not ours to check
-    if (auto r = check_owned_dir(cur, /*follow=*/depth == base_depth); !r) return r;
+    if (auto r = check_owned_dir(cur); !r) return r;
   }
   return {};
+}
+
+fs::path resolve_above(const fs::path& path_in, const fs::path& base) {
+  const fs::path path = normal(path_in);
+  const fs::path above = normal(base).parent_path();
+  // `path` below `base`: its parts past those of `above`.
+  auto [ai, pi] = std::mismatch(above.begin(), above.end(), path.begin(), path.end());
+  if (ai != above.end() || pi == path.end()) return path_in;
+  char* real = ::realpath(above.empty() ? "." : above.c_str(), nullptr);
+  if (real == nullptr) return path_in;
+  fs::path out(real);
+  std::free(real);
+  for (; pi != path.end(); ++pi)
+    if (!pi->empty()) out /= *pi;
+  return out;
 }
 
 unsigned umask_mode(unsigned mode) {

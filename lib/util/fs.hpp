@@ -13,11 +13,20 @@ namespace ctxkit::util {
 // (an ancestor of `dir`, or `dir` itself when empty) and every folder below it down to `dir`.
 // Each of them must be a directory owned by this user; one that is group- or world-accessible is
 // tightened to 0700; one owned by another user, or a shared one with the sticky bit (/tmp), is
-// refused. Below `base` a symbolic link is refused
-// (never followed); `base` itself may be a link the user made to a folder of their own.
-// Folders above `base` are created 0700 when missing and otherwise left as they are.
+// refused. A symbolic link in their place is refused (never followed), `base` included. Folders
+// above `base` are created 0700 when missing and otherwise left as they are, links among them
+// followed (a home reached through a link: /home -> /data/home).
 Result<void> make_private_dirs(const std::filesystem::path& dir,
                                const std::filesystem::path& base = {});
+
+// `path`, in ctxkit's own folder `base` (`base` itself or below it), with the folders above
+// `base` resolved (their links followed) and `base` and what lies below it kept as they are: the
+// path to give an open that follows no link anywhere in a path (SQLite's SQLITE_OPEN_NOFOLLOW),
+// so that it refuses a link where ctxkit's own folders and files are and nowhere above them, the
+// rule make_private_dirs and open_private_file follow. `path` as it is when the folder above
+// `base` cannot be resolved (the open then says why).
+std::filesystem::path resolve_above(const std::filesystem::path& path,
+                                    const std::filesystem::path& base);
 
 // `mode` less this process's umask: the mode open(O_CREAT) would give a new file.
 unsigned umask_mode(unsigned mode);

@@ -390,12 +390,17 @@ class Call {
   }
 
   // The one gate path: decides; an action handed out or skipped is marked, the state saved,
-  // and then the event recorded (once, after the save).
-  Result<GateDecision> gate(WorkflowMachine& m, std::string_view by) const {
+  // and then the event recorded (once, after the save). `changed`: the caller changed the state
+  // too (under the same lock), and this one save is its save as well: a state is written once a
+  // call (a save is a rename, most of a call's time).
+  Result<GateDecision> gate(WorkflowMachine& m, std::string_view by, bool changed = false) const {
     const GateDecision d = decide(m);
-    if (d.action == ContextAction::None && d.skipped == ContextAction::None) return d;
-    if (auto e = mark(m)) return fail(*e);
-    record(event_for(m, d, std::string(by)));
+    const bool acts = d.action != ContextAction::None || d.skipped != ContextAction::None;
+    if (acts) m.mark_action_executed();
+    if (acts || changed) {
+      if (auto e = save(m)) return fail(*e);
+    }
+    if (acts) record(event_for(m, d, std::string(by)));
     return d;
   }
 
@@ -437,11 +442,8 @@ class Call {
         if (auto s = start_summary(*request.summary)) m->set_summary(*s);
       dirty = true;
     }
-    auto d = gate(*m, "workflow_start");
+    auto d = gate(*m, "workflow_start", dirty);
     if (!d) return std::unexpected(d.error());
-    const bool saved = d->action != ContextAction::None || d->skipped != ContextAction::None;
-    if (dirty && !saved)
-      if (auto e = save(*m)) return fail(*e);
     return answer(std::move(*m), *d);
   }
 
@@ -473,8 +475,7 @@ class Call {
     if (!loaded.machine) return fail(kNotStarted);
     auto& m = *loaded.machine;
     m.advance(output);
-    if (auto e = save(m)) return fail(*e);
-    auto d = gate(m, "workflow_advance");
+    auto d = gate(m, "workflow_advance", true);
     if (!d) return std::unexpected(d.error());
     return answer(std::move(m), *d);
   }

@@ -119,6 +119,89 @@ TEST(Doctor, AHealthyInstallIsHealthy) {
   EXPECT_TRUE(mcp_ok) << j.out;
 }
 
+// A home reached through a symbolic link (/home -> /data/home, a dotfile manager, a container):
+// a link above ctxkit's own folders is the user's, so every database opens. The reminder keeps
+// its rate limit, the archive is indexed, and the doctor finds nothing wrong.
+TEST(Doctor, AHomeReachedThroughALinkWorksWhole) {
+  Install in;
+  fs::rename(in.tmp / "home", in.tmp / "data-home");
+  fs::create_directory_symlink(in.tmp / "data-home", in.tmp / "home");
+  const std::string sid = "6f1d2c3b-4a5e-4f60-8172-93a4b5c6d7e8";
+  const fs::path t = in.tmp / "home/.claude/projects/-proj" / (sid + ".jsonl");
+  json assistant = {{"type", "assistant"},
+                    {"sessionId", sid},
+                    {"uuid", "a-1"},
+                    {"timestamp", "2026-11-21T12:00:00.000Z"},
+                    {"cwd", "/proj"},
+                    {"message",
+                     {{"id", "msg_1"},
+                      {"model", "claude-sonnet-4-5"},
+                      {"role", "assistant"},
+                      {"content", json::array({{{"type", "tool_use"},
+                                                {"id", "toolu_1"},
+                                                {"name", "Bash"},
+                                                {"input", {{"command", "ls"}}}}})},
+                      {"usage",
+                       {{"input_tokens", 5},
+                        {"cache_creation_input_tokens", 0},
+                        {"cache_read_input_tokens", 130000}}}}}};
+  json result = {{"type", "user"},
+                 {"sessionId", sid},
+                 {"uuid", "u-1"},
+                 {"timestamp", "2026-11-21T12:00:01.000Z"},
+                 {"cwd", "/proj"},
+                 {"message",
+                  {{"role", "user"},
+                   {"content", json::array({{{"type", "tool_result"},
+                                             {"tool_use_id", "toolu_1"},
+                                             {"content", "listing PELICAN_AMBER_4417"}}})}}}};
+  in.tmp.write("home/.claude/projects/-proj/" + sid + ".jsonl",
+               assistant.dump() + "\n" + result.dump() + "\n");
+  json start = {{"session_id", sid},
+                {"transcript_path", t.string()},
+                {"cwd", "/proj"},
+                {"hook_event_name", "SessionStart"},
+                {"source", "startup"}};
+  auto started = run_tool("ctx-session-hook", {"SessionStart"}, start.dump(), in.env);
+  EXPECT_EQ(started.exit_code, 0);
+  EXPECT_EQ(started.err, "");
+  json post = {{"session_id", sid},   {"transcript_path", t.string()},
+               {"cwd", "/proj"},      {"hook_event_name", "PostToolUse"},
+               {"tool_name", "Bash"}, {"tool_use_id", "toolu_1"}};
+  auto first = run_tool("ctx-remind", {}, post.dump(), in.env);
+  EXPECT_EQ(first.exit_code, 0);
+  EXPECT_EQ(first.err, "");
+  EXPECT_NE(first.out.find("Context at "), std::string::npos) << first.out;
+  EXPECT_EQ(first.out.find("not rate-limited"), std::string::npos) << first.out;
+  auto again = run_tool("ctx-remind", {}, post.dump(), in.env);
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_EQ(again.err, "");
+  EXPECT_EQ(again.out, "") << "the reminder's rate limit did not hold";
+
+  json end = {{"session_id", sid},
+              {"transcript_path", t.string()},
+              {"cwd", "/proj"},
+              {"hook_event_name", "SessionEnd"},
+              {"reason", "exit"}};
+  auto ended = run_tool("ctx-session-hook", {"SessionEnd", "--foreground"}, end.dump(), in.env);
+  EXPECT_EQ(ended.exit_code, 0);
+  EXPECT_EQ(ended.err, "");
+  auto search = run_tool("ctx-search", {"PELICAN_AMBER_4417"}, "", in.env);
+  EXPECT_EQ(search.exit_code, 0) << search.err;
+  EXPECT_EQ(search.out.find("The search index is"), std::string::npos) << search.out;
+  EXPECT_NE(search.out.find(sid + ":"), std::string::npos) << search.out;
+  auto lineage = run_tool("ctx-lineage", {sid}, "", in.env);
+  EXPECT_EQ(lineage.exit_code, 0) << lineage.err;
+  EXPECT_NE(lineage.out.find(sid), std::string::npos) << lineage.out;
+
+  auto r = in.doctor();
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("FAULT"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("migrates"), std::string::npos) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    state: ", "state.db: integrity ok, schema version")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    state: ", "meter.db: integrity ok, schema version")) << r.out;
+}
+
 TEST(Doctor, AHookWhoseProgramIsMissingIsAFault) {
   Install in;
   in.run_a_hook();

@@ -2,6 +2,7 @@
 // database, deep JSON, control characters, numbers at the int64 limit. Each program must answer
 // with one line and a defined exit code, never hang, never crash, never follow a link out of the
 // state directory.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,8 +10,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "e2e/e2e_support.hpp"
 #include "store/meter_store.hpp"
@@ -322,6 +326,111 @@ TEST(Hostile, LockedUnmigratedMeterDatabaseGivesSilence) {
   EXPECT_NE(r.err.find("locked"), std::string::npos) << r.err;
 }
 
+// Runs `sql` on `db` with the sqlite3 shell in a process that keeps its transaction open until
+// `release` exists (30 s at most); returns once the transaction holds its locks (the shell
+// touches `release`.held then).
+std::optional<util::Child> hold_database(const fs::path& db, const std::string& sql,
+                                         const fs::path& release) {
+  const fs::path held = release.string() + ".held";
+  const std::string wait = ".shell touch '" + held.string() + "'; i=0; while [ ! -e '" +
+                           release.string() +
+                           "' ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done";
+  util::SpawnSpec spec;
+  spec.argv = {"sh",        "-c", "exec sqlite3 \"$0\" \"$1\" \"$2\" 'COMMIT;' >/dev/null 2>&1",
+               db.string(), sql,  wait};
+  auto child = util::Child::spawn(spec);
+  EXPECT_TRUE(child) << child.error().message;
+  if (!child) return std::nullopt;
+  for (int i = 0; i < 1500 && !fs::exists(held); ++i) ::usleep(20000);
+  EXPECT_TRUE(fs::exists(held)) << "the lock holder did not start";
+  return std::move(*child);
+}
+
+// ctx-remind on `t` while another process holds `state.db`, with a busy timeout of a minute:
+// whether it answered within 30 s while the lock was held (the hang guard), and its result.
+std::pair<bool, util::ProcessResult> remind_beside_a_held_state_database(const TempDir& tmp,
+                                                                         const fs::path& t,
+                                                                         const std::string& sql) {
+  const fs::path release = tmp / "release";
+  auto holder = hold_database(tmp / "home/.local/state/ctxkit/state.db", sql, release);
+  util::Env env = tmp.env();
+  env.set("CTXKIT_STATE_BUSY_TIMEOUT_MS", "60000");
+  auto run = std::async(std::launch::async, [&] {
+    return run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), env);
+  });
+  const bool answered = run.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  std::ofstream(release) << "";
+  auto r = run.get();
+  if (holder) EXPECT_TRUE(holder->wait_for(std::chrono::seconds(30))) << "the holder did not end";
+  return {answered, r};
+}
+
+// A meter database is made beside a state database that another process is writing (a session
+// hook recording lineage): its earlier figures are read beside the writer, without waiting for
+// it, and the reminder's rate limit they hold is kept.
+TEST(Hostile, AMeterDatabaseIsMadeWithoutWaitingForAStateDatabaseBeingWritten) {
+  if (::access("/usr/bin/sqlite3", X_OK) != 0) GTEST_SKIP() << "needs the sqlite3 shell";
+  TempDir tmp;
+  const fs::path state = tmp / "home/.local/state/ctxkit";
+  fs::path t = tmp / "t.jsonl";
+  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  // The reminder a ctxkit of before the meter database fired, kept in its state database.
+  auto first = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_NE(first.out, "");
+  std::optional<core::ReminderState> fired;
+  {
+    auto meter = store::MeterStore::open(state / "meter.db", 1000);
+    ASSERT_TRUE(meter);
+    auto row = meter->row("sess-1", "");
+    ASSERT_TRUE(row && row->reminder);
+    fired = row->reminder;
+  }
+  for (const char* f : {"meter.db", "meter.db-wal", "meter.db-shm"}) fs::remove(state / f);
+  ASSERT_TRUE(store::StateStore::open(state / "state.db", 1000));
+  util::ProcessSpec put;
+  put.argv = {"sqlite3", (state / "state.db").string(),
+              fmt::format("INSERT INTO reminders VALUES('sess-1', '', {}, {})", fired->tier,
+                          fired->fired_at_ms)};
+  auto done = util::run_process(put);
+  ASSERT_TRUE(done && done->exit_code == 0) << (done ? done->err : done.error().message);
+
+  auto [answered, r] = remind_beside_a_held_state_database(
+      tmp, t,
+      "BEGIN IMMEDIATE; INSERT INTO events(at_ms, source, scope, kind, data) "
+      "VALUES(1, 'test', '', 'held', '{}');");
+  EXPECT_TRUE(answered) << "ctx-remind waited for the state database's writer";
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, "") << "the reminder fired before was forgotten";
+  auto meter = store::MeterStore::open(state / "meter.db", 1000);
+  ASSERT_TRUE(meter);
+  auto row = meter->row("sess-1", "");
+  ASSERT_TRUE(row && row->reminder);
+  EXPECT_EQ(row->reminder->tier, fired->tier);
+}
+
+// A state database that cannot even be read (another process holds it exclusively) is not
+// waited for either: the meter database is made without its figures and the reminder is given.
+TEST(Hostile, AMeterDatabaseIsMadeWithoutWaitingForAStateDatabaseHeldExclusively) {
+  if (::access("/usr/bin/sqlite3", X_OK) != 0) GTEST_SKIP() << "needs the sqlite3 shell";
+  TempDir tmp;
+  const fs::path state = tmp / "home/.local/state/ctxkit";
+  fs::path t = tmp / "t.jsonl";
+  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  fs::create_directories(state);
+  auto [answered, r] = remind_beside_a_held_state_database(
+      tmp, t, "BEGIN EXCLUSIVE; CREATE TABLE reminders(a); SELECT 1;");
+  EXPECT_TRUE(answered) << "ctx-remind waited for the state database's holder";
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("Context at "), std::string::npos) << r.out;
+  auto meter = store::MeterStore::open(state / "meter.db", 1000);
+  ASSERT_TRUE(meter);
+  auto row = meter->row("sess-1", "");
+  ASSERT_TRUE(row && row->reminder);
+}
+
 // --- ctx-settings ------------------------------------------------------------------------------
 
 TEST(Hostile, SettingsThatIsADirectoryLeavesNoBackup) {
@@ -401,7 +510,9 @@ TEST(Hostile, NegativeStatusLineCountsCountZero) {
   EXPECT_EQ(r.out, "Context 0% of window · 0 of 200k\n");
 }
 
-TEST(Hostile, TranscriptUsageNearInt64MaxSaturatesInRemind) {
+// The same in the transcript: the count is held at the limit (no overflow), and no window holds
+// it, so it is no reading: no reminder, one stderr line, nothing recorded.
+TEST(Hostile, TranscriptUsageNoWindowCanHoldIsNoReadingInRemind) {
   TempDir tmp;
   fs::path t = tmp / "t.jsonl";
   std::string line = assistant(1, "toolu_1");
@@ -411,9 +522,17 @@ TEST(Hostile, TranscriptUsageNearInt64MaxSaturatesInRemind) {
   std::ofstream(t) << line << "\n";
   auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto j = json::parse(r.out);
-  std::string text = j["hookSpecificOutput"]["additionalContext"];
-  EXPECT_TRUE(text.starts_with("Context at 2147483647% (9223372036854776k of 1M tokens)")) << text;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "ctx-remind: no context reading: a context usage of 9223372036854775807 tokens "
+            "in " +
+                t.string() + " cannot be a real reading\n");
+  auto store = store::MeterStore::open(tmp / "home/.local/state/ctxkit/meter.db", 1000);
+  ASSERT_TRUE(store);
+  auto row = store->row("sess-1", "");
+  ASSERT_TRUE(row);
+  EXPECT_FALSE(row->reminder);
+  EXPECT_FALSE(row->large_window);
 }
 
 // ctx-trim and the detached indexer make the archive: every folder under the state directory is

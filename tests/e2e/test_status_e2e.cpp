@@ -1,3 +1,4 @@
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -9,6 +10,7 @@
 #include "e2e/e2e_support.hpp"
 #include "store/meter_store.hpp"
 #include "unit/json_variants.hpp"
+#include "util/utf8.hpp"
 
 namespace ctxkit::test {
 namespace {
@@ -244,6 +246,49 @@ TEST(Status, AFormatNamesTheFieldsAndTheSessionCost) {
             "48% · 484k/1M · 1M · ok · Opus 4.8 · \n");
   EXPECT_EQ(run_tool("ctx-status", {}, half_full(tmp).dump(), tmp.env()).out,
             "\x1b[32m48% · 484k/1M · 1M · ok · Opus 4.8 · $0.14\x1b[0m\n");
+}
+
+// What a terminal would act on in a line: a control character (C0, DEL), a C1 control as UTF-8
+// (U+0080-U+009F) or a byte that is not UTF-8 (a raw C1 byte among them). Empty when none.
+std::string terminal_controls(const std::string& line) {
+  std::string found;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    const auto next = i + 1 < line.size() ? static_cast<unsigned char>(line[i + 1]) : 0;
+    if (c < 0x20 || c == 0x7f || (c == 0xc2 && next >= 0x80 && next < 0xa0))
+      found += fmt::format("{:02x}@{} ", c, i);
+  }
+  if (!util::is_valid_utf8(line)) found += "not UTF-8";
+  return found;
+}
+
+// The model's name comes from the client's input: escape sequences in it (a window title, the
+// clipboard through OSC 52, a cleared screen, a new line, C1 controls) reach the terminal as
+// visible text, in colour and without.
+TEST(Status, AFormatShowsTheClientsModelNameWithoutItsControlCharacters) {
+  TempDir tmp;
+  tmp.write("home/.config/ctxkit/config.toml", "[status]\nformat = \"{percent}% · {model}\"\n");
+  json p = half_full(tmp);
+  p["model"]["display_name"] =
+      "Opus\x1b]0;title\x07\x1b]52;c;aGVsbG8=\x1b\\\x1b[2J\r\nnext\x7f\xc2\x9b"
+      "31mC1\xc2\x85RAW";
+  std::string input = p.dump();
+  input.replace(input.find("RAW"), 3, "\x9b\xff");  // bytes that are not UTF-8
+  util::Env plain = tmp.env();
+  plain.set("NO_COLOR", "1");
+  for (const auto& env : {plain, tmp.env()}) {
+    auto r = run_tool("ctx-status", {}, input, env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string line = r.out;
+    ASSERT_TRUE(line.ends_with("\n")) << line;
+    line.pop_back();
+    if (line.starts_with("\x1b[32m") && line.ends_with("\x1b[0m"))
+      line = line.substr(5, line.size() - 9);  // our own colour, and only ours
+    EXPECT_EQ(terminal_controls(line), "") << line;
+    EXPECT_TRUE(line.starts_with("48% · Opus")) << line;
+    EXPECT_NE(line.find("title"), std::string::npos) << line;
+    EXPECT_NE(line.find("next"), std::string::npos) << line;
+  }
 }
 
 TEST(Status, AFormatWithAnUnknownFieldKeepsTheDefaultLine) {

@@ -99,13 +99,19 @@ TEST(HookPayload, ErrorsAreOneLine) {
             "payload has an invalid agent_id '../x'");
 }
 
-TEST(HookPayload, InvalidUtf8AndLoneSurrogatesInToolResponseAreTolerated) {
+// A lone surrogate's escape is valid JSON (its decoding is the replacement character); bytes that
+// are not UTF-8 are not JSON at all (RFC 8259 8.1).
+TEST(HookPayload, LoneSurrogateEscapesAreToleratedBytesThatAreNotUtf8AreNot) {
   std::string text =
       "{\"session_id\":\"S\",\"transcript_path\":\"/t.jsonl\",\"hook_event_name\":\"PostToolUse\","
-      "\"tool_response\":{\"stdout\":\"\xc3\x28 and \\ud800 alone\"},\"tool_use_id\":\"toolu_1\"}";
+      "\"tool_response\":{\"stdout\":\"\\ud800 alone\"},\"tool_use_id\":\"toolu_1\"}";
   auto p = parse_hook_payload(text);
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(p->tool_use_id, "toolu_1");
+  text.replace(text.find("\\ud800"), 6, "\xc3\x28");
+  EXPECT_EQ(parse_hook_payload(text).error().message,
+            "payload is not valid JSON: parse error at line 1, column 108: invalid UTF-8 in a "
+            "string");
 }
 
 TEST(HookPayload, UnknownFieldsAreIgnored) {
@@ -346,6 +352,86 @@ TEST(HookPayloadScan, EscapeDenseSkippedStringsAreCheckedAtEveryOffset) {
         ASSERT_EQ(p.has_value(), valid) << "flaw " << flaw << " at " << at << " chunk " << chunk;
         if (!valid) {
           EXPECT_EQ(p.error().message, whole.error().message) << "flaw " << flaw << " at " << at;
+        }
+      }
+    }
+  }
+}
+
+// Bytes that are not UTF-8 (a byte no sequence has, an overlong form, an encoded surrogate, a code
+// point past U+10FFFF, a sequence cut short, a continuation byte alone), put at every offset of a
+// skipped string dense with escapes as an Edit's (across its 64-byte blocks) and of a kept field:
+// the payload is refused exactly when a full JSON parser refuses it, with the same error at every
+// chunk size; well-formed sequences in the same places are accepted.
+TEST(HookPayloadScan, BytesThatAreNotUtf8AreRefusedWhereverTheyLie) {
+  std::string code;
+  for (int i = 0; code.size() < 300; ++i)
+    code += fmt::format(R"(\tif (s[{}] == '\\' && n != \"caf\u00e9\") {{ return {}; }}\n)", i, i);
+  const std::vector<std::string> flaws = {"\xFF",
+                                          "\xC0\x80",
+                                          "\xE0\x80\x80",
+                                          "\xED\xA0\x80",
+                                          "\xF4\x90\x80\x80",
+                                          "\xE2\x82",
+                                          "\x80",
+                                          "\xF8\x88\x80\x80\x80",
+                                          "\xC3\xA9",
+                                          "\xE2\x82\xAC",
+                                          "\xF0\x9F\x98\x80",
+                                          "\xF4\x8F\xBF\xBF"};
+  int refused = 0;
+  for (const auto& flaw : flaws) {
+    for (size_t at = 0; at <= 200; ++at) {
+      const std::string value = code.substr(0, at) + flaw + code.substr(at);
+      for (const char* field : {"\"tool_response\":{\"originalFile\":\"", "\"cwd\":\""}) {
+        const std::string text =
+            std::string(kHead) + field + value + "\"" + (field[1] == 't' ? "}" : "") + "}";
+        const bool valid = !json::parse(text, nullptr, false).is_discarded();
+        auto whole = parse_hook_payload(text);
+        ASSERT_EQ(whole.has_value(), valid)
+            << testing::PrintToString(flaw) << " at " << at << ": "
+            << (whole ? std::string("accepted") : whole.error().message);
+        refused += valid ? 0 : 1;
+        for (size_t chunk : {size_t{1}, size_t{7}, size_t{64}, size_t{100}}) {
+          auto p = scan_hook_payload(chunks_of(text, chunk));
+          ASSERT_EQ(p.has_value(), valid)
+              << testing::PrintToString(flaw) << " at " << at << " chunk " << chunk;
+          if (!valid) {
+            EXPECT_EQ(p.error().message, whole.error().message) << at << " " << chunk;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(refused, 2000);
+}
+
+// The error names the first byte that is not UTF-8: its column, in a skipped string long enough
+// for whole blocks and in a kept field, wherever chunks end.
+TEST(HookPayloadScan, TheErrorNamesTheFirstByteThatIsNotUtf8) {
+  struct Case {
+    std::string bytes;
+    size_t bad;  // which of them makes the text ill-formed
+  };
+  const std::vector<Case> cases = {{"\xFF", 0},         {"\xC0\x80", 0},
+                                   {"\xE0\x80\x80", 1}, {"\xED\xA0\x80", 1},
+                                   {"\xF4\x90\x80", 1}, {"\xE2\x82", 2},
+                                   {"\x80", 0},         {"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98", 8}};
+  for (const auto& c : cases) {
+    for (size_t at : {size_t{0}, size_t{1}, size_t{62}, size_t{63}, size_t{64}, size_t{130}}) {
+      for (const std::string field : {"tool_response", "cwd"}) {
+        const std::string head = std::string(kHead) + "\"" + field + "\":\"";
+        const std::string text =
+            head + std::string(at, 'x') + c.bytes + std::string(200, 'y') + "\"}";
+        const std::string want = fmt::format(
+            "payload is not valid JSON: parse error at line 1, column {}: invalid UTF-8 in a "
+            "string",
+            head.size() + at + c.bad + 1);
+        for (size_t chunk : {size_t{3}, size_t{64}, size_t{1} << 20}) {
+          auto p = scan_hook_payload(chunks_of(text, chunk));
+          ASSERT_FALSE(p) << testing::PrintToString(c.bytes) << " at " << at;
+          EXPECT_EQ(p.error().message, want) << testing::PrintToString(c.bytes) << " at " << at
+                                             << " in " << field << ", chunk " << chunk;
         }
       }
     }

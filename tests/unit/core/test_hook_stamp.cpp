@@ -59,5 +59,24 @@ TEST(HookStamp, ALinkInItsPlaceIsNotFollowed) {
   EXPECT_EQ(test::read_file(target), "keep");
 }
 
+// ctxkit's state folder itself is its own: a link in its place is not followed either, while a
+// home reached through a link is the user's.
+TEST(HookStamp, AStateFolderThatIsALinkIsNotFollowedAHomeThroughALinkIs) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "data/home");
+  fs::create_directory_symlink(tmp / "data/home", tmp / "home");
+  Locations loc = Locations::resolve(tmp.env());
+  record_hook_run(loc, "ctx-remind");
+  EXPECT_TRUE(hook_last_run_ms(loc, "ctx-remind"));
+  EXPECT_TRUE(fs::is_regular_file(tmp / "data/home/.local/state/ctxkit/hooks/ctx-remind.last"));
+
+  fs::remove_all(tmp / "data/home/.local/state/ctxkit");
+  fs::create_directories(tmp / "elsewhere");
+  fs::create_directory_symlink(tmp / "elsewhere", loc.state_dir);
+  record_hook_run(loc, "ctx-remind");  // refused, silently
+  EXPECT_TRUE(fs::is_empty(tmp / "elsewhere"));
+  EXPECT_FALSE(hook_last_run_ms(loc, "ctx-remind"));
+}
+
 }  // namespace
 }  // namespace ctxkit::core

@@ -47,6 +47,21 @@ TEST(StatusFormat, TheFieldListIsTheOneTheErrorNames) {
             "unknown field '{}' (known: percent, tokens, usable, window, tier, model, cost, compact, 5h, 7d, cache, compactions, reclaimed)");
 }
 
+// A field's value comes from the client: what a terminal would act on becomes visible text.
+TEST(StatusFormat, AFieldsControlCharactersAndBytesThatAreNotUtf8BecomeVisible) {
+  auto p = parse_status_format("[{model}]");
+  ASSERT_TRUE(p) << p.error().message;
+  StatusValues v = sample();
+  v[static_cast<size_t>(StatusField::Model)] =
+      "a\x1b]0;t\x07\x1b[2J\r\nb\x7f\xc2\x9b"
+      "c\x9b\xff"
+      "d\xc2\xa0é";
+  EXPECT_EQ(render_status_format(*p, v),
+            "[a\\x1b]0;t\\x07\\x1b[2J\\r\\nb\\x7f\\u009bc\\x9b\\xffd\xc2\xa0é]");
+  v[static_cast<size_t>(StatusField::Model)] = std::string(300, 'm');
+  EXPECT_EQ(render_status_format(*p, v), "[" + std::string(kMaxStatusFieldBytes, 'm') + "…]");
+}
+
 TEST(StatusFormat, PlainTextAndEmptyFormatsParse) {
   auto p = parse_status_format("ctx");
   ASSERT_TRUE(p);

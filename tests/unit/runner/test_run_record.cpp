@@ -42,5 +42,29 @@ TEST(RunRecord, FilesOfOddTaskIdsLandInTheirOwnFolderInsideTheRun) {
   EXPECT_FALSE(fs::exists(runs / "r1/tasks/a"));
 }
 
+// The project folder is the user's: it may be reached through a link and keeps its mode; the
+// folders ctxkit makes in it are private and never links.
+TEST(RunRecord, TheProjectFolderIsTheUsersCtxkitsFolderInItIsPrivate) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "data/proj");
+  fs::permissions(tmp / "data/proj", fs::perms(0755));
+  fs::create_directory_symlink(tmp / "data/proj", tmp / "proj");
+  RunState state;
+  state.run_id = "r1";
+  RunRecord rec(tmp / "proj/.ctxkit/runs/r1", state);
+  auto made = rec.create();
+  ASSERT_TRUE(made) << made.error().message;
+  EXPECT_EQ(fs::status(tmp / "data/proj").permissions(), fs::perms(0755));
+  EXPECT_EQ(fs::status(tmp / "data/proj/.ctxkit").permissions(), fs::perms(0700));
+  EXPECT_EQ(fs::status(tmp / "data/proj/.ctxkit/runs/r1").permissions(), fs::perms(0700));
+
+  fs::create_directories(tmp / "elsewhere");
+  fs::create_directories(tmp / "proj3");
+  fs::create_directory_symlink(tmp / "elsewhere", tmp / "proj3/.ctxkit");
+  RunRecord linked(tmp / "proj3/.ctxkit/runs/r1", state);
+  EXPECT_FALSE(linked.create());
+  EXPECT_TRUE(fs::is_empty(tmp / "elsewhere"));
+}
+
 }  // namespace
 }  // namespace ctxkit::runner

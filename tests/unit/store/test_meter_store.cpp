@@ -169,6 +169,21 @@ TEST(MeterStore, ANewMeterDatabaseStartsWithTheFiguresTheStateDatabaseKept) {
   EXPECT_EQ(s->row("S", "")->reminder->tier, 2);
 }
 
+// The same upgrade in a home reached through a link: both databases open, the figures are copied.
+TEST(MeterStore, TheEarlierFiguresAreCopiedInAHomeReachedThroughALink) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "data/home");
+  fs::create_directory_symlink(tmp / "data/home", tmp / "home");
+  const fs::path dir = tmp / "home/.local/state/ctxkit";
+  ASSERT_TRUE(store::StateStore::open(dir / "state.db", 1000));
+  sql(dir / "state.db", "INSERT INTO reminders VALUES('S', '', 2, 500);");
+  auto s = store::MeterStore::open(dir / "meter.db", 1000, dir / "state.db");
+  ASSERT_TRUE(s) << s.error().message;
+  auto main = s->row("S", "");
+  ASSERT_TRUE(main && main->reminder);
+  EXPECT_EQ(main->reminder->tier, 2);
+}
+
 TEST(MeterStore, WithoutAnEarlierStateDatabaseItStartsEmpty) {
   test::TempDir tmp;
   auto s = store::MeterStore::open(tmp / "meter.db", 1000, tmp / "absent/state.db");

@@ -34,6 +34,28 @@ TEST(StateStore, CreatesPrivateFileWithSchemaVersionAndWal) {
   EXPECT_EQ(header[19], 2);
 }
 
+// A home reached through a link (/home -> /data/home): the links above ctxkit's own folder are
+// the user's and the database opens; a link in place of that folder is refused, and nothing is
+// created through it.
+TEST(StateStore, OpensThroughALinkAboveItsFolderAndRefusesOneInItsPlace) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "data/home");
+  fs::create_directory_symlink(tmp / "data/home", tmp / "home");
+  auto s = store::StateStore::open(tmp / "home/.local/state/ctxkit/state.db", 1000);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(*s->user_version(), store::StateStore::kSchemaVersion);
+  EXPECT_TRUE(fs::is_regular_file(tmp / "data/home/.local/state/ctxkit/state.db"));
+
+  fs::create_directories(tmp / "elsewhere");
+  fs::create_directory_symlink(tmp / "elsewhere", tmp / "home/.local/state/linked");
+  auto linked = store::StateStore::open(tmp / "home/.local/state/linked/state.db", 1000);
+  ASSERT_FALSE(linked);
+  EXPECT_NE(linked.error().message.find("linked is a symbolic link inside the state directory"),
+            std::string::npos)
+      << linked.error().message;
+  EXPECT_TRUE(fs::is_empty(tmp / "elsewhere"));
+}
+
 TEST(StateStore, GarbageFileIsReportedCorruptAndQuarantined) {
   test::TempDir tmp;
   auto db = tmp.write("state.db", std::string(4096, 'z'));

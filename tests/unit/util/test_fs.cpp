@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include "unit/temp_dir.hpp"
 #include "util/fs.hpp"
@@ -74,6 +75,51 @@ TEST(MakePrivateDirs, RefusesALinkBelowTheBase) {
   EXPECT_EQ(r.error().message, (tmp / "state/archive").string() +
                                    " is a symbolic link inside the state directory (refused)");
   EXPECT_FALSE(fs::exists(tmp / "elsewhere/p"));
+}
+
+// The base is ctxkit's own folder: a link in its place is refused like one below it (nothing is
+// made through it), while links above it are the user's (a home reached through a link).
+TEST(MakePrivateDirs, RefusesALinkAsTheBaseAndFollowsLinksAboveIt) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "data/home");
+  fs::create_directory_symlink(tmp / "data/home", tmp / "home");
+  ASSERT_TRUE(
+      util::make_private_dirs(tmp / "home/state/ctxkit/archive", tmp / "home/state/ctxkit"));
+  EXPECT_TRUE(fs::is_directory(tmp / "data/home/state/ctxkit/archive"));
+  EXPECT_EQ(mode_of(tmp / "data/home/state/ctxkit"), 0700u);
+
+  fs::create_directories(tmp / "elsewhere");
+  const unsigned elsewhere_mode = mode_of(tmp / "elsewhere");
+  fs::create_directory_symlink(tmp / "elsewhere", tmp / "home/state/other");
+  for (const auto& [dir, base] :
+       {std::pair{tmp / "home/state/other", fs::path()},
+        std::pair{tmp / "home/state/other/archive", tmp / "home/state/other"}}) {
+    auto r = util::make_private_dirs(dir, base);
+    ASSERT_FALSE(r) << dir;
+    EXPECT_EQ(r.error().message, (tmp / "home/state/other").string() +
+                                     " is a symbolic link inside the state directory (refused)");
+  }
+  EXPECT_TRUE(fs::is_empty(tmp / "elsewhere"));
+  EXPECT_EQ(mode_of(tmp / "elsewhere"), elsewhere_mode);
+}
+
+TEST(ResolveAbove, ResolvesTheLinksAboveTheBaseAndKeepsTheRest) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "data/home/state/ctxkit");
+  fs::create_directory_symlink(tmp / "data/home", tmp / "home");
+  const fs::path real = fs::canonical(tmp / "data/home");
+  EXPECT_EQ(util::resolve_above(tmp / "home/state/ctxkit/state.db", tmp / "home/state/ctxkit"),
+            real / "state/ctxkit/state.db");
+  EXPECT_EQ(util::resolve_above(tmp / "home/state/ctxkit/", tmp / "home/state/ctxkit"),
+            real / "state/ctxkit");
+  // ctxkit's own folder is kept as it is, a link there included: the open refuses it.
+  fs::create_directories(tmp / "elsewhere");
+  fs::create_directory_symlink(tmp / "elsewhere", tmp / "home/state/linked");
+  EXPECT_EQ(util::resolve_above(tmp / "home/state/linked/state.db", tmp / "home/state/linked"),
+            real / "state/linked/state.db");
+  // Not below the base, or nothing above it to resolve: as it is.
+  EXPECT_EQ(util::resolve_above(tmp / "home/x.db", tmp / "home/state/ctxkit"), tmp / "home/x.db");
+  EXPECT_EQ(util::resolve_above(tmp / "missing/a/b.db", tmp / "missing/a"), tmp / "missing/a/b.db");
 }
 
 TEST(MakePrivateDirs, RefusesAFileInPlaceOfAFolder) {

@@ -1,6 +1,8 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <fstream>
@@ -459,6 +461,47 @@ TEST(WorkflowService, MinPercentSkipsTheActionWhenTheSessionIsSmall) {
   b.percent = 70;
   auto action = json::parse(s.call("workflow_advance", {{"output", "b"}}).text);
   EXPECT_EQ(action["contextAction"], "/clear");
+}
+
+// How many times the state file is replaced (renamed into place) while `op` runs.
+template <typename Op>
+int state_writes_during(const fs::path& worktree, Op op) {
+  const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  EXPECT_GE(fd, 0);
+  EXPECT_GE(::inotify_add_watch(fd, worktree.c_str(), IN_MOVED_TO), 0);
+  op();
+  int writes = 0;
+  alignas(inotify_event) char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) {
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
+      if (e->len > 0 && std::string(e->name) == "workflow-state.json") ++writes;
+      at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+    }
+  }
+  ::close(fd);
+  return writes;
+}
+
+// A call writes the state once, whatever it changed: the advance and the action the gate hands
+// out (marked as handed out) are one save, under the one lock (a save is a rename, most of a
+// call's time).
+TEST(WorkflowService, AnAdvanceThatHandsOutAnActionWritesTheStateOnce) {
+  Bench b;
+  const auto tpl = b.tmp.write("wf.yaml", kCompactExample);
+  auto s = b.service(tpl.string());
+  EXPECT_EQ(state_writes_during(b.worktree, [&] { s.call("workflow_start", json::object()); }), 1);
+  int writes = state_writes_during(b.worktree, [&] {
+    auto a = json::parse(s.call("workflow_advance", {{"output", "planned"}}).text);
+    EXPECT_EQ(a["contextAction"], "/compact");
+  });
+  EXPECT_EQ(writes, 1);
+  EXPECT_NE(b.state().find("\"contextActionExecuted\": true"), std::string::npos);
+  EXPECT_NE(b.state().find("planned"), std::string::npos);
+  // A restarted server finds what the call answered.
+  auto again = b.service(tpl.string());
+  auto st = json::parse(again.call("workflow_status", json::object()).text);
+  EXPECT_EQ(st["step"], "build") << st.dump();
 }
 
 TEST(WorkflowService, CompactFocusFromTheTemplateIsAddedToTheAnswer) {
