@@ -15,8 +15,8 @@ claude::ServerHints server_hints(const util::Env& env, store::MeterStore* store,
   const int64_t size = st.st_size;
   const int64_t mtime_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
   if (store) {
-    if (auto row = store->client_state(file.string()); row && *row && (*row)->size == size &&
-                                                        (*row)->mtime_ns == mtime_ns)
+    if (auto row = store->client_state(file.string());
+        row && *row && (*row)->size == size && (*row)->mtime_ns == mtime_ns)
       return claude::hints_from_json((*row)->hints);
   }
   auto text = util::read_file(file);
@@ -26,8 +26,8 @@ claude::ServerHints server_hints(const util::Env& env, store::MeterStore* store,
   }
   claude::ServerHints hints = claude::parse_client_state(*text);
   if (store) {
-    if (auto r = store->put_client_state(file.string(),
-                                         {size, mtime_ns, claude::hints_to_json(hints)});
+    if (auto r =
+            store->put_client_state(file.string(), {size, mtime_ns, claude::hints_to_json(hints)});
         !r)
       problem = r.error().message;
   }

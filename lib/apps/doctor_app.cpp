@@ -13,9 +13,9 @@
 #include "archive/indexer.hpp"
 #include "claude/install_check.hpp"
 #include "claude/session_locator.hpp"
+#include "claude_code_range.hpp"
 #include "context/compaction_point.hpp"
 #include "context/context_meter.hpp"
-#include "claude_code_range.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "store/db_check.hpp"
@@ -426,17 +426,18 @@ void check_compaction(Doctor& d) {
                  "project): where the client compacts is shown once a session has run");
   const context::CompactionSettings settings =
       context::client_compaction_settings(d.ctx.env, project);
-  const int64_t window = std::max<int64_t>(context::model_window(settings, model, version), 200'000);
+  const int64_t window =
+      std::max<int64_t>(context::model_window(settings, model, version), 200'000);
   const context::CompactionPoint p = context::compaction_point(settings, window, model, version);
   std::string text = fmt::format("{} ({}) in a {} window: {}", model, from,
                                  context::short_tokens(window), context::describe_point(p));
   if (p.newer_than_recorded)
-    return d.add("compaction", Status::Warning,
-                 fmt::format("{}; Claude Code {} is newer than the newest release whose rules "
-                             "ctxkit records, so those rules ({}) are used",
-                             text, version.empty() ? "of unknown version" : version,
-                             p.rules_version),
-                 "if the figures look wrong, set [context] reserved_tokens or report the release");
+    return d.add(
+        "compaction", Status::Warning,
+        fmt::format("{}; Claude Code {} is newer than the newest release whose rules "
+                    "ctxkit records, so those rules ({}) are used",
+                    text, version.empty() ? "of unknown version" : version, p.rules_version),
+        "if the figures look wrong, set [context] reserved_tokens or report the release");
   d.add("compaction", Status::Ok, text);
 }
 

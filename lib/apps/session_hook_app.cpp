@@ -128,9 +128,8 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       std::string meter_note;
       if (auto meter = store::open_meter(loc, cfg, meter_note)) {
         const auto figures = context::last_compaction(payload->transcript_path);
-        const int64_t freed = figures && figures->post_tokens > 0
-                                  ? figures->pre_tokens - figures->post_tokens
-                                  : 0;
+        const int64_t freed =
+            figures && figures->post_tokens > 0 ? figures->pre_tokens - figures->post_tokens : 0;
         if (auto r = meter->record_compaction(payload->session_id, freed); !r)
           meter_note = r.error().message;
       }

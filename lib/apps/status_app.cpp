@@ -96,8 +96,7 @@ std::string rate_limit_of(const json& j, const char* which) {
     if (at > 0 && at < 1e11) {
       const auto t = static_cast<time_t>(at);
       std::tm tm{};
-      if (::localtime_r(&t, &tm))
-        out += fmt::format(" ↻{:02}:{:02}", tm.tm_hour, tm.tm_min);
+      if (::localtime_r(&t, &tm)) out += fmt::format(" ↻{:02}:{:02}", tm.tm_hour, tm.tm_min);
     }
   }
   return out;

@@ -85,7 +85,8 @@ ServerHints parse_client_state(std::string_view text) {
     hints.auto_compact_enabled = e->get<bool>();
   // The client data's per-model windows first, then the bootstrap's.
   if (const json* data = newest_client_data(at("clientDataCacheSlots"), at("clientDataCache")))
-    if (auto r = data->find("rowan_thicket"); r != data->end()) read_model_windows(*r, hints.model_windows);
+    if (auto r = data->find("rowan_thicket"); r != data->end())
+      read_model_windows(*r, hints.model_windows);
   if (const json* c = at("autoCompactWindowsCache")) read_model_windows(*c, hints.model_windows);
   return hints;
 }

@@ -16,7 +16,8 @@ using json = nlohmann::json;
 // share/client-rules.json, built in (lib/CMakeLists.txt).
 #include "client_rules.inc"
 
-Result<int64_t> tokens_at(const json& j, const char* key, int64_t fallback, std::string_view where) {
+Result<int64_t> tokens_at(const json& j, const char* key, int64_t fallback,
+                          std::string_view where) {
   auto it = j.find(key);
   if (it == j.end()) return fallback;
   if (!it->is_number_integer() || it->get<int64_t>() <= 0)
@@ -69,8 +70,8 @@ Result<ModelRule> parse_model(const json& m, std::string_view where, const Model
     return std::unexpected(d.error());
   r.default_window_1m = r.default_window;
   r.default_1m_is_auto = r.default_is_auto;
-  if (auto d = default_at(m, "auto_compact_window_1m", r.default_window_1m, r.default_1m_is_auto,
-                          where);
+  if (auto d =
+          default_at(m, "auto_compact_window_1m", r.default_window_1m, r.default_1m_is_auto, where);
       !d)
     return std::unexpected(d.error());
   if (r.native_1m) r.window = 1'000'000;
@@ -92,18 +93,19 @@ Result<std::vector<ClientRules>> parse_client_rules(std::string_view text) {
       return fail("client rules: a client without a \"version\"", Error::Kind::Invalid);
     r.version = c["version"].get<std::string>();
     const std::string where = "client rules " + r.version;
-    for (auto [key, field] :
-         {std::pair{"reply_reserve_cap", &r.reply_reserve_cap},
-          std::pair{"summary_buffer", &r.summary_buffer},
-          std::pair{"blocking_buffer", &r.blocking_buffer},
-          std::pair{"min_auto_compact_window", &r.min_auto_compact_window},
-          std::pair{"max_auto_compact_window", &r.max_auto_compact_window}}) {
+    for (auto [key, field] : {std::pair{"reply_reserve_cap", &r.reply_reserve_cap},
+                              std::pair{"summary_buffer", &r.summary_buffer},
+                              std::pair{"blocking_buffer", &r.blocking_buffer},
+                              std::pair{"min_auto_compact_window", &r.min_auto_compact_window},
+                              std::pair{"max_auto_compact_window", &r.max_auto_compact_window}}) {
       auto v = tokens_at(c, key, *field, where);
       if (!v) return std::unexpected(v.error());
       *field = *v;
     }
-    if (auto f = c.find("model_settings"); f != c.end()) r.model_settings = f->is_boolean() && f->get<bool>();
-    if (auto f = c.find("server_windows"); f != c.end()) r.server_windows = f->is_boolean() && f->get<bool>();
+    if (auto f = c.find("model_settings"); f != c.end())
+      r.model_settings = f->is_boolean() && f->get<bool>();
+    if (auto f = c.find("server_windows"); f != c.end())
+      r.server_windows = f->is_boolean() && f->get<bool>();
     ModelRule base;
     if (auto u = c.find("unknown_model"); u != c.end()) {
       auto m = parse_model(*u, where + " unknown_model", base);
@@ -116,7 +118,8 @@ Result<std::vector<ClientRules>> parse_client_rules(std::string_view text) {
     for (const auto& m : *models) {
       auto rule = parse_model(m, where + " model", ModelRule{});
       if (!rule) return std::unexpected(rule.error());
-      if (rule->id.empty()) return fail(where + ": a model without an \"id\"", Error::Kind::Invalid);
+      if (rule->id.empty())
+        return fail(where + ": a model without an \"id\"", Error::Kind::Invalid);
       r.models.push_back(std::move(*rule));
     }
     out.push_back(std::move(r));

@@ -13,10 +13,10 @@ namespace ctxkit::context {
 // What one model is to one Claude Code release (share/client-rules.json, read from the client's
 // code; README "Where the client compacts").
 struct ModelRule {
-  std::string id;              // "claude-sonnet-4-6": matches that id and its dated forms
-  int64_t window = 200'000;    // the window without an opt-in
-  bool native_1m = false;      // the window is 1,000,000 without "[1m]"
-  bool can_1m = false;         // "[1m]" opts in to 1,000,000
+  std::string id;               // "claude-sonnet-4-6": matches that id and its dated forms
+  int64_t window = 200'000;     // the window without an opt-in
+  bool native_1m = false;       // the window is 1,000,000 without "[1m]"
+  bool can_1m = false;          // "[1m]" opts in to 1,000,000
   int64_t max_output = 32'000;  // the model's output limit (the reply reserve is at most 20,000)
   // The model's own auto-compact window: a size, or nullopt for `auto` (the client compacts only
   // when the API refuses the prompt). `default_1m` is the same for a session at 1,000,000 tokens.
@@ -28,15 +28,16 @@ struct ModelRule {
 
 // The compaction rules of one client release.
 struct ClientRules {
-  std::string version;                      // "2.1.332"
-  int64_t reply_reserve_cap = 20'000;       // the reply reserve: min(max_output, this)
-  int64_t summary_buffer = 13'000;          // the threshold sits this far below E
-  int64_t blocking_buffer = 3'000;          // auto-compaction off: the client refuses from E - this
+  std::string version;                 // "2.1.332"
+  int64_t reply_reserve_cap = 20'000;  // the reply reserve: min(max_output, this)
+  int64_t summary_buffer = 13'000;     // the threshold sits this far below E
+  int64_t blocking_buffer = 3'000;     // auto-compaction off: the client refuses from E - this
   int64_t min_auto_compact_window = 100'000;  // a configured window below this counts as this
-  int64_t max_auto_compact_window = 0;  // the environment's and server's window is held to this (0: none)
-  bool model_settings = false;              // reads per-model modelSettings.autoCompactWindow
-  bool server_windows = false;              // reads the server's per-model windows
-  ModelRule unknown;                        // a model the client does not know
+  int64_t max_auto_compact_window =
+      0;                        // the environment's and server's window is held to this (0: none)
+  bool model_settings = false;  // reads per-model modelSettings.autoCompactWindow
+  bool server_windows = false;  // reads the server's per-model windows
+  ModelRule unknown;            // a model the client does not know
   std::vector<ModelRule> models;
 };
 
@@ -51,7 +52,7 @@ Result<std::vector<ClientRules>> parse_client_rules(std::string_view json_text);
 // (`newer_than_recorded` says so when the version is newer or unknown).
 struct RulesChoice {
   const ClientRules* rules = nullptr;
-  bool exact = false;           // this very release was recorded
+  bool exact = false;  // this very release was recorded
   bool newer_than_recorded = false;
 };
 RulesChoice rules_for(std::string_view client_version);

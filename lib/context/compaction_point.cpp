@@ -1,11 +1,11 @@
 #include "context/compaction_point.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
-
-#include <fmt/core.h>
 
 #include "context/client_rules.hpp"
 #include "util/fs.hpp"
@@ -62,7 +62,8 @@ FileWindows settings_windows(const fs::path& file) {
   };
   const auto j = nlohmann::json::parse(text, limit, false);
   if (too_deep || !j.is_object()) return out;
-  if (const auto it = j.find("autoCompactWindow"); it != j.end()) out.window = window_value(*it, false);
+  if (const auto it = j.find("autoCompactWindow"); it != j.end())
+    out.window = window_value(*it, false);
   if (const auto it = j.find("autoCompactEnabled"); it != j.end() && it->is_boolean())
     out.enabled = it->get<bool>();
   if (const auto ms = j.find("modelSettings"); ms != j.end() && ms->is_object()) {
@@ -254,15 +255,15 @@ CompactionPoint compaction_point(const CompactionSettings& settings, int64_t win
   // on to the next source).
   std::optional<int64_t> a;  // 0: auto
   std::string key;
-  const bool env = settings.auto_compact_window &&
-                   settings.window_origin == "CLAUDE_CODE_AUTO_COMPACT_WINDOW";
+  const bool env =
+      settings.auto_compact_window && settings.window_origin == "CLAUDE_CODE_AUTO_COMPACT_WINDOW";
   const int64_t* per_model = rules.model_settings && !env
                                  ? model_entry(settings.model_windows, model, known, &key)
                                  : nullptr;
   if (per_model && *per_model == 0) per_model = nullptr;
-  const int64_t* served =
-      rules.server_windows ? model_entry(settings.server.model_windows, model, known, nullptr)
-                           : nullptr;
+  const int64_t* served = rules.server_windows
+                              ? model_entry(settings.server.model_windows, model, known, nullptr)
+                              : nullptr;
   if (served && *served == 0) served = nullptr;
   if (env) {
     a = settings.auto_compact_window;
@@ -290,8 +291,8 @@ CompactionPoint compaction_point(const CompactionSettings& settings, int64_t win
     const auto size = at_1m ? rule.default_window_1m : rule.default_window;
     a = is_auto || !size ? 0 : *size;
     p.source = is_auto || !size ? WindowSource::Auto : WindowSource::ModelDefault;
-    p.origin = fmt::format("the default for {}{} in Claude Code {}", rule.id,
-                           at_1m ? " at 1M" : "", rules.version);
+    p.origin = fmt::format("the default for {}{} in Claude Code {}", rule.id, at_1m ? " at 1M" : "",
+                           rules.version);
   } else if (model.empty()) {
     // No model seen yet (a session without a reply): nothing says the client compacts earlier.
     a = 0;
@@ -314,9 +315,10 @@ CompactionPoint compaction_point(const CompactionSettings& settings, int64_t win
   if (settings.disabled || off_by_setting) {
     p.automatic = false;
     p.blocking = std::max<int64_t>(effective_all - rules.blocking_buffer, 1);
-    p.origin = settings.disabled             ? settings.disabled_by
-               : settings.enabled_setting ? "autoCompactEnabled: false in " + settings.enabled_origin
-                                          : std::string("autoCompactEnabled: false in ~/.claude.json");
+    p.origin = settings.disabled ? settings.disabled_by
+               : settings.enabled_setting
+                   ? "autoCompactEnabled: false in " + settings.enabled_origin
+                   : std::string("autoCompactEnabled: false in ~/.claude.json");
     return p;
   }
   if (!a || *a == 0) return p;  // reactive

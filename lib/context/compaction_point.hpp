@@ -5,11 +5,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "claude/client_state.hpp"
 #include "util/env.hpp"
-#include <string_view>
 
 namespace ctxkit::context {
 
@@ -85,8 +85,8 @@ struct CompactionPoint {
   int64_t blocking = 0;    // auto-compaction off: where the client stops sending (else 0)
   int64_t auto_compact_window = 0;  // the resolved auto-compact window (0 for auto)
   WindowSource source = WindowSource::Auto;
-  std::string origin;         // the variable, the file or the table entry it came from
-  std::string rules_version;  // the recorded client release whose rules applied
+  std::string origin;                // the variable, the file or the table entry it came from
+  std::string rules_version;         // the recorded client release whose rules applied
   bool newer_than_recorded = false;  // the client is newer than any recorded (or unknown)
 };
 
@@ -103,8 +103,7 @@ struct CompactionPoint {
 // `model` and `client_version` pick the rules; empty ones get the newest recorded release's
 // rules for a model it does not know.
 CompactionPoint compaction_point(const CompactionSettings& settings, int64_t window,
-                                 std::string_view model = {},
-                                 std::string_view client_version = {});
+                                 std::string_view model = {}, std::string_view client_version = {});
 
 // The rule in /autocompact's words: "auto-compact window 200k (default for this model) · compacts
 // at 167k (Claude Code 2.1.332's rules)", "auto: compacts only when the API refuses the prompt",

@@ -143,8 +143,7 @@ std::optional<double> session_percent(const std::string& session, const util::En
   if (session.empty()) return std::nullopt;
   auto transcript = claude::locate_session(session, env, loc);
   if (!transcript) return std::nullopt;
-  auto p = transcript_percent(*transcript, config,
-                              client_compaction_settings(env, {}));
+  auto p = transcript_percent(*transcript, config, client_compaction_settings(env, {}));
   if (!p) return std::nullopt;
   return static_cast<double>(*p);
 }

@@ -107,8 +107,8 @@ std::string compact_words(const ContextFigure& f) {
                         static_cast<double>(f.point.tokens) * 100.0;
     return fmt::format("{}% until auto-compact", static_cast<int64_t>(std::lround(left)));
   }
-  const int64_t whole = f.window > 0 ? f.tokens / f.window * 100 + f.tokens % f.window * 100 / f.window
-                                     : 0;
+  const int64_t whole =
+      f.window > 0 ? f.tokens / f.window * 100 + f.tokens % f.window * 100 / f.window : 0;
   return fmt::format("{}% of window", std::min<int64_t>(whole, 1'000'000));
 }
 

@@ -29,8 +29,8 @@ enum class StatusField {
 };
 
 inline constexpr std::array<std::string_view, 13> kStatusFieldNames{
-    "percent", "tokens", "usable", "window",      "tier",     "model", "cost",
-    "compact", "5h",     "7d",     "cache",       "compactions", "reclaimed"};
+    "percent", "tokens", "usable", "window", "tier",        "model",    "cost",
+    "compact", "5h",     "7d",     "cache",  "compactions", "reclaimed"};
 
 // One piece of a parsed format: literal text, or a field.
 struct StatusPiece {
@@ -41,7 +41,8 @@ struct StatusPiece {
 
 // Parses a status-line format: text with `{field}` placeholders, `{{` and `}}` for literal
 // braces. An unknown field, an unclosed `{` or a lone `}` is an error of kind Invalid naming it:
-// "unknown field '{cost_usd}' (known: percent, tokens, usable, window, tier, model, cost, compact, 5h, 7d, cache, compactions, reclaimed)".
+// "unknown field '{cost_usd}' (known: percent, tokens, usable, window, tier, model, cost, compact,
+// 5h, 7d, cache, compactions, reclaimed)".
 Result<std::vector<StatusPiece>> parse_status_format(std::string_view format);
 
 // The values of the fields for one line (empty when unknown, e.g. the cost when the client did

@@ -199,13 +199,14 @@ Result<void> MeterStore::mark_large_window(const std::string& session, const std
 
 Result<void> MeterStore::record_client(const std::string& session, const std::string& version,
                                        const std::string& model) {
-  Stmt s(db_.get(),
-         "INSERT INTO meter(session_id, agent_id, client_version, model) VALUES(?1,'',?2,?3) "
-         "ON CONFLICT(session_id, agent_id) DO UPDATE SET "
-         "client_version=coalesce(nullif(excluded.client_version, ''), client_version), "
-         "model=coalesce(nullif(excluded.model, ''), model) "
-         "WHERE client_version IS NOT coalesce(nullif(excluded.client_version, ''), client_version) "
-         "OR model IS NOT coalesce(nullif(excluded.model, ''), model)");
+  Stmt s(
+      db_.get(),
+      "INSERT INTO meter(session_id, agent_id, client_version, model) VALUES(?1,'',?2,?3) "
+      "ON CONFLICT(session_id, agent_id) DO UPDATE SET "
+      "client_version=coalesce(nullif(excluded.client_version, ''), client_version), "
+      "model=coalesce(nullif(excluded.model, ''), model) "
+      "WHERE client_version IS NOT coalesce(nullif(excluded.client_version, ''), client_version) "
+      "OR model IS NOT coalesce(nullif(excluded.model, ''), model)");
   if (s.prepare_rc() != SQLITE_OK)
     return std::unexpected(error("writing the client release", s.prepare_rc()));
   s.bind_view(1, session);

@@ -32,9 +32,9 @@ struct MeterRow {
   std::optional<core::ReminderState> reminder;
   std::optional<StatusFigure> status;
   bool large_window = false;
-  std::string client_version;  // the client release last seen for the session ("" if none)
-  std::string model;           // the model last seen
-  int64_t compactions = 0;     // compactions seen (PostCompact or SessionStart "compact")
+  std::string client_version;    // the client release last seen for the session ("" if none)
+  std::string model;             // the model last seen
+  int64_t compactions = 0;       // compactions seen (PostCompact or SessionStart "compact")
   int64_t reclaimed_tokens = 0;  // the tokens they freed, added up
 };
 

@@ -1,6 +1,4 @@
 #include <gtest/gtest.h>
-
-#include <tuple>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -10,6 +8,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 #include "e2e/e2e_support.hpp"
 #include "store/meter_store.hpp"

@@ -97,16 +97,16 @@ TEST_P(ClientTable, EveryReaderCountsAgainstThatPoint) {
   EXPECT_LT(urgent.tokens, point);
   // A finished session's transcript says the same.
   test::TempDir tmp;
-  const nlohmann::json line = {
-      {"type", "assistant"},
-      {"version", row.version},
-      {"timestamp", "2026-11-01T10:00:00.000Z"},
-      {"message",
-       {{"id", "msg_1"},
-        {"model", row.model},
-        {"usage",
-         {{"input_tokens", point / 2}, {"cache_creation_input_tokens", 0},
-          {"cache_read_input_tokens", 0}}}}}};
+  const nlohmann::json line = {{"type", "assistant"},
+                               {"version", row.version},
+                               {"timestamp", "2026-11-01T10:00:00.000Z"},
+                               {"message",
+                                {{"id", "msg_1"},
+                                 {"model", row.model},
+                                 {"usage",
+                                  {{"input_tokens", point / 2},
+                                   {"cache_creation_input_tokens", 0},
+                                   {"cache_read_input_tokens", 0}}}}}};
   tmp.write("t.jsonl", line.dump() + "\n");
   // (The window comes from the model here, not the status line: a 1M row needs the rules' own.)
   if (row.window == model_window({}, row.model, row.version)) {
@@ -115,8 +115,8 @@ TEST_P(ClientTable, EveryReaderCountsAgainstThatPoint) {
 }
 
 std::string row_name(const ::testing::TestParamInfo<PointRow>& info) {
-  std::string n = "v" + info.param.version + "_" + info.param.model + "_" +
-                  std::to_string(info.param.window);
+  std::string n =
+      "v" + info.param.version + "_" + info.param.model + "_" + std::to_string(info.param.window);
   for (char& c : n)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
@@ -134,8 +134,8 @@ TEST(ClientRules, EveryRecordedVersionHasRulesAndATable) {
 }
 
 TEST(ClientRules, TheShippedFileIsTheBuiltInOne) {
-  const auto parsed =
-      parse_client_rules(test::read_file(test::fixture_root().parent_path().parent_path() / "share" / "client-rules.json"));
+  const auto parsed = parse_client_rules(test::read_file(
+      test::fixture_root().parent_path().parent_path() / "share" / "client-rules.json"));
   ASSERT_TRUE(parsed) << parsed.error().message;
   ASSERT_EQ(parsed->size(), recorded_client_rules().size());
   for (size_t i = 0; i < parsed->size(); ++i) {
