@@ -1,7 +1,5 @@
 #include "claude/client_state.hpp"
 
-#include <simdjson.h>
-
 #include <nlohmann/json.hpp>
 
 namespace ctxkit::claude {
@@ -66,17 +64,19 @@ fs::path client_state_file(const util::Env& env) {
 
 ServerHints parse_client_state(std::string_view text) {
   ServerHints hints;
-  // Parsed by simdjson (a state file is several MB); the wanted values (small) are handed to
-  // nlohmann.
+  // Only the wanted top-level members are kept (a state file is several MB); the parse is
+  // nlohmann's, since the hooks that read it are static programs without simdjson's library.
   std::map<std::string, json> found;
-  simdjson::dom::parser parser;
-  simdjson::dom::object root;
-  if (parser.parse(text.data(), text.size()).get(root) != simdjson::SUCCESS) return hints;
-  for (auto [key, value] : root) {
-    if (!wanted(key)) continue;
-    json v = json::parse(simdjson::minify(value), nullptr, false);
-    if (!v.is_discarded()) found[std::string(key)] = std::move(v);
-  }
+  bool too_deep = false;
+  json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth > 64) too_deep = true;
+    if (too_deep) return false;
+    if (depth == 1 && event == json::parse_event_t::key) return wanted(parsed.get<std::string>());
+    return true;
+  };
+  const json root = json::parse(text, keep, false);
+  if (too_deep || !root.is_object()) return hints;
+  for (const auto& [key, value] : root.items()) found[key] = value;
   auto at = [&](const char* k) -> const json* {
     auto it = found.find(k);
     return it == found.end() ? nullptr : &it->second;
