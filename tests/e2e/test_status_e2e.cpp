@@ -1,11 +1,14 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <sys/stat.h>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "context/compaction_point.hpp"
 #include "context/context_meter.hpp"
 #include "e2e/e2e_support.hpp"
 #include "store/meter_store.hpp"
@@ -62,11 +65,22 @@ TEST_P(RecordedStatusInput, RecordsAndShowsTheClientsExactFigure) {
     const int64_t window = p["context_window"]["context_window_size"];
     EXPECT_EQ(fig->tokens, tokens);
     EXPECT_EQ(fig->window, window);
-    // No auto-compact window is set, so the client compacts only at its window: the figure is of
-    // it.
-    EXPECT_EQ(r.out, "Context " + std::to_string(tokens * 100 / window) + "% · " +
-                         context::short_tokens(tokens) + " of " + context::short_tokens(window) +
-                         " window\n");
+    // No auto-compact window is set: the figure is of where this release compacts this model
+    // (the model's default threshold, or the window for a reactive model).
+    const auto point = context::compaction_point({}, window, p["model"].value("id", ""),
+                                                 p.value("version", ""));
+    if (point.threshold) {
+      const auto left = std::lround(static_cast<double>(point.tokens - tokens) * 100.0 /
+                                    static_cast<double>(point.tokens));
+      EXPECT_EQ(r.out, "Context " + std::to_string(tokens * 100 / point.tokens) + "% · " +
+                           context::short_tokens(tokens) + " of " +
+                           context::short_tokens(point.tokens) + " · " + std::to_string(left) +
+                           "% until auto-compact\n");
+    } else {
+      EXPECT_EQ(r.out, "Context " + std::to_string(tokens * 100 / window) + "% of window · " +
+                           context::short_tokens(tokens) + " of " + context::short_tokens(window) +
+                           "\n");
+    }
     ++checked;
   }
   EXPECT_GE(checked, 1);
