@@ -361,7 +361,9 @@ std::pair<bool, util::ProcessResult> remind_beside_a_held_state_database(const T
   const bool answered = run.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
   std::ofstream(release) << "";
   auto r = run.get();
-  if (holder) EXPECT_TRUE(holder->wait_for(std::chrono::seconds(30))) << "the holder did not end";
+  if (holder) {
+    EXPECT_TRUE(holder->wait_for(std::chrono::seconds(30))) << "the holder did not end";
+  }
   return {answered, r};
 }
 
