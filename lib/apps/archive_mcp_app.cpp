@@ -145,6 +145,17 @@ std::optional<int64_t> int_arg(const json& a, const char* key, int64_t fallback,
   return v;
 }
 
+// What the answer says of the archive's index: one sentence, or "".
+std::string index_note(const archive::IndexStatus& status) {
+  if (!status.archived) return "Nothing is archived yet.";
+  if (!status.caught_up && !status.progress.complete())
+    return fmt::format(
+        "The search index is being built ({} of {} sessions pending); results come from what is "
+        "indexed so far.",
+        status.progress.files_pending, status.progress.files);
+  return status.note;
+}
+
 mcp::ToolResult search(archive::ArchiveRecall& recall, const json& a) {
   std::string error;
   auto query = string_arg(a, "query", error);
@@ -183,7 +194,7 @@ mcp::ToolResult search(archive::ArchiveRecall& recall, const json& a) {
     hits.push_back(std::move(j));
   }
   json out{{"hits", std::move(hits)}};
-  if (!found->note.empty()) out["note"] = found->note;
+  if (const std::string note = index_note(recall.index_status()); !note.empty()) out["note"] = note;
   if (found->capped)
     out["more"] = fmt::format(
         "more than {} messages match; the newest {} were ranked: add words, session, project or "
@@ -225,7 +236,7 @@ mcp::ToolResult show(archive::ArchiveRecall& recall, const json& a) {
   for (const auto& m : shown->messages) {
     json j{{"cite", fmt::format("{}:{}", prefix, m.line)},
            {"line", m.line},
-           {"kind", m.kind},
+           {"kind", m.role.empty() ? "(no message text)" : m.role},
            {"timestamp", m.timestamp},
            {"text", m.text}};
     if (m.omitted_chars) j["omitted_chars"] = m.omitted_chars;

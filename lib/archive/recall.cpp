@@ -36,6 +36,7 @@ uint64_t cut(std::string& text, size_t max) {
   text.resize(at);
   return gone;
 }
+
 }  // namespace
 
 std::optional<SessionRef> parse_session_ref(const std::string& text) {
@@ -67,53 +68,51 @@ std::string ArchiveRecall::cwd_of(const fs::path& transcript, const std::string&
   return cwd;
 }
 
-Result<ArchiveIndex*> ArchiveRecall::ready_index(std::string& note) {
+Result<ArchiveIndex*> ArchiveRecall::ready_index() {
+  const auto now = std::chrono::steady_clock::now();
+  if (index_ && checked_ && now - *checked_ < std::chrono::seconds(1)) {
+    status_ = last_;
+    status_.note.clear();
+    return &*index_;
+  }
+  IndexStatus status;
+  status.archived = true;
   if (!index_) {
-    auto opened = open_index(loc_, &note);
+    auto opened = open_index(loc_, &status.note);
     if (!opened) return std::unexpected(opened.error());
     index_.emplace(std::move(*opened));
   }
   // Finish what no indexer finished (a killed one, one that never started); when another is at
-  // work, say how far it got. Looked at once a second at most: the hooks' indexer keeps the index
-  // up to date, and listing the archive costs more than a query.
-  const auto now = std::chrono::steady_clock::now();
-  if (checked_ && now - *checked_ < std::chrono::seconds(1)) {
-    note = note.empty() ? pending_note_ : note;
-    return &*index_;
-  }
-  checked_ = now;
-  pending_note_.clear();
+  // work, say how far it got.
   auto lock = IndexLock::acquire(loc_, false);
   if (!lock) return std::unexpected(lock.error());
-  const bool here = lock->has_value();
-  if (here) {
+  status.caught_up = lock->has_value();
+  if (status.caught_up) {
+    if (before_catch_up_) {
+      if (auto before = index_progress(*index_, loc_, config_); before) before_catch_up_(*before);
+    }
     auto run = index_pending(*index_, loc_, config_);
     if (!run) return std::unexpected(run.error());
-    if (!run->first_error.empty() && note.empty()) note = run->first_error;
+    if (!run->first_error.empty() && status.note.empty()) status.note = run->first_error;
     lock->reset();
-  } else {
-    auto progress = index_progress(*index_, loc_, config_);
-    if (!progress) return std::unexpected(progress.error());
-    if (!progress->complete())
-      note = pending_note_ = fmt::format(
-          "The search index is being built ({} of {} sessions pending); results come from what is "
-          "indexed so far.",
-          progress->files_pending, progress->files);
   }
+  auto progress = index_progress(*index_, loc_, config_);
+  if (!progress) return std::unexpected(progress.error());
+  status.progress = *progress;
+  checked_ = now;
+  last_ = status_ = std::move(status);
   return &*index_;
 }
 
-Result<RecallAnswer> ArchiveRecall::search(store::SearchQuery q) {
+Result<RecallAnswer> ArchiveRecall::search(store::SearchQuery q, bool resume) {
   RecallAnswer answer;
   std::error_code ec;
-  if (!fs::exists(loc_.archive_dir(), ec)) {
-    answer.note = "Nothing is archived yet.";
-    return answer;
-  }
+  status_ = {};
+  if (!fs::exists(loc_.archive_dir(), ec)) return answer;
   if (q.words.find_first_not_of(" \t\r\n") == std::string::npos)
     return fail("nothing to search for", Error::Kind::Invalid);
   if (q.project.find('/') != std::string::npos) q.project = claude::project_folder_name(q.project);
-  auto index = ready_index(answer.note);
+  auto index = ready_index();
   if (!index) return std::unexpected(index.error());
   // Hits of excluded projects are dropped after ranking: ask for enough to fill the limit.
   const int wanted = q.limit;
@@ -136,8 +135,11 @@ Result<RecallAnswer> ArchiveRecall::search(store::SearchQuery q) {
     r.kind = std::move(h.role);
     r.project = std::move(h.project);
     r.snippet = std::move(h.snippet);
-    r.cwd = cwd_of(h.path, r.agent);
-    r.resume = resume_command(r.session_id, r.cwd);
+    r.rank = h.rank;
+    if (resume) {
+      r.cwd = cwd_of(h.path, r.agent);
+      r.resume = resume_command(r.session_id, r.cwd);
+    }
     answer.hits.push_back(std::move(r));
   }
   return answer;
@@ -147,11 +149,11 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
                                        size_t max_chars, size_t context_chars) {
   const std::string name = ref.session_id + (ref.agent.empty() ? "" : "/" + ref.agent);
   std::error_code ec;
+  status_ = {};
   if (!fs::exists(loc_.archive_dir(), ec))
     return fail("nothing is archived yet", Error::Kind::NotFound);
   if (line < 1) return fail("the line numbers start at 1", Error::Kind::Invalid);
-  std::string note;
-  if (auto opened = ready_index(note); !opened) return std::unexpected(opened.error());
+  if (auto opened = ready_index(); !opened) return std::unexpected(opened.error());
   auto file = index_->file_of(ref.session_id, ref.agent);
   if (!file) return std::unexpected(file.error());
   ShowAnswer out;
@@ -181,8 +183,7 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
     if (n == line) reached = true;
     claude::MessageText m = extract.extract((*l)->text, (*l)->capacity);
     if (m.text.empty() && n != line) continue;
-    ShownMessage s{n, m.role.empty() ? std::string("(no message text)") : m.role, m.timestamp,
-                   std::move(m.text), 0};
+    ShownMessage s{n, std::move(m.role), std::move(m.timestamp), std::move(m.text), 0};
     s.omitted_chars = cut(s.text, n == line ? max_chars : context_chars);
     out.messages.push_back(std::move(s));
   }
