@@ -39,6 +39,8 @@ int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx) {
 
   auto signals = mcp::StopSignals::install();
   mcp::StdioOptions stdio;
+  // The tools only read the archive and write the index in transactions: a stop may cut them.
+  stdio.stop_within_message = true;
   if (signals)
     stdio.stop_fd = signals->fd();
   else

@@ -19,6 +19,7 @@
 #include "claude/session_locator.hpp"
 #include "store/state_store.hpp"
 #include "util/line_reader.hpp"
+#include "util/regular_file.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::archive {
@@ -58,8 +59,11 @@ std::optional<std::string> line_at(int fd, int64_t offset) {
   return std::nullopt;
 }
 
+// An archived transcript opened for reading, -1 when it cannot be: never through a link, and a
+// FIFO or a device put in its place is refused without blocking.
 int open_archived(const fs::path& p) {
-  return ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  auto file = util::open_regular_file(p, false);
+  return file ? file->fd : -1;
 }
 
 void log_line(const core::Locations& loc, const std::string& what) {

@@ -1,10 +1,17 @@
 // The archive's search as its tools answer it: citations, subagents, resume commands, ranges of
 // lines, and projects the user excluded.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
 
 #include "archive/recall.hpp"
 #include "core/locations.hpp"
@@ -269,6 +276,53 @@ TEST(Recall, AShowWithoutLimitsGivesTheWholeMessageAndItsRole) {
   EXPECT_EQ(shown->messages[1].role, "tool_result");
   EXPECT_EQ(shown->project, "-p");
   EXPECT_EQ(shown->resume, "cd '/home/me/app dir' && claude --resume " + kSession);
+}
+
+// Runs `f`; when it is still at work after 10 s, opens the FIFO at `fifo` for writing (which lets
+// an open of it for reading go on) and fails the test.
+template <class F>
+void without_blocking_on(const fs::path& fifo, F f) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false, rescued = false;
+  std::thread guard([&] {
+    std::unique_lock<std::mutex> lock(m);
+    if (cv.wait_for(lock, std::chrono::seconds(10), [&] { return done; })) return;
+    rescued = true;
+    for (int i = 0; i < 100; ++i) {
+      if (int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC); fd >= 0) {
+        ::close(fd);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  f();
+  {
+    std::lock_guard<std::mutex> lock(m);
+    done = true;
+  }
+  cv.notify_one();
+  guard.join();
+  EXPECT_FALSE(rescued) << "blocked on the FIFO " << fifo;
+}
+
+TEST(Recall, AnArchivedTranscriptReplacedByAFifoBlocksNeitherSearchNorShow) {
+  Archive a;
+  fs::path p = a.write("-p", kSession + ".jsonl", user("the word is OCELOT_17", 1));
+  ASSERT_TRUE(ArchiveRecall(a.loc, {}).search({"OCELOT_17", "", "", "", 10}));
+  fs::remove(p);
+  ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
+  without_blocking_on(p, [&] {
+    ArchiveRecall recall(a.loc, {});
+    auto found = recall.search({"OCELOT_17", "", "", "", 10});
+    ASSERT_TRUE(found) << found.error().message;
+    ASSERT_EQ(found->hits.size(), 1u);  // the index still holds it; its text is not to be had
+    EXPECT_EQ(found->hits[0].snippet, "");
+    auto shown = recall.show({kSession, ""}, 1, 0, 0);
+    ASSERT_FALSE(shown);
+    EXPECT_EQ(shown.error().message, "reading " + p.string() + ": not a regular file");
+  });
 }
 
 }  // namespace
