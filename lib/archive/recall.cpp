@@ -1,14 +1,17 @@
 #include "archive/recall.hpp"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 
 #include "claude/message_text.hpp"
 #include "claude/session_locator.hpp"
 #include "claude/transcript_head.hpp"
 #include "util/line_reader.hpp"
+#include "util/regular_file.hpp"
 #include "util/shell.hpp"
 
 namespace ctxkit::archive {
@@ -37,7 +40,51 @@ uint64_t cut(std::string& text, size_t max) {
   return gone;
 }
 
+// Whether the archived transcript at `path` holds `marker` from byte `from` on (read in
+// windows that overlap by the marker's length; one that cannot be read holds nothing).
+bool holds_from(const fs::path& path, uint64_t from, const std::string& marker) {
+  auto file = util::open_regular_file(path, false);
+  if (!file) return false;
+  std::string window;
+  std::string chunk(1 << 20, '\0');
+  auto pos = static_cast<off_t>(from);
+  bool found = false;
+  while (!found) {
+    ssize_t n = ::pread(file->fd, chunk.data(), chunk.size(), pos);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pos += n;
+    window.append(chunk.data(), static_cast<size_t>(n));
+    found = window.find(marker) != std::string::npos;
+    if (window.size() >= marker.size()) window.erase(0, window.size() - (marker.size() - 1));
+  }
+  ::close(file->fd);
+  return found;
+}
 }  // namespace
+
+Result<bool> ArchiveRecall::carries_marker(const std::string& session_id, const fs::path& main) {
+  const std::string& marker = config_.exclude_marker;
+  if (marker.empty()) return false;
+  // What the index has read: the search's own rule.
+  auto excluded = index_->excluded_sessions();
+  if (!excluded) return std::unexpected(excluded.error());
+  if (excluded->contains(session_id)) return true;
+  // What it has not read yet (another indexer at work): the transcripts themselves.
+  auto known = index_->files();
+  if (!known) return std::unexpected(known.error());
+  std::vector<fs::path> transcripts{main};
+  std::error_code ec;
+  for (const auto& a : fs::directory_iterator(main.parent_path() / session_id / "subagents", ec)) {
+    const std::string agent = a.path().filename().string();
+    if (agent.starts_with("agent-") && agent.ends_with(".jsonl")) transcripts.push_back(a.path());
+  }
+  for (const auto& t : transcripts) {
+    auto it = known->find(t.string());
+    if (holds_from(t, it == known->end() ? 0 : it->second.least.indexed_bytes, marker)) return true;
+  }
+  return false;
+}
 
 std::optional<SessionRef> parse_session_ref(const std::string& text) {
   SessionRef ref;
@@ -161,6 +208,11 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
   out.agent = ref.agent;
   if (*file) out.project = project_of(**file, ref.agent);
   if (!*file || project_is_excluded(out.project, config_))
+    return fail(fmt::format("session {} is not in the searchable archive", name),
+                Error::Kind::NotFound);
+  auto marked = carries_marker(ref.session_id, main_transcript(**file, ref.agent));
+  if (!marked) return std::unexpected(marked.error());
+  if (*marked)
     return fail(fmt::format("session {} is not in the searchable archive", name),
                 Error::Kind::NotFound);
   const int64_t first = std::max<int64_t>(1, line - std::max(before, 0));

@@ -87,7 +87,8 @@ class ArchiveRecall {
   Result<RecallAnswer> search(store::SearchQuery query, bool resume = true);
   // The messages from `line - before` to `line + after` of a session (or subagent) transcript;
   // the message at `line` is cut after `max_chars` bytes, the others after `context_chars`.
-  // Errors: nothing archived yet, a session not in the searchable archive, a line it lacks.
+  // Errors: nothing archived yet, a session not in the searchable archive (of an excluded
+  // project, or one that carries the exclusion marker), a line it lacks.
   Result<ShowAnswer> show(const SessionRef& ref, int64_t line, int before, int after,
                           size_t max_chars = 30000, size_t context_chars = 2000);
   // What the last search or show found of the archive and its index (also when it failed after
@@ -100,6 +101,10 @@ class ArchiveRecall {
  private:
   Result<ArchiveIndex*> ready_index();
   std::string cwd_of(const std::filesystem::path& transcript, const std::string& agent);
+  // Whether the session whose own archived transcript is `main` carries the exclusion marker
+  // (in that transcript or a subagent's): what the index excluded, or the marker in what it has
+  // not read yet. Such a session is left out whole, as the search leaves it out.
+  Result<bool> carries_marker(const std::string& session_id, const std::filesystem::path& main);
 
   core::Locations loc_;
   core::ArchiveConfig config_;

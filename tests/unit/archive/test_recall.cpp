@@ -278,6 +278,67 @@ TEST(Recall, AShowWithoutLimitsGivesTheWholeMessageAndItsRole) {
   EXPECT_EQ(shown->resume, "cd '/home/me/app dir' && claude --resume " + kSession);
 }
 
+// The marker keeps a session out of the archive's answers whole: the search never finds it, and
+// a show of it (the model knows session ids) is refused the same way.
+TEST(Recall, ASessionThatCarriesTheMarkerIsNeverShown) {
+  Archive a;
+  a.write("-p", kSession + ".jsonl",
+          user("before the marker SECRET_TAPIR_1", 1) +
+              user("keep this one out: ctxkit:no-index", 2) + user("after it SECRET_TAPIR_2", 3));
+  a.write("-p", kOther + ".jsonl", user("an open SECRET_TAPIR_3", 1));
+  ArchiveRecall recall(a.loc, {});
+  auto found = recall.search({"SECRET_TAPIR_1", "", "", "", 10});
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_TRUE(found->hits.empty());
+  for (int64_t line : {1, 2, 3}) {
+    auto shown = recall.show({kSession, ""}, line, 1, 1);
+    ASSERT_FALSE(shown) << line;
+    EXPECT_EQ(shown.error().message, "session " + kSession + " is not in the searchable archive");
+  }
+  auto open = recall.show({kOther, ""}, 1, 0, 0);
+  ASSERT_TRUE(open) << open.error().message;
+  EXPECT_EQ(open->messages[0].text, "an open SECRET_TAPIR_3");
+  // A marker of the user's own choosing, or none.
+  core::ArchiveConfig none;
+  none.exclude_marker = "";
+  a.write("-q", "8c2a9e9f-2d3e-4f50-9b52-3c4d5e6f7081.jsonl", user("ctxkit:no-index here", 1));
+  ArchiveRecall unmarked(a.loc, none);
+  EXPECT_TRUE(unmarked.show({"8c2a9e9f-2d3e-4f50-9b52-3c4d5e6f7081", ""}, 1, 0, 0));
+}
+
+TEST(Recall, ASubagentThatCarriesTheMarkerKeepsItsWholeSessionFromBeingShown) {
+  Archive a;
+  a.write("-p", kSession + ".jsonl", user("the parent's own words", 1));
+  a.write("-p", kSession + "/subagents/agent-a12aac722b824f25d.jsonl",
+          user("review task", 1) + tool_result("ctxkit:no-index", 2));
+  ArchiveRecall recall(a.loc, {});
+  auto found = recall.search({"parent's", "", "", "", 10});
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_TRUE(found->hits.empty());
+  auto main = recall.show({kSession, ""}, 1, 0, 0);
+  ASSERT_FALSE(main);
+  EXPECT_EQ(main.error().message, "session " + kSession + " is not in the searchable archive");
+  auto agent = recall.show({kSession, "agent-a12aac722b824f25d"}, 1, 0, 0);
+  ASSERT_FALSE(agent);
+  EXPECT_EQ(agent.error().message,
+            "session " + kSession + "/agent-a12aac722b824f25d is not in the searchable archive");
+}
+
+// Another indexer at work has not read the marker yet: the show reads what it has not.
+TEST(Recall, TheMarkerInWhatTheIndexHasNotReadYetKeepsTheSessionFromBeingShown) {
+  Archive a;
+  fs::path p = a.write("-p", kSession + ".jsonl", user("indexed first GIRAFFE_40", 1));
+  ASSERT_TRUE(ArchiveRecall(a.loc, {}).search({"GIRAFFE_40", "", "", "", 10}));
+  std::ofstream(p, std::ios::app) << user("then ctxkit:no-index", 2);
+  auto held = IndexLock::acquire(a.loc, false);
+  ASSERT_TRUE(held && *held);
+  ArchiveRecall recall(a.loc, {});
+  auto shown = recall.show({kSession, ""}, 1, 0, 0);
+  ASSERT_FALSE(shown);
+  EXPECT_FALSE(recall.index_status().caught_up);
+  EXPECT_EQ(shown.error().message, "session " + kSession + " is not in the searchable archive");
+}
+
 // Runs `f`; when it is still at work after 10 s, opens the FIFO at `fifo` for writing (which lets
 // an open of it for reading go on) and fails the test.
 template <class F>
