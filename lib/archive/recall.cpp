@@ -10,6 +10,7 @@
 #include "claude/message_text.hpp"
 #include "claude/session_locator.hpp"
 #include "claude/transcript_head.hpp"
+#include "core/project_folder.hpp"
 #include "util/line_reader.hpp"
 #include "util/regular_file.hpp"
 #include "util/shell.hpp"
@@ -158,7 +159,7 @@ Result<RecallAnswer> ArchiveRecall::search(store::SearchQuery q, bool resume) {
   if (!fs::exists(loc_.archive_dir(), ec)) return answer;
   if (q.words.find_first_not_of(" \t\r\n") == std::string::npos)
     return fail("nothing to search for", Error::Kind::Invalid);
-  if (q.project.find('/') != std::string::npos) q.project = claude::project_folder_name(q.project);
+  if (q.project.find('/') != std::string::npos) q.project = core::project_folder_name(q.project);
   auto index = ready_index();
   if (!index) return std::unexpected(index.error());
   // Hits of excluded projects are dropped after ranking: ask for enough to fill the limit.
