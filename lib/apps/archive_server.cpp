@@ -157,7 +157,7 @@ mcp::ToolResult search(archive::ArchiveRecall& recall, const json& a) {
   auto since = string_arg(a, "since", error);
   auto limit = int_arg(a, "limit", 10, 1, 50, error);
   if (!error.empty()) return tool_error(error);
-  if (query->find_first_not_of(" \t\r\n") == std::string::npos)
+  if (store::SearchIndex::fts_query(*query).empty())
     return tool_error("query is empty: give the words to find");
   if (auto why = store::SearchIndex::query_too_long(*query); !why.empty()) return tool_error(why);
   store::SearchQuery q;

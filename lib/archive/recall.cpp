@@ -157,7 +157,7 @@ Result<RecallAnswer> ArchiveRecall::search(store::SearchQuery q, bool resume) {
   std::error_code ec;
   status_ = {};
   if (!fs::exists(loc_.archive_dir(), ec)) return answer;
-  if (q.words.find_first_not_of(" \t\r\n") == std::string::npos)
+  if (store::SearchIndex::fts_query(q.words).empty())
     return fail("nothing to search for", Error::Kind::Invalid);
   if (q.project.find('/') != std::string::npos) q.project = core::project_folder_name(q.project);
   auto index = ready_index();

@@ -184,6 +184,21 @@ TEST(HostileArchiveMcp, QueriesInFts5SyntaxAreWordsNotOperators) {
   EXPECT_TRUE(server.alive());
 }
 
+// A NUL would end FTS5's reading of the quoted word: it separates words, as a space does. What
+// goes wrong with a query is said without the index's path.
+TEST(HostileArchiveMcp, AQueryWithANulIsSearched) {
+  Archived a;
+  Server server(a.s.env);
+  json r = server.client.call("archive_search",
+                              {{"query", std::string("WALRUS_PLUM_7310\0module", 23)}});
+  ASSERT_TRUE(r.is_object());
+  EXPECT_FALSE(r.value("isError", false)) << r.dump();
+  EXPECT_EQ(r.dump().find(a.archive().string()), std::string::npos) << r.dump();
+  EXPECT_EQ(McpClient::text_json(r)["hits"].size(), 1u) << r.dump();
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", std::string("\0\x01", 2)}}),
+            "query is empty: give the words to find");
+}
+
 // An archived transcript replaced by a FIFO: no call blocks on it, and the server still ends on
 // SIGTERM.
 TEST(HostileArchiveMcp, ATranscriptReplacedByAFifoBlocksNoCall) {
