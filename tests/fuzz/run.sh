@@ -10,7 +10,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 SECONDS_EACH=${1:-30}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(hook_payload transcript_line trimmer_line config_toml settings_merge)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(hook_payload transcript_line trimmer_line config_toml settings_merge fts_query archive_server)
 BUILD="${CTXKIT_FUZZ_BUILD_DIR:-$SRC/build-fuzz}"
 
 if ! command -v clang++-16 >/dev/null || [ ! -d /usr/lib/llvm-16/lib/clang/16/lib/linux ]; then
@@ -47,6 +47,8 @@ seed_lines "$CORPUS/trimmer_line" "${transcripts[@]}"
 mkdir -p "$CORPUS/config_toml" "$CORPUS/settings_merge"
 cp "$SRC"/tests/fuzz/seeds/config/* "$CORPUS/config_toml/"
 cp "$SRC"/tests/fuzz/seeds/settings/* "$CORPUS/settings_merge/"
+seed_lines "$CORPUS/fts_query" "$SRC"/tests/fuzz/seeds/fts_query/*
+seed_lines "$CORPUS/archive_server" "$SRC"/tests/fuzz/seeds/archive_server/*
 
 status=0
 for t in "${TARGETS[@]}"; do
