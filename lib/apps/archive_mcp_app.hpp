@@ -15,7 +15,8 @@ namespace ctxkit::apps {
 // text: hits cited SESSION:LINE (SESSION/agent-<id>:LINE in a subagent's transcript) with time,
 // kind, project, snippet and the command that resumes the session. The index stays open between
 // calls, so a call costs a query. Runs until stdin ends, SIGINT or SIGTERM; exit 0 then, 1 with one
-// stderr line on a bad flag.
+// stderr line on a bad flag. A signal that comes while a call is under way ends the process at
+// once (killed by that signal).
 int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx);
 
 }  // namespace ctxkit::apps

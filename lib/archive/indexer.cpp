@@ -19,6 +19,7 @@
 #include "claude/session_locator.hpp"
 #include "store/state_store.hpp"
 #include "util/line_reader.hpp"
+#include "util/regular_file.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::archive {
@@ -58,8 +59,19 @@ std::optional<std::string> line_at(int fd, int64_t offset) {
   return std::nullopt;
 }
 
+// An archived transcript opened for reading, -1 when it cannot be: never through a link, and a
+// FIFO or a device put in its place is refused without blocking.
 int open_archived(const fs::path& p) {
-  return ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  auto file = util::open_regular_file(p, false);
+  return file ? file->fd : -1;
+}
+
+// The session an archived transcript belongs to: <project>/<session>.jsonl, or
+// <project>/<session>/subagents/agent-<id>.jsonl for one of its subagents'.
+std::string session_of_archived(const std::string& path) {
+  const fs::path p(path);
+  return store::agent_of_path(path).empty() ? p.stem().string()
+                                            : p.parent_path().parent_path().filename().string();
 }
 
 void log_line(const core::Locations& loc, const std::string& what) {
@@ -271,12 +283,7 @@ Result<store::SearchResult> ArchiveIndex::search(const store::SearchQuery& query
   std::set<std::string> excluded;
   for (const auto& f : found) {
     if (!f) return std::unexpected(f.error());
-    for (const auto& p : f->excluded) {
-      fs::path path(p);
-      excluded.insert(store::agent_of_path(p).empty()
-                          ? path.stem().string()
-                          : path.parent_path().parent_path().filename().string());
-    }
+    for (const auto& p : f->excluded) excluded.insert(session_of_archived(p));
   }
   store::SearchResult all;
   for (auto& f : found) {
@@ -333,6 +340,16 @@ Result<std::optional<fs::path>> ArchiveIndex::file_of(const std::string& session
     if (!f || *f) return f;
   }
   return std::optional<fs::path>();
+}
+
+Result<std::set<std::string>> ArchiveIndex::excluded_sessions() {
+  std::set<std::string> out;
+  for (auto& s : shards_) {
+    auto excluded = s.excluded_paths();
+    if (!excluded) return std::unexpected(excluded.error());
+    for (const auto& p : *excluded) out.insert(session_of_archived(p));
+  }
+  return out;
 }
 
 Result<std::optional<store::IndexedLine>> ArchiveIndex::line_at_or_before(const fs::path& file,

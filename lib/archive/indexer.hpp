@@ -2,7 +2,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,9 @@ class ArchiveIndex {
   Result<std::map<std::string, File>> files();
   Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id,
                                                        const std::string& agent = {});
+  // The sessions some shard has excluded (their transcript, or one of their subagents', carries
+  // the exclusion marker): a search leaves each out whole.
+  Result<std::set<std::string>> excluded_sessions();
   // The indexed line nearest before or at `line` in `file`, over every shard.
   Result<std::optional<store::IndexedLine>> line_at_or_before(const std::filesystem::path& file,
                                                               int64_t line);

@@ -1,14 +1,18 @@
 #include "archive/recall.hpp"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 
 #include "claude/message_text.hpp"
 #include "claude/session_locator.hpp"
 #include "claude/transcript_head.hpp"
+#include "core/project_folder.hpp"
 #include "util/line_reader.hpp"
+#include "util/regular_file.hpp"
 #include "util/shell.hpp"
 
 namespace ctxkit::archive {
@@ -36,7 +40,52 @@ uint64_t cut(std::string& text, size_t max) {
   text.resize(at);
   return gone;
 }
+
+// Whether the archived transcript at `path` holds `marker` from byte `from` on (read in
+// windows that overlap by the marker's length; one that cannot be read holds nothing).
+bool holds_from(const fs::path& path, uint64_t from, const std::string& marker) {
+  auto file = util::open_regular_file(path, false);
+  if (!file) return false;
+  std::string window;
+  std::string chunk(1 << 20, '\0');
+  auto pos = static_cast<off_t>(from);
+  bool found = false;
+  while (!found) {
+    ssize_t n = ::pread(file->fd, chunk.data(), chunk.size(), pos);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pos += n;
+    window.append(chunk.data(), static_cast<size_t>(n));
+    found = window.find(marker) != std::string::npos;
+    if (window.size() >= marker.size()) window.erase(0, window.size() - (marker.size() - 1));
+  }
+  ::close(file->fd);
+  return found;
+}
 }  // namespace
+
+Result<bool> ArchiveRecall::carries_marker(const std::string& session_id, const fs::path& main) {
+  const std::string& marker = config_.exclude_marker;
+  if (marker.empty()) return false;
+  // What the index has read: the search's own rule.
+  auto excluded = index_->excluded_sessions();
+  if (!excluded) return std::unexpected(excluded.error());
+  if (excluded->contains(session_id)) return true;
+  // What it has not read yet (another indexer at work): the transcripts themselves.
+  auto known = index_->files();
+  if (!known) return std::unexpected(known.error());
+  std::vector<fs::path> transcripts{main};
+  std::error_code ec;
+  for (const auto& a : fs::directory_iterator(main.parent_path() / session_id / "subagents", ec)) {
+    const std::string agent = a.path().filename().string();
+    if (agent.starts_with("agent-") && agent.ends_with(".jsonl")) transcripts.push_back(a.path());
+  }
+  for (const auto& t : transcripts) {
+    auto it = known->find(t.string());
+    if (holds_from(t, it == known->end() ? 0 : it->second.least.indexed_bytes, marker)) return true;
+  }
+  return false;
+}
 
 std::optional<SessionRef> parse_session_ref(const std::string& text) {
   SessionRef ref;
@@ -67,53 +116,51 @@ std::string ArchiveRecall::cwd_of(const fs::path& transcript, const std::string&
   return cwd;
 }
 
-Result<ArchiveIndex*> ArchiveRecall::ready_index(std::string& note) {
+Result<ArchiveIndex*> ArchiveRecall::ready_index() {
+  const auto now = std::chrono::steady_clock::now();
+  if (index_ && checked_ && now - *checked_ < std::chrono::seconds(1)) {
+    status_ = last_;
+    status_.note.clear();
+    return &*index_;
+  }
+  IndexStatus status;
+  status.archived = true;
   if (!index_) {
-    auto opened = open_index(loc_, &note);
+    auto opened = open_index(loc_, &status.note);
     if (!opened) return std::unexpected(opened.error());
     index_.emplace(std::move(*opened));
   }
   // Finish what no indexer finished (a killed one, one that never started); when another is at
-  // work, say how far it got. Looked at once a second at most: the hooks' indexer keeps the index
-  // up to date, and listing the archive costs more than a query.
-  const auto now = std::chrono::steady_clock::now();
-  if (checked_ && now - *checked_ < std::chrono::seconds(1)) {
-    note = note.empty() ? pending_note_ : note;
-    return &*index_;
-  }
-  checked_ = now;
-  pending_note_.clear();
+  // work, say how far it got.
   auto lock = IndexLock::acquire(loc_, false);
   if (!lock) return std::unexpected(lock.error());
-  const bool here = lock->has_value();
-  if (here) {
+  status.caught_up = lock->has_value();
+  if (status.caught_up) {
+    if (before_catch_up_) {
+      if (auto before = index_progress(*index_, loc_, config_); before) before_catch_up_(*before);
+    }
     auto run = index_pending(*index_, loc_, config_);
     if (!run) return std::unexpected(run.error());
-    if (!run->first_error.empty() && note.empty()) note = run->first_error;
+    if (!run->first_error.empty() && status.note.empty()) status.note = run->first_error;
     lock->reset();
-  } else {
-    auto progress = index_progress(*index_, loc_, config_);
-    if (!progress) return std::unexpected(progress.error());
-    if (!progress->complete())
-      note = pending_note_ = fmt::format(
-          "The search index is being built ({} of {} sessions pending); results come from what is "
-          "indexed so far.",
-          progress->files_pending, progress->files);
   }
+  auto progress = index_progress(*index_, loc_, config_);
+  if (!progress) return std::unexpected(progress.error());
+  status.progress = *progress;
+  checked_ = now;
+  last_ = status_ = std::move(status);
   return &*index_;
 }
 
-Result<RecallAnswer> ArchiveRecall::search(store::SearchQuery q) {
+Result<RecallAnswer> ArchiveRecall::search(store::SearchQuery q, bool resume) {
   RecallAnswer answer;
   std::error_code ec;
-  if (!fs::exists(loc_.archive_dir(), ec)) {
-    answer.note = "Nothing is archived yet.";
-    return answer;
-  }
-  if (q.words.find_first_not_of(" \t\r\n") == std::string::npos)
+  status_ = {};
+  if (!fs::exists(loc_.archive_dir(), ec)) return answer;
+  if (store::SearchIndex::fts_query(q.words).empty())
     return fail("nothing to search for", Error::Kind::Invalid);
-  if (q.project.find('/') != std::string::npos) q.project = claude::project_folder_name(q.project);
-  auto index = ready_index(answer.note);
+  if (q.project.find('/') != std::string::npos) q.project = core::project_folder_name(q.project);
+  auto index = ready_index();
   if (!index) return std::unexpected(index.error());
   // Hits of excluded projects are dropped after ranking: ask for enough to fill the limit.
   const int wanted = q.limit;
@@ -136,8 +183,11 @@ Result<RecallAnswer> ArchiveRecall::search(store::SearchQuery q) {
     r.kind = std::move(h.role);
     r.project = std::move(h.project);
     r.snippet = std::move(h.snippet);
-    r.cwd = cwd_of(h.path, r.agent);
-    r.resume = resume_command(r.session_id, r.cwd);
+    r.rank = h.rank;
+    if (resume) {
+      r.cwd = cwd_of(h.path, r.agent);
+      r.resume = resume_command(r.session_id, r.cwd);
+    }
     answer.hits.push_back(std::move(r));
   }
   return answer;
@@ -147,11 +197,11 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
                                        size_t max_chars, size_t context_chars) {
   const std::string name = ref.session_id + (ref.agent.empty() ? "" : "/" + ref.agent);
   std::error_code ec;
+  status_ = {};
   if (!fs::exists(loc_.archive_dir(), ec))
     return fail("nothing is archived yet", Error::Kind::NotFound);
   if (line < 1) return fail("the line numbers start at 1", Error::Kind::Invalid);
-  std::string note;
-  if (auto opened = ready_index(note); !opened) return std::unexpected(opened.error());
+  if (auto opened = ready_index(); !opened) return std::unexpected(opened.error());
   auto file = index_->file_of(ref.session_id, ref.agent);
   if (!file) return std::unexpected(file.error());
   ShowAnswer out;
@@ -159,6 +209,11 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
   out.agent = ref.agent;
   if (*file) out.project = project_of(**file, ref.agent);
   if (!*file || project_is_excluded(out.project, config_))
+    return fail(fmt::format("session {} is not in the searchable archive", name),
+                Error::Kind::NotFound);
+  auto marked = carries_marker(ref.session_id, main_transcript(**file, ref.agent));
+  if (!marked) return std::unexpected(marked.error());
+  if (*marked)
     return fail(fmt::format("session {} is not in the searchable archive", name),
                 Error::Kind::NotFound);
   const int64_t first = std::max<int64_t>(1, line - std::max(before, 0));
@@ -181,8 +236,7 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
     if (n == line) reached = true;
     claude::MessageText m = extract.extract((*l)->text, (*l)->capacity);
     if (m.text.empty() && n != line) continue;
-    ShownMessage s{n, m.role.empty() ? std::string("(no message text)") : m.role, m.timestamp,
-                   std::move(m.text), 0};
+    ShownMessage s{n, std::move(m.role), std::move(m.timestamp), std::move(m.text), 0};
     s.omitted_chars = cut(s.text, n == line ? max_chars : context_chars);
     out.messages.push_back(std::move(s));
   }

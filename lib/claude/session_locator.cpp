@@ -8,13 +8,6 @@
 namespace ctxkit::claude {
 namespace fs = std::filesystem;
 
-std::string project_folder_name(std::string_view cwd) {
-  std::string out(cwd);
-  for (auto& c : out)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
-  return out;
-}
-
 bool looks_like_session_id(std::string_view s) {
   if (s.size() < 8 || s.size() > 64) return false;
   for (char c : s)

@@ -11,10 +11,6 @@
 
 namespace ctxkit::claude {
 
-// The folder name Claude Code uses for a working directory: every non-alphanumeric character
-// becomes '-'.
-std::string project_folder_name(std::string_view cwd);
-
 // Finds a session's transcript. `what` is a session id (looked up in every project folder of
 // `loc.claude_projects_dir()`; the most recently written match wins), a path to a transcript,
 // or empty for the current session ($CLAUDE_CODE_SESSION_ID in `env`). The current session's

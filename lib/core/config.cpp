@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/project_folder.hpp"
 #include "core/status_format.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -641,24 +642,22 @@ Config load_config(const util::Env& env, const ConfigSources& sources) {
   return config;
 }
 
-namespace {
-// The client's folder name of a path: every character but letters and digits becomes '-'.
-std::string folder_name_of(std::string_view path) {
-  std::string out(path);
-  for (auto& c : out)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
-  return out;
-}
-}  // namespace
-
 bool ArchiveConfig::excludes(const std::string& project) const {
   for (const auto& p : exclude_projects) {
     if (p.empty()) continue;
-    if (p == project || folder_name_of(p) == project) return true;
+    if (p == project) return true;
+    const std::string name = project_folder_name(p);
+    if (name == project) return true;
+    // A long path's folder name ends in a hash of the path; when the folder of that name is
+    // missing, the client takes the one that begins with the same kProjectFolderMax characters
+    // and '-' (written with another hash): so is it excluded.
+    if (p.find('/') != std::string::npos && name.size() > kProjectFolderMax &&
+        project.size() > kProjectFolderMax + 1 &&
+        project.compare(0, kProjectFolderMax + 1, name, 0, kProjectFolderMax + 1) == 0)
+      return true;
     if (p.find('/') == std::string::npos && !p.starts_with('-')) {
       // "-<name>" ends the project's folder name (compared in two parts: GCC 12 at -O3 reports
       // a false overflow in `"-" + std::string`).
-      const std::string name = folder_name_of(p);
       if (project.size() > name.size() && project.ends_with(name) &&
           project[project.size() - name.size() - 1] == '-')
         return true;

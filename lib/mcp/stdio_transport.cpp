@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "util/fs.hpp"
@@ -18,11 +19,18 @@ namespace ctxkit::mcp {
 namespace {
 
 std::atomic<int> g_signal_write_fd{-1};
+// A message is being handled by a loop whose options say a stop signal ends it at once.
+std::atomic<bool> g_stop_now{false};
 struct sigaction g_old_int {
 }, g_old_term{}, g_old_pipe{};
 
-extern "C" void on_stop_signal(int) {
+extern "C" void on_stop_signal(int sig) {
   int saved = errno;
+  if (g_stop_now.load()) {
+    // Delivered again once this handler returns (it is blocked meanwhile), by default: the end.
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+  }
   int fd = g_signal_write_fd.load();
   if (fd >= 0) {
     char byte = 1;
@@ -45,8 +53,31 @@ Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd,
   bool discarding = false;  // inside a message that exceeded the limit
   std::string chunk(1 << 16, '\0');
 
+  // A stop signal that came before the flag below was set is seen by stop_pending: the message
+  // is then left unanswered, as one read after the stop would be.
+  struct StopNow {
+    explicit StopNow(bool on) : on_(on) {
+      if (on_) g_stop_now.store(true);
+    }
+    ~StopNow() {
+      if (on_) g_stop_now.store(false);
+    }
+    bool on_;
+  };
+  bool stopped = false;
   auto answer = [&](std::string_view line) -> bool {
-    if (auto out = server.handle_line(line)) return util::write_all(out_fd, *out) == 0;
+    std::optional<std::string> out;
+    {
+      // Only the handling: a client that has read the answer may send a stop at once, and that
+      // one ends the loop as any stop between messages does.
+      StopNow now(options.stop_within_message);
+      if (options.stop_within_message && stop_pending(options.stop_fd)) {
+        stopped = true;
+        return true;
+      }
+      out = server.handle_line(line);
+    }
+    if (out) return util::write_all(out_fd, *out) == 0;
     return true;
   };
 
@@ -66,7 +97,7 @@ Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd,
     }
     if (n == 0) {
       if (!discarding && !pending.empty() && !answer(pending)) return StopReason::OutputClosed;
-      return StopReason::EndOfInput;
+      return stopped ? StopReason::Signal : StopReason::EndOfInput;
     }
     std::string_view data(chunk.data(), static_cast<size_t>(n));
     while (!data.empty()) {
@@ -103,7 +134,7 @@ Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd,
         ok = answer(line);
       }
       if (!ok) return StopReason::OutputClosed;
-      if (stop_pending(options.stop_fd)) return StopReason::Signal;
+      if (stopped || stop_pending(options.stop_fd)) return StopReason::Signal;
     }
   }
 }

@@ -13,6 +13,11 @@ struct StdioOptions {
   std::size_t max_message_bytes = std::size_t{16} << 20;
   // When >= 0, a readable byte here stops the loop between two messages (see StopSignals).
   int stop_fd = -1;
+  // With this, SIGINT or SIGTERM caught by StopSignals while a message is being handled ends the
+  // process at once, by the signal's default action, instead of after the answer: for a server
+  // whose tools may be cut anywhere (they read, or write in transactions a kill rolls back), so
+  // that a tool that takes long or hangs never keeps it from stopping.
+  bool stop_within_message = false;
 };
 
 // Why serve_stdio returned.
@@ -21,7 +26,8 @@ enum class StopReason { EndOfInput, Signal, OutputClosed };
 // The stdio transport: reads newline-delimited messages from `in_fd` (a '\r' before the newline
 // is dropped; a last line without newline is handled at end of input), hands each to `server`
 // and writes each answer as one line to `out_fd`. Messages are handled one at a time, so a stop
-// request is honoured only between messages: whatever a tool was writing is finished first.
+// request is honoured only between messages (whatever a tool was writing is finished first),
+// unless StdioOptions::stop_within_message says otherwise.
 // Errors: a failing read of `in_fd`.
 Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd,
                                const StdioOptions& options);

@@ -139,6 +139,15 @@ Error SearchIndex::error(const std::string& what, int rc) const {
                sqlite::error_kind(rc)};
 }
 
+Error SearchIndex::searching_error(int rc) const {
+  // SQLITE_ERROR while a step reads the match is about the query itself: said without the
+  // index's path (the answer may go to the model, not to the user).
+  if (rc == SQLITE_ERROR)
+    return Error{fmt::format("the query could not be searched: {}", sqlite3_errmsg(db_.get())),
+                 Error::Kind::Invalid};
+  return error("searching", rc);
+}
+
 Result<void> SearchIndex::exec(const char* sql) {
   return sqlite::exec(db_.get(), sql, "search index", path_);
 }
@@ -364,6 +373,14 @@ Result<uint64_t> SearchIndex::remove_file_rows(
 }
 
 namespace {
+// What separates the words of a query: a space and every control character, as a tab or a
+// newline always did (a NUL inside a quoted phrase would end FTS5's reading of the expression:
+// "unterminated string").
+bool separates(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u <= 0x20 || u == 0x7F;
+}
+
 // Moves `pos` back to the start of a UTF-8 sequence.
 size_t char_start(const std::string& s, size_t pos) {
   while (pos > 0 && pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) --pos;
@@ -376,9 +393,9 @@ std::string make_snippet(const std::string& text, const std::string& words) {
   std::vector<std::string> terms;
   size_t i = 0;
   while (i < words.size()) {
-    while (i < words.size() && std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+    while (i < words.size() && separates(words[i])) ++i;
     size_t start = i;
-    while (i < words.size() && !std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+    while (i < words.size() && !separates(words[i])) ++i;
     if (i > start) terms.push_back(util::ascii_lower(words.substr(start, i - start)));
   }
   const std::string low = util::ascii_lower(text);
@@ -438,9 +455,9 @@ std::string SearchIndex::query_too_long(const std::string& words) {
     return fmt::format("the query is {} bytes long; give at most {}", words.size(), kMaxQueryBytes);
   size_t n = 0;
   for (size_t i = 0; i < words.size();) {
-    while (i < words.size() && std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+    while (i < words.size() && separates(words[i])) ++i;
     if (i < words.size()) ++n;
-    while (i < words.size() && !std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+    while (i < words.size() && !separates(words[i])) ++i;
   }
   if (n > kMaxQueryWords)
     return fmt::format("the query has {} words; give at most {}", n, kMaxQueryWords);
@@ -451,9 +468,9 @@ std::vector<std::string> SearchIndex::fts_phrases(const std::string& words) {
   std::vector<std::string> out;
   size_t i = 0;
   while (i < words.size()) {
-    while (i < words.size() && std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+    while (i < words.size() && separates(words[i])) ++i;
     size_t start = i;
-    while (i < words.size() && !std::isspace(static_cast<unsigned char>(words[i]))) ++i;
+    while (i < words.size() && !separates(words[i])) ++i;
     if (i == start) break;
     std::string w = words.substr(start, i - start);
     std::string quoted = "\"";
@@ -519,7 +536,7 @@ Result<int64_t> SearchIndex::count_matches(const SearchQuery& q, int64_t up_to) 
   bind_filters(s, q, k);
   s.bind(k, up_to);
   int rc = s.step();
-  if (rc != SQLITE_ROW) return std::unexpected(error("searching", rc));
+  if (rc != SQLITE_ROW) return std::unexpected(searching_error(rc));
   return s.col_int(0);
 }
 
@@ -542,7 +559,7 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
       floor_rowid = c.col_int(0) + 1;
       result.capped = true;
     } else if (rc != SQLITE_DONE) {
-      return std::unexpected(error("searching", rc));
+      return std::unexpected(searching_error(rc));
     }
   }
   // The rank: bm25 with each phrase's number of messages counted up to kPhraseSample (the newest)
@@ -586,7 +603,7 @@ Result<SearchResult> SearchIndex::search(const SearchQuery& q, int64_t max_ranke
   while (true) {
     int rc = s.step();
     if (rc == SQLITE_DONE) break;
-    if (rc != SQLITE_ROW) return std::unexpected(error("searching", rc));
+    if (rc != SQLITE_ROW) return std::unexpected(searching_error(rc));
     SearchHit h;
     h.session_id = s.col_text(0);
     h.project = s.col_text(1);
@@ -623,7 +640,7 @@ Result<std::vector<double>> SearchIndex::phrase_counts(const std::vector<std::st
     int rc = c.step();
     if (rc != SQLITE_ROW) {
       c.reset();
-      return std::unexpected(error("searching", rc));
+      return std::unexpected(searching_error(rc));
     }
     const int64_t found = c.col_int(0), oldest = c.col_int(1);
     c.reset();

@@ -166,6 +166,8 @@ class SearchIndex {
   SearchIndex(sqlite3* db, std::string path);
   Result<void> exec(const char* sql);
   Error error(const std::string& what, int rc) const;
+  // The error of a step that reads the query's match.
+  Error searching_error(int rc) const;
   struct Statements;
   sqlite::Handle db_;
   std::string path_;

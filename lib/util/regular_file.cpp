@@ -10,13 +10,14 @@
 
 namespace ctxkit::util {
 
-Result<OpenedFile> open_regular_file(const std::filesystem::path& path) {
+Result<OpenedFile> open_regular_file(const std::filesystem::path& path, bool follow_link) {
   // The system sees a path only up to its first NUL byte: "t\0x.jsonl" would open "t".
   if (path.native().find('\0') != std::string::npos)
     return fail(fmt::format("opening {}: the path contains a NUL byte", path.string()),
                 Error::Kind::Invalid);
   // Non-blocking, so that a FIFO or a device is refused here instead of blocking the open.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  int fd = ::open(path.c_str(),
+                  O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow_link ? 0 : O_NOFOLLOW));
   if (fd < 0) {
     int e = errno;
     return fail(fmt::format("opening {}: {}", path.string(), std::strerror(e)),

@@ -16,7 +16,8 @@ struct OpenedFile {
 // Opens `path` read-only. A missing file is an error of kind NotFound ("opening P: …"); anything
 // that is not a regular file is an error "reading P: not a regular file"; a FIFO or a device is
 // refused without blocking, and so is a path with a NUL byte (the system would see only its
-// first part).
-Result<OpenedFile> open_regular_file(const std::filesystem::path& path);
+// first part). With `follow_link` false, a symbolic link at `path` is refused too ("opening P:
+// Too many levels of symbolic links").
+Result<OpenedFile> open_regular_file(const std::filesystem::path& path, bool follow_link = true);
 
 }  // namespace ctxkit::util

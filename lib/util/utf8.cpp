@@ -94,4 +94,58 @@ std::string sanitize_json_text(std::string_view s) {
   return out;
 }
 
+std::u16string utf16_of(std::string_view s) {
+  std::u16string out;
+  out.reserve(s.size());
+  auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
+  for (size_t i = 0; i < s.size();) {
+    const uint8_t c = b(i);
+    if (c < 0x80) {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    // How many continuation bytes the lead byte asks for, and the range of the first of them
+    // (which rules out overlong forms, surrogates and code points past U+10FFFF).
+    size_t need = 0;
+    uint8_t lo = 0x80, hi = 0xBF;
+    uint32_t cp = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      need = 1;
+      cp = c & 0x1Fu;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      need = 2;
+      cp = c & 0x0Fu;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      need = 3;
+      cp = c & 0x07u;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    }
+    size_t k = 1;
+    for (; need > 0 && k <= need; ++k) {
+      if (i + k >= s.size() || b(i + k) < lo || b(i + k) > hi) break;
+      cp = (cp << 6) | (b(i + k) & 0x3Fu);
+      lo = 0x80;
+      hi = 0xBF;
+    }
+    if (need == 0 || k <= need) {
+      out.push_back(u'\uFFFD');
+      i += need == 0 ? 1 : k;
+      continue;
+    }
+    i += k;
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      out.push_back(static_cast<char16_t>(0xD800 + (cp >> 10)));
+      out.push_back(static_cast<char16_t>(0xDC00 + (cp & 0x3FFu)));
+    } else {
+      out.push_back(static_cast<char16_t>(cp));
+    }
+  }
+  return out;
+}
+
 }  // namespace ctxkit::util

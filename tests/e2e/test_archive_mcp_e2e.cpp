@@ -180,5 +180,31 @@ TEST(ArchiveMcp, AnExcludedProjectIsNeverAnsweredFrom) {
             1u);
 }
 
+// The model knows session ids: a session that carries the marker is refused by archive_show (and
+// by ctx-search --show) as it is left out of the search, the marker's line and what follows it
+// included.
+TEST(ArchiveMcp, ASessionThatCarriesTheMarkerIsNeitherFoundNorShown) {
+  RecordedSession s;
+  std::ofstream(s.transcript, std::ios::app)
+      << tool_result_line("private from here on: ctxkit:no-index")
+      << tool_result_line("the secret is BADGER_ONYX_3141");
+  const size_t line = lines_of(s.transcript);
+  end_session(s, s.env);
+  Server server(s.env);
+  json a =
+      McpClient::text_json(server.client.call("archive_search", {{"query", "BADGER_ONYX_3141"}}));
+  EXPECT_EQ(a["hits"].size(), 0u) << a.dump();
+  for (size_t l : {size_t{1}, line - 1, line}) {
+    json r = server.client.call("archive_show", {{"session", kSid}, {"line", l}});
+    ASSERT_TRUE(r.is_object());
+    EXPECT_TRUE(r.value("isError", false)) << r.dump();
+    EXPECT_EQ(r["content"][0]["text"], "session " + kSid + " is not in the searchable archive");
+  }
+  auto cli = run_tool("ctx-search", {"--show", kSid + ":" + std::to_string(line)}, "", s.env);
+  EXPECT_EQ(cli.exit_code, 1);
+  EXPECT_EQ(cli.out, "");
+  EXPECT_EQ(cli.err, "ctx-search: error: session " + kSid + " is not in the searchable archive\n");
+}
+
 }  // namespace
 }  // namespace ctxkit::test

@@ -184,6 +184,73 @@ TEST(HostileArchiveMcp, QueriesInFts5SyntaxAreWordsNotOperators) {
   EXPECT_TRUE(server.alive());
 }
 
+// A NUL would end FTS5's reading of the quoted word: it separates words, as a space does. What
+// goes wrong with a query is said without the index's path.
+TEST(HostileArchiveMcp, AQueryWithANulIsSearched) {
+  Archived a;
+  Server server(a.s.env);
+  json r = server.client.call("archive_search",
+                              {{"query", std::string("WALRUS_PLUM_7310\0module", 23)}});
+  ASSERT_TRUE(r.is_object());
+  EXPECT_FALSE(r.value("isError", false)) << r.dump();
+  EXPECT_EQ(r.dump().find(a.archive().string()), std::string::npos) << r.dump();
+  EXPECT_EQ(McpClient::text_json(r)["hits"].size(), 1u) << r.dump();
+  EXPECT_EQ(server.tool_error("archive_search", {{"query", std::string("\0\x01", 2)}}),
+            "query is empty: give the words to find");
+}
+
+// An archived transcript replaced by a FIFO: no call blocks on it, and the server still ends on
+// SIGTERM.
+TEST(HostileArchiveMcp, ATranscriptReplacedByAFifoBlocksNoCall) {
+  Archived a;
+  const fs::path archived = a.archive() / "-proj" / (kSid + ".jsonl");
+  ASSERT_TRUE(fs::is_regular_file(archived));
+  Server server(a.s.env);
+  EXPECT_EQ(server.search({{"query", "WALRUS_PLUM_7310"}})["hits"].size(), 1u);
+  fs::remove(archived);
+  ASSERT_EQ(::mkfifo(archived.c_str(), 0600), 0);
+  json r = server.client.call("archive_search", {{"query", "WALRUS_PLUM_7310"}});
+  ASSERT_TRUE(r.is_object()) << "no answer";
+  EXPECT_FALSE(r.value("isError", false)) << r.dump();
+  json shown = server.client.call("archive_show", {{"session", kSid + ":1"}});
+  ASSERT_TRUE(shown.is_object()) << "no answer";
+  EXPECT_TRUE(shown.value("isError", false)) << shown.dump();
+  server.client.kill(SIGTERM);
+  EXPECT_EQ(server.client.wait(), 0);
+}
+
+// A call held up (here by another process's lock on the index) does not keep SIGTERM from ending
+// the server: it ends at once, by that signal.
+TEST(HostileArchiveMcp, SigtermDuringACallEndsTheServer) {
+  Archived a;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((a.archive() / "index.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(
+                db, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; DELETE FROM messages WHERE 0;",
+                nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  TempDir logs;
+  McpClient client({bin_dir() + "/ctx-archive-mcp", "--verbose"}, a.s.env, logs / "stderr");
+  client.initialize();
+  client.send({{"jsonrpc", "2.0"},
+               {"id", 77},
+               {"method", "tools/call"},
+               {"params", {{"name", "archive_search"}, {"arguments", {{"query", "WALRUS"}}}}}});
+  // The server logs the call before it handles it.
+  bool in_call = false;
+  for (int i = 0; i < 1000 && !in_call; ++i) {
+    in_call = fs::exists(logs / "stderr") &&
+              read_file(logs / "stderr").find("<- tools/call id=77") != std::string::npos;
+    if (!in_call) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(in_call);
+  client.kill(SIGTERM);
+  EXPECT_EQ(client.wait(), 128 + SIGTERM);
+  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+}
+
 // A word said ten thousand times, or one word of thousands of tokens: each is a phrase FTS5 walks
 // the messages of, so the query is refused in one line instead of keeping the server busy.
 TEST(HostileArchiveMcp, AQueryOfEndlessWordsIsRefusedAtOnce) {

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 #include "e2e/e2e_support.hpp"
 
@@ -309,6 +310,56 @@ TEST(SearchIndexing, TrimRemovesStaleTemporariesOfAKilledTrim) {
   EXPECT_FALSE(fs::exists(stale_archive));
   EXPECT_TRUE(fs::exists(fresh));  // may be another trim's copy being written
   wait_for_indexer(s.state());
+}
+
+// The client names a project's folder with one '-' per character of its path (a UTF-16 code
+// unit: two for an emoji), not per byte: an exclusion or a --project given as a path with
+// non-ASCII characters finds that folder.
+TEST(SearchIndexing, ProjectsWithNonAsciiPathsAreExcludedAndFilteredByTheirPath) {
+  TempDir tmp;
+  struct Project {
+    std::string path, folder, sid;
+  };
+  const std::vector<Project> projects = {
+      {"/home/me/caf\xc3\xa9", "-home-me-caf-", "44444444-4444-4444-8444-444444444444"},
+      {"/home/me/\xd0\x9f\xd1\x80\xd0\xbe\xd0\xb5\xd0\xba\xd1\x82", "-home-me-------",
+       "55555555-5555-4555-8555-555555555555"},
+      {"/home/me/app \xf0\x9f\x9a\x80x", "-home-me-app---x",
+       "66666666-6666-4666-8666-666666666666"},
+      {"/home/me/open", "-home-me-open", "77777777-7777-4777-8777-777777777777"}};
+  util::Env env = tmp.env();
+  for (const auto& p : projects) {
+    fs::path t = tmp.write("home/.claude/projects/" + p.folder + "/" + p.sid + ".jsonl",
+                           line(tool_use_line("toolu_1")) +
+                               line(result_line("toolu_1", "the ermine report of " + p.sid)));
+    json payload{{"session_id", p.sid},
+                 {"transcript_path", t.string()},
+                 {"cwd", p.path},
+                 {"hook_event_name", "SessionEnd"},
+                 {"reason", "exit"}};
+    auto r = run_tool("ctx-session-hook", {"SessionEnd", "--foreground"}, payload.dump(), env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  auto sessions = [&](const util::Env& e, std::vector<std::string> args) {
+    args.insert(args.begin(), {"ermine", "--json"});
+    auto r = run_tool("ctx-search", args, "", e);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::set<std::string> out;
+    for (const auto& h : json::parse(r.exit_code == 0 ? r.out : "[]"))
+      out.insert(h["session_id"].get<std::string>());
+    return out;
+  };
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(sessions(env, {"--project", projects[i].path}),
+              std::set<std::string>{projects[i].sid})
+        << projects[i].folder;
+    util::Env excluded = env;
+    excluded.set("CTXKIT_ARCHIVE_EXCLUDE_PROJECTS", projects[i].path);
+    std::set<std::string> others;
+    for (size_t k = 0; k < projects.size(); ++k)
+      if (k != i) others.insert(projects[k].sid);
+    EXPECT_EQ(sessions(excluded, {}), others) << projects[i].folder;
+  }
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 SECONDS_EACH=${1:-30}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(hook_payload transcript_line trimmer_line config_toml settings_merge stream_result limit_answer)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(hook_payload transcript_line trimmer_line config_toml settings_merge stream_result limit_answer fts_query archive_server)
 BUILD="${CTXKIT_FUZZ_BUILD_DIR:-$SRC/build-fuzz}"
 
 if ! command -v clang++-16 >/dev/null || [ ! -d /usr/lib/llvm-16/lib/clang/16/lib/linux ]; then
@@ -64,6 +64,8 @@ for z in UTC Europe/Paris America/New_York Australia/Lord_Howe America/Sao_Paulo
   [ -f "/usr/share/zoneinfo/$z" ] || continue
   { printf Z; cat "/usr/share/zoneinfo/$z"; } > "$CORPUS/limit_answer/zone-${z//\//-}"
 done
+seed_lines "$CORPUS/fts_query" "$SRC"/tests/fuzz/seeds/fts_query/*
+seed_lines "$CORPUS/archive_server" "$SRC"/tests/fuzz/seeds/archive_server/*
 
 status=0
 for t in "${TARGETS[@]}"; do

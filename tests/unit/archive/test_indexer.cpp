@@ -63,6 +63,49 @@ TEST(SearchIndex, QueriesAreTakenLiterally) {
   EXPECT_EQ(store::SearchIndex::fts_query("   "), "");
 }
 
+// A NUL inside a quoted phrase would end FTS5's reading of the expression; every control
+// character separates words, as a tab always did.
+TEST(SearchIndex, ControlCharactersSeparateWordsOfAQuery) {
+  EXPECT_EQ(store::SearchIndex::fts_phrases(std::string("alpha\0beta\0", 12)),
+            (std::vector<std::string>{"\"alpha\"", "\"beta\""}));
+  EXPECT_EQ(store::SearchIndex::fts_query("x\x01y\x1b[2J\x7fz"), "\"x\" \"y\" \"[2J\" \"z\"");
+  EXPECT_EQ(store::SearchIndex::fts_query(std::string("\0\0", 2)), "");
+  std::string many;
+  for (int i = 0; i < 65; ++i) many += std::string("w\0", 2);
+  EXPECT_EQ(store::SearchIndex::query_too_long(many), "the query has 65 words; give at most 64");
+}
+
+TEST(SearchIndex, AQueryWithANulIsSearched) {
+  test::TempDir tmp;
+  auto idx = store::SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx) << idx.error().message;
+  fs::path f = tmp.write("a/S1.jsonl", user("the KESTREL_88 report") + user("other words"));
+  ASSERT_TRUE(index_file(*idx, f, "S1", "-p", ""));
+  for (bool ranked : {true, false}) {
+    auto found = idx->search({std::string("KESTREL_88\0report", 17), "", "", "", 10},
+                             store::SearchIndex::kMaxRanked, ranked);
+    ASSERT_TRUE(found) << found.error().message;
+    ASSERT_EQ(found->hits.size(), 1u);
+    EXPECT_EQ(found->hits[0].line, 1);
+    auto counted = idx->count_matches({std::string("report\0", 7), "", "", "", 10}, 5);
+    ASSERT_TRUE(counted) << counted.error().message;
+    EXPECT_EQ(*counted, 1);
+  }
+}
+
+// An answer can go to the model: what went wrong with a query is said without the index's path.
+TEST(SearchIndex, AQueryTheIndexCannotReadIsSaidWithoutTheIndexPath) {
+  test::TempDir tmp;
+  auto idx = store::SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx) << idx.error().message;
+  fs::path f = tmp.write("a/S1.jsonl", user("some words"));
+  ASSERT_TRUE(index_file(*idx, f, "S1", "-p", ""));
+  auto counts = idx->phrase_counts({"\"unterminated"});
+  ASSERT_FALSE(counts);
+  EXPECT_EQ(counts.error().message, "the query could not be searched: unterminated string");
+  EXPECT_EQ(counts.error().kind, Error::Kind::Invalid);
+}
+
 TEST(Indexer, IndexesIncrementallyAndFindsIdentifiers) {
   test::TempDir tmp;
   auto idx = store::SearchIndex::open(tmp / "index.db");

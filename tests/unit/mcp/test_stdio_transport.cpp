@@ -1,6 +1,8 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -133,6 +135,91 @@ TEST_F(StdioTest, SigtermArrivesThroughStopSignals) {
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(*r, StopReason::Signal);
   for (int fd : {in[0], in[1], out}) ::close(fd);
+}
+
+// A tool that never returns: with stop_within_message, SIGTERM still ends the server, by that
+// signal. Run in a child process, which the signal ends.
+TEST_F(StdioTest, WithStopWithinMessageASignalEndsAToolThatNeverReturns) {
+  int ready[2], in[2], never[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(in), 0);
+  ASSERT_EQ(::pipe(never), 0);
+  const std::string call = json{{"jsonrpc", "2.0"},
+                                {"id", 1},
+                                {"method", "tools/call"},
+                                {"params", {{"name", "hang"}, {"arguments", json::object()}}}}
+                               .dump() +
+                           "\n";
+  ASSERT_EQ(::write(in[1], call.data(), call.size()), static_cast<ssize_t>(call.size()));
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto signals = StopSignals::install();
+    if (!signals) ::_exit(90);
+    ToolRegistry tools;
+    tools.add({"hang", "", json{{"type", "object"}}, [&](const json&) {
+                 [[maybe_unused]] auto n = ::write(ready[1], "r", 1);
+                 char c;
+                 while (::read(never[0], &c, 1) != 0) {
+                 }
+                 return ToolResult{"", false};
+               }});
+    McpServer server{ServerInfo{"t", "0", ""}, std::move(tools)};
+    StdioOptions options;
+    options.stop_fd = signals->fd();
+    options.stop_within_message = true;
+    int out = ::open("/dev/null", O_WRONLY);
+    (void)serve_stdio(server, in[0], out, options);
+    ::_exit(91);
+  }
+  // Once the tool is at work, SIGTERM.
+  pollfd p{ready[0], POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 10000), 1);
+  ASSERT_EQ(::kill(child, SIGTERM), 0);
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 1000 && done == 0; ++i) {
+    done = ::waitpid(child, &status, WNOHANG);
+    if (done == 0) ::usleep(10000);
+  }
+  if (done == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    ADD_FAILURE() << "SIGTERM did not end the server within 10 s";
+  } else {
+    EXPECT_TRUE(WIFSIGNALED(status)) << status;
+    if (WIFSIGNALED(status)) {
+      EXPECT_EQ(WTERMSIG(status), SIGTERM);
+    }
+  }
+  for (int fd : {ready[0], ready[1], in[0], in[1], never[0], never[1]}) ::close(fd);
+}
+
+// Without it, a stop waits for the answer.
+TEST_F(StdioTest, WithoutStopWithinMessageTheAnswerComesBeforeTheStop) {
+  auto signals = StopSignals::install();
+  ASSERT_TRUE(signals.has_value());
+  int in[2];
+  ASSERT_EQ(::pipe(in), 0);
+  const std::string call = echo_call(1, "answered") + "\n" + echo_call(2, "never") + "\n";
+  ASSERT_EQ(::write(in[1], call.data(), call.size()), static_cast<ssize_t>(call.size()));
+  ToolRegistry tools;
+  tools.add({"echo", "", json{{"type", "object"}}, [](const json& a) {
+               ::raise(SIGTERM);  // handled: the test process lives on
+               return ToolResult{a.value("text", std::string()), false};
+             }});
+  McpServer server{ServerInfo{"t", "0", ""}, std::move(tools)};
+  int out = ::open((dir / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  StdioOptions options;
+  options.stop_fd = signals->fd();
+  auto r = serve_stdio(server, in[0], out, options);
+  ::close(out);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(*r, StopReason::Signal);
+  auto lines = test::file_lines(dir / "out");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(json::parse(lines[0])["result"]["content"][0]["text"], "answered");
+  for (int fd : {in[0], in[1]}) ::close(fd);
 }
 
 TEST_F(StdioTest, AClosedOutputEndsTheLoop) {

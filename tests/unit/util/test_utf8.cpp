@@ -24,5 +24,18 @@ TEST(Utf8, SanitizeReplacesBadBytesAndLoneSurrogateEscapes) {
   EXPECT_EQ(util::sanitize_json_text(R"("\udc00")"), R"("\ufffd")");
 }
 
+// As JavaScript reads the bytes (Buffer.toString, TextDecoder): the client names folders so.
+TEST(Utf8, Utf16UnitsAreWhatJavaScriptDecodes) {
+  EXPECT_EQ(util::utf16_of("caf\xc3\xa9"), u"caf\u00e9");
+  EXPECT_EQ(util::utf16_of("\xd0\x9f\xd1\x80"), u"\u041f\u0440");
+  EXPECT_EQ(util::utf16_of("\xf0\x9f\x9a\x80"), std::u16string({0xD83D, 0xDE80}));
+  EXPECT_EQ(util::utf16_of("\xff"), u"\uFFFD");
+  EXPECT_EQ(util::utf16_of("\xe2\x82y"), u"\uFFFDy");                // a cut sequence: one
+  EXPECT_EQ(util::utf16_of("\xed\xa0\x80"), u"\uFFFD\uFFFD\uFFFD");  // an encoded surrogate
+  EXPECT_EQ(util::utf16_of("\xf0\x9f\x9a"), u"\uFFFD");
+  EXPECT_EQ(util::utf16_of("a\xc3"), u"a\uFFFD");
+  EXPECT_EQ(util::utf16_of("\xc0\xaf"), u"\uFFFD\uFFFD");  // overlong
+}
+
 }  // namespace
 }  // namespace ctxkit
