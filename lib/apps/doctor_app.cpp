@@ -79,10 +79,18 @@ struct Doctor {
   void add(const std::string& area, Status s, std::string message, std::string fix = {}) {
     findings.push_back({area, s, std::move(message), std::move(fix)});
   }
+  bool default_files = true;  // settings_path and claude_json_path are the user's own
   std::string install_command() const {
     return fmt::format("ctx-settings install --settings {} --bin-dir {}",
                        util::shell_quote(settings_path.string()),
                        util::shell_quote(bin_dir.string()));
+  }
+  // The one command that makes this install the registered one again (hooks, status line and MCP
+  // servers, taking over those of another install): the whole set-up of this doctor's folder, or
+  // for files given on the command line, their settings file.
+  std::string setup_command() const {
+    if (!default_files) return install_command();
+    return util::shell_quote((bin_dir / "ctx-settings").string()) + " install";
   }
   std::map<std::string, std::string> child_env() const {
     return {ctx.env.vars().begin(), ctx.env.vars().end()};
@@ -172,7 +180,8 @@ void check_programs(Doctor& d) {
 
 // The hooks of one install (settings.json or a plugin's hooks.json) against what ctxkit registers.
 void check_hooks(Doctor& d, const std::vector<claude::CommandHook>& hooks, const std::string& where,
-                 const std::string& plugin_root, const std::string& fix) {
+                 const std::string& plugin_root, const std::string& fix,
+                 const std::string& duplicate_fix) {
   int good = 0;
   for (const auto& cov : claude::match_hooks(hooks, d.home, plugin_root)) {
     std::string what =
@@ -187,7 +196,7 @@ void check_hooks(Doctor& d, const std::vector<claude::CommandHook>& hooks, const
       d.add("hooks", Status::Fault,
             fmt::format("{} is registered {} times in {}: it runs that often", what,
                         cov.found.size(), where),
-            "keep one: remove the others from " + where);
+            duplicate_fix);
       continue;
     }
     if (auto why = not_runnable(cov.found.front().front()); !why.empty()) {
@@ -623,6 +632,42 @@ void check_config(Doctor& d) {
   }
 }
 
+// ctxkit's entries (the hooks and status line of settings.json, the MCP servers of the user's
+// configuration) should all run the programs of one install: a warning names the folders when
+// they do not (an install from one place and a later one from another, left half and half).
+void check_one_install(Doctor& d, const std::vector<claude::CommandHook>& hooks,
+                       const json& settings, const json& claude_json) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> dirs;  // folder, what runs there
+  auto note = [&](const std::string& dir, const std::string& what) {
+    if (dir.empty()) return;
+    auto it = std::find_if(dirs.begin(), dirs.end(), [&](const auto& e) { return e.first == dir; });
+    if (it == dirs.end()) {
+      dirs.push_back({dir, {what}});
+    } else if (std::find(it->second.begin(), it->second.end(), what) == it->second.end()) {
+      it->second.push_back(what);
+    }
+  };
+  for (const auto& h : hooks)
+    if (!claude::ctxkit_hook_key(h.event, h.command).empty())
+      note(claude::command_program_dir(h.command, d.home), "hooks");
+  if (settings.is_object() && settings.contains("statusLine") && settings["statusLine"].is_object())
+    if (std::string c = settings["statusLine"].value("command", std::string());
+        claude::runs_ctx_status(c))
+      note(claude::command_program_dir(c, d.home), "status line");
+  for (const McpServerKind* kind : {&kWorkflowMcp, &kArchiveMcp})
+    for (const auto& s : claude::find_mcp_servers(claude_json, kind->program, d.home))
+      if (!s.argv.empty() && !s.argv.front().empty() && s.argv.front().front() == '/')
+        note(fs::path(s.argv.front()).parent_path().lexically_normal().string(), "MCP servers");
+  if (dirs.size() < 2) return;
+  std::vector<std::string> parts;
+  for (const auto& [dir, what] : dirs)
+    parts.push_back(fmt::format("{} ({})", dir, fmt::join(what, ", ")));
+  d.add("install", Status::Warning,
+        fmt::format("ctxkit's entries run the programs of more than one install: {}",
+                    fmt::join(parts, "; ")),
+        d.setup_command() + " (one install takes them all over)");
+}
+
 void check_install(Doctor& d) {
   auto settings = read_json_file(d.settings_path);
   if (!settings) {
@@ -648,19 +693,25 @@ void check_install(Doctor& d) {
   }
   const bool by_plugin = !plugin_root.empty();
   const std::string where = d.settings_path.string();
+  // Which command keeps one install when both are registered: this doctor's own (the plugin's
+  // part when it runs from the plugin, else the settings install, which disables the plugin).
+  std::error_code ec;
+  const bool doctor_in_plugin =
+      fs::is_regular_file(d.bin_dir.parent_path() / ".claude-plugin" / "plugin.json", ec);
   if (by_settings && by_plugin) {
     d.add("install", Status::Fault,
           fmt::format("ctxkit is registered twice, in {} and as plugin {}: every hook runs twice",
                       where, plugin_id),
-          fmt::format("keep one: ctx-settings uninstall --settings {} --bin-dir {}, or claude "
-                      "plugin disable {}",
-                      util::shell_quote(where), util::shell_quote(d.bin_dir.string()), plugin_id));
+          doctor_in_plugin
+              ? util::shell_quote((d.bin_dir / "ctx-settings").string()) +
+                    " install --status-line-only (keeps the plugin)"
+              : d.setup_command() + " (keeps the settings install and disables the plugin)");
   } else if (!by_settings && !by_plugin && plugins.empty()) {
     d.add("install", Status::Fault,
           fmt::format(
               "ctxkit is not registered: no hook in {} runs it and no ctxkit plugin is enabled",
               where),
-          d.install_command() + ", or install the ctxkit plugin");
+          d.setup_command() + ", or install the ctxkit plugin");
   } else if (by_settings) {
     d.add("install", Status::Ok, fmt::format("settings.json install ({})", where));
   } else if (by_plugin) {
@@ -668,7 +719,7 @@ void check_install(Doctor& d) {
   }
 
   if (by_settings || (!by_plugin && plugins.empty()))
-    check_hooks(d, settings_hooks, where, "", d.install_command());
+    check_hooks(d, settings_hooks, where, "", d.install_command(), d.setup_command());
   if (by_plugin) {
     fs::path hooks_file = fs::path(plugin_root) / "hooks" / "hooks.json";
     auto doc = read_json_file(hooks_file);
@@ -677,6 +728,7 @@ void check_install(Doctor& d) {
             fmt::format("claude plugin update {}", plugin_id));
     else
       check_hooks(d, claude::command_hooks(*doc), hooks_file.string(), plugin_root,
+                  fmt::format("claude plugin update {}", plugin_id),
                   fmt::format("claude plugin update {}", plugin_id));
   }
   check_status_line(d, *settings);
@@ -705,6 +757,8 @@ void check_install(Doctor& d) {
     }
     check_mcp(d, servers, mcp_where, *kind);
   }
+
+  check_one_install(d, settings_hooks, *settings, claude_json ? *claude_json : json());
 
   std::string status_command;
   if (settings->is_object() && settings->contains("statusLine") &&
@@ -752,6 +806,18 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   else
     d.claude_json_path = d.loc.home / ".claude.json";
   d.bin_dir = util::executable_dir().value_or(fs::path("."));
+  {
+    // Files given on the command line that are the user's own count as theirs.
+    fs::path user_claude_json =
+        ctx.env.get_nonempty("CLAUDE_CONFIG_DIR")
+            ? fs::path(*ctx.env.get_nonempty("CLAUDE_CONFIG_DIR")) / ".claude.json"
+            : d.loc.home / ".claude.json";
+    std::error_code ec;
+    d.default_files = fs::absolute(d.settings_path, ec).lexically_normal() ==
+                          (d.loc.claude_config_dir / "settings.json").lexically_normal() &&
+                      fs::absolute(d.claude_json_path, ec).lexically_normal() ==
+                          user_claude_json.lexically_normal();
+  }
 
   check_programs(d);
   check_install(d);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "apps/cli.hpp"
+#include "apps/install_records.hpp"
 #include "claude/mcp_config.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
@@ -49,6 +50,12 @@ Result<ojson> read_json(const fs::path& p) {
   }
 }
 
+// The folder of a server's program (a path, not a shell command); empty for a bare name.
+std::string program_dir(const std::string& program) {
+  if (program.empty() || program.front() != '/') return {};
+  return fs::path(program).parent_path().lexically_normal().string();
+}
+
 int error(AppContext& ctx, const std::string& message) {
   print_error(ctx.err, kTool, message);
   return 1;
@@ -62,7 +69,7 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
   app.name(std::string(kTool) + " register|unregister");
   std::string action, config_path, manifest_path, name = "ctxkit-workflow", command;
   std::vector<std::string> server_args;
-  bool replace = false, dry_run = false;
+  bool replace = false, dry_run = false, all = false;
   app.add_option("action", action, "register | unregister")
       ->required()
       ->check(CLI::IsMember({"register", "unregister"}));
@@ -74,7 +81,12 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--arg", server_args, "an argument for the server (repeatable)");
   app.add_option("--manifest", manifest_path,
                  "where to record (register) or read (unregister) what was created");
-  app.add_flag("--replace", replace, "take the name over from a server that runs another command");
+  app.add_flag("--replace", replace,
+               "take the name over from a server of yours (one that runs another program; a "
+               "server that runs this program from another folder is taken over without it)");
+  app.add_flag("--all", all,
+               "unregister: remove the server also when it runs this program from another folder "
+               "(another install's)");
   app.add_flag("--dry-run", dry_run, "print the resulting file instead of writing it");
   if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
 
@@ -107,11 +119,38 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
     auto m = read_json(manifest_path);
     if (m && m->is_object()) manifest = *m;
   }
+  // The records of another install whose server this one takes over (register) or removes
+  // (unregister --all): what it created is then this one's to remove.
+  auto others_for = [&](const std::string& server_command) {
+    if (manifest_path.empty() || server_command.empty()) return std::vector<fs::path>{};
+    return other_records(fs::path(manifest_path).filename().string(), {program_dir(server_command)},
+                         manifest_path, ctx.env);
+  };
+  std::vector<fs::path> taken;
   claude::McpConfigReport report;
-  std::string problem =
-      action == "register"
-          ? claude::merge_mcp_server(*doc, entry, replace, report)
-          : remove_mcp_server(*doc, entry, manifest.value("created_container", false), report);
+  std::string problem;
+  if (action == "register") {
+    problem = claude::merge_mcp_server(*doc, entry, replace, report);
+  } else {
+    const ojson* server = nullptr;
+    if (doc->is_object())
+      if (auto servers = doc->find("mcpServers"); servers != doc->end() && servers->is_object())
+        if (auto it = servers->find(name); it != servers->end()) server = &*it;
+    ojson combined = manifest;
+    if (all && server && claude::runs_program(*server, command)) {
+      const std::string current = server->value("command", std::string());
+      taken = others_for(current);
+      for (const auto& r : taken) {
+        ojson other = read_record(r);
+        take_over_record(combined, other);
+        if (!combined.contains("replaced") && other.contains("replaced"))
+          combined["replaced"] = other["replaced"];
+      }
+    }
+    problem = remove_mcp_server(*doc, entry, combined.value("created_container", false), report,
+                                all, combined.value("replaced", ojson()));
+    manifest = std::move(combined);
+  }
   if (!problem.empty())
     return error(ctx, fmt::format("{}: {} (nothing written)", target.string(), problem));
   if (report.changed && util::read_only_file(target))
@@ -129,6 +168,7 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
     for (const auto& line : report.lines) ctx.out << line << '\n';
     ctx.out << "removed: " << target.string() << " (created by the install)\n";
     if (!manifest_path.empty()) fs::remove(manifest_path, ec);
+    remove_records(taken);
     return 0;
   }
   if (report.changed) {
@@ -154,9 +194,18 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
   if (!manifest_path.empty()) {
     if (action == "register") {
       manifest["config"] = link.string();
+      manifest["bin_dir"] = program_dir(command);
       if (!manifest.contains("created_file")) manifest["created_file"] = !file_existed;
       if (!manifest.value("created_container", false))
         manifest["created_container"] = report.created_container;
+      if (!report.replaced_original.is_null()) manifest["replaced"] = report.replaced_original;
+      taken = others_for(report.replaced_command);
+      for (const auto& r : taken) {
+        ojson other = read_record(r);
+        take_over_record(manifest, other);
+        if (!manifest.contains("replaced") && other.contains("replaced"))
+          manifest["replaced"] = other["replaced"];
+      }
       fs::create_directories(fs::path(manifest_path).parent_path(), ec);
       if (auto r = util::write_file_atomic(manifest_path, manifest.dump(2) + "\n", 0644); !r)
         return error(ctx, fmt::format("writing the manifest: {}", r.error().message));
@@ -164,6 +213,7 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
       fs::remove(manifest_path, ec);
     }
   }
+  remove_records(taken);
   return 0;
 }
 

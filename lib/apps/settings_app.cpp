@@ -1,6 +1,7 @@
 #include "apps/settings_app.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -10,7 +11,9 @@
 
 #include "apps/archive_tool.hpp"
 #include "apps/cli.hpp"
+#include "apps/install_records.hpp"
 #include "apps/mcp_config_app.hpp"
+#include "claude/install_check.hpp"
 #include "claude/settings_merge.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
@@ -57,13 +60,92 @@ Result<ojson> read_json(const fs::path& p, bool missing_ok) {
   }
 }
 
-// install/uninstall of the hooks and status line in one settings file (the low-level action).
-// `wrap_hint` is the command that installs again with --wrap-status-line (offered when a status
-// line of the user's is kept).
-int edit_settings(const std::string& action, const std::string& settings_path,
-                  const claude::SettingsPlan& plan, const std::string& manifest_path, bool dry_run,
-                  const std::string& wrap_hint, AppContext& ctx) {
-  fs::path link(settings_path);
+// One edit of a settings file: the install or removal of ctxkit's hooks and status line.
+struct SettingsEdit {
+  std::string action;  // install | uninstall
+  fs::path settings;
+  claude::SettingsPlan plan;
+  fs::path manifest;  // where the install's record is; empty: none is kept
+  bool dry_run = false;
+  // The command that installs again with --wrap-status-line (offered when a status line of the
+  // user's is kept).
+  std::string wrap_hint;
+  claude::RemoveScope scope;  // uninstall: which of ctxkit's entries go
+  // install: ctxkit's hooks of every folder are removed first (the plugin brings its own).
+  bool take_over_hooks = false;
+};
+
+// The status line's command, or empty.
+std::string status_command_of(const ojson& settings) {
+  if (!settings.is_object()) return {};
+  auto it = settings.find("statusLine");
+  if (it == settings.end() || !it->is_object()) return {};
+  auto c = it->find("command");
+  return c != it->end() && c->is_string() ? c->get<std::string>() : std::string();
+}
+
+// The folders of the programs `commands` run, each once, `except` left out.
+std::vector<std::string> program_dirs(const std::vector<std::string>& commands,
+                                      const std::string& home, const std::string& except) {
+  std::vector<std::string> out;
+  for (const auto& c : commands) {
+    std::string d = claude::command_program_dir(c, home);
+    if (!d.empty() && d != except && std::find(out.begin(), out.end(), d) == out.end())
+      out.push_back(d);
+  }
+  return out;
+}
+
+// The commands of ctxkit's entries in `settings`: its hooks and a status line running ctx-status.
+std::vector<std::string> ctxkit_commands(const ojson& settings) {
+  auto out = claude::ctxkit_hook_commands(settings);
+  if (std::string s = status_command_of(settings); !s.empty() && claude::runs_ctx_status(s))
+    out.push_back(s);
+  return out;
+}
+
+// The status line a record says an install wrapped or replaced, when it is `command`.
+std::optional<claude::WrappedStatusLine> recorded_status_line(const ojson& record,
+                                                              const std::string& command) {
+  auto w = record.find("status_line");
+  if (w == record.end() || !w->is_object()) return std::nullopt;
+  auto c = w->find("command");
+  auto original = w->find("original");
+  if (c == w->end() || original == w->end() || !c->is_string() || c->get<std::string>() != command)
+    return std::nullopt;
+  return claude::WrappedStatusLine{command, *original};
+}
+
+// The containers of `created` that `settings` still has (a record names only what is there).
+ojson existing_containers(const ojson& created, const ojson& settings) {
+  ojson out = ojson::array();
+  if (!created.is_array() || !settings.is_object()) return out;
+  auto hooks = settings.find("hooks");
+  for (const auto& c : created) {
+    if (!c.is_string()) continue;
+    const std::string name = c.get<std::string>();
+    bool there =
+        hooks != settings.end() && hooks->is_object() &&
+        (name == "hooks" || (name.starts_with("hooks.") && hooks->contains(name.substr(6))));
+    if (there) out.push_back(name);
+  }
+  return out;
+}
+
+// After an uninstall: ctxkit's entries of another install (another folder) stay; name them and
+// the way to remove them.
+void note_other_installs(const fs::path& file, const ojson& settings, const std::string& home,
+                         AppContext& ctx) {
+  auto left = program_dirs(ctxkit_commands(settings), home, std::string());
+  if (!left.empty())
+    ctx.out << fmt::format(
+        "kept: ctxkit's entries in {} that run the programs of another install ({}); remove "
+        "them from there, or with: ctx-settings uninstall --all\n",
+        file.string(), fmt::join(left, ", "));
+}
+
+int edit_settings(const SettingsEdit& e, AppContext& ctx) {
+  const fs::path& link = e.settings;
   std::error_code ec;
   fs::path target = link;
   if (fs::is_symlink(link, ec)) {
@@ -79,15 +161,20 @@ int edit_settings(const std::string& action, const std::string& settings_path,
     return exit_code(ExitCode::failure);
   }
   ojson manifest = ojson::object();
-  if (!manifest_path.empty()) {
-    auto m = read_json(manifest_path, true);
+  if (!e.manifest.empty()) {
+    auto m = read_json(e.manifest, true);
     if (m && m->is_object()) manifest = *m;
   }
-  std::vector<std::string> created;
-  if (manifest.contains("created") && manifest["created"].is_array())
-    for (const auto& c : manifest["created"])
-      if (c.is_string()) created.push_back(c.get<std::string>());
-
+  auto created_of = [](const ojson& record) {
+    std::vector<std::string> out;
+    if (record.contains("created") && record["created"].is_array())
+      for (const auto& c : record["created"])
+        if (c.is_string()) out.push_back(c.get<std::string>());
+    return out;
+  };
+  const std::string home = e.scope.home;
+  const std::string own_dir = e.plan.bin_dir;
+  const std::string record_name = e.manifest.filename().string();
   std::optional<claude::WrappedStatusLine> wrapped;
   if (auto w = manifest.find("status_line"); w != manifest.end() && w->is_object() &&
                                              w->contains("command") &&
@@ -95,9 +182,53 @@ int edit_settings(const std::string& action, const std::string& settings_path,
     wrapped = claude::WrappedStatusLine{(*w)["command"].get<std::string>(), (*w)["original"]};
 
   claude::SettingsReport report;
-  std::string problem = action == "install"
-                            ? merge_settings(*settings, plan, report)
-                            : remove_settings(*settings, plan, created, report, wrapped);
+  std::string problem;
+  std::vector<fs::path> taken;  // the records of other installs this one takes over
+  if (e.action == "install") {
+    if (e.take_over_hooks && settings->is_object()) {
+      claude::SettingsPlan hooks_plan = claude::default_plan(own_dir);
+      hooks_plan.status_command.clear();
+      problem = remove_settings(*settings, hooks_plan, {}, report, std::nullopt,
+                                claude::RemoveScope{true, home});
+    }
+    const std::string status_before = status_command_of(*settings);
+    if (problem.empty()) problem = merge_settings(*settings, e.plan, report);
+    if (problem.empty() && !e.manifest.empty()) {
+      // The records of the installs whose entries this one replaced: what they created is this
+      // install's to remove now, and a status line of the user's they had taken stays recorded.
+      // Only an install that has nothing left in this file gives its record up.
+      std::vector<std::string> gone;
+      const auto left = program_dirs(ctxkit_commands(*settings), home, std::string());
+      for (const auto& d : program_dirs(report.replaced_commands, home, own_dir))
+        if (std::find(left.begin(), left.end(), d) == left.end()) gone.push_back(d);
+      taken = other_records(record_name, gone, e.manifest, ctx.env);
+      for (const auto& r : taken) {
+        ojson other = read_record(r);
+        take_over_record(manifest, other);
+        if (!report.wrapped)
+          if (auto w = recorded_status_line(other, status_before)) {
+            w->command = status_command_of(*settings);
+            report.wrapped = std::move(*w);
+          }
+      }
+      if (e.take_over_hooks)
+        claude::drop_created_containers(*settings, created_of(manifest), report);
+    }
+  } else {
+    if (e.scope.all && !e.manifest.empty()) {
+      taken =
+          other_records(record_name, program_dirs(ctxkit_commands(*settings), home, std::string()),
+                        e.manifest, ctx.env);
+      const std::string current = status_command_of(*settings);
+      for (const auto& r : taken) {
+        ojson other = read_record(r);
+        take_over_record(manifest, other);
+        if (!wrapped || wrapped->command != current)
+          if (auto w = recorded_status_line(other, current)) wrapped = std::move(w);
+      }
+    }
+    problem = remove_settings(*settings, e.plan, created_of(manifest), report, wrapped, e.scope);
+  }
   if (!problem.empty()) {
     print_error(ctx.err, kTool, target.string() + ": " + problem + " (nothing written)");
     return exit_code(ExitCode::failure);
@@ -105,15 +236,15 @@ int edit_settings(const std::string& action, const std::string& settings_path,
   if (report.changed && util::read_only_file(target)) {
     print_error(ctx.err, kTool,
                 target.string() + ": the file is read-only (nothing written; make it writable to " +
-                    action + ")");
+                    e.action + ")");
     return exit_code(ExitCode::failure);
   }
-  if (dry_run) {
+  if (e.dry_run) {
     ctx.out << settings->dump(2) << '\n';
     return exit_code(ExitCode::ok);
   }
   const bool file_existed = fs::exists(target, ec);
-  if (action == "uninstall" && manifest.value("created_file", false) && settings->empty() &&
+  if (e.action == "uninstall" && manifest.value("created_file", false) && settings->empty() &&
       file_existed) {
     // The install created this file and nothing else is in it now: remove it.
     fs::remove(target, ec);
@@ -123,7 +254,8 @@ int edit_settings(const std::string& action, const std::string& settings_path,
     }
     for (const auto& line : report.lines) ctx.out << line << '\n';
     ctx.out << "removed: " << target.string() << " (created by the install)\n";
-    fs::remove(manifest_path, ec);
+    if (!e.manifest.empty()) fs::remove(e.manifest, ec);
+    remove_records(taken);
     return exit_code(ExitCode::ok);
   }
   if (report.changed) {
@@ -156,26 +288,32 @@ int edit_settings(const std::string& action, const std::string& settings_path,
   if (!report.kept_status_command.empty())
     ctx.out << fmt::format(
         "ctxkit: your status line '{}' is kept; to show ctxkit's beside it run: {}\n",
-        report.kept_status_command, wrap_hint);
-  if (!manifest_path.empty()) {
-    if (action == "install") {
+        report.kept_status_command, e.wrap_hint);
+  if (e.action == "uninstall" && !e.scope.all) note_other_installs(link, *settings, home, ctx);
+  if (!e.manifest.empty()) {
+    if (e.action == "install") {
       if (report.wrapped)
         manifest["status_line"] =
             ojson{{"command", report.wrapped->command}, {"original", report.wrapped->original}};
+      else if (wrapped && status_command_of(*settings) != wrapped->command)
+        manifest.erase("status_line");
+      std::vector<std::string> created = created_of(manifest);
       for (const auto& c : report.created)
         if (std::find(created.begin(), created.end(), c) == created.end()) created.push_back(c);
       manifest["settings"] = link.string();
-      manifest["created"] = created;
+      manifest["bin_dir"] = own_dir;
+      manifest["created"] = existing_containers(ojson(created), *settings);
       if (!manifest.contains("created_file")) manifest["created_file"] = !file_existed;
-      fs::create_directories(fs::path(manifest_path).parent_path(), ec);
-      if (auto r = util::write_file_atomic(manifest_path, manifest.dump(2) + "\n", 0644); !r) {
+      fs::create_directories(e.manifest.parent_path(), ec);
+      if (auto r = util::write_file_atomic(e.manifest, manifest.dump(2) + "\n", 0644); !r) {
         print_error(ctx.err, kTool, "writing the manifest: " + r.error().message);
         return exit_code(ExitCode::failure);
       }
     } else {
-      fs::remove(manifest_path, ec);
+      fs::remove(e.manifest, ec);
     }
   }
+  remove_records(taken);
   return exit_code(ExitCode::ok);
 }
 
@@ -299,31 +437,56 @@ Result<std::vector<fs::path>> copy_skills(const fs::path& from, const fs::path& 
   return written;
 }
 
-// Removes the files the skills list names, the folders left empty by that, and the list.
-void remove_skills(const fs::path& list, AppContext& ctx) {
+// The files a skills list names.
+std::vector<fs::path> listed_skills(const fs::path& list) {
+  std::vector<fs::path> out;
   auto text = util::read_file(list, {4u << 20});
-  if (!text) return;
-  std::error_code ec;
-  std::vector<fs::path> dirs;
+  if (!text) return out;
   size_t pos = 0;
   while (pos < text->size()) {
     size_t nl = text->find('\n', pos);
     std::string line = text->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
     pos = nl == std::string::npos ? text->size() : nl + 1;
-    if (line.empty()) continue;
-    fs::path f(line);
+    if (!line.empty() && line.front() != '#') out.emplace_back(line);
+  }
+  return out;
+}
+
+// The first line of a skills list names the programs' folder of the install that wrote it.
+constexpr std::string_view kSkillsOwner = "# installed by ctxkit in ";
+
+// The folder of the install that wrote a skills list; empty when the list does not say.
+std::string skills_owner(const fs::path& list) {
+  auto text = util::read_file(list, {4u << 20});
+  if (!text || !text->starts_with(kSkillsOwner)) return {};
+  return text->substr(kSkillsOwner.size(), text->find('\n') - kSkillsOwner.size());
+}
+
+// Removes `files` and the folders left empty by that.
+void remove_skill_files(const std::vector<fs::path>& files, AppContext& ctx) {
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  for (const auto& f : files) {
     if (fs::remove(f, ec)) ctx.out << "removed: " << f.string() << '\n';
     if (std::find(dirs.begin(), dirs.end(), f.parent_path()) == dirs.end())
       dirs.push_back(f.parent_path());
   }
-  fs::remove(list, ec);
-  dirs.push_back(list.parent_path());
   for (const auto& d : dirs)
     if (fs::is_directory(d, ec) && fs::is_empty(d, ec)) fs::remove(d, ec);
 }
 
-Result<void> write_lines(const fs::path& file, const std::vector<fs::path>& lines) {
-  std::string text;
+// Removes the files the skills list names, the folders left empty by that, and the list.
+void remove_skills(const fs::path& list, AppContext& ctx) {
+  remove_skill_files(listed_skills(list), ctx);
+  std::error_code ec;
+  fs::remove(list, ec);
+  if (fs::is_directory(list.parent_path(), ec) && fs::is_empty(list.parent_path(), ec))
+    fs::remove(list.parent_path(), ec);
+}
+
+Result<void> write_skills_list(const fs::path& file, const std::string& bin_dir,
+                               const std::vector<fs::path>& lines) {
+  std::string text = std::string(kSkillsOwner) + bin_dir + "\n";
   for (const auto& l : lines) text += l.string() + "\n";
   return util::write_file_atomic(file, text, 0644);
 }
@@ -333,126 +496,249 @@ int usage_error(AppContext& ctx, const std::string& message) {
   return exit_code(ExitCode::failure);
 }
 
-std::string plugin_refusal(const std::vector<std::string>& enabled) {
-  return fmt::format(
-      "the ctxkit plugin is active ({}): its hooks, skills and MCP server are already registered, "
-      "and "
-      "a settings install would run every hook twice. Keep the plugin and add only the status line "
-      "(a plugin cannot set it) with: ctx-settings install --status-line-only; or switch to the "
-      "settings install: claude plugin uninstall {}, then run ctx-settings install again",
-      enabled.front(), enabled.front().substr(0, enabled.front().find(" enabled in ")));
+// Whether `bin_dir` is the bin/ of a ctxkit plugin (written by `ctx-settings plugin`).
+bool is_plugin_bin(const std::string& bin_dir) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::path(bin_dir).parent_path() / ".claude-plugin" / "plugin.json",
+                             ec);
 }
 
-// The per-user (or per-project) set-up: hooks and status line, the MCP server, the skills.
+// What a set-up was asked to do beyond its action.
+struct SetupOptions {
+  bool status_line_only = false;
+  bool wrap_status_line = false;
+  bool replace = false;  // take over a status line and MCP server names of the user's
+  bool all = false;      // uninstall: ctxkit's entries of every install
+  bool dry_run = false;
+};
+
+// For a project set-up: why it cannot be made (nothing written), or empty. ctxkit registered for
+// every project (hooks in the user's settings, or an enabled plugin there), or a plugin enabled in
+// the project's local settings, would run each hook twice in the project; a project set-up changes
+// nothing outside the project's own files, so it says which one command to run first.
+std::string project_conflict(const util::Env& env, const Targets& t) {
+  for (const auto& f : settings_files(env, "")) {
+    if (f == t.settings) continue;
+    auto j = read_json(f, true);
+    if (!j) continue;
+    if (auto cmds = claude::ctxkit_hook_commands(*j); !cmds.empty())
+      return fmt::format(
+          "ctxkit's hooks are registered for every project in {} ({}): a project set-up would "
+          "run each of them twice here (nothing written). Use that install as it is, or remove it "
+          "first with: ctx-settings uninstall --all",
+          f.string(), cmds.front());
+    if (auto ids = claude::enabled_ctxkit_plugins(*j); !ids.empty())
+      return fmt::format(
+          "the ctxkit plugin {} is enabled for every project in {}: a project set-up would run "
+          "each hook twice here (nothing written). Use the plugin, or disable it first with: "
+          "claude plugin disable {}",
+          ids.front(), f.string(), ids.front());
+  }
+  fs::path local = t.claude_dir / "settings.local.json";
+  if (auto j = read_json(local, true); j && local != t.settings)
+    if (auto ids = claude::enabled_ctxkit_plugins(*j); !ids.empty())
+      return fmt::format(
+          "the ctxkit plugin {} is enabled for this project in {}: a project set-up would run each "
+          "hook twice (nothing written). Use the plugin, or disable it first with: claude plugin "
+          "disable {} --scope local",
+          ids.front(), local.string(), ids.front());
+  return {};
+}
+
+// The projects the client knows (the "projects" of its ~/.claude.json) whose settings.json
+// registers ctxkit's hooks as well: in them every hook would run twice. One note each, with the
+// command that removes the project's; nothing is changed there (a project's files may be shared).
+void note_project_installs(const Targets& t, AppContext& ctx) {
+  auto doc = read_json(t.mcp_config, true);
+  if (!doc || !doc->is_object() || !doc->contains("projects") || !(*doc)["projects"].is_object())
+    return;
+  size_t seen = 0;
+  for (const auto& [dir, _] : (*doc)["projects"].items()) {
+    if (++seen > 2000) break;  // a bound on the files read, far beyond a real list
+    fs::path file = fs::path(dir) / ".claude" / "settings.json";
+    if (dir.empty() || dir.front() != '/' || file == t.settings) continue;
+    auto j = read_json(file, true);
+    if (!j || claude::ctxkit_hook_commands(*j).empty()) continue;
+    ctx.out << fmt::format(
+        "note: {} registers ctxkit's hooks too, so in that project they run twice; remove them "
+        "there with: ctx-settings uninstall --project {} --all\n",
+        file.string(), util::shell_quote(dir));
+  }
+}
+
+// The per-user (or per-project) set-up: hooks and status line, the MCP servers, the skills.
 int full_install(const std::string& action, const Targets& t, const std::string& bin_dir,
-                 const fs::path& data_dir, bool status_line_only, bool wrap_status_line,
-                 bool dry_run, const std::vector<std::string>& plugins_enabled,
+                 const fs::path& data_dir, const SetupOptions& o, const std::string& project,
                  const std::string& wrap_hint, AppContext& ctx) {
   claude::SettingsPlan plan = claude::default_plan(bin_dir);
-  if (status_line_only) plan.hooks.clear();
-  plan.wrap_status_line = wrap_status_line;
+  if (o.status_line_only) plan.hooks.clear();
+  plan.wrap_status_line = o.wrap_status_line;
+  plan.replace_status_line = o.replace;
+  const std::string home = util::home_dir(ctx.env).string();
+  std::error_code ec;
+  // The MCP servers: each with its own record, so that each is removed on its own.
+  struct Server {
+    const char* name;
+    const char* program;
+    const fs::path* manifest;
+  };
+  const Server servers[] = {{"ctxkit-workflow", "ctx-workflow-mcp", &t.mcp_manifest},
+                            {kArchiveServer, "ctx-archive-mcp", &t.archive_mcp_manifest}};
+  auto mcp_args = [&](const char* verb, const Server& s) {
+    std::vector<std::string> a{verb,
+                               "--config",
+                               t.mcp_config.string(),
+                               "--name",
+                               s.name,
+                               "--command",
+                               (fs::path(bin_dir) / s.program).string()};
+    if (o.dry_run)
+      a.push_back("--dry-run");
+    else
+      a.insert(a.end(), {"--manifest", s.manifest->string()});
+    return a;
+  };
   if (action == "install") {
-    if (!plugins_enabled.empty() && !status_line_only)
-      return usage_error(ctx, plugin_refusal(plugins_enabled) + " (nothing written)");
-    std::error_code ec;
-    if (!status_line_only && !dry_run &&
+    // The plugin's part of the set-up (its bin/ runs this, or a ctxkit plugin is enabled): the
+    // status line, and the plugin takes the place of a settings install's hooks, MCP servers and
+    // skills.
+    const bool for_plugin =
+        o.status_line_only &&
+        (is_plugin_bin(bin_dir) || !enabled_plugins_in(settings_files(ctx.env, project)).empty());
+    if (!o.status_line_only) plan.disable_plugins = true;
+    if (!o.status_line_only && !o.dry_run &&
         !fs::is_regular_file(fs::path(bin_dir) / "ctx-workflow-mcp", ec))
       return usage_error(
           ctx,
           fmt::format("{} has no ctx-workflow-mcp; give --bin-dir (nothing written)", bin_dir));
-    std::vector<std::string> mcp_args{"register", "--config", t.mcp_config.string(), "--command",
-                                      (fs::path(bin_dir) / "ctx-workflow-mcp").string()};
-    if (!status_line_only && !dry_run) {
+    if (!o.status_line_only && !o.dry_run) {
       // The MCP configuration is read and merged first, without writing: an install that fails
       // there writes nothing (not a settings.json with hooks and no server).
       std::ostringstream discard;
       AppContext check{ctx.env, ctx.read_stdin, discard, ctx.err};
-      std::vector<std::string> check_args = mcp_args;
-      check_args.push_back("--dry-run");
-      if (int rc = run_mcp_config(check_args, check)) return rc;
-    }
-    fs::create_directories(t.settings_manifest.parent_path(), ec);
-    if (int rc =
-            edit_settings(action, t.settings.string(), plan,
-                          dry_run ? "" : t.settings_manifest.string(), dry_run, wrap_hint, ctx))
-      return rc;
-    if (status_line_only) return exit_code(ExitCode::ok);
-    if (dry_run)
-      mcp_args.push_back("--dry-run");
-    else
-      mcp_args.insert(mcp_args.end(), {"--manifest", t.mcp_manifest.string()});
-    if (int rc = run_mcp_config(mcp_args, ctx)) return rc;
-    // The archive's search server, beside it (its own record: each is removed on its own).
-    std::vector<std::string> archive_args{"register",
+      std::vector<std::string> check_args{"register",
                                           "--config",
                                           t.mcp_config.string(),
-                                          "--name",
-                                          kArchiveServer,
                                           "--command",
-                                          (fs::path(bin_dir) / "ctx-archive-mcp").string()};
-    if (dry_run)
-      archive_args.push_back("--dry-run");
-    else
-      archive_args.insert(archive_args.end(), {"--manifest", t.archive_mcp_manifest.string()});
-    if (!dry_run && !fs::is_regular_file(fs::path(bin_dir) / "ctx-archive-mcp", ec))
-      print_note(
-          ctx.err, kTool,
-          fmt::format("{} has no ctx-archive-mcp: the archive's search tools are not registered",
-                      bin_dir));
-    else if (int rc = run_mcp_config(archive_args, ctx))
-      return rc;
-    if (dry_run) return exit_code(ExitCode::ok);
+                                          (fs::path(bin_dir) / "ctx-workflow-mcp").string(),
+                                          "--dry-run"};
+      if (int rc = run_mcp_config(check_args, check)) return rc;
+    }
+    if (!o.dry_run) {
+      const fs::path records = t.settings_manifest.parent_path();
+      if (records == default_records_dir(ctx.env)) {
+        // ctx-settings' own folder is in ctxkit's state folder, which holds session content:
+        // 0700, as every program makes it (ctx-doctor faults a state folder open to others).
+        if (auto made = util::make_private_dirs(records, util::xdg_state_home(ctx.env) / "ctxkit");
+            !made)
+          return usage_error(ctx, "creating " + records.string() + ": " + made.error().message +
+                                      " (nothing written)");
+      } else {
+        fs::create_directories(records, ec);
+      }
+    }
+    SettingsEdit edit{"install",
+                      t.settings,
+                      plan,
+                      o.dry_run ? fs::path() : t.settings_manifest,
+                      o.dry_run,
+                      wrap_hint,
+                      claude::RemoveScope{false, home},
+                      for_plugin};
+    if (int rc = edit_settings(edit, ctx)) return rc;
+    if (o.status_line_only) {
+      if (!for_plugin || o.dry_run) return exit_code(ExitCode::ok);
+      // The archive's server first (the workflow server's record says whether the file was
+      // created by the install).
+      for (const auto& s : {servers[1], servers[0]}) {
+        auto a = mcp_args("unregister", s);
+        a.push_back("--all");
+        if (int rc = run_mcp_config(a, ctx)) return rc;
+      }
+      if (fs::exists(t.skills_list, ec)) remove_skills(t.skills_list, ctx);
+      ctx.out << "ctxkit runs as the plugin: its hooks, MCP servers and skills come from the "
+                 "plugin, the status line from "
+              << plan.status_command << '\n';
+      return exit_code(ExitCode::ok);
+    }
+    for (const auto& s : servers) {
+      auto a = mcp_args("register", s);
+      if (o.replace) a.push_back("--replace");
+      if (std::string_view(s.name) == kArchiveServer && !o.dry_run &&
+          !fs::is_regular_file(fs::path(bin_dir) / s.program, ec)) {
+        // The archive's search server is optional in a build (its tools are not registered).
+        print_note(ctx.err, kTool,
+                   fmt::format("{} has no ctx-archive-mcp: the archive's search tools are not "
+                               "registered",
+                               bin_dir));
+        continue;
+      }
+      if (int rc = run_mcp_config(a, ctx)) return rc;
+    }
+    if (o.dry_run) return exit_code(ExitCode::ok);
+    const auto before = listed_skills(t.skills_list);
     auto skills = copy_skills(data_dir / "skills", t.claude_dir / "skills", bin_dir, ctx);
     if (!skills) return usage_error(ctx, "installing the skills: " + skills.error().message);
     if (skills->empty()) {
       print_note(
           ctx.err, kTool,
           fmt::format("no skills found in {} (give --data-dir)", (data_dir / "skills").string()));
-    } else if (auto r = write_lines(t.skills_list, *skills); !r) {
-      return usage_error(ctx, "recording the skills: " + r.error().message);
+    } else {
+      // A skill an earlier install wrote that this one does not have any more goes.
+      std::vector<fs::path> stale;
+      for (const auto& f : before)
+        if (std::find(skills->begin(), skills->end(), f) == skills->end()) stale.push_back(f);
+      remove_skill_files(stale, ctx);
+      if (auto r = write_skills_list(t.skills_list, bin_dir, *skills); !r)
+        return usage_error(ctx, "recording the skills: " + r.error().message);
     }
+    if (project.empty()) note_project_installs(t, ctx);
     return exit_code(ExitCode::ok);
   }
-  // uninstall: only what the manifests and the skills list record.
-  std::error_code ec;
+  // uninstall: what the records and the skills list name; with --all, ctxkit's entries of every
+  // install.
   bool any = false;
   // The archive's server first: the workflow server's record says whether the file and its
   // "mcpServers" were created by the install, and it goes last.
-  if (fs::exists(t.archive_mcp_manifest, ec)) {
+  for (const auto& s : {servers[1], servers[0]}) {
+    if (!o.all && !fs::exists(*s.manifest, ec)) continue;
     any = true;
-    std::vector<std::string> archive_args{"unregister",
-                                          "--config",
-                                          t.mcp_config.string(),
-                                          "--name",
-                                          kArchiveServer,
-                                          "--command",
-                                          (fs::path(bin_dir) / "ctx-archive-mcp").string(),
-                                          "--manifest",
-                                          t.archive_mcp_manifest.string()};
-    if (int rc = run_mcp_config(archive_args, ctx)) return rc;
+    auto a = mcp_args("unregister", s);
+    if (o.all) a.push_back("--all");
+    if (int rc = run_mcp_config(a, ctx)) return rc;
   }
-  if (fs::exists(t.mcp_manifest, ec)) {
+  if (o.all || fs::exists(t.settings_manifest, ec)) {
     any = true;
-    std::vector<std::string> mcp_args{"unregister",
-                                      "--config",
-                                      t.mcp_config.string(),
-                                      "--command",
-                                      (fs::path(bin_dir) / "ctx-workflow-mcp").string(),
-                                      "--manifest",
-                                      t.mcp_manifest.string()};
-    if (int rc = run_mcp_config(mcp_args, ctx)) return rc;
+    SettingsEdit edit{"uninstall",
+                      t.settings,
+                      plan,
+                      o.dry_run ? fs::path() : t.settings_manifest,
+                      o.dry_run,
+                      wrap_hint,
+                      claude::RemoveScope{o.all, home}};
+    if (int rc = edit_settings(edit, ctx)) return rc;
   }
-  if (fs::exists(t.settings_manifest, ec)) {
-    any = true;
-    if (int rc = edit_settings(action, t.settings.string(), plan, t.settings_manifest.string(),
-                               false, wrap_hint, ctx))
-      return rc;
+  if (!o.status_line_only && !o.dry_run && fs::exists(t.skills_list, ec)) {
+    // The skills are the last install's: another install's stay unless --all.
+    const std::string owner = skills_owner(t.skills_list);
+    if (o.all || owner.empty() || owner == bin_dir) {
+      any = true;
+      remove_skills(t.skills_list, ctx);
+    } else {
+      ctx.out << fmt::format("kept: the skills in {} (installed from {})\n",
+                             t.skills_list.parent_path().string(), owner);
+    }
   }
-  if (!status_line_only && fs::exists(t.skills_list, ec)) {
-    any = true;
-    remove_skills(t.skills_list, ctx);
+  if (!any) {
+    ctx.out << "nothing recorded as installed for " << t.settings.string() << '\n';
+    if (auto j = read_json(t.settings, true)) note_other_installs(t.settings, *j, home, ctx);
   }
-  if (!any) ctx.out << "nothing recorded as installed for " << t.settings.string() << '\n';
+  if (o.all)
+    for (const auto& line : enabled_plugins_in({t.settings}))
+      ctx.out << fmt::format(
+          "kept: the ctxkit plugin ({}); remove it with: claude plugin "
+          "uninstall {}\n",
+          line, line.substr(0, line.find(' ')));
   return exit_code(ExitCode::ok);
 }
 
@@ -530,24 +816,47 @@ int write_plugin(const fs::path& out, const fs::path& data_dir, const fs::path& 
   return exit_code(ExitCode::ok);
 }
 
-// Which installs are active: "settings: …" and "plugin: …" lines, or "none".
-int show_active(const util::Env& env, const std::string& project, AppContext& ctx) {
-  bool any = false;
+// Where the client installed plugin `id` (its installed_plugins.json), or empty.
+std::string plugin_root(const util::Env& env, const std::string& id) {
+  fs::path dir = env.get_nonempty("CLAUDE_CONFIG_DIR")
+                     ? fs::path(*env.get_nonempty("CLAUDE_CONFIG_DIR"))
+                     : util::home_dir(env) / ".claude";
+  auto installed = read_json(dir / "plugins" / "installed_plugins.json", true);
+  if (!installed) return {};
+  auto paths = claude::plugin_install_paths(nlohmann::json::parse(installed->dump()), id);
+  return paths.empty() ? std::string() : paths.front();
+}
+
+// Which installs are active: "settings: …" and "plugin: …" lines, or "none"; when both are,
+// what that does and the command that keeps each.
+int show_active(const util::Env& env, const std::string& project, const std::string& bin_dir,
+                AppContext& ctx) {
+  bool by_settings = false;
   for (const auto& f : settings_files(env, project)) {
     auto j = read_json(f, true);
     if (!j) continue;
     auto cmds = claude::ctxkit_hook_commands(*j);
     if (!cmds.empty()) {
-      any = true;
+      by_settings = true;
       ctx.out << "settings: " << cmds.size() << " ctxkit hook command"
               << (cmds.size() == 1 ? "" : "s") << " in " << f.string() << '\n';
     }
   }
+  std::string plugin_id;
   for (const auto& line : enabled_plugins_in(settings_files(env, project))) {
-    any = true;
+    plugin_id = line.substr(0, line.find(' '));
     ctx.out << "plugin: " << line << '\n';
   }
-  if (!any) ctx.out << "none\n";
+  if (!by_settings && plugin_id.empty()) ctx.out << "none\n";
+  if (by_settings && !plugin_id.empty()) {
+    const std::string root = plugin_root(env, plugin_id);
+    ctx.out << fmt::format(
+        "both: the client runs every ctxkit hook twice; keep the settings install with: {} install "
+        "(it disables the plugin), or the plugin with: {} install --status-line-only\n",
+        util::shell_quote(bin_dir + "/ctx-settings"),
+        util::shell_quote(root.empty() ? std::string("<plugin>/bin/ctx-settings")
+                                       : root + "/bin/ctx-settings"));
+  }
   return exit_code(ExitCode::ok);
 }
 }  // namespace
@@ -556,17 +865,18 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
   ProgramCli cli(
       kTool,
       "Registers ctxkit with Claude Code, or removes it. Without --settings, install does the "
-      "whole "
-      "per-user set-up (hooks and status line in ~/.claude/settings.json, the workflow MCP server "
-      "in "
-      "~/.claude.json, the skills in ~/.claude/skills; with --project, that project's files) and "
-      "uninstall removes exactly what it added. With --settings, only the hooks and status line of "
-      "that file. snippet prints the settings; plugin writes the Claude Code plugin; active says "
-      "which install (settings, plugin) is in use.");
+      "whole per-user set-up (hooks and status line in ~/.claude/settings.json, the MCP servers "
+      "in ~/.claude.json, the skills in ~/.claude/skills; with --project, that project's files) "
+      "and uninstall removes exactly what it added. ctxkit's entries are recognised by the "
+      "program they run, wherever it is installed: an install takes over those of another "
+      "install (another folder, the plugin) and says what it replaced; --all removes them all. "
+      "With --settings, only the hooks and status line of that file. snippet prints the "
+      "settings; plugin writes the Claude Code plugin; active says which install (settings, "
+      "plugin) is in use.");
   CLI::App& app = cli.app();
   std::string action, settings_path, bin_dir, manifest_path, project, data_dir, manifest_dir,
       out_dir, skills_dir;
-  bool dry_run = false, status_line_only = false, wrap_status_line = false;
+  SetupOptions o;
   app.add_option("action", action, "install | uninstall | snippet | plugin | active")
       ->check(CLI::IsMember({"install", "uninstall", "snippet", "plugin", "active"}));
   app.add_option("--settings", settings_path,
@@ -582,20 +892,34 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
                  "where the skills and workflows are (default: <bin-dir>/../share/ctxkit)");
   app.add_option(
       "--manifest-dir", manifest_dir,
-      "where the records of the set-up are kept (default: $XDG_STATE_HOME/ctxkit/install)");
-  app.add_flag("--status-line-only", status_line_only,
-               "only the status line (for plugin users: a plugin cannot set it)");
-  app.add_flag("--wrap-status-line", wrap_status_line,
+      "where the records of the set-up are kept (default: <bin-dir>/../share/ctxkit in a prefix "
+      "install.sh installed, else $XDG_STATE_HOME/ctxkit/install)");
+  app.add_flag("--status-line-only", o.status_line_only,
+               "only the status line (the plugin's part: a plugin cannot set it; run from the "
+               "plugin, or with the plugin enabled, the plugin also takes the place of a settings "
+               "install's hooks, MCP servers and skills)");
+  app.add_flag("--wrap-status-line", o.wrap_status_line,
                "install: when a status line of yours is set, keep it and show ctxkit's beside it "
                "(ctx-status --wrap)");
+  app.add_flag("--replace", o.replace,
+               "install: replace a status line of yours and take over MCP server names of yours "
+               "(uninstall puts them back); ctxkit's own from another install are replaced "
+               "without it");
+  app.add_flag("--all", o.all,
+               "uninstall: remove ctxkit's entries of every install (any folder), not only this "
+               "one's; never yours");
   app.add_option("--out", out_dir, "plugin: the folder to write the plugin and its marketplace to");
   app.add_option("--skills-dir", skills_dir,
                  "plugin: where the skills are (default: <data-dir>/skills)");
-  app.add_flag("--dry-run", dry_run, "print the result instead of writing it");
+  app.add_flag("--dry-run", o.dry_run, "print the result instead of writing it");
   cli.add_version("print the version and exit");
   if (auto rc = cli.parse(args, ctx)) return *rc;
   if (action.empty())
     return usage_error(ctx, "an action is required: install, uninstall, snippet, plugin or active");
+  if (o.all && action != "uninstall") return usage_error(ctx, "--all goes with uninstall");
+  if (o.replace && action != "install") return usage_error(ctx, "--replace goes with install");
+  if (o.replace && o.wrap_status_line)
+    return usage_error(ctx, "give --replace or --wrap-status-line, not both");
 
   if (bin_dir.empty()) {
     auto dir = util::executable_dir();
@@ -608,15 +932,16 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
   const fs::path data = data_dir.empty() ? (fs::path(bin_dir).parent_path() / "share" / "ctxkit")
                                          : absolute_path(data_dir);
 
-  if (action == "active") return show_active(ctx.env, project, ctx);
+  if (action == "active") return show_active(ctx.env, project, bin_dir, ctx);
   if (action == "plugin") {
     if (out_dir.empty()) return usage_error(ctx, "--out is required for plugin");
     return write_plugin(absolute_path(out_dir), data,
                         skills_dir.empty() ? data / "skills" : absolute_path(skills_dir), ctx);
   }
   claude::SettingsPlan plan = claude::default_plan(bin_dir);
-  if (status_line_only) plan.hooks.clear();
-  plan.wrap_status_line = wrap_status_line;
+  if (o.status_line_only) plan.hooks.clear();
+  plan.wrap_status_line = o.wrap_status_line;
+  plan.replace_status_line = o.replace;
   // The same command again with --wrap-status-line (offered when a status line of the user's is
   // kept).
   std::string wrap_hint;
@@ -638,27 +963,61 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
     return usage_error(ctx, "give --project or --settings, not both");
   if (!project.empty() && !fs::is_directory(project))
     return usage_error(ctx, "project directory " + project + " does not exist");
+  const std::string home = util::home_dir(ctx.env).string();
   if (!settings_path.empty()) {
-    if (action == "install" && !status_line_only) {
-      if (auto enabled = enabled_plugins_in({user_settings(ctx.env), fs::path(settings_path)});
-          !enabled.empty())
-        return usage_error(ctx, plugin_refusal(enabled) + " (nothing written)");
+    const fs::path file = absolute_path(settings_path);
+    bool for_plugin = false;
+    if (action == "install") {
+      // A plugin enabled in this file is disabled (this install takes its place); one enabled
+      // for every user's project elsewhere cannot be, from here.
+      if (auto elsewhere = enabled_plugins_in({user_settings(ctx.env)});
+          !elsewhere.empty() && file != absolute_path(user_settings(ctx.env).string()) &&
+          !o.status_line_only)
+        return usage_error(
+            ctx, fmt::format("the ctxkit plugin is enabled ({}): its hooks would run beside "
+                             "these (nothing written); disable it first with: claude plugin "
+                             "disable {}",
+                             elsewhere.front(),
+                             elsewhere.front().substr(0, elsewhere.front().find(' '))));
+      plan.disable_plugins = !o.status_line_only;
+      for_plugin =
+          o.status_line_only && (is_plugin_bin(bin_dir) || !enabled_plugins_in({file}).empty());
     }
-    if (wrap_status_line && action == "install" && manifest_path.empty() && !dry_run)
+    if (o.wrap_status_line && action == "install" && manifest_path.empty() && !o.dry_run)
       return usage_error(ctx,
                          "--wrap-status-line needs --manifest (where uninstall finds the status "
                          "line to put back)");
-    return edit_settings(action, settings_path, plan, manifest_path, dry_run, wrap_hint, ctx);
+    if (o.replace && action == "install" && manifest_path.empty() && !o.dry_run)
+      return usage_error(ctx,
+                         "--replace needs --manifest (where uninstall finds the status line to put "
+                         "back)");
+    SettingsEdit edit{action,
+                      settings_path,
+                      plan,
+                      manifest_path,
+                      o.dry_run,
+                      wrap_hint,
+                      claude::RemoveScope{o.all, home},
+                      for_plugin};
+    return edit_settings(edit, ctx);
   }
   if (!manifest_path.empty())
     return usage_error(
         ctx, "--manifest goes with --settings; the set-up keeps its records in --manifest-dir");
-  const fs::path records = manifest_dir.empty()
-                               ? util::xdg_state_home(ctx.env) / "ctxkit" / "install"
-                               : absolute_path(manifest_dir);
+  // The records: where given, else beside the programs when install.sh installed them (as it
+  // keeps them there), else ctx-settings' own folder.
+  fs::path records = absolute_path(manifest_dir);
+  if (manifest_dir.empty()) {
+    const fs::path beside = fs::path(bin_dir).parent_path() / "share" / "ctxkit";
+    std::error_code ec;
+    records = fs::is_regular_file(beside / "installed-files.txt", ec)
+                  ? beside
+                  : default_records_dir(ctx.env);
+  }
   Targets t = targets_for(ctx.env, project, records);
-  return full_install(action, t, bin_dir, data, status_line_only, wrap_status_line, dry_run,
-                      enabled_plugins_in(settings_files(ctx.env, project)), wrap_hint, ctx);
+  if (action == "install" && !project.empty() && !o.status_line_only)
+    if (std::string why = project_conflict(ctx.env, t); !why.empty()) return usage_error(ctx, why);
+  return full_install(action, t, bin_dir, data, o, project, wrap_hint, ctx);
 }
 
 }  // namespace ctxkit::apps

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <filesystem>
+
 namespace ctxkit::claude {
 
 using ojson = nlohmann::ordered_json;
@@ -22,6 +24,14 @@ std::string command_of(const ojson& server) {
   return "(no command)";
 }
 }  // namespace
+
+bool runs_program(const ojson& server, const std::string& program) {
+  if (!server.is_object()) return false;
+  auto it = server.find("command");
+  if (it == server.end() || !it->is_string()) return false;
+  namespace fs = std::filesystem;
+  return fs::path(it->get<std::string>()).filename() == fs::path(program).filename();
+}
 
 ojson mcp_server_json(const McpServerEntry& entry) {
   ojson server = ojson::object();
@@ -65,6 +75,16 @@ std::string merge_mcp_server(ojson& doc, const McpServerEntry& entry, bool repla
                                        entry.name, entry.command));
     return {};
   }
+  if (runs_program(*existing, entry.command)) {
+    // ctxkit's, installed in another folder: this install takes it over.
+    const std::string old = command_of(*existing);
+    (*existing)["command"] = entry.command;
+    report.lines.push_back(
+        fmt::format("replaced: MCP server {} {} (now {})", entry.name, old, entry.command));
+    report.replaced_command = old;
+    report.changed = true;
+    return {};
+  }
   if (!replace) {
     report.lines.push_back(
         fmt::format("kept your MCP server {}: it runs {}, not {} (run again with --replace to take "
@@ -74,13 +94,14 @@ std::string merge_mcp_server(ojson& doc, const McpServerEntry& entry, bool repla
   }
   report.lines.push_back(
       fmt::format("replaced: MCP server {} (was {})", entry.name, command_of(*existing)));
+  report.replaced_original = *existing;
   *existing = wanted;
   report.changed = true;
   return {};
 }
 
 std::string remove_mcp_server(ojson& doc, const McpServerEntry& entry, bool remove_empty_container,
-                              McpConfigReport& report) {
+                              McpConfigReport& report, bool any_folder, const ojson& restore) {
   if (doc.is_null()) return {};
   if (!doc.is_object()) return "the file is not a JSON object";
   auto it = doc.find(kContainer);
@@ -88,9 +109,17 @@ std::string remove_mcp_server(ojson& doc, const McpServerEntry& entry, bool remo
   ojson& servers = *it;
   auto existing = servers.find(entry.name);
   if (existing != servers.end()) {
-    if (runs_command(*existing, entry.command)) {
-      servers.erase(existing);
-      report.lines.push_back(fmt::format("removed: MCP server {}", entry.name));
+    if (runs_command(*existing, entry.command) ||
+        (any_folder && runs_program(*existing, entry.command))) {
+      report.replaced_command = command_of(*existing);
+      if (restore.is_object()) {
+        *existing = restore;
+        report.lines.push_back(
+            fmt::format("restored: your MCP server {} ({})", entry.name, command_of(restore)));
+      } else {
+        servers.erase(existing);
+        report.lines.push_back(fmt::format("removed: MCP server {}", entry.name));
+      }
       report.changed = true;
     } else {
       report.lines.push_back(fmt::format("kept MCP server {}: it runs {}, not {}", entry.name,

@@ -387,40 +387,52 @@ TEST(SettingsSetup, ProjectInstallWritesOnlyTheProjectsFiles) {
   EXPECT_FALSE(fs::exists(tmp / "proj/.claude/skills"));
 }
 
-TEST(SettingsSetup, RefusesWhileThePluginIsEnabledExceptForTheStatusLine) {
+// The plugin and a settings install would both run (the client loads both sets of hooks): the
+// plugin's part of the set-up (the status line) keeps the plugin; a settings install takes the
+// plugin's place and disables it.
+TEST(SettingsSetup, AnInstallTakesThePluginsPlaceAndTheStatusLineOnlyInstallKeepsIt) {
   TempDir tmp;
   setup::data_dir(tmp);
   const std::string user = R"({"enabledPlugins":{"ctxkit@ctxkit":true,"other@x":true}})";
   fs::path s = tmp.write("home/.claude/settings.json", user);
-  auto r = run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env());
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("ctxkit@ctxkit enabled in " + s.string()), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--status-line-only"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("claude plugin uninstall ctxkit@ctxkit"), std::string::npos) << r.err;
-  EXPECT_EQ(line_count(r.err), 1u);
-  EXPECT_EQ(read_file(s), user);
-  EXPECT_FALSE(fs::exists(tmp / "home/.claude.json"));
-  EXPECT_FALSE(fs::exists(tmp / "home/.claude/skills"));
-  // The settings-file-only form refuses too.
-  r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "",
-               tmp.env());
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(read_file(s), user);
-
-  r = run_tool("ctx-settings", setup::args("install", tmp, {"--status-line-only"}), "", tmp.env());
+  auto r =
+      run_tool("ctx-settings", setup::args("install", tmp, {"--status-line-only"}), "", tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ojson j = ojson::parse(read_file(s));
   EXPECT_EQ(j["statusLine"]["command"], bin_dir() + "/ctx-status");
+  EXPECT_EQ(j["enabledPlugins"]["ctxkit@ctxkit"], true);
   EXPECT_FALSE(j.contains("hooks"));
   EXPECT_FALSE(fs::exists(tmp / "home/.claude.json"));
   r = run_tool("ctx-settings", setup::args("uninstall", tmp), "", tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ojson::parse(read_file(s)), ojson::parse(user));
 
-  // A disabled plugin does not count.
-  tmp.write("home/.claude/settings.json", R"({"enabledPlugins":{"ctxkit@ctxkit":false}})");
   r = run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env());
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = ojson::parse(read_file(s));
+  EXPECT_EQ(j["enabledPlugins"].dump(), R"({"ctxkit@ctxkit":false,"other@x":true})");
+  EXPECT_EQ(j["hooks"]["PostToolUse"][0]["hooks"][0]["command"], bin_dir() + "/ctx-remind");
+  EXPECT_NE(r.out.find("disabled: plugin ctxkit@ctxkit (this install takes its place; its hooks "
+                       "would run beside these)"),
+            std::string::npos)
+      << r.out;
+  r = run_tool("ctx-settings", {"active"}, "", tmp.env());
+  EXPECT_EQ(r.out.find("plugin:"), std::string::npos) << r.out;
+
+  // The settings-file form disables it the same way; a plugin enabled for every project in the
+  // user's settings while another file is edited is refused (nothing written).
+  fs::path other = tmp.write("proj/.claude/settings.json", "{}");
+  tmp.write("home/.claude/settings.json", user);
+  r = run_tool("ctx-settings", {"install", "--settings", other.string(), "--bin-dir", "/b"}, "",
+               tmp.env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(line_count(r.err), 1u);
+  EXPECT_NE(r.err.find("claude plugin disable ctxkit@ctxkit"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(other), "{}");
+  r = run_tool("ctx-settings", {"install", "--settings", s.string(), "--bin-dir", "/b"}, "",
+               tmp.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ojson::parse(read_file(s))["enabledPlugins"]["ctxkit@ctxkit"], false);
 }
 
 TEST(SettingsSetup, ActiveNamesTheInstallInUse) {
@@ -439,6 +451,14 @@ TEST(SettingsSetup, ActiveNamesTheInstallInUse) {
   EXPECT_NE(r.out.find("plugin: ctxkit@local enabled in " + p.string()), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("settings: 3 ctxkit hook commands"), std::string::npos) << r.out;
+  // Both: what that does, and the one command that keeps each.
+  EXPECT_NE(r.out.find("both: the client runs every ctxkit hook twice; keep the settings install "
+                       "with: " +
+                       bin_dir() +
+                       "/ctx-settings install (it disables the plugin), or the plugin "
+                       "with: "),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(SettingsPlugin, WritesThePluginFromTheSameHookListAsTheSettingsInstall) {

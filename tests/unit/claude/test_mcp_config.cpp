@@ -120,27 +120,72 @@ TEST(McpConfig, AUserCustomisedEntryOfOursIsKeptOnMergeAndRemovedOnUninstall) {
 }
 
 TEST(McpConfig, AnotherCommandUnderOurNameIsKeptUnlessReplaced) {
-  const char* text =
-      R"({"mcpServers":{"ctxkit-workflow":{"command":"/home/u/dev/ctx-workflow-mcp"}}})";
+  const char* text = R"({"mcpServers":{"ctxkit-workflow":{"command":"/home/u/dev/my-server"}}})";
   ojson doc = ojson::parse(text);
   McpConfigReport r;
   merge_mcp_server(doc, ours(), false, r);
   EXPECT_FALSE(r.changed);
   EXPECT_EQ(doc.dump(), text);
   EXPECT_EQ(r.lines[0],
-            "kept your MCP server ctxkit-workflow: it runs /home/u/dev/ctx-workflow-mcp, not "
+            "kept your MCP server ctxkit-workflow: it runs /home/u/dev/my-server, not "
             "/opt/ctx/bin/ctx-workflow-mcp (run again with --replace to take the name over)");
-  // Uninstall leaves it too.
+  // Uninstall leaves it too, even with any_folder (it does not run ctxkit's program).
   McpConfigReport r2;
-  remove_mcp_server(doc, ours(), true, r2);
+  remove_mcp_server(doc, ours(), true, r2, /*any_folder=*/true);
   EXPECT_FALSE(r2.changed);
   EXPECT_EQ(doc.dump(), text);
-  // --replace takes it over.
+  // --replace takes it over, and keeps it for the removal to put back.
   McpConfigReport r3;
   merge_mcp_server(doc, ours(), true, r3);
   EXPECT_TRUE(r3.changed);
   EXPECT_EQ(doc["mcpServers"]["ctxkit-workflow"], mcp_server_json(ours()));
-  EXPECT_EQ(r3.lines[0], "replaced: MCP server ctxkit-workflow (was /home/u/dev/ctx-workflow-mcp)");
+  EXPECT_EQ(r3.lines[0], "replaced: MCP server ctxkit-workflow (was /home/u/dev/my-server)");
+  EXPECT_EQ(r3.replaced_original.dump(), R"({"command":"/home/u/dev/my-server"})");
+  McpConfigReport r4;
+  remove_mcp_server(doc, ours(), true, r4, false, r3.replaced_original);
+  EXPECT_EQ(doc.dump(), text);
+  EXPECT_EQ(r4.lines[0], "restored: your MCP server ctxkit-workflow (/home/u/dev/my-server)");
+}
+
+// Another install of ctxkit's (another prefix, the package) registered the server: this one takes
+// it over without --replace, keeping the arguments and environment the entry has.
+TEST(McpConfig, OursFromAnotherFolderIsTakenOverWithoutReplace) {
+  ojson doc = ojson::parse(
+      R"({"mcpServers":{"ctxkit-workflow":{"type":"stdio","command":"/usr/bin/ctx-workflow-mcp","args":["--x"],"env":{"A":"1"}}}})");
+  McpConfigReport r;
+  ASSERT_EQ(merge_mcp_server(doc, ours(), false, r), "");
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(
+      doc.dump(),
+      R"({"mcpServers":{"ctxkit-workflow":{"type":"stdio","command":"/opt/ctx/bin/ctx-workflow-mcp","args":["--x"],"env":{"A":"1"}}}})");
+  EXPECT_EQ(r.lines, std::vector<std::string>{"replaced: MCP server ctxkit-workflow "
+                                              "/usr/bin/ctx-workflow-mcp (now "
+                                              "/opt/ctx/bin/ctx-workflow-mcp)"});
+  EXPECT_EQ(r.replaced_command, "/usr/bin/ctx-workflow-mcp");
+  EXPECT_TRUE(r.replaced_original.is_null());
+  // Twice: nothing more.
+  McpConfigReport again;
+  ojson once = doc;
+  merge_mcp_server(doc, ours(), false, again);
+  EXPECT_FALSE(again.changed);
+  EXPECT_EQ(doc, once);
+}
+
+TEST(McpConfig, RemovalOfAnyFolderTakesCtxkitsServerOnly) {
+  const char* text =
+      R"({"mcpServers":{"ctxkit-workflow":{"command":"/elsewhere/bin/ctx-workflow-mcp"},"x":{"command":"y"}}})";
+  ojson doc = ojson::parse(text);
+  McpConfigReport r;
+  remove_mcp_server(doc, ours(), true, r);
+  EXPECT_FALSE(r.changed) << "another install's server is not this install's to remove";
+  EXPECT_EQ(r.lines[0],
+            "kept MCP server ctxkit-workflow: it runs /elsewhere/bin/ctx-workflow-mcp, not "
+            "/opt/ctx/bin/ctx-workflow-mcp");
+  McpConfigReport all;
+  remove_mcp_server(doc, ours(), true, all, /*any_folder=*/true);
+  EXPECT_TRUE(all.changed);
+  EXPECT_EQ(doc.dump(), R"({"mcpServers":{"x":{"command":"y"}}})");
+  EXPECT_EQ(all.replaced_command, "/elsewhere/bin/ctx-workflow-mcp");
 }
 
 TEST(McpConfig, UnexpectedShapesAreErrorsWithNothingChanged) {
