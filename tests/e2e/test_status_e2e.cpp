@@ -1,10 +1,9 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
-
-#include <cmath>
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -67,8 +66,8 @@ TEST_P(RecordedStatusInput, RecordsAndShowsTheClientsExactFigure) {
     EXPECT_EQ(fig->window, window);
     // No auto-compact window is set: the figure is of where this release compacts this model
     // (the model's default threshold, or the window for a reactive model).
-    const auto point = context::compaction_point({}, window, p["model"].value("id", ""),
-                                                 p.value("version", ""));
+    const auto point =
+        context::compaction_point({}, window, p["model"].value("id", ""), p.value("version", ""));
     if (point.threshold) {
       const auto left = std::lround(static_cast<double>(point.tokens - tokens) * 100.0 /
                                     static_cast<double>(point.tokens));
@@ -143,7 +142,8 @@ TEST(Status, ShowConfigAndVersion) {
   EXPECT_NE(r.out.find("context.basis = \"usable\"  "), std::string::npos) << r.out;
 }
 
-// A payload of 483,500 tokens in a 1M window: "Context 48% of window · 484k of 1M".
+// A payload of 483,500 tokens in a 1M window of a model no release knows, which the newest
+// release compacts at 1M − 20k − 13k = 967k.
 json half_full(const TempDir& tmp) {
   return {{"session_id", "S"},
           {"transcript_path", (tmp / "t.jsonl").string()},
@@ -156,7 +156,7 @@ json half_full(const TempDir& tmp) {
               {"cache_creation_input_tokens", 0},
               {"cache_read_input_tokens", 483499}}}}}};
 }
-constexpr const char* kOurs = "Context 48% of window · 484k of 1M";
+constexpr const char* kOurs = "Context 50% · 484k of 967k · 50% until auto-compact";
 
 // An executable script in the temp dir.
 std::string script(const TempDir& tmp, const std::string& name, const std::string& body) {
