@@ -408,21 +408,9 @@ void check_compaction(Doctor& d) {
     }
   }
   if (model.empty()) {
-    std::error_code ec;
-    fs::path newest;
-    fs::file_time_type newest_time{};
-    const fs::path folder =
-        d.loc.claude_projects_dir() / claude::project_folder_name(project.string());
-    for (const auto& e : fs::directory_iterator(folder, ec)) {
-      if (e.path().extension() != ".jsonl" || !e.is_regular_file(ec)) continue;
-      const auto t = e.last_write_time(ec);
-      if (newest.empty() || t > newest_time) {
-        newest = e.path();
-        newest_time = t;
-      }
-    }
-    if (!newest.empty()) {
-      if (auto scan = context::scan_transcript_tail(newest, ""); scan && scan->reading) {
+    const auto newest = claude::newest_project_transcript(d.loc, project);
+    if (newest) {
+      if (auto scan = context::scan_transcript_tail(*newest, ""); scan && scan->reading) {
         model = scan->reading->model;
         from = "the newest session of " + project.string();
         if (version.empty()) version = scan->reading->client_version;

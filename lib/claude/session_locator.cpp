@@ -5,6 +5,8 @@
 #include <cctype>
 #include <thread>
 
+#include "core/project_folder.hpp"
+
 namespace ctxkit::claude {
 namespace fs = std::filesystem;
 
@@ -73,6 +75,25 @@ Result<fs::path> locate_session(const std::string& what_in, const util::Env& env
   if (best.empty())
     return fail(fmt::format("no session {} in {}", what, projects.string()), Error::Kind::NotFound);
   return best;
+}
+
+std::optional<std::filesystem::path> newest_project_transcript(
+    const core::Locations& loc, const std::filesystem::path& project) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::optional<fs::path> newest;
+  fs::file_time_type newest_time{};
+  const fs::path folder = loc.claude_projects_dir() / core::project_folder_name(project.string());
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    if (e.path().extension() != ".jsonl" || !e.is_regular_file(ec)) continue;
+    const auto t = e.last_write_time(ec);
+    if (ec) continue;
+    if (!newest || t > newest_time) {
+      newest = e.path();
+      newest_time = t;
+    }
+  }
+  return newest;
 }
 
 }  // namespace ctxkit::claude

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,11 @@ namespace ctxkit::claude {
 Result<std::filesystem::path> locate_session(
     const std::string& what, const util::Env& env, const core::Locations& loc,
     std::chrono::milliseconds current_wait = std::chrono::milliseconds(0));
+
+// The most recently written transcript of the project at `project` (its folder under
+// `loc.claude_projects_dir()`, named as the client names it), if there is one.
+std::optional<std::filesystem::path> newest_project_transcript(
+    const core::Locations& loc, const std::filesystem::path& project);
 
 // Whether `text` looks like a session id (letters, digits and '-', 8 to 64 characters).
 bool looks_like_session_id(std::string_view text);
