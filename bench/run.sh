@@ -36,7 +36,7 @@ build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
 
 # The programs are measured as install.sh installs them (`cmake --install --strip`, which writes
 # each in one piece: cmake/write-whole.sh), and the floor program beside them, written the same way:
-# how the page cache holds a program changes how fast it starts (README, "Performance").
+# how the page cache holds a program changes how fast it starts (docs/performance.md).
 BIN="$BUILD/bench-installed/bin"
 rm -rf "$BUILD/bench-installed"
 cmake --install "$BUILD" --prefix "$BUILD/bench-installed" --strip >/dev/null

@@ -1,4 +1,4 @@
-# Build time on a small machine (README "Building"). GCC spends most of a cold build parsing the
+# Build time on a small machine (CONTRIBUTING.md, "Building"). GCC spends most of a cold build parsing the
 # same header-only libraries (nlohmann/json, fmt, gtest) in every file and instantiating the same
 # templates again in each. Two remedies, each with an option to turn it off:
 #  - a precompiled header of the heavy headers (CTXKIT_PCH), shared by the two test programs

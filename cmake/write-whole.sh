@@ -3,7 +3,7 @@
 # that is running keeps its old copy). The kernel holds a freshly written file in its page cache in
 # pieces the size of the writes that made it; the linker, strip and `cmake --install` write 4 KB at
 # a time, and a program held in 4 KB pieces starts about 15 % slower than one written whole
-# (README, "Performance"). Used by `cmake --install` and by install.sh for the plugin's programs.
+# (docs/performance.md). Used by `cmake --install` and by install.sh for the plugin's programs.
 # A file that cannot be written again is left as it was, with one line on stderr (exit 1).
 #
 #   write-whole.sh FILE...

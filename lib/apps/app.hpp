@@ -39,8 +39,8 @@ using util::print_error;
 using util::print_note;
 
 // What a program exits with when it fails where it must fail open (an exception escaping its
-// run, or a hook payload it cannot read): the one table of README "Exit codes". A hook never
-// exits `block` by accident; Claude Code shows any other non-zero code to the user as a
+// run, or a hook payload it cannot read): the one table of docs/troubleshooting.md, "Exit codes". A
+// hook never exits `block` by accident; Claude Code shows any other non-zero code to the user as a
 // non-blocking hook error and carries on.
 ExitCode fail_open_code(std::string_view tool);
 

@@ -11,7 +11,7 @@
 namespace ctxkit::context {
 
 // What one model is to one Claude Code release (share/client-rules.json, read from the client's
-// code; README "Where the client compacts").
+// code; docs/measuring.md, "Where the client compacts").
 struct ModelRule {
   std::string id;               // "claude-sonnet-4-6": matches that id and its dated forms
   int64_t window = 200'000;     // the window without an opt-in

@@ -17,8 +17,8 @@ using claude::ServerHints;
 
 // The client's settings that move or switch off its auto-compaction, as a hook sees them: its
 // environment (which holds the `env` of its settings files too) and the `autoCompactWindow` of its
-// settings files. Found by experiment with Claude Code 2.1.197 and 2.1.332 (README, "Where the
-// client compacts").
+// settings files. Found by experiment with Claude Code 2.1.197 and 2.1.332 (docs/measuring.md,
+// "Where the client compacts").
 struct CompactionSettings {
   // CLAUDE_CODE_AUTO_COMPACT_WINDOW, else the settings files' autoCompactWindow: the window the
   // client measures its compaction threshold against. nullopt: none configured.
@@ -90,8 +90,8 @@ struct CompactionPoint {
   bool newer_than_recorded = false;  // the client is newer than any recorded (or unknown)
 };
 
-// The rules (read from the client's code, README "Where the client compacts"; the per-release
-// figures in share/client-rules.json):
+// The rules (read from the client's code, docs/measuring.md, "Where the client compacts"; the
+// per-release figures in share/client-rules.json):
 //   off        DISABLE_AUTO_COMPACT / DISABLE_COMPACT set, or autoCompactEnabled false: no
 //              auto-compaction; the client refuses to send at E - 3,000;
 //   threshold  an auto-compact window A from the environment, the settings, the model's

@@ -24,9 +24,9 @@ namespace {
 
 using sqlite::Stmt;
 
-// FTS5 options, chosen from measurements on generated archives (README, "Search"): contentless
-// (the archive holds the text), detail=full (positions kept: a word such as engine.c:42 is a
-// phrase of tokens, matched exactly), unicode61 tokenizer, and 16 MB of pending terms before a
+// FTS5 options, chosen from measurements on generated archives (docs/archive.md, "The index"):
+// contentless (the archive holds the text), detail=full (positions kept: a word such as engine.c:42
+// is a phrase of tokens, matched exactly), unicode61 tokenizer, and 16 MB of pending terms before a
 // segment is written (the default, 1 MB, writes many small segments that are merged again and
 // again: indexing 1.3 to 1.5 times slower and the index 20% larger).
 const char* kSchema =

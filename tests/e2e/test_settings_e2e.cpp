@@ -135,7 +135,8 @@ TEST(Settings, InvalidJsonIsRefusedAndNothingIsWritten) {
   EXPECT_TRUE(backups(tmp.path()).empty());
 }
 
-// README, "When things go wrong": a settings file of an unexpected shape is refused whole.
+// docs/troubleshooting.md, "When things go wrong": a settings file of an unexpected shape is
+// refused whole.
 TEST(Settings, UnexpectedShapeIsRefusedAndNothingIsWritten) {
   for (const char* text : {"[]\n", "{\"hooks\": []}\n", "{\"hooks\": {\"PostToolUse\": {}}}\n",
                            "{\"hooks\": {\"PostToolUse\": [7]}}\n", "{\"statusLine\": 3}\n"}) {

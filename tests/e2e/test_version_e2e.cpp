@@ -46,7 +46,7 @@ TEST(FailOpen, EveryHookExitsWithItsCodeOnAPayloadItCannotRead) {
   struct Hook {
     const char* program;
     std::vector<std::string> args;
-    int code;  // README "Exit codes"
+    int code;  // docs/troubleshooting.md, "Exit codes"
   };
   const Hook hooks[] = {{"ctx-remind", {}, 1},
                         {"ctx-session-hook", {}, 1},
