@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes hooks/hot-text.ld: the code the per-call hooks run, placed together when they are linked.
+"""Writes bench/hot-text.ld: the code the per-call hooks run, placed together when they are linked.
 
 A hook is a new process on every tool call, and on this kind of machine most of its time after
 start goes to page faults: each first touch of a 64 KB window of its code costs one, and the code
@@ -28,7 +28,22 @@ import tempfile
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(SRC, "tests/fixtures/claude-code-2.1.332/claude-opus-4-8/hooks")
-OUT = os.path.join(SRC, "hooks/hot-text.ld")
+OUT = os.path.join(SRC, "bench/hot-text.ld")
+
+
+def made_from():
+    """What the sections were named by: the commit, the compiler and fmt's version (the names
+    are the compiler's mangling, fmt's inline namespace and CMake's object names)."""
+    commit = subprocess.run(["git", "-C", SRC, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "?"
+    compiler = subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+    fmt_version = "?"
+    try:
+        m = re.search(r"#define FMT_VERSION (\d+)", open("/usr/include/fmt/core.h", encoding="utf-8").read())
+        fmt_version = m.group(1) if m else "?"
+    except OSError:
+        pass
+    return f"{commit}; compiler: {compiler}; fmt: {fmt_version}"
 
 
 def input_sections(map_path):
@@ -149,7 +164,9 @@ def main():
         f.write("/* Written by bench/hot_text.py: the input sections holding the code that\n"
                 "   ctx-remind, ctx-status and ctx-gate execute on a call, placed together in front\n"
                 "   of the rest of the text (fewer page faults at start). Regenerate it after\n"
-                "   large changes; a section it names that is gone is simply not found. */\n")
+                "   large changes; a section it names that is gone is simply not found, and the\n"
+                "   test hot_text_patterns_match fails when too few of them still match.\n"
+                f"   made from: {made_from()} */\n")
         f.write("SECTIONS\n{\n  .text.hot :\n  {\n")
         for p in chosen:
             f.write(f"    {p}\n")
