@@ -124,7 +124,7 @@ bool read_rate_limit(od::value v, RateLimitEvent& out) {
 
 // Everything a runner reads from one event, whatever the order of its keys.
 struct Event {
-  std::string type, subtype, session_id, result, version, api_error_type, api_error;
+  std::string type, subtype, session_id, result, version, model, api_error_type, api_error;
   std::optional<int64_t> api_error_status;
   std::optional<RateLimitEvent> rate_limit;
   bool is_error = false;
@@ -170,6 +170,8 @@ bool read_event(od::object obj, Event& ev) {
       text(v, ev.result);
     else if (key == "claude_code_version")
       text(v, ev.version);
+    else if (key == "model")
+      text(v, ev.model);
     else if (key == "api_error_status")
       ev.api_error_status = integer(v);
     else if (key == "api_error_type")
@@ -240,6 +242,7 @@ void StreamResultReader::feed_line(std::string_view line) {
     if (ev.subtype == "api_retry" && result_.api_retries < (1 << 30)) ++result_.api_retries;
     if (ev.subtype == "init" && result_.session_id.empty()) result_.session_id = ev.session_id;
     if (ev.subtype == "init" && result_.client_version.empty()) result_.client_version = ev.version;
+    if (ev.subtype == "init" && result_.model.empty()) result_.model = ev.model;
     if (ev.subtype == "compact_boundary") result_.compacted = true;
     return;
   }

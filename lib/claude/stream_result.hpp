@@ -54,6 +54,7 @@ struct StreamResult {
   bool share_given = false;    // the client gave this call's own share
   bool compacted = false;      // a `system/compact_boundary` event was seen
   std::string client_version;  // the `system/init` event's claude_code_version
+  std::string model;           // the `system/init` event's model: the id the client resolved
   // The session's context after the call, as the meter counts it: input, cache creation and cache
   // read of the last assistant message's usage (else of the result's usage); 0 when unknown.
   uint64_t last_context = 0;

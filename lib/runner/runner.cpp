@@ -1346,6 +1346,10 @@ class Runner {
     last_task_key_ = s.pos.task_key;
     st.session->context_tokens = call.stream.last_context;
     st.session->context_window = call.stream.context_window;
+    // Where the client compacts depends on its release and the model it resolved (an alias such
+    // as "opus" given with --model is resolved by the client): both as its init event names them.
+    if (!call.stream.client_version.empty()) client_version_ = call.stream.client_version;
+    if (!call.stream.model.empty()) session_model_ = call.stream.model;
     st.iterations = s.n;
     st.attempts[s.pos.key] = s.attempt;
     TaskRecord& task = task_of(s);
@@ -1580,7 +1584,8 @@ class Runner {
     if (s->context_window)
       hints.status_line_window =
           static_cast<int64_t>(std::min<uint64_t>(*s->context_window, 1ull << 40));
-    hints.model = model_;
+    hints.model = session_model_.empty() ? model_ : session_model_;
+    hints.client_version = client_version_;
     hints.compaction = compaction_;
     const context::ContextFigure f =
         make_figure(cfg_.context, hints,
@@ -1648,8 +1653,10 @@ class Runner {
   ContextMode mode_ = ContextMode::Continuous;  // the current task's mode
   bool summaries_wanted_ = false;               // some task carries the previous task's summary
   std::string model_;                           // --model of the client's arguments, for the window
-  context::CompactionSettings compaction_;      // the client's settings that move its compaction
-  int limits_in_a_row_ = 0;                     // calls ended on a limit since one got through
+  std::string session_model_;   // the model the client's last call named in its init event
+  std::string client_version_;  // the client release its last call named in its init event
+  context::CompactionSettings compaction_;  // the client's settings that move its compaction
+  int limits_in_a_row_ = 0;                 // calls ended on a limit since one got through
 };
 }  // namespace
 

@@ -31,7 +31,8 @@ using json = nlohmann::json;
 // cache read 1000, output 5 (a compaction: 100/0/0/20 through modelUsage) and costs $0.25; its last
 // assistant message reports cache read 1000 (a context of 1,110), or the n-th line of
 // $STANDIN_CONTEXTS when there is one, and the result's modelUsage a contextWindow of
-// $STANDIN_WINDOW (200000; none: no contextWindow). Refusals, printed as Claude Code prints them
+// $STANDIN_WINDOW (200000; none: no contextWindow); $STANDIN_INIT_EXTRA is added to the members
+// of its init event. Refusals, printed as Claude Code prints them
 // (tests/fixtures/claude-code-*/limits/, exit 1, nothing on stderr): USAGE_LIMIT <s> (a
 // subscription's 5-hour limit resetting in s seconds, as 2.1.332 words it), RATE_LIMIT (429 with an
 // API key, after its retries, as 2.1.197 words it), OVERLOADED (529), SERVER_ERROR (500: no limit).
@@ -114,7 +115,7 @@ case "$reply" in
   NONE) text='Still working on it.';;
   BLOCKED*) text="Cannot.\\nCTXKIT-TASK: ${reply}";;
 esac
-printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$sid"
+printf '{"type":"system","subtype":"init","session_id":"%s"%s}\n' "$sid" "$STANDIN_INIT_EXTRA"
 printf '{"type":"user","message":{"role":"user","content":"big tool output"}}\n'
 cr=$(sed -n "${n}p" "$STANDIN_CONTEXTS" 2>/dev/null); [ -n "$cr" ] || cr=1000
 printf '{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":%s,"output_tokens":5}},"parent_tool_use_id":null,"session_id":"%s"}\n' "$cr" "$sid"
@@ -1791,6 +1792,22 @@ TEST(RunE2E, AutoWithoutAReportedWindowTakesTheModels) {
             0);
   EXPECT_EQ(kinds(big.calls()), (std::vector<std::string>{"fresh", "resume", "resume"}));
   EXPECT_TRUE(big.events(big.runs().at(0), "auto_decision").empty());
+}
+
+// Auto counts against where the client that made the call compacts the model it resolved, both
+// as the call's init event names them: claude-sonnet-4-6 under 2.1.332 compacts at
+// 200,000 - 20,000 - 13,000 = 167,000, so 119,110 tokens are 71 % (59 % of the whole window).
+TEST(RunE2E, AutoCountsAgainstWhereTheCallsClientCompactsItsModel) {
+  RunRig r;
+  r.contexts("119000\n");
+  r.env.set("STANDIN_INIT_EXTRA",
+            R"(,"model":"claude-sonnet-4-6","claude_code_version":"2.1.332")");
+  ASSERT_EQ(r.run({"tasks.yaml", "--context-mode", "auto", "--model", "sonnet"}).exit_code, 0);
+  const auto d = r.events(r.runs().at(0), "auto_decision");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0]["window"], 200000);
+  EXPECT_EQ(d[0]["denominator"], 167000);
+  EXPECT_EQ(d[0]["percent"], 119110 * 100 / 167000);
 }
 
 // A --resume of an auto run decides from the context run.json recorded, with the thresholds the

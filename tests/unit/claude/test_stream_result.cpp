@@ -82,6 +82,8 @@ TEST_P(StreamResultFixtures, EachCallsShareOfTheSession) {
   auto resume = parse("resume.jsonl");
   auto compact = parse("compact.jsonl");
   EXPECT_EQ(fresh.client_version, GetParam().set.substr(12, GetParam().set.find('/') - 12));
+  // The model the client resolved, as its init event names it (the set's folder is the model).
+  EXPECT_EQ(fresh.model, GetParam().set.substr(GetParam().set.rfind('/') + 1));
   auto totals = take_call_share(fresh, std::nullopt);
   EXPECT_EQ(fresh.usage.output, 40u);
   totals = take_call_share(resume, totals);
