@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_depth.hpp"
+
 namespace ctxkit::claude {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -62,20 +64,19 @@ fs::path client_state_file(const util::Env& env) {
   return {};
 }
 
+constexpr std::size_t kMaxStateDepth = 64;
+
 ServerHints parse_client_state(std::string_view text) {
   ServerHints hints;
   // Only the wanted top-level members are kept (a state file is several MB); the parse is
   // nlohmann's, since the hooks that read it are static programs without simdjson's library.
+  if (util::json_depth(text, kMaxStateDepth) > kMaxStateDepth) return hints;
   std::map<std::string, json> found;
-  bool too_deep = false;
-  json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (depth > 64) too_deep = true;
-    if (too_deep) return false;
-    if (depth == 1 && event == json::parse_event_t::key) return wanted(parsed.get<std::string>());
-    return true;
+  json::parser_callback_t keep = [](int depth, json::parse_event_t event, json& parsed) {
+    return depth != 1 || event != json::parse_event_t::key || wanted(parsed.get<std::string>());
   };
   const json root = json::parse(text, keep, false);
-  if (too_deep || !root.is_object()) return hints;
+  if (!root.is_object()) return hints;
   for (const auto& [key, value] : root.items()) found[key] = value;
   auto at = [&](const char* k) -> const json* {
     auto it = found.find(k);

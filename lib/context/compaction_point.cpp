@@ -9,6 +9,7 @@
 
 #include "context/client_rules.hpp"
 #include "util/fs.hpp"
+#include "util/json_depth.hpp"
 
 namespace ctxkit::context {
 namespace fs = std::filesystem;
@@ -48,20 +49,17 @@ struct FileWindows {
   std::map<std::string, int64_t> models;
   std::optional<bool> enabled;  // autoCompactEnabled
 };
+constexpr std::size_t kMaxSettingsDepth = 64;
+
 FileWindows settings_windows(const fs::path& file) {
   FileWindows out;
   auto read = util::read_file(file);
   if (!read) return out;
   const std::string& text = *read;
   if (text.find("autoCompact") == std::string::npos) return out;  // cannot miss the keys
-  bool too_deep = false;
-  nlohmann::json::parser_callback_t limit = [&](int depth, nlohmann::json::parse_event_t,
-                                                nlohmann::json&) {
-    if (depth > 64) too_deep = true;
-    return !too_deep;
-  };
-  const auto j = nlohmann::json::parse(text, limit, false);
-  if (too_deep || !j.is_object()) return out;
+  if (util::json_depth(text, kMaxSettingsDepth) > kMaxSettingsDepth) return out;
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return out;
   if (const auto it = j.find("autoCompactWindow"); it != j.end())
     out.window = window_value(*it, false);
   if (const auto it = j.find("autoCompactEnabled"); it != j.end() && it->is_boolean())
@@ -212,6 +210,8 @@ const int64_t* model_entry(const std::map<std::string, int64_t>& windows, std::s
 }  // namespace
 
 std::string describe_point(const CompactionPoint& p) {
+  // The exact figure, shortened only where nothing is lost: the doctor names the point to the
+  // token (166,500 stays 166500), where short_tokens rounds for the status line ("167k").
   auto k = [](int64_t n) {
     if (n % 1000 == 0 && n < 1'000'000) return fmt::format("{}k", n / 1000);
     if (n % 1'000'000 == 0) return fmt::format("{}M", n / 1'000'000);

@@ -152,6 +152,8 @@ std::optional<int> transcript_percent(const fs::path& transcript, const core::Co
                                       const CompactionSettings& compaction) {
   auto scan = scan_transcript_tail(transcript, "");
   if (!scan || !scan->reading) return std::nullopt;
+  // A usage no window can hold is no reading, as on the status line and in the reminders.
+  if (scan->reading->tokens > kMaxUsageTokens) return std::nullopt;
   WindowHints hints;
   hints.model = scan->reading->model;
   hints.client_version = scan->reading->client_version;

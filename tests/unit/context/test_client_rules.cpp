@@ -292,6 +292,50 @@ TEST(ClientState, TheServersWindowsAreReadFromTheClientsStateFile) {
   EXPECT_EQ(claude::parse_client_state(""), claude::ServerHints{});
 }
 
+// A finished session whose last usage no window can hold (a transcript written by hand, or
+// corrupt) has no percentage, as the status line and the reminders have no reading: lineage and
+// trim print none instead of "2147483647%".
+TEST(ClientRules, ATranscriptsImpossibleUsageIsNoPercentage) {
+  test::TempDir tmp;
+  auto line = [](int64_t tokens) {
+    return nlohmann::json{{"type", "assistant"},
+                          {"version", "2.1.332"},
+                          {"timestamp", "2026-11-01T10:00:00.000Z"},
+                          {"message",
+                           {{"id", "msg_1"},
+                            {"model", "claude-sonnet-4-5"},
+                            {"usage",
+                             {{"input_tokens", tokens},
+                              {"cache_creation_input_tokens", 0},
+                              {"cache_read_input_tokens", 0}}}}}}
+        .dump();
+  };
+  const core::ContextConfig cfg;
+  tmp.write("huge.jsonl", line(INT64_MAX - 5) + "\n");
+  EXPECT_EQ(transcript_percent(tmp / "huge.jsonl", cfg), std::nullopt);
+  tmp.write("over.jsonl", line(kMaxUsageTokens + 1) + "\n");
+  EXPECT_EQ(transcript_percent(tmp / "over.jsonl", cfg), std::nullopt);
+  tmp.write("full.jsonl", line(100'000) + "\n");
+  EXPECT_EQ(transcript_percent(tmp / "full.jsonl", cfg), 50);
+}
+
+// A state file or a settings file nested 100,000 deep is read as giving nothing, without the
+// stack of a recursive walk (the hooks read both on every call).
+TEST(ClientState, AFileNestedTooDeepGivesNothing) {
+  const std::string deep = R"({"autoCompactEnabled": false, "x": )" + std::string(100000, '[') +
+                           std::string(100000, ']') + "}";
+  EXPECT_EQ(claude::parse_client_state(deep), claude::ServerHints{});
+  test::TempDir tmp;
+  util::Env env;
+  env.set("HOME", (tmp / "home").string());
+  tmp.write("home/.claude/settings.json",
+            R"({"autoCompactEnabled": false, "autoCompactWindow": 150000, "x": )" +
+                std::string(100000, '[') + std::string(100000, ']') + "}");
+  const auto s = read_compaction_settings(env, client_settings_files(env, tmp / "proj"));
+  EXPECT_FALSE(s.enabled_setting);
+  EXPECT_FALSE(s.auto_compact_window);
+}
+
 TEST(ClientRules, ABrokenDocumentIsAnErrorThatNamesIt) {
   EXPECT_EQ(parse_client_rules("nope").error().message, "client rules: not a JSON object");
   EXPECT_EQ(parse_client_rules(R"({"clients": []})").error().message,
