@@ -70,14 +70,15 @@ ServerHints parse_client_state(std::string_view text) {
   ServerHints hints;
   // Only the wanted top-level members are kept (a state file is several MB); the parse is
   // nlohmann's, since the hooks that read it are static programs without simdjson's library.
-  if (util::json_depth(text, kMaxStateDepth) > kMaxStateDepth) return hints;
+  // Only the wanted top-level members are parsed: the file is several MB, most of it the
+  // projects' entries, and the client writes it again during a session.
+  const auto members = util::json_top_level_members(text, wanted, kMaxStateDepth);
+  if (!members) return hints;
   std::map<std::string, json> found;
-  json::parser_callback_t keep = [](int depth, json::parse_event_t event, json& parsed) {
-    return depth != 1 || event != json::parse_event_t::key || wanted(parsed.get<std::string>());
-  };
-  const json root = json::parse(text, keep, false);
-  if (!root.is_object()) return hints;
-  for (const auto& [key, value] : root.items()) found[key] = value;
+  for (const auto& [key, value] : *members) {
+    json v = json::parse(value, nullptr, false);
+    if (!v.is_discarded()) found[std::string(key)] = std::move(v);
+  }
   auto at = [&](const char* k) -> const json* {
     auto it = found.find(k);
     return it == found.end() ? nullptr : &it->second;
