@@ -42,7 +42,7 @@ constexpr const char* kTool = "ctx-doctor";
 constexpr const char* kPrograms[] = {
     "ctx-remind",       "ctx-status",   "ctx-session-hook", "ctx-gate",   "ctx-settings",
     "ctx-trim",         "ctx-rollover", "ctx-lineage",      "ctx-search", "ctx-workflow",
-    "ctx-workflow-mcp", "ctx-doctor",   "ctx-run"};
+    "ctx-workflow-mcp", "ctx-doctor",   "ctx-run",          "ctx-report"};
 
 enum class Status { Ok, Warning, Fault };
 
