@@ -6,7 +6,7 @@
 #
 #   bench/run.sh [--record] [SUITE ...]
 #
-# SUITE: meter remind trim search workflow archive run (all of them when none is named; the full
+# SUITE: meter remind trim search workflow archive run report (all of them when none is named; the
 # run is long). --record writes this run's figures into bench/recorded-figures.tsv (the figures of
 # suites not run are kept). Exit status 1 when a target is missed or a figure regressed.
 # CTXKIT_BENCH_BUILD_DIR names another build directory; with CTXKIT_BENCH_NO_BUILD=1 it is used
@@ -15,13 +15,13 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD="${CTXKIT_BENCH_BUILD_DIR:-$SRC/build-bench}"
 RECORDED="$SRC/bench/recorded-figures.tsv"
-ALL=(meter remind trim search workflow archive run)
+ALL=(meter remind trim search workflow archive run report)
 record=0
 suites=()
 for a in "$@"; do
   case "$a" in
     --record) record=1 ;;
-    meter|remind|trim|search|workflow|archive|run) suites+=("$a") ;;
+    meter|remind|trim|search|workflow|archive|run|report) suites+=("$a") ;;
     -h|--help) sed -n 2,12p "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown suite '$a' (known: ${ALL[*]})" >&2; exit 2 ;;
   esac
@@ -68,6 +68,10 @@ for s in "${suites[@]}"; do
       # The archive's search through ctx-archive-mcp on a generated 1 GB archive (per query class,
       # median and p99 a call), archive_show, and the live session's indexing by the Stop hook.
       python3 "$SRC/bench/bench_archive_mcp.py" --bin "$BIN" --gen "$BUILD/bench/ctx-gen-transcript" --runs "${CTXKIT_BENCH_ARCHIVE_RUNS:-200}" || status=1 ;;
+    report)
+      # ctx-report --lineage on a 100 MB session with 3 compactions, 2 trims, a rollover and 40
+      # reminders, against wc -l on the same file; the page's size; every event on it.
+      "$BUILD/bench/bench_report" "$BIN" "${CTXKIT_BENCH_REPORT_RUNS:-5}" || status=1 ;;
     run)
       # ctx-run's overhead per iteration (its wall time minus the client's) in each context mode,
       # against bench/claude_standin.c, 50 one-iteration tasks a mode.

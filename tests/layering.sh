@@ -4,14 +4,16 @@
 # folder, so `#include <store/...>` counts as much as `#include "store/..."`. The rule
 # (ARCHITECTURE.md), each folder with the folders it may include, which are the ones it does:
 #
-#   hooks -> apps -> {runner, mcp, rollover, trim, ...}
+#   hooks -> apps -> {report, runner, mcp, rollover, trim, ...}
 #   runner -> workflow, context, claude, store, core, util      mcp -> util
 #   workflow -> context, store, core, util     trim -> archive, context, claude, store, core, util
 #   rollover -> archive, context, claude, store, core, util     archive -> claude, store, core, util
 #   context -> claude, core, util      store -> core, util      claude -> core, util      core -> util
+#   report -> context, claude, store, core, util
 #
-# Pure modules (context/reminder, trim/trimmer, trim/json_text, the workflow state, gate and
-# template, the claude/ parsers) include neither store/ nor util/process. The kinds of break,
+# Pure modules (context/reminder, trim/trimmer, trim/json_text, report/timeline and html_page, the
+# workflow state, gate and template, the claude/ parsers) include neither store/ nor util/process.
+# The kinds of break,
 # each proven by layering_selftest.sh: a source file directly in lib/, a folder with no rule, an
 # include of a folder not allowed (either spelling), a pure module that includes store/ or
 # util/process, sqlite3.h outside store/, toml++ outside core/config.cpp, yaml-cpp outside
@@ -32,14 +34,15 @@ allowed() {  # folder -> folders it may include (besides itself)
     rollover) echo "archive context claude store core util" ;;
     mcp)      echo "util" ;;
     runner)   echo "workflow context claude store core util" ;;
-    apps)     echo "runner mcp workflow rollover trim archive context claude store core util" ;;
+    report)   echo "context claude store core util" ;;
+    apps)     echo "report runner mcp workflow rollover trim archive context claude store core util" ;;
     *)        echo "?" ;;
   esac
 }
 # The folders of lib/: an include <x/...> of another x (<sys/stat.h>, <fmt/core.h>) is not ours.
-OURS=" util core claude store context archive trim workflow rollover mcp runner apps "
+OURS=" util core claude store context archive trim workflow rollover mcp runner report apps "
 # Files that must stay pure: no store/, no util/process.
-PURE='^(context/reminder|trim/trimmer|trim/json_text|workflow/workflow_state|workflow/step_gate|workflow/workflow_template|claude/[a-z_]+)\.(hpp|cpp)$'
+PURE='^(context/reminder|report/timeline|report/html_page|trim/trimmer|trim/json_text|workflow/workflow_state|workflow/step_gate|workflow/workflow_template|claude/[a-z_]+)\.(hpp|cpp)$'
 
 status=0
 while IFS= read -r -d '' file; do

@@ -10,9 +10,9 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 # The tests also need: dpkg-shlibdeps and file (the Debian package, tests/package/), git (the
 # runner's anchor reads the git state), python3 (the live harness's offline self-test, the skip
 # check), clang-format-14 (the format test), the sqlite3 shell (a locked or unmigrated database
-# made by hand) and tzdata (the limit classifier's zones).
+# made by hand), tzdata (the limit classifier's zones) and zlib (the page tests decode screenshots).
 missing=()
-for p in dpkg-dev file git python3 clang-format-14 sqlite3 tzdata; do
+for p in dpkg-dev file git python3 clang-format-14 sqlite3 tzdata zlib1g-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ]; then

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.hpp"
+#include "apps/report_app.hpp"
 #include "core/config.hpp"
 #include "core/toml_edit.hpp"
 #include "runner/report.hpp"
@@ -69,13 +70,16 @@ int run_report_command(const std::vector<std::string>& args, AppContext& ctx) {
       "anchoring share, wall time."};
   app.name("ctx-run report");
   std::vector<std::string> runs;
-  std::string project;
+  std::string project, html;
   bool json_out = false, all = false;
   app.add_option("runs", runs,
                  "run ids (under <project>/.ctxkit/runs) or run folders; default: the latest run");
   app.add_option("--project", project, "the project (default: the current directory)");
   app.add_flag("--all", all, "every run of the project, oldest first");
   app.add_flag("--json", json_out, "print the reports as JSON");
+  app.add_option("--html", html,
+                 "write the reports as one HTML page to FILE (\"-\": standard output) and print "
+                 "its path");
   if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
   const fs::path proj = project_dir(project);
   std::vector<fs::path> folders;
@@ -92,9 +96,15 @@ int run_report_command(const std::vector<std::string>& args, AppContext& ctx) {
   std::vector<ojson> reports;
   for (const auto& f : folders) {
     auto r = runner::run_report(f);
+    if (!r && !html.empty()) {
+      // The page says what could not be read (a folder of an older ctxkit) beside the others.
+      reports.push_back({{"run_id", f.filename().string()}, {"error", r.error().message}});
+      continue;
+    }
     if (!r) return error(ctx, r.error().message);
     reports.push_back(std::move(*r));
   }
+  if (!html.empty()) return write_run_page(reports, html, ctx);
   if (json_out) {
     ojson out = reports.size() == 1 ? reports[0] : ojson(reports);
     ctx.out << out.dump(2, ' ', false, ojson::error_handler_t::replace) << '\n';

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -350,6 +351,26 @@ Result<std::vector<EventRow>> StateStore::events(const std::string& source,
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading events", s.prepare_rc()));
   s.bind(1, source);
   s.bind(2, scope);
+  std::vector<EventRow> out;
+  while (true) {
+    int rc = s.step();
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return std::unexpected(error("reading events", rc));
+    out.push_back(
+        EventRow{s.col_int(0), s.col_text(1), s.col_text(2), s.col_text(3), s.col_text(4)});
+  }
+  return out;
+}
+
+Result<std::vector<EventRow>> StateStore::events_between(int64_t from_ms, int64_t to_ms,
+                                                         size_t limit) {
+  Stmt s(db_.get(),
+         "SELECT at_ms, source, scope, kind, data FROM events WHERE at_ms>=?1 AND at_ms<=?2 ORDER "
+         "BY at_ms, id LIMIT ?3");
+  if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("reading events", s.prepare_rc()));
+  s.bind(1, from_ms);
+  s.bind(2, to_ms);
+  s.bind(3, static_cast<int64_t>(std::min<size_t>(limit, INT64_MAX)));
   std::vector<EventRow> out;
   while (true) {
     int rc = s.step();

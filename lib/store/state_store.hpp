@@ -104,6 +104,8 @@ class StateStore {
   Result<void> append_event(const EventRow& event);
   // The events of (source, scope), oldest first.
   Result<std::vector<EventRow>> events(const std::string& source, const std::string& scope);
+  // Every event with from_ms <= at_ms <= to_ms, oldest first, at most `limit`.
+  Result<std::vector<EventRow>> events_between(int64_t from_ms, int64_t to_ms, size_t limit);
   // Records a run (replacing its earlier row).
   Result<void> put_run(const RunRow& run);
   // A run's row, if any.

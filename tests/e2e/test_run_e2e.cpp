@@ -2070,3 +2070,42 @@ TEST(RunE2E, OnLimitStopAndAResetPastTheCeilingStopTheRun) {
 
 }  // namespace
 }  // namespace ctxkit::test
+
+namespace ctxkit::test {
+namespace {
+
+// ctx-run report --html: one page with a bar of each run's tokens when comparing, and a folder
+// of an older ctxkit said on the page instead of failing the report.
+TEST(RunE2E, ReportAsAPageChartsTheModesTotals) {
+  RunRig r;
+  r.replies("");
+  ASSERT_EQ(r.run({"tasks.yaml", "--context-mode", "continuous"}).exit_code, 0);
+  fs::remove(r.standin_dir / "count");
+  ASSERT_EQ(r.run({"tasks.yaml", "--context-mode", "fresh-per-iteration"}).exit_code, 0);
+  const fs::path page = r.project / "report.html";
+  auto res = r.run({"report", "--all", "--html", page.string()});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(res.out, page.string() + "\n");
+  std::string html = read_file(page);
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
+  size_t bars = 0;
+  for (size_t at = html.find("<g class=\"bar\""); at != std::string::npos;
+       at = html.find("<g class=\"bar\"", at + 1))
+    ++bars;
+  EXPECT_EQ(bars, 2u);
+  EXPECT_NE(html.find("continuous"), std::string::npos);
+  EXPECT_NE(html.find("fresh-per-iteration"), std::string::npos);
+  EXPECT_EQ(html.find("http"), std::string::npos);
+  // An older run folder: its run.json has another version.
+  const fs::path old = r.project / ".ctxkit/runs/20200101T000000Z-old";
+  fs::create_directories(old);
+  std::ofstream(old / "run.json")
+      << R"({"ctxkit":"run","version":0,"run_id":"20200101T000000Z-old"})";
+  res = r.run({"report", "--all", "--html", "-"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_NE(res.out.find("run 20200101T000000Z-old: "), std::string::npos);
+  EXPECT_NE(res.out.find("is not a ctxkit run folder"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ctxkit::test

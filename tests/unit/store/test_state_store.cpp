@@ -294,3 +294,28 @@ TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {
 
 }  // namespace
 }  // namespace ctxkit::store
+
+namespace ctxkit::store {
+namespace {
+
+TEST(StateStore, EventsBetweenTwoTimesOldestFirstUpToALimit) {
+  test::TempDir tmp;
+  auto s = StateStore::open(tmp / "state.db", 1000);
+  ASSERT_TRUE(s);
+  for (int64_t t : {50, 10, 30, 20, 40})
+    ASSERT_TRUE(s->append_event({t, t % 20 ? "run" : "workflow", "x", "k", std::to_string(t)}));
+  auto rows = s->events_between(20, 40, 100);
+  ASSERT_TRUE(rows) << rows.error().message;
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_EQ((*rows)[0].at_ms, 20);
+  EXPECT_EQ((*rows)[0].source, "workflow");
+  EXPECT_EQ((*rows)[1].at_ms, 30);
+  EXPECT_EQ((*rows)[2].data, "40");
+  rows = s->events_between(0, 100, 2);
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[1].at_ms, 20);
+}
+
+}  // namespace
+}  // namespace ctxkit::store

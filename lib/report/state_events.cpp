@@ -1,0 +1,124 @@
+#include "report/state_events.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "context/context_meter.hpp"
+#include "util/json_depth.hpp"
+#include "util/time.hpp"
+
+namespace ctxkit::report {
+using json = nlohmann::json;
+
+namespace {
+
+bool is_handover(const std::string& reason) {
+  return reason == "trim" || reason == "rollover";
+}
+
+std::string str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Event lineage_event(const store::SessionRecord& ended, const std::string& session,
+                    const std::string& other, bool came_from) {
+  Event e;
+  e.kind = ended.end_reason;
+  e.session = session;
+  e.handover = true;
+  e.at_ms = util::parse_iso8601_ms(ended.ended_at).value_or(0);
+  if (ended.end_reason == "trim" && ended.tokens_saved && *ended.tokens_saved > 0)
+    e.tokens_freed = *ended.tokens_saved;
+  const std::string figure =
+      ended.context_at_end ? fmt::format(" at {}%", *ended.context_at_end) : std::string();
+  e.label = e.tokens_freed ? fmt::format("{} −{}", e.kind, context::short_tokens(*e.tokens_freed))
+                           : e.kind;
+  if (came_from)
+    e.detail = fmt::format("{} of {}{}: this session continues it", e.kind, other, figure);
+  else
+    e.detail = fmt::format("{}{}: continued as {}", e.kind, figure, other.empty() ? "?" : other);
+  if (e.tokens_freed) e.detail += fmt::format(", about {} tokens freed", *e.tokens_freed);
+  return e;
+}
+
+Event workflow_event(const store::EventRow& row, const json& d, const std::string& session) {
+  Event e;
+  e.kind = "workflow";
+  e.session = session;
+  e.at_ms = row.at_ms;
+  const std::string action = str(d, "action");
+  e.label = action.empty() ? row.kind : fmt::format("{} {}", row.kind, action);
+  std::string where;
+  if (auto wf = str(d, "workflow"); !wf.empty()) where = wf;
+  if (auto step = str(d, "step"); !step.empty()) where += (where.empty() ? "" : " ") + step;
+  if (auto sub = str(d, "subStep"); !sub.empty()) where += "/" + sub;
+  e.detail = fmt::format("workflow {}{}{}", e.label, where.empty() ? "" : " at " + where,
+                         str(d, "by").empty() ? "" : " by " + str(d, "by"));
+  if (auto p = d.find("percent"); p != d.end() && p->is_number())
+    e.detail += fmt::format(" (context {}%)", p->get<double>());
+  return e;
+}
+
+Event run_event(const store::EventRow& row, const json& d, const std::string& session) {
+  Event e;
+  e.kind = "run";
+  e.session = session;
+  e.at_ms = row.at_ms;
+  e.label = row.kind;
+  e.detail = fmt::format("ctx-run {}: {}", row.scope, row.kind);
+  if (auto task = str(d, "task_id"); !task.empty()) e.detail += ", task " + task;
+  return e;
+}
+
+}  // namespace
+
+Result<std::vector<Event>> state_events(store::StateStore& store, const SessionPart& part,
+                                        const std::optional<store::SessionRecord>& record,
+                                        const std::vector<Event>& already,
+                                        const StateEventsOptions& options) {
+  std::vector<Event> out;
+  const std::string& id = part.session_id;
+  if (record && options.came_from && !record->parent_id.empty()) {
+    auto parent = store.session(record->parent_id);
+    if (!parent) return std::unexpected(parent.error());
+    if (*parent && is_handover((*parent)->end_reason)) {
+      const bool shown = std::any_of(already.begin(), already.end(), [&](const Event& e) {
+        return e.kind == (*parent)->end_reason && e.line == 1;
+      });
+      if (!shown) {
+        Event e = lineage_event(**parent, id, record->parent_id, true);
+        if (!e.at_ms) e.at_ms = util::parse_iso8601_ms(record->started_at).value_or(0);
+        out.push_back(std::move(e));
+      }
+    }
+  }
+  if (record && options.ended_by && is_handover(record->end_reason)) {
+    auto kids = store.children(id);
+    if (!kids) return std::unexpected(kids.error());
+    out.push_back(lineage_event(*record, id, kids->empty() ? "" : kids->back().session_id, false));
+  }
+  if (part.start_ms == 0) return out;
+  auto rows = store.events_between(part.start_ms - options.slack_ms, part.end_ms + options.slack_ms,
+                                   100'000);
+  if (!rows) return std::unexpected(rows.error());
+  const std::string cwd = !part.cwd.empty() ? part.cwd : record ? record->cwd : std::string();
+  for (const auto& row : *rows) {
+    if (row.source != "workflow" && row.source != "run") continue;
+    if (util::json_depth(row.data, 32) > 32) continue;
+    json d = json::parse(row.data, nullptr, false);
+    if (d.is_discarded() || !d.is_object()) continue;
+    if (row.source == "workflow") {
+      const bool named = str(d, "session") == id || str(d, "newSession") == id;
+      if (!named && (cwd.empty() || row.scope != cwd)) continue;
+      out.push_back(workflow_event(row, d, id));
+    } else if (str(d, "session_id") == id) {
+      out.push_back(run_event(row, d, id));
+    }
+  }
+  return out;
+}
+
+}  // namespace ctxkit::report
