@@ -155,6 +155,7 @@ std::vector<std::string> expected_hooks(const fs::path& bin) {
   const std::string b = bin.string();
   return {"PostToolUse[Edit] prettier --write",
           "PostToolUse[*] " + b + "/ctx-remind",
+          "PostToolUse[Bash|mcp__.*] " + b + "/ctx-cap",
           "SessionStart[] " + b + "/ctx-session-hook",
           "SessionStart[clear|compact] " + b + "/ctx-gate --hook",
           "Stop[] " + b + "/ctx-session-hook",
@@ -364,7 +365,7 @@ TEST(InstallPairs, HooksRegisteredTwiceAreRepairedByTheDoctorsOneCommand) {
   }
   home.tmp.write("home/.claude/settings.json", s.dump(2));
   auto d = home.doctor(b);
-  EXPECT_EQ(count_lines_starting(d.out, "FAULT hooks: "), 6u) << d.out;
+  EXPECT_EQ(count_lines_starting(d.out, "FAULT hooks: "), 7u) << d.out;
   const std::string fault = line_of(d.out,
                                     "FAULT hooks: PostToolUse[*] hook ctx-remind is "
                                     "registered 2 times");

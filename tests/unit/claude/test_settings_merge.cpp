@@ -174,6 +174,7 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
   EXPECT_EQ(hook_list(s),
             (std::vector<std::string>{"PostToolUse[Edit] prettier --write",
                                       "PostToolUse[*] /opt/ctxkit/bin/ctx-remind",
+                                      "PostToolUse[Bash|mcp__.*] /opt/ctxkit/bin/ctx-cap",
                                       "SessionStart[] /opt/ctxkit/bin/ctx-session-hook",
                                       "SessionStart[clear|compact] /opt/ctxkit/bin/ctx-gate --hook",
                                       "Stop[] /opt/ctxkit/bin/ctx-session-hook",
@@ -184,6 +185,8 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
             (std::vector<std::string>{
                 "replaced: PostToolUse hook /home/u/.local/bin/ctx-remind (now "
                 "/opt/ctxkit/bin/ctx-remind)",
+                "replaced: PostToolUse hook /home/u/.local/bin/ctx-cap (now "
+                "/opt/ctxkit/bin/ctx-cap)",
                 "replaced: SessionStart hook /home/u/.local/bin/ctx-session-hook (now "
                 "/opt/ctxkit/bin/ctx-session-hook)",
                 "replaced: Stop hook /home/u/.local/bin/ctx-session-hook (now "
@@ -196,7 +199,7 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
                 "/opt/ctxkit/bin/ctx-gate --hook)",
                 "replaced: statusLine /home/u/.local/bin/ctx-status (now "
                 "/opt/ctxkit/bin/ctx-status)"}));
-  EXPECT_EQ(second.replaced_commands.size(), 7u);
+  EXPECT_EQ(second.replaced_commands.size(), 8u);
   EXPECT_TRUE(second.created.empty());
   // And back: the first folder takes them over again; a third run changes nothing.
   SettingsReport back, again;
@@ -205,7 +208,7 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
   merge_settings(s, default_plan("/home/u/.local/bin"), again);
   EXPECT_FALSE(again.changed);
   EXPECT_EQ(s, once);
-  EXPECT_EQ(hook_list(s).size(), 7u);
+  EXPECT_EQ(hook_list(s).size(), 8u);
 }
 
 // A file an earlier version left with every hook twice (two prefixes, an old matcher, ours in a
