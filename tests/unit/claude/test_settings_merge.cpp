@@ -14,8 +14,10 @@ TEST(SettingsMerge, AddsHookAndStatusLineKeepingUserEntries) {
   SettingsReport r;
   ASSERT_EQ(merge_settings(s, default_plan("/opt/ctx/bin/"), r), "");
   EXPECT_TRUE(r.changed);
-  ASSERT_EQ(s["hooks"]["PostToolUse"].size(), 2u);
+  ASSERT_EQ(s["hooks"]["PostToolUse"].size(), 3u);
   EXPECT_EQ(s["hooks"]["PostToolUse"][0]["hooks"][0]["command"], "mine");
+  EXPECT_EQ(s["hooks"]["PostToolUse"][2]["matcher"], "Bash|mcp__.*");
+  EXPECT_EQ(s["hooks"]["PostToolUse"][2]["hooks"][0]["command"], "/opt/ctx/bin/ctx-cap");
   EXPECT_EQ(s["hooks"]["PostToolUse"][1]["matcher"], "*");
   EXPECT_EQ(s["hooks"]["PostToolUse"][1]["hooks"][0]["command"], "/opt/ctx/bin/ctx-remind");
   EXPECT_EQ(s["hooks"]["PostToolUse"][1]["hooks"][0]["timeout"], 10);
@@ -224,12 +226,13 @@ TEST(SettingsMerge, SecondRegistrationsAndOldMatchersAreRepaired) {
       {"hooks":[{"type":"command","command":"/a/ctx-session-hook","timeout":10}]}]}})");
   SettingsReport r;
   ASSERT_EQ(merge_settings(s, default_plan("/b"), r), "");
-  EXPECT_EQ(hook_list(s),
-            (std::vector<std::string>{
-                "PostToolUse[*] /b/ctx-remind", "PostToolUse[*] mine",
-                "SessionStart[clear|compact] /b/ctx-gate --hook",
-                "SessionStart[] /b/ctx-session-hook", "Stop[] /b/ctx-session-hook",
-                "PreCompact[] /b/ctx-session-hook", "SessionEnd[] /b/ctx-session-hook"}));
+  EXPECT_EQ(
+      hook_list(s),
+      (std::vector<std::string>{
+          "PostToolUse[*] /b/ctx-remind", "PostToolUse[*] mine",
+          "PostToolUse[Bash|mcp__.*] /b/ctx-cap", "SessionStart[clear|compact] /b/ctx-gate --hook",
+          "SessionStart[] /b/ctx-session-hook", "Stop[] /b/ctx-session-hook",
+          "PreCompact[] /b/ctx-session-hook", "SessionEnd[] /b/ctx-session-hook"}));
   auto has = [&](const std::string& line) {
     return std::find(r.lines.begin(), r.lines.end(), line) != r.lines.end();
   };
