@@ -126,11 +126,21 @@ TEST(ToolOutput, DecodesEscapesInPlace) {
   EXPECT_EQ(p->stderr_text, "e");
 }
 
+TEST(ToolOutput, ToolNameAfterTheOutputIsReadToo) {
+  std::string text =
+      R"({"tool_response":{"stdout":"a\nb","stderr":""},"hook_event_name":"PostToolUse",)"
+      R"("tool_name":"Bash","tool_use_id":"t"})";
+  auto p = scan_tool_payload(text.data(), text.size());
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->kind, OutputKind::Bash);
+  EXPECT_EQ(p->stdout_text, "a\nb");
+}
+
 TEST(ToolOutput, RefusesWhatIsNotJson) {
   for (std::string bad :
-       {std::string(""), std::string("[]"), std::string("{\"a\":}"), std::string("{\"cwd\":\"x\n\"}"),
-        std::string("{\"cwd\":\"\\q\"}"), std::string("{\"a\":1} x"), std::string("{\"a\":[1,2}"),
-        std::string(300, '[')}) {
+       {std::string(""), std::string("[]"), std::string("{\"a\":}"),
+        std::string("{\"cwd\":\"x\n\"}"), std::string("{\"cwd\":\"\\q\"}"),
+        std::string("{\"a\":1} x"), std::string("{\"a\":[1,2}"), std::string(300, '[')}) {
     auto p = scan_tool_payload(bad.data(), bad.size());
     EXPECT_FALSE(p) << bad;
   }
