@@ -35,6 +35,9 @@ int show_output(AppContext& ctx, const std::string& handle, const std::vector<st
   archive::ArchiveRecall recall(cfg.locations(ctx.env), cfg.archive);
   // The whole range asked for: a shell has no context to keep small.
   auto slice = recall.show_output(handle, range, search, SIZE_MAX);
+  if (!slice && slice.error().kind == Error::Kind::NotFound)
+    return error(slice.error().message +
+                 " (--show takes SESSION:LINE, or the HANDLE a capped output names)");
   if (!slice) return error(slice.error().message);
   if (!search.empty()) {
     for (const auto& m : slice->matches) ctx.out << fmt::format("{}: {}\n", m.line, m.text);
