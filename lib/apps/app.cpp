@@ -43,6 +43,8 @@ ExitCode fail_open_code(std::string_view tool) {
   // /clear and compaction. Every other program (the PostToolUse and session hooks included)
   // exits `failure`: the user sees the one error line, and the client goes on.
   if (tool == "ctx-gate") return ExitCode::ok;
+  // ctx-cap is an extra too: an output it cannot cap reaches the model as the client made it.
+  if (tool == "ctx-cap") return ExitCode::ok;
   return ExitCode::failure;
 }
 

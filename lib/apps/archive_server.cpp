@@ -79,7 +79,9 @@ json show_tool_json() {
        "of an archive_search hit "
        "(SESSION may be SESSION/agent-ID for a subagent's transcript). Use it to read a hit's "
        "whole tool output, prompt "
-       "or answer before relying on it."},
+       "or answer before relying on it. Or give the HANDLE a capped tool output names (its "
+       "preview says which lines were left out) with lines \"A:B\" or bytes \"A:B\", or a "
+       "search for the lines of that output that hold some text."},
       {"inputSchema",
        schema({{"session",
                 {{"type", "string"},
@@ -97,8 +99,26 @@ json show_tool_json() {
                 {{"type", "integer"},
                  {"minimum", 0},
                  {"maximum", 20},
-                 {"description", "Also this many lines after it (default 0)."}}}},
-              {"session"})}};
+                 {"description", "Also this many lines after it (default 0)."}}},
+               {"handle",
+                {{"type", "string"},
+                 {"description",
+                  "The handle of a capped tool output (instead of session and line)."}}},
+               {"lines",
+                {{"type", "string"},
+                 {"description",
+                  "With handle: the lines A:B of the output (1-based, both included; A: to the "
+                  "end)."}}},
+               {"bytes",
+                {{"type", "string"},
+                 {"description",
+                  "With handle: the bytes A:B of the output (from offset A to B, B excluded)."}}},
+               {"search",
+                {{"type", "string"},
+                 {"description",
+                  "With handle: the lines of the output (or of its lines A:B) that hold this "
+                  "text, ignoring case."}}}},
+              json::array())}};
 }
 
 mcp::ToolResult tool_error(const std::string& text) {
@@ -199,8 +219,53 @@ mcp::ToolResult search(archive::ArchiveRecall& recall, const json& a) {
   return {out.dump(), false};
 }
 
+mcp::ToolResult show_output(archive::ArchiveRecall& recall, const json& a,
+                            const std::string& handle) {
+  std::string error;
+  auto lines = string_arg(a, "lines", error);
+  auto bytes = string_arg(a, "bytes", error);
+  auto search = string_arg(a, "search", error);
+  if (!error.empty()) return tool_error(error);
+  if (!lines->empty() && !bytes->empty()) return tool_error("give lines or bytes, not both");
+  archive::OutputRange range;
+  if (!lines->empty() || !bytes->empty()) {
+    auto parsed = archive::parse_output_range(bytes->empty() ? *lines : *bytes, !bytes->empty());
+    if (!parsed) return tool_error(parsed.error().message);
+    range = *parsed;
+  }
+  auto slice = recall.show_output(handle, range, *search);
+  if (!slice) return tool_error(slice.error().message);
+  const archive::OutputMeta& m = slice->meta;
+  json out{{"handle", m.handle},   {"tool", m.tool_name},     {"session_id", m.session_id},
+           {"project", m.project}, {"output_lines", m.lines}, {"output_bytes", m.bytes}};
+  if (!search->empty()) {
+    json matches = json::array();
+    for (const auto& x : slice->matches) matches.push_back({{"line", x.line}, {"text", x.text}});
+    out["matches"] = std::move(matches);
+    if (slice->more_matches)
+      out["more"] = fmt::format("more than {} lines match: give lines A:B to narrow",
+                                archive::kMaxOutputMatches);
+  } else if (range.bytes) {
+    out.update(
+        {{"bytes", fmt::format("{}:{}", slice->from_byte, slice->to_byte)}, {"text", slice->text}});
+    if (slice->cut)
+      out["next"] = fmt::format("the range goes on: bytes {}:{}", slice->to_byte,
+                                range.to == 0 ? std::string() : std::to_string(range.to));
+  } else {
+    out.update({{"lines", fmt::format("{}:{}", slice->first_line, slice->last_line)},
+                {"text", slice->text}});
+    if (slice->cut)
+      out["next"] = fmt::format("the range goes on: lines {}:{}", slice->last_line + 1,
+                                range.to == 0 ? std::string() : std::to_string(range.to));
+  }
+  return {out.dump(-1, ' ', false, json::error_handler_t::replace), false};
+}
+
 mcp::ToolResult show(archive::ArchiveRecall& recall, const json& a) {
   std::string error;
+  auto handle = string_arg(a, "handle", error);
+  if (!error.empty()) return tool_error(error);
+  if (!handle->empty()) return show_output(recall, a, *handle);
   auto session = string_arg(a, "session", error);
   auto before = int_arg(a, "before", 0, 0, 20, error);
   auto after = int_arg(a, "after", 0, 0, 20, error);
@@ -217,6 +282,8 @@ mcp::ToolResult show(archive::ArchiveRecall& recall, const json& a) {
     if (at == 0) at = std::stoll(tail);
     ref_text.resize(colon);
   }
+  if (ref_text.empty())
+    return tool_error("give session and line (a hit), or handle (a capped output)");
   if (at < 1) return tool_error("line is required (the LINE of SESSION:LINE)");
   auto ref = archive::parse_session_ref(ref_text);
   if (!ref)

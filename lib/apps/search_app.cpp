@@ -13,13 +13,52 @@
 
 namespace ctxkit::apps {
 
+namespace {
+// ctx-search --show HANDLE [--lines A:B | --bytes A:B] [WORDS]: a capped output, or the lines of it
+// that hold the words.
+int show_output(AppContext& ctx, const std::string& handle, const std::vector<std::string>& words,
+                const std::string& lines, const std::string& bytes) {
+  auto error = [&ctx](const std::string& what) {
+    print_error(ctx.err, "ctx-search", what);
+    return exit_code(ExitCode::failure);
+  };
+  if (!lines.empty() && !bytes.empty()) return error("give --lines or --bytes, not both");
+  archive::OutputRange range;
+  if (!lines.empty() || !bytes.empty()) {
+    auto parsed = archive::parse_output_range(bytes.empty() ? lines : bytes, !bytes.empty());
+    if (!parsed) return error(parsed.error().message);
+    range = *parsed;
+  }
+  std::string search;
+  for (const auto& w : words) search += (search.empty() ? "" : " ") + w;
+  const core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
+  archive::ArchiveRecall recall(cfg.locations(ctx.env), cfg.archive);
+  // The whole range asked for: a shell has no context to keep small.
+  auto slice = recall.show_output(handle, range, search, SIZE_MAX);
+  if (!slice && slice.error().kind == Error::Kind::NotFound)
+    return error(slice.error().message +
+                 " (--show takes SESSION:LINE, or the HANDLE a capped output names)");
+  if (!slice) return error(slice.error().message);
+  if (!search.empty()) {
+    for (const auto& m : slice->matches) ctx.out << fmt::format("{}: {}\n", m.line, m.text);
+    if (slice->more_matches)
+      ctx.out << fmt::format("(more than {} lines match: give --lines A:B to narrow)\n",
+                             archive::kMaxOutputMatches);
+    if (slice->matches.empty()) ctx.out << "No matches.\n";
+    return 0;
+  }
+  ctx.out << slice->text;
+  return 0;
+}
+}  // namespace
+
 int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   ProgramCli cli("ctx-search",
                  "Searches the archived Claude Code sessions (user prompts, assistant text, tool "
                  "inputs and outputs).");
   CLI::App& app = cli.app();
   std::vector<std::string> words;
-  std::string project, session, since, show;
+  std::string project, session, since, show, lines, bytes;
   int limit = 20;
   bool json_out = false;
   app.add_option("query", words,
@@ -31,7 +70,12 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
                  "only messages at or after this date or time: YYYY-MM-DD[THH:MM[:SS]], UTC unless "
                  "it ends in Z or +HH:MM/-HH:MM");
   app.add_option("--limit", limit, "at most this many hits")->check(CLI::Range(1, 10000));
-  app.add_option("--show", show, "print message SESSION:LINE in full");
+  app.add_option("--show", show,
+                 "print message SESSION:LINE in full, or a capped tool output by its HANDLE (the "
+                 "words, if any, then search inside it)");
+  app.add_option("--lines", lines,
+                 "with --show HANDLE: the lines A:B of the output (A: to the end)");
+  app.add_option("--bytes", bytes, "with --show HANDLE: the bytes A:B of the output (B excluded)");
   app.add_flag("--json", json_out, "print the hits as JSON");
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
@@ -40,6 +84,10 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   std::optional<archive::SessionRef> ref;
   int64_t line = 0;
   std::string query;
+  if ((!lines.empty() || !bytes.empty()) && (show.empty() || show.find(':') != std::string::npos))
+    return error("--lines and --bytes go with --show HANDLE");
+  if (!show.empty() && show.find(':') == std::string::npos)
+    return show_output(ctx, show, words, lines, bytes);
   if (!show.empty()) {
     auto colon = show.rfind(':');
     if (colon == std::string::npos) return error("--show takes SESSION:LINE");

@@ -8,6 +8,7 @@
 
 #include "apps/cli.hpp"
 #include "apps/client_hints.hpp"
+#include "archive/output_archive.hpp"
 #include "context/context_meter.hpp"
 #include "context/reminder.hpp"
 #include "core/config.hpp"
@@ -307,6 +308,9 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
           fmt::format("{}", row ? row->compactions : 0);
       v[static_cast<size_t>(core::StatusField::Reclaimed)] =
           context::short_tokens(row ? row->reclaimed_tokens : 0);
+      // Tokens as characters / 4 (archive::record_capped_tokens).
+      v[static_cast<size_t>(core::StatusField::Capped)] =
+          context::short_tokens(static_cast<int64_t>(archive::capped_tokens(loc, session)));
       std::string line = core::render_status_format(*pieces, v);
       return finish(no_colour ? line : fmt::format("{}{}\x1b[0m", colour_of(tier), line));
     }

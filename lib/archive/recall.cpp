@@ -247,4 +247,14 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
   return out;
 }
 
+Result<OutputSlice> ArchiveRecall::show_output(const std::string& handle, const OutputRange& range,
+                                               const std::string& search, size_t max_bytes) {
+  auto slice = read_output(loc_, handle, range, search, max_bytes);
+  if (!slice) return slice;
+  if (!slice->meta.project.empty() && config_.excludes(slice->meta.project))
+    return fail(fmt::format("output '{}' belongs to a project excluded from the archive", handle),
+                Error::Kind::NotFound);
+  return slice;
+}
+
 }  // namespace ctxkit::archive

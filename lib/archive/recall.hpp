@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "archive/indexer.hpp"
+#include "archive/output_archive.hpp"
 #include "core/config.hpp"
 #include "core/locations.hpp"
 #include "store/search_index.hpp"
@@ -91,6 +92,11 @@ class ArchiveRecall {
   // project, or one that carries the exclusion marker), a line it lacks.
   Result<ShowAnswer> show(const SessionRef& ref, int64_t line, int before, int after,
                           size_t max_chars = 30000, size_t context_chars = 2000);
+  // A part of an output the live cap archived (ctx-cap): `range` of the output under `handle`, or
+  // with `search` the lines of it that hold the words (archive/output_archive's read_output).
+  // An output of a project [archive] exclude_projects names is refused like its sessions.
+  Result<OutputSlice> show_output(const std::string& handle, const OutputRange& range,
+                                  const std::string& search = {}, size_t max_bytes = 20000);
   // What the last search or show found of the archive and its index (also when it failed after
   // looking). Within a second of a look, the last look's figures, without its note.
   const IndexStatus& index_status() const { return status_; }

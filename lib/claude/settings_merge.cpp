@@ -23,6 +23,9 @@ struct HookSpec {
 };
 constexpr HookSpec kHooks[] = {
     {"PostToolUse", "*", "ctx-remind", ""},
+    // Caps a large output of Bash or an MCP tool (the only tools it changes: the client starts it
+    // for no other).
+    {"PostToolUse", "Bash|mcp__.*", "ctx-cap", ""},
     // Records sessions, hands prepared rollovers to the supervisor, archives ended sessions
     // (detached, so the client is not held).
     {"SessionStart", "", "ctx-session-hook", ""},

@@ -315,6 +315,25 @@ const std::vector<KeyDef>& known_keys() {
         "runner", "claude_args", [](const Config& c) { return c.runner.claude_args; },
         [](Config& c, std::vector<std::string> v) { c.runner.claude_args = std::move(v); }));
     k.back().user_only = true;
+    k.push_back(make_bool(
+        "cap", "enabled", [](const Config& c) { return c.cap.enabled; },
+        [](Config& c, bool v) { c.cap.enabled = v; }));
+    k.back().user_only = true;
+    auto cap_int = [&](const char* name, int64_t lo, int64_t CapConfig::*m) {
+      k.push_back(make_int(
+          "cap", name, lo, 1'000'000'000'000, [m](const Config& c) { return c.cap.*m; },
+          [m](Config& c, int64_t v) { c.cap.*m = v; }));
+      k.back().user_only = true;
+    };
+    cap_int("threshold_chars", 1, &CapConfig::threshold_chars);
+    cap_int("bash_chars", 0, &CapConfig::bash_chars);
+    cap_int("mcp_chars", 0, &CapConfig::mcp_chars);
+    k.push_back(make_string_list(
+        "cap", "skip_tools", [](const Config& c) { return c.cap.skip_tools; },
+        [](Config& c, std::vector<std::string> v) { c.cap.skip_tools = std::move(v); }));
+    k.back().user_only = true;
+    cap_int("head_chars", 0, &CapConfig::head_chars);
+    cap_int("tail_chars", 0, &CapConfig::tail_chars);
     k.push_back(make_string(
         "status", "command", {}, [](const Config& c) { return c.status.command; },
         [](Config& c, const std::string& v) { c.status.command = v; }));
@@ -362,7 +381,7 @@ std::string upper(std::string s) {
 // The sections ctxkit owns; keys of other sections belong to other tools sharing .work.toml.
 bool owned_section(std::string_view s) {
   return s == "context" || s == "state" || s == "archive" || s == "rollover" || s == "runner" ||
-         s == "status";
+         s == "status" || s == "cap";
 }
 
 // Where the first non-ASCII byte outside a string or a comment is ("line L, column C" in bytes),
@@ -640,6 +659,18 @@ Config load_config(const util::Env& env, const ConfigSources& sources) {
   }
   if (any_env) validate_thresholds(config, before);
   return config;
+}
+
+std::optional<int64_t> CapConfig::threshold_for(std::string_view tool) const {
+  if (!enabled) return std::nullopt;
+  for (const auto& skip : skip_tools) {
+    if (skip == tool) return std::nullopt;
+    if (skip.ends_with('*') && tool.starts_with(std::string_view(skip).substr(0, skip.size() - 1)))
+      return std::nullopt;
+  }
+  if (tool == "Bash" && bash_chars > 0) return bash_chars;
+  if (tool.starts_with("mcp__") && mcp_chars > 0) return mcp_chars;
+  return threshold_chars;
 }
 
 bool ArchiveConfig::excludes(const std::string& project) const {

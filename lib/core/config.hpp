@@ -106,6 +106,23 @@ struct StatusConfig {
   std::string format;
 };
 
+// The [cap] section: ctx-cap, which keeps a large tool output out of the context (a preview
+// instead, the whole output archived). Only from the user's file and the environment: capping
+// decides what is written to the archive.
+struct CapConfig {
+  bool enabled = true;
+  int64_t threshold_chars = 10000;  // an output longer than this (in characters) is capped
+  int64_t bash_chars = 0;           // Bash's own threshold (0: threshold_chars)
+  int64_t mcp_chars = 0;            // MCP tools' own threshold (0: threshold_chars)
+  // Tools never capped: a name, or a prefix ending in '*' (mcp__github__*).
+  std::vector<std::string> skip_tools;
+  int64_t head_chars = 1000;  // the preview's start (whole lines within it)
+  int64_t tail_chars = 2000;  // the preview's end: where a log's error is
+
+  // The threshold of `tool`, or nullopt when it is never capped (capping off, or skip_tools).
+  std::optional<int64_t> threshold_for(std::string_view tool) const;
+};
+
 // The effective configuration of one run, with where each value came from.
 struct Config {
   ContextConfig context;
@@ -114,6 +131,7 @@ struct Config {
   RolloverConfig rollover;
   RunnerConfig runner;
   StatusConfig status;
+  CapConfig cap;
   // "section.key" -> origin (a file path or an environment variable name) of the keys a file or
   // the environment set; origin() answers "default" for the others.
   std::map<std::string, std::string> origins;

@@ -26,11 +26,12 @@ enum class StatusField {
   Cache,        // the prompt cache: "warm 4m" (time left), "cold"
   Compactions,  // compactions of this session
   Reclaimed,    // the tokens they freed, "212k"
+  Capped,       // the tokens the live cap (ctx-cap) kept out of this session, "212k"
 };
 
-inline constexpr std::array<std::string_view, 13> kStatusFieldNames{
-    "percent", "tokens", "usable", "window", "tier",        "model",    "cost",
-    "compact", "5h",     "7d",     "cache",  "compactions", "reclaimed"};
+inline constexpr std::array<std::string_view, 14> kStatusFieldNames{
+    "percent", "tokens", "usable", "window", "tier",        "model",     "cost",
+    "compact", "5h",     "7d",     "cache",  "compactions", "reclaimed", "capped"};
 
 // One piece of a parsed format: literal text, or a field.
 struct StatusPiece {

@@ -325,7 +325,9 @@ TEST(Rollover, BadInputIsOneLineAndRecordsNothing) {
             "ctx-search: error: --since 'yesterday' is not a date or time "
             "(YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])\n");
   s = run_tool("ctx-search", {"--show", "nope"}, "", r.env);
-  EXPECT_EQ(s.err, "ctx-search: error: --show takes SESSION:LINE\n");
+  EXPECT_EQ(s.err,
+            "ctx-search: error: no archived output 'nope' (--show takes SESSION:LINE, or the "
+            "HANDLE a capped output names)\n");
 }
 
 TEST(Rollover, AFileThatIsNotATranscriptIsRefusedAndNothingIsRecorded) {

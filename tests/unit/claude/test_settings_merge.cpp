@@ -14,8 +14,10 @@ TEST(SettingsMerge, AddsHookAndStatusLineKeepingUserEntries) {
   SettingsReport r;
   ASSERT_EQ(merge_settings(s, default_plan("/opt/ctx/bin/"), r), "");
   EXPECT_TRUE(r.changed);
-  ASSERT_EQ(s["hooks"]["PostToolUse"].size(), 2u);
+  ASSERT_EQ(s["hooks"]["PostToolUse"].size(), 3u);
   EXPECT_EQ(s["hooks"]["PostToolUse"][0]["hooks"][0]["command"], "mine");
+  EXPECT_EQ(s["hooks"]["PostToolUse"][2]["matcher"], "Bash|mcp__.*");
+  EXPECT_EQ(s["hooks"]["PostToolUse"][2]["hooks"][0]["command"], "/opt/ctx/bin/ctx-cap");
   EXPECT_EQ(s["hooks"]["PostToolUse"][1]["matcher"], "*");
   EXPECT_EQ(s["hooks"]["PostToolUse"][1]["hooks"][0]["command"], "/opt/ctx/bin/ctx-remind");
   EXPECT_EQ(s["hooks"]["PostToolUse"][1]["hooks"][0]["timeout"], 10);
@@ -174,6 +176,7 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
   EXPECT_EQ(hook_list(s),
             (std::vector<std::string>{"PostToolUse[Edit] prettier --write",
                                       "PostToolUse[*] /opt/ctxkit/bin/ctx-remind",
+                                      "PostToolUse[Bash|mcp__.*] /opt/ctxkit/bin/ctx-cap",
                                       "SessionStart[] /opt/ctxkit/bin/ctx-session-hook",
                                       "SessionStart[clear|compact] /opt/ctxkit/bin/ctx-gate --hook",
                                       "Stop[] /opt/ctxkit/bin/ctx-session-hook",
@@ -184,6 +187,8 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
             (std::vector<std::string>{
                 "replaced: PostToolUse hook /home/u/.local/bin/ctx-remind (now "
                 "/opt/ctxkit/bin/ctx-remind)",
+                "replaced: PostToolUse hook /home/u/.local/bin/ctx-cap (now "
+                "/opt/ctxkit/bin/ctx-cap)",
                 "replaced: SessionStart hook /home/u/.local/bin/ctx-session-hook (now "
                 "/opt/ctxkit/bin/ctx-session-hook)",
                 "replaced: Stop hook /home/u/.local/bin/ctx-session-hook (now "
@@ -196,7 +201,7 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
                 "/opt/ctxkit/bin/ctx-gate --hook)",
                 "replaced: statusLine /home/u/.local/bin/ctx-status (now "
                 "/opt/ctxkit/bin/ctx-status)"}));
-  EXPECT_EQ(second.replaced_commands.size(), 7u);
+  EXPECT_EQ(second.replaced_commands.size(), 8u);
   EXPECT_TRUE(second.created.empty());
   // And back: the first folder takes them over again; a third run changes nothing.
   SettingsReport back, again;
@@ -205,7 +210,7 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
   merge_settings(s, default_plan("/home/u/.local/bin"), again);
   EXPECT_FALSE(again.changed);
   EXPECT_EQ(s, once);
-  EXPECT_EQ(hook_list(s).size(), 7u);
+  EXPECT_EQ(hook_list(s).size(), 8u);
 }
 
 // A file an earlier version left with every hook twice (two prefixes, an old matcher, ours in a
@@ -221,12 +226,13 @@ TEST(SettingsMerge, SecondRegistrationsAndOldMatchersAreRepaired) {
       {"hooks":[{"type":"command","command":"/a/ctx-session-hook","timeout":10}]}]}})");
   SettingsReport r;
   ASSERT_EQ(merge_settings(s, default_plan("/b"), r), "");
-  EXPECT_EQ(hook_list(s),
-            (std::vector<std::string>{
-                "PostToolUse[*] /b/ctx-remind", "PostToolUse[*] mine",
-                "SessionStart[clear|compact] /b/ctx-gate --hook",
-                "SessionStart[] /b/ctx-session-hook", "Stop[] /b/ctx-session-hook",
-                "PreCompact[] /b/ctx-session-hook", "SessionEnd[] /b/ctx-session-hook"}));
+  EXPECT_EQ(
+      hook_list(s),
+      (std::vector<std::string>{
+          "PostToolUse[*] /b/ctx-remind", "PostToolUse[*] mine",
+          "PostToolUse[Bash|mcp__.*] /b/ctx-cap", "SessionStart[clear|compact] /b/ctx-gate --hook",
+          "SessionStart[] /b/ctx-session-hook", "Stop[] /b/ctx-session-hook",
+          "PreCompact[] /b/ctx-session-hook", "SessionEnd[] /b/ctx-session-hook"}));
   auto has = [&](const std::string& line) {
     return std::find(r.lines.begin(), r.lines.end(), line) != r.lines.end();
   };

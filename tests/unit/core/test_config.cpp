@@ -90,6 +90,26 @@ TEST(Config, ProjectFileMayNotChooseTheStateDirOrTheClaudeProgram) {
   EXPECT_TRUE(c.errors.empty());
 }
 
+TEST(Config, CapKeysComeOnlyFromTheUsersFileAndTheEnvironment) {
+  test::TempDir tmp;
+  tmp.write("home/.config/ctxkit/config.toml",
+            "[cap]\nbash_chars = 20000\nskip_tools = [\"mcp__github__*\", \"mcp__x__y\"]\n");
+  tmp.write("proj/.work.toml", "[cap]\nenabled = false\nthreshold_chars = 5\n");
+  util::Env env = tmp.env();
+  env.set("CTXKIT_CAP_MCP_CHARS", "3000");
+  Config c = load_config(env, {tmp / "proj"});
+  EXPECT_TRUE(c.cap.enabled);
+  EXPECT_EQ(c.cap.threshold_chars, 10000);
+  EXPECT_EQ(c.warnings.size(), 2u);
+  EXPECT_EQ(c.cap.threshold_for("Bash"), 20000);
+  EXPECT_EQ(c.cap.threshold_for("mcp__other__tool"), 3000);
+  EXPECT_EQ(c.cap.threshold_for("mcp__github__get_file"), std::nullopt);
+  EXPECT_EQ(c.cap.threshold_for("mcp__x__y"), std::nullopt);
+  EXPECT_EQ(c.cap.threshold_for("mcp__x__yz"), 3000);
+  c.cap.enabled = false;
+  EXPECT_EQ(c.cap.threshold_for("Bash"), std::nullopt);
+}
+
 TEST(Config, UserFileAndEnvironmentMayChooseTheStateDirAndTheClaudeProgram) {
   test::TempDir tmp;
   tmp.write("home/.config/ctxkit/config.toml", "[rollover]\nclaude_bin = \"/opt/claude\"\n");
