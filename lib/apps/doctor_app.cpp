@@ -18,6 +18,7 @@
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
+#include "core/project_folder.hpp"
 #include "store/db_check.hpp"
 #include "store/meter_store.hpp"
 #include "store/search_index.hpp"
@@ -412,7 +413,7 @@ void check_compaction(Doctor& d) {
     fs::path newest;
     fs::file_time_type newest_time{};
     const fs::path folder =
-        d.loc.claude_projects_dir() / claude::project_folder_name(project.string());
+        d.loc.claude_projects_dir() / core::project_folder_name(project.string());
     for (const auto& e : fs::directory_iterator(folder, ec)) {
       if (e.path().extension() != ".jsonl" || !e.is_regular_file(ec)) continue;
       const auto t = e.last_write_time(ec);
