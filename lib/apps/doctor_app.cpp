@@ -606,7 +606,8 @@ void check_last_runs(Doctor& d, bool status_line_ours) {
   const Hook hooks[] = {{"ctx-remind", "after every tool call", true},
                         {"ctx-session-hook", "when a session starts, stops or ends", true},
                         {"ctx-status", "on every status-line redraw", status_line_ours},
-                        {"ctx-gate", "after /clear or /compact in a workflow", false}};
+                        {"ctx-gate", "after /clear or /compact in a workflow", false},
+                        {"ctx-pin", "at every prompt and compaction", false}};
   for (const auto& h : hooks) {
     auto last = core::hook_last_run_ms(d.loc, h.program);
     if (last) {
