@@ -26,11 +26,12 @@ enum class StatusField {
   Cache,        // the prompt cache: "warm 4m" (time left), "cold"
   Compactions,  // compactions of this session
   Reclaimed,    // the tokens they freed, "212k"
+  Pins,         // what the last compaction kept of the pins: "pins 3/5 kept, 2 restored"
 };
 
-inline constexpr std::array<std::string_view, 13> kStatusFieldNames{
-    "percent", "tokens", "usable", "window", "tier",        "model",    "cost",
-    "compact", "5h",     "7d",     "cache",  "compactions", "reclaimed"};
+inline constexpr std::array<std::string_view, 14> kStatusFieldNames{
+    "percent", "tokens", "usable", "window", "tier",        "model",     "cost",
+    "compact", "5h",     "7d",     "cache",  "compactions", "reclaimed", "pins"};
 
 // One piece of a parsed format: literal text, or a field.
 struct StatusPiece {
@@ -42,7 +43,7 @@ struct StatusPiece {
 // Parses a status-line format: text with `{field}` placeholders, `{{` and `}}` for literal
 // braces. An unknown field, an unclosed `{` or a lone `}` is an error of kind Invalid naming it:
 // "unknown field '{cost_usd}' (known: percent, tokens, usable, window, tier, model, cost, compact,
-// 5h, 7d, cache, compactions, reclaimed)".
+// 5h, 7d, cache, compactions, reclaimed, pins)".
 Result<std::vector<StatusPiece>> parse_status_format(std::string_view format);
 
 // The values of the fields for one line (empty when unknown, e.g. the cost when the client did
