@@ -6,7 +6,7 @@
 #
 #   bench/run.sh [--record] [SUITE ...]
 #
-# SUITE: meter remind trim search workflow archive run report (all of them when none is named; the
+# SUITE: meter remind trim search workflow archive run report pins (all of them when none is named; the
 # run is long). --record writes this run's figures into bench/recorded-figures.tsv (the figures of
 # suites not run are kept). Exit status 1 when a target is missed or a figure regressed.
 # CTXKIT_BENCH_BUILD_DIR names another build directory; with CTXKIT_BENCH_NO_BUILD=1 it is used
@@ -15,13 +15,13 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD="${CTXKIT_BENCH_BUILD_DIR:-$SRC/build-bench}"
 RECORDED="$SRC/bench/recorded-figures.tsv"
-ALL=(meter remind trim search workflow archive run report)
+ALL=(meter remind trim search workflow archive run report pins)
 record=0
 suites=()
 for a in "$@"; do
   case "$a" in
     --record) record=1 ;;
-    meter|remind|trim|search|workflow|archive|run|report) suites+=("$a") ;;
+    meter|remind|trim|search|workflow|archive|run|report|pins) suites+=("$a") ;;
     -h|--help) sed -n 2,12p "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown suite '$a' (known: ${ALL[*]})" >&2; exit 2 ;;
   esac
@@ -76,6 +76,10 @@ for s in "${suites[@]}"; do
       # ctx-run's overhead per iteration (its wall time minus the client's) in each context mode,
       # against bench/claude_standin.c, 50 one-iteration tasks a mode.
       python3 "$SRC/bench/bench_run_overhead.py" --ctx-run "$BIN/ctx-run" --claude "$BUILD/bench/claude_standin" --tasks "${CTXKIT_BENCH_RUN_TASKS:-50}" || status=1 ;;
+    pins)
+      # ctx-pin's hooks (PreCompact, PostCompact, UserPromptSubmit, a restore) with 100 pins,
+      # against the floor: each median <= 1.5x.
+      python3 "$SRC/bench/bench_pin_hooks.py" --bin "$BIN" --floor "$BIN/stdin_floor" --runs "${CTXKIT_BENCH_PIN_RUNS:-200}" || status=1 ;;
   esac
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -30,7 +30,10 @@ int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   const core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
   archive::ArchiveRecall recall(cfg.locations(ctx.env), cfg.archive);
 
-  mcp::McpServer server = archive_server(recall, version());
+  auto pins = std::make_shared<PinToolContext>(PinToolContext{
+      cfg, cfg.locations(ctx.env), ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or(""),
+      ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or("")});
+  mcp::McpServer server = archive_server(recall, version(), std::move(pins));
   if (verbose)
     server.set_logger([&ctx](std::string_view line) {
       print_note(ctx.err, kTool, line);

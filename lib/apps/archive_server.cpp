@@ -310,7 +310,8 @@ mcp::ToolResult show(archive::ArchiveRecall& recall, const json& a) {
 }
 }  // namespace
 
-mcp::McpServer archive_server(archive::ArchiveRecall& recall, const std::string& version) {
+mcp::McpServer archive_server(archive::ArchiveRecall& recall, const std::string& version,
+                              std::shared_ptr<const PinToolContext> pins) {
   mcp::ToolRegistry tools;
   auto add = [&](json t, mcp::ToolResult (*handler)(archive::ArchiveRecall&, const json&)) {
     tools.add({t.at("name").get<std::string>(), t.at("description").get<std::string>(),
@@ -319,6 +320,7 @@ mcp::McpServer archive_server(archive::ArchiveRecall& recall, const std::string&
   };
   add(search_tool_json(), search);
   add(show_tool_json(), show);
+  if (pins) add_pin_tools(tools, std::move(pins));
   return mcp::McpServer(mcp::ServerInfo{kArchiveServer, version, kInstructions}, std::move(tools));
 }
 

@@ -6,9 +6,12 @@
 
 #include "apps/cli.hpp"
 #include "claude/session_locator.hpp"
+#include "context/pins.hpp"
 #include "core/config.hpp"
 #include "store/state_access.hpp"
 #include "store/state_store.hpp"
+#include "util/one_line.hpp"
+#include "util/time.hpp"
 
 namespace ctxkit::apps {
 namespace fs = std::filesystem;
@@ -56,6 +59,27 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
     if (kids->empty()) break;
     chain.push_back(kids->back());
   }
+  // The compactions of each session, with what they kept of the pins (pin checks).
+  std::vector<store::PinCheckRow> checks;
+  if (auto c = store->pin_checks_of_line(chain.front().line_id.empty() ? chain.front().session_id
+                                                                       : chain.front().line_id))
+    checks = std::move(*c);
+  else
+    return error(c.error().message);
+  auto checks_of = [&](const std::string& id) {
+    std::vector<const store::PinCheckRow*> out;
+    for (const auto& c : checks)
+      if (c.session_id == id) out.push_back(&c);
+    return out;
+  };
+  auto detail_of = [](const store::PinCheckRow& c) {
+    nlohmann::ordered_json d = nlohmann::ordered_json::array();
+    try {
+      d = nlohmann::ordered_json::parse(c.detail);
+    } catch (const std::exception&) {
+    }
+    return d.is_array() ? d : nlohmann::ordered_json::array();
+  };
   if (json_out) {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
     for (const auto& r : chain) {
@@ -72,6 +96,20 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
                                                      : nlohmann::ordered_json(nullptr)},
                      {"transcript", r.transcript},
                      {"current", r.session_id == session}});
+      nlohmann::ordered_json compactions = nlohmann::ordered_json::array();
+      for (const auto* c : checks_of(r.session_id)) {
+        nlohmann::ordered_json pins = nlohmann::ordered_json::array();
+        for (const auto& d : detail_of(*c))
+          if (d.is_object())
+            pins.push_back({{"text", d.value("text", "")}, {"kept", d.value("kept", false)}});
+        compactions.push_back({{"at", util::format_iso8601_ms(c->at_ms)},
+                               {"trigger", c->trigger},
+                               {"pins", c->total},
+                               {"kept", c->kept},
+                               {"restored", c->restored},
+                               {"checked", std::move(pins)}});
+      }
+      arr.back()["compactions"] = std::move(compactions);
     }
     ctx.out << arr.dump() << '\n';
     return 0;
@@ -86,6 +124,15 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
     ctx.out << fmt::format("{} #{} {}  started {}  {}\n", r.session_id == session ? '*' : ' ',
                            r.number, r.session_id, r.started_at.empty() ? "?" : r.started_at, end);
     if (!r.transcript.empty()) ctx.out << fmt::format("     {}\n", r.transcript);
+    for (const auto* c : checks_of(r.session_id)) {
+      ctx.out << fmt::format("     compaction at {} ({}): {}\n", util::format_iso8601_ms(c->at_ms),
+                             c->trigger,
+                             context::pins_status_words(c->kept, c->total, c->restored));
+      for (const auto& d : detail_of(*c))
+        if (d.is_object())
+          ctx.out << fmt::format("       {} {}\n", d.value("kept", false) ? "kept   " : "dropped",
+                                 util::one_line(d.value("text", "")));
+    }
   }
   return 0;
 }

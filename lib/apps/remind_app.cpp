@@ -186,7 +186,8 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   const bool rate_limited = store.has_value();
   store.reset();
   if (fire) {
-    std::string text = context::reminder_text(tier, figure, cfg.context, subagent);
+    std::string text = context::reminder_text(tier, figure, cfg.context, subagent,
+                                              hints.compaction.window_countdown());
     std::string human;
     if (cfg.context.system_message) human = "ctxkit: " + text;
     if (!rate_limited && !state_problem.empty())

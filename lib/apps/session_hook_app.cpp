@@ -12,6 +12,7 @@
 
 #include "apps/archive_tool.hpp"
 #include "apps/cli.hpp"
+#include "apps/compact_trigger.hpp"
 #include "apps/hook_input.hpp"
 #include "archive/archive.hpp"
 #include "archive/session_archiver.hpp"
@@ -213,6 +214,24 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
         ev.empty() ? "unnamed" : ev);
   }
   if (!note.empty()) print_note(ctx.err, kTool, note);
+  // [compact] at under a supervisor: checked once the turn's last reply is in the transcript
+  // (it is written after this hook starts), so after this hook's output (compact_trigger.hpp).
+  if (ev == "Stop" && cfg.compact.at > 0 && ctx.env.get_nonempty("CTXKIT_SUPERVISOR")) {
+    auto trigger = [cfg, loc, env = ctx.env, session = payload->session_id,
+                    transcript = payload->transcript_path, cwd = payload->cwd] {
+      compact_after_turn_if_due(cfg, loc, env, session, transcript, cwd);
+    };
+    if (foreground) {
+      trigger();
+    } else if (after_output) {
+      after_output = [archive = after_output, trigger] {
+        trigger();
+        archive();
+      };
+    } else {
+      after_output = trigger;
+    }
+  }
   if (after_output) detach_after_output(after_output, ctx);
   return 0;
 }

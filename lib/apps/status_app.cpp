@@ -10,6 +10,7 @@
 #include "apps/client_hints.hpp"
 #include "archive/output_archive.hpp"
 #include "context/context_meter.hpp"
+#include "context/pins.hpp"
 #include "context/reminder.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
@@ -167,6 +168,23 @@ std::string compose(const std::optional<std::string>& theirs, const std::string&
   if (eol != std::string::npos) out += theirs->substr(eol + 1) + "\n";
   return out;
 }
+// "pins 3/5 kept, 2 restored" for the session's last compaction that had pins, else "".
+std::string pins_words(const core::Locations& loc, const core::Config& cfg,
+                       const std::string& session, std::string& problem) {
+  std::string note;
+  auto store = store::open_state(loc, cfg, note);
+  if (!store) {
+    if (problem.empty()) problem = note;
+    return {};
+  }
+  auto check = store->last_pin_check(session);
+  if (!check || !*check) {
+    if (!check && problem.empty()) problem = check.error().message;
+    return {};
+  }
+  return context::pins_status_words((*check)->kept, (*check)->total, (*check)->restored);
+}
+
 }  // namespace
 
 int run_status(const std::vector<std::string>& args, AppContext& ctx) {
@@ -283,6 +301,9 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
       if (hints.client_version.empty()) hints.client_version = scan->reading->client_version;
     }
   }
+  // After a compaction: what it kept of the pins (the state database is read only then).
+  std::string pins;
+  if (row && row->compactions > 0) pins = pins_words(loc, cfg, session, problem);
   if (!problem.empty()) print_note(ctx.err, kTool, problem);
   if (!tokens) return finish("Context –");
   context::ContextFigure f = make_figure(cfg.context, hints, *tokens);
@@ -311,6 +332,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
       // Tokens as characters / 4 (archive::record_capped_tokens).
       v[static_cast<size_t>(core::StatusField::Capped)] =
           context::short_tokens(static_cast<int64_t>(archive::capped_tokens(loc, session)));
+      v[static_cast<size_t>(core::StatusField::Pins)] = pins;
       std::string line = core::render_status_format(*pieces, v);
       return finish(no_colour ? line : fmt::format("{}{}\x1b[0m", colour_of(tier), line));
     }
@@ -320,6 +342,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   // costs nothing more.
   if (tier != context::Tier::None && cache_of(j, util::now_ms() / 1000) == "cold")
     figure += " · cache cold: /trim costs nothing extra now";
+  if (!pins.empty()) figure += " · " + pins;
   if (no_colour) return finish("Context " + figure);
   const size_t head = figure.find(" · ");
   return finish(fmt::format("{}Context {}\x1b[0m{}", colour_of(tier), figure.substr(0, head),

@@ -33,6 +33,11 @@ constexpr HookSpec kHooks[] = {
     // Makes the live session searchable before the client compacts it (Stop does after each turn).
     {"PreCompact", "", "ctx-session-hook", ""},
     {"SessionEnd", "", "ctx-session-hook", ""},
+    // Pins: given to the summarizer (PreCompact), checked against its summary (PostCompact), the
+    // ones it left out re-injected at the next prompt (UserPromptSubmit).
+    {"PreCompact", "", "ctx-pin", " --hook"},
+    {"PostCompact", "", "ctx-pin", " --hook"},
+    {"UserPromptSubmit", "", "ctx-pin", " --hook"},
     // The pre-step context gate re-anchors a workflow after /clear and /compact only: its output
     // is replayed on every resume, so it does not answer on startup or resume.
     {"SessionStart", "clear|compact", "ctx-gate", " --hook"},

@@ -47,7 +47,8 @@ std::optional<int64_t> window_value(const nlohmann::json& v, bool auto_ok) {
 struct FileWindows {
   std::optional<int64_t> window;
   std::map<std::string, int64_t> models;
-  std::optional<bool> enabled;  // autoCompactEnabled
+  std::optional<bool> enabled;                 // autoCompactEnabled
+  std::optional<std::string> tokens_reminder;  // totalTokensReminder
 };
 constexpr std::size_t kMaxSettingsDepth = 64;
 
@@ -56,7 +57,9 @@ FileWindows settings_windows(const fs::path& file) {
   auto read = util::read_file(file);
   if (!read) return out;
   const std::string& text = *read;
-  if (text.find("autoCompact") == std::string::npos) return out;  // cannot miss the keys
+  if (text.find("autoCompact") == std::string::npos &&
+      text.find("totalTokensReminder") == std::string::npos)
+    return out;  // cannot miss the keys
   if (util::json_depth(text, kMaxSettingsDepth) > kMaxSettingsDepth) return out;
   const auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object()) return out;
@@ -64,6 +67,8 @@ FileWindows settings_windows(const fs::path& file) {
     out.window = window_value(*it, false);
   if (const auto it = j.find("autoCompactEnabled"); it != j.end() && it->is_boolean())
     out.enabled = it->get<bool>();
+  if (const auto it = j.find("totalTokensReminder"); it != j.end() && it->is_string())
+    out.tokens_reminder = it->get<std::string>();
   if (const auto ms = j.find("modelSettings"); ms != j.end() && ms->is_object()) {
     for (const auto& [model, entry] : ms->items()) {
       if (!entry.is_object()) continue;
@@ -142,13 +147,20 @@ CompactionSettings read_compaction_settings(const util::Env& env,
     if (end != pct->c_str() && std::isfinite(v) && v > 0 && v <= 100)
       s.pct_override = static_cast<int>(v);
   }
-  if (auto w = env.get_nonempty("CLAUDE_CODE_AUTO_COMPACT_WINDOW"); w && parse_window_size(*w)) {
-    s.auto_compact_window = parse_window_size(*w);
+  if (auto r = env.get_nonempty("CLAUDE_CODE_TOTAL_TOKENS_REMINDER")) s.tokens_reminder = *r;
+  const bool env_window = [&] {
+    auto w = env.get_nonempty("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
+    return w && parse_window_size(*w);
+  }();
+  if (env_window) {
+    s.auto_compact_window = parse_window_size(*env.get_nonempty("CLAUDE_CODE_AUTO_COMPACT_WINDOW"));
     s.window_origin = "CLAUDE_CODE_AUTO_COMPACT_WINDOW";
-    return s;
   }
   for (const auto& file : settings_files) {
     FileWindows w = settings_windows(file);
+    if (w.tokens_reminder && !env.get_nonempty("CLAUDE_CODE_TOTAL_TOKENS_REMINDER"))
+      s.tokens_reminder = *w.tokens_reminder;
+    if (env_window) continue;
     if (w.window) {
       // A file that sets the window for every model replaces the per-model ones of the files
       // below it (2.1.311 and later).

@@ -38,6 +38,12 @@ struct CompactionSettings {
   std::string enabled_origin;
   // What the server told this user, as the client caches it (~/.claude.json; see ServerHints).
   ServerHints server;
+  // The client's "tokens left" note after tool results (2.1.233 and later):
+  // CLAUDE_CODE_TOTAL_TOKENS_REMINDER, else the settings files' totalTokensReminder (off,
+  // infinite, fixed, countdown, padded-countdown); empty: not set (the client's default).
+  // "countdown" counts down the live context window, so the model already sees how full it is.
+  std::string tokens_reminder;
+  bool window_countdown() const { return tokens_reminder == "countdown"; }
 };
 
 // Reads the variables of `env` and the top-level "autoCompactWindow" of each settings file, later

@@ -31,8 +31,11 @@ ReminderDecision decide_reminder(const std::optional<core::ReminderState>& prev,
 }
 
 std::string reminder_text(Tier tier, const ContextFigure& f, const core::ContextConfig&,
-                          bool subagent) {
-  std::string figure = f.basis == core::Basis::Usable && f.usable < f.window
+                          bool subagent, bool window_countdown) {
+  std::string figure = window_countdown ? std::string(
+                                              "Context is filling (the tokens-left count "
+                                              "after each tool result is this window's)")
+                       : f.basis == core::Basis::Usable && f.usable < f.window
                            ? fmt::format("Context at {}% ({} of {} usable tokens)", f.percent,
                                          short_tokens(f.tokens), short_tokens(f.usable))
                            : fmt::format("Context at {}% ({} of {} tokens)", f.percent,
@@ -70,7 +73,8 @@ std::string reminder_text(Tier tier, const ContextFigure& f, const core::Context
     case Tier::Recommend:
       return head +
              ". /trim is recommended now; /rollover (a fresh session with a handoff summary "
-             "and a searchable archive) if trimming does not free enough.";
+             "and a searchable archive) if trimming does not free enough. /pin the facts that "
+             "must survive a compaction.";
     case Tier::Urgent:
       return head +
              fmt::format(". Close to the limit: {}. Use /trim or /rollover now.", compaction);

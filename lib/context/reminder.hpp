@@ -31,8 +31,10 @@ ReminderDecision decide_reminder(const std::optional<core::ReminderState>& previ
 
 // The text for the model. It begins "Context at N%" and states tokens on the configured basis;
 // for the main session it names /trim and /rollover, for a subagent it advises finishing up.
+// With `window_countdown` (the client already appends a live countdown of the window to each
+// tool result: totalTokensReminder "countdown") it states no figure, only what to do.
 std::string reminder_text(Tier tier, const ContextFigure& figure, const core::ContextConfig& config,
-                          bool subagent);
+                          bool subagent, bool window_countdown = false);
 
 // The status line's figure, in the client's own words: "52% · 87k of 167k · 48% until
 // auto-compact" where the client compacts at a threshold, "42% of window · 84k of 200k" where it

@@ -368,6 +368,16 @@ const std::vector<KeyDef>& known_keys() {
         return std::nullopt;
       };
     }
+    // [compact]: when a compaction is started (user file only: it decides what runs).
+    k.push_back(make_int(
+        "compact", "at", 0, 100, [](const Config& c) { return static_cast<int64_t>(c.compact.at); },
+        [](Config& c, int64_t v) { c.compact.at = static_cast<int>(v); }));
+    k.back().user_only = true;
+    k.push_back(make_string(
+        "compact", "action", {"compact", "rollover"},
+        [](const Config& c) { return c.compact.action; },
+        [](Config& c, const std::string& v) { c.compact.action = v; }));
+    k.back().user_only = true;
     return k;
   }();
   return keys;
@@ -381,7 +391,7 @@ std::string upper(std::string s) {
 // The sections ctxkit owns; keys of other sections belong to other tools sharing .work.toml.
 bool owned_section(std::string_view s) {
   return s == "context" || s == "state" || s == "archive" || s == "rollover" || s == "runner" ||
-         s == "status" || s == "cap";
+         s == "status" || s == "cap" || s == "compact";
 }
 
 // Where the first non-ASCII byte outside a string or a comment is ("line L, column C" in bytes),

@@ -124,6 +124,15 @@ struct CapConfig {
 };
 
 // The effective configuration of one run, with where each value came from.
+// [compact]: a compaction started by ctxkit (user file only). `at`: the percent (as the reminders
+// count it, of where the client compacts) above which the turn that ends is followed by
+// `/compact` with the pins as its focus under the supervisor, and the reminder names the command
+// without one; 0: off. `action`: "compact", or "rollover" (a fresh session instead).
+struct CompactConfig {
+  int at = 0;
+  std::string action = "compact";
+};
+
 struct Config {
   ContextConfig context;
   StateConfig state;
@@ -132,6 +141,7 @@ struct Config {
   RunnerConfig runner;
   StatusConfig status;
   CapConfig cap;
+  CompactConfig compact;
   // "section.key" -> origin (a file path or an environment variable name) of the keys a file or
   // the environment set; origin() answers "default" for the others.
   std::map<std::string, std::string> origins;

@@ -27,11 +27,12 @@ enum class StatusField {
   Compactions,  // compactions of this session
   Reclaimed,    // the tokens they freed, "212k"
   Capped,       // the tokens the live cap (ctx-cap) kept out of this session, "212k"
+  Pins,         // what the last compaction kept of the pins: "pins 3/5 kept, 2 restored"
 };
 
-inline constexpr std::array<std::string_view, 14> kStatusFieldNames{
-    "percent", "tokens", "usable", "window", "tier",        "model",     "cost",
-    "compact", "5h",     "7d",     "cache",  "compactions", "reclaimed", "capped"};
+inline constexpr std::array<std::string_view, 15> kStatusFieldNames{
+    "percent", "tokens", "usable", "window",      "tier",      "model",  "cost", "compact",
+    "5h",      "7d",     "cache",  "compactions", "reclaimed", "capped", "pins"};
 
 // One piece of a parsed format: literal text, or a field.
 struct StatusPiece {
@@ -43,7 +44,7 @@ struct StatusPiece {
 // Parses a status-line format: text with `{field}` placeholders, `{{` and `}}` for literal
 // braces. An unknown field, an unclosed `{` or a lone `}` is an error of kind Invalid naming it:
 // "unknown field '{cost_usd}' (known: percent, tokens, usable, window, tier, model, cost, compact,
-// 5h, 7d, cache, compactions, reclaimed)".
+// 5h, 7d, cache, compactions, reclaimed, pins)".
 Result<std::vector<StatusPiece>> parse_status_format(std::string_view format);
 
 // The values of the fields for one line (empty when unknown, e.g. the cost when the client did

@@ -59,6 +59,19 @@ const char* const kMigrations[] = {
     "  status TEXT NOT NULL, started_at_ms INTEGER NOT NULL, ended_at_ms INTEGER, totals TEXT NOT "
     "NULL DEFAULT '{}')"
     "  WITHOUT ROWID;",
+    // 4 -> 5: pins (facts kept across compactions, of a line of work or a project) and what each
+    // compaction kept of them.
+    "CREATE TABLE IF NOT EXISTS pins ("
+    "  id INTEGER PRIMARY KEY, scope_kind TEXT NOT NULL, scope TEXT NOT NULL, text TEXT NOT NULL,"
+    "  created_at_ms INTEGER NOT NULL, session_id TEXT NOT NULL DEFAULT '');"
+    "CREATE INDEX IF NOT EXISTS pins_scope ON pins(scope_kind, scope, id);"
+    "CREATE TABLE IF NOT EXISTS pin_checks ("
+    "  id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, line_id TEXT NOT NULL,"
+    "  at_ms INTEGER NOT NULL, trigger TEXT NOT NULL, total INTEGER NOT NULL,"
+    "  kept INTEGER NOT NULL, detail TEXT NOT NULL DEFAULT '[]',"
+    "  restored INTEGER NOT NULL DEFAULT 0, restored_at_ms INTEGER);"
+    "CREATE INDEX IF NOT EXISTS pin_checks_session ON pin_checks(session_id, id);"
+    "CREATE INDEX IF NOT EXISTS pin_checks_line ON pin_checks(line_id, id);",
 };
 static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
 

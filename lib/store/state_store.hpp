@@ -56,6 +56,29 @@ struct RunRow {
   std::string totals = "{}";  // JSON: the run's totals when it last stopped
 };
 
+// A fact that must survive compaction: of a line of work (scope_kind "line", scope = the line's
+// first session id; trims and rollovers inherit it) or of a project (scope_kind "project", scope =
+// the client's folder name of the project).
+struct PinRow {
+  int64_t id = 0;
+  std::string scope_kind, scope, text;
+  int64_t created_at_ms = 0;
+  std::string session_id;  // the session that pinned it ("" from a shell outside a session)
+};
+
+// What one compaction kept of the pins: `detail` is a JSON array of {"id", "text", "kept"};
+// `restored` the pins re-injected after it (once delivered, at `restored_at_ms`).
+struct PinCheckRow {
+  int64_t id = 0;
+  std::string session_id, line_id;
+  int64_t at_ms = 0;
+  std::string trigger;  // manual, auto
+  int64_t total = 0, kept = 0;
+  std::string detail = "[]";
+  int64_t restored = 0;
+  std::optional<int64_t> restored_at_ms;
+};
+
 // ctxkit's state database (`state.db` in the state directory): lineage, the supervisors' queue,
 // the event log and runs (the figures hooks read on every run are in MeterStore). WAL, a busy
 // timeout, `synchronous=NORMAL`, schema version in `PRAGMA user_version` with migrations
@@ -65,7 +88,7 @@ struct RunRow {
 class StateStore {
  public:
   // The schema version this build writes.
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Opens (creating and migrating as needed) the database at `path`.
   static Result<StateStore> open(const std::filesystem::path& path, int busy_timeout_ms);
@@ -110,6 +133,30 @@ class StateStore {
   Result<void> put_run(const RunRow& run);
   // A run's row, if any.
   Result<std::optional<RunRow>> run(const std::string& run_id);
+
+  // Pins (state_store_pins.cpp). The line of work of a session: its recorded line_id, else its
+  // own id (a session not recorded yet starts its line).
+  Result<std::string> line_of(const std::string& session_id);
+  // Adds a pin, or finds the same text already pinned in that scope (returns its id and sets
+  // `existed`). A scope that already holds `max_per_scope` pins refuses another (Kind::Invalid).
+  Result<int64_t> add_pin(const PinRow& pin, int64_t max_per_scope, bool* existed = nullptr);
+  // The pins of a line of work and of a project, oldest first, at most `limit` (a store that holds
+  // more is read no further).
+  Result<std::vector<PinRow>> pins(const std::string& line_id, const std::string& project,
+                                   int64_t limit);
+  // How many pins the line of work and the project hold together.
+  Result<int64_t> count_pins(const std::string& line_id, const std::string& project);
+  // Removes a pin by id, only if it belongs to the line or the project; returns whether it did.
+  Result<bool> remove_pin(int64_t id, const std::string& line_id, const std::string& project);
+  // Records what a compaction kept; returns the row's id.
+  Result<int64_t> add_pin_check(const PinCheckRow& check);
+  // The newest check of a session, if any.
+  Result<std::optional<PinCheckRow>> last_pin_check(const std::string& session_id);
+  // Every check of a line of work, oldest first.
+  Result<std::vector<PinCheckRow>> pin_checks_of_line(const std::string& line_id);
+  // Records that a check's missing pins (`restored` of them) were re-injected at `at_ms`; only
+  // once (returns false when it already was).
+  Result<bool> mark_pins_restored(int64_t check_id, int64_t restored, int64_t at_ms);
 
   // The sessions whose parent is `session_id`.
   Result<std::vector<SessionRecord>> children(const std::string& session_id);

@@ -59,13 +59,43 @@ struct Server {
   }
 };
 
-TEST(ArchiveMcp, ListsTwoToolsThatSayWhenToSearch) {
+// pin_fact, list_pins and unpin for the session the server was started in; a pin of 1 MB is a
+// tool error of one line and nothing is stored.
+TEST(ArchiveMcp, PinsAFactListsItAndUnpinsIt) {
+  RecordedSession s;
+  util::Env env = s.env;
+  env.set("CLAUDE_CODE_SESSION_ID", "S-mcp");
+  Server server(env);
+  auto call = [&](const char* name, json args) {
+    return server.client.request("tools/call", {{"name", name}, {"arguments", args}})["result"];
+  };
+  json big = call("pin_fact", {{"text", std::string(1 << 20, 'x')}});
+  EXPECT_EQ(big["isError"], true);
+  EXPECT_EQ(big["content"][0]["text"], "a pin is at most 500 characters (this one has 1048576)");
+  json pinned = call("pin_fact", {{"text", "the API listens on port 8123"}});
+  ASSERT_NE(pinned.value("isError", false), true) << pinned.dump();
+  json answer = json::parse(pinned["content"][0]["text"].get<std::string>());
+  EXPECT_EQ(answer["scope"], "line");
+  EXPECT_EQ(answer["pins"], 1);
+  json listed =
+      json::parse(call("list_pins", json::object())["content"][0]["text"].get<std::string>());
+  ASSERT_EQ(listed["pins"].size(), 1u);
+  EXPECT_EQ(listed["pins"][0]["text"], "the API listens on port 8123");
+  json removed = call("unpin", {{"id", answer["id"]}});
+  EXPECT_NE(removed.value("isError", false), true) << removed.dump();
+  EXPECT_EQ(call("unpin", {{"id", answer["id"]}})["isError"], true);
+}
+
+TEST(ArchiveMcp, ListsTheSearchToolsThatSayWhenToSearchAndThePinTools) {
   RecordedSession s;
   Server server(s.env);
   json list = server.client.request("tools/list")["result"]["tools"];
-  ASSERT_EQ(list.size(), 2u);
+  ASSERT_EQ(list.size(), 5u);
   EXPECT_EQ(list[0]["name"], "archive_search");
   EXPECT_EQ(list[1]["name"], "archive_show");
+  EXPECT_EQ(list[2]["name"], "pin_fact");
+  EXPECT_EQ(list[3]["name"], "list_pins");
+  EXPECT_EQ(list[4]["name"], "unpin");
   const std::string d = list[0]["description"];
   for (const char* when :
        {"compacted", "rolled", "trimmed", "earlier work", "SESSION:LINE", "no operators"})

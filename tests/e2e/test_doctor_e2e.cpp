@@ -90,7 +90,7 @@ TEST(Doctor, AHealthyInstallIsHealthy) {
   EXPECT_TRUE(
       has_line(r.out, "ok    install: ", "settings.json install (" + in.settings.string() + ")"))
       << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "7 hooks registered in " + in.settings.string()))
+  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "10 hooks registered in " + in.settings.string()))
       << r.out;
   EXPECT_TRUE(has_line(r.out, "ok    status line: ", "ctx-status (" + bin_dir() + "/ctx-status)"))
       << r.out;
@@ -214,7 +214,7 @@ TEST(Doctor, AHookWhoseProgramIsMissingIsAFault) {
                        "PostToolUse[*] hook ctx-remind: " + (in.tmp / "gone/ctx-remind").string() +
                            " does not exist → ctx-settings install --settings"))
       << r.out;
-  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "6 hooks registered")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "ok    hooks: ", "9 hooks registered")) << r.out;
   EXPECT_TRUE(has_line(r.out, "1 faults, ", "")) << r.out;
 }
 

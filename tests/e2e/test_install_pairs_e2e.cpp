@@ -160,7 +160,10 @@ std::vector<std::string> expected_hooks(const fs::path& bin) {
           "SessionStart[clear|compact] " + b + "/ctx-gate --hook",
           "Stop[] " + b + "/ctx-session-hook",
           "PreCompact[] " + b + "/ctx-session-hook",
-          "SessionEnd[] " + b + "/ctx-session-hook"};
+          "PreCompact[] " + b + "/ctx-pin --hook",
+          "SessionEnd[] " + b + "/ctx-session-hook",
+          "PostCompact[] " + b + "/ctx-pin --hook",
+          "UserPromptSubmit[] " + b + "/ctx-pin --hook"};
 }
 
 size_t count_lines_starting(const std::string& out, const std::string& prefix) {
@@ -202,7 +205,7 @@ TEST(InstallPairs, ScriptThenScriptInAnotherPrefixTakesEveryEntryOver) {
   EXPECT_EQ(c["mcpServers"]["ctxkit-archive"]["command"], (b / "bin/ctx-archive-mcp").string());
   EXPECT_EQ(c["mcpServers"]["other"]["command"], "/usr/bin/other");
   // One line per entry replaced, none kept "yours" or "run again with --replace".
-  EXPECT_EQ(count_lines_starting(r.out, "replaced: "), 10u) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "replaced: "), 13u) << r.out;
   EXPECT_NE(r.out.find("replaced: PostToolUse hook " + (a / "bin/ctx-remind").string() + " (now " +
                        (b / "bin/ctx-remind").string() + ")"),
             std::string::npos)
@@ -250,7 +253,7 @@ TEST(InstallPairs, PackageThenScriptTakesTheEntriesAndTheRecordsOver) {
   r = home.script_install(s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(hooks_of(home.settings_json()), expected_hooks(s / "bin"));
-  EXPECT_EQ(count_lines_starting(r.out, "replaced: "), 10u) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "replaced: "), 13u) << r.out;
   EXPECT_TRUE(fs::is_empty(records)) << "the package's records were taken over";
   expect_healthy(home, s);
   // The package's uninstall (before apt-get remove) finds nothing of its own and says so.
@@ -365,7 +368,7 @@ TEST(InstallPairs, HooksRegisteredTwiceAreRepairedByTheDoctorsOneCommand) {
   }
   home.tmp.write("home/.claude/settings.json", s.dump(2));
   auto d = home.doctor(b);
-  EXPECT_EQ(count_lines_starting(d.out, "FAULT hooks: "), 7u) << d.out;
+  EXPECT_EQ(count_lines_starting(d.out, "FAULT hooks: "), 10u) << d.out;
   const std::string fault = line_of(d.out,
                                     "FAULT hooks: PostToolUse[*] hook ctx-remind is "
                                     "registered 2 times");
@@ -405,7 +408,7 @@ TEST(InstallPairs, UninstallAllRemovesEveryInstallsEntriesAndNeverTheUsers) {
   r = home.script_uninstall(b);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(home.settings_json().contains("statusLine"));
-  EXPECT_EQ(hooks_of(home.settings_json()).size(), 9u);
+  EXPECT_EQ(hooks_of(home.settings_json()).size(), 12u);
   EXPECT_NE(r.out.find("kept: ctxkit's entries in " + home.settings.string() +
                        " that run the programs of another install (" + (a / "bin").string() + ")"),
             std::string::npos)

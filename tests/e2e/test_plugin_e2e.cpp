@@ -69,7 +69,7 @@ TEST(Plugin, EveryHookRunsAProgramOfBinThroughThePluginRoot) {
       }
     }
   }
-  EXPECT_EQ(n, 7u);
+  EXPECT_EQ(n, 10u);
   EXPECT_TRUE(hooks.contains("PostToolUse"));
   EXPECT_TRUE(hooks.contains("SessionStart"));
   json mcp = parse(kPlugin / ".mcp.json");

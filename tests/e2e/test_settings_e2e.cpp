@@ -512,7 +512,7 @@ TEST(SettingsPlugin, WritesThePluginFromTheSameHookListAsTheSettingsInstall) {
       ++n;
     }
   }
-  EXPECT_EQ(n, 7u);
+  EXPECT_EQ(n, 10u);
   ojson mcp = ojson::parse(read_file(out / ".mcp.json"));
   EXPECT_EQ(mcp["mcpServers"]["ctxkit-workflow"]["command"],
             "${CLAUDE_PLUGIN_ROOT}/bin/ctx-workflow-mcp");

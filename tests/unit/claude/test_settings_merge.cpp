@@ -25,7 +25,8 @@ TEST(SettingsMerge, AddsHookAndStatusLineKeepingUserEntries) {
   // Key order of the user's file survives.
   EXPECT_EQ(s.begin().key(), "model");
   EXPECT_EQ(r.created, (std::vector<std::string>{"hooks.SessionStart", "hooks.Stop",
-                                                 "hooks.PreCompact", "hooks.SessionEnd"}));
+                                                 "hooks.PreCompact", "hooks.SessionEnd",
+                                                 "hooks.PostCompact", "hooks.UserPromptSubmit"}));
 }
 
 TEST(SettingsMerge, RunningTwiceRegistersOnce) {
@@ -38,7 +39,8 @@ TEST(SettingsMerge, RunningTwiceRegistersOnce) {
   EXPECT_EQ(s, once);
   EXPECT_EQ(r1.created,
             (std::vector<std::string>{"hooks", "hooks.PostToolUse", "hooks.SessionStart",
-                                      "hooks.Stop", "hooks.PreCompact", "hooks.SessionEnd"}));
+                                      "hooks.Stop", "hooks.PreCompact", "hooks.SessionEnd",
+                                      "hooks.PostCompact", "hooks.UserPromptSubmit"}));
   EXPECT_EQ(s["hooks"]["SessionEnd"][0]["hooks"][0]["command"], "/b/ctx-session-hook");
   EXPECT_FALSE(s["hooks"]["SessionEnd"][0].contains("matcher"));
   // The workflow gate answers only after /clear and /compact (its output is replayed on resume).
@@ -181,7 +183,10 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
                                       "SessionStart[clear|compact] /opt/ctxkit/bin/ctx-gate --hook",
                                       "Stop[] /opt/ctxkit/bin/ctx-session-hook",
                                       "PreCompact[] /opt/ctxkit/bin/ctx-session-hook",
-                                      "SessionEnd[] /opt/ctxkit/bin/ctx-session-hook"}));
+                                      "PreCompact[] /opt/ctxkit/bin/ctx-pin --hook",
+                                      "SessionEnd[] /opt/ctxkit/bin/ctx-session-hook",
+                                      "PostCompact[] /opt/ctxkit/bin/ctx-pin --hook",
+                                      "UserPromptSubmit[] /opt/ctxkit/bin/ctx-pin --hook"}));
   EXPECT_EQ(s["statusLine"]["command"], "/opt/ctxkit/bin/ctx-status");
   EXPECT_EQ(second.lines,
             (std::vector<std::string>{
@@ -197,11 +202,17 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
                 "/opt/ctxkit/bin/ctx-session-hook)",
                 "replaced: SessionEnd hook /home/u/.local/bin/ctx-session-hook (now "
                 "/opt/ctxkit/bin/ctx-session-hook)",
+                "replaced: PreCompact hook /home/u/.local/bin/ctx-pin --hook (now "
+                "/opt/ctxkit/bin/ctx-pin --hook)",
+                "replaced: PostCompact hook /home/u/.local/bin/ctx-pin --hook (now "
+                "/opt/ctxkit/bin/ctx-pin --hook)",
+                "replaced: UserPromptSubmit hook /home/u/.local/bin/ctx-pin --hook (now "
+                "/opt/ctxkit/bin/ctx-pin --hook)",
                 "replaced: SessionStart hook /home/u/.local/bin/ctx-gate --hook (now "
                 "/opt/ctxkit/bin/ctx-gate --hook)",
                 "replaced: statusLine /home/u/.local/bin/ctx-status (now "
                 "/opt/ctxkit/bin/ctx-status)"}));
-  EXPECT_EQ(second.replaced_commands.size(), 8u);
+  EXPECT_EQ(second.replaced_commands.size(), 11u);
   EXPECT_TRUE(second.created.empty());
   // And back: the first folder takes them over again; a third run changes nothing.
   SettingsReport back, again;
@@ -210,7 +221,7 @@ TEST(SettingsMerge, AnInstallFromAnotherFolderTakesOverEveryRegistration) {
   merge_settings(s, default_plan("/home/u/.local/bin"), again);
   EXPECT_FALSE(again.changed);
   EXPECT_EQ(s, once);
-  EXPECT_EQ(hook_list(s).size(), 8u);
+  EXPECT_EQ(hook_list(s).size(), 11u);
 }
 
 // A file an earlier version left with every hook twice (two prefixes, an old matcher, ours in a
@@ -226,13 +237,14 @@ TEST(SettingsMerge, SecondRegistrationsAndOldMatchersAreRepaired) {
       {"hooks":[{"type":"command","command":"/a/ctx-session-hook","timeout":10}]}]}})");
   SettingsReport r;
   ASSERT_EQ(merge_settings(s, default_plan("/b"), r), "");
-  EXPECT_EQ(
-      hook_list(s),
-      (std::vector<std::string>{
-          "PostToolUse[*] /b/ctx-remind", "PostToolUse[*] mine",
-          "PostToolUse[Bash|mcp__.*] /b/ctx-cap", "SessionStart[clear|compact] /b/ctx-gate --hook",
-          "SessionStart[] /b/ctx-session-hook", "Stop[] /b/ctx-session-hook",
-          "PreCompact[] /b/ctx-session-hook", "SessionEnd[] /b/ctx-session-hook"}));
+  EXPECT_EQ(hook_list(s), (std::vector<std::string>{
+                              "PostToolUse[*] /b/ctx-remind", "PostToolUse[*] mine",
+                              "PostToolUse[Bash|mcp__.*] /b/ctx-cap",
+                              "SessionStart[clear|compact] /b/ctx-gate --hook",
+                              "SessionStart[] /b/ctx-session-hook", "Stop[] /b/ctx-session-hook",
+                              "PreCompact[] /b/ctx-session-hook", "PreCompact[] /b/ctx-pin --hook",
+                              "SessionEnd[] /b/ctx-session-hook", "PostCompact[] /b/ctx-pin --hook",
+                              "UserPromptSubmit[] /b/ctx-pin --hook"}));
   auto has = [&](const std::string& line) {
     return std::find(r.lines.begin(), r.lines.end(), line) != r.lines.end();
   };

@@ -119,6 +119,29 @@ TEST(CompactionPoint, TheEnvironmentWinsOverSettingsAndLocalOverProject) {
   EXPECT_EQ(s.window_origin, "CLAUDE_CODE_AUTO_COMPACT_WINDOW");
 }
 
+// totalTokensReminder: the variable, else the settings files (later ones win), read also when the
+// window comes from the environment; only "countdown" counts the live window.
+TEST(CompactionPoint, TotalTokensReminderFromTheEnvironmentElseTheSettings) {
+  test::TempDir tmp;
+  util::Env env;
+  env.set("HOME", (tmp / "home").string());
+  const fs::path project = tmp / "proj";
+  auto s = read_compaction_settings(env, client_settings_files(env, project));
+  EXPECT_EQ(s.tokens_reminder, "");
+  EXPECT_FALSE(s.window_countdown());
+  tmp.write("home/.claude/settings.json", R"({"totalTokensReminder": "padded-countdown"})");
+  tmp.write("proj/.claude/settings.json", R"({"totalTokensReminder": "countdown"})");
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "100k");
+  s = read_compaction_settings(env, client_settings_files(env, project));
+  EXPECT_EQ(s.tokens_reminder, "countdown");
+  EXPECT_TRUE(s.window_countdown());
+  EXPECT_EQ(s.auto_compact_window, 100000);
+  env.set("CLAUDE_CODE_TOTAL_TOKENS_REMINDER", "off");
+  s = read_compaction_settings(env, client_settings_files(env, project));
+  EXPECT_EQ(s.tokens_reminder, "off");
+  EXPECT_FALSE(s.window_countdown());
+}
+
 TEST(CompactionPoint, AProjectInTheHomeFolderListsTheUsersFileOnce) {
   util::Env env;
   env.set("HOME", "/home/u");

@@ -95,6 +95,21 @@ TEST(Reminder, SubagentTextDoesNotOfferSessionSkills) {
   EXPECT_EQ(t.find("/rollover"), std::string::npos);
 }
 
+// With the client's live countdown of the window (totalTokensReminder "countdown"), the reminder
+// states no figure of its own, only what to do.
+TEST(Reminder, WithTheClientsWindowCountdownNoFigureOnlyWhatToDo) {
+  core::ContextConfig c;
+  c.reserved_tokens = 33000;
+  auto f = make_figure(c, {}, 127000);
+  const std::string t = reminder_text(Tier::Urgent, f, c, false, true);
+  EXPECT_EQ(t.find('%'), std::string::npos) << t;
+  EXPECT_EQ(t.find("127k"), std::string::npos) << t;
+  EXPECT_EQ(t,
+            "Context is filling (the tokens-left count after each tool result is this window's). "
+            "Close to the limit: auto-compaction (lossy) starts when the usable part is full. Use "
+            "/trim or /rollover now.");
+}
+
 // Every text a reminder can say, pinned: a change of wording is a deliberate change of this test.
 TEST(Reminder, EveryTextIsPinned) {
   core::ContextConfig c;
@@ -111,7 +126,8 @@ TEST(Reminder, EveryTextIsPinned) {
       reminder_text(Tier::Recommend, f, c, false),
       head +
           ". /trim is recommended now; /rollover (a fresh session with a handoff summary and a "
-          "searchable archive) if trimming does not free enough.");
+          "searchable archive) if trimming does not free enough. /pin the facts that must "
+          "survive a compaction.");
   EXPECT_EQ(
       reminder_text(Tier::Urgent, f, c, false),
       head +

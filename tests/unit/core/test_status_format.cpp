@@ -38,14 +38,14 @@ TEST(StatusFormat, TheFieldListIsTheOneTheErrorNames) {
   ASSERT_FALSE(p);
   EXPECT_EQ(p.error().message,
             "unknown field '{cost_usd}' (known: percent, tokens, usable, window, tier, model, "
-            "cost, compact, 5h, 7d, cache, compactions, reclaimed, capped)");
+            "cost, compact, 5h, 7d, cache, compactions, reclaimed, capped, pins)");
   EXPECT_EQ(parse_status_format("{percent").error().message,
             "a '{' without its '}' at character 1 (write '{{' for a brace)");
   EXPECT_EQ(parse_status_format("a}").error().message,
             "a '}' without its '{' at character 2 (write '}}' for a brace)");
   EXPECT_EQ(parse_status_format("{}").error().message,
             "unknown field '{}' (known: percent, tokens, usable, window, tier, model, cost, "
-            "compact, 5h, 7d, cache, compactions, reclaimed, capped)");
+            "compact, 5h, 7d, cache, compactions, reclaimed, capped, pins)");
 }
 
 // A field's value comes from the client: what a terminal would act on becomes visible text.
@@ -81,7 +81,7 @@ TEST(StatusConfig, AFormatWithAnUnknownFieldIsAWarningAndKeepsTheDefault) {
   EXPECT_EQ(c.warnings[0],
             "u.toml:2:10: status.format: unknown field '{bogus}' (known: percent, tokens, usable, "
             "window, "
-            "tier, model, cost, compact, 5h, 7d, cache, compactions, reclaimed, capped); the "
+            "tier, model, cost, compact, 5h, 7d, cache, compactions, reclaimed, capped, pins); the "
             "default line is "
             "kept");
   Config good;

@@ -204,7 +204,8 @@ std::string first_text(const std::filesystem::path& db, const char* sql) {
   return out;
 }
 
-// A version-1 file: what versions 2 (sessions), 3 (pending rollovers) and 4 (events, runs) added
+// A version-1 file: what versions 2 (sessions), 3 (pending rollovers), 4 (events, runs) and 5
+// (pins) added
 // is dropped and user_version set back to 1; opening it adds them all again and keeps the data
 // of version 1.
 TEST(StateStore, VersionOneDatabaseIsMigrated) {
@@ -220,7 +221,8 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
     ASSERT_EQ(sqlite3_exec(raw,
                            "INSERT INTO reminders VALUES('S', '', 2, 5); DROP TABLE sessions; DROP "
                            "TABLE pending_rollovers; DROP TABLE events; "
-                           "DROP TABLE runs; PRAGMA user_version=1;",
+                           "DROP TABLE runs; DROP TABLE pins; DROP TABLE pin_checks; "
+                           "PRAGMA user_version=1;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK)
         << sqlite3_errmsg(raw);
@@ -232,9 +234,9 @@ TEST(StateStore, VersionOneDatabaseIsMigrated) {
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(*s->user_version(), store::StateStore::kSchemaVersion);
   EXPECT_EQ(first_text(db, "SELECT tier || '@' || fired_at_ms FROM reminders"), "2@5");  // kept
-  EXPECT_EQ(table_names(db),
-            (std::vector<std::string>{"events", "pending_rollovers", "reminders", "runs",
-                                      "sessions", "status_figures", "window_facts"}));
+  EXPECT_EQ(table_names(db), (std::vector<std::string>{"events", "pending_rollovers", "pin_checks",
+                                                       "pins", "reminders", "runs", "sessions",
+                                                       "status_figures", "window_facts"}));
   // Each added table is usable: lineage (2), a pending rollover with its kind (3, 4), events (4).
   store::SessionRecord a;
   a.session_id = a.line_id = "A";
@@ -275,7 +277,7 @@ TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {
   }
   auto s = store::StateStore::open(db, 1000);
   ASSERT_TRUE(s) << s.error().message;
-  EXPECT_EQ(*s->user_version(), 4);
+  EXPECT_EQ(*s->user_version(), store::StateStore::kSchemaVersion);
   auto p = s->pending_rollover("sup");
   ASSERT_TRUE(p && *p);
   EXPECT_EQ((*p)->new_session_id, "S2");  // kept
@@ -290,6 +292,122 @@ TEST(StateStore, VersionThreeDatabaseGainsEventsRunsAndActionColumns) {
   ASSERT_TRUE(run && *run);
   EXPECT_EQ((*run)->mode, "hybrid");
   EXPECT_FALSE((*run)->ended_at_ms);
+}
+
+// A database of schema 4 (before pins), with a lineage in it, gains the pins and their checks and
+// keeps the lineage; pins added then follow the line.
+TEST(StateStore, VersionFourDatabaseGainsPinsAndKeepsItsLineage) {
+  test::TempDir tmp;
+  auto db = tmp / "state.db";
+  {
+    auto s = store::StateStore::open(db, 1000);
+    ASSERT_TRUE(s);
+    store::SessionRecord a;
+    a.session_id = a.line_id = "A";
+    store::SessionRecord b;
+    b.session_id = "B";
+    ASSERT_TRUE(s->record_derivation(a, b, "trim", 80, 1000, "2026-11-21T12:00:00Z"));
+  }
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE pins; DROP TABLE pin_checks; PRAGMA user_version=4;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(raw);
+    sqlite3_close(raw);
+  }
+  ASSERT_EQ(first_text(db, "SELECT count(*) FROM sqlite_master WHERE name='pins'"), "0");
+  auto s = store::StateStore::open(db, 1000);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(*s->user_version(), 5);
+  EXPECT_EQ(*s->line_of("B"), "A");  // the lineage is kept
+  EXPECT_EQ(*s->line_of("never-seen"), "never-seen");
+  ASSERT_TRUE(s->add_pin({0, "line", "A", "port 8123", 1, "A"}, 100));
+  auto pins = s->pins(*s->line_of("B"), "", 100);
+  ASSERT_TRUE(pins);
+  ASSERT_EQ(pins->size(), 1u);
+  EXPECT_EQ(pins->front().text, "port 8123");
+}
+
+TEST(StateStorePins, LineAndProjectPinsTogetherOldestFirst) {
+  test::TempDir tmp;
+  auto s = store::StateStore::open(tmp / "state.db", 1000);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->add_pin({0, "line", "L1", "one", 1, "S"}, 100));
+  ASSERT_TRUE(s->add_pin({0, "project", "-p", "two", 2, "S"}, 100));
+  ASSERT_TRUE(s->add_pin({0, "line", "L2", "other line", 3, "S"}, 100));
+  ASSERT_TRUE(s->add_pin({0, "project", "-q", "other project", 4, "S"}, 100));
+  auto pins = s->pins("L1", "-p", 100);
+  ASSERT_TRUE(pins);
+  ASSERT_EQ(pins->size(), 2u);
+  EXPECT_EQ((*pins)[0].text, "one");
+  EXPECT_EQ((*pins)[1].text, "two");
+  EXPECT_EQ(*s->count_pins("L1", "-p"), 2);
+  // An empty scope matches nothing (not the pins whose scope is "").
+  EXPECT_EQ(*s->count_pins("", ""), 0);
+}
+
+TEST(StateStorePins, TheSameTextTwiceIsOnePinAndAFullScopeRefusesMore) {
+  test::TempDir tmp;
+  auto s = store::StateStore::open(tmp / "state.db", 1000);
+  ASSERT_TRUE(s);
+  bool existed = true;
+  auto first = s->add_pin({0, "line", "L", "same", 1, ""}, 2, &existed);
+  ASSERT_TRUE(first);
+  EXPECT_FALSE(existed);
+  auto again = s->add_pin({0, "line", "L", "same", 2, ""}, 2, &existed);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(existed);
+  EXPECT_EQ(*again, *first);
+  ASSERT_TRUE(s->add_pin({0, "line", "L", "second", 3, ""}, 2));
+  auto third = s->add_pin({0, "line", "L", "third", 4, ""}, 2);
+  ASSERT_FALSE(third);
+  EXPECT_EQ(third.error().kind, Error::Kind::Invalid);
+  EXPECT_EQ(third.error().message,
+            "the line of work already holds 2 pins, the most it keeps: remove one first (ctx-pin "
+            "rm ID)");
+  // Another scope is not full.
+  EXPECT_TRUE(s->add_pin({0, "project", "-p", "third", 4, ""}, 2));
+}
+
+TEST(StateStorePins, RemovesOnlyWithinItsScope) {
+  test::TempDir tmp;
+  auto s = store::StateStore::open(tmp / "state.db", 1000);
+  ASSERT_TRUE(s);
+  auto id = s->add_pin({0, "line", "L", "fact", 1, ""}, 100);
+  ASSERT_TRUE(id);
+  EXPECT_FALSE(*s->remove_pin(*id, "other", "-p"));
+  EXPECT_TRUE(*s->remove_pin(*id, "L", ""));
+  EXPECT_FALSE(*s->remove_pin(*id, "L", ""));
+}
+
+TEST(StateStorePins, ChecksAreListedByLineAndRestoredOnce) {
+  test::TempDir tmp;
+  auto s = store::StateStore::open(tmp / "state.db", 1000);
+  ASSERT_TRUE(s);
+  store::PinCheckRow c;
+  c.session_id = "S";
+  c.line_id = "L";
+  c.at_ms = 5;
+  c.trigger = "manual";
+  c.total = 5;
+  c.kept = 3;
+  c.detail = R"([{"id":1,"text":"a","kept":false}])";
+  auto id = s->add_pin_check(c);
+  ASSERT_TRUE(id);
+  auto last = s->last_pin_check("S");
+  ASSERT_TRUE(last && *last);
+  EXPECT_EQ((*last)->kept, 3);
+  EXPECT_FALSE((*last)->restored_at_ms);
+  EXPECT_TRUE(*s->mark_pins_restored(*id, 2, 9));
+  EXPECT_FALSE(*s->mark_pins_restored(*id, 2, 10));
+  auto line = s->pin_checks_of_line("L");
+  ASSERT_TRUE(line);
+  ASSERT_EQ(line->size(), 1u);
+  EXPECT_EQ(line->front().restored, 2);
+  EXPECT_EQ(line->front().restored_at_ms, 9);
+  EXPECT_FALSE(*s->last_pin_check("T"));
 }
 
 }  // namespace

@@ -1,0 +1,121 @@
+#include "apps/compact_trigger.hpp"
+
+#include <fmt/core.h>
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "apps/pins_app.hpp"
+#include "context/compaction_point.hpp"
+#include "context/context_meter.hpp"
+#include "context/pins.hpp"
+#include "rollover/supervisor.hpp"
+#include "store/state_access.hpp"
+#include "util/atomic_file.hpp"
+#include "util/fs.hpp"
+#include "util/one_line.hpp"
+#include "util/time.hpp"
+#include "util/uuid.hpp"
+
+namespace ctxkit::apps {
+namespace fs = std::filesystem;
+
+std::string compacted_prompt(int percent, int at) {
+  return fmt::format(
+      "ctxkit compacted this conversation when its context reached {}% ([compact] at = {}). "
+      "Nothing new is asked: answer in one line that you are ready to go on.",
+      percent, at);
+}
+
+std::string request_compaction_if_due(const core::Config& cfg, const core::Locations& loc,
+                                      const util::Env& env, const std::string& session_id,
+                                      const std::string& transcript, const std::string& cwd) {
+  const auto token = env.get_nonempty("CTXKIT_SUPERVISOR");
+  if (!token || cfg.compact.at <= 0 || cfg.compact.action != "compact" || session_id.empty() ||
+      transcript.empty())
+    return {};
+  const auto project = core::project_start_dir(env, cwd);
+  const auto percent = context::transcript_percent(
+      transcript, cfg.context, context::client_compaction_settings(env, project));
+  if (!percent || *percent < cfg.compact.at) return {};
+  std::string note;
+  auto store = store::open_state(loc, cfg, note);
+  if (!store) return note;
+  // A rollover or a workflow action the session prepared goes first.
+  auto pending = store->pending_rollover(*token);
+  if (!pending) return pending.error().message;
+  if (*pending) return {};
+  std::string focus = "Keep the pinned facts word for word.";
+  if (auto scope = resolve_pin_scope(*store, session_id, cwd)) {
+    if (auto pins = list_pins(*store, *scope); pins && !pins->pins.empty()) {
+      std::vector<std::string> texts;
+      for (const auto& p : pins->pins) texts.push_back(p.text);
+      focus = context::render_pin_list("Keep these pinned facts word for word:", texts, pins->total,
+                                       "ctx-pin list");
+    }
+  }
+  const fs::path dir = loc.rollovers_dir();
+  if (auto made = util::make_private_dirs(dir, loc.state_dir); !made) return made.error().message;
+  const fs::path file = dir / fmt::format("compact-at-{}.md", util::random_uuid());
+  if (auto w = util::write_file_atomic(file, compacted_prompt(*percent, cfg.compact.at), 0600,
+                                       util::Durability::Flush);
+      !w)
+    return w.error().message;
+  store::PendingRollover p;
+  p.supervisor = *token;
+  p.session_id = session_id;
+  p.new_session_id = session_id;
+  p.prompt_path = file.string();
+  p.cwd = cwd;
+  p.action = "compact";
+  p.focus = focus;
+  if (auto r = store->put_pending_rollover(p); !r) return r.error().message;
+  return {};
+}
+
+void compact_after_turn_if_due(const core::Config& cfg, const core::Locations& loc,
+                               const util::Env& env, const std::string& session_id,
+                               const std::string& transcript, const std::string& cwd) {
+  auto note_problem = [&](const std::string& what) {
+    if (what.empty() || !util::make_private_dirs(loc.state_dir)) return;
+    (void)util::append_private_line(
+        loc.archive_log(), fmt::format("{} compact at: {}", util::format_iso8601_ms(util::now_ms()),
+                                       util::one_line(what)));
+  };
+  // The client writes the turn's last reply after the Stop hook has started.
+  std::error_code ec;
+  auto size = fs::file_size(transcript, ec);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  auto stable_since = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() < deadline &&
+         std::chrono::steady_clock::now() - stable_since < std::chrono::milliseconds(200)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    const auto now_size = fs::file_size(transcript, ec);
+    if (now_size != size) {
+      size = now_size;
+      stable_since = std::chrono::steady_clock::now();
+    }
+  }
+  const auto token = env.get_nonempty("CTXKIT_SUPERVISOR");
+  if (!token) return;
+  if (auto why = request_compaction_if_due(cfg, loc, env, session_id, transcript, cwd);
+      !why.empty()) {
+    note_problem(why);
+    return;
+  }
+  std::string problem;
+  auto store = store::open_state(loc, cfg, problem);
+  if (!store) return note_problem(problem);
+  auto ready = store->mark_rollover_ready(*token, session_id);
+  if (!ready) return note_problem(ready.error().message);
+  if (!*ready) return;
+  auto pid =
+      rollover::verify_supervisor(loc, env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *token);
+  if (pid)
+    ::kill(*pid, SIGUSR1);
+  else
+    note_problem(fmt::format("not waking the supervisor: {}", pid.error().message));
+}
+
+}  // namespace ctxkit::apps

@@ -1,0 +1,387 @@
+#include "apps/pins_app.hpp"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "apps/cli.hpp"
+#include "claude/hook_response.hpp"
+#include "context/pins.hpp"
+#include "core/hook_stamp.hpp"
+#include "core/project_folder.hpp"
+#include "store/state_access.hpp"
+#include "util/fs.hpp"
+#include "util/json_depth.hpp"
+#include "util/time.hpp"
+#include "util/utf8.hpp"
+
+namespace ctxkit::apps {
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kTool = "ctx-pin";
+// The largest hook payload read (a PostCompact payload carries the whole summary).
+constexpr size_t kMaxPayloadBytes = 32u << 20;
+constexpr size_t kMaxPayloadDepth = 512;
+
+// The fields of a compaction hook's payload that pins need.
+struct PinPayload {
+  std::string session_id, transcript_path, cwd, event, trigger, summary, source;
+  std::string custom_instructions;  // PreCompact: what `/compact <focus>` was given
+  bool has_summary = false;
+};
+
+std::string str_field(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Result<PinPayload> parse_payload(const std::string& text) {
+  if (text.size() > kMaxPayloadBytes)
+    return fail(fmt::format("hook payload of {} bytes is over the {} MiB this hook reads",
+                            text.size(), kMaxPayloadBytes >> 20));
+  if (util::json_depth(text, kMaxPayloadDepth) > kMaxPayloadDepth)
+    return fail("hook payload nests deeper than this hook reads");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(util::is_valid_utf8(text) ? text : util::sanitize_json_text(text));
+  } catch (const std::exception& e) {
+    return fail(fmt::format("hook payload is not JSON: {}", e.what()));
+  }
+  if (!j.is_object()) return fail("hook payload is not a JSON object");
+  PinPayload p;
+  p.session_id = str_field(j, "session_id");
+  p.transcript_path = str_field(j, "transcript_path");
+  p.cwd = str_field(j, "cwd");
+  p.event = str_field(j, "hook_event_name");
+  p.trigger = str_field(j, "trigger");
+  p.source = str_field(j, "source");
+  p.custom_instructions = str_field(j, "custom_instructions");
+  if (auto it = j.find("compact_summary"); it != j.end() && it->is_string()) {
+    p.summary = it->get<std::string>();
+    p.has_summary = true;
+  }
+  return p;
+}
+
+// A session id usable in a file name (the client's are UUIDs).
+bool plain_id(const std::string& id) {
+  return !id.empty() && id.size() <= 128 &&
+         id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") ==
+             std::string::npos;
+}
+
+// The file whose presence tells the next UserPromptSubmit hook that a compaction left pins out:
+// that hook then opens the database, and on every other prompt only looks for this file.
+fs::path restore_marker(const core::Locations& loc, const std::string& session_id) {
+  return loc.state_dir / "pins" / (session_id + ".restore");
+}
+
+// The project folder of a hook's session (the session's recorded project wins, see
+// resolve_pin_scope): its cwd.
+std::string hook_project_dir(const PinPayload& p) {
+  return p.cwd;
+}
+
+// PreCompact: the pins as instructions for the summarizer (plain stdout, exit 0: the client puts
+// it under "Additional Instructions:"), but for those `/compact <focus>` already names (the
+// supervisor's focus is the pins).
+void precompact(store::StateStore& store, const PinScope& scope, const PinPayload& p,
+                AppContext& ctx, std::string& note) {
+  auto list = list_pins(store, scope);
+  if (!list) {
+    note = list.error().message;
+    return;
+  }
+  std::vector<std::string> texts;
+  for (const auto& pin : list->pins)
+    if (p.custom_instructions.find(pin.text) == std::string::npos) texts.push_back(pin.text);
+  const auto named = static_cast<int64_t>(list->pins.size() - texts.size());
+  const std::string text = context::precompact_instructions(texts, list->total - named, "");
+  if (!text.empty()) ctx.out << text;
+}
+
+// PostCompact: each pin checked against the summary; the check recorded; the marker for the next
+// prompt left when some were missing.
+void postcompact(store::StateStore& store, const PinScope& scope, const PinPayload& p,
+                 const core::Locations& loc, std::string& note) {
+  auto list = list_pins(store, scope);
+  if (!list) {
+    note = list.error().message;
+    return;
+  }
+  if (list->pins.empty()) return;
+  const context::SummaryText summary(p.summary);
+  nlohmann::json detail = nlohmann::json::array();
+  int64_t kept = 0;
+  for (const auto& pin : list->pins) {
+    const bool k = summary.keeps(pin.text);
+    kept += k ? 1 : 0;
+    detail.push_back({{"id", pin.id}, {"text", pin.text}, {"kept", k}});
+  }
+  store::PinCheckRow row;
+  row.session_id = scope.session_id;
+  row.line_id = scope.line_id;
+  row.at_ms = util::now_ms();
+  row.trigger = p.trigger.empty() ? std::string("unknown") : p.trigger;
+  row.total = static_cast<int64_t>(list->pins.size());
+  row.kept = kept;
+  row.detail = detail.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  auto id = store.add_pin_check(row);
+  if (!id) {
+    note = id.error().message;
+    return;
+  }
+  if (kept < row.total && plain_id(scope.session_id)) {
+    const fs::path marker = restore_marker(loc, scope.session_id);
+    if (auto d = util::make_private_dirs(marker.parent_path(), loc.state_dir); !d) {
+      note = d.error().message;
+      return;
+    }
+    auto fd = util::open_private_file(marker, O_WRONLY | O_CREAT | O_TRUNC);
+    if (!fd) {
+      note = fd.error().message;
+      return;
+    }
+    (void)util::write_all(*fd, fmt::format("{}\n", *id));
+    ::close(*fd);
+  }
+}
+
+// UserPromptSubmit: after a compaction that left pins out, those pins as additionalContext, once.
+void restore(const PinPayload& p, const core::Locations& loc, const core::Config& cfg,
+             AppContext& ctx, std::string& note) {
+  if (!plain_id(p.session_id)) return;
+  const fs::path marker = restore_marker(loc, p.session_id);
+  struct stat st {};
+  if (::lstat(marker.c_str(), &st) != 0) return;  // the usual case: nothing to restore
+  auto store = store::open_state(loc, cfg, note);
+  if (!store) return;
+  auto check = store->last_pin_check(p.session_id);
+  if (!check) {
+    note = check.error().message;
+    return;
+  }
+  ::unlink(marker.c_str());
+  if (!*check || (*check)->restored_at_ms) return;
+  std::vector<std::string> missing;
+  try {
+    for (const auto& d : nlohmann::json::parse((*check)->detail))
+      if (!d.value("kept", true)) missing.push_back(d.value("text", std::string()));
+  } catch (const std::exception& e) {
+    note = fmt::format("pin check {} has an unreadable detail: {}", (*check)->id, e.what());
+    return;
+  }
+  if (missing.empty()) return;
+  size_t shown = 0;
+  const std::string text = context::render_pin_list(
+      "Pinned facts the last compaction's summary left out (re-stated by ctxkit; they still "
+      "hold):",
+      missing, static_cast<int64_t>(missing.size()), "ctx-pin list shows every pin", &shown);
+  if (auto r = store->mark_pins_restored((*check)->id, static_cast<int64_t>(shown), util::now_ms());
+      !r) {
+    note = r.error().message;
+    return;
+  } else if (!*r) {
+    return;  // another prompt's hook restored them
+  }
+  ctx.out << claude::additional_context_response(claude::HookEvent::UserPromptSubmit, text) << '\n';
+}
+
+int run_hook(AppContext& ctx) {
+  auto input = ctx.read_stdin();
+  if (!input) {
+    print_error(ctx.err, kTool, input.error().message);
+    return exit_code(fail_open_code(kTool));
+  }
+  auto p = parse_payload(*input);
+  if (!p) {
+    print_error(ctx.err, kTool, p.error().message);
+    return exit_code(fail_open_code(kTool));
+  }
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, p->cwd)});
+  const core::Locations loc = cfg.locations(ctx.env);
+  record_hook_run(loc, kTool);
+  std::string note;
+  if (p->event == "UserPromptSubmit") {
+    restore(*p, loc, cfg, ctx, note);
+  } else if (p->event == "PreCompact" || p->event == "PostCompact") {
+    if (p->event == "PostCompact" && !p->has_summary) {
+      note = "note: the PostCompact payload has no compact_summary: the pins are not checked";
+    } else if (auto store = store::open_state(loc, cfg, note)) {
+      auto scope = resolve_pin_scope(*store, p->session_id, hook_project_dir(*p));
+      if (!scope)
+        note = scope.error().message;
+      else if (p->event == "PreCompact")
+        precompact(*store, *scope, *p, ctx, note);
+      else
+        postcompact(*store, *scope, *p, loc, note);
+    }
+  } else {
+    note = fmt::format(
+        "note: ignoring a '{}' payload (this hook handles PreCompact, PostCompact and "
+        "UserPromptSubmit)",
+        p->event.empty() ? "unnamed" : p->event);
+  }
+  if (!note.empty()) print_note(ctx.err, kTool, note);
+  return 0;
+}
+
+std::string scope_label(const store::PinRow& r) {
+  return r.scope_kind == "project" ? "project" : "line";
+}
+
+}  // namespace
+
+Result<PinScope> resolve_pin_scope(store::StateStore& store, const std::string& session_id,
+                                   const std::string& project_dir) {
+  PinScope s;
+  s.session_id = session_id;
+  if (!session_id.empty()) {
+    auto rec = store.session(session_id);
+    if (!rec) return std::unexpected(rec.error());
+    if (*rec) {
+      s.line_id = (*rec)->line_id.empty() ? session_id : (*rec)->line_id;
+      s.project = (*rec)->project;
+    } else {
+      s.line_id = session_id;
+    }
+  }
+  if (s.project.empty() && !project_dir.empty()) s.project = core::project_folder_name(project_dir);
+  return s;
+}
+
+Result<int64_t> add_pin(store::StateStore& store, const PinScope& scope, const std::string& text,
+                        bool project, bool* existed) {
+  auto normal = context::normalize_pin(text);
+  if (!normal) return std::unexpected(normal.error());
+  store::PinRow row;
+  row.scope_kind = project ? "project" : "line";
+  row.scope = project ? scope.project : scope.line_id;
+  if (row.scope.empty())
+    return fail(project ? "no project: run it in the project's folder"
+                        : "no session: run it inside a Claude Code session, give --session, or "
+                          "pin to the project with --project",
+                Error::Kind::Invalid);
+  row.text = *normal;
+  row.created_at_ms = util::now_ms();
+  row.session_id = scope.session_id;
+  return store.add_pin(row, context::kMaxPinsPerScope, existed);
+}
+
+Result<PinList> list_pins(store::StateStore& store, const PinScope& scope) {
+  PinList out;
+  auto rows = store.pins(scope.line_id, scope.project, context::kMaxInjectedPins);
+  if (!rows) return std::unexpected(rows.error());
+  out.pins = std::move(*rows);
+  auto n = store.count_pins(scope.line_id, scope.project);
+  if (!n) return std::unexpected(n.error());
+  out.total = *n;
+  return out;
+}
+
+int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
+  ProgramCli cli(kTool,
+                 "Pins facts that must survive compaction (to this session's line of work, or to "
+                 "the project), and with --hook keeps them across compactions (PreCompact, "
+                 "PostCompact, UserPromptSubmit).");
+  CLI::App& app = cli.app();
+  bool hook = false;
+  std::string session;
+  app.add_flag("--hook", hook, "run as the PreCompact/PostCompact/UserPromptSubmit hook");
+  app.add_option("--session", session, "the session (default: $CLAUDE_CODE_SESSION_ID)");
+  auto* add = app.add_subcommand("add", "pin a fact");
+  std::vector<std::string> words;
+  bool to_project = false;
+  add->add_option("text", words,
+                  "the fact (the words are joined with spaces; - reads it from stdin)")
+      ->required();
+  add->add_flag("--project", to_project, "pin it to the project instead of the line of work");
+  auto* list = app.add_subcommand("list", "list the pins of this session and project");
+  bool json_out = false;
+  list->add_flag("--json", json_out, "print them as JSON");
+  auto* rm = app.add_subcommand("rm", "remove pins by id");
+  std::vector<int64_t> ids;
+  rm->add_option("id", ids, "the pins' ids (ctx-pin list)")->required();
+  cli.add_version();
+  cli.add_show_config();
+  if (auto rc = cli.parse(args, ctx)) return *rc;
+  if (hook) return run_hook(ctx);
+  const auto error = cli.error(ctx);
+  if (!add->parsed() && !list->parsed() && !rm->parsed())
+    return error("give a command: add, list or rm (--help)");
+  if (session.empty()) session = ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
+  std::string project_dir = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or("");
+  if (project_dir.empty()) {
+    std::error_code ec;
+    project_dir = fs::current_path(ec).string();
+  }
+  core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, project_dir)});
+  std::string problem;
+  auto store = store::open_state(cfg.locations(ctx.env), cfg, problem);
+  if (!store) return error(problem);
+  if (!problem.empty()) print_note(ctx.err, kTool, problem);
+  auto scope = resolve_pin_scope(*store, session, project_dir);
+  if (!scope) return error(scope.error().message);
+
+  if (add->parsed()) {
+    std::string text;
+    if (words.size() == 1 && words.front() == "-") {
+      auto in = ctx.read_stdin();
+      if (!in) return error(in.error().message);
+      text = std::move(*in);
+    } else {
+      for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
+    }
+    bool existed = false;
+    auto id = add_pin(*store, *scope, text, to_project, &existed);
+    if (!id) return error(id.error().message);
+    ctx.out << fmt::format("{} pin {} ({})\n", existed ? "already pinned:" : "pinned:", *id,
+                           to_project ? "project" : "line of work");
+    return 0;
+  }
+  if (list->parsed()) {
+    auto pins = list_pins(*store, *scope);
+    if (!pins) return error(pins.error().message);
+    if (json_out) {
+      nlohmann::json arr = nlohmann::json::array();
+      for (const auto& p : pins->pins)
+        arr.push_back({{"id", p.id},
+                       {"scope", scope_label(p)},
+                       {"text", p.text},
+                       {"created_at", util::format_iso8601_ms(p.created_at_ms)}});
+      ctx.out << nlohmann::json{{"pins", arr}, {"total", pins->total}}.dump(
+                     -1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << '\n';
+      return 0;
+    }
+    if (pins->pins.empty()) {
+      ctx.out << "no pins\n";
+      return 0;
+    }
+    for (const auto& p : pins->pins)
+      ctx.out << fmt::format("{:>4} {:<7} {}\n", p.id, scope_label(p), p.text);
+    if (pins->total > static_cast<int64_t>(pins->pins.size()))
+      ctx.out << fmt::format("({} more not listed)\n",
+                             pins->total - static_cast<int64_t>(pins->pins.size()));
+    return 0;
+  }
+  int failed = 0;
+  for (int64_t id : ids) {
+    auto r = store->remove_pin(id, scope->line_id, scope->project);
+    if (!r) return error(r.error().message);
+    if (!*r) {
+      print_error(ctx.err, kTool, fmt::format("no pin {} in this line of work or project", id));
+      failed = 1;
+      continue;
+    }
+    ctx.out << fmt::format("removed pin {}\n", id);
+  }
+  return failed;
+}
+
+}  // namespace ctxkit::apps

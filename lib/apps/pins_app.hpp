@@ -1,0 +1,47 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/app.hpp"
+#include "core/config.hpp"
+#include "core/locations.hpp"
+#include "store/state_store.hpp"
+
+namespace ctxkit::apps {
+
+// Where a session's pins live: its line of work (trims and rollovers inherit it) and its
+// project (the client's folder name of the project).
+struct PinScope {
+  std::string session_id;  // empty outside a session
+  std::string line_id;     // empty outside a session
+  std::string project;     // empty when unknown
+};
+
+// The scope of `session_id` (may be empty) in `project_dir` (the project's folder; may be empty):
+// the line as the lineage records it, the project as the session was recorded in, else the
+// folder name of `project_dir`.
+Result<PinScope> resolve_pin_scope(store::StateStore& store, const std::string& session_id,
+                                   const std::string& project_dir);
+
+// Pins `text` (normalized by context::normalize_pin) to the line of work, or with `project` to
+// the project. Returns the pin's id; `existed` tells that the same text was pinned already.
+Result<int64_t> add_pin(store::StateStore& store, const PinScope& scope, const std::string& text,
+                        bool project, bool* existed = nullptr);
+
+// The pins of a scope, oldest first (at most context::kMaxInjectedPins of them), and how many
+// there are in all.
+struct PinList {
+  std::vector<store::PinRow> pins;
+  int64_t total = 0;
+};
+Result<PinList> list_pins(store::StateStore& store, const PinScope& scope);
+
+// `ctx-pin`: add, list and remove pins from a shell, and (--hook) the hooks that keep them
+// across compactions: PreCompact prints them as instructions for the summarizer; PostCompact
+// checks each against the summary (`compact_summary`) and records what was kept; the first
+// UserPromptSubmit after a compaction re-injects the ones the summary left out.
+int run_pin(const std::vector<std::string>& args, AppContext& ctx);
+
+}  // namespace ctxkit::apps

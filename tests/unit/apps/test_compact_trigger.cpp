@@ -1,0 +1,105 @@
+// [compact] at: the end of a supervised turn past the threshold hands the supervisor a compaction
+// whose focus is the pins.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/compact_trigger.hpp"
+#include "apps/pins_app.hpp"
+#include "store/state_access.hpp"
+#include "unit/temp_dir.hpp"
+
+namespace ctxkit::apps {
+namespace {
+
+std::string usage_line(int64_t tokens) {
+  nlohmann::json j;
+  j["type"] = "assistant";
+  j["sessionId"] = "S1";
+  j["timestamp"] = "2026-11-21T12:00:00.000Z";
+  j["message"] = {{"id", "msg_1"},
+                  {"model", "claude-sonnet-4-5"},
+                  {"role", "assistant"},
+                  {"content", nlohmann::json::array({{{"type", "text"}, {"text", "done"}}})},
+                  {"usage",
+                   {{"input_tokens", 5},
+                    {"cache_creation_input_tokens", 0},
+                    {"cache_read_input_tokens", tokens - 5},
+                    {"output_tokens", 10}}}};
+  return j.dump() + "\n";
+}
+
+struct TriggerHome {
+  test::TempDir tmp;
+  util::Env env = tmp.env();
+  core::Config cfg;
+  core::Locations loc;
+  std::string transcript;
+  explicit TriggerHome(int at, int64_t tokens) {
+    env.set("CTXKIT_SUPERVISOR", "tok");
+    cfg = core::load_config(env, {});
+    cfg.compact.at = at;
+    loc = cfg.locations(env);
+    transcript = tmp.write("home/.claude/projects/-p/S1.jsonl", usage_line(tokens)).string();
+  }
+  std::optional<store::PendingRollover> pending() {
+    std::string problem;
+    auto s = store::open_state(loc, cfg, problem);
+    EXPECT_TRUE(s) << problem;
+    auto p = s->pending_rollover("tok");
+    EXPECT_TRUE(p);
+    return p ? *p : std::nullopt;
+  }
+};
+
+TEST(CompactTrigger, ATurnEndingPastTheThresholdHandsACompactWithThePinsAsFocus) {
+  TriggerHome h(50, 150000);  // 75 % of a 200k window
+  {
+    std::string problem;
+    auto s = store::open_state(h.loc, h.cfg, problem);
+    ASSERT_TRUE(s);
+    auto scope = resolve_pin_scope(*s, "S1", "/p");
+    ASSERT_TRUE(scope);
+    ASSERT_TRUE(add_pin(*s, *scope, "port 8123", false));
+  }
+  EXPECT_EQ(request_compaction_if_due(h.cfg, h.loc, h.env, "S1", h.transcript, "/p"), "");
+  auto p = h.pending();
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->action, "compact");
+  EXPECT_EQ(p->session_id, "S1");
+  EXPECT_NE(p->focus.find("- port 8123\n"), std::string::npos) << p->focus;
+  EXPECT_FALSE(p->ready);
+}
+
+TEST(CompactTrigger, BelowTheThresholdOffOrWithoutASupervisorNothing) {
+  TriggerHome below(90, 150000);
+  EXPECT_EQ(
+      request_compaction_if_due(below.cfg, below.loc, below.env, "S1", below.transcript, "/p"), "");
+  EXPECT_FALSE(below.pending());
+  TriggerHome off(0, 190000);
+  EXPECT_EQ(request_compaction_if_due(off.cfg, off.loc, off.env, "S1", off.transcript, "/p"), "");
+  EXPECT_FALSE(off.pending());
+  TriggerHome alone(50, 190000);
+  util::Env no_supervisor = alone.tmp.env();
+  EXPECT_EQ(
+      request_compaction_if_due(alone.cfg, alone.loc, no_supervisor, "S1", alone.transcript, "/p"),
+      "");
+  EXPECT_FALSE(alone.pending());
+}
+
+TEST(CompactTrigger, APendingRolloverGoesFirst) {
+  TriggerHome h(50, 150000);
+  {
+    std::string problem;
+    auto s = store::open_state(h.loc, h.cfg, problem);
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->put_pending_rollover({"tok", "S1", "S2", "/x.md", "/p", false, "rollover", ""}));
+  }
+  EXPECT_EQ(request_compaction_if_due(h.cfg, h.loc, h.env, "S1", h.transcript, "/p"), "");
+  auto p = h.pending();
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->action, "rollover");
+}
+
+}  // namespace
+}  // namespace ctxkit::apps
