@@ -5,12 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "apps/archive_tool.hpp"
 #include "apps/cli.hpp"
 #include "archive/indexer.hpp"
+#include "archive/output_archive.hpp"
 #include "claude/install_check.hpp"
 #include "claude/session_locator.hpp"
 #include "claude_code_range.hpp"
@@ -39,9 +42,10 @@ constexpr const char* kTool = "ctx-doctor";
 
 // Every program of an install.
 constexpr const char* kPrograms[] = {
-    "ctx-remind",       "ctx-status",   "ctx-session-hook", "ctx-gate",   "ctx-settings",
-    "ctx-trim",         "ctx-rollover", "ctx-lineage",      "ctx-search", "ctx-workflow",
-    "ctx-workflow-mcp", "ctx-doctor",   "ctx-run"};
+    "ctx-remind",   "ctx-status",   "ctx-session-hook", "ctx-gate",
+    "ctx-settings", "ctx-trim",     "ctx-rollover",     "ctx-lineage",
+    "ctx-search",   "ctx-workflow", "ctx-workflow-mcp", "ctx-doctor",
+    "ctx-run",      "ctx-report",   "ctx-cap",          "ctx-pin"};
 
 enum class Status { Ok, Warning, Fault };
 
@@ -593,7 +597,9 @@ void check_last_runs(Doctor& d, bool status_line_ours) {
   const Hook hooks[] = {{"ctx-remind", "after every tool call", true},
                         {"ctx-session-hook", "when a session starts, stops or ends", true},
                         {"ctx-status", "on every status-line redraw", status_line_ours},
-                        {"ctx-gate", "after /clear or /compact in a workflow", false}};
+                        {"ctx-gate", "after /clear or /compact in a workflow", false},
+                        {"ctx-cap", "after a Bash or MCP output over its threshold", false},
+                        {"ctx-pin", "at every prompt and compaction", false}};
   for (const auto& h : hooks) {
     auto last = core::hook_last_run_ms(d.loc, h.program);
     if (last) {
@@ -605,6 +611,37 @@ void check_last_runs(Doctor& d, bool status_line_ours) {
       d.add("last run", Status::Ok, fmt::format("{}: never (it runs {})", h.program, h.when));
     }
   }
+}
+
+// Whether the live cap (ctx-cap) is on, where it archives, and whether the client can take its
+// replacements (PostToolUse's updatedToolOutput, from 2.1.121).
+void check_cap(Doctor& d) {
+  const core::CapConfig& c = d.cfg.cap;
+  if (!c.enabled) {
+    d.add("cap", Status::Ok, "capping of large tool outputs is off ([cap] enabled = false)");
+    return;
+  }
+  const auto bash = c.threshold_for("Bash"), mcp = c.threshold_for("mcp__x__y");
+  auto words = [](const std::optional<int64_t>& t) {
+    return t ? fmt::format("over {} characters", *t) : std::string("never");
+  };
+  std::string message =
+      fmt::format("capping is on: Bash outputs {}, MCP outputs {}; archived in {}", words(bash),
+                  words(mcp), archive::outputs_dir(d.loc).string());
+  unsigned major = 0, minor = 0, patch = 0;
+  if (!d.claude_version.empty() &&
+      std::sscanf(d.claude_version.c_str(), "%u.%u.%u", &major, &minor, &patch) == 3 &&
+      std::make_tuple(major, minor, patch) < std::make_tuple(2u, 1u, 121u)) {
+    d.add("cap", Status::Warning,
+          message + fmt::format("; Claude Code {} ignores a hook's replacement of an output",
+                                d.claude_version),
+          "update Claude Code (2.1.121 or later)");
+    return;
+  }
+  std::error_code ec;
+  if (fs::is_directory(archive::outputs_dir(d.loc), ec))
+    check_private(d, "cap", archive::outputs_dir(d.loc), true);
+  d.add("cap", Status::Ok, message);
 }
 
 void check_config(Doctor& d) {
@@ -813,6 +850,7 @@ int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   check_compaction(d);
   check_state(d);
   check_archive(d);
+  check_cap(d);
   check_config(d);
 
   int faults = 0, warnings = 0;

@@ -14,6 +14,10 @@ the compaction (the model, the client's release, the usage) and must say, in the
     after which it compacted; and 0% left (or less) at that reply;
   - for the reactive model, that the client did not compact before the window was full and the
     figure is "of window".
+And ctx-remind, the run's PostToolUse hook, reminds the model against the same point: its
+urgent reminder ("Context at 8x%") reaches the model in a request before the client's compaction
+request (threshold model) or before the window is full (reactive model), and no reminder says a
+figure of 100 % or more.
 The models (--model) default to both above; another model is checked by what the client did.
 """
 import json
@@ -68,7 +72,7 @@ def result_of(stdout):
 
 
 def main():
-    a = live_common.parse_args(__doc__, ["ctx-status"])
+    a = live_common.parse_args(__doc__, ["ctx-status", "ctx-remind"])
     from harness import Harness  # noqa: E402 (the harness parse_args chose)
 
     models = a.model or MODELS
@@ -88,17 +92,23 @@ def main():
             ok = False
             continue
         h = Harness(os.path.join(work, model, "run"))
-        h.write_settings(events=[], record=False)
+        h.write_settings(events=["PostToolUse"], hook_command=os.path.join(a.bin_dir, "ctx-remind") + " {event}",
+                         record=False)
         turns = [{"tool": "Bash", "input": {"command": "echo step%d" % i}, "fill_pct": f}
                  for i, f in enumerate(FILLS)]
         turns.append({"text": "Done.", "fill_pct": FILLS[-1]})
         h.start_server({"turns": turns, "context_window": window, "compact_text": "<summary>S</summary>"})
         debug = os.path.join(h.root, "debug.log")
         try:
-            h.claude("go", args=["--model", model], debug_file=debug)
+            h.claude("go", args=["--model", model], debug_file=debug,
+                     env={"XDG_STATE_HOME": os.path.join(h.root, "state"), "CTXKIT_CONTEXT_CHECK_INTERVAL_SECONDS": "0"})
         finally:
             h.stop_server()
-        kinds = [q.get("kind") for q in h.requests() if q.get("kind") in ("main", "compact")]
+        reqs = [q for q in h.requests() if q.get("kind") in ("main", "compact")]
+        kinds = [q.get("kind") for q in reqs]
+        # The reminders' figures in the main requests before the compaction (or in all of them).
+        before = reqs[:kinds.index("compact")] if "compact" in kinds else reqs
+        said = [int(p) for q in before for p in re.findall(r"Context at (\d+)%", json.dumps(q.get("body") or {}))]
         mains_before = kinds.index("compact") if "compact" in kinds else None
         text = open(debug, encoding="utf-8", errors="replace").read() if os.path.exists(debug) else ""
         logged = sorted({int(m) for m in re.findall(r"threshold (\d+)", text)})
@@ -114,6 +124,13 @@ def main():
         line = subprocess.run([os.path.join(a.bin_dir, "ctx-status")], input=json.dumps(payload), env=env,
                               cwd=h.proj, capture_output=True, text=True).stdout.strip()
         where = f"{model} on {version} (window {window})"
+        urgent = [p for p in said if 85 <= p < 100]
+        if not urgent or any(p >= 100 for p in said):
+            print(f"FAIL {where}: reminders before the client's compaction said {sorted(set(said))}%: "
+                  f"no urgent one, or one past the point")
+            ok = False
+        else:
+            print(f"ok   {where}: reminders reached the model before the compaction at {sorted(set(said))}%")
         m = re.search(r" of (\S+) · (-?\d+)% until auto-compact", line)
         if mains_before is not None:
             low = window * FILLS[k - 1] // 100 if k > 0 else 0
