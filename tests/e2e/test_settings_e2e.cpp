@@ -444,14 +444,14 @@ TEST(SettingsSetup, ActiveNamesTheInstallInUse) {
   EXPECT_EQ(r.out, "none\n");
   ASSERT_EQ(run_tool("ctx-settings", setup::args("install", tmp), "", tmp.env()).exit_code, 0);
   r = run_tool("ctx-settings", {"active"}, "", tmp.env());
-  EXPECT_EQ(r.out, "settings: 4 ctxkit hook commands in " +
+  EXPECT_EQ(r.out, "settings: 5 ctxkit hook commands in " +
                        (tmp / "home/.claude/settings.json").string() + "\n");
   fs::path p =
       tmp.write("proj/.claude/settings.local.json", R"({"enabledPlugins":{"ctxkit@local":true}})");
   r = run_tool("ctx-settings", {"active", "--project", (tmp / "proj").string()}, "", tmp.env());
   EXPECT_NE(r.out.find("plugin: ctxkit@local enabled in " + p.string()), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("settings: 4 ctxkit hook commands"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("settings: 5 ctxkit hook commands"), std::string::npos) << r.out;
   // Both: what that does, and the one command that keeps each.
   EXPECT_NE(r.out.find("both: the client runs every ctxkit hook twice; keep the settings install "
                        "with: " +

@@ -72,7 +72,7 @@ grep -q "^building the programs: done in " "$T/out1" || fail "no progress of the
 [ "$(grep -c '"command": ".*/ctx-session-hook"' "$S")" -eq 4 ] || fail "ctx-session-hook not once per event"
 grep -q "\"command\": \"$T/prefix2/bin/ctx-status\"" "$S" || fail "the status line was not taken over"
 grep -q "\"command\": \"$T/prefix2/bin/ctx-workflow-mcp\"" "$HOME/.claude.json" || fail "the MCP server was not taken over"
-[ "$(grep -c '^replaced: ' "$T/out5")" -eq 10 ] || fail "not one line per replaced entry: $(cat "$T/out5")"
+[ "$(grep -c '^replaced: ' "$T/out5")" -eq 13 ] || fail "not one line per replaced entry: $(cat "$T/out5")"
 grep -q -- '--replace' "$T/out5" && fail "the second install kept ctxkit's own entries: $(cat "$T/out5")"
 cp "$S" "$T/after5.json"
 "$SRC/install.sh" --prefix "$T/prefix" --uninstall > "$T/out6" || fail "uninstall of the first prefix failed: $(cat "$T/out6")"
