@@ -88,10 +88,21 @@ def main():
         check(model, "ctx-settings active names the plugin", rc == 0 and out.startswith("plugin: ctxkit@ctxkit enabled in "), out)
         watched = [os.path.join(home, ".claude.json"), os.path.join(home, ".claude", "settings.json")]
         before = [open(f).read() if os.path.exists(f) else None for f in watched]
+        # A settings install while the plugin is enabled takes over (the later install wins): the
+        # plugin is disabled, the hooks go into the settings. Then back: the settings install
+        # removed, the plugin enabled again, for the checks below.
         rc, out = run([settings, "install"], home)
-        after = [open(f).read() if os.path.exists(f) else None for f in watched]
-        check(model, "ctx-settings install refuses while the plugin is enabled, and writes nothing",
-              rc == 1 and "--status-line-only" in out and before == after, out)
+        user = os.path.join(home, ".claude", "settings.json")
+        doc = json.load(open(user)) if os.path.exists(user) else {}
+        check(model, "ctx-settings install takes over from the enabled plugin: the plugin disabled, the hooks in the settings",
+              rc == 0 and (doc.get("enabledPlugins") or {}).get("ctxkit@ctxkit") is False
+              and "PostToolUse" in (doc.get("hooks") or {}), out + json.dumps(doc)[:400])
+        rc, out = run([settings, "uninstall"], home)
+        rc2, out2 = run([claude, "plugin", "enable", "ctxkit@ctxkit"], home)
+        rc3, out3 = run([settings, "active"], home)
+        check(model, "back to the plugin: ctx-settings uninstall, claude plugin enable",
+              rc == 0 and rc2 == 0 and out3.startswith("plugin: ctxkit@ctxkit enabled in "), out + out2 + out3)
+        del before
 
         script = os.path.join(base, "script.json")
         # ToolSearch is the client's way to load deferred tools (2.1.332); a client without it
