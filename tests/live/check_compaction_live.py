@@ -33,15 +33,6 @@ FILLS = [20, 40, 50, 60, 70, 75, 80, 82, 84, 86, 88, 90, 92, 94, 96]
 MODELS = ["claude-sonnet-4-6", "claude-sonnet-4-5"]
 
 
-def short_tokens(n):
-    """ctx-status's short form of a token count (context_meter.cpp short_tokens)."""
-    if n >= 1000000 and n % 1000000 == 0:
-        return f"{n // 1000000}M"
-    if n >= 10000:
-        return f"{n // 1000 + (1 if n % 1000 >= 500 else 0)}k"
-    if n >= 1000:
-        return f"{n / 1000:.1f}k"
-    return str(n)
 
 
 def tokens_of(text):
@@ -139,7 +130,7 @@ def main():
                 print(f"FAIL {where}: the client compacted after {FILLS[k]}%, ctx-status shows no "
                       f"compaction point: {line!r}")
                 ok = False
-            elif logged and m.group(1) not in {short_tokens(t) for t in logged}:
+            elif logged and m.group(1) not in {live_common.short_tokens(t) for t in logged}:
                 print(f"FAIL {where}: the client's threshold is {logged}, ctx-status counts against {m.group(1)}: {line!r}")
                 ok = False
             elif not logged and not (low < point <= tokens + 1000):

@@ -22,15 +22,6 @@ import time
 import live_common
 
 
-def short_tokens(n):
-    """ctx-status's short form of a token count (context_meter.cpp short_tokens)."""
-    if n >= 1000000 and n % 1000000 == 0:
-        return f"{n // 1000000}M"
-    if n >= 10000:
-        return f"{n // 1000 + (1 if n % 1000 >= 500 else 0)}k"
-    if n >= 1000:
-        return f"{n / 1000:.1f}k"
-    return str(n)
 
 
 def client_figure(payload):
@@ -90,7 +81,7 @@ def main():
                 figures = [f for f in (client_figure(x.get("stdin") or {}) for x in h.hooks("StatusLine")) if f]
                 figure = figures[-1] if figures else None
                 # The last response's usage (75 % of the scripted 200,000) shown on the screen.
-                if figure and figure[0] == 150000 and (short_tokens(figure[0]) + " of ") in after:
+                if figure and figure[0] == 150000 and (live_common.short_tokens(figure[0]) + " of ") in after:
                     break
             subprocess.run(["tmux", "send-keys", "-t", sess, "/exit", "Enter"])
             time.sleep(2)
@@ -104,7 +95,7 @@ def main():
         else:
             print(f"FAIL {model}: no placeholder before the first response:\n{before[-600:]}")
             ok = False
-        want = figure and "%s of " % short_tokens(figure[0])
+        want = figure and "%s of " % live_common.short_tokens(figure[0])
         # With an auto-compact window of 200,000 the client compacts at 167,000 of any model's
         # window: the status line counts against that point, in the client's words.
         want_window = figure and "of 167k · " in line and "% until auto-compact" in line

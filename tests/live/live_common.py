@@ -47,3 +47,14 @@ def parse_args(doc, programs, extra=None):
 def cc_run_argv(a):
     """The start of a cc_run.py command line for the chosen harness."""
     return [sys.executable, os.path.join(a.harness, "cc_run.py")]
+
+
+def short_tokens(n):
+    """ctx-status's short form of a token count (context_meter.cpp short_tokens)."""
+    if n >= 1000000 and n % 1000000 == 0:
+        return f"{n // 1000000}M"
+    if n >= 10000:
+        return f"{n // 1000 + (1 if n % 1000 >= 500 else 0)}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
