@@ -24,6 +24,12 @@ if(_san)
   # A sanitizer report fails the test that triggered it instead of scrolling past.
   target_compile_options(ctxkit_sanitizers INTERFACE -fsanitize=${_san_list} -fno-sanitize-recover=all -fno-omit-frame-pointer)
   target_link_options(ctxkit_sanitizers INTERFACE -fsanitize=${_san_list} -fno-sanitize-recover=all)
+  # GCC warns of "maybe uninitialized" values that are not, far more often with a sanitizer's
+  # instrumentation (its manual advises against -Werror with sanitizers; GCC 12 flags libstdc++'s
+  # own <regex> and <functional>): the warning stays, it does not fail the sanitizer build.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(ctxkit_warnings INTERFACE -Wno-error=maybe-uninitialized)
+  endif()
 endif()
 if(CTXKIT_COVERAGE)
   target_compile_options(ctxkit_sanitizers INTERFACE --coverage)

@@ -17,7 +17,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <thread>
 
 #include "context/reminder.hpp"
@@ -290,14 +289,24 @@ class RecordingProxy {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
     std::vector<std::string> out;
-    const std::regex own(
-        R"(^(GET|POST|CONNECT) \S*(google\.com|googleapis\.com|gvt1\.com|gstatic\.com))");
     for (const auto& r : requests_)
-      if (!std::regex_search(r, own)) out.push_back(r.substr(0, r.find('\r')));
+      if (!browser_own(r)) out.push_back(r.substr(0, r.find('\r')));
     return out;
   }
 
  private:
+  // A request line "GET|POST|CONNECT <target>" whose target names one of the browser's own hosts.
+  static bool browser_own(const std::string& request) {
+    const auto line = std::string_view(request).substr(0, request.find("\r\n"));
+    const auto sp = line.find(' ');
+    if (sp == std::string_view::npos) return false;
+    const auto method = line.substr(0, sp);
+    if (method != "GET" && method != "POST" && method != "CONNECT") return false;
+    const auto target = line.substr(sp + 1, line.find(' ', sp + 1) - sp - 1);
+    for (std::string_view host : {"google.com", "googleapis.com", "gvt1.com", "gstatic.com"})
+      if (target.find(host) != std::string_view::npos) return true;
+    return false;
+  }
   int fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};
