@@ -28,10 +28,11 @@ constexpr double kLaneHeight = 26;
 const char* kStyle = R"css(
 :root{--bg:#ffffff;--fg:#1d1f23;--muted:#5f6670;--grid:#e3e6ea;--curve:#2458c6;--fill:rgba(36,88,198,.08);
 --point:#c2410c;--reminder:#a16207;--compaction:#7c3aed;--trim:#047857;--rollover:#be123c;
---workflow:#0e7490;--run:#4b5563;--lane:#6b7280;--row:#f5f6f8}
+--workflow:#0e7490;--run:#4b5563;--cap:#9d174d;--pins:#1d4ed8;--lane:#6b7280;--row:#f5f6f8}
 @media (prefers-color-scheme: dark){:root{--bg:#15171b;--fg:#e6e8eb;--muted:#9aa3ad;--grid:#2c3038;
 --curve:#7aa7ff;--fill:rgba(122,167,255,.10);--point:#fb923c;--reminder:#facc15;--compaction:#c4b5fd;
---trim:#34d399;--rollover:#fb7185;--workflow:#67e8f9;--run:#cbd5e1;--lane:#9ca3af;--row:#1d2026}}
+--trim:#34d399;--rollover:#fb7185;--workflow:#67e8f9;--run:#cbd5e1;--cap:#f9a8d4;--pins:#93c5fd;
+--lane:#9ca3af;--row:#1d2026}}
 *{box-sizing:border-box}
 body{margin:0;padding:20px 24px;background:var(--bg);color:var(--fg);
 font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
@@ -55,6 +56,8 @@ svg text{fill:var(--fg);font-size:11px;font-family:inherit}
 .ev-rollover line,.ev-rollover path{stroke:var(--rollover);fill:var(--rollover)}
 .ev-workflow line,.ev-workflow path{stroke:var(--workflow);fill:var(--workflow)}
 .ev-run line,.ev-run path{stroke:var(--run);fill:var(--run)}
+.ev-cap line,.ev-cap path{stroke:var(--cap);fill:var(--cap)}
+.ev-pins line,.ev-pins path{stroke:var(--pins);fill:var(--pins)}
 .handover{stroke:var(--rollover);stroke-width:2}
 .session-label{fill:var(--muted)}
 .lane path{fill:none;stroke:var(--lane);stroke-width:1.2}
@@ -324,7 +327,8 @@ void sessions_table(std::string& h, const Timeline& t) {
 void events_table(std::string& h, const Timeline& t) {
   h += fmt::format("<h2>Events ({})</h2>\n", t.events.size());
   if (t.events.empty()) {
-    h += "<p class=\"meta\">No reminder, compaction, trim, rollover or workflow event.</p>\n";
+    h += "<p class=\"meta\">No reminder, compaction, capped output, pin check, trim, rollover or "
+         "workflow event.</p>\n";
     return;
   }
   h += "<table class=\"events\"><thead><tr><th>#</th><th>time (UTC)</th><th>kind</th><th>event</th>"
@@ -445,7 +449,127 @@ const ojson& object_at(const ojson& j, const char* key) {
   return it != j.end() && it->is_object() ? *it : empty;
 }
 
+// One decision of the runner in words: "auto: compact (compact_at, 79% ≥ 75%), task t1".
+std::string decision_words(const ojson& d) {
+  const std::string kind = text_of(d, "event");
+  std::string out = kind;
+  if (kind == "auto_decision")
+    out = fmt::format("auto: {} ({}, {}% \u2265 {}%)", text_of(d, "decision"), text_of(d, "why"),
+                      u64(d, "percent"), u64(d, "threshold"));
+  else if (kind == "compact_at")
+    out = fmt::format("[compact] at: {} ({}% \u2265 {}%)", text_of(d, "action"), u64(d, "percent"),
+                      u64(d, "threshold"));
+  else if (kind == "compacted")
+    out = fmt::format("compacted ({})", text_of(d, "why"));
+  else if (kind == "compact_failed")
+    out = fmt::format("compaction failed: {}", text_of(d, "reason"));
+  else if (kind == "compact_skipped")
+    out = fmt::format("compaction skipped: {}", text_of(d, "reason"));
+  else if (kind == "context_reset")
+    out = fmt::format("fresh session ({})", text_of(d, "why"));
+  if (auto task = text_of(d, "task_id", ""); !task.empty()) out += ", task " + task;
+  if (auto at = text_of(d, "at", ""); !at.empty()) out += " at " + at;
+  return out;
+}
+
 }  // namespace
+
+// A run's calls: the context each left (a bar a call, a fresh session's bar marked, each decision
+// about the session between calls a mark above its call), then a table of every call's tokens and
+// cost and a list of the decisions. A report without calls (an older ctxkit's) says so.
+void run_calls(std::string& h, const ojson& r) {
+  const auto calls_it = r.find("calls");
+  if (calls_it == r.end() || !calls_it->is_array()) {
+    h += "<p class=\"meta\">No per-call figures in this run's report (a run folder from an older "
+         "ctxkit?).</p>\n";
+    return;
+  }
+  const ojson& calls = *calls_it;
+  const ojson empty = ojson::array();
+  const auto dec_it = r.find("decisions");
+  const ojson& decisions = dec_it != r.end() && dec_it->is_array() ? *dec_it : empty;
+  h += fmt::format("<h3>Calls ({})</h3>\n", calls.size());
+  if (calls.empty()) {
+    h += "<p class=\"meta\">No call was made.</p>\n";
+    return;
+  }
+  // The decisions made before each call ("before_call": its number; the log's order).
+  std::vector<std::vector<const ojson*>> before(calls.size() + 1);
+  for (const auto& d : decisions) {
+    const uint64_t n = u64(d, "before_call");
+    before[n >= 1 && n <= calls.size() ? n - 1 : calls.size()].push_back(&d);
+  }
+  uint64_t top = 1;
+  for (const auto& c : calls) top = std::max(top, u64(c, "context_tokens"));
+  const double left = kLeft, right = kRight, plot_h = 180, top_y = 30;
+  const double step = (kWidth - left - right) / static_cast<double>(calls.size());
+  h += fmt::format(
+      "<figure class=\"chart\"><svg viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"context "
+      "after each call\">\n",
+      num(kWidth), num(top_y + plot_h + 30));
+  h += fmt::format(
+      "<text class=\"axis-label\" x=\"4\" y=\"{}\">{}</text><text class=\"axis-label\" "
+      "x=\"4\" y=\"{}\">0</text>\n",
+      num(top_y + 10),
+      context::short_tokens(static_cast<int64_t>(std::min<uint64_t>(top, INT64_MAX))),
+      num(top_y + plot_h));
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ojson& c = calls[i];
+    const double hgt =
+        plot_h * static_cast<double>(u64(c, "context_tokens")) / static_cast<double>(top);
+    const double x = left + step * static_cast<double>(i);
+    const bool fresh = c.contains("fresh") && c["fresh"].is_boolean() && c["fresh"].get<bool>();
+    h += fmt::format(
+        "<g class=\"call{}\" data-n=\"{}\"><title>call {} · task {} · context {} · {} tokens · "
+        "{}</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" style=\"fill:var({})\"/>"
+        "</g>\n",
+        fresh ? " fresh" : "", i + 1, i + 1, html_escape(text_of(c, "task_id")),
+        u64(c, "context_tokens"), u64(object_at(c, "usage"), "total"), cost_of(c), num(x + 1),
+        num(top_y + plot_h - hgt), num(std::max(step - 2, 1.0)), num(hgt),
+        fresh ? "--trim" : "--curve");
+    for (size_t k = 0; k < before[i].size(); ++k) {
+      const ojson& d = *before[i][k];
+      const std::string kind = text_of(d, "event");
+      h += fmt::format(
+          "<g class=\"decision\" data-event=\"{}\"><title>{}</title><path d=\"M{} {}l-4 -8h8z\" "
+          "style=\"fill:var({})\"/></g>\n",
+          html_escape(kind), html_escape(decision_words(d)), num(x + step / 2),
+          num(top_y - 2 - 9 * static_cast<double>(k)),
+          kind == "context_reset" ? "--rollover" : "--compaction");
+    }
+  }
+  h += fmt::format(
+      "<text class=\"axis-label\" x=\"{}\" y=\"{}\">context after each call (a green bar starts "
+      "a fresh session; a mark above a call is a decision made before it)</text>\n",
+      num(left), num(top_y + plot_h + 22));
+  h += "</svg></figure>\n";
+  h += "<table class=\"calls\"><thead><tr><th>#</th><th>task</th><th>iteration</th><th>session</th>"
+       "<th>context</th><th>input</th><th>cache creation</th><th>cache read</th><th>output</th>"
+       "<th>cost</th><th>report</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ojson& c = calls[i];
+    const ojson& u = object_at(c, "usage");
+    const bool fresh = c.contains("fresh") && c["fresh"].is_boolean() && c["fresh"].get<bool>();
+    h += fmt::format(
+        "<tr class=\"call\"><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+        "<td class=\"cite\">{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+        i + 1, html_escape(text_of(c, "task_id")), u64(c, "iteration"),
+        html_escape(text_of(c, "session_id", "–").substr(0, 8)), fresh ? " (fresh)" : "",
+        u64(c, "context_tokens"), u64(u, "input"), u64(u, "cache_creation"), u64(u, "cache_read"),
+        u64(u, "output"), cost_of(c), html_escape(text_of(c, "report", "")));
+  }
+  h += "</tbody></table>\n";
+  if (!decisions.empty()) {
+    h += fmt::format("<h3>Decisions about the session ({})</h3>\n<ul class=\"decisions\">\n",
+                     decisions.size());
+    for (const auto& d : decisions)
+      h += fmt::format("<li data-event=\"{}\">{}</li>\n", html_escape(text_of(d, "event")),
+                       html_escape(decision_words(d)));
+    h += "</ul>\n";
+  }
+}
 
 std::string render_run_page(const std::vector<ojson>& reports, const PageOptions& o) {
   std::string h;
@@ -542,6 +666,7 @@ std::string render_run_page(const std::vector<ojson>& reports, const PageOptions
         u64(tot, "iterations"), u64(tot, "resets"), u64(tot, "compactions"),
         u64(object_at(tot, "usage"), "total"), cost_of(tot));
     h += "</tbody></table>\n";
+    run_calls(h, r);
   }
   foot(h, o);
   return h;

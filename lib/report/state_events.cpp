@@ -7,6 +7,7 @@
 
 #include "context/context_meter.hpp"
 #include "util/json_depth.hpp"
+#include "util/one_line.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::report {
@@ -73,6 +74,57 @@ Event run_event(const store::EventRow& row, const json& d, const std::string& se
   return e;
 }
 
+int64_t num(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+// A tool output ctx-cap kept out of the window (the event ctx-cap records).
+Event cap_event(const store::EventRow& row, const json& d, const std::string& session) {
+  Event e;
+  e.kind = "cap";
+  e.session = session;
+  e.at_ms = row.at_ms;
+  const int64_t tokens = num(d, "tokens_kept_out");
+  if (tokens > 0) e.tokens_freed = tokens;
+  e.label = tokens > 0 ? fmt::format("cap −{}", context::short_tokens(tokens)) : "cap";
+  const std::string tool = str(d, "tool").empty() ? std::string("a tool") : str(d, "tool");
+  e.detail = fmt::format("{} output of {} characters capped to {}", tool, num(d, "chars"),
+                         num(d, "kept_chars"));
+  if (tokens > 0) e.detail += fmt::format(", about {} tokens kept out of the window", tokens);
+  if (auto handle = str(d, "handle"); !handle.empty())
+    e.detail += fmt::format("; the whole output: archive_show {}", handle);
+  return e;
+}
+
+// What one compaction kept of the pins (and restored after it).
+Event pins_event(const store::PinCheckRow& c, const std::string& session) {
+  Event e;
+  e.kind = "pins";
+  e.session = session;
+  e.at_ms = c.at_ms;
+  e.label = fmt::format("pins {}/{}", c.kept, c.total);
+  e.detail = fmt::format("{} compaction kept {} of {} pin{}", c.trigger.empty() ? "a" : c.trigger,
+                         c.kept, c.total, c.total == 1 ? "" : "s");
+  std::vector<std::string> dropped;
+  if (util::json_depth(c.detail, 8) <= 8) {
+    const json d = json::parse(c.detail, nullptr, false);
+    if (d.is_array())
+      for (const auto& pin : d)
+        if (pin.is_object() && pin.value("kept", true) == false && pin.contains("text") &&
+            pin["text"].is_string())
+          dropped.push_back(pin["text"].get<std::string>());
+  }
+  for (size_t i = 0; i < dropped.size() && i < 3; ++i)
+    e.detail += fmt::format("{}\u201c{}\u201d", i == 0 ? "; dropped: " : ", ",
+                            util::one_line(dropped[i], 80));
+  if (dropped.size() > 3) e.detail += fmt::format(" and {} more", dropped.size() - 3);
+  if (c.restored > 0)
+    e.detail += fmt::format("; {} re-injected after it{}", c.restored,
+                            c.restored_at_ms ? "" : " (on the next prompt)");
+  return e;
+}
+
 }  // namespace
 
 Result<std::vector<Event>> state_events(store::StateStore& store, const SessionPart& part,
@@ -106,11 +158,17 @@ Result<std::vector<Event>> state_events(store::StateStore& store, const SessionP
   if (!rows) return std::unexpected(rows.error());
   const std::string cwd = !part.cwd.empty() ? part.cwd : record ? record->cwd : std::string();
   for (const auto& row : *rows) {
-    if (row.source != "workflow" && row.source != "run") continue;
+    if (row.source == "cap") {
+      if (row.scope != id || row.kind != "capped") continue;
+    } else if (row.source != "workflow" && row.source != "run") {
+      continue;
+    }
     if (util::json_depth(row.data, 32) > 32) continue;
     json d = json::parse(row.data, nullptr, false);
     if (d.is_discarded() || !d.is_object()) continue;
-    if (row.source == "workflow") {
+    if (row.source == "cap") {
+      out.push_back(cap_event(row, d, id));
+    } else if (row.source == "workflow") {
       const bool named = str(d, "session") == id || str(d, "newSession") == id;
       if (!named && (cwd.empty() || row.scope != cwd)) continue;
       out.push_back(workflow_event(row, d, id));
@@ -118,6 +176,16 @@ Result<std::vector<Event>> state_events(store::StateStore& store, const SessionP
       out.push_back(run_event(row, d, id));
     }
   }
+  // What each compaction of the session kept of the pins.
+  const std::string line = record && !record->line_id.empty() ? record->line_id : id;
+  auto checks = store.pin_checks_of_line(line);
+  if (!checks) return std::unexpected(checks.error());
+  if (checks->empty() && line != id) {
+    checks = store.pin_checks_of_line(id);
+    if (!checks) return std::unexpected(checks.error());
+  }
+  for (const auto& c : *checks)
+    if (c.session_id == id) out.push_back(pins_event(c, id));
   return out;
 }
 

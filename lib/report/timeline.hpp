@@ -19,7 +19,8 @@ struct Point {
 // Something that happened to a session, drawn on the time axis and listed in the table.
 struct Event {
   int64_t at_ms = 0;  // 0: the time is unknown (drawn at the session's start)
-  // reminder, compaction, trim, rollover, workflow, run
+  // reminder, compaction, trim, rollover, workflow, run, cap (a tool output ctx-cap kept out of
+  // the window), pins (what a compaction kept of the pins)
   std::string kind;
   std::string label;    // a few characters, on the chart ("R2 78%", "compact 180k→21k")
   std::string detail;   // the table's words

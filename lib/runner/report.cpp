@@ -6,6 +6,7 @@
 
 #include "runner/run_record.hpp"
 #include "util/fs.hpp"
+#include "util/json_depth.hpp"
 
 namespace ctxkit::runner {
 namespace fs = std::filesystem;
@@ -101,6 +102,9 @@ Result<ojson> run_report(const fs::path& folder) {
   std::vector<double> runner_ms, client_ms;
   uint64_t peak_context =
       0;  // the largest context after a call (the iteration events' context_tokens)
+  // Per call (the iteration events) and the decisions about the session between calls.
+  ojson calls = ojson::array(), decisions = ojson::array();
+  constexpr size_t kMaxListed = 10'000;
   if (auto text = util::read_file(folder / "events.jsonl", {256ull << 20, false})) {
     size_t pos = 0;
     while (pos < text->size()) {
@@ -108,9 +112,38 @@ Result<ojson> run_report(const fs::path& folder) {
       std::string_view line(text->data() + pos,
                             (nl == std::string::npos ? text->size() : nl) - pos);
       pos = nl == std::string::npos ? text->size() : nl + 1;
-      if (line.find("\"event\":\"iteration\"") == std::string_view::npos) continue;
+      static constexpr std::string_view kDecisions[] = {"\"auto_decision\"",   "\"compact_at\"",
+                                                        "\"compacted\"",       "\"compact_failed\"",
+                                                        "\"compact_skipped\"", "\"context_reset\""};
+      const bool decision =
+          std::any_of(std::begin(kDecisions), std::end(kDecisions),
+                      [&](std::string_view k) { return line.find(k) != line.npos; });
+      if (line.find("\"iteration\"") == std::string_view::npos && !decision) continue;
+      if (line.size() > (1u << 20) || util::json_depth(line, 16) > 16) continue;
       ojson ev = ojson::parse(line, nullptr, false);
-      if (!ev.is_object()) continue;
+      if (!ev.is_object() || !ev.contains("event") || !ev["event"].is_string()) continue;
+      const std::string name = ev["event"].get<std::string>();
+      if (name != "iteration") {
+        if (decision && decisions.size() < kMaxListed &&
+            std::any_of(std::begin(kDecisions), std::end(kDecisions),
+                        [&](std::string_view k) { return k.substr(1, k.size() - 2) == name; })) {
+          // The calls made before it (the log's order): it was decided before the next one.
+          ojson d = {{"event", name}, {"before_call", calls.size() + 1}};
+          for (const char* key : {"at", "task_id", "decision", "why", "percent", "threshold",
+                                  "reason", "session_id", "action"})
+            if (ev.contains(key) && !ev[key].is_structured()) d[key] = ev[key];
+          decisions.push_back(d);
+        }
+        continue;
+      }
+      if (calls.size() < kMaxListed) {
+        ojson c = {{"n", calls.size() + 1}};
+        for (const char* key : {"at", "task_id", "iteration", "session_id", "fresh", "exit_code",
+                                "report", "cost_usd", "context_tokens", "client_ms"})
+          if (ev.contains(key) && !ev[key].is_structured()) c[key] = ev[key];
+        c["usage"] = usage_of(ev.value("usage", ojson::object()));
+        calls.push_back(c);
+      }
       if (ev.contains("runner_ms") && ev["runner_ms"].is_number())
         runner_ms.push_back(ev["runner_ms"].get<double>());
       if (ev.contains("client_ms") && ev["client_ms"].is_number())
@@ -122,6 +155,8 @@ Result<ojson> run_report(const fs::path& folder) {
   const int64_t started = st.value("started_at_ms", int64_t{0});
   const int64_t ended = st["ended_at_ms"].is_number() ? st["ended_at_ms"].get<int64_t>() : started;
   rep["tasks"] = tasks;
+  rep["calls"] = calls;
+  rep["decisions"] = decisions;
   rep["totals"] = {{"tasks", tasks.size()},
                    {"done", std::count_if(tasks.begin(), tasks.end(),
                                           [](const ojson& t) { return t["status"] == "done"; })},

@@ -1,7 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <regex>
-
 #include "report/html_page.hpp"
 
 namespace ctxkit::report {
@@ -73,9 +71,13 @@ TEST(ReportPage, SelfContainedWithADarkThemeAndPrintRules) {
   EXPECT_NE(page.find("@media print"), std::string::npos);
   for (const char* outside :
        {"http:", "https:", "//", "<script", "<link", "@import", "url(", "src="})
-    if (std::string(outside) == "//")
-      EXPECT_EQ(std::regex_search(page, std::regex("[\"'(]//")), false);
-    else
+    if (std::string(outside) == "//") {
+      // "//" as the start of an address (after a quote or a parenthesis), not inside CSS text.
+      for (auto at = page.find("//"); at != std::string::npos; at = page.find("//", at + 1))
+        EXPECT_TRUE(at == 0 ||
+                    std::string_view("\"'(").find(page[at - 1]) == std::string_view::npos)
+            << page.substr(at == 0 ? 0 : at - 1, 40);
+    } else
       EXPECT_EQ(page.find(outside), std::string::npos) << outside;
 }
 
@@ -98,10 +100,13 @@ TEST(ReportPage, TheCurveIsDownsampledButEveryEventStays) {
   PageOptions o;
   o.max_points = 2000;
   const std::string page = render_timeline_page(t, o);
-  std::smatch m;
-  ASSERT_TRUE(
-      std::regex_search(page, m, std::regex("<polyline class=\"curve\"[^>]*points=\"([^\"]*)\"")));
-  const std::string pts = m[1].str();
+  const auto curve = page.find("<polyline class=\"curve\"");
+  ASSERT_NE(curve, std::string::npos);
+  const auto tag_end = page.find('>', curve);
+  const auto attr = page.find("points=\"", curve);
+  ASSERT_LT(attr, tag_end);
+  const auto from = attr + 8;
+  const std::string pts = page.substr(from, page.find('"', from) - from);
   EXPECT_LE(count(pts, ","), 2000u);
   EXPECT_GE(count(pts, ","), 1000u);
   EXPECT_EQ(count(page, "<g class=\"ev ev-"), 41u);
@@ -174,6 +179,51 @@ TEST(ReportPage, RunPageChartsTheModesTotalsAndToleratesAnOldRun) {
   EXPECT_EQ(page.find("http"), std::string::npos);
   const std::string one = render_run_page({a}, {});
   EXPECT_EQ(count(one, "<g class=\"bar\""), 0u);
+}
+
+TEST(ReportPage, RunPageDrawsEveryCallAndTheDecisionsBetweenThem) {
+  nlohmann::ordered_json r = {
+      {"run_id", "R"},
+      {"mode", "auto"},
+      {"status", "done"},
+      {"tasks", nlohmann::ordered_json::array()},
+      {"totals", {{"usage", {{"total", 10}}}}},
+      {"calls",
+       {{{"n", 1},
+         {"task_id", "t1"},
+         {"fresh", true},
+         {"context_tokens", 150000},
+         {"cost_usd", 0.25},
+         {"usage", {{"input", 5}, {"total", 9}}}},
+        {{"n", 2}, {"task_id", "t1"}, {"fresh", false}, {"context_tokens", 20000}},
+        {{"n", 3}, {"task_id", "<i>t2</i>"}, {"fresh", true}, {"context_tokens", "x"}}}},
+      {"decisions",
+       {{{"event", "auto_decision"},
+         {"before_call", 2},
+         {"decision", "compact"},
+         {"why", "compact_at"},
+         {"percent", 79},
+         {"threshold", 75},
+         {"task_id", "t1"}},
+        {{"event", "context_reset"}, {"before_call", 3}, {"why", "<mode>"}},
+        {{"event", "compact_skipped"}, {"before_call", 99}, {"reason", "late"}}}}};
+  const std::string page = render_run_page({r}, {});
+  EXPECT_EQ(count(page, "<tr class=\"call\""), 3u);
+  EXPECT_EQ(count(page, "<g class=\"call fresh\""), 2u);
+  EXPECT_EQ(count(page, "<g class=\"decision\""), 2u);  // the one after the last call: listed only
+  EXPECT_EQ(count(page, "<li data-event="), 3u);
+  EXPECT_NE(page.find("auto: compact (compact_at, 79% \u2265 75%), task t1"), std::string::npos);
+  EXPECT_NE(page.find("fresh session (&lt;mode&gt;)"), std::string::npos);
+  EXPECT_EQ(page.find("<i>t2"), std::string::npos);
+  EXPECT_NE(page.find("&lt;i&gt;t2&lt;/i&gt;"), std::string::npos);
+  EXPECT_NE(page.find("$0.2500"), std::string::npos);
+  // The mark of the decision before call 2 is drawn with call 2.
+  const auto call2 = page.find("<g class=\"call\" data-n=\"2\"");
+  ASSERT_NE(call2, std::string::npos);
+  EXPECT_GT(page.find("data-event=\"auto_decision\""), call2);
+  nlohmann::ordered_json old = r;
+  old.erase("calls");
+  EXPECT_NE(render_run_page({old}, {}).find("No per-call figures"), std::string::npos);
 }
 
 }  // namespace

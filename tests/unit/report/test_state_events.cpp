@@ -97,6 +97,48 @@ TEST_F(StateEventsFixture, WorkflowActionsOfItsFolderAndRunEventsNamingItWithinI
   EXPECT_EQ((*ev)[2].detail, "ctx-run R1: iteration, task t1");
 }
 
+// ctx-cap's events of this session (not another's) and what each of its compactions kept of the
+// pins: both on the page.
+TEST_F(StateEventsFixture, CappedOutputsAndPinChecksOfTheSession) {
+  ASSERT_TRUE(db->append_event(
+      {at("2026-11-25T10:10:00Z"), "cap", "S", "capped",
+       R"({"tool":"Bash","handle":"toolu_01","chars":45000,"kept_chars":3000,"tokens_kept_out":10500})"}));
+  ASSERT_TRUE(db->append_event({at("2026-11-25T10:11:00Z"), "cap", "other", "capped",
+                                R"({"tool":"Bash","tokens_kept_out":99})"}));
+  store::PinCheckRow c;
+  c.session_id = "S";
+  c.line_id = "P";
+  c.at_ms = at("2026-11-25T10:30:00Z");
+  c.trigger = "auto";
+  c.total = 3;
+  c.kept = 2;
+  c.restored = 1;
+  c.detail =
+      R"([{"id":1,"text":"port 8123","kept":true},{"id":2,"text":"deploys on friday","kept":false},{"id":3,"text":"east-2","kept":true}])";
+  ASSERT_TRUE(db->add_pin_check(c));
+  c.session_id = "N";  // the next session's compaction: not this page's
+  ASSERT_TRUE(db->add_pin_check(c));
+  StateEventsOptions o;
+  o.came_from = o.ended_by = false;
+  auto rec_s = record("S");
+  ASSERT_TRUE(rec_s);
+  auto ev = state_events(*db, part, rec_s, {}, o);
+  ASSERT_TRUE(ev) << ev.error().message;
+  ASSERT_EQ(ev->size(), 2u);
+  EXPECT_EQ((*ev)[0].kind, "cap");
+  EXPECT_EQ((*ev)[0].label, "cap −11k");  // 10,500 rounded
+  EXPECT_EQ(*(*ev)[0].tokens_freed, 10'500);
+  EXPECT_EQ((*ev)[0].detail,
+            "Bash output of 45000 characters capped to 3000, about 10500 tokens kept out of the "
+            "window; the whole output: archive_show toolu_01");
+  EXPECT_EQ((*ev)[1].kind, "pins");
+  EXPECT_EQ((*ev)[1].label, "pins 2/3");
+  EXPECT_EQ((*ev)[1].at_ms, at("2026-11-25T10:30:00Z"));
+  EXPECT_EQ((*ev)[1].detail,
+            "auto compaction kept 2 of 3 pins; dropped: \u201cdeploys on friday\u201d; 1 "
+            "re-injected after it (on the next prompt)");
+}
+
 TEST_F(StateEventsFixture, ASessionWithoutTimesGetsItsLineageOnly) {
   part.start_ms = part.end_ms = 0;
   ASSERT_TRUE(db->append_event({1, "workflow", "/home/user/proj", "handed_out", "{}"}));
