@@ -133,6 +133,17 @@ SessionPlan plan_session(ContextMode mode, bool have_session, bool new_task, boo
   return p;
 }
 
+void apply_compact_at(SessionPlan& plan, bool rollover) {
+  if (plan.fresh || plan.compact) return;
+  if (rollover) {
+    plan.fresh = true;
+    plan.reason = "[compact] at";
+  } else {
+    plan.compact = true;
+    plan.compact_why = "[compact] at";
+  }
+}
+
 ParsedReport parse_task_report(std::string_view final_message) {
   ParsedReport out;
   for (auto line : lines_of(final_message)) {

@@ -78,6 +78,12 @@ struct SessionPlan {
 SessionPlan plan_session(ContextMode mode, bool have_session, bool new_task, bool workflow_clear,
                          bool workflow_compact, AutoAction auto_action = AutoAction::Keep);
 
+// The user's `[compact] at` (core::CompactConfig), reached by the last call's context before a
+// call that resumes its session: the session is compacted first (why "[compact] at"), or with
+// `rollover` the call starts a fresh session (reason "[compact] at"). A plan that starts a fresh
+// session or compacts already is left as it is.
+void apply_compact_at(SessionPlan& plan, bool rollover);
+
 // How the agent reports a task: the last line of its final message that starts with the marker.
 //   CTXKIT-TASK: DONE
 //   CTXKIT-TASK: BLOCKED <reason>

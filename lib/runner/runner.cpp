@@ -1197,9 +1197,15 @@ class Runner {
     s.plan = repeat ? repeat_plan(s.session_id, *refused_fresh)
                     : plan_session(mode_, !s.session_id.empty(), s.new_task, clear, compact,
                                    auto_action);
-    // Auto compacts with the task as the focus; a workflow with its own.
-    s.focus =
-        s.plan.compact_why == "auto" ? bounded_text(without_nul(s.pos.work), 2000) : s.pos.focus;
+    // The user's [compact] at, in every mode that keeps a session from one call to the next.
+    if (!repeat && !s.session_id.empty() && !s.plan.fresh && !s.plan.compact &&
+        compact_at_reached(task_of(s)))
+      apply_compact_at(s.plan, cfg_.compact.action == "rollover");
+    // Auto and [compact] at compact with the task as the focus (the PreCompact hook adds the
+    // pins); a workflow with its own.
+    s.focus = s.plan.compact_why == "auto" || s.plan.compact_why == "[compact] at"
+                  ? bounded_text(without_nul(s.pos.work), 2000)
+                  : s.pos.focus;
   }
 
   // /compact <focus> on the session, with the session's own anchor so the prompt cache holds;
@@ -1574,12 +1580,11 @@ class Runner {
                     budget_text(over->budget, over->over)));
   }
 
-  // Auto's decision before a call, from the figure of the session's last call (its context
-  // against the effective window, as the meter counts it). A fresh or compact decision is an event
-  // with that figure.
-  AutoAction auto_decision(const TaskRecord& task, bool new_task) {
+  // The context figure of the session's last call (its context against the effective window, as
+  // the meter counts it); none before the session's first call.
+  std::optional<context::ContextFigure> last_figure() const {
     const auto& s = record_.state.session;
-    if (!s || !s->context_tokens || *s->context_tokens == 0) return AutoAction::Keep;
+    if (!s || !s->context_tokens || *s->context_tokens == 0) return std::nullopt;
     context::WindowHints hints;
     if (s->context_window)
       hints.status_line_window =
@@ -1587,9 +1592,31 @@ class Runner {
     hints.model = session_model_.empty() ? model_ : session_model_;
     hints.client_version = client_version_;
     hints.compaction = compaction_;
-    const context::ContextFigure f =
-        make_figure(cfg_.context, hints,
-                    static_cast<int64_t>(std::min<uint64_t>(*s->context_tokens, 1ull << 40)));
+    return make_figure(cfg_.context, hints,
+                       static_cast<int64_t>(std::min<uint64_t>(*s->context_tokens, 1ull << 40)));
+  }
+
+  // Whether the last call's context reached the user's `[compact] at` (recorded as an event).
+  bool compact_at_reached(const TaskRecord& task) {
+    if (cfg_.compact.at <= 0) return false;
+    const auto f = last_figure();
+    if (!f || f->percent < cfg_.compact.at) return false;
+    emit("compact_at", {{"task_id", task.id},
+                        {"action", cfg_.compact.action},
+                        {"percent", f->percent},
+                        {"threshold", cfg_.compact.at},
+                        {"context_tokens", f->tokens},
+                        {"window", f->window},
+                        {"denominator", f->denominator}});
+    return true;
+  }
+
+  // Auto's decision before a call, from the figure of the session's last call. A fresh or compact
+  // decision is an event with that figure.
+  AutoAction auto_decision(const TaskRecord& task, bool new_task) {
+    const auto figure = last_figure();
+    if (!figure) return AutoAction::Keep;
+    const context::ContextFigure& f = *figure;
     const AutoAction a = decide_auto(f.percent, new_task, opts_.auto_thresholds);
     if (a != AutoAction::Keep)
       emit("auto_decision",

@@ -1771,6 +1771,73 @@ TEST(RunE2E, AutoCompactsATasksSessionBetweenItsIterationsWithTheTaskAsFocus) {
   EXPECT_EQ(r.report()["totals"]["resets"], 0);
 }
 
+// The user's [compact] at, in a mode other than auto: continuous keeps its session, so the call
+// after the one that left 79 % (of 200,000) is preceded by a compaction of that session, with the
+// task as the focus; with action = "rollover" that call starts a fresh session instead.
+TEST(RunE2E, CompactAtCompactsBetweenCallsInEveryModeThatKeepsASession) {
+  RunRig r;
+  r.replies("NONE\nDONE\nDONE\nDONE\n");
+  r.contexts("159000\n");
+  r.env.set("CTXKIT_COMPACT_AT", "70");
+  auto res = r.run({"tasks.yaml", "--context-mode", "continuous"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto calls = r.calls();
+  EXPECT_EQ(kinds(calls),
+            (std::vector<std::string>{"fresh", "compact", "resume", "resume", "resume"}));
+  ASSERT_GE(calls.size(), 2u);
+  EXPECT_NE(calls[1].rest.find("focus=/compact Task t1: Write the parser"), std::string::npos)
+      << calls[1].rest;
+  const auto run = r.runs().at(0);
+  const auto due = r.events(run, "compact_at");
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0]["percent"], 79);
+  EXPECT_EQ(due[0]["threshold"], 70);
+  EXPECT_EQ(due[0]["action"], "compact");
+  const auto compacted = r.events(run, "compacted");
+  ASSERT_EQ(compacted.size(), 1u);
+  EXPECT_EQ(compacted[0]["why"], "[compact] at");
+  // The run's page: a row and a bar per call, the decision drawn above the call it came before.
+  auto page = r.run({"report", "--html", "-"});
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (auto at = page.out.find(what); at != std::string::npos; at = page.out.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("<tr class=\"call\""), 4u);
+  EXPECT_EQ(count("<g class=\"call"), 4u);
+  EXPECT_EQ(count("<g class=\"call fresh\""), 1u);
+  EXPECT_EQ(count("<g class=\"decision\" data-event=\"compact_at\""), 1u);
+  EXPECT_EQ(count("<g class=\"decision\" data-event=\"compacted\""), 1u);
+  EXPECT_NE(page.out.find("[compact] at: compact (79% \u2265 70%), task t1"), std::string::npos);
+  const auto second = page.out.find("<g class=\"call\" data-n=\"2\"");
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_NE(page.out.find("data-event=\"compact_at\"", second), std::string::npos);
+  EXPECT_EQ(page.out.find("data-event=\"compact_at\""),
+            page.out.find("data-event=\"compact_at\"", second));
+
+  RunRig below;  // 79 % is below 80: nothing
+  below.replies("NONE\nDONE\nDONE\nDONE\n");
+  below.contexts("159000\n");
+  below.env.set("CTXKIT_COMPACT_AT", "80");
+  ASSERT_EQ(below.run({"tasks.yaml", "--context-mode", "continuous"}).exit_code, 0);
+  EXPECT_EQ(kinds(below.calls()),
+            (std::vector<std::string>{"fresh", "resume", "resume", "resume"}));
+  EXPECT_TRUE(below.events(below.runs().at(0), "compact_at").empty());
+
+  RunRig roll;
+  roll.replies("NONE\nDONE\nDONE\nDONE\n");
+  roll.contexts("159000\n");
+  roll.env.set("CTXKIT_COMPACT_AT", "70");
+  roll.env.set("CTXKIT_COMPACT_ACTION", "rollover");
+  ASSERT_EQ(roll.run({"tasks.yaml", "--context-mode", "continuous"}).exit_code, 0);
+  const auto rc = roll.calls();
+  EXPECT_EQ(kinds(rc), (std::vector<std::string>{"fresh", "fresh", "resume", "resume"}));
+  ASSERT_EQ(rc.size(), 4u);
+  EXPECT_NE(rc[0].sid, rc[1].sid);
+}
+
 // Without a window in the result, auto measures against the model's: 200,000, or 1,000,000 for a
 // "[1m]" model.
 TEST(RunE2E, AutoWithoutAReportedWindowTakesTheModels) {

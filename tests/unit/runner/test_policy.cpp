@@ -99,6 +99,29 @@ TEST(RunnerPolicy, AutoSessionPlanTable) {
   }
 }
 
+TEST(RunnerPolicy, CompactAtOnlyWhereTheSessionIsKept) {
+  SessionPlan keep = plan_session(ContextMode::Continuous, true, false, false, false);
+  apply_compact_at(keep, false);
+  EXPECT_TRUE(keep.compact);
+  EXPECT_FALSE(keep.fresh);
+  EXPECT_EQ(keep.compact_why, "[compact] at");
+  SessionPlan roll = plan_session(ContextMode::Continuous, true, false, false, false);
+  apply_compact_at(roll, true);
+  EXPECT_TRUE(roll.fresh);
+  EXPECT_FALSE(roll.compact);
+  EXPECT_EQ(roll.reason, "[compact] at");
+  // A fresh session already, or the workflow's own compaction: left as planned.
+  SessionPlan fresh = plan_session(ContextMode::FreshPerIteration, true, false, false, false);
+  apply_compact_at(fresh, false);
+  EXPECT_TRUE(fresh.fresh);
+  EXPECT_FALSE(fresh.compact);
+  EXPECT_EQ(fresh.reason, "mode");
+  SessionPlan workflow = plan_session(ContextMode::Continuous, true, false, false, true);
+  apply_compact_at(workflow, true);
+  EXPECT_FALSE(workflow.fresh);
+  EXPECT_EQ(workflow.compact_why, "workflow compact");
+}
+
 TEST(RunnerPolicy, AutoDecisionTable) {
   const AutoThresholds t{50, 75};
   struct R {
