@@ -36,8 +36,21 @@ std::string request_compaction_if_due(const core::Config& cfg, const core::Locat
       transcript.empty())
     return {};
   const auto project = core::project_start_dir(env, cwd);
+  // Counted as the reminders count it: with the status line's window and a reading past 200k the
+  // meter saw for the session.
+  context::WindowHints seen;
+  {
+    std::string ignored;
+    if (auto meter = store::open_meter(loc, cfg, ignored))
+      if (auto row = meter->row(session_id, ""); row) {
+        if (row->status) seen.status_line_window = row->status->window;
+        seen.seen_over_200k = row->large_window;
+        seen.model = row->model;
+        seen.client_version = row->client_version;
+      }
+  }
   const auto percent = context::transcript_percent(
-      transcript, cfg.context, context::client_compaction_settings(env, project));
+      transcript, cfg.context, context::client_compaction_settings(env, project), seen);
   if (!percent || *percent < cfg.compact.at) return {};
   std::string note;
   auto store = store::open_state(loc, cfg, note);

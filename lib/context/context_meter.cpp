@@ -149,14 +149,16 @@ std::optional<double> session_percent(const std::string& session, const util::En
 }
 
 std::optional<int> transcript_percent(const fs::path& transcript, const core::ContextConfig& config,
-                                      const CompactionSettings& compaction) {
+                                      const CompactionSettings& compaction,
+                                      const WindowHints& seen) {
   auto scan = scan_transcript_tail(transcript, "");
   if (!scan || !scan->reading) return std::nullopt;
   // A usage no window can hold is no reading, as on the status line and in the reminders.
   if (scan->reading->tokens > kMaxUsageTokens) return std::nullopt;
-  WindowHints hints;
-  hints.model = scan->reading->model;
-  hints.client_version = scan->reading->client_version;
+  WindowHints hints = seen;
+  if (!scan->reading->model.empty() || hints.model.empty()) hints.model = scan->reading->model;
+  if (!scan->reading->client_version.empty() || hints.client_version.empty())
+    hints.client_version = scan->reading->client_version;
   hints.compaction = compaction;
   return make_figure(config, hints, scan->reading->tokens).percent;
 }

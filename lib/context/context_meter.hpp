@@ -106,9 +106,12 @@ ContextFigure make_figure(const core::ContextConfig& config, const WindowHints& 
 // The percentage a transcript's newest reading stands at (no waiting, no window hints beyond the
 // reading itself), or nullopt when it has none: how full a session was when it ended.
 // `compaction`: the client's settings, as read_compaction_settings finds them.
+// `seen`: what the meter knows of the session beyond the transcript (the status line's window, a
+// reading past 200k), so that the figure is the reminders' own.
 std::optional<int> transcript_percent(const std::filesystem::path& transcript,
                                       const core::ContextConfig& config,
-                                      const CompactionSettings& compaction = {});
+                                      const CompactionSettings& compaction = {},
+                                      const WindowHints& seen = {});
 // The same for a session named by its id (its transcript found as ctx-search finds sessions; the
 // client's settings from `env` and the user's settings file);
 // nullopt for an empty id, a session that cannot be found or a transcript without a reading.

@@ -53,7 +53,11 @@ def write_settings(proj, bin_dir):
         "Stop": [{"hooks": [hook("ctx-session-hook")]}],
         "PreCompact": [{"hooks": [hook("ctx-session-hook")]}, {"hooks": [hook("ctx-pin", " --hook")]}],
         "PostCompact": [{"hooks": [hook("ctx-pin", " --hook")]}],
-        "UserPromptSubmit": [{"hooks": [hook("ctx-pin", " --hook")]}]}}
+        "UserPromptSubmit": [{"hooks": [hook("ctx-pin", " --hook")]}]},
+        # As an install sets it: the status line tells ctxkit the window the client gives the model
+        # (against the fake API 2.1.197 gives claude-opus-4-8 200k, not the 1M of the real API),
+        # and the trigger counts as the reminders do.
+        "statusLine": {"type": "command", "command": os.path.join(bin_dir, "ctx-status")}}
     path = os.path.join(proj, ".claude", "settings.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:

@@ -12,13 +12,13 @@
 namespace ctxkit::apps {
 namespace {
 
-std::string usage_line(int64_t tokens) {
+std::string usage_line(int64_t tokens, const std::string& model = "claude-sonnet-4-5") {
   nlohmann::json j;
   j["type"] = "assistant";
   j["sessionId"] = "S1";
   j["timestamp"] = "2026-11-21T12:00:00.000Z";
   j["message"] = {{"id", "msg_1"},
-                  {"model", "claude-sonnet-4-5"},
+                  {"model", model},
                   {"role", "assistant"},
                   {"content", nlohmann::json::array({{{"type", "text"}, {"text", "done"}}})},
                   {"usage",
@@ -35,12 +35,12 @@ struct TriggerHome {
   core::Config cfg;
   core::Locations loc;
   std::string transcript;
-  explicit TriggerHome(int at, int64_t tokens) {
+  explicit TriggerHome(int at, int64_t tokens, const std::string& model = "claude-sonnet-4-5") {
     env.set("CTXKIT_SUPERVISOR", "tok");
     cfg = core::load_config(env, {});
     cfg.compact.at = at;
     loc = cfg.locations(env);
-    transcript = tmp.write("home/.claude/projects/-p/S1.jsonl", usage_line(tokens)).string();
+    transcript = tmp.write("home/.claude/projects/-p/S1.jsonl", usage_line(tokens, model)).string();
   }
   std::optional<store::PendingRollover> pending() {
     std::string problem;
@@ -85,6 +85,24 @@ TEST(CompactTrigger, BelowTheThresholdOffOrWithoutASupervisorNothing) {
       request_compaction_if_due(alone.cfg, alone.loc, no_supervisor, "S1", alone.transcript, "/p"),
       "");
   EXPECT_FALSE(alone.pending());
+}
+
+// The trigger counts as the reminders count: the window the status line reported for the session
+// (here 200k for a "[1m]" id, as the client gives it) wins over the model's own.
+TEST(CompactTrigger, CountsAgainstTheWindowTheStatusLineReported) {
+  TriggerHome h(50, 120000, "claude-sonnet-4-5[1m]");  // 12 % of 1M
+  EXPECT_EQ(request_compaction_if_due(h.cfg, h.loc, h.env, "S1", h.transcript, "/p"), "");
+  EXPECT_FALSE(h.pending());
+  {
+    std::string problem;
+    auto meter = store::open_meter(h.loc, h.cfg, problem);
+    ASSERT_TRUE(meter) << problem;
+    ASSERT_TRUE(meter->record_status("S1", {120000, 200000, 1}));
+  }
+  EXPECT_EQ(request_compaction_if_due(h.cfg, h.loc, h.env, "S1", h.transcript, "/p"), "");
+  auto p = h.pending();  // 60 % of 200k
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->action, "compact");
 }
 
 TEST(CompactTrigger, APendingRolloverGoesFirst) {
