@@ -5,6 +5,7 @@
 #include "apps/cli.hpp"
 #include "apps/client_hints.hpp"
 #include "apps/hook_input.hpp"
+#include "apps/pins_app.hpp"
 #include "claude/hook_response.hpp"
 #include "context/context_meter.hpp"
 #include "context/reminder.hpp"
@@ -41,6 +42,31 @@ std::optional<int> parse_command_line(const std::vector<std::string>& args, AppC
   cli.app().add_option("event", event,
                        "hook event name (informational; the payload's own name is used)");
   return cli.parse(args, ctx);
+}
+// What the compaction that `[compact] at` asks for keeps: the session's pins (its line of work and
+// its project), read only when that reminder goes out.
+context::CompactDue compact_due_pins(const core::Config& cfg, const core::Locations& loc,
+                                     const claude::HookPayload& payload, Note& note) {
+  context::CompactDue due;
+  due.at = cfg.compact.at;
+  due.rollover = cfg.compact.action == "rollover";
+  std::string problem;
+  auto store = store::open_state(loc, cfg, problem);
+  note.add(problem);
+  if (!store) return due;
+  auto scope = resolve_pin_scope(*store, payload.session_id, payload.cwd);
+  if (!scope) {
+    note.add(scope.error().message);
+    return due;
+  }
+  auto pins = list_pins(*store, *scope);
+  if (!pins) {
+    note.add(pins.error().message);
+    return due;
+  }
+  for (const auto& p : pins->pins) due.pins.push_back(p.text);
+  due.pin_total = pins->total;
+  return due;
 }
 }  // namespace
 
@@ -151,6 +177,14 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   }
   context::ContextFigure figure = make_figure(cfg.context, hints, *tokens);
   context::Tier tier = context::tier_for(figure.percent, cfg.context);
+  // The user's `[compact] at`, reached in the main session with no supervisor to carry it out (a
+  // supervisor compacts; a rollover needs the model's summary, so it is always asked for): the
+  // reminder names the command (rate-limited as a tier of at least Warn).
+  const bool carried_out =
+      cfg.compact.action == "compact" && ctx.env.get_nonempty("CTXKIT_SUPERVISOR").has_value();
+  const bool compact_due =
+      cfg.compact.at > 0 && figure.percent >= cfg.compact.at && !subagent && !carried_out;
+  if (compact_due && tier < context::Tier::Warn) tier = context::Tier::Warn;
   const int64_t now = util::now_ms();
   const int64_t interval = int64_t{cfg.context.check_interval_seconds} * 1000;
 
@@ -186,10 +220,16 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   const bool rate_limited = store.has_value();
   store.reset();
   if (fire) {
-    std::string text = context::reminder_text(tier, figure, cfg.context, subagent,
-                                              hints.compaction.window_countdown());
-    std::string human;
-    if (cfg.context.system_message) human = "ctxkit: " + text;
+    std::string text, human;
+    if (compact_due) {
+      const context::CompactDue due = compact_due_pins(cfg, loc, *payload, note);
+      text = context::compact_due_text(figure, due, hints.compaction.window_countdown());
+      human = context::compact_due_user_text(figure, due);  // the user is the one to type it
+    } else {
+      text = context::reminder_text(tier, figure, cfg.context, subagent,
+                                    hints.compaction.window_countdown());
+      if (cfg.context.system_message) human = "ctxkit: " + text;
+    }
     if (!rate_limited && !state_problem.empty())
       human = fmt::format("ctxkit: {} (reminders are not rate-limited)", state_problem);
     ctx.out << claude::post_tool_use_response(text, human) << '\n';

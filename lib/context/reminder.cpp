@@ -5,7 +5,22 @@
 #include <algorithm>
 #include <cmath>
 
+#include "context/pins.hpp"
+
 namespace ctxkit::context {
+
+namespace {
+// "Context at 72% (168k of 233k tokens)", the reminders' opening, or the countdown's wording.
+std::string figure_head(const ContextFigure& f, bool window_countdown) {
+  if (window_countdown)
+    return "Context is filling (the tokens-left count after each tool result is this window's)";
+  if (f.basis == core::Basis::Usable && f.usable < f.window)
+    return fmt::format("Context at {}% ({} of {} usable tokens)", f.percent, short_tokens(f.tokens),
+                       short_tokens(f.usable));
+  return fmt::format("Context at {}% ({} of {} tokens)", f.percent, short_tokens(f.tokens),
+                     short_tokens(f.window));
+}
+}  // namespace
 
 Tier tier_for(int percent, const core::ContextConfig& c) {
   if (percent >= c.urgent_threshold) return Tier::Urgent;
@@ -32,14 +47,7 @@ ReminderDecision decide_reminder(const std::optional<core::ReminderState>& prev,
 
 std::string reminder_text(Tier tier, const ContextFigure& f, const core::ContextConfig&,
                           bool subagent, bool window_countdown) {
-  std::string figure = window_countdown ? std::string(
-                                              "Context is filling (the tokens-left count "
-                                              "after each tool result is this window's)")
-                       : f.basis == core::Basis::Usable && f.usable < f.window
-                           ? fmt::format("Context at {}% ({} of {} usable tokens)", f.percent,
-                                         short_tokens(f.tokens), short_tokens(f.usable))
-                           : fmt::format("Context at {}% ({} of {} tokens)", f.percent,
-                                         short_tokens(f.tokens), short_tokens(f.window));
+  std::string figure = figure_head(f, window_countdown);
   const std::string& head = figure;
   if (subagent) {
     switch (tier) {
@@ -82,6 +90,42 @@ std::string reminder_text(Tier tier, const ContextFigure& f, const core::Context
       break;
   }
   return head + ".";
+}
+
+std::string compact_due_text(const ContextFigure& f, const CompactDue& due, bool window_countdown) {
+  std::string out = figure_head(f, window_countdown);
+  out +=
+      fmt::format(", past the point the user set for a compaction ([compact] at = {}%). ", due.at);
+  if (due.rollover) {
+    out +=
+        "Run /rollover now (a fresh session with your handoff summary; the archive keeps this "
+        "one).";
+  } else {
+    out +=
+        "Only the user can start it: ask them to type /compact now (nothing else is needed: "
+        "ctxkit gives the summarizer the pinned facts and checks that the summary kept them).";
+  }
+  if (due.pin_total > 0) {
+    size_t shown = 0;
+    const std::string list =
+        render_pin_list(fmt::format(" It keeps these {} pinned fact{}:", due.pin_total,
+                                    due.pin_total == 1 ? "" : "s"),
+                        due.pins, due.pin_total, "ctx-pin list", &shown);
+    out += list.substr(0, list.find_last_not_of('\n') + 1);
+    out += "\n/pin first anything else that must survive.";
+  } else {
+    out += " No fact is pinned: /pin first what must survive it word for word.";
+  }
+  return out;
+}
+
+std::string compact_due_user_text(const ContextFigure& f, const CompactDue& due) {
+  const std::string pins =
+      due.pin_total > 0
+          ? fmt::format("; it keeps your {} pin{}", due.pin_total, due.pin_total == 1 ? "" : "s")
+          : std::string("; nothing is pinned (ctx-pin add \"…\")");
+  return fmt::format("ctxkit: context at {}% ([compact] at = {}%): type {}{}", f.percent, due.at,
+                     due.rollover ? "/rollover" : "/compact", pins);
 }
 
 std::string figure_words(const ContextFigure& f) {

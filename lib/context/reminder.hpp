@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
@@ -35,6 +36,21 @@ ReminderDecision decide_reminder(const std::optional<core::ReminderState>& previ
 // tool result: totalTokensReminder "countdown") it states no figure, only what to do.
 std::string reminder_text(Tier tier, const ContextFigure& figure, const core::ContextConfig& config,
                           bool subagent, bool window_countdown = false);
+
+// The reminder when the context reached the user's `[compact] at` and no supervisor carries the
+// compaction out: it names the one command the user types (`/compact`, or `/rollover` with
+// action "rollover") and the pins the compaction keeps (`pins`: their texts, oldest first, as many
+// as were read; `pin_total`: how many there are). For the model; `for_user` gives the short line
+// for the user (the hook's systemMessage), who is the one to type it.
+struct CompactDue {
+  int at = 0;
+  bool rollover = false;
+  std::vector<std::string> pins;
+  int64_t pin_total = 0;
+};
+std::string compact_due_text(const ContextFigure& figure, const CompactDue& due,
+                             bool window_countdown = false);
+std::string compact_due_user_text(const ContextFigure& figure, const CompactDue& due);
 
 // The status line's figure, in the client's own words: "52% · 87k of 167k · 48% until
 // auto-compact" where the client compacts at a threshold, "42% of window · 84k of 200k" where it

@@ -192,6 +192,52 @@ TEST(Remind, TiersFireOnceThenRepeatAfterIntervalAndRearmAfterCompaction) {
   EXPECT_TRUE(step(103000).starts_with("Context at 61% "));
 }
 
+// [compact] at without a supervisor: the reminder names the command the user types and the pins
+// the compaction keeps, from N on (below the warn tier too), rate-limited like the tiers; under a
+// supervisor (which carries the compaction out) it is not given.
+TEST(Remind, CompactAtWithoutASupervisorNamesTheCommandAndThePins) {
+  TempDir tmp;
+  fs::path t = tmp / "proj" / "t.jsonl";
+  fs::create_directories(t.parent_path());
+  util::Env env = tmp.env();
+  env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
+  env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "0");
+  env.set("CTXKIT_COMPACT_AT", "40");
+  util::Env pin_env = env;
+  pin_env.set("CLAUDE_CODE_SESSION_ID", "sess-1");
+  pin_env.set("CLAUDE_PROJECT_DIR", t.parent_path().string());
+  ASSERT_EQ(run_tool("ctx-pin", {"add", "the API listens on port 8123"}, "", pin_env).exit_code, 0);
+  int n = 0;
+  auto step = [&](int64_t cache_read, const util::Env& e) {
+    std::string id = "toolu_" + std::to_string(++n);
+    std::ofstream(t, std::ios::app)
+        << assistant("msg_" + std::to_string(n), cache_read, id) << "\n";
+    return run_tool("ctx-remind", {}, payload(t, id), e);
+  };
+  EXPECT_EQ(step(60000, env).out, "");  // 35 % of the 167k where the client compacts
+  auto r = step(70000, env);            // 41 %: past N, below the warn tier
+  ASSERT_EQ(r.exit_code, 0);
+  const std::string text = context_of(r);
+  EXPECT_TRUE(text.starts_with("Context at 41% ")) << text;
+  EXPECT_NE(text.find("[compact] at = 40%"), std::string::npos) << text;
+  EXPECT_NE(text.find("type /compact now"), std::string::npos) << text;
+  EXPECT_NE(text.find("- the API listens on port 8123"), std::string::npos) << text;
+  EXPECT_EQ(json::parse(r.out)["systemMessage"],
+            "ctxkit: context at 41% ([compact] at = 40%): type /compact; it keeps your 1 pin");
+  EXPECT_EQ(step(71000, env).out, "");  // within the interval
+  // Under a supervisor the turn's end compacts: no reminder below the tiers.
+  util::Env supervised = env;
+  supervised.set("CTXKIT_SUPERVISOR", "tok");
+  supervised.set("CTXKIT_CONTEXT_CHECK_INTERVAL_SECONDS", "0");
+  EXPECT_EQ(step(72000, supervised).out, "");
+  // action = "rollover": the command is /rollover, under a supervisor too (it starts no rollover).
+  supervised.set("CTXKIT_COMPACT_ACTION", "rollover");
+  auto roll = step(73000, supervised);
+  EXPECT_NE(context_of(roll).find("Run /rollover now"), std::string::npos) << roll.out;
+  EXPECT_NE(json::parse(roll.out)["systemMessage"].get<std::string>().find("type /rollover"),
+            std::string::npos);
+}
+
 TEST(Remind, ThirtyTwoSimultaneousCallsGiveExactlyOneReminder) {
   for (int round = 0; round < 3; ++round) {
     TempDir tmp;  // a fresh state database each round
