@@ -4,7 +4,7 @@
 # and the hooks, status line and MCP servers in Claude Code's files (merged, with a backup).
 #
 #   ./install.sh [--prefix DIR] [--project DIR] [--from-build DIR] [--wrap-status-line | --replace]
-#                [--uninstall [--all]] [--deps-only]
+#                [--supervise] [--uninstall [--all]] [--deps-only]
 #   ./install.sh --plugin DIR [--from-build DIR]
 #
 #   --prefix DIR   where to install (default ~/.local: programs in DIR/bin)
@@ -17,6 +17,10 @@
 #   --replace      replace a status line of yours, and MCP servers of yours that hold ctxkit's
 #                  names (--uninstall puts them back); ctxkit's own entries of another install
 #                  (another prefix, the package, the plugin) are taken over without it
+#   --supervise    also put a `claude` shell function in ~/.bashrc (and ~/.zshrc) that starts
+#                  Claude Code in a terminal under ctx-rollover --supervise, so that rollovers,
+#                  workflow actions and [compact] at are carried out without retyping (not with
+#                  --project; --uninstall removes it)
 #   --uninstall    remove exactly what this install added (settings entries, files)
 #   --all          with --uninstall: also remove ctxkit's entries another install made (any
 #                  prefix, the package); never yours
@@ -105,6 +109,7 @@ FROM_BUILD=""
 PLUGIN=""
 WRAP_STATUS_LINE=0
 REPLACE=0
+SUPERVISE=0
 TTY=0
 [ -t 1 ] && TTY=1
 
@@ -123,6 +128,7 @@ while [ $# -gt 0 ]; do
     --deps-only) DEPS_ONLY=1; shift ;;
     --wrap-status-line) WRAP_STATUS_LINE=1; shift ;;
     --replace) REPLACE=1; shift ;;
+    --supervise) SUPERVISE=1; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -132,6 +138,10 @@ if [ -n "$PLUGIN" ] && [ "$UNINSTALL" -eq 1 ]; then
 fi
 [ "$ALL" -eq 0 ] || [ "$UNINSTALL" -eq 1 ] || die "--all goes with --uninstall"
 [ "$WRAP_STATUS_LINE" -eq 0 ] || [ "$REPLACE" -eq 0 ] || die "give --wrap-status-line or --replace, not both"
+if [ "$SUPERVISE" -eq 1 ]; then
+  [ "$UNINSTALL" -eq 0 ] || die "--supervise goes with an install (--uninstall removes the function)"
+  [ -z "$PROJECT" ] || die "--supervise is for your own set-up, not with --project"
+fi
 
 mkdir -p "$PREFIX" 2>/dev/null || die "cannot create prefix $PREFIX"
 PREFIX=$(cd "$PREFIX" && pwd)
@@ -149,6 +159,7 @@ PROJECT_ARGS=()
 INSTALL_ARGS=()
 [ "$WRAP_STATUS_LINE" -eq 1 ] && INSTALL_ARGS+=(--wrap-status-line)
 [ "$REPLACE" -eq 1 ] && INSTALL_ARGS+=(--replace)
+[ "$SUPERVISE" -eq 1 ] && INSTALL_ARGS+=(--supervise)
 
 PACKAGES=(build-essential cmake pkg-config nlohmann-json3-dev libtomlplusplus-dev libsqlite3-dev
           libfmt-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev libgtest-dev libbenchmark-dev)

@@ -15,6 +15,7 @@
 #include "apps/mcp_config_app.hpp"
 #include "claude/install_check.hpp"
 #include "claude/settings_merge.hpp"
+#include "rollover/shell_function.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
@@ -510,7 +511,55 @@ struct SetupOptions {
   bool replace = false;  // take over a status line and MCP server names of the user's
   bool all = false;      // uninstall: ctxkit's entries of every install
   bool dry_run = false;
+  bool supervise = false;  // install: the `claude` shell function that runs the supervisor
 };
+
+// install --supervise: the `claude` function in each shell start-up file (rollover/
+// shell_function.hpp), running <bin_dir>/ctx-rollover.
+int install_shell_function(const std::string& bin_dir, bool dry_run, AppContext& ctx) {
+  const fs::path program = fs::path(bin_dir) / "ctx-rollover";
+  std::error_code ec;
+  if (!dry_run && !fs::is_regular_file(program, ec))
+    return usage_error(ctx, fmt::format("{} has no ctx-rollover; give --bin-dir (the claude "
+                                        "function was not written)",
+                                        bin_dir));
+  const std::string block = rollover::shell_function_block(program);
+  for (const auto& file : rollover::shell_startup_files(ctx.env)) {
+    if (dry_run) {
+      ctx.out << fmt::format("would put the claude function in {}:\n{}", file.string(), block);
+      continue;
+    }
+    auto put = rollover::put_shell_block(file, block);
+    if (!put) return usage_error(ctx, "writing the claude function: " + put.error().message);
+    ctx.out << fmt::format(
+        "{} {}: in a new terminal, claude runs under its supervisor (ctx-rollover --supervise; "
+        "`command claude` runs it without)\n",
+        *put ? "wrote the claude function in" : "the claude function is already in", file.string());
+  }
+  return exit_code(ExitCode::ok);
+}
+
+// uninstall: the `claude` function that runs this install's ctx-rollover (every install's with
+// --all) leaves the shell start-up files; another install's is named and kept.
+int remove_shell_function(const std::string& bin_dir, bool all, bool dry_run, AppContext& ctx) {
+  for (const auto& file : rollover::shell_startup_files(ctx.env)) {
+    if (dry_run) continue;
+    bool removed = false;
+    auto kept = rollover::remove_shell_block(file, all ? fs::path() : fs::path(bin_dir), &removed);
+    if (!kept) {
+      print_note(ctx.err, kTool,
+                 fmt::format("the claude function in {} was left: {}", file.string(),
+                             kept.error().message));
+      continue;
+    }
+    if (removed)
+      ctx.out << fmt::format("removed the claude function from {}\n", file.string());
+    else if (!kept->empty())
+      ctx.out << fmt::format("kept: the claude function in {} (it runs {}; remove it with --all)\n",
+                             file.string(), *kept);
+  }
+  return exit_code(ExitCode::ok);
+}
 
 // For a project set-up: why it cannot be made (nothing written), or empty. ctxkit registered for
 // every project (hooks in the user's settings, or an enabled plugin there), or a plugin enabled in
@@ -905,6 +954,10 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
                "install: replace a status line of yours and take over MCP server names of yours "
                "(uninstall puts them back); ctxkit's own from another install are replaced "
                "without it");
+  app.add_flag("--supervise", o.supervise,
+               "install: put a `claude` shell function in ~/.bashrc (and ~/.zshrc) that starts "
+               "Claude Code under ctx-rollover --supervise in a terminal, so that rollovers, "
+               "workflow actions and [compact] at are carried out; uninstall removes it");
   app.add_flag("--all", o.all,
                "uninstall: remove ctxkit's entries of every install (any folder), not only this "
                "one's; never yours");
@@ -918,6 +971,12 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
     return usage_error(ctx, "an action is required: install, uninstall, snippet, plugin or active");
   if (o.all && action != "uninstall") return usage_error(ctx, "--all goes with uninstall");
   if (o.replace && action != "install") return usage_error(ctx, "--replace goes with install");
+  if (o.supervise && action != "install")
+    return usage_error(ctx, "--supervise goes with install (uninstall removes the function)");
+  if (o.supervise && (!project.empty() || !settings_path.empty()))
+    return usage_error(ctx,
+                       "--supervise is for the user's own set-up: the claude function goes in "
+                       "the user's shell start-up files, not with --project or --settings");
   if (o.replace && o.wrap_status_line)
     return usage_error(ctx, "give --replace or --wrap-status-line, not both");
 
@@ -1017,7 +1076,11 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
   Targets t = targets_for(ctx.env, project, records);
   if (action == "install" && !project.empty() && !o.status_line_only)
     if (std::string why = project_conflict(ctx.env, t); !why.empty()) return usage_error(ctx, why);
-  return full_install(action, t, bin_dir, data, o, project, wrap_hint, ctx);
+  const int rc = full_install(action, t, bin_dir, data, o, project, wrap_hint, ctx);
+  if (rc != 0 || !project.empty()) return rc;
+  if (action == "install" && o.supervise) return install_shell_function(bin_dir, o.dry_run, ctx);
+  if (action == "uninstall") return remove_shell_function(bin_dir, o.all, o.dry_run, ctx);
+  return rc;
 }
 
 }  // namespace ctxkit::apps

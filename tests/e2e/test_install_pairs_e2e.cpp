@@ -493,5 +493,51 @@ TEST(InstallPairs, AProjectSetUpAndAUserInstallDoNotBothRunInAProject) {
   EXPECT_FALSE(fs::exists(proj / ".mcp.json"));
 }
 
+// --supervise: the `claude` function goes into the user's ~/.bashrc (here a link, as a dotfile
+// manager leaves it, which stays a link). In an interactive shell on a terminal, `claude` then
+// runs under the supervisor; not on a terminal, or with -p, it is the client itself. Uninstall
+// leaves the user's file as it was.
+TEST(InstallPairs, SuperviseMakesClaudeStartUnderTheSupervisorAndUninstallTakesItBack) {
+  Home home;
+  auto fake = home.tmp.write("tools/claude",
+                             "#!/bin/sh\n"
+                             "[ \"$1\" = --version ] && { echo '2.1.197 (Claude Code)'; exit 0; }\n"
+                             "echo \"supervised=${CTXKIT_SUPERVISOR:+yes} args=$*\"\n");
+  ::chmod(fake.c_str(), 0755);
+  const std::string mine = "alias ll='ls -l'\n";
+  const fs::path real = home.tmp.write("dotfiles/bashrc", mine);
+  const fs::path rc = home.tmp / "home/.bashrc";
+  fs::create_symlink(real, rc);
+  home.env.set("SHELL", "/bin/bash");
+  const fs::path p = home.prefix("usr-a");
+  auto r = home.script_install(p, {"--supervise"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote the claude function in " + rc.string()), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_symlink(rc));
+  EXPECT_NE(read_file(real).find((p / "bin/ctx-rollover").string() + " --supervise -- claude"),
+            std::string::npos);
+
+  // `script` gives the shell a terminal.
+  auto on_terminal = [&](const std::string& command) {
+    return home
+        .shell("script -qec " + util::shell_quote("bash -i -c " + util::shell_quote(command)) +
+               " /dev/null")
+        .out;
+  };
+  EXPECT_NE(on_terminal("claude hello").find("supervised=yes args=hello"), std::string::npos);
+  EXPECT_NE(on_terminal("claude -p hello").find("supervised= args=-p hello"), std::string::npos);
+  EXPECT_NE(home.shell("bash -i -c 'claude hello' </dev/null 2>/dev/null")
+                .out.find("supervised= args=hello"),
+            std::string::npos);
+
+  r = home.script_uninstall(p);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("removed the claude function from " + rc.string()), std::string::npos)
+      << r.out;
+  EXPECT_EQ(read_file(real), mine);
+  EXPECT_TRUE(fs::is_symlink(rc));
+  EXPECT_NE(on_terminal("claude hello").find("supervised= args=hello"), std::string::npos);
+}
+
 }  // namespace install_pairs
 }  // namespace ctxkit::test
