@@ -6,7 +6,7 @@ status=0
 for program in "$@"; do
   needed=$(readelf -d "$program" 2>/dev/null | grep '(NEEDED)')
   if [ -n "$needed" ]; then
-    echo "$program is linked static-pie but needs shared libraries:"
+    echo "$program is linked static but needs shared libraries:"
     echo "$needed"
     status=1
   else
