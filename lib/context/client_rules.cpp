@@ -13,8 +13,59 @@ namespace ctxkit::context {
 namespace {
 using json = nlohmann::json;
 
-// share/client-rules.json, built in (lib/CMakeLists.txt).
-#include "client_rules.inc"
+// share/client-rules.json as constant data (cmake/ClientRulesTable.cmake writes kBuiltInClients at
+// configure time): a hook reads the rules without parsing a JSON document at every start.
+struct Field {
+  bool given = false;
+  int64_t number = 0;     // a number, or a boolean as 0 or 1
+  std::string_view text;  // a string
+};
+struct BuiltInModel {
+  Field id, window, max_output, native_1m, can_1m, auto_compact_window, auto_compact_window_1m;
+};
+struct BuiltInClient {
+  std::string_view version;
+  // reply_reserve_cap, summary_buffer, blocking_buffer, min_auto_compact_window,
+  // max_auto_compact_window, model_settings, server_windows
+  Field numbers[7];
+  bool has_unknown = false;
+  BuiltInModel unknown;
+  const BuiltInModel* models = nullptr;
+  size_t model_count = 0;
+};
+#include "client_rules_table.inc"
+
+// A "window_default" as parse_model reads it: a size, "auto" or "window"; absent: unchanged.
+void apply_default(const Field& f, std::optional<int64_t>& size, bool& is_auto) {
+  if (!f.given) return;
+  if (f.text == "auto") {
+    is_auto = true;
+    size.reset();
+  } else {
+    is_auto = false;
+    size = f.text == "window" ? 1'000'000'000'000 : f.number;
+  }
+}
+
+// The same rule parse_model makes of the same fields.
+ModelRule built_in_model(const BuiltInModel& m, const ModelRule& base) {
+  ModelRule r = base;
+  if (m.id.given) r.id = std::string(m.id.text);
+  if (m.window.given) r.window = m.window.number;
+  if (m.max_output.given) r.max_output = m.max_output.number;
+  if (m.native_1m.given) r.native_1m = m.native_1m.number != 0;
+  if (m.can_1m.given) r.can_1m = m.can_1m.number != 0;
+  apply_default(m.auto_compact_window, r.default_window, r.default_is_auto);
+  r.default_window_1m = r.default_window;
+  r.default_1m_is_auto = r.default_is_auto;
+  apply_default(m.auto_compact_window_1m, r.default_window_1m, r.default_1m_is_auto);
+  if (r.native_1m) r.window = 1'000'000;
+  return r;
+}
+
+bool older(const ClientRules& x, const ClientRules& y) {
+  return claude::compare_versions(x.version, y.version) < 0;
+}
 
 Result<int64_t> tokens_at(const json& j, const char* key, int64_t fallback,
                           std::string_view where) {
@@ -124,17 +175,30 @@ Result<std::vector<ClientRules>> parse_client_rules(std::string_view text) {
     }
     out.push_back(std::move(r));
   }
-  std::sort(out.begin(), out.end(), [](const ClientRules& x, const ClientRules& y) {
-    return claude::compare_versions(x.version, y.version) < 0;
-  });
+  std::sort(out.begin(), out.end(), older);
   return out;
 }
 
 const std::vector<ClientRules>& recorded_client_rules() {
   static const std::vector<ClientRules> rules = [] {
-    auto parsed = parse_client_rules(kClientRulesJson);
-    // The built-in document is checked by the tests; a broken one is a build defect.
-    return parsed ? std::move(*parsed) : std::vector<ClientRules>{ClientRules{}};
+    std::vector<ClientRules> out;
+    for (const BuiltInClient& c : kBuiltInClients) {
+      ClientRules r;
+      r.version = std::string(c.version);
+      int64_t* sizes[] = {&r.reply_reserve_cap, &r.summary_buffer, &r.blocking_buffer,
+                          &r.min_auto_compact_window, &r.max_auto_compact_window};
+      for (size_t k = 0; k < std::size(sizes); ++k)
+        if (c.numbers[k].given) *sizes[k] = c.numbers[k].number;
+      if (c.numbers[5].given) r.model_settings = c.numbers[5].number != 0;
+      if (c.numbers[6].given) r.server_windows = c.numbers[6].number != 0;
+      if (c.has_unknown) r.unknown = built_in_model(c.unknown, ModelRule{});
+      r.models.reserve(c.model_count);
+      for (size_t m = 0; m < c.model_count; ++m)
+        r.models.push_back(built_in_model(c.models[m], ModelRule{}));
+      out.push_back(std::move(r));
+    }
+    std::sort(out.begin(), out.end(), older);
+    return out;
   }();
   return rules;
 }

@@ -138,9 +138,33 @@ TEST(ClientRules, TheShippedFileIsTheBuiltInOne) {
       test::fixture_root().parent_path().parent_path() / "share" / "client-rules.json"));
   ASSERT_TRUE(parsed) << parsed.error().message;
   ASSERT_EQ(parsed->size(), recorded_client_rules().size());
+  // The built-in table (written at configure time) says what the document says, field by field.
+  auto same_model = [](const ModelRule& a, const ModelRule& b, const std::string& where) {
+    EXPECT_EQ(a.id, b.id) << where;
+    EXPECT_EQ(a.window, b.window) << where;
+    EXPECT_EQ(a.native_1m, b.native_1m) << where;
+    EXPECT_EQ(a.can_1m, b.can_1m) << where;
+    EXPECT_EQ(a.max_output, b.max_output) << where;
+    EXPECT_EQ(a.default_window, b.default_window) << where;
+    EXPECT_EQ(a.default_window_1m, b.default_window_1m) << where;
+    EXPECT_EQ(a.default_is_auto, b.default_is_auto) << where;
+    EXPECT_EQ(a.default_1m_is_auto, b.default_1m_is_auto) << where;
+  };
   for (size_t i = 0; i < parsed->size(); ++i) {
-    EXPECT_EQ((*parsed)[i].version, recorded_client_rules()[i].version);
-    EXPECT_EQ((*parsed)[i].models.size(), recorded_client_rules()[i].models.size());
+    const ClientRules& p = (*parsed)[i];
+    const ClientRules& b = recorded_client_rules()[i];
+    EXPECT_EQ(p.version, b.version);
+    EXPECT_EQ(p.reply_reserve_cap, b.reply_reserve_cap) << p.version;
+    EXPECT_EQ(p.summary_buffer, b.summary_buffer) << p.version;
+    EXPECT_EQ(p.blocking_buffer, b.blocking_buffer) << p.version;
+    EXPECT_EQ(p.min_auto_compact_window, b.min_auto_compact_window) << p.version;
+    EXPECT_EQ(p.max_auto_compact_window, b.max_auto_compact_window) << p.version;
+    EXPECT_EQ(p.model_settings, b.model_settings) << p.version;
+    EXPECT_EQ(p.server_windows, b.server_windows) << p.version;
+    same_model(p.unknown, b.unknown, p.version + " unknown");
+    ASSERT_EQ(p.models.size(), b.models.size()) << p.version;
+    for (size_t m = 0; m < p.models.size(); ++m)
+      same_model(p.models[m], b.models[m], p.version + " " + p.models[m].id);
   }
 }
 
