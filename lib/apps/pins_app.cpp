@@ -285,6 +285,9 @@ Result<PinList> list_pins(store::StateStore& store, const PinScope& scope) {
 }
 
 int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
+  // As the client runs the hook: no command-line parser built (its subcommands, options and
+  // validators are a good part of a hook's own time).
+  if (args.size() == 1 && args.front() == "--hook") return run_hook(ctx);
   ProgramCli cli(kTool,
                  "Pins facts that must survive compaction (to this session's line of work, or to "
                  "the project), and with --hook keeps them across compactions (PreCompact, "
