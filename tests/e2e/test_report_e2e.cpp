@@ -24,6 +24,7 @@
 #include "store/state_store.hpp"
 #include "unit/report/transcript_builder.hpp"
 #include "util/process.hpp"
+#include "util/time.hpp"
 
 namespace ctxkit::test {
 namespace {
@@ -351,6 +352,27 @@ struct BrowserPage : ::testing::Test {
     browser = *b;
     r.make_state();
     r.write_session(sample_session());
+    // Two outputs ctx-cap kept out and the first compaction's pin check, as the hooks record
+    // them in the state database.
+    {
+      auto db = store::StateStore::open(r.state() / "state.db", 1000);
+      ASSERT_TRUE(db) << db.error().message;
+      const int64_t t0 = *util::parse_iso8601_ms("2026-11-25T10:00:00.000Z");
+      for (int64_t at_s : {200, 900})
+        ASSERT_TRUE(db->append_event(
+            {t0 + at_s * 1000, "cap", kSession, "capped",
+             R"({"tool":"Bash","handle":"toolu_cap","chars":45000,"kept_chars":3000,"tokens_kept_out":10500})"}));
+      store::PinCheckRow c;
+      c.session_id = c.line_id = kSession;
+      c.at_ms = t0 + 616'000;
+      c.trigger = "auto";
+      c.total = 3;
+      c.kept = 2;
+      c.restored = 1;
+      c.detail =
+          R"([{"id":1,"text":"port 8123","kept":true},{"id":2,"text":"deploys on friday","kept":false},{"id":3,"text":"east-2","kept":true}])";
+      ASSERT_TRUE(db->add_pin_check(c));
+    }
     page = r.tmp / "page.html";
     auto res = r.report({"--session", kSession, "-o", page.string()});
     ASSERT_EQ(res.exit_code, 0) << res.err;
@@ -367,11 +389,15 @@ TEST_F(BrowserPage, TheDomHasEveryEventWithItsLabelAndNothingLeavesTheFile) {
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const std::string& dom = res.out;
   ASSERT_NE(dom.find("</svg>"), std::string::npos) << dom.substr(0, 500);
-  EXPECT_EQ(occurrences(dom, "<g class=\"ev ev-"), 7u);
-  for (const char* label : {">R1 61%</text>", ">R2 78%</text>", ">R3 88%</text>",
-                            ">compact 170k→9.0k</text>", ">compact 170k→9.0k</text>"})
+  // Five reminders, two compactions, two capped outputs and a pin check.
+  EXPECT_EQ(occurrences(dom, "<g class=\"ev ev-"), 10u);
+  EXPECT_EQ(occurrences(dom, "<g class=\"ev ev-cap\""), 2u);
+  EXPECT_EQ(occurrences(dom, "<g class=\"ev ev-pins\""), 1u);
+  for (const char* label :
+       {">R1 61%</text>", ">R2 78%</text>", ">R3 88%</text>", ">compact 170k→9.0k</text>",
+        ">compact 170k→9.0k</text>", ">cap −11k</text>", ">pins 2/3</text>"})
     EXPECT_NE(dom.find(label), std::string::npos) << label;
-  EXPECT_EQ(occurrences(dom, "<tr class=\"event\""), 7u);
+  EXPECT_EQ(occurrences(dom, "<tr class=\"event\""), 10u);
   EXPECT_EQ(dom.find("http:"), std::string::npos);
   EXPECT_EQ(dom.find("https:"), std::string::npos);
   EXPECT_EQ(proxy.page_requests(), std::vector<std::string>{});
