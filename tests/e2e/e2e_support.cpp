@@ -110,4 +110,36 @@ size_t line_count(const std::string& text) {
   return n;
 }
 
+std::optional<std::string> chromium() {
+  if (auto p = std::getenv("CTXKIT_CHROMIUM")) return std::string(p);
+  auto found = util::find_in_path("chromium", "/usr/local/bin:/usr/bin:/bin");
+  if (!found) return std::nullopt;
+  return *found;
+}
+
+util::ProcessResult run_browser(const std::string& browser, const TempDir& tmp,
+                                std::vector<std::string> args) {
+  std::vector<std::string> argv = {browser,
+                                   "--headless",
+                                   "--no-sandbox",
+                                   "--disable-gpu",
+                                   "--hide-scrollbars",
+                                   "--no-first-run",
+                                   "--disable-background-networking",
+                                   "--disable-component-update",
+                                   "--force-color-profile=srgb",
+                                   "--force-device-scale-factor=1",
+                                   "--user-data-dir=" + (tmp / "chromium-profile").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  util::ProcessSpec spec;
+  spec.argv = argv;
+  spec.env = std::map<std::string, std::string>{{"HOME", (tmp / "home").string()},
+                                                {"PATH", "/usr/local/bin:/usr/bin:/bin"},
+                                                {"LANG", "C.UTF-8"}};
+  spec.timeout = std::chrono::seconds(120);
+  auto r = util::run_process(spec);
+  EXPECT_TRUE(r) << r.error().message;
+  return r ? *r : util::ProcessResult{};
+}
+
 }  // namespace ctxkit::test

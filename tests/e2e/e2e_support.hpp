@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,15 @@ util::ProcessResult run_tool_as_nobody(const std::string& name, const std::strin
                                        const util::Env& env);
 
 // The version of the CMake project (project(ctxkit VERSION …)), as the build wrote it.
+// The headless browser of the page tests: $CTXKIT_CHROMIUM, else `chromium` on the PATH; none when
+// neither is there (a test that needs it skips and says so; CI installs it).
+std::optional<std::string> chromium();
+
+// Runs `browser` headless with a profile of its own in `tmp` (no sandbox, no GPU, no first-run or
+// background network, sRGB at scale 1) and `args` after those, within 120 s.
+util::ProcessResult run_browser(const std::string& browser, const TempDir& tmp,
+                                std::vector<std::string> args);
+
 std::string expected_version();
 
 // The number of non-empty lines of `text`.

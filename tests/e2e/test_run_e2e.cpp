@@ -2141,6 +2141,39 @@ TEST(RunE2E, OnLimitStopAndAResetPastTheCeilingStopTheRun) {
 namespace ctxkit::test {
 namespace {
 
+// The run page in a real browser: every call a bar and a row, the decision before the second
+// call a mark, nothing fetched.
+TEST(RunE2E, TheRunPageInABrowserDrawsEveryCallAndDecision) {
+  const auto browser = chromium();
+  if (!browser)
+    GTEST_SKIP() << "chromium is not installed: the page is not opened in a browser "
+                    "(apt-get install chromium; CI installs it)";
+  RunRig r;
+  r.replies("NONE\nDONE\nDONE\nDONE\n");
+  r.contexts("159000\n");
+  r.env.set("CTXKIT_COMPACT_AT", "70");
+  ASSERT_EQ(r.run({"tasks.yaml", "--context-mode", "continuous"}).exit_code, 0);
+  const fs::path page = r.project / "run.html";
+  auto made = r.run({"report", "--html", page.string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  TempDir profile;
+  auto res = run_browser(*browser, profile, {"--dump-dom", "file://" + page.string()});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const std::string& dom = res.out;
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (auto at = dom.find(what); at != std::string::npos; at = dom.find(what, at + 1)) ++n;
+    return n;
+  };
+  ASSERT_NE(dom.find("</svg>"), std::string::npos) << dom.substr(0, 500);
+  EXPECT_EQ(count("<g class=\"call"), 4u);
+  EXPECT_EQ(count("<tr class=\"call\""), 4u);
+  EXPECT_EQ(count("<g class=\"decision\""), 2u);  // compact_at, then compacted
+  EXPECT_EQ(count("<li data-event="), 2u);
+  EXPECT_EQ(dom.find("http:"), std::string::npos);
+  EXPECT_EQ(dom.find("https:"), std::string::npos);
+}
+
 // ctx-run report --html: one page with a bar of each run's tokens when comparing, and a folder
 // of an older ctxkit said on the page instead of failing the report.
 TEST(RunE2E, ReportAsAPageChartsTheModesTotals) {
