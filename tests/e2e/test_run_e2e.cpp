@@ -2157,7 +2157,9 @@ TEST(RunE2E, TheRunPageInABrowserDrawsEveryCallAndDecision) {
   auto made = r.run({"report", "--html", page.string()});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   TempDir profile;
-  auto res = run_browser(*browser, profile, {"--dump-dom", "file://" + page.string()});
+  auto res =
+      run_browser(*browser, profile,
+                  {"--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + page.string()});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const std::string& dom = res.out;
   auto count = [&](const std::string& what) {
@@ -2172,6 +2174,7 @@ TEST(RunE2E, TheRunPageInABrowserDrawsEveryCallAndDecision) {
   EXPECT_EQ(count("<li data-event="), 2u);
   EXPECT_EQ(dom.find("http:"), std::string::npos);
   EXPECT_EQ(dom.find("https:"), std::string::npos);
+  EXPECT_EQ(res.err.find("CONSOLE"), std::string::npos) << res.err;  // no script, nothing logged
 }
 
 // ctx-run report --html: one page with a bar of each run's tokens when comparing, and a folder
