@@ -29,21 +29,27 @@ std::optional<std::pair<size_t, size_t>> block_span(std::string_view text) {
 
 std::string shell_function_block(const fs::path& rollover_program) {
   const std::string program = util::shell_quote(rollover_program.string());
+  // An alias named claude (the client's own local install writes one) would shadow the function
+  // and break its definition: it goes, and the client it pointed at is the one run.
   return fmt::format(
       "{begin}\n"
+      "unalias claude 2>/dev/null\n"
       "claude() {{\n"
+      "  set -- \"$([ -x \"$HOME/.claude/local/claude\" ] && echo \"$HOME/.claude/local/claude\" "
+      "|| "
+      "echo claude)\" \"$@\"\n"
       "  if [ -z \"${{CLAUDECODE:-}}\" ] && [ -t 0 ] && [ -t 1 ] && [ -x {program} ]; then\n"
       "    case \" $* \" in\n"
       "      *\" -p \"*|*\" --print \"*|*\" -v \"*|*\" --version \"*|*\" -h \"*|*\" --help \"*) "
       ";;\n"
-      "      *) case \"${{1:-}}\" in\n"
+      "      *) case \"${{2:-}}\" in\n"
       "           mcp|plugin|plugins|config|doctor|update|upgrade|install|setup-token|auth|"
       "migrate-installer) ;;\n"
-      "           *) {program} --supervise -- claude \"$@\"; return ;;\n"
+      "           *) {program} --supervise -- \"$@\"; return ;;\n"
       "         esac ;;\n"
       "    esac\n"
       "  fi\n"
-      "  command claude \"$@\"\n"
+      "  command \"$@\"\n"
       "}}\n"
       "{end}\n",
       fmt::arg("begin", kShellBlockBegin), fmt::arg("end", kShellBlockEnd),
@@ -54,8 +60,8 @@ std::optional<std::string> shell_block_program(std::string_view text) {
   const auto span = block_span(text);
   if (!span) return std::nullopt;
   const std::string_view block = text.substr(span->first, span->second - span->first);
-  // The line that runs it: `*) <program> --supervise -- claude "$@"; return ;;`.
-  const size_t at = block.find(" --supervise -- claude");
+  // The line that runs it: `*) <program> --supervise -- "$@"; return ;;`.
+  const size_t at = block.find(" --supervise -- ");
   if (at == std::string_view::npos) return std::string();
   size_t start = block.rfind('\n', at);
   start = start == std::string_view::npos ? 0 : start + 1;

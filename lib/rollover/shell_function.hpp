@@ -22,10 +22,13 @@ inline constexpr std::string_view kShellBlockBegin =
 inline constexpr std::string_view kShellBlockEnd = "# <<< ctxkit <<<";
 
 // The block (with its marker lines and a final newline) for `rollover_program`, the absolute path
-// of ctx-rollover. Plain POSIX shell: bash and zsh read it alike. The supervisor is used only when
-// standard input and output are a terminal, outside a Claude Code session (CLAUDECODE), for a
-// session (not -p/--print, --version, --help or a sub-command such as `mcp` or `plugin`) and while
-// the program is there; otherwise `command claude` runs as if the function were not.
+// of ctx-rollover. Plain POSIX shell: bash and zsh read it alike. The client is the one the
+// client's own local install points its alias at (~/.claude/local/claude) when there is one, else
+// `claude` on the PATH; an alias named claude is removed (it would shadow the function). The
+// supervisor is used only when standard input and output are a terminal, outside a Claude Code
+// session (CLAUDECODE), for a session (not -p/--print, --version, --help or a sub-command such as
+// `mcp` or `plugin`) and while the program is there; otherwise the client runs as if the function
+// were not.
 std::string shell_function_block(const std::filesystem::path& rollover_program);
 
 // The ctx-rollover a block in `text` runs, when `text` holds one.

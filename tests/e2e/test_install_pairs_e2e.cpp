@@ -504,7 +504,8 @@ TEST(InstallPairs, SuperviseMakesClaudeStartUnderTheSupervisorAndUninstallTakesI
                              "[ \"$1\" = --version ] && { echo '2.1.197 (Claude Code)'; exit 0; }\n"
                              "echo \"supervised=${CTXKIT_SUPERVISOR:+yes} args=$*\"\n");
   ::chmod(fake.c_str(), 0755);
-  const std::string mine = "alias ll='ls -l'\n";
+  // The client's own local install leaves an alias like this one: it would shadow the function.
+  const std::string mine = "alias ll='ls -l'\nalias claude='echo ALIASED'\n";
   const fs::path real = home.tmp.write("dotfiles/bashrc", mine);
   const fs::path rc = home.tmp / "home/.bashrc";
   fs::create_symlink(real, rc);
@@ -514,7 +515,7 @@ TEST(InstallPairs, SuperviseMakesClaudeStartUnderTheSupervisorAndUninstallTakesI
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("wrote the claude function in " + rc.string()), std::string::npos) << r.out;
   EXPECT_TRUE(fs::is_symlink(rc));
-  EXPECT_NE(read_file(real).find((p / "bin/ctx-rollover").string() + " --supervise -- claude"),
+  EXPECT_NE(read_file(real).find((p / "bin/ctx-rollover").string() + " --supervise -- \"$@\""),
             std::string::npos);
 
   // `script` gives the shell a terminal.
@@ -529,6 +530,13 @@ TEST(InstallPairs, SuperviseMakesClaudeStartUnderTheSupervisorAndUninstallTakesI
   EXPECT_NE(home.shell("bash -i -c 'claude hello' </dev/null 2>/dev/null")
                 .out.find("supervised= args=hello"),
             std::string::npos);
+  // With the client's local install (~/.claude/local/claude), that is the client run.
+  auto local =
+      home.tmp.write("home/.claude/local/claude",
+                     "#!/bin/sh\necho \"local supervised=${CTXKIT_SUPERVISOR:+yes} args=$*\"\n");
+  ::chmod(local.c_str(), 0755);
+  EXPECT_NE(on_terminal("claude hello").find("local supervised=yes args=hello"), std::string::npos);
+  fs::remove(local);
 
   r = home.script_uninstall(p);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -536,7 +544,8 @@ TEST(InstallPairs, SuperviseMakesClaudeStartUnderTheSupervisorAndUninstallTakesI
       << r.out;
   EXPECT_EQ(read_file(real), mine);
   EXPECT_TRUE(fs::is_symlink(rc));
-  EXPECT_NE(on_terminal("claude hello").find("supervised= args=hello"), std::string::npos);
+  EXPECT_NE(on_terminal("claude hello").find("ALIASED hello"),
+            std::string::npos);  // the alias again
 }
 
 }  // namespace install_pairs

@@ -12,12 +12,14 @@ namespace fs = std::filesystem;
 
 TEST(ShellFunction, TheBlockNamesItsProgramQuotedAndIsFoundAgain) {
   const std::string block = shell_function_block("/opt/it's here/bin/ctx-rollover");
-  EXPECT_TRUE(block.starts_with(std::string(kShellBlockBegin) + "\nclaude() {\n")) << block;
+  EXPECT_TRUE(block.starts_with(std::string(kShellBlockBegin) +
+                                "\nunalias claude 2>/dev/null\nclaude() {\n"))
+      << block;
   EXPECT_TRUE(block.ends_with(std::string(kShellBlockEnd) + "\n"));
-  EXPECT_NE(block.find("'/opt/it'\\''s here/bin/ctx-rollover' --supervise -- claude \"$@\""),
+  EXPECT_NE(block.find("'/opt/it'\\''s here/bin/ctx-rollover' --supervise -- \"$@\""),
             std::string::npos)
       << block;
-  EXPECT_NE(block.find("command claude \"$@\""), std::string::npos);
+  EXPECT_NE(block.find("command \"$@\""), std::string::npos);
   EXPECT_EQ(shell_block_program("x=1\n" + block), "/opt/it's here/bin/ctx-rollover");
   EXPECT_EQ(shell_block_program("x=1\n"), std::nullopt);
   // The marker quoted inside a line is not a block.
