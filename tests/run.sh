@@ -28,6 +28,31 @@ TYPE=()
 [ -f "$BUILD/CMakeCache.txt" ] || TYPE=(-DCMAKE_BUILD_TYPE=Release)
 cmake -S "$SRC" -B "$BUILD" ${TYPE[@]+"${TYPE[@]}"} -DCTXKIT_BUILD_TESTS=ON -DCTXKIT_WERROR="$WERROR" "$@"
 cmake --build "$BUILD" -j"$(nproc)"
+# CTXKIT_TEST_WHOLE_PROGRAMS=1 (the sanitizer pass of .ci/run): each test program runs whole, in
+# as many shards as there are cores, instead of one process per test: an instrumented test
+# program takes about a second to start, which CTest would pay for each of its 2,000 tests.
+if [ "${CTXKIT_TEST_WHOLE_PROGRAMS:-0}" = "1" ]; then
+  status=0
+  shards=$(nproc)
+  for program in unit_tests e2e_tests; do
+    pids=()
+    for ((i = 0; i < shards; i++)); do
+      (cd "$BUILD/tests" && GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i \
+        "./$program" --gtest_brief=1 >"$BUILD/tests/$program.shard$i.log" 2>&1) &
+      pids+=($!)
+    done
+    for ((i = 0; i < shards; i++)); do
+      if ! wait "${pids[$i]}"; then
+        status=1
+        echo "$program, shard $((i + 1)) of $shards, failed; its output:"
+        cat "$BUILD/tests/$program.shard$i.log"
+      fi
+    done
+    grep -h '^\[  PASSED  \]\|^\[  SKIPPED \]' "$BUILD/tests/$program".shard*.log |
+      sed "s/^/$program: /" || true
+  done
+  exit "$status"
+fi
 # With CI=true a test that skips fails the run unless tests/ci-skips.txt names it.
 status=0
 ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)" --output-junit ctest-results.xml || status=$?

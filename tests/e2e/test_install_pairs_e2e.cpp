@@ -129,8 +129,10 @@ struct Home {
     s["enabledPlugins"]["ctxkit@ctxkit"] = true;
     tmp.write("home/.claude/settings.json", s.dump(2));
   }
+  // The doctor asks every program for its version at once: under a sanitizer on a loaded machine
+  // that takes longer than the default 5 s bound.
   util::ProcessResult doctor(const fs::path& install) const {
-    return run(install, "ctx-doctor", {});
+    return run(install, "ctx-doctor", {"--timeout-ms", "30000"});
   }
   ojson settings_json() const { return ojson::parse(read_file(settings)); }
   ojson claude_json_doc() const { return ojson::parse(read_file(claude_json)); }
