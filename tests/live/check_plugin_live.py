@@ -117,7 +117,10 @@ def main():
                 {"text": "Done."}]}, f)
         cmd = live_common.cc_run_argv(a) + ["--root", root, "--keep", "--script", script,
                "--prompt", "check the plugin", "--model", model, "--events", "PostToolUse",
-               "--env", "MCP_CONNECTION_NONBLOCKING=0", "--expect", "Context at"]
+               "--env", "MCP_CONNECTION_NONBLOCKING=0",
+               # The client and ctxkit count the same 200k window whatever the model's own is
+               # (claude-opus-4-8 is 1M against the real API, which the fake one cannot show).
+               "--env", "CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000", "--expect", "Context at"]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         try:
             rep = json.loads(p.stdout)
