@@ -112,21 +112,26 @@ Result<ojson> run_report(const fs::path& folder) {
       std::string_view line(text->data() + pos,
                             (nl == std::string::npos ? text->size() : nl) - pos);
       pos = nl == std::string::npos ? text->size() : nl + 1;
-      static constexpr std::string_view kDecisions[] = {"\"auto_decision\"",   "\"compact_at\"",
-                                                        "\"compacted\"",       "\"compact_failed\"",
-                                                        "\"compact_skipped\"", "\"context_reset\""};
+      // The decisions about the session between calls, and the calls themselves, found by the
+      // name the runner writes ("event":"<name>") before a line is parsed.
+      static constexpr std::string_view kDecisions[] = {"auto_decision",   "compact_at",
+                                                        "compacted",       "compact_failed",
+                                                        "compact_skipped", "context_reset"};
+      std::string_view named;
+      if (const size_t at = line.find("\"event\":\""); at != std::string_view::npos) {
+        named = line.substr(at + 9);
+        named = named.substr(0, named.find('"'));
+      }
       const bool decision =
-          std::any_of(std::begin(kDecisions), std::end(kDecisions),
-                      [&](std::string_view k) { return line.find(k) != line.npos; });
-      if (line.find("\"iteration\"") == std::string_view::npos && !decision) continue;
+          std::find(std::begin(kDecisions), std::end(kDecisions), named) != std::end(kDecisions);
+      if (named != "iteration" && !decision) continue;
       if (line.size() > (1u << 20) || util::json_depth(line, 16) > 16) continue;
       ojson ev = ojson::parse(line, nullptr, false);
       if (!ev.is_object() || !ev.contains("event") || !ev["event"].is_string()) continue;
       const std::string name = ev["event"].get<std::string>();
-      if (name != "iteration") {
-        if (decision && decisions.size() < kMaxListed &&
-            std::any_of(std::begin(kDecisions), std::end(kDecisions),
-                        [&](std::string_view k) { return k.substr(1, k.size() - 2) == name; })) {
+      if (name != named) continue;
+      if (decision) {
+        if (decisions.size() < kMaxListed) {
           // The calls made before it (the log's order): it was decided before the next one.
           ojson d = {{"event", name}, {"before_call", calls.size() + 1}};
           for (const char* key : {"at", "task_id", "decision", "why", "percent", "threshold",
