@@ -142,4 +142,10 @@ util::ProcessResult run_browser(const std::string& browser, const TempDir& tmp,
   return r ? *r : util::ProcessResult{};
 }
 
+size_t occurrences(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
 }  // namespace ctxkit::test

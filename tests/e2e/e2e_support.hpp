@@ -54,6 +54,9 @@ std::optional<std::string> chromium();
 util::ProcessResult run_browser(const std::string& browser, const TempDir& tmp,
                                 std::vector<std::string> args);
 
+// How many times `needle` occurs in `hay` (overlapping ones too).
+size_t occurrences(const std::string& hay, const std::string& needle);
+
 std::string expected_version();
 
 // The number of non-empty lines of `text`.

@@ -34,12 +34,6 @@ constexpr const char* kProject = "/home/user/proj";
 constexpr const char* kProjectFolder = "-home-user-proj";
 constexpr const char* kSession = "5d1c2a40-0000-4000-8000-00000000a001";
 
-size_t occurrences(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
-  return n;
-}
-
 // The text of a JSON string literal without its quotes.
 std::string json_text(const std::string& s) {
   std::string d = nlohmann::json(s).dump();

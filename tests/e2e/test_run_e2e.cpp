@@ -1799,17 +1799,11 @@ TEST(RunE2E, CompactAtCompactsBetweenCallsInEveryModeThatKeepsASession) {
   // The run's page: a row and a bar per call, the decision drawn above the call it came before.
   auto page = r.run({"report", "--html", "-"});
   ASSERT_EQ(page.exit_code, 0) << page.err;
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (auto at = page.out.find(what); at != std::string::npos; at = page.out.find(what, at + 1))
-      ++n;
-    return n;
-  };
-  EXPECT_EQ(count("<tr class=\"call\""), 4u);
-  EXPECT_EQ(count("<g class=\"call"), 4u);
-  EXPECT_EQ(count("<g class=\"call fresh\""), 1u);
-  EXPECT_EQ(count("<g class=\"decision\" data-event=\"compact_at\""), 1u);
-  EXPECT_EQ(count("<g class=\"decision\" data-event=\"compacted\""), 1u);
+  EXPECT_EQ(occurrences(page.out, "<tr class=\"call\""), 4u);
+  EXPECT_EQ(occurrences(page.out, "<g class=\"call"), 4u);
+  EXPECT_EQ(occurrences(page.out, "<g class=\"call fresh\""), 1u);
+  EXPECT_EQ(occurrences(page.out, "<g class=\"decision\" data-event=\"compact_at\""), 1u);
+  EXPECT_EQ(occurrences(page.out, "<g class=\"decision\" data-event=\"compacted\""), 1u);
   EXPECT_NE(page.out.find("[compact] at: compact (79% \u2265 70%), task t1"), std::string::npos);
   const auto second = page.out.find("<g class=\"call\" data-n=\"2\"");
   ASSERT_NE(second, std::string::npos);
@@ -2162,16 +2156,11 @@ TEST(RunE2E, TheRunPageInABrowserDrawsEveryCallAndDecision) {
                   {"--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + page.string()});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   const std::string& dom = res.out;
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (auto at = dom.find(what); at != std::string::npos; at = dom.find(what, at + 1)) ++n;
-    return n;
-  };
   ASSERT_NE(dom.find("</svg>"), std::string::npos) << dom.substr(0, 500);
-  EXPECT_EQ(count("<g class=\"call"), 4u);
-  EXPECT_EQ(count("<tr class=\"call\""), 4u);
-  EXPECT_EQ(count("<g class=\"decision\""), 2u);  // compact_at, then compacted
-  EXPECT_EQ(count("<li data-event="), 2u);
+  EXPECT_EQ(occurrences(dom, "<g class=\"call"), 4u);
+  EXPECT_EQ(occurrences(dom, "<tr class=\"call\""), 4u);
+  EXPECT_EQ(occurrences(dom, "<g class=\"decision\""), 2u);  // compact_at, then compacted
+  EXPECT_EQ(occurrences(dom, "<li data-event="), 2u);
   EXPECT_EQ(dom.find("http:"), std::string::npos);
   EXPECT_EQ(dom.find("https:"), std::string::npos);
   EXPECT_EQ(res.err.find("CONSOLE"), std::string::npos) << res.err;  // no script, nothing logged
