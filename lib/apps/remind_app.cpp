@@ -155,11 +155,9 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   context::WindowHints hints;
   hints.model = model;
   hints.client_version = client_version;
-  hints.compaction =
-      context::read_compaction_settings(ctx.env, context::client_settings_files(ctx.env, project));
   {
     std::string problem;
-    hints.compaction.server = server_hints(ctx.env, store ? &*store : nullptr, problem);
+    hints.compaction = compaction_settings(ctx.env, project, store ? &*store : nullptr, problem);
     note.add(problem);
   }
   if (status) hints.status_line_window = status->window;

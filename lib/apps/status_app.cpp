@@ -242,8 +242,6 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   };
 
   context::WindowHints hints;
-  hints.compaction = context::read_compaction_settings(
-      ctx.env, context::client_settings_files(ctx.env, start_dir));
   if (auto m = j.find("model"); m != j.end() && m->is_object()) hints.model = str_at(*m, "id");
   hints.client_version = str_at(j, "version");
   std::optional<int64_t> tokens;
@@ -266,6 +264,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   }
   std::string problem;
   std::optional<store::MeterRow> row;  // what the meter holds for the session
+  bool have_settings = false;
   if (!session.empty()) {
     // Closed before the transcript is read: the meter database is held while it is open.
     if (std::optional<store::MeterStore> store = store::open_meter(loc, cfg, problem)) {
@@ -285,13 +284,14 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
         }
       }
       std::string hint_problem;
-      hints.compaction.server = server_hints(ctx.env, &*store, hint_problem);
+      hints.compaction = compaction_settings(ctx.env, start_dir, &*store, hint_problem);
+      have_settings = true;
       if (problem.empty()) problem = hint_problem;
     }
   }
-  if (session.empty()) {
+  if (!have_settings) {
     std::string hint_problem;
-    hints.compaction.server = server_hints(ctx.env, nullptr, hint_problem);
+    hints.compaction = compaction_settings(ctx.env, start_dir, nullptr, hint_problem);
     if (problem.empty()) problem = hint_problem;
   }
   if (!tokens && !transcript.empty()) {

@@ -41,19 +41,36 @@ std::optional<int64_t> window_value(const nlohmann::json& v, bool auto_ok) {
   return std::nullopt;
 }
 
-// What one settings file says of the auto-compact window: its top-level "autoCompactWindow" and
-// the per-model ones of "modelSettings". Read with the shared reader: a FIFO or a device in the
-// file's place is not waited on (a hook never hangs).
-struct FileWindows {
-  std::optional<int64_t> window;
-  std::map<std::string, int64_t> models;
-  std::optional<bool> enabled;                 // autoCompactEnabled
-  std::optional<std::string> tokens_reminder;  // totalTokensReminder
-};
 constexpr std::size_t kMaxSettingsDepth = 64;
+}  // namespace
 
-FileWindows settings_windows(const fs::path& file) {
-  FileWindows out;
+std::optional<int64_t> parse_window_size(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  if (text.empty()) return std::nullopt;
+  double scale = 1;
+  const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(text.back())));
+  if (last == 'k' || last == 'm') {
+    scale = last == 'k' ? 1e3 : 1e6;
+    text.remove_suffix(1);
+  }
+  if (text.empty() || text.size() > 32) return std::nullopt;
+  std::string digits(text);
+  char* end = nullptr;
+  const double v = std::strtod(digits.c_str(), &end);
+  if (end != digits.c_str() + digits.size() || !std::isfinite(v)) return std::nullopt;
+  const double tokens = std::round(v * scale);
+  if (tokens < 1 || tokens > 1e15) return std::nullopt;
+  return static_cast<int64_t>(tokens);
+}
+
+SettingsFileReading read_settings_file(const fs::path& file) {
+  // Read with the shared reader: a FIFO or a device in the file's place is not waited on (a hook
+  // never hangs).
+  SettingsFileReading out;
+  out.path = file.string();
   auto read = util::read_file(file);
   if (!read) return out;
   const std::string& text = *read;
@@ -78,29 +95,6 @@ FileWindows settings_windows(const fs::path& file) {
     }
   }
   return out;
-}
-}  // namespace
-
-std::optional<int64_t> parse_window_size(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
-  if (text.empty()) return std::nullopt;
-  double scale = 1;
-  const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(text.back())));
-  if (last == 'k' || last == 'm') {
-    scale = last == 'k' ? 1e3 : 1e6;
-    text.remove_suffix(1);
-  }
-  if (text.empty() || text.size() > 32) return std::nullopt;
-  std::string digits(text);
-  char* end = nullptr;
-  const double v = std::strtod(digits.c_str(), &end);
-  if (end != digits.c_str() + digits.size() || !std::isfinite(v)) return std::nullopt;
-  const double tokens = std::round(v * scale);
-  if (tokens < 1 || tokens > 1e15) return std::nullopt;
-  return static_cast<int64_t>(tokens);
 }
 
 std::vector<fs::path> client_settings_files(const util::Env& env, const fs::path& project) {
@@ -132,6 +126,14 @@ CompactionSettings client_compaction_settings(const util::Env& env, const fs::pa
 
 CompactionSettings read_compaction_settings(const util::Env& env,
                                             const std::vector<fs::path>& settings_files) {
+  std::vector<SettingsFileReading> files;
+  files.reserve(settings_files.size());
+  for (const auto& f : settings_files) files.push_back(read_settings_file(f));
+  return combine_compaction_settings(env, files);
+}
+
+CompactionSettings combine_compaction_settings(const util::Env& env,
+                                               const std::vector<SettingsFileReading>& files) {
   CompactionSettings s;
   for (const char* name : {"DISABLE_AUTO_COMPACT", "DISABLE_COMPACT"}) {
     if (truthy(env.get(name))) {
@@ -156,8 +158,8 @@ CompactionSettings read_compaction_settings(const util::Env& env,
     s.auto_compact_window = parse_window_size(*env.get_nonempty("CLAUDE_CODE_AUTO_COMPACT_WINDOW"));
     s.window_origin = "CLAUDE_CODE_AUTO_COMPACT_WINDOW";
   }
-  for (const auto& file : settings_files) {
-    FileWindows w = settings_windows(file);
+  for (const SettingsFileReading& w : files) {
+    const std::string& file = w.path;
     if (w.tokens_reminder && !env.get_nonempty("CLAUDE_CODE_TOTAL_TOKENS_REMINDER"))
       s.tokens_reminder = *w.tokens_reminder;
     if (env_window) continue;
@@ -165,17 +167,17 @@ CompactionSettings read_compaction_settings(const util::Env& env,
       // A file that sets the window for every model replaces the per-model ones of the files
       // below it (2.1.311 and later).
       s.auto_compact_window = w.window;
-      s.window_origin = file.string();
+      s.window_origin = file;
       s.model_windows.clear();
       s.model_window_origins.clear();
     }
     if (w.enabled) {
       s.enabled_setting = w.enabled;
-      s.enabled_origin = file.string();
+      s.enabled_origin = file;
     }
     for (const auto& [model, v] : w.models) {
       s.model_windows[model] = v;
-      s.model_window_origins[model] = file.string();
+      s.model_window_origins[model] = file;
     }
   }
   return s;

@@ -46,6 +46,23 @@ struct CompactionSettings {
   bool window_countdown() const { return tokens_reminder == "countdown"; }
 };
 
+// What one settings file says of compaction: its top-level "autoCompactWindow",
+// "autoCompactEnabled" and "totalTokensReminder", and the per-model "autoCompactWindow" of its
+// "modelSettings". A file that is missing, unreadable, not JSON or nested too deep says nothing.
+struct SettingsFileReading {
+  std::string path;
+  std::optional<int64_t> window;
+  std::map<std::string, int64_t> models;  // 0: "auto"
+  std::optional<bool> enabled;
+  std::optional<std::string> tokens_reminder;
+  bool operator==(const SettingsFileReading&) const = default;
+};
+SettingsFileReading read_settings_file(const std::filesystem::path& file);
+
+// The settings of `env` over what the files say (user, project, local: later files win).
+CompactionSettings combine_compaction_settings(const util::Env& env,
+                                               const std::vector<SettingsFileReading>& files);
+
 // Reads the variables of `env` and the top-level "autoCompactWindow" of each settings file, later
 // files winning (pass them user, project, local); files that are missing, unreadable, not JSON
 // or nested too deep are skipped.
