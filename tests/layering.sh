@@ -9,7 +9,7 @@
 #   workflow -> context, store, core, util     trim -> archive, context, claude, store, core, util
 #   rollover -> archive, context, claude, store, core, util     archive -> claude, store, core, util
 #   context -> claude, core, util      store -> core, util      claude -> core, util      core -> util
-#   report -> context, claude, store, core, util
+#   report -> archive, context, claude, store, core, util
 #
 # Pure modules (context/reminder, trim/trimmer, trim/json_text, report/timeline and html_page, the
 # workflow state, gate and template, the claude/ parsers) include neither store/ nor util/process.
@@ -34,7 +34,7 @@ allowed() {  # folder -> folders it may include (besides itself)
     rollover) echo "archive context claude store core util" ;;
     mcp)      echo "util" ;;
     runner)   echo "workflow context claude store core util" ;;
-    report)   echo "context claude store core util" ;;
+    report)   echo "archive context claude store core util" ;;
     apps)     echo "report runner mcp workflow rollover trim archive context claude store core util" ;;
     *)        echo "?" ;;
   esac

@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -18,7 +20,6 @@
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/project_folder.hpp"
-#include "store/state_access.hpp"
 #include "util/regular_file.hpp"
 #include "util/time.hpp"
 
@@ -26,24 +27,60 @@ namespace ctxkit::apps {
 
 namespace {
 constexpr const char* kTool = "ctx-cap";
-// The archive is written in slices of this size (the archive's own buffer stays small).
+// The client's file of a whole output is read in pieces of this size.
 constexpr size_t kSlice = 1 << 20;
 
-// The payload held in memory grown with realloc: a large block is moved by remapping its pages,
-// not copied, so reading an output of N bytes takes about N bytes of memory, not twice that.
+// The payload held in memory. A small one grows with realloc; from 2 MiB on it is an anonymous
+// mapping grown with mremap (never copied) and asked for huge pages: on this kind of machine
+// each first touch of a 4 KiB page costs about as much as copying 40 KiB, and a 10 MB output is
+// 2,560 of them, or 5 huge ones. Either way an output of N bytes takes about N bytes of memory.
 struct Buffer {
+  static constexpr size_t kHuge = size_t{2} << 20;
   char* data = nullptr;
   size_t size = 0, cap = 0;
+  bool mapped = false;
   Buffer() = default;
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
-  ~Buffer() { std::free(data); }
+  ~Buffer() {
+    if (mapped)
+      ::munmap(data, cap);
+    else
+      std::free(data);
+  }
   bool reserve(size_t want) {
     if (want <= cap) return true;
     size_t next = cap ? cap : (size_t{1} << 16);
     while (next < want) next *= 2;
-    void* p = std::realloc(data, next);
-    if (!p) return false;
+    if (next < kHuge) {
+      void* p = std::realloc(data, next);
+      if (!p) return false;
+      data = static_cast<char*>(p);
+      cap = next;
+      return true;
+    }
+    next = (next + kHuge - 1) / kHuge * kHuge;
+    void* p = MAP_FAILED;
+    if (mapped) {
+      p = ::mremap(data, cap, next, MREMAP_MAYMOVE);
+      if (p == MAP_FAILED) return false;
+    } else {
+      // Placed on a huge page's boundary: map one more huge page and give back the ends.
+      void* raw =
+          ::mmap(nullptr, next + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (raw == MAP_FAILED) return false;
+      const auto start = reinterpret_cast<uintptr_t>(raw);
+      const uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge;
+      if (aligned > start) ::munmap(raw, aligned - start);
+      const uintptr_t end = start + next + kHuge;
+      if (end > aligned + next)
+        ::munmap(reinterpret_cast<void*>(aligned + next), end - aligned - next);
+      p = reinterpret_cast<void*>(aligned);
+      if (size) std::memcpy(p, data, size);
+      std::free(data);
+      mapped = true;
+    }
+    (void)::madvise(p, next, MADV_HUGEPAGE);  // a hint: without it, 4 KiB pages
     data = static_cast<char*>(p);
     cap = next;
     return true;
@@ -113,14 +150,12 @@ uint64_t chars_of(std::string_view text) {
   return n;
 }
 
-// Feeds `text` to the archive and the preview in slices.
+// Feeds `text` to the archive and the preview (a large text is written as it is, from the
+// payload's buffer: the archive's own buffer takes only small pieces).
 void feed(std::string_view text, archive::OutputWriter& writer, archive::PreviewBuilder& preview) {
-  while (!text.empty()) {
-    const std::string_view slice = text.substr(0, kSlice);
-    writer.write(slice);
-    preview.add(slice);
-    text.remove_prefix(slice.size());
-  }
+  if (text.empty()) return;
+  writer.write(text);
+  preview.add(text);
 }
 
 Result<void> feed_file(const std::string& path, archive::OutputWriter& writer,
@@ -262,23 +297,18 @@ int run_cap(const std::vector<std::string>& args, AppContext& ctx) {
 
   const uint64_t kept_chars = chars_of(text);
   const uint64_t tokens = fig.chars > kept_chars ? (fig.chars - kept_chars) / 4 : 0;
-  // What was capped, for ctx-status and the event log; failing here loses no byte of the output.
-  if (auto r = archive::record_capped_tokens(loc, meta.session_id, tokens); !r)
+  // What was capped, for ctx-status and the session's page; failing here loses no byte of the
+  // output.
+  const nlohmann::json event{{"at_ms", meta.at_ms},      {"tool", meta.tool_name},
+                             {"handle", handle},         {"tool_use_id", meta.tool_use_id},
+                             {"bytes", fig.bytes},       {"lines", fig.lines},
+                             {"chars", fig.chars},       {"kept_chars", kept_chars},
+                             {"tokens_kept_out", tokens}};
+  if (auto r = archive::record_capped_output(
+          loc, meta.session_id, tokens,
+          event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      !r)
     note.add("capped, not counted: " + r.error().message);
-  {
-    std::string problem;
-    if (auto state = store::open_state(loc, cfg, problem)) {
-      nlohmann::json data{
-          {"tool", meta.tool_name},   {"handle", handle},         {"tool_use_id", meta.tool_use_id},
-          {"bytes", fig.bytes},       {"lines", fig.lines},       {"chars", fig.chars},
-          {"kept_chars", kept_chars}, {"tokens_kept_out", tokens}};
-      store::EventRow ev{meta.at_ms, "cap", meta.session_id, "capped",
-                         data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
-      if (auto r = state->append_event(ev); !r) note.add("capped, no event: " + r.error().message);
-    } else {
-      note.add("capped, no event: " + problem);
-    }
-  }
   ctx.out << claude::cap_response(*payload, text) << '\n';
   return done();
 }

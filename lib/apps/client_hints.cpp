@@ -47,12 +47,23 @@ namespace {
 void put_escaped(std::string& out, std::string_view s) {
   for (char c : s) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\0': out += "\\0"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\0':
+        out += "\\0";
+        break;
+      default:
+        out += c;
     }
   }
 }
@@ -67,12 +78,23 @@ std::optional<std::string> unescaped(std::string_view s) {
     }
     if (++i == s.size()) return std::nullopt;
     switch (s[i]) {
-      case '\\': out += '\\'; break;
-      case 't': out += '\t'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case '0': out += '\0'; break;
-      default: return std::nullopt;
+      case '\\':
+        out += '\\';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case '0':
+        out += '\0';
+        break;
+      default:
+        return std::nullopt;
     }
   }
   return out;
@@ -126,10 +148,14 @@ int64_t inputs_signature(const std::vector<std::filesystem::path>& files) {
       f.add(e);
       continue;
     }
-    const int64_t fields[] = {static_cast<int64_t>(st.st_dev),   static_cast<int64_t>(st.st_ino),
-                              static_cast<int64_t>(st.st_mode),  static_cast<int64_t>(st.st_size),
-                              st.st_mtim.tv_sec,                 st.st_mtim.tv_nsec,
-                              st.st_ctim.tv_sec,                 st.st_ctim.tv_nsec};
+    const int64_t fields[] = {static_cast<int64_t>(st.st_dev),
+                              static_cast<int64_t>(st.st_ino),
+                              static_cast<int64_t>(st.st_mode),
+                              static_cast<int64_t>(st.st_size),
+                              st.st_mtim.tv_sec,
+                              st.st_mtim.tv_nsec,
+                              st.st_ctim.tv_sec,
+                              st.st_ctim.tv_nsec};
     f.add(fields);
   }
   return static_cast<int64_t>(f.h & 0x7fffffffffffffffull);
@@ -158,7 +184,8 @@ std::string encode_compaction_inputs(const std::vector<context::SettingsFileRead
     }
   }
   out += "s\n";
-  if (server.auto_compact_enabled) out += fmt::format("se\t{}\n", *server.auto_compact_enabled ? 1 : 0);
+  if (server.auto_compact_enabled)
+    out += fmt::format("se\t{}\n", *server.auto_compact_enabled ? 1 : 0);
   for (const auto& [model, w] : server.model_windows) {
     out += "sm\t";
     put_escaped(out, model);
@@ -207,8 +234,8 @@ bool decode_compaction_inputs(std::string_view text,
       auto r = unescaped(fields[1]);
       if (!r) return false;
       files.back().tokens_reminder = std::move(*r);
-    } else if ((tag == "m" || tag == "sm") && fields.size() == 3 &&
-               (tag == "sm") == in_server && (in_server || !files.empty())) {
+    } else if ((tag == "m" || tag == "sm") && fields.size() == 3 && (tag == "sm") == in_server &&
+               (in_server || !files.empty())) {
       auto model = unescaped(fields[1]);
       auto n = whole_number(fields[2]);
       if (!model || !n) return false;

@@ -205,6 +205,7 @@ int run_report(const std::vector<std::string>& args, AppContext& ctx) {
       if (!more) return error(more.error().message);
       for (auto& e : *more) events.push_back(std::move(e));
     }
+    for (auto& e : report::cap_events(loc, part, events)) events.push_back(std::move(e));
     t.title = fmt::format("Context of session {}", id);
     t.sessions.push_back(std::move(part));
     t.events = std::move(events);
@@ -238,6 +239,7 @@ int run_report(const std::vector<std::string>& args, AppContext& ctx) {
       auto more = report::state_events(*store, part, r, events, o);
       if (!more) return error(more.error().message);
       for (auto& e : *more) events.push_back(std::move(e));
+      for (auto& e : report::cap_events(loc, part, events)) events.push_back(std::move(e));
       for (auto& e : events) t.events.push_back(std::move(e));
       t.sessions.push_back(std::move(part));
     }

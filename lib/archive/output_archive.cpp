@@ -12,6 +12,7 @@
 
 #include "archive/output_preview.hpp"
 #include "util/fs.hpp"
+#include "util/json_depth.hpp"
 #include "util/regular_file.hpp"
 #include "util/text.hpp"
 
@@ -105,34 +106,69 @@ Result<void> OutputWriter::commit(const OutputMeta& meta) {
   return {};
 }
 
-Result<void> record_capped_tokens(const core::Locations& loc, const std::string& session_id,
-                                  uint64_t tokens) {
-  const fs::path dir = outputs_dir(loc) / "sessions";
-  if (auto r = util::make_private_dirs(dir, loc.state_dir); !r) return r;
-  return util::append_private_line(dir / (output_handle(session_id) + ".tokens"),
-                                   fmt::format("{}", tokens));
+namespace {
+fs::path capped_file(const core::Locations& loc, const std::string& session_id) {
+  return outputs_dir(loc) / "sessions" / (output_handle(session_id) + ".tokens");
 }
 
-uint64_t capped_tokens(const core::Locations& loc, const std::string& session_id) {
-  if (session_id.empty()) return 0;
+// The lines of a session's file (nothing when there is none, or it cannot be read).
+std::string capped_text(const core::Locations& loc, const std::string& session_id) {
+  if (session_id.empty()) return {};
   util::ReadLimits limits;
-  limits.max_bytes = 4 << 20;
+  limits.max_bytes = 16 << 20;
   limits.follow_links = false;
-  auto text = util::read_file(
-      outputs_dir(loc) / "sessions" / (output_handle(session_id) + ".tokens"), limits);
-  if (!text) return 0;
-  uint64_t sum = 0;
-  std::string_view rest(*text);
+  auto text = util::read_file(capped_file(loc, session_id), limits);
+  return text ? std::move(*text) : std::string();
+}
+
+template <class F>
+void each_line(std::string_view rest, F f) {
   while (!rest.empty()) {
     const size_t nl = rest.find('\n');
-    std::string_view line = rest.substr(0, nl);
-    uint64_t v = 0;
-    auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), v);
-    if (ec == std::errc() && p == line.data() + line.size()) sum += v;
+    f(rest.substr(0, nl));
     if (nl == std::string_view::npos) break;
     rest.remove_prefix(nl + 1);
   }
+}
+}  // namespace
+
+Result<void> record_capped_output(const core::Locations& loc, const std::string& session_id,
+                                  uint64_t tokens, const std::string& event) {
+  const fs::path dir = outputs_dir(loc) / "sessions";
+  if (auto r = util::make_private_dirs(dir, loc.state_dir); !r) return r;
+  if (event.find('\n') != std::string::npos)
+    return fail("a capped output's event must be one line", Error::Kind::Invalid);
+  return util::append_private_line(
+      capped_file(loc, session_id),
+      event.empty() ? fmt::format("{}", tokens) : fmt::format("{}\t{}", tokens, event));
+}
+
+uint64_t capped_tokens(const core::Locations& loc, const std::string& session_id) {
+  uint64_t sum = 0;
+  each_line(capped_text(loc, session_id), [&](std::string_view line) {
+    line = line.substr(0, line.find('\t'));
+    uint64_t v = 0;
+    auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), v);
+    if (ec == std::errc() && p == line.data() + line.size()) sum += v;
+  });
   return sum;
+}
+
+std::vector<CappedOutputEvent> capped_output_events(const core::Locations& loc,
+                                                    const std::string& session_id) {
+  std::vector<CappedOutputEvent> out;
+  each_line(capped_text(loc, session_id), [&](std::string_view line) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string_view::npos) return;
+    const std::string_view data = line.substr(tab + 1);
+    if (util::json_depth(data, 16) > 16) return;
+    const json j = json::parse(data, nullptr, false);
+    if (!j.is_object()) return;
+    const auto at = j.find("at_ms");
+    if (at == j.end() || !at->is_number_integer()) return;
+    out.push_back({at->get<int64_t>(), std::string(data)});
+  });
+  return out;
 }
 
 Result<OutputRange> parse_output_range(std::string_view text, bool bytes) {

@@ -51,12 +51,22 @@ class OutputWriter {
   util::AtomicFile file_;
 };
 
-// Adds `tokens` to what the cap kept out of `session_id`'s context (one line appended to
-// <tool-outputs>/sessions/<session handle>.tokens, 0600).
-Result<void> record_capped_tokens(const core::Locations& loc, const std::string& session_id,
-                                  uint64_t tokens);
+// Records a capped output of `session_id`: `tokens` kept out of its context, and the cap's event
+// (`event`, a JSON object: tool, handle, at_ms, sizes), as one line "<tokens>\t<event>" appended
+// to <tool-outputs>/sessions/<session handle>.tokens (0600). The cap writes nothing else: no
+// database is opened on its path (a WAL's first write and its checkpoint sync the disk).
+Result<void> record_capped_output(const core::Locations& loc, const std::string& session_id,
+                                  uint64_t tokens, const std::string& event);
 // What the cap kept out of a session's context so far, in tokens (0 when nothing, or unreadable).
 uint64_t capped_tokens(const core::Locations& loc, const std::string& session_id);
+// The events of a session's capped outputs, oldest first (lines without one, written by an
+// earlier version as a bare number, give none).
+struct CappedOutputEvent {
+  int64_t at_ms = 0;
+  std::string data;  // the JSON object
+};
+std::vector<CappedOutputEvent> capped_output_events(const core::Locations& loc,
+                                                    const std::string& session_id);
 
 // A part of an archived output: lines (1-based, both ends included) or bytes (from offset `from`,
 // 0-based, to `to`, excluded). `to` 0: to the end.

@@ -47,6 +47,12 @@ class PreviewBuilder {
   PreviewFigures figures_;
 };
 
+// The newlines and the UTF-8 continuation bytes (10xxxxxx) of a text.
+struct ByteCounts {
+  uint64_t newlines = 0, continuations = 0;
+};
+ByteCounts count_bytes(std::string_view text);
+
 // The byte where a cut at or before `at` keeps `text[0, cut)` free of a split UTF-8 sequence
 // (at or past the end: before a last sequence the text does not hold whole).
 size_t utf8_cut_before(std::string_view text, size_t at);

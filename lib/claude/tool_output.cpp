@@ -73,12 +73,19 @@ class Scanner {
     char* w = first;
     for (char* r = first; r < e;) {
       if (*r != '\\') {
-        // The run up to the next escape, moved down at once.
-        auto* next = static_cast<char*>(std::memchr(r, '\\', static_cast<size_t>(e - r)));
-        const size_t run = static_cast<size_t>((next ? next : e) - r);
-        std::memmove(w, r, run);
-        w += run;
-        r += run;
+        // The run up to the next escape, moved down 8 bytes at a time (the writer is never
+        // ahead of the reader). Escapes come every few dozen bytes in a log (each line ends in
+        // one), where a memchr and a memmove per run cost several times this.
+        while (e - r >= 8) {
+          uint64_t word;
+          std::memcpy(&word, r, 8);
+          const uint64_t t = word ^ 0x5c5c5c5c5c5c5c5cull;  // a zero byte where a backslash is
+          if (((t - 0x0101010101010101ull) & ~t & 0x8080808080808080ull) != 0) break;
+          std::memcpy(w, &word, 8);
+          w += 8;
+          r += 8;
+        }
+        while (r < e && *r != '\\') *w++ = *r++;
         continue;
       }
       if (r + 1 >= e) return failed(error("bad escape"));

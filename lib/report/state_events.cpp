@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "archive/output_archive.hpp"
 #include "context/context_meter.hpp"
 #include "util/json_depth.hpp"
 #include "util/one_line.hpp"
@@ -186,6 +187,24 @@ Result<std::vector<Event>> state_events(store::StateStore& store, const SessionP
   }
   for (const auto& c : *checks)
     if (c.session_id == id) out.push_back(pins_event(c, id));
+  return out;
+}
+
+std::vector<Event> cap_events(const core::Locations& loc, const SessionPart& part,
+                              const std::vector<Event>& already, int64_t slack_ms) {
+  std::vector<Event> out;
+  if (part.start_ms == 0) return out;
+  for (const auto& c : archive::capped_output_events(loc, part.session_id)) {
+    if (c.at_ms < part.start_ms - slack_ms || c.at_ms > part.end_ms + slack_ms) continue;
+    const json d = json::parse(c.data, nullptr, false);
+    if (!d.is_object()) continue;
+    store::EventRow row{c.at_ms, "cap", part.session_id, "capped", c.data};
+    Event e = cap_event(row, d, part.session_id);
+    const bool shown = std::any_of(already.begin(), already.end(), [&](const Event& a) {
+      return a.kind == "cap" && a.at_ms == e.at_ms && a.detail == e.detail;
+    });
+    if (!shown) out.push_back(std::move(e));
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/locations.hpp"
 #include "report/timeline.hpp"
 #include "store/state_store.hpp"
 
@@ -26,5 +27,11 @@ Result<std::vector<Event>> state_events(store::StateStore& store, const SessionP
                                         const std::optional<store::SessionRecord>& record,
                                         const std::vector<Event>& already,
                                         const StateEventsOptions& options = {});
+
+// The outputs ctx-cap capped in the session `part`, from the archive's record of them
+// (archive::capped_output_events), between its first and last timestamp (with `slack_ms`); one
+// that `already` shows (as an earlier version's row of the state database) is not repeated.
+std::vector<Event> cap_events(const core::Locations& loc, const SessionPart& part,
+                              const std::vector<Event>& already, int64_t slack_ms = 60'000);
 
 }  // namespace ctxkit::report

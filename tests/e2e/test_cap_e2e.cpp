@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "archive/output_archive.hpp"
+#include "core/locations.hpp"
 #include "e2e/e2e_support.hpp"
 #include "store/state_store.hpp"
 
@@ -92,15 +94,17 @@ TEST_P(CapRecorded, BashOverTheThresholdIsCappedAndArchivedWhole) {
   const std::string tail = preview.substr(preview.find("]\n", at) + 2);
   EXPECT_EQ(head + shown.out + tail, original);
   // Visible: the event and the count ctx-status shows.
-  auto state = store::StateStore::open(tmp / "home/.local/state/ctxkit/state.db", 1000);
-  ASSERT_TRUE(state);
-  auto events = state->events("cap", p["session_id"].get<std::string>());
-  ASSERT_TRUE(events);
-  ASSERT_EQ(events->size(), 1u);
-  const json data = json::parse((*events)[0].data);
+  const auto loc = core::Locations::resolve(tmp.env());
+  const auto events = archive::capped_output_events(loc, p["session_id"].get<std::string>());
+  ASSERT_EQ(events.size(), 1u);
+  const json data = json::parse(events[0].data);
   EXPECT_EQ(data["handle"], handle);
   EXPECT_EQ(data["bytes"], original.size());
   EXPECT_GT(data["tokens_kept_out"].get<int64_t>(), 2000);
+  EXPECT_EQ(archive::capped_tokens(loc, p["session_id"].get<std::string>()),
+            data["tokens_kept_out"].get<uint64_t>());
+  // The cap opens no database: none is made for it.
+  EXPECT_FALSE(fs::exists(tmp / "home/.local/state/ctxkit/state.db"));
 }
 
 TEST_P(CapRecorded, McpOverTheThresholdGetsOneTextBlock) {

@@ -19,7 +19,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "archive/output_archive.hpp"
 #include "context/reminder.hpp"
+#include "core/locations.hpp"
 #include "e2e/e2e_support.hpp"
 #include "store/state_store.hpp"
 #include "unit/report/transcript_builder.hpp"
@@ -315,15 +317,21 @@ struct BrowserPage : ::testing::Test {
     r.make_state();
     r.write_session(sample_session());
     // Two outputs ctx-cap kept out and the first compaction's pin check, as the hooks record
-    // them in the state database.
+    // them: one cap in the archive's record of the session (as ctx-cap writes it now), one in the
+    // state database (as an earlier version wrote it), and that one also in the record (the page
+    // shows it once).
     {
       auto db = store::StateStore::open(r.state() / "state.db", 1000);
       ASSERT_TRUE(db) << db.error().message;
       const int64_t t0 = *util::parse_iso8601_ms("2026-11-25T10:00:00.000Z");
-      for (int64_t at_s : {200, 900})
-        ASSERT_TRUE(db->append_event(
-            {t0 + at_s * 1000, "cap", kSession, "capped",
-             R"({"tool":"Bash","handle":"toolu_cap","chars":45000,"kept_chars":3000,"tokens_kept_out":10500})"}));
+      const auto loc = core::Locations::resolve(r.env);
+      const std::string data =
+          R"("tool":"Bash","handle":"toolu_cap","chars":45000,"kept_chars":3000,"tokens_kept_out":10500})";
+      ASSERT_TRUE(db->append_event({t0 + 200'000, "cap", kSession, "capped", "{" + data}));
+      ASSERT_TRUE(archive::record_capped_output(
+          loc, kSession, 10500, "{\"at_ms\":" + std::to_string(t0 + 200'000) + "," + data));
+      ASSERT_TRUE(archive::record_capped_output(
+          loc, kSession, 10500, "{\"at_ms\":" + std::to_string(t0 + 900'000) + "," + data));
       store::PinCheckRow c;
       c.session_id = c.line_id = kSession;
       c.at_ms = t0 + 616'000;

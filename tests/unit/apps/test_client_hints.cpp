@@ -1,8 +1,8 @@
 // The compaction settings a hook reads through the meter's cache: what the settings files and
 // the client's state file say is kept under a signature of those files, read again whenever one
 // of them changed, and never taken from a cache text it does not understand.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -67,16 +67,16 @@ TEST(CompactionInputs, TextItDidNotWriteIsRefused) {
   claude::ServerHints server;
   const std::string good = encode_compaction_inputs({{"/a", 5, {}, {}, {}}}, {});
   ASSERT_TRUE(decode_compaction_inputs(good, files, server));
-  for (std::string bad : {std::string(), std::string("{\"models\":{}}"),
-                          std::string("compaction-inputs 2\ns\n"),
-                          std::string("compaction-inputs 1\nf\t/a\nw\t-5\ns\n"),
-                          std::string("compaction-inputs 1\nf\t/a\nw\t99999999999999999999\ns\n"),
-                          std::string("compaction-inputs 1\nw\t5\ns\n"),         // no file
-                          std::string("compaction-inputs 1\nf\t/a\\q\ns\n"),     // bad escape
-                          std::string("compaction-inputs 1\nf\t/a\ne\t2\ns\n"),  // not a flag
-                          std::string("compaction-inputs 1\nf\t/a\n"),           // cut: no server
-                          good.substr(0, good.size() - 1),                       // cut mid-line
-                          good + "zz\t1\n"}) {
+  for (std::string bad :
+       {std::string(), std::string("{\"models\":{}}"), std::string("compaction-inputs 2\ns\n"),
+        std::string("compaction-inputs 1\nf\t/a\nw\t-5\ns\n"),
+        std::string("compaction-inputs 1\nf\t/a\nw\t99999999999999999999\ns\n"),
+        std::string("compaction-inputs 1\nw\t5\ns\n"),         // no file
+        std::string("compaction-inputs 1\nf\t/a\\q\ns\n"),     // bad escape
+        std::string("compaction-inputs 1\nf\t/a\ne\t2\ns\n"),  // not a flag
+        std::string("compaction-inputs 1\nf\t/a\n"),           // cut: no server
+        good.substr(0, good.size() - 1),                       // cut mid-line
+        good + "zz\t1\n"}) {
     EXPECT_FALSE(decode_compaction_inputs(bad, files, server)) << bad;
   }
 }
@@ -89,8 +89,8 @@ TEST(CompactionSettingsCache, SameAsReadingTheFilesAndFollowsEveryChange) {
   h.rewrite(user, R"({"modelSettings":{"claude-sonnet-4-6":{"autoCompactWindow":300000}}})", 1000);
   h.rewrite(state, R"({"autoCompactWindowsCache":{"claude-opus-4-8":500000}})", 1000);
   auto direct = [&] {
-    auto s = context::read_compaction_settings(
-        h.env, context::client_settings_files(h.env, h.project));
+    auto s =
+        context::read_compaction_settings(h.env, context::client_settings_files(h.env, h.project));
     s.server = claude::parse_client_state(test::read_file(state));
     return s;
   };
@@ -147,10 +147,9 @@ TEST(CompactionSettingsCache, AnUnreadableCachedTextIsReadAgainFromTheFiles) {
   h.rewrite(h.tmp / "home/.claude/settings.json", R"({"autoCompactWindow":300000})", 1000);
   EXPECT_EQ(h.read().auto_compact_window, 300000);
   // Every cached row made unreadable (a newer ctxkit's text, or damage): the files are read.
-  const std::vector<fs::path> inputs = {h.tmp / "home/.claude/settings.json",
-                                        h.project / ".claude/settings.json",
-                                        h.project / ".claude/settings.local.json",
-                                        h.tmp / "home/.claude.json"};
+  const std::vector<fs::path> inputs = {
+      h.tmp / "home/.claude/settings.json", h.project / ".claude/settings.json",
+      h.project / ".claude/settings.local.json", h.tmp / "home/.claude.json"};
   std::string key = "settings";
   for (const auto& p : inputs) key += "\n" + p.string();
   auto row = h.store->client_state(key);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <string>
 
 #include "archive/output_archive.hpp"
@@ -145,12 +146,36 @@ TEST(OutputArchive, CountsTokensKeptOutPerSession) {
   test::TempDir tmp;
   const auto loc = core::Locations::resolve(tmp.env());
   EXPECT_EQ(capped_tokens(loc, "s1"), 0u);
-  ASSERT_TRUE(record_capped_tokens(loc, "s1", 1000));
-  ASSERT_TRUE(record_capped_tokens(loc, "s1", 234));
-  ASSERT_TRUE(record_capped_tokens(loc, "../s2", 5));
+  ASSERT_TRUE(record_capped_output(loc, "s1", 1000, R"({"at_ms":5,"handle":"a"})"));
+  ASSERT_TRUE(record_capped_output(loc, "s1", 234, R"({"at_ms":6,"handle":"b"})"));
+  ASSERT_TRUE(record_capped_output(loc, "../s2", 5, ""));
   EXPECT_EQ(capped_tokens(loc, "s1"), 1234u);
   EXPECT_EQ(capped_tokens(loc, "../s2"), 5u);
   EXPECT_EQ(capped_tokens(loc, "s3"), 0u);
+  const auto events = capped_output_events(loc, "s1");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].at_ms, 5);
+  EXPECT_EQ(events[1].data, R"({"at_ms":6,"handle":"b"})");
+  EXPECT_TRUE(capped_output_events(loc, "../s2").empty());
+  // An event on two lines would break the record: refused, nothing written.
+  EXPECT_FALSE(record_capped_output(loc, "s1", 1, "{\n}"));
+  EXPECT_EQ(capped_tokens(loc, "s1"), 1234u);
+}
+
+TEST(OutputArchive, ABrokenRecordLineCountsNothingAndHidesNoOtherLine) {
+  test::TempDir tmp;
+  const auto loc = core::Locations::resolve(tmp.env());
+  ASSERT_TRUE(record_capped_output(loc, "s1", 10, R"({"at_ms":1})"));
+  // As an earlier version wrote them (a bare number), and lines damaged by hand.
+  const auto file = outputs_dir(loc) / "sessions" / (output_handle("s1") + ".tokens");
+  {
+    std::ofstream f(file, std::ios::app);
+    f << "7\nnot a number\n3\t{broken\n4\t[1]\n5\t{\"at_ms\":\"x\"}\n";
+  }
+  EXPECT_EQ(capped_tokens(loc, "s1"), 10u + 7 + 3 + 4 + 5);
+  const auto events = capped_output_events(loc, "s1");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].at_ms, 1);
 }
 
 }  // namespace

@@ -146,3 +146,38 @@ TEST(OutputPreview, CutsBeforeAndAfter) {
 
 }  // namespace
 }  // namespace ctxkit::archive
+
+namespace ctxkit::archive {
+namespace {
+// The word-at-a-time counts are the byte-at-a-time ones, at every length and alignment.
+TEST(OutputPreview, CountsNewlinesAndContinuationBytesExactly) {
+  std::string text;
+  uint32_t seed = 7;
+  for (int i = 0; i < 4096; ++i) {
+    seed = seed * 1103515245 + 12345;
+    const int pick = static_cast<int>(seed >> 16) % 8;
+    text += pick == 0   ? '\n'
+            : pick == 1 ? '\x80'
+            : pick == 2 ? '\xBF'
+            : pick == 3 ? '\xC3'
+            : pick == 4 ? '\xFF'
+            : pick == 5 ? '\x0B'
+            : pick == 6 ? '\0'
+                        : 'a';
+  }
+  for (size_t from = 0; from < 9; ++from) {
+    for (size_t len : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 17u, 63u, 64u, 65u, 1000u, 4000u}) {
+      const std::string_view part = std::string_view(text).substr(from, len);
+      uint64_t newlines = 0, continuations = 0;
+      for (char c : part) {
+        newlines += c == '\n';
+        continuations += (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+      }
+      const ByteCounts n = count_bytes(part);
+      EXPECT_EQ(n.newlines, newlines) << from << " " << len;
+      EXPECT_EQ(n.continuations, continuations) << from << " " << len;
+    }
+  }
+}
+}  // namespace
+}  // namespace ctxkit::archive

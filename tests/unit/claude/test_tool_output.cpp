@@ -166,3 +166,32 @@ TEST(ToolOutput, McpWithAnImageIsLeftAlone) {
 
 }  // namespace
 }  // namespace ctxkit::claude
+
+namespace ctxkit::claude {
+namespace {
+// Every placement of escapes against the 8-byte words the decoder copies: each string, decoded in
+// place, is what nlohmann decodes from the same JSON.
+TEST(ToolOutput, DecodesEscapesAtEveryOffsetOfAWord) {
+  const std::vector<std::string> pieces = {
+      "a", "\\n", "\\\\", "\\\"", "\\u00e9", "\\ud83d\\ude00", "héllo", "\\t", "\\/", "xyzxyzxy"};
+  uint32_t seed = 12345;
+  for (int round = 0; round < 3000; ++round) {
+    std::string content;
+    const int n = 1 + static_cast<int>((seed = seed * 1103515245 + 12345) >> 16) % 24;
+    for (int i = 0; i < n; ++i) {
+      seed = seed * 1103515245 + 12345;
+      const auto& piece = pieces[(seed >> 16) % pieces.size()];
+      // Runs of plain bytes of every length up to 17 between escapes.
+      content += std::string((seed >> 8) % 18, 'p') + piece;
+    }
+    std::string text =
+        R"({"hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":")" +
+        content + R"(","stderr":""}})";
+    const std::string expected = nlohmann::json::parse(text)["tool_response"]["stdout"];
+    auto p = scan_tool_payload(text.data(), text.size());
+    ASSERT_TRUE(p) << p.error().message << "\n" << content;
+    ASSERT_EQ(std::string(p->stdout_text), expected) << content;
+  }
+}
+}  // namespace
+}  // namespace ctxkit::claude
