@@ -15,9 +15,11 @@
 #include <thread>
 #include <vector>
 
+#include "archive/output_archive.hpp"
 #include "claude/message_text.hpp"
 #include "claude/session_locator.hpp"
 #include "store/state_store.hpp"
+#include "util/fs.hpp"
 #include "util/line_reader.hpp"
 #include "util/regular_file.hpp"
 #include "util/time.hpp"
@@ -93,9 +95,45 @@ std::optional<std::string> message_text_at(const fs::path& transcript, int64_t o
   return claude::message_text(*line).text;
 }
 
+std::string with_capped_outputs(std::string text, const fs::path& outputs, uint64_t max_bytes) {
+  if (outputs.empty()) return text;
+  static constexpr std::string_view kNote = "archive_show {\"handle\": \"";
+  std::vector<std::string> seen;
+  size_t at = 0;
+  const size_t end = text.size();
+  while ((at = text.find(kNote, at)) != std::string::npos && at < end) {
+    at += kNote.size();
+    const size_t close = text.find('"', at);
+    if (close == std::string::npos || close > end) break;
+    std::string handle = text.substr(at, close - at);
+    if (!valid_output_handle(handle) || std::find(seen.begin(), seen.end(), handle) != seen.end())
+      continue;
+    seen.push_back(handle);
+    util::ReadLimits limits;
+    limits.max_bytes = max_bytes;
+    limits.follow_links = false;
+    auto whole = util::read_file(outputs / (handle + ".txt"), limits);
+    if (!whole) {
+      // Larger than what is indexed: its first part.
+      int fd = ::open((outputs / (handle + ".txt")).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+      if (fd < 0) continue;
+      std::string part(max_bytes, '\0');
+      const ssize_t n = ::pread(fd, part.data(), part.size(), 0);
+      ::close(fd);
+      if (n <= 0) continue;
+      part.resize(static_cast<size_t>(n));
+      whole = std::move(part);
+    }
+    text += '\n';
+    text += *whole;
+  }
+  return text;
+}
+
 Result<IndexReport> index_file(store::SearchIndex& index, const fs::path& transcript,
                                const std::string& session_id, const std::string& project,
-                               const std::string& marker, uint64_t batch_bytes, Shard shard) {
+                               const std::string& marker, uint64_t batch_bytes, Shard shard,
+                               const fs::path& outputs) {
   IndexReport report;
   const std::string path = transcript.string();
   if (auto r = index.begin(); !r) return std::unexpected(r.error());
@@ -162,6 +200,8 @@ Result<IndexReport> index_file(store::SearchIndex& index, const fs::path& transc
     line_no = l.number;
     claude::MessageText m =
         shard.owns(l.offset) ? extract.extract(l.text, l.capacity) : claude::MessageText{};
+    if (!m.text.empty() && !outputs.empty())
+      m.text = with_capped_outputs(std::move(m.text), outputs);
     if (!m.text.empty()) {
       if (auto r =
               index.add(file->id, {static_cast<int64_t>(l.number), static_cast<int64_t>(l.offset),
@@ -449,7 +489,7 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const core::Locations& loc
     PendingRun mine;
     for (const auto& a : pending) {
       auto r = index_file(index.shard(s), a.path, a.session_id, a.project, config.exclude_marker,
-                          batch_bytes, Shard{s, shards});
+                          batch_bytes, Shard{s, shards}, outputs_dir(loc));
       if (!r) {
         if (r.error().kind == Error::Kind::Corrupt || r.error().kind == Error::Kind::Busy)
           return std::unexpected(r.error());
@@ -502,7 +542,7 @@ void run_indexer(const core::Locations& loc, const core::ArchiveConfig& config, 
     log_line(loc, fmt::format("indexing: {}", run->first_error));
 }
 
-void fill_snippets(store::SearchResult& result, const std::string& words) {
+void fill_snippets(store::SearchResult& result, const std::string& words, const fs::path& outputs) {
   claude::MessageTextExtractor extract;
   for (auto& h : result.hits) {
     int fd = open_archived(h.path);
@@ -510,7 +550,8 @@ void fill_snippets(store::SearchResult& result, const std::string& words) {
     auto line = line_at(fd, h.offset);
     ::close(fd);
     if (!line) continue;
-    h.snippet = store::make_snippet(extract.extract(*line).text, words);
+    h.snippet = store::make_snippet(
+        with_capped_outputs(extract.extract(*line).text, outputs, kMaxSnippetOutputBytes), words);
   }
 }
 

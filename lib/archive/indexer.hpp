@@ -73,11 +73,22 @@ class ArchiveIndex {
 // and what is committed always says how far the file is indexed. A session whose text contains
 // `exclude_marker` is removed from the index and skipped from then on.
 inline constexpr uint64_t kIndexBatchBytes = 32ull << 20;
-// With a `shard`, only the lines that shard owns are added.
+// With a `shard`, only the lines that shard owns are added. With `outputs` (the folder of capped
+// outputs, archive::outputs_dir), a line whose text holds ctx-cap's note is indexed with the whole
+// output the note names (with_capped_outputs): its words are found as the line's.
 Result<IndexReport> index_file(store::SearchIndex& index, const std::filesystem::path& transcript,
                                const std::string& session_id, const std::string& project,
                                const std::string& exclude_marker,
-                               uint64_t batch_bytes = kIndexBatchBytes, Shard shard = {});
+                               uint64_t batch_bytes = kIndexBatchBytes, Shard shard = {},
+                               const std::filesystem::path& outputs = {});
+
+// `text` followed by the archived outputs (in `outputs`) that ctx-cap's notes in it name
+// (`archive_show {"handle": "H", …`), the first `max_bytes` of each (kMaxIndexedOutputBytes when
+// indexing; a snippet reads less); `text` alone when it names none or they are gone.
+inline constexpr uint64_t kMaxIndexedOutputBytes = 16ull << 20;
+inline constexpr uint64_t kMaxSnippetOutputBytes = 2ull << 20;
+std::string with_capped_outputs(std::string text, const std::filesystem::path& outputs,
+                                uint64_t max_bytes = kMaxIndexedOutputBytes);
 
 // Whether [archive] exclude_projects names this project folder.
 bool project_is_excluded(const std::string& project, const core::ArchiveConfig& config);
@@ -136,8 +147,10 @@ Result<PendingRun> index_pending(ArchiveIndex& index, const core::Locations& loc
 void run_indexer(const core::Locations& loc, const core::ArchiveConfig& config,
                  bool queue_once = false);
 
-// Cuts each hit's snippet from its archived transcript (the index keeps no text).
-void fill_snippets(store::SearchResult& result, const std::string& words);
+// Cuts each hit's snippet from its archived transcript (the index keeps no text), and from the
+// capped outputs the line names when `outputs` is given.
+void fill_snippets(store::SearchResult& result, const std::string& words,
+                   const std::filesystem::path& outputs = {});
 
 // The message text of the line at `offset` in an archived transcript.
 std::optional<std::string> message_text_at(const std::filesystem::path& transcript, int64_t offset);

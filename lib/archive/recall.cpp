@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "archive/output_archive.hpp"
 #include "claude/message_text.hpp"
 #include "claude/session_locator.hpp"
 #include "claude/transcript_head.hpp"
@@ -171,7 +172,7 @@ Result<RecallAnswer> ArchiveRecall::search(store::SearchQuery q, bool resume) {
                 [&](const store::SearchHit& h) { return project_is_excluded(h.project, config_); });
   if (found->hits.size() > static_cast<size_t>(wanted))
     found->hits.resize(static_cast<size_t>(wanted));
-  fill_snippets(*found, q.words);
+  fill_snippets(*found, q.words, outputs_dir(loc_));
   answer.capped = found->capped;
   for (auto& h : found->hits) {
     RecallHit r;

@@ -93,6 +93,41 @@ TEST(LiveIndex, EachTurnsLinesAreAppendedToTheArchivedCopyAndFoundAtTheirLine) {
   EXPECT_EQ(read_file(archived), read_file(s.transcript).substr(0, fs::file_size(archived)));
 }
 
+// The words ctx-cap kept out of the window are found: the preview the client put in the
+// transcript is indexed with the whole output ctx-cap archived under the handle it names.
+TEST(LiveIndex, ACappedOutputIsFoundByTheWordsItsPreviewLeftOut) {
+  RecordedSession s;
+  std::string log;
+  for (int i = 0; i < 2000; ++i)
+    log += "PASSED tests/test_m.py::test_case_" + std::to_string(i) + "\n";
+  log += "FAILED tests/test_m.py::test_wombat_ledger - assert 3 == 4\n";
+  for (int i = 0; i < 2000; ++i)
+    log += "PASSED tests/test_n.py::test_case_" + std::to_string(i) + "\n";
+  json payload{{"session_id", kSid},
+               {"transcript_path", s.transcript.string()},
+               {"cwd", (s.tmp / "proj").string()},
+               {"hook_event_name", "PostToolUse"},
+               {"tool_name", "Bash"},
+               {"tool_use_id", "toolu_01WombatLog"},
+               {"tool_input", {{"command", "pytest"}}},
+               {"tool_response",
+                {{"stdout", log}, {"stderr", ""}, {"interrupted", false}, {"isImage", false}}}};
+  auto capped = run_tool("ctx-cap", {}, payload.dump(), s.env);
+  ASSERT_EQ(capped.exit_code, 0) << capped.err;
+  const json out = json::parse(capped.out);
+  const std::string preview =
+      out["hookSpecificOutput"]["updatedToolOutput"]["stdout"].get<std::string>();
+  ASSERT_EQ(preview.find("test_wombat_ledger"), std::string::npos)
+      << "the failure was in the middle";
+  std::ofstream(s.transcript, std::ios::app) << tool_result_line(preview);
+  auto r = hook(s, "Stop", s.env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json hits = search(s.env, "test_wombat_ledger");
+  ASSERT_EQ(hits.size(), 1u) << hits.dump();
+  EXPECT_EQ(hits[0]["line"], lines_of(s.transcript));
+  EXPECT_NE(hits[0].dump().find("test_wombat_ledger"), std::string::npos) << hits.dump();
+}
+
 // Without --foreground, as the client runs it: the hook returns at once and the archiver it
 // started detached (this program again) archives and indexes the turn.
 TEST(LiveIndex, TheDetachedArchiverTheStopHookStartsArchivesAndIndexesTheTurn) {

@@ -695,3 +695,60 @@ TEST(SearchRank, CommonWordsStillRankTheBestMatchFirst) {
 
 }  // namespace
 }  // namespace ctxkit::archive
+
+namespace ctxkit::archive {
+namespace {
+// A capped output is found by the words ctx-cap left out of the window: the line of its preview is
+// indexed with the whole archived output its note names, and the snippet is cut from it.
+TEST(SearchIndex, FindsTheWordsOfACappedOutputByItsPreviewsLine) {
+  test::TempDir tmp;
+  auto idx = store::SearchIndex::open(tmp / "index.db");
+  ASSERT_TRUE(idx) << idx.error().message;
+  const fs::path outputs = tmp / "tool-outputs";
+  std::string whole;
+  for (int i = 0; i < 3000; ++i) whole += "ok test_case_" + std::to_string(i) + "\n";
+  whole += "FAILED test_quokka_ledger: expected 3 got 4\n";
+  for (int i = 0; i < 3000; ++i) whole += "ok later_case_" + std::to_string(i) + "\n";
+  tmp.write("tool-outputs/toolu_01Cap.txt", whole);
+  tmp.write("tool-outputs/secret.txt", "never indexed: ORYX_SECRET\n");
+  const std::string preview =
+      "ok test_case_0\n[ctxkit: lines 2-6000 of 6001 (99 of 100 bytes) left out here; the whole "
+      "output is archived. Get them with archive_show {\"handle\": \"toolu_01Cap\", \"lines\": "
+      "\"2:6000\"} (or a \"search\"), or in a shell: ctx-search --show toolu_01Cap --lines "
+      "2:6000]\nok later_case_2999\n";
+  // A note naming a path instead of a handle, and one naming an output that is gone.
+  const std::string hostile =
+      "archive_show {\"handle\": \"../tool-outputs/secret\"} archive_show {\"handle\": \"gone\"}";
+  fs::path f = tmp.write("a/S1.jsonl", user("run the tests") + result(preview) + result(hostile));
+  ASSERT_TRUE(index_file(*idx, f, "S1", "-p", "", kIndexBatchBytes, {}, outputs));
+  auto found = idx->search({"quokka_ledger", "", "", "", 10});
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found->hits.size(), 1u);
+  EXPECT_EQ(found->hits[0].line, 2);
+  fill_snippets(*found, "quokka_ledger", outputs);
+  EXPECT_NE(found->hits[0].snippet.find("quokka_ledger"), std::string::npos)
+      << found->hits[0].snippet;
+  // Without the folder, only the preview's words are there.
+  auto bare = store::SearchIndex::open(tmp / "bare.db");
+  ASSERT_TRUE(bare);
+  ASSERT_TRUE(index_file(*bare, f, "S1", "-p", ""));
+  auto none = bare->search({"quokka_ledger", "", "", "", 10});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->hits.empty());
+  auto secret = idx->search({"ORYX_SECRET", "", "", "", 10});
+  ASSERT_TRUE(secret);
+  EXPECT_TRUE(secret->hits.empty());
+}
+
+TEST(SearchIndex, AnOutputLargerThanWhatIsIndexedGivesItsFirstPart) {
+  test::TempDir tmp;
+  tmp.write("o/big.txt",
+            std::string(100, 'a') + " FIRSTPART " + std::string(100, 'b') + " SECONDPART\n");
+  const std::string note = "archive_show {\"handle\": \"big\"}";
+  const std::string text = with_capped_outputs(note, tmp / "o", 150);
+  EXPECT_NE(text.find("FIRSTPART"), std::string::npos);
+  EXPECT_EQ(text.find("SECONDPART"), std::string::npos);
+  EXPECT_EQ(with_capped_outputs(note, {}), note);
+}
+}  // namespace
+}  // namespace ctxkit::archive
