@@ -11,7 +11,9 @@ found, so a stale list costs speed, never correctness.
 
     bench/hot_text.py BUILD_DIR
 
-BUILD_DIR: a Release build with benchmarks (bench/run.sh makes build-bench). Needs valgrind.
+BUILD_DIR: a Release build with benchmarks made with Ninja and, on a machine with AVX-512, with
+-DCTXKIT_HAVE_AVX512BW=OFF (valgrind runs no AVX-512; the kernel's sections are named for both).
+Needs valgrind and ninja.
 Runs bench_remind_process to make its data (a 1 MB transcript, a home with the client's settings,
 an Edit payload), links each profiled program again with a link map, runs it once under
 callgrind on a payload like the client's, and maps each executed function to its input section.
@@ -79,12 +81,12 @@ def pattern(path, section):
     return f"{where}({section})"
 
 
-def executed_functions(binary, stdin_path, env, tmp):
+def executed_functions(binary, stdin_path, env, tmp, args=()):
     """Addresses of the functions one run of `binary` executed (callgrind)."""
     out = os.path.join(tmp, os.path.basename(binary) + ".cg")
     with open(stdin_path, "rb") as stdin:
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                        "--compress-strings=no", "--compress-pos=no", binary],
+                        "--compress-strings=no", "--compress-pos=no", binary, *args],
                        stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                        check=True)
     names = {l[3:].strip() for l in open(out, encoding="utf-8", errors="replace")
@@ -130,14 +132,38 @@ def main():
            "XDG_CONFIG_HOME": os.path.join(home, "config")}
     common = {"session_id": session, "transcript_path": transcript, "cwd": home}
     with tempfile.TemporaryDirectory() as tmp:
-        payloads = {"ctx-remind": edit_payload}
-        for program, event in (("ctx-status", "StatusLine"), ("ctx-gate", "PreToolUse")):
-            path = os.path.join(tmp, event + ".json")
+        def write(name, payload):
+            path = os.path.join(tmp, name + ".json")
             with open(path, "w", encoding="utf-8") as f:
-                json.dump(fixture_payload(event, **common), f)
-            payloads[program] = path
+                json.dump(payload, f)
+            return path
+
+        # program -> [(payload, arguments, set-up runs of the built program before it: (payload,
+        # arguments))]
+        runs = {"ctx-remind": [(edit_payload, [], [])]}
+        for program, event in (("ctx-status", "StatusLine"), ("ctx-gate", "PreToolUse")):
+            runs[program] = [(write(event, fixture_payload(event, **common)), [], [])]
+        # ctx-pin's hooks with 20 pins: PreCompact, and the first prompt after a compaction whose
+        # summary dropped them (PostCompact leaves the marker that prompt finds).
+        pins = [["add", f"fact {i}: the service {i} listens on port {8000 + i}"] for i in range(20)]
+        pin_env = dict(env, CLAUDE_CODE_SESSION_ID=session, CLAUDE_PROJECT_DIR=home)
+        post = write("PostCompact", dict(common, hook_event_name="PostCompact", trigger="auto",
+                                         compact_summary="<summary>nothing kept</summary>"))
+        runs["ctx-pin"] = [
+            (write("PreCompact", dict(common, hook_event_name="PreCompact", trigger="auto")),
+             ["--hook"], [(None, a) for a in pins]),
+            (write("UserPromptSubmit", dict(common, hook_event_name="UserPromptSubmit", prompt="go on")),
+             ["--hook"], [(post, ["--hook"])]),
+        ]
+        # ctx-cap on a Bash output over its threshold (archived, then the preview).
+        log = "".join(f"PASSED tests/test_{i}.py::test_case\n" for i in range(600))
+        runs["ctx-cap"] = [(write("PostToolUse-cap", dict(
+            common, hook_event_name="PostToolUse", tool_name="Bash", tool_use_id="toolu_hot_text",
+            tool_input={"command": "pytest"},
+            tool_response={"stdout": log, "stderr": "", "interrupted": False, "isImage": False})),
+            [], [])]
         chosen, seen = [], set()
-        for program, payload in payloads.items():
+        for program, program_runs in runs.items():
             command = subprocess.run(["ninja", "-C", build, "-t", "commands", f"hooks/{program}"],
                                      capture_output=True, text=True, check=True).stdout
             link = command.strip().split("\n")[-1]
@@ -148,21 +174,36 @@ def main():
             sections = input_sections(linked + ".map")
             starts = [s[0] for s in sections]
             hot = set()
-            for addr in executed_functions(linked, payload, env, tmp):
-                k = bisect.bisect_right(starts, addr) - 1
-                if k >= 0 and sections[k][0] <= addr < sections[k][0] + sections[k][1]:
-                    hot.add(k)
+            for payload, args, setup in program_runs:
+                for setup_payload, setup_args in setup:
+                    with open(setup_payload or os.devnull, "rb") as stdin:
+                        subprocess.run([f"{build}/hooks/{program}", *setup_args], stdin=stdin,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                       env=pin_env, check=False)
+                run_env = pin_env if program == "ctx-pin" else env
+                for addr in executed_functions(linked, payload, run_env, tmp, args):
+                    k = bisect.bisect_right(starts, addr) - 1
+                    if k >= 0 and sections[k][0] <= addr < sections[k][0] + sections[k][1]:
+                        hot.add(k)
             size = sum(sections[k][1] for k in hot)
             print(f"{program}: {len(hot)} input sections executed, {size // 1024} KB",
                   file=sys.stderr)
             for k in sorted(hot):
                 p = pattern(sections[k][3], sections[k][2])
-                if p not in seen:
-                    seen.add(p)
-                    chosen.append(p)
+                # valgrind runs no AVX-512: the profiled build has the payload scan's AVX2 kernel
+                # (CTXKIT_HAVE_AVX512BW=OFF), and a build for a machine with AVX-512 names the
+                # same functions in the kernel's namespace of that name.
+                variants = [p]
+                if "10json_block4avx2" in p:
+                    variants.append(p.replace("10json_block4avx2", "10json_block6avx512"))
+                for v in variants:
+                    if v not in seen:
+                        seen.add(v)
+                        chosen.append(v)
     with open(OUT, "w", encoding="utf-8") as f:
         f.write("/* Written by bench/hot_text.py: the input sections holding the code that\n"
-                "   ctx-remind, ctx-status and ctx-gate execute on a call, placed together in front\n"
+                "   ctx-remind, ctx-status, ctx-gate, ctx-pin and ctx-cap execute on a call, placed\n"
+                "   together in front\n"
                 "   of the rest of the text (fewer page faults at start). Regenerate it after\n"
                 "   large changes; a section it names that is gone is simply not found, and the\n"
                 "   test hot_text_patterns_match fails when too few of them still match.\n"
