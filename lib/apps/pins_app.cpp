@@ -14,6 +14,7 @@
 #include "core/hook_stamp.hpp"
 #include "core/project_folder.hpp"
 #include "store/state_access.hpp"
+#include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
 #include "util/time.hpp"
@@ -105,8 +106,9 @@ void precompact(store::StateStore& store, const PinScope& scope, const PinPayloa
   if (!text.empty()) ctx.out << text;
 }
 
-// PostCompact: each pin checked against the summary; the check recorded; the marker for the next
-// prompt left when some were missing.
+// PostCompact: each pin checked against the summary; the check recorded; when some were missing,
+// the text that re-states them left for the next prompt (the marker file), and counted as
+// restored with it.
 void postcompact(store::StateStore& store, const PinScope& scope, const PinPayload& p,
                  const core::Locations& loc, std::string& note) {
   auto list = list_pins(store, scope);
@@ -117,79 +119,70 @@ void postcompact(store::StateStore& store, const PinScope& scope, const PinPaylo
   if (list->pins.empty()) return;
   const context::SummaryText summary(p.summary);
   nlohmann::json detail = nlohmann::json::array();
-  int64_t kept = 0;
+  std::vector<std::string> missing;
   for (const auto& pin : list->pins) {
     const bool k = summary.keeps(pin.text);
-    kept += k ? 1 : 0;
+    if (!k) missing.push_back(pin.text);
     detail.push_back({{"id", pin.id}, {"text", pin.text}, {"kept", k}});
   }
+  size_t shown = 0;
+  const std::string text =
+      missing.empty() ? std::string()
+                      : context::render_pin_list(
+                            "Pinned facts the last compaction's summary left out (re-stated by "
+                            "ctxkit; they still hold):",
+                            missing, static_cast<int64_t>(missing.size()),
+                            "ctx-pin list shows every pin", &shown);
+  const bool restoring = shown > 0 && plain_id(scope.session_id);
   store::PinCheckRow row;
   row.session_id = scope.session_id;
   row.line_id = scope.line_id;
   row.at_ms = util::now_ms();
   row.trigger = p.trigger.empty() ? std::string("unknown") : p.trigger;
   row.total = static_cast<int64_t>(list->pins.size());
-  row.kept = kept;
+  row.kept = row.total - static_cast<int64_t>(missing.size());
+  row.restored = restoring ? static_cast<int64_t>(shown) : 0;
   row.detail = detail.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   auto id = store.add_pin_check(row);
   if (!id) {
     note = id.error().message;
     return;
   }
-  if (kept < row.total && plain_id(scope.session_id)) {
-    const fs::path marker = restore_marker(loc, scope.session_id);
-    if (auto d = util::make_private_dirs(marker.parent_path(), loc.state_dir); !d) {
-      note = d.error().message;
-      return;
-    }
-    auto fd = util::open_private_file(marker, O_WRONLY | O_CREAT | O_TRUNC);
-    if (!fd) {
-      note = fd.error().message;
-      return;
-    }
-    (void)util::write_all(*fd, fmt::format("{}\n", *id));
-    ::close(*fd);
+  if (!restoring) return;
+  const fs::path marker = restore_marker(loc, scope.session_id);
+  if (auto d = util::make_private_dirs(marker.parent_path(), loc.state_dir); !d) {
+    note = d.error().message;
+    return;
   }
+  // Written whole under another name and renamed: the next prompt's hook takes it whole or not.
+  if (auto w = util::write_file_atomic(marker, fmt::format("{}\n{}", *id, text), 0600,
+                                       util::Durability::Flush);
+      !w)
+    note = w.error().message;
 }
 
 // UserPromptSubmit: after a compaction that left pins out, those pins as additionalContext, once.
-void restore(const PinPayload& p, const core::Locations& loc, const core::Config& cfg,
-             AppContext& ctx, std::string& note) {
+// No database: the marker PostCompact left holds the text, and renaming it away is what makes
+// this the one prompt that restores them (another prompt's hook finds no marker). Every other
+// prompt costs one failed rename.
+void restore(const PinPayload& p, const core::Locations& loc, AppContext& ctx, std::string& note) {
   if (!plain_id(p.session_id)) return;
   const fs::path marker = restore_marker(loc, p.session_id);
-  struct stat st {};
-  if (::lstat(marker.c_str(), &st) != 0) return;  // the usual case: nothing to restore
-  auto store = store::open_state(loc, cfg, note);
-  if (!store) return;
-  auto check = store->last_pin_check(p.session_id);
-  if (!check) {
-    note = check.error().message;
+  const fs::path taken = loc.state_dir / "pins" / (p.session_id + ".restored");
+  if (::rename(marker.c_str(), taken.c_str()) != 0) return;  // the usual case: nothing to restore
+  util::ReadLimits limits;
+  limits.max_bytes = 1 << 20;
+  limits.follow_links = false;
+  auto text = util::read_file(taken, limits);
+  if (!text) {
+    note = text.error().message;
     return;
   }
-  ::unlink(marker.c_str());
-  if (!*check || (*check)->restored_at_ms) return;
-  std::vector<std::string> missing;
-  try {
-    for (const auto& d : nlohmann::json::parse((*check)->detail))
-      if (!d.value("kept", true)) missing.push_back(d.value("text", std::string()));
-  } catch (const std::exception& e) {
-    note = fmt::format("pin check {} has an unreadable detail: {}", (*check)->id, e.what());
-    return;
-  }
-  if (missing.empty()) return;
-  size_t shown = 0;
-  const std::string text = context::render_pin_list(
-      "Pinned facts the last compaction's summary left out (re-stated by ctxkit; they still "
-      "hold):",
-      missing, static_cast<int64_t>(missing.size()), "ctx-pin list shows every pin", &shown);
-  if (auto r = store->mark_pins_restored((*check)->id, static_cast<int64_t>(shown), util::now_ms());
-      !r) {
-    note = r.error().message;
-    return;
-  } else if (!*r) {
-    return;  // another prompt's hook restored them
-  }
-  ctx.out << claude::additional_context_response(claude::HookEvent::UserPromptSubmit, text) << '\n';
+  const size_t nl = text->find('\n');
+  if (nl == std::string::npos || nl + 1 >= text->size()) return;
+  ctx.out << claude::additional_context_response(claude::HookEvent::UserPromptSubmit,
+                                                 text->substr(nl + 1))
+          << '\n';
 }
 
 int run_hook(AppContext& ctx) {
@@ -208,7 +201,7 @@ int run_hook(AppContext& ctx) {
   record_hook_run(loc, kTool);
   std::string note;
   if (p->event == "UserPromptSubmit") {
-    restore(*p, loc, cfg, ctx, note);
+    restore(*p, loc, ctx, note);
   } else if (p->event == "PreCompact" || p->event == "PostCompact") {
     if (p->event == "PostCompact" && !p->has_summary) {
       note = "note: the PostCompact payload has no compact_summary: the pins are not checked";

@@ -67,7 +67,8 @@ struct PinRow {
 };
 
 // What one compaction kept of the pins: `detail` is a JSON array of {"id", "text", "kept"};
-// `restored` the pins re-injected after it (once delivered, at `restored_at_ms`).
+// `restored` the pins re-injected with the next prompt after it (`restored_at_ms`: when, in rows
+// of earlier versions; the hook now delivers them without writing here).
 struct PinCheckRow {
   int64_t id = 0;
   std::string session_id, line_id;
@@ -154,9 +155,6 @@ class StateStore {
   Result<std::optional<PinCheckRow>> last_pin_check(const std::string& session_id);
   // Every check of a line of work, oldest first.
   Result<std::vector<PinCheckRow>> pin_checks_of_line(const std::string& line_id);
-  // Records that a check's missing pins (`restored` of them) were re-injected at `at_ms`; only
-  // once (returns false when it already was).
-  Result<bool> mark_pins_restored(int64_t check_id, int64_t restored, int64_t at_ms);
 
   // The sessions whose parent is `session_id`.
   Result<std::vector<SessionRecord>> children(const std::string& session_id);

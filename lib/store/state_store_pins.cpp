@@ -180,17 +180,4 @@ Result<std::vector<PinCheckRow>> StateStore::pin_checks_of_line(const std::strin
   return out;
 }
 
-Result<bool> StateStore::mark_pins_restored(int64_t check_id, int64_t restored, int64_t at_ms) {
-  Stmt s(db_.get(),
-         "UPDATE pin_checks SET restored=?2, restored_at_ms=?3 WHERE id=?1 AND restored_at_ms IS "
-         "NULL");
-  if (s.prepare_rc() != SQLITE_OK)
-    return std::unexpected(error("writing pin checks", s.prepare_rc()));
-  s.bind(1, check_id);
-  s.bind(2, restored);
-  s.bind(3, at_ms);
-  if (int rc = s.step(); rc != SQLITE_DONE) return std::unexpected(error("writing pin checks", rc));
-  return sqlite3_changes(db_.get()) > 0;
-}
-
 }  // namespace ctxkit::store

@@ -1,6 +1,7 @@
 // ctx-pin run in-process: the command line, and the hooks that keep pins across a compaction.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "apps/pins_app.hpp"
 #include "core/config.hpp"
+#include "core/locations.hpp"
 #include "store/state_access.hpp"
 #include "unit/temp_dir.hpp"
 
@@ -142,6 +144,80 @@ TEST(PinHook, PostCompactRecordsTheCheckAndTheNextPromptRestoresTheMissingOnce) 
             "Pinned facts the last compaction's summary left out (re-stated by ctxkit; they still "
             "hold):\n- deploy on friday\n- use the staging cluster\n");
   EXPECT_EQ(pin(tmp, {"--hook"}, hook_payload("UserPromptSubmit", "S1")).out, "");
+}
+
+// The restore reads no database: the marker PostCompact left holds the text. With the state
+// database made unreadable after the check, the next prompt still gets the pins, once; the check
+// already counts them as restored (the status line's "2 restored").
+TEST(PinHook, TheRestoreNeedsNoDatabaseAndTheCheckCountsWhatItRestores) {
+  test::TempDir tmp;
+  for (const char* p : {"port 8123", "deploy on friday", "use the staging cluster"})
+    ASSERT_EQ(pin(tmp, {"add", p}).code, 0);
+  ASSERT_EQ(pin(tmp, {"--hook"},
+                hook_payload("PostCompact", "S1",
+                             {{"trigger", "auto"}, {"compact_summary", "The port is 8123."}}))
+                .code,
+            0);
+  const auto state = tmp / "home/.local/state/ctxkit";
+  {
+    std::string problem;
+    auto store = store::open_state(core::Locations::resolve(tmp.env()),
+                                   core::load_config(tmp.env(), {}), problem);
+    ASSERT_TRUE(store) << problem;
+    auto check = store->last_pin_check("S1");
+    ASSERT_TRUE(check && *check);
+    EXPECT_EQ((*check)->kept, 1);
+    EXPECT_EQ((*check)->restored, 2);
+  }
+  for (const char* f : {"state.db", "state.db-wal", "state.db-shm"})
+    std::filesystem::remove(state / f);
+  std::filesystem::create_directory(state / "state.db");  // not a database at all
+  auto prompt = pin(tmp, {"--hook"}, hook_payload("UserPromptSubmit", "S1"));
+  EXPECT_EQ(prompt.code, 0) << prompt.err;
+  EXPECT_EQ(prompt.err, "");
+  EXPECT_NE(prompt.out.find("- deploy on friday\\n- use the staging cluster\\n"), std::string::npos)
+      << prompt.out;
+  EXPECT_EQ(pin(tmp, {"--hook"}, hook_payload("UserPromptSubmit", "S1")).out, "");
+}
+
+// Prompts of one session at once (the client's hooks of two windows on one session): exactly one
+// of them restores the pins.
+TEST(PinHook, OfPromptsAtOnceExactlyOneRestores) {
+  test::TempDir tmp;
+  ASSERT_EQ(pin(tmp, {"add", "deploy on friday"}).code, 0);
+  pin(tmp, {"--hook"},
+      hook_payload("PostCompact", "S1", {{"trigger", "auto"}, {"compact_summary", "nothing"}}));
+  const auto out = tmp / "outs";
+  std::filesystem::create_directories(out);
+  const auto codes = test::exit_codes_of_children(8, [&](int i) {
+    auto r = pin(tmp, {"--hook"}, hook_payload("UserPromptSubmit", "S1"));
+    tmp.write("outs/" + std::to_string(i), r.out);
+    return r.code;
+  });
+  int restored = 0;
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(codes[static_cast<size_t>(i)], 0);
+    restored +=
+        test::read_file(out / std::to_string(i)).find("deploy on friday") != std::string::npos;
+  }
+  EXPECT_EQ(restored, 1);
+}
+
+// A marker replaced by a link is not followed: one note, no output.
+TEST(PinHook, ALinkInThePlaceOfTheMarkerIsNotFollowed) {
+  test::TempDir tmp;
+  ASSERT_EQ(pin(tmp, {"add", "deploy on friday"}).code, 0);
+  pin(tmp, {"--hook"},
+      hook_payload("PostCompact", "S1", {{"trigger", "auto"}, {"compact_summary", "nothing"}}));
+  const auto marker = tmp / "home/.local/state/ctxkit/pins/S1.restore";
+  ASSERT_TRUE(std::filesystem::exists(marker));
+  const auto elsewhere = tmp.write("elsewhere.txt", "1\nINJECTED TEXT\n");
+  std::filesystem::remove(marker);
+  std::filesystem::create_symlink(elsewhere, marker);
+  auto prompt = pin(tmp, {"--hook"}, hook_payload("UserPromptSubmit", "S1"));
+  EXPECT_EQ(prompt.code, 0);
+  EXPECT_EQ(prompt.out, "");
+  EXPECT_NE(prompt.err.find("ctx-pin:"), std::string::npos) << prompt.err;
 }
 
 TEST(PinHook, AllKeptRestoresNothing) {
