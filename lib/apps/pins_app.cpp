@@ -205,8 +205,7 @@ int run_hook(AppContext& ctx) {
   } else if (p->event == "PreCompact" || p->event == "PostCompact") {
     if (p->event == "PostCompact" && !p->has_summary) {
       note = "note: the PostCompact payload has no compact_summary: the pins are not checked";
-    } else if (auto store = store::open_state(loc, cfg, note, nullptr,
-                                              store::sqlite::Locking::ExclusiveIfFree)) {
+    } else if (auto store = store::open_state(loc, cfg, note)) {
       auto scope = resolve_pin_scope(*store, p->session_id, hook_project_dir(*p));
       if (!scope)
         note = scope.error().message;

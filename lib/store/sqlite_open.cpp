@@ -179,12 +179,6 @@ Result<Handle> open_database(const fs::path& path, int busy_timeout_ms, const Sc
   ::close(*fd);
   configure_once();
   if (locking == Locking::Shared) return open_once(path, busy_timeout_ms, schema, locking, created);
-  if (locking == Locking::ExclusiveIfFree) {
-    // One attempt without waiting: a file someone holds is opened the usual way.
-    auto db = open_once(path, 0, schema, Locking::Exclusive, created);
-    if (db || db.error().kind != Error::Kind::Busy) return db;
-    return open_once(path, busy_timeout_ms, schema, Locking::Shared, created);
-  }
   // An exclusive connection that finds the file held may hold a lock of its own meanwhile (the
   // shared lock of its first read, before the file is in WAL mode), which SQLite does not wait
   // on: such an attempt is closed, letting its locks go, and made again after a short pause,

@@ -33,9 +33,8 @@ struct Schema {
 // to its close and keeps the WAL index in its own memory (no -shm file); others wait through the
 // busy timeout. For short-lived programs whose whole use of a database takes well under a
 // millisecond: the shared index is rebuilt by every first connection, which cost them more
-// than their queries. ExclusiveIfFree: Exclusive when no other connection has the file open at
-// that moment, else Shared at once (for a database that long-lived programs also hold open).
-enum class Locking { Shared, Exclusive, ExclusiveIfFree };
+// than their queries.
+enum class Locking { Shared, Exclusive };
 
 // The error of a failed call on `db` ("<owner> <path>: <what>: <SQLite's message>"), with the
 // kind of the code.

@@ -37,13 +37,11 @@ auto open_or_replace(std::string_view owner, const std::filesystem::path& path, 
 }  // namespace
 
 std::optional<StateStore> open_state(const core::Locations& loc, const core::Config& config,
-                                     std::string& problem, Error::Kind* problem_kind,
-                                     sqlite::Locking locking) {
+                                     std::string& problem, Error::Kind* problem_kind) {
   const auto path = loc.state_db();
   return open_or_replace(
-      "state database", path,
-      [&] { return StateStore::open(path, config.state.busy_timeout_ms, locking); }, problem,
-      problem_kind);
+      "state database", path, [&] { return StateStore::open(path, config.state.busy_timeout_ms); },
+      problem, problem_kind);
 }
 
 std::optional<MeterStore> open_meter(const core::Locations& loc, const core::Config& config,

@@ -15,8 +15,7 @@ namespace ctxkit::store {
 // with `problem` set to a one-line description (the caller then runs without state).
 // `problem_kind`, when given, receives the kind of the failure (Busy: the database is locked).
 std::optional<StateStore> open_state(const core::Locations& loc, const core::Config& config,
-                                     std::string& problem, Error::Kind* problem_kind = nullptr,
-                                     sqlite::Locking locking = sqlite::Locking::Shared);
+                                     std::string& problem, Error::Kind* problem_kind = nullptr);
 
 // The same for the meter database (`loc.meter_db()`).
 std::optional<MeterStore> open_meter(const core::Locations& loc, const core::Config& config,

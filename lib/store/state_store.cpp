@@ -120,9 +120,8 @@ Result<int> StateStore::user_version() {
   return sqlite::user_version(db_.get(), "state database", path_);
 }
 
-Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms,
-                                    sqlite::Locking locking) {
-  auto db = sqlite::open_database(path, busy_timeout_ms, kSchema, locking);
+Result<StateStore> StateStore::open(const fs::path& path, int busy_timeout_ms) {
+  auto db = sqlite::open_database(path, busy_timeout_ms, kSchema, sqlite::Locking::Shared);
   if (!db) return std::unexpected(db.error());
   return StateStore(std::move(*db), path.string());
 }

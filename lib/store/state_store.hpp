@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "store/sqlite_handle.hpp"
-#include "store/sqlite_open.hpp"
 #include "util/error.hpp"
 
 namespace ctxkit::store {
@@ -92,10 +91,8 @@ class StateStore {
   // The schema version this build writes.
   static constexpr int kSchemaVersion = 5;
 
-  // Opens (creating and migrating as needed) the database at `path`. A hook whose whole use of it
-  // is a few queries passes sqlite::Locking::ExclusiveIfFree.
-  static Result<StateStore> open(const std::filesystem::path& path, int busy_timeout_ms,
-                                 sqlite::Locking locking = sqlite::Locking::Shared);
+  // Opens (creating and migrating as needed) the database at `path`.
+  static Result<StateStore> open(const std::filesystem::path& path, int busy_timeout_ms);
   StateStore(StateStore&& other) noexcept = default;
   StateStore& operator=(StateStore&& other) noexcept = default;
   StateStore(const StateStore&) = delete;

@@ -436,30 +436,3 @@ TEST(StateStore, EventsBetweenTwoTimesOldestFirstUpToALimit) {
 
 }  // namespace
 }  // namespace ctxkit::store
-
-namespace ctxkit::store {
-namespace {
-// ExclusiveIfFree: alone, the connection holds the file (another one waiting nothing is refused);
-// beside a connection already open, it opens the usual way at once and both read.
-TEST(StateStoreLocking, ExclusiveIfFreeHoldsTheFileOnlyWhenNobodyElseHasIt) {
-  test::TempDir tmp;
-  const auto path = tmp / "state.db";
-  ASSERT_TRUE(StateStore::open(path, 1000));  // created
-  {
-    auto alone = StateStore::open(path, 1000, sqlite::Locking::ExclusiveIfFree);
-    ASSERT_TRUE(alone) << alone.error().message;
-    ASSERT_TRUE(alone->session("S"));  // its first read takes the lock
-    auto other = StateStore::open(path, 0);
-    EXPECT_TRUE(!other || !other->session("S")) << "a second connection read a held file";
-  }
-  auto first = StateStore::open(path, 0);
-  ASSERT_TRUE(first);
-  ASSERT_TRUE(first->session("S"));
-  // A busy timeout of a minute: waiting for `first` would hang the test, not slow it.
-  auto beside = StateStore::open(path, 60'000, sqlite::Locking::ExclusiveIfFree);
-  ASSERT_TRUE(beside) << beside.error().message;
-  EXPECT_TRUE(beside->session("S"));
-  EXPECT_TRUE(first->session("S"));
-}
-}  // namespace
-}  // namespace ctxkit::store
