@@ -60,7 +60,7 @@ def main():
           f"{len(sys.argv) - 2} programs ({got:.0%}; at least {minimum:.0%} wanted)")
     if got < minimum:
         print("hot_text_share: the hot-text script is stale; regenerate it: bench/run.sh remind "
-              "(for its data), then bench/hot_text.py build-bench", file=sys.stderr)
+              "(for its data), then bench/hot_text.py on a Ninja build (see its header)", file=sys.stderr)
         return 1
     return 0
 
