@@ -109,23 +109,24 @@ std::string with_capped_outputs(std::string text, const fs::path& outputs, uint6
     if (!valid_output_handle(handle) || std::find(seen.begin(), seen.end(), handle) != seen.end())
       continue;
     seen.push_back(handle);
-    util::ReadLimits limits;
-    limits.max_bytes = max_bytes;
-    limits.follow_links = false;
-    auto whole = util::read_file(outputs / (handle + ".txt"), limits);
-    if (!whole) {
-      // Larger than what is indexed: its first part.
-      int fd = ::open((outputs / (handle + ".txt")).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-      if (fd < 0) continue;
-      std::string part(max_bytes, '\0');
-      const ssize_t n = ::pread(fd, part.data(), part.size(), 0);
-      ::close(fd);
-      if (n <= 0) continue;
-      part.resize(static_cast<size_t>(n));
-      whole = std::move(part);
+    // Its first max_bytes: a link, a FIFO or anything but a regular file is not read (nor waited
+    // on).
+    auto opened = util::open_regular_file(outputs / (handle + ".txt"), false);
+    if (!opened) continue;
+    std::string whole(std::min<uint64_t>(opened->size, max_bytes), '\0');
+    size_t got = 0;
+    while (got < whole.size()) {
+      const ssize_t n =
+          ::pread(opened->fd, whole.data() + got, whole.size() - got, static_cast<off_t>(got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
     }
+    ::close(opened->fd);
+    whole.resize(got);
+    if (whole.empty()) continue;
     text += '\n';
-    text += *whole;
+    text += whole;
   }
   return text;
 }

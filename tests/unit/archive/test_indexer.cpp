@@ -750,5 +750,17 @@ TEST(SearchIndex, AnOutputLargerThanWhatIsIndexedGivesItsFirstPart) {
   EXPECT_EQ(text.find("SECONDPART"), std::string::npos);
   EXPECT_EQ(with_capped_outputs(note, {}), note);
 }
+
+// A FIFO or a link in an output's place is neither read nor waited on: the text stays as it was.
+TEST(SearchIndex, AFifoOrALinkInAnOutputsPlaceAddsNothing) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "o");
+  ASSERT_EQ(::mkfifo((tmp / "o/fifo.txt").c_str(), 0600), 0);
+  tmp.write("elsewhere.txt", "LINKED_SECRET\n");
+  fs::create_symlink(tmp / "elsewhere.txt", tmp / "o/link.txt");
+  const std::string note =
+      "archive_show {\"handle\": \"fifo\"} archive_show {\"handle\": \"link\"}";
+  EXPECT_EQ(with_capped_outputs(note, tmp / "o"), note);
+}
 }  // namespace
 }  // namespace ctxkit::archive
