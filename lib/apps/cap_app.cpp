@@ -145,9 +145,7 @@ std::optional<int> parse_command_line(const std::vector<std::string>& args, AppC
 
 // Characters of a text (bytes that are not UTF-8 continuation bytes).
 uint64_t chars_of(std::string_view text) {
-  uint64_t n = 0;
-  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
+  return text.size() - archive::count_bytes(text).continuations;
 }
 
 // Feeds `text` to the archive and the preview (a large text is written as it is, from the

@@ -259,6 +259,8 @@ context::CompactionSettings compaction_settings(const util::Env& env,
   claude::ServerHints server;
   std::string key;
   int64_t signature = 0;
+  // The settings files and the state file: the row's `size` holds how many.
+  const auto inputs_count = static_cast<int64_t>(paths.size() + 1);
   if (store) {
     std::vector<std::filesystem::path> inputs = paths;
     inputs.push_back(claude::client_state_file(env));
@@ -269,9 +271,8 @@ context::CompactionSettings compaction_settings(const util::Env& env,
     }
     signature = inputs_signature(inputs);
     if (auto row = store->client_state(key);
-        row && *row && (*row)->size == static_cast<int64_t>(inputs.size()) &&
-        (*row)->mtime_ns == signature && decode_compaction_inputs((*row)->hints, files, server) &&
-        files.size() == paths.size()) {
+        row && *row && (*row)->size == inputs_count && (*row)->mtime_ns == signature &&
+        decode_compaction_inputs((*row)->hints, files, server) && files.size() == paths.size()) {
       context::CompactionSettings s = context::combine_compaction_settings(env, files);
       s.server = std::move(server);
       return s;
@@ -281,8 +282,8 @@ context::CompactionSettings compaction_settings(const util::Env& env,
   for (const auto& p : paths) files.push_back(context::read_settings_file(p));
   server = server_hints(env, store, problem);
   if (store) {
-    if (auto r = store->put_client_state(key, {static_cast<int64_t>(paths.size() + 1), signature,
-                                               encode_compaction_inputs(files, server)});
+    if (auto r = store->put_client_state(
+            key, {inputs_count, signature, encode_compaction_inputs(files, server)});
         !r && problem.empty())
       problem = r.error().message;
   }
