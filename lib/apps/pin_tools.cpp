@@ -46,6 +46,7 @@ mcp::ToolResult pin_fact(const PinToolContext& c, const json& a) {
     bool existed = false;
     auto id = add_pin(s, scope, text->get<std::string>(), project, &existed);
     if (!id) return tool_error(id.error().message);
+    (void)refresh_pin_view(s, c.locations, scope);  // else the next PreCompact reads the store
     auto n = s.count_pins(scope.line_id, scope.project);
     return {dump({{"id", *id},
                   {"scope", project ? "project" : "line"},
@@ -87,6 +88,7 @@ mcp::ToolResult unpin(const PinToolContext& c, const json& a) {
     auto r = s.remove_pin(n, scope.line_id, scope.project);
     if (!r) return tool_error(r.error().message);
     if (!*r) return tool_error(fmt::format("no pin {} in this line of work or project", n));
+    (void)refresh_pin_view(s, c.locations, scope);
     return {dump({{"removed", n}}), false};
   });
 }

@@ -13,6 +13,7 @@
 #include "context/pins.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/project_folder.hpp"
+#include "store/pin_views.hpp"
 #include "store/state_access.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
@@ -70,11 +71,7 @@ Result<PinPayload> parse_payload(const std::string& text) {
 }
 
 // A session id usable in a file name (the client's are UUIDs).
-bool plain_id(const std::string& id) {
-  return !id.empty() && id.size() <= 128 &&
-         id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") ==
-             std::string::npos;
-}
+bool plain_id(const std::string& id) { return store::PinViews::usable_id(id); }
 
 // The file whose presence tells the next UserPromptSubmit hook that a compaction left pins out:
 // that hook then opens the database, and on every other prompt only looks for this file.
@@ -91,19 +88,36 @@ std::string hook_project_dir(const PinPayload& p) {
 // PreCompact: the pins as instructions for the summarizer (plain stdout, exit 0: the client puts
 // it under "Additional Instructions:"), but for those `/compact <focus>` already names (the
 // supervisor's focus is the pins).
-void precompact(store::StateStore& store, const PinScope& scope, const PinPayload& p,
-                AppContext& ctx, std::string& note) {
-  auto list = list_pins(store, scope);
-  if (!list) {
-    note = list.error().message;
-    return;
-  }
+void print_precompact(const std::vector<std::string>& pins, int64_t total, const PinPayload& p,
+                      AppContext& ctx) {
   std::vector<std::string> texts;
-  for (const auto& pin : list->pins)
-    if (p.custom_instructions.find(pin.text) == std::string::npos) texts.push_back(pin.text);
-  const auto named = static_cast<int64_t>(list->pins.size() - texts.size());
-  const std::string text = context::precompact_instructions(texts, list->total - named, "");
+  for (const auto& pin : pins)
+    if (p.custom_instructions.find(pin) == std::string::npos) texts.push_back(pin);
+  const auto named = static_cast<int64_t>(pins.size() - texts.size());
+  const std::string text = context::precompact_instructions(texts, total - named, "");
   if (!text.empty()) ctx.out << text;
+}
+
+// PreCompact from the database (no current view of the session's pins): printed, and the view
+// written for the next compaction.
+void precompact(store::StateStore& store, const PinScope& scope, const PinPayload& p,
+                const core::Locations& loc, AppContext& ctx, std::string& note) {
+  std::optional<store::PinView> view;
+  auto read = [&]() -> Result<store::PinView> {
+    auto list = list_pins(store, scope);
+    if (!list) return std::unexpected(list.error());
+    view = pin_view_of(scope, *list);
+    return *view;
+  };
+  if (auto r = store::PinViews(loc.state_db()).refresh(scope.session_id, read); !r)
+    note = r.error().message;
+  if (!view) {  // the view could not be written (its lock held elsewhere): read without it
+    if (auto r = read(); !r) {
+      note = r.error().message;
+      return;
+    }
+  }
+  print_precompact(view->texts, view->total, p, ctx);
 }
 
 // PostCompact: each pin checked against the summary; the check recorded; when some were missing,
@@ -148,6 +162,8 @@ void postcompact(store::StateStore& store, const PinScope& scope, const PinPaylo
     note = id.error().message;
     return;
   }
+  // The view for the next compaction, while the database is open.
+  note = refresh_pin_view(store, loc, scope);
   if (!restoring) return;
   const fs::path marker = restore_marker(loc, scope.session_id);
   if (auto d = util::make_private_dirs(marker.parent_path(), loc.state_dir); !d) {
@@ -203,14 +219,20 @@ int run_hook(AppContext& ctx) {
   if (p->event == "UserPromptSubmit") {
     restore(*p, loc, ctx, note);
   } else if (p->event == "PreCompact" || p->event == "PostCompact") {
-    if (p->event == "PostCompact" && !p->has_summary) {
+    std::optional<store::PinView> view;
+    if (p->event == "PreCompact")
+      view = store::PinViews(loc.state_db())
+                 .read(p->session_id, core::project_folder_name(hook_project_dir(*p)));
+    if (view) {
+      print_precompact(view->texts, view->total, *p, ctx);
+    } else if (p->event == "PostCompact" && !p->has_summary) {
       note = "note: the PostCompact payload has no compact_summary: the pins are not checked";
     } else if (auto store = store::open_state(loc, cfg, note)) {
       auto scope = resolve_pin_scope(*store, p->session_id, hook_project_dir(*p));
       if (!scope)
         note = scope.error().message;
       else if (p->event == "PreCompact")
-        precompact(*store, *scope, *p, ctx, note);
+        precompact(*store, *scope, *p, loc, ctx, note);
       else
         postcompact(*store, *scope, *p, loc, note);
     }
@@ -240,6 +262,7 @@ Result<PinScope> resolve_pin_scope(store::StateStore& store, const std::string& 
     if (*rec) {
       s.line_id = (*rec)->line_id.empty() ? session_id : (*rec)->line_id;
       s.project = (*rec)->project;
+      s.recorded = true;
     } else {
       s.line_id = session_id;
     }
@@ -275,6 +298,27 @@ Result<PinList> list_pins(store::StateStore& store, const PinScope& scope) {
   if (!n) return std::unexpected(n.error());
   out.total = *n;
   return out;
+}
+
+store::PinView pin_view_of(const PinScope& scope, const PinList& list) {
+  store::PinView v;
+  v.recorded = scope.recorded;
+  v.project = scope.recorded ? std::string() : scope.project;
+  v.total = list.total;
+  v.texts.reserve(list.pins.size());
+  for (const auto& pin : list.pins) v.texts.push_back(pin.text);
+  return v;
+}
+
+std::string refresh_pin_view(store::StateStore& store, const core::Locations& loc,
+                             const PinScope& scope) {
+  if (!store::PinViews::usable_id(scope.session_id)) return {};
+  auto r = store::PinViews(loc.state_db()).refresh(scope.session_id, [&]() -> Result<store::PinView> {
+    auto list = list_pins(store, scope);
+    if (!list) return std::unexpected(list.error());
+    return pin_view_of(scope, *list);
+  });
+  return r ? std::string() : r.error().message;
 }
 
 int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
@@ -318,7 +362,8 @@ int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
   }
   core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, project_dir)});
   std::string problem;
-  auto store = store::open_state(cfg.locations(ctx.env), cfg, problem);
+  const core::Locations loc = cfg.locations(ctx.env);
+  auto store = store::open_state(loc, cfg, problem);
   if (!store) return error(problem);
   if (!problem.empty()) print_note(ctx.err, kTool, problem);
   auto scope = resolve_pin_scope(*store, session, project_dir);
@@ -336,6 +381,7 @@ int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
     bool existed = false;
     auto id = add_pin(*store, *scope, text, to_project, &existed);
     if (!id) return error(id.error().message);
+    if (auto n = refresh_pin_view(*store, loc, *scope); !n.empty()) print_note(ctx.err, kTool, n);
     ctx.out << fmt::format("{} pin {} ({})\n", existed ? "already pinned:" : "pinned:", *id,
                            to_project ? "project" : "line of work");
     return 0;
@@ -377,6 +423,7 @@ int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
     }
     ctx.out << fmt::format("removed pin {}\n", id);
   }
+  if (auto n = refresh_pin_view(*store, loc, *scope); !n.empty()) print_note(ctx.err, kTool, n);
   return failed;
 }
 

@@ -7,6 +7,7 @@
 #include "apps/app.hpp"
 #include "core/config.hpp"
 #include "core/locations.hpp"
+#include "store/pin_views.hpp"
 #include "store/state_store.hpp"
 
 namespace ctxkit::apps {
@@ -17,6 +18,7 @@ struct PinScope {
   std::string session_id;  // empty outside a session
   std::string line_id;     // empty outside a session
   std::string project;     // empty when unknown
+  bool recorded = false;   // the session's record decided line and project
 };
 
 // The scope of `session_id` (may be empty) in `project_dir` (the project's folder; may be empty):
@@ -37,6 +39,13 @@ struct PinList {
   int64_t total = 0;
 };
 Result<PinList> list_pins(store::StateStore& store, const PinScope& scope);
+
+// The view of a scope's pins that its session's PreCompact hook reads (store/pin_views.hpp).
+store::PinView pin_view_of(const PinScope& scope, const PinList& list);
+// Writes that view from `store` after a change, so that the session's next PreCompact opens no
+// database; returns a note when it could not (the hook then reads the database, as before).
+std::string refresh_pin_view(store::StateStore& store, const core::Locations& loc,
+                             const PinScope& scope);
 
 // `ctx-pin`: add, list and remove pins from a shell, and (--hook) the hooks that keep them
 // across compactions: PreCompact prints them as instructions for the summarizer; PostCompact

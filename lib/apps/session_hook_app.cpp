@@ -14,6 +14,7 @@
 #include "apps/cli.hpp"
 #include "apps/compact_trigger.hpp"
 #include "apps/hook_input.hpp"
+#include "apps/pins_app.hpp"
 #include "archive/archive.hpp"
 #include "archive/session_archiver.hpp"
 #include "claude/hook_response.hpp"
@@ -122,6 +123,10 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
       r.cwd = payload->cwd;
       r.started_at = util::format_iso8601_ms(util::now_ms());
       if (auto w = store->record_session_seen(r); !w) note = w.error().message;
+      // The session's pins as a view, so that its first PreCompact opens no database.
+      if (auto scope = resolve_pin_scope(*store, payload->session_id, payload->cwd); scope) {
+        if (auto n = refresh_pin_view(*store, loc, *scope); !n.empty() && note.empty()) note = n;
+      }
     }
     // After a compaction: counted with the tokens it freed (the status line's {compactions} and
     // {reclaimed}), then one line telling the model that what it lost is searchable, and how.

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "store/pin_views.hpp"
 #include "store/sqlite_open.hpp"
 #include "store/sqlite_stmt.hpp"
 #include "util/time.hpp"
@@ -191,6 +192,9 @@ Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_
                                                     std::optional<int64_t> context_at_end,
                                                     std::optional<int64_t> tokens_saved,
                                                     const std::string& ended_at) {
+  // A session joins a line (and the parent may be recorded): its pins may change.
+  const PinViews views{std::filesystem::path(path_)};
+  const auto change = views.change();
   if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
   auto rollback = [&](Error e) -> Result<SessionRecord> {
     (void)exec("ROLLBACK");
@@ -263,6 +267,11 @@ Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_
 namespace ctxkit::store {
 
 Result<void> StateStore::record_session_seen(const SessionRecord& r) {
+  // Recorded once: a session known already changes nothing (and takes no lock).
+  if (auto known = session(r.session_id); known && known->has_value()) return {};
+  // The record decides the session's pins from now on (before it, its hook's folder did).
+  const PinViews views{std::filesystem::path(path_)};
+  const auto change = views.change();
   Stmt s(db_.get(),
          "INSERT INTO sessions(session_id, line_id, number, project, transcript, cwd, started_at) "
          "VALUES(?1,?1,1,?2,?3,?4,?5) ON CONFLICT(session_id) DO NOTHING");

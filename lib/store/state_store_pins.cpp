@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <sqlite3.h>
 
+#include "store/pin_views.hpp"
 #include "store/sqlite_stmt.hpp"
 #include "store/state_store.hpp"
 
@@ -43,6 +44,8 @@ Result<std::string> StateStore::line_of(const std::string& session_id) {
 
 Result<int64_t> StateStore::add_pin(const PinRow& pin, int64_t max_per_scope, bool* existed) {
   if (existed) *existed = false;
+  const PinViews views{std::filesystem::path(path_)};
+  const auto change = views.change();
   if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
   auto rollback = [&](Error e) -> Result<int64_t> {
     (void)exec("ROLLBACK");
@@ -123,6 +126,8 @@ Result<int64_t> StateStore::count_pins(const std::string& line_id, const std::st
 
 Result<bool> StateStore::remove_pin(int64_t id, const std::string& line_id,
                                     const std::string& project) {
+  const PinViews views{std::filesystem::path(path_)};
+  const auto change = views.change();
   Stmt s(db_.get(), fmt::format("DELETE FROM pins WHERE id=?3 AND {}", kPinScope));
   if (s.prepare_rc() != SQLITE_OK) return std::unexpected(error("writing pins", s.prepare_rc()));
   s.bind(1, line_id);

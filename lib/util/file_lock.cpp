@@ -10,6 +10,8 @@
 #include <cstring>
 #include <thread>
 
+#include "util/fs.hpp"
+
 namespace ctxkit::util {
 
 FileLock& FileLock::operator=(FileLock&& other) noexcept {
@@ -61,6 +63,31 @@ Result<FileLock> FileLock::acquire_directory(const std::filesystem::path& dir,
     pause = std::min(pause * 2, std::chrono::milliseconds(20));
   }
   return FileLock(fd);
+}
+
+Result<std::optional<FileLock>> FileLock::acquire_within(const std::filesystem::path& path,
+                                                         Mode mode,
+                                                         std::chrono::milliseconds wait) {
+  auto fd = open_private_file(path, O_RDWR);
+  if (!fd) return std::unexpected(fd.error());
+  const int how = mode == Mode::Shared ? LOCK_SH : LOCK_EX;
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  auto pause = std::chrono::milliseconds(1);
+  while (::flock(*fd, how | LOCK_NB) != 0) {
+    const int e = errno;
+    if (e == EINTR) continue;
+    if (e != EWOULDBLOCK) {
+      ::close(*fd);
+      return fail(fmt::format("locking {}: {}", path.string(), std::strerror(e)));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::close(*fd);
+      return std::optional<FileLock>();
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
+  return std::optional<FileLock>(FileLock(*fd));
 }
 
 bool FileLock::held(const std::filesystem::path& path) {

@@ -114,10 +114,12 @@ TEST(PinsE2e, ANulIsRefused) {
 // what fits the budget, saying how many more there are; the list shows 100.
 TEST(PinsE2e, TenThousandPinsInTheStoreStayWithinTheBudget) {
   PinHome h;
-  ASSERT_EQ(h.pin({"add", "first"}).exit_code, 0);
+  ASSERT_EQ(h.pin({"list"}).exit_code, 0);  // the store made, and no pin's view written yet
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(h.state_db().c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
+                         "INSERT INTO pins(scope_kind, scope, text, created_at_ms) VALUES('line', "
+                         "'S1', 'first', 0); "
                          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
                          "i<9999) INSERT INTO pins(scope_kind, scope, text, created_at_ms) "
                          "SELECT 'line', 'S1', 'pin number ' || i || ' ' || "
@@ -136,6 +138,11 @@ TEST(PinsE2e, TenThousandPinsInTheStoreStayWithinTheBudget) {
   EXPECT_LT(pre.out.size(), 10000u);
   EXPECT_NE(pre.out.find("- first\n"), std::string::npos);
   EXPECT_NE(pre.out.find("more pins not shown here"), std::string::npos) << pre.out;
+  // The second compaction reads the view the first one wrote: the same text.
+  EXPECT_TRUE(fs::exists(h.state_db().parent_path() / "pins/S1.view"));
+  auto again = h.pin({"--hook"}, payload.dump(), "");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, pre.out);
   auto list = h.pin({"list"});
   EXPECT_EQ(list.exit_code, 0);
   EXPECT_EQ(line_count(list.out), 101u);
@@ -146,6 +153,45 @@ TEST(PinsE2e, TenThousandPinsInTheStoreStayWithinTheBudget) {
   EXPECT_EQ(more.err,
             "ctx-pin: error: the line of work already holds 100 pins, the most it keeps: remove "
             "one first (ctx-pin rm ID)\n");
+}
+
+// PreCompact after the pins changed prints them without opening the store: with the store's
+// file overwritten in place (the same file, no longer a database), it still prints every pin and
+// says nothing. A change made through ctx-pin (here another session's project pin, and a removal)
+// makes the view stale, and the next PreCompact reads the store again.
+TEST(PinsE2e, PreCompactReadsTheViewWhileItIsCurrentAndTheStoreAfterAChange) {
+  PinHome h;
+  ASSERT_EQ(h.pin({"add", "alpha stays"}).exit_code, 0);
+  ASSERT_EQ(h.pin({"add", "bravo goes"}).exit_code, 0);
+  json payload{{"session_id", "S1"},
+               {"transcript_path", "/none/-proj/S1.jsonl"},
+               {"cwd", (h.tmp / "proj").string()},
+               {"hook_event_name", "PreCompact"},
+               {"trigger", "manual"}};
+  ASSERT_EQ(h.pin({"add", "--project", "charlie of the project"}, "", "S2").exit_code, 0);
+  auto first = h.pin({"--hook"}, payload.dump(), "");
+  EXPECT_NE(first.out.find("- bravo goes\n"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("- charlie of the project\n"), std::string::npos) << first.out;
+  ASSERT_EQ(h.pin({"rm", "2"}).exit_code, 0);
+  auto pre = h.pin({"--hook"}, payload.dump(), "");
+  EXPECT_EQ(pre.exit_code, 0) << pre.err;
+  EXPECT_NE(pre.out.find("- alpha stays\n"), std::string::npos) << pre.out;
+  EXPECT_NE(pre.out.find("- charlie of the project\n"), std::string::npos) << pre.out;
+  EXPECT_EQ(pre.out.find("bravo"), std::string::npos) << pre.out;
+
+  {  // The store's own file, overwritten in place: any open of it fails now.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(h.state_db().c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    std::fstream f(h.state_db(), std::ios::in | std::ios::out | std::ios::binary);
+    f.write(std::string(100, 'z').data(), 100);
+  }
+  auto from_view = h.pin({"--hook"}, payload.dump(), "");
+  EXPECT_EQ(from_view.exit_code, 0);
+  EXPECT_EQ(from_view.out, pre.out);
+  EXPECT_EQ(from_view.err, "");
 }
 
 // A store that is not a database: the hook prints one line, exits 0 and the session goes on; the
