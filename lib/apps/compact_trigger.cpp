@@ -30,7 +30,8 @@ std::string compacted_prompt(int percent, int at) {
 
 std::string request_compaction_if_due(const core::Config& cfg, const core::Locations& loc,
                                       const util::Env& env, const std::string& session_id,
-                                      const std::string& transcript, const std::string& cwd) {
+                                      const std::string& transcript, const std::string& cwd,
+                                      std::chrono::milliseconds status_wait) {
   const auto token = env.get_nonempty("CTXKIT_SUPERVISOR");
   if (!token || cfg.compact.at <= 0 || cfg.compact.action != "compact" || session_id.empty() ||
       transcript.empty())
@@ -38,8 +39,8 @@ std::string request_compaction_if_due(const core::Config& cfg, const core::Locat
   const auto project = core::project_start_dir(env, cwd);
   // Counted as the reminders count it: with the status line's window and a reading past 200k the
   // meter saw for the session.
-  context::WindowHints seen;
-  {
+  auto seen_hints = [&] {
+    context::WindowHints seen;
     std::string ignored;
     if (auto meter = store::open_meter(loc, cfg, ignored))
       if (auto row = meter->row(session_id, ""); row) {
@@ -48,9 +49,23 @@ std::string request_compaction_if_due(const core::Config& cfg, const core::Locat
         seen.model = row->model;
         seen.client_version = row->client_version;
       }
+    return seen;
+  };
+  const auto compaction = context::client_compaction_settings(env, project);
+  context::WindowHints seen = seen_hints();
+  auto percent = context::transcript_percent(transcript, cfg.context, compaction, seen);
+  // The status line alone tells the window the client gives the model, and the client runs it
+  // 300 ms after the conversation last changed (each change starts that delay again): after a turn
+  // whose replies all came faster than that, it has not reported this session's window yet when
+  // the turn ends, and the model's default window (1M for one that can have it) would be counted.
+  const auto deadline = std::chrono::steady_clock::now() + status_wait;
+  while (percent && *percent < cfg.compact.at && seen.status_line_window == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    seen = seen_hints();
+    if (seen.status_line_window > 0)
+      percent = context::transcript_percent(transcript, cfg.context, compaction, seen);
   }
-  const auto percent = context::transcript_percent(
-      transcript, cfg.context, context::client_compaction_settings(env, project), seen);
   if (!percent || *percent < cfg.compact.at) return {};
   std::string note;
   auto store = store::open_state(loc, cfg, note);
@@ -112,7 +127,8 @@ void compact_after_turn_if_due(const core::Config& cfg, const core::Locations& l
   }
   const auto token = env.get_nonempty("CTXKIT_SUPERVISOR");
   if (!token) return;
-  if (auto why = request_compaction_if_due(cfg, loc, env, session_id, transcript, cwd);
+  if (auto why = request_compaction_if_due(cfg, loc, env, session_id, transcript, cwd,
+                                           std::chrono::seconds(2));
       !why.empty()) {
     note_problem(why);
     return;

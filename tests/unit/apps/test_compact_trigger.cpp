@@ -2,7 +2,9 @@
 // whose focus is the pins.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "apps/compact_trigger.hpp"
 #include "apps/pins_app.hpp"
@@ -103,6 +105,38 @@ TEST(CompactTrigger, CountsAgainstTheWindowTheStatusLineReported) {
   auto p = h.pending();  // 60 % of 200k
   ASSERT_TRUE(p);
   EXPECT_EQ(p->action, "compact");
+}
+
+// After a turn whose replies came faster than the client's 300 ms status-line delay, the status
+// line reports the window only after the turn's end: the trigger waits for it (up to its wait)
+// instead of counting the model's default 1M window and deciding nothing is due.
+TEST(CompactTrigger, WaitsForAWindowTheStatusLineReportsAfterTheTurnsEnd) {
+  TriggerHome h(50, 120000, "claude-opus-4-8");  // 12 % of the rules' 1M, 60 % of 200k
+  std::thread status_line([&h] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    std::string problem;
+    auto meter = store::open_meter(h.loc, h.cfg, problem);
+    ASSERT_TRUE(meter) << problem;
+    ASSERT_TRUE(meter->record_status("S1", {120000, 200000, 1}));
+  });
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(request_compaction_if_due(h.cfg, h.loc, h.env, "S1", h.transcript, "/p",
+                                      std::chrono::seconds(10)),
+            "");
+  status_line.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  auto p = h.pending();
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->action, "compact");
+}
+
+// With no status line reporting, the wait ends and nothing is due, as before.
+TEST(CompactTrigger, WithoutAStatusLineTheWaitEndsAndNothingIsDue) {
+  TriggerHome h(50, 120000, "claude-opus-4-8");
+  EXPECT_EQ(request_compaction_if_due(h.cfg, h.loc, h.env, "S1", h.transcript, "/p",
+                                      std::chrono::milliseconds(200)),
+            "");
+  EXPECT_FALSE(h.pending());
 }
 
 TEST(CompactTrigger, APendingRolloverGoesFirst) {
