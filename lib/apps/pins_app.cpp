@@ -71,7 +71,9 @@ Result<PinPayload> parse_payload(const std::string& text) {
 }
 
 // A session id usable in a file name (the client's are UUIDs).
-bool plain_id(const std::string& id) { return store::PinViews::usable_id(id); }
+bool plain_id(const std::string& id) {
+  return store::PinViews::usable_id(id);
+}
 
 // The file whose presence tells the next UserPromptSubmit hook that a compaction left pins out:
 // that hook then opens the database, and on every other prompt only looks for this file.
@@ -313,11 +315,12 @@ store::PinView pin_view_of(const PinScope& scope, const PinList& list) {
 std::string refresh_pin_view(store::StateStore& store, const core::Locations& loc,
                              const PinScope& scope) {
   if (!store::PinViews::usable_id(scope.session_id)) return {};
-  auto r = store::PinViews(loc.state_db()).refresh(scope.session_id, [&]() -> Result<store::PinView> {
-    auto list = list_pins(store, scope);
-    if (!list) return std::unexpected(list.error());
-    return pin_view_of(scope, *list);
-  });
+  auto r =
+      store::PinViews(loc.state_db()).refresh(scope.session_id, [&]() -> Result<store::PinView> {
+        auto list = list_pins(store, scope);
+        if (!list) return std::unexpected(list.error());
+        return pin_view_of(scope, *list);
+      });
   return r ? std::string() : r.error().message;
 }
 

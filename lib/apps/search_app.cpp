@@ -2,13 +2,17 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "apps/cli.hpp"
 #include "archive/recall.hpp"
+#include "archive/session_archiver.hpp"
 #include "core/config.hpp"
+#include "rollover/rollover.hpp"
+#include "util/process.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::apps {
@@ -77,9 +81,35 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
                  "with --show HANDLE: the lines A:B of the output (A: to the end)");
   app.add_option("--bytes", bytes, "with --show HANDLE: the bytes A:B of the output (B excluded)");
   app.add_flag("--json", json_out, "print the hits as JSON");
+  std::string archive_path;
+  bool ended = false;
+  app.add_option("--archive", archive_path,
+                 "archive and index this session's transcript now (what ctx-session-hook has done "
+                 "after each turn)");
+  app.add_flag("--ended", ended,
+               "with --archive: the session has ended (waits for an indexer at work; runs "
+               "`episodic-memory sync` when [archive] episodic_memory_sync is set)");
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
   const auto error = cli.error(ctx);
+  if (ended && archive_path.empty()) return error("--ended goes with --archive TRANSCRIPT");
+  if (!archive_path.empty()) {
+    if (!words.empty() || !show.empty() || json_out)
+      return error("--archive takes no words, --show or --json");
+    const core::Config cfg = core::load_config(ctx.env, {core::project_start_dir(ctx.env, "")});
+    const std::string problem =
+        archive::archive_and_index(archive_path, cfg.locations(ctx.env), cfg.archive, !ended);
+    if (ended && cfg.archive.episodic_memory_sync) {
+      if (auto prog = rollover::find_program("episodic-memory", ctx.env)) {
+        util::ProcessSpec spec;
+        spec.argv = {*prog, "sync"};
+        spec.timeout = std::chrono::minutes(10);
+        (void)util::run_process(spec);
+      }
+    }
+    if (!problem.empty()) return error(problem);
+    return 0;
+  }
   // The input is checked before the archive is looked at.
   std::optional<archive::SessionRef> ref;
   int64_t line = 0;

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 
 #include "apps/archive_tool.hpp"
@@ -16,7 +17,6 @@
 #include "apps/hook_input.hpp"
 #include "apps/pins_app.hpp"
 #include "archive/archive.hpp"
-#include "archive/session_archiver.hpp"
 #include "claude/hook_response.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
@@ -28,6 +28,7 @@
 #include "store/state_store.hpp"
 #include "util/fs.hpp"
 #include "util/one_line.hpp"
+#include "util/paths.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
 
@@ -37,17 +38,48 @@ namespace fs = std::filesystem;
 namespace {
 constexpr const char* kTool = "ctx-session-hook";
 
-// The live session's new lines archived and indexed (what the Stop and PreCompact hooks start).
-void archive_live(const fs::path& transcript, const core::Locations& loc,
-                  const core::ArchiveConfig& archive_cfg) {
-  auto r = archive::archive_session(transcript, loc, archive_cfg, /*queue_once=*/true);
-  if (r && !r->indexed && !r->project_excluded && !r->queued_behind)
-    archive::run_indexer(loc, archive_cfg, /*queue_once=*/true);
-  if (!r && util::make_private_dirs(loc.state_dir))
+// Appends a note to the archive's log (what a detached run leaves where the user finds it).
+void log_note(const core::Locations& loc, const std::string& what) {
+  if (util::make_private_dirs(loc.state_dir))
     (void)util::append_private_line(
         loc.archive_log(),
-        fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
-                    util::one_line(transcript.string()), util::one_line(r.error().message)));
+        fmt::format("{} ctx-session-hook: {}", util::format_iso8601_ms(util::now_ms()),
+                    util::one_line(what)));
+}
+
+// The archive's work on a transcript (archive::archive_and_index) is done by `ctx-search
+// --archive`, the program beside this one: the indexer reads messages with libsimdjson, a shared
+// library, and this hook, which runs at every session's start and every turn's end, is linked
+// static so that it starts fast (docs/performance.md). Run in the project's folder, as the hook
+// reads its configuration there.
+std::vector<std::string> archiver_argv(const fs::path& transcript, bool ended) {
+  const fs::path dir = util::executable_dir().value_or(fs::path());
+  std::vector<std::string> argv{(dir / "ctx-search").string(), "--archive", transcript.string()};
+  if (ended) argv.push_back("--ended");
+  return argv;
+}
+
+// Runs the archiver and waits for it (--foreground).
+void run_archiver(const std::vector<std::string>& argv, const std::string& cwd,
+                  const core::Locations& loc) {
+  util::ProcessSpec spec;
+  spec.argv = argv;
+  std::error_code ec;
+  if (!cwd.empty() && fs::is_directory(cwd, ec)) spec.cwd = cwd;
+  auto r = util::run_process(spec);
+  if (!r) log_note(loc, fmt::format("running {}: {}", argv.front(), r.error().message));
+}
+
+// Becomes the archiver (in a detached child: nothing follows in this process).
+void exec_archiver(const std::vector<std::string>& argv, const std::string& cwd,
+                   const core::Locations& loc) {
+  std::error_code ec;
+  if (!cwd.empty() && fs::is_directory(cwd, ec)) (void)::chdir(cwd.c_str());
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  ::execv(args.front(), args.data());
+  log_note(loc, fmt::format("running {}: {}", argv.front(), std::strerror(errno)));
 }
 
 // Whether an archiver of this session already waits for the one at work (it holds the session's
@@ -101,7 +133,8 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   bool foreground = false;
   cli.app().add_option("event", event, "hook event name (informational)");
   cli.app().add_flag("--foreground", foreground,
-                     "archive in this process instead of a detached one");
+                     "record and archive in this process (and wait for it) instead of a detached "
+                     "one");
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
   auto payload = read_hook_payload(ctx, kTool);
@@ -115,32 +148,48 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   std::function<void()> after_output;  // detached once the hook's output is over
 
   if (ev == "SessionStart") {
-    if (auto store = store::open_state(loc, cfg, note)) {
-      store::SessionRecord r;
-      r.session_id = payload->session_id;
-      r.project = transcript.parent_path().filename().string();
-      r.transcript = transcript.string();
-      r.cwd = payload->cwd;
-      r.started_at = util::format_iso8601_ms(util::now_ms());
-      if (auto w = store->record_session_seen(r); !w) note = w.error().message;
-      // The session's pins as a view, so that its first PreCompact opens no database.
-      if (auto scope = resolve_pin_scope(*store, payload->session_id, payload->cwd); scope) {
-        if (auto n = refresh_pin_view(*store, loc, *scope); !n.empty() && note.empty()) note = n;
+    // The session recorded (with its pins' view, so that its first PreCompact opens no database)
+    // and, after a compaction, the compaction counted: once the hook's output is over, so that the
+    // client's start waits for none of it (the first write of a database syncs it).
+    auto record = [cfg, loc, p = *payload](std::string& problem) {
+      const fs::path path(p.transcript_path);
+      if (auto store = store::open_state(loc, cfg, problem)) {
+        store::SessionRecord r;
+        r.session_id = p.session_id;
+        r.project = path.parent_path().filename().string();
+        r.transcript = path.string();
+        r.cwd = p.cwd;
+        r.started_at = util::format_iso8601_ms(util::now_ms());
+        if (auto w = store->record_session_seen(r); !w) problem = w.error().message;
+        if (auto scope = resolve_pin_scope(*store, p.session_id, p.cwd); scope) {
+          if (auto n = refresh_pin_view(*store, loc, *scope); !n.empty() && problem.empty())
+            problem = n;
+        }
       }
-    }
-    // After a compaction: counted with the tokens it freed (the status line's {compactions} and
-    // {reclaimed}), then one line telling the model that what it lost is searchable, and how.
-    if (payload->source == "compact" && !payload->session_id.empty()) {
-      std::string meter_note;
-      if (auto meter = store::open_meter(loc, cfg, meter_note)) {
-        const auto figures = context::last_compaction(payload->transcript_path);
-        const int64_t freed =
-            figures && figures->post_tokens > 0 ? figures->pre_tokens - figures->post_tokens : 0;
-        if (auto r = meter->record_compaction(payload->session_id, freed); !r)
-          meter_note = r.error().message;
+      // After a compaction: counted with the tokens it freed (the status line's {compactions}
+      // and {reclaimed}).
+      if (p.source == "compact" && !p.session_id.empty()) {
+        std::string meter_note;
+        if (auto meter = store::open_meter(loc, cfg, meter_note)) {
+          const auto figures = context::last_compaction(p.transcript_path);
+          const int64_t freed =
+              figures && figures->post_tokens > 0 ? figures->pre_tokens - figures->post_tokens : 0;
+          if (auto r = meter->record_compaction(p.session_id, freed); !r)
+            meter_note = r.error().message;
+        }
+        if (problem.empty()) problem = meter_note;
       }
-      if (note.empty()) note = meter_note;
+    };
+    if (foreground) {
+      record(note);
+    } else {
+      after_output = [record, loc] {
+        std::string problem;
+        record(problem);
+        if (!problem.empty()) log_note(loc, problem);
+      };
     }
+    // After a compaction: one line telling the model that what it lost is searchable, and how.
     if (payload->source == "compact" && !payload->session_id.empty())
       ctx.out << claude::session_start_response(searchable_after_compaction(
                      archive_search_tool(ctx.env, payload->cwd), payload->session_id))
@@ -170,45 +219,21 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     // already waits for the one at work.
     std::error_code ec;
     if (!payload->transcript_path.empty() && fs::is_regular_file(transcript, ec)) {
-      const core::ArchiveConfig archive_cfg = cfg.archive;
-      auto work = [transcript, loc, archive_cfg] { archive_live(transcript, loc, archive_cfg); };
+      const auto argv = archiver_argv(transcript, /*ended=*/false);
       if (foreground)
-        work();
+        run_archiver(argv, payload->cwd, loc);
       else if (!archiver_queued(transcript, loc))
-        after_output = work;
+        after_output = [argv, cwd = payload->cwd, loc] { exec_archiver(argv, cwd, loc); };
     }
   } else if (ev == "SessionEnd") {
     std::error_code ec;
     if (!fs::exists(transcript, ec)) {
       note = fmt::format("nothing to archive: {} does not exist", transcript.string());
     } else {
-      const core::ArchiveConfig archive_cfg = cfg.archive;
-      const util::Env env = ctx.env;
-      auto work = [transcript, loc, archive_cfg, env] {
-        auto r = archive::archive_session(transcript, loc, archive_cfg);
-        // Another indexer was at work: wait for it, then finish what it left (this session).
-        if (r && !r->indexed && !r->project_excluded) archive::run_indexer(loc, archive_cfg);
-        if (!r) {
-          // Detached: leave the reason where the user can find it (private folder, no links).
-          if (util::make_private_dirs(loc.state_dir)) {
-            (void)util::append_private_line(
-                loc.archive_log(),
-                fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
-                            util::one_line(transcript.string()),
-                            util::one_line(r.error().message)));
-          }
-        }
-        if (archive_cfg.episodic_memory_sync) {
-          if (auto prog = rollover::find_program("episodic-memory", env)) {
-            util::ProcessSpec spec;
-            spec.argv = {*prog, "sync"};
-            spec.timeout = std::chrono::minutes(10);
-            (void)util::run_process(spec);
-          }
-        }
-      };
+      const auto argv = archiver_argv(transcript, /*ended=*/true);
+      auto work = [argv, cwd = payload->cwd, loc] { exec_archiver(argv, cwd, loc); };
       if (foreground)
-        work();
+        run_archiver(argv, payload->cwd, loc);
       else
         util::detach(work);
     }

@@ -14,6 +14,8 @@
 #include "util/file_lock.hpp"
 #include "util/fs.hpp"
 #include "util/line_reader.hpp"
+#include "util/one_line.hpp"
+#include "util/time.hpp"
 
 namespace ctxkit::archive {
 namespace fs = std::filesystem;
@@ -148,6 +150,21 @@ Result<ArchiveOutcome> archive_session(const fs::path& transcript, const core::L
   out.index = *run;
   out.indexed = true;
   return out;
+}
+
+std::string archive_and_index(const fs::path& transcript, const core::Locations& loc,
+                              const core::ArchiveConfig& config, bool live) {
+  auto r = archive_session(transcript, loc, config, /*queue_once=*/live);
+  // Another indexer was at work: (at the end, after waiting for it) finish what it left.
+  if (r && !r->indexed && !r->project_excluded && !r->queued_behind)
+    run_indexer(loc, config, /*queue_once=*/live);
+  if (r) return {};
+  if (util::make_private_dirs(loc.state_dir))
+    (void)util::append_private_line(
+        loc.archive_log(),
+        fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
+                    util::one_line(transcript.string()), util::one_line(r.error().message)));
+  return r.error().message;
 }
 
 }  // namespace ctxkit::archive

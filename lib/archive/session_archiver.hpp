@@ -36,6 +36,13 @@ Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript,
                                        const core::Locations& loc,
                                        const core::ArchiveConfig& config, bool queue_once = false);
 
+// A session's transcript archived and indexed, as the session hook has it done after each turn
+// (`live`: with queue_once, then the indexer unless another archiver of the session waits) or at
+// its end (the indexer waited for, then run). A failure is also written to the archive's log, the
+// place a detached run leaves it. Returns the failure's message, else "".
+std::string archive_and_index(const std::filesystem::path& transcript, const core::Locations& loc,
+                              const core::ArchiveConfig& config, bool live);
+
 // Waits for and takes the lock archive_session holds while it writes the archived copy of a
 // session (a file beside it, in its folder, which the caller has made private). A trim holds it
 // while it writes its own copy, so that the two never replace each other's work. An error when

@@ -135,7 +135,9 @@ std::optional<PinView> PinViews::read(const std::string& session_id,
   return view;
 }
 
-std::string PinViews::current_generation() const { return read_generation(dir_ / "views.gen"); }
+std::string PinViews::current_generation() const {
+  return read_generation(dir_ / "views.gen");
+}
 
 // A new random generation, written in place (16 bytes at offset 0: a reader sees the old one, the
 // new one, or something that is neither and uses no view). When it cannot be written, the file is
@@ -176,7 +178,9 @@ PinViews::Change::~Change() {
   if (views_) views_->next_generation();
 }
 
-PinViews::Change PinViews::change() const { return Change(this); }
+PinViews::Change PinViews::change() const {
+  return Change(this);
+}
 
 Result<void> PinViews::write(const std::string& session_id, const PinView& view,
                              const std::string& generation) const {

@@ -23,8 +23,8 @@ class FileLock {
   // regular or not this user's is refused), waiting up to `wait` for other holders: nullopt when
   // it is still held the other way then.
   enum class Mode { Shared, Exclusive };
-  static Result<std::optional<FileLock>> acquire_within(const std::filesystem::path& path, Mode mode,
-                                                        std::chrono::milliseconds wait);
+  static Result<std::optional<FileLock>> acquire_within(const std::filesystem::path& path,
+                                                        Mode mode, std::chrono::milliseconds wait);
   // Whether a process holds the lock on `path` now (false when there is no such file).
   static bool held(const std::filesystem::path& path);
 

@@ -275,7 +275,9 @@ struct Doctored {
     EXPECT_EQ(run_tool("ctx-remind", {}, p.dump(), env).exit_code, 0);
     p["hook_event_name"] = "SessionStart";
     p["source"] = "startup";
-    EXPECT_EQ(run_tool("ctx-session-hook", {}, p.dump(), env).exit_code, 0);
+    // Recorded in this process (the client's run records after its output, detached): the
+    // databases are there, and no longer written, when a test changes them.
+    EXPECT_EQ(run_tool("ctx-session-hook", {"--foreground"}, p.dump(), env).exit_code, 0);
   }
   // The findings of `area` that name `file`.
   std::vector<std::string> findings_on(const std::string& area, const fs::path& file) {

@@ -14,6 +14,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "e2e/e2e_support.hpp"
@@ -239,11 +240,24 @@ TEST(Hostile, AStateDatabaseLinkIsNotFollowed) {
   fs::create_symlink(victim, state / "state.db");
   fs::path t = tmp / "t.jsonl";
   std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  // As the client runs it (the session recorded after the hook's output, detached: the reason it
+  // could not be is left in the archive's log), and in the hook's own process (on stderr).
   auto r = run_tool("ctx-session-hook", {}, session_start(t).dump(), tmp.env());
   EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  std::string log;
+  for (int i = 0; i < 200 && log.find("a symbolic link (refused)") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    log = read_file(state / "archive.log");
+  }
+  EXPECT_NE(log.find("a symbolic link (refused)"), std::string::npos) << log;
   EXPECT_EQ(read_file(victim), "");
   EXPECT_TRUE(fs::is_symlink(state / "state.db"));
-  EXPECT_NE(r.err.find("a symbolic link (refused)"), std::string::npos) << r.err;
+  auto here = run_tool("ctx-session-hook", {"--foreground"}, session_start(t).dump(), tmp.env());
+  EXPECT_EQ(here.exit_code, 0);
+  EXPECT_NE(here.err.find("a symbolic link (refused)"), std::string::npos) << here.err;
+  EXPECT_EQ(read_file(victim), "");
+  EXPECT_TRUE(fs::is_symlink(state / "state.db"));
 }
 
 // ctx-remind's own database refuses a link; creating it reads a state database of before the

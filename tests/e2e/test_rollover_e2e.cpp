@@ -246,7 +246,14 @@ TEST(SessionHook, SessionEndArchivesInTheBackgroundAndStartRecordsTheSession) {
   auto s = run_tool("ctx-session-hook", {"SessionStart"}, start.dump(), r.env);
   EXPECT_EQ(s.exit_code, 0) << s.err;
   EXPECT_EQ(s.out, "");
-  auto lineage = json::parse(run_tool("ctx-lineage", {kSid, "--json"}, "", r.env).out);
+  // Recorded once the hook's output is over, in the background: within moments.
+  json lineage;
+  for (int i = 0; i < 200; ++i) {
+    lineage = json::parse(run_tool("ctx-lineage", {kSid, "--json"}, "", r.env).out, nullptr, false);
+    if (lineage.is_array() && !lineage.empty() && lineage[0].value("number", 0) == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(lineage.is_array() && !lineage.empty()) << lineage.dump();
   EXPECT_EQ(lineage[0]["number"], 1);
   json end = {{"session_id", kSid},
               {"transcript_path", r.transcript.string()},
@@ -264,6 +271,31 @@ TEST(SessionHook, SessionEndArchivesInTheBackgroundAndStartRecordsTheSession) {
   }
   EXPECT_TRUE(found) << "the ended session was not archived and indexed";
   EXPECT_EQ(read_file(r.state() / "archive/-proj" / (kSid + ".jsonl")), r.original);
+}
+
+// What the session hook starts after each turn and at a session's end, by hand: `ctx-search
+// --archive` archives and indexes the transcript before it returns; bad use is one line.
+TEST(SessionHook, CtxSearchArchiveArchivesAndIndexesBeforeItReturns) {
+  Rig r(0);
+  auto a = run_tool("ctx-search", {"--archive", r.transcript.string()}, "", r.env);
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, "");
+  auto hits = run_tool("ctx-search", {"kitchen-sink", "--json"}, "", r.env);
+  EXPECT_EQ(hits.exit_code, 0) << hits.err;
+  EXPECT_TRUE(hits.out.starts_with("[{")) << hits.out;
+  EXPECT_EQ(read_file(r.state() / "archive/-proj" / (kSid + ".jsonl")), r.original);
+  auto ended = run_tool("ctx-search", {"--archive", r.transcript.string(), "--ended"}, "", r.env);
+  EXPECT_EQ(ended.exit_code, 0) << ended.err;
+
+  auto lone = run_tool("ctx-search", {"--ended"}, "", r.env);
+  EXPECT_NE(lone.exit_code, 0);
+  EXPECT_EQ(lone.err, "ctx-search: error: --ended goes with --archive TRANSCRIPT\n");
+  auto both = run_tool("ctx-search", {"--archive", r.transcript.string(), "words"}, "", r.env);
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_EQ(both.err, "ctx-search: error: --archive takes no words, --show or --json\n");
+  auto missing = run_tool("ctx-search", {"--archive", (r.tmp / "none.jsonl").string()}, "", r.env);
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_EQ(line_count(missing.err), 1u) << missing.err;
 }
 
 TEST(Rollover, BadInputIsOneLineAndRecordsNothing) {

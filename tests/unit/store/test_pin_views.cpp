@@ -192,7 +192,7 @@ TEST(PinViews, LinksInPlaceOfItsFilesAreNotFollowed) {
   fs::remove(pins / "views.lock");
   fs::create_symlink(target, pins / "views.lock");
   EXPECT_FALSE(st.refresh("S1", "S1"));  // refused, with its reason
-  st.add("S1", "third");  // the writer goes on without the lock
+  st.add("S1", "third");                 // the writer goes on without the lock
   EXPECT_FALSE(st.views.read("S1", ""));
   EXPECT_TRUE(fs::is_symlink(pins / "views.lock"));
 }
