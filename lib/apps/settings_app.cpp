@@ -429,8 +429,7 @@ Result<std::vector<fs::path>> copy_skills(const fs::path& from, const fs::path& 
       }
       out.append(*text, pos);
       fs::path target = out_dir / f.filename();
-      if (auto r = util::write_file_atomic(target, out, 0644); !r)
-        return std::unexpected(r.error());
+      CTXKIT_TRY(util::write_file_atomic(target, out, 0644));
       written.push_back(target);
     }
     ctx.out << "installed skill /" << dir.filename().string() << '\n';

@@ -137,7 +137,7 @@ Result<IndexReport> index_file(store::SearchIndex& index, const fs::path& transc
                                const fs::path& outputs) {
   IndexReport report;
   const std::string path = transcript.string();
-  if (auto r = index.begin(); !r) return std::unexpected(r.error());
+  CTXKIT_TRY(index.begin());
   auto rollback = [&](Error e) -> Result<IndexReport> {
     index.rollback();
     return std::unexpected(std::move(e));
@@ -216,7 +216,7 @@ Result<IndexReport> index_file(store::SearchIndex& index, const fs::path& transc
       if (auto r = index.set_progress(file->id, reader->consumed(), line_no, false); !r)
         return rollback(r.error());
       if (auto r = index.commit(); !r) return rollback(r.error());
-      if (auto r = index.begin(); !r) return std::unexpected(r.error());
+      CTXKIT_TRY(index.begin());
       batch = 0;
     }
   }

@@ -202,7 +202,7 @@ Result<ShowAnswer> ArchiveRecall::show(const SessionRef& ref, int64_t line, int 
   if (!fs::exists(loc_.archive_dir(), ec))
     return fail("nothing is archived yet", Error::Kind::NotFound);
   if (line < 1) return fail("the line numbers start at 1", Error::Kind::Invalid);
-  if (auto opened = ready_index(); !opened) return std::unexpected(opened.error());
+  CTXKIT_TRY(ready_index());
   auto file = index_->file_of(ref.session_id, ref.agent);
   if (!file) return std::unexpected(file.error());
   ShowAnswer out;

@@ -109,7 +109,7 @@ Result<ArchiveOutcome> archive_session(const fs::path& transcript, const core::L
     // One archiver of a session at a time (the Stop and PreCompact hooks of one session may
     // overlap), and with `queue_once` at most one waiting behind it.
     const fs::path dir = out.where.transcript.parent_path();
-    if (auto made = util::make_private_dirs(dir); !made) return std::unexpected(made.error());
+    CTXKIT_TRY(util::make_private_dirs(dir));
     std::optional<util::FileLock> queued;
     if (queue_once) {
       auto q = util::FileLock::acquire(dir / ("." + session + ".queue"), false);
@@ -131,12 +131,10 @@ Result<ArchiveOutcome> archive_session(const fs::path& transcript, const core::L
       out.copied = *appended;
     }
     if (!out.copied && archive_needs_update(out.where, static_cast<uint64_t>(st.st_size))) {
-      if (auto r = copy_complete_lines(transcript, out.where.transcript); !r)
-        return std::unexpected(r.error());
+      CTXKIT_TRY(copy_complete_lines(transcript, out.where.transcript));
       out.copied = true;
     }
-    if (auto r = copy_side_folder(transcript.parent_path() / session, out.where.side_dir); !r)
-      return std::unexpected(r.error());
+    CTXKIT_TRY(copy_side_folder(transcript.parent_path() / session, out.where.side_dir));
   }
   out.project_excluded = project_is_excluded(project, config);
   if (out.project_excluded) return out;

@@ -117,8 +117,7 @@ Result<ModelRule> parse_model(const json& m, std::string_view where, const Model
   r.max_output = *out;
   if (auto n = m.find("native_1m"); n != m.end()) r.native_1m = n->is_boolean() && n->get<bool>();
   if (auto c = m.find("can_1m"); c != m.end()) r.can_1m = c->is_boolean() && c->get<bool>();
-  if (auto d = default_at(m, "auto_compact_window", r.default_window, r.default_is_auto, where); !d)
-    return std::unexpected(d.error());
+  CTXKIT_TRY(default_at(m, "auto_compact_window", r.default_window, r.default_is_auto, where));
   r.default_window_1m = r.default_window;
   r.default_1m_is_auto = r.default_is_auto;
   if (auto d =

@@ -82,20 +82,18 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
   auto prompt = render_continuation(continuation_template(exe_dir), info);
   if (!prompt) return std::unexpected(prompt.error());
   // The prompt is one argument of the client, whoever starts it: it must pass whole.
-  if (auto fits = check_prompt_fits(*prompt, request.summary_file); !fits)
-    return std::unexpected(fits.error());
+  CTXKIT_TRY(check_prompt_fits(*prompt, request.summary_file));
   r.launch.argv =
       claude::launch_argv(program, cfg.rollover.claude_args, request.print || cfg.rollover.print,
                           r.new_session_id, *prompt);
   if (outside) {
-    if (auto ok = util::check_exec_args(r.launch); !ok) return std::unexpected(ok.error());
+    CTXKIT_TRY(util::check_exec_args(r.launch));
   }
 
   auto archived = archive::archive_session(path, loc, cfg.archive);
   if (!archived) return std::unexpected(archived.error());
   r.prompt_file = loc.rollovers_dir() / (r.new_session_id + ".md");
-  if (auto w = util::write_file_atomic(r.prompt_file, *prompt, 0600); !w)
-    return std::unexpected(w.error());
+  CTXKIT_TRY(util::write_file_atomic(r.prompt_file, *prompt, 0600));
 
   const std::string now = util::format_iso8601_ms(util::now_ms());
   store::SessionRecord parent, child;

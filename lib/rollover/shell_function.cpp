@@ -132,8 +132,7 @@ Result<bool> replace_text(const fs::path& file, const std::string& before, const
     struct stat st {};
     if (::stat(file.c_str(), &st) == 0) mode = st.st_mode & 07777;
   }
-  if (auto w = util::write_file_atomic(file, after, mode, util::Durability::Fsync); !w)
-    return std::unexpected(w.error());
+  CTXKIT_TRY(util::write_file_atomic(file, after, mode, util::Durability::Fsync));
   return true;
 }
 }  // namespace

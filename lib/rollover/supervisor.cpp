@@ -102,10 +102,10 @@ Result<Relaunch> prepare_relaunch(const store::PendingRollover& ready,
   util::SpawnSpec spec = base;
   spec.argv = r.argv;
   spec.cwd = r.cwd;
-  if (auto ok = util::check_spawnable(spec); !ok) return std::unexpected(ok.error());
+  CTXKIT_TRY(util::check_spawnable(spec));
   if (!r.compact_argv.empty()) {
     spec.argv = r.compact_argv;
-    if (auto ok = util::check_spawnable(spec); !ok) return std::unexpected(ok.error());
+    CTXKIT_TRY(util::check_spawnable(spec));
   }
   return r;
 }

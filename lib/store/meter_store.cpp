@@ -141,7 +141,7 @@ Result<std::optional<core::ReminderState>> MeterStore::update_reminder(
     const std::string& session, const std::string& agent,
     const std::function<
         std::optional<core::ReminderState>(const std::optional<core::ReminderState>&)>& decide) {
-  if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+  CTXKIT_TRY(exec("BEGIN IMMEDIATE"));
   auto rollback = [&](Error e) -> Result<std::optional<core::ReminderState>> {
     (void)exec("ROLLBACK");
     return std::unexpected(std::move(e));

@@ -160,8 +160,7 @@ void PinViews::next_generation() const {
 }
 
 Result<std::optional<util::FileLock>> PinViews::share() const {
-  if (auto d = util::make_private_dirs(dir_, db_.parent_path()); !d)
-    return std::unexpected(d.error());
+  CTXKIT_TRY(util::make_private_dirs(dir_, db_.parent_path()));
   return util::FileLock::acquire_within(dir_ / "views.lock", util::FileLock::Mode::Shared, wait_);
 }
 

@@ -200,7 +200,7 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
   if (!seen) return std::unexpected(seen.error());
   if (*seen != kSchemaVersion) {
     // Only a new or older index takes the write lock (readers never wait for an indexer).
-    if (auto r = idx.exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+    CTXKIT_TRY(idx.exec("BEGIN IMMEDIATE"));
     auto now = version();
     if (!now) {
       idx.rollback();
@@ -226,12 +226,12 @@ Result<SearchIndex> SearchIndex::open(const fs::path& path, int busy_timeout_ms)
       }
       (void)idx.exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
     }
-    if (auto r = idx.exec("COMMIT"); !r) return std::unexpected(r.error());
+    CTXKIT_TRY(idx.exec("COMMIT"));
     if (*now > 0 && *now < kSchemaVersion) (void)idx.exec("VACUUM");
   }
   // Where a line is (archive_show): added to indexes of this schema made before it existed; a
   // no-op once it exists.
-  if (auto r = idx.exec(kLineIndex); !r) return std::unexpected(r.error());
+  CTXKIT_TRY(idx.exec(kLineIndex));
   idx.ranks_ = register_rank(raw);
   idx.st_ = std::make_shared<Statements>(raw);
   for (Stmt* s : {&idx.st_->meta, &idx.st_->text, &idx.st_->progress})

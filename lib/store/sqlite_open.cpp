@@ -124,8 +124,7 @@ Result<Handle> open_once(const fs::path& path, int busy_timeout_ms, const Schema
   // Before the first read: only then does SQLite keep the WAL index in the connection's memory.
   // Only `main`: a database attached later is used in the usual shared way.
   if (locking == Locking::Exclusive) {
-    if (auto r = exec(raw, "PRAGMA main.locking_mode=EXCLUSIVE", owner, shown); !r)
-      return std::unexpected(r.error());
+    CTXKIT_TRY(exec(raw, "PRAGMA main.locking_mode=EXCLUSIVE", owner, shown));
   }
   // The write-ahead log (and, shared, its index) stay beside the database between runs (emptied
   // when the last connection closes, see journal_size_limit below): every hook run otherwise
@@ -145,8 +144,8 @@ Result<Handle> open_once(const fs::path& path, int busy_timeout_ms, const Schema
   if (*v < schema.version()) {
     // An exclusive connection keeps what it locked until it closes: its caller retries whole.
     const int wal_wait = locking == Locking::Exclusive ? 0 : busy_timeout_ms;
-    if (auto r = enter_wal(raw, wal_wait, owner, shown); !r) return std::unexpected(r.error());
-    if (auto r = migrate(raw, schema, shown); !r) return std::unexpected(r.error());
+    CTXKIT_TRY(enter_wal(raw, wal_wait, owner, shown));
+    CTXKIT_TRY(migrate(raw, schema, shown));
   }
   if (auto r =
           exec(raw, "PRAGMA synchronous=NORMAL; PRAGMA journal_size_limit=4194304", owner, shown);

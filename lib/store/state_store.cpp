@@ -195,7 +195,7 @@ Result<SessionRecord> StateStore::record_derivation(const SessionRecord& parent_
   // A session joins a line (and the parent may be recorded): its pins may change.
   const PinViews views{std::filesystem::path(path_)};
   const auto change = views.change();
-  if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+  CTXKIT_TRY(exec("BEGIN IMMEDIATE"));
   auto rollback = [&](Error e) -> Result<SessionRecord> {
     (void)exec("ROLLBACK");
     return std::unexpected(std::move(e));

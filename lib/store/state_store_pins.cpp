@@ -46,7 +46,7 @@ Result<int64_t> StateStore::add_pin(const PinRow& pin, int64_t max_per_scope, bo
   if (existed) *existed = false;
   const PinViews views{std::filesystem::path(path_)};
   const auto change = views.change();
-  if (auto r = exec("BEGIN IMMEDIATE"); !r) return std::unexpected(r.error());
+  CTXKIT_TRY(exec("BEGIN IMMEDIATE"));
   auto rollback = [&](Error e) -> Result<int64_t> {
     (void)exec("ROLLBACK");
     return std::unexpected(std::move(e));

@@ -264,8 +264,7 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   if (!req.dry_run && !req.archive_transcript.empty()) {
     // archive/<project>/: private, tightened when too open, never through a link.
     const fs::path folder = req.archive_transcript.parent_path();
-    if (auto r = util::make_private_dirs(folder, folder.parent_path()); !r)
-      return std::unexpected(r.error());
+    CTXKIT_TRY(util::make_private_dirs(folder, folder.parent_path()));
     auto lock = archive::lock_session_archive(where);
     if (!lock) return std::unexpected(lock.error());
     archive_lock.emplace(std::move(*lock));
@@ -329,7 +328,7 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   out.snapshot_bytes = reader->consumed();
   out.stats = trimmer.stats();
   if (archive) {
-    if (auto r = archive->commit(util::Durability::Fsync); !r) return std::unexpected(r.error());
+    CTXKIT_TRY(archive->commit(util::Durability::Fsync));
     out.archived = true;
   }
   if (!req.dry_run && !req.archive_side_dir.empty()) {
@@ -342,7 +341,7 @@ Result<TrimOutcome> trim_session(const TrimRequest& req) {
   if (output && out.stats.tokens_saved() >= req.min_tokens_saved && metadata_placed) {
     output->overwrite(metadata_offset, render_metadata(req, out, kMetadataSlot));
     out.output_bytes = output->size();
-    if (auto r = output->commit(util::Durability::Fsync); !r) return std::unexpected(r.error());
+    CTXKIT_TRY(output->commit(util::Durability::Fsync));
     out.written = true;
     out.output = output_path;
     if (auto r = archive::copy_side_folder(req.transcript.parent_path() / out.session_id,

@@ -23,3 +23,12 @@ inline std::unexpected<Error> fail(std::string message, Error::Kind kind = Error
 }
 
 }  // namespace ctxkit
+
+// Returns a failed Result's error from the calling function, as ccache's TRY does:
+//   CTXKIT_TRY(util::write_file_atomic(path, text, 0600));
+// For a Result whose value the caller goes on with, the test stays written out.
+#define CTXKIT_TRY(...)                                               \
+  do {                                                                \
+    if (auto ctxkit_try_result_ = (__VA_ARGS__); !ctxkit_try_result_) \
+      return std::unexpected(std::move(ctxkit_try_result_).error());  \
+  } while (false)

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "util/error.hpp"
+#include "util/unique_fd.hpp"
 
 namespace ctxkit::util {
 
@@ -28,15 +29,16 @@ class FileLock {
   // Whether a process holds the lock on `path` now (false when there is no such file).
   static bool held(const std::filesystem::path& path);
 
-  FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  FileLock& operator=(FileLock&& other) noexcept;
+  // Closing the descriptor releases the flock.
+  FileLock(FileLock&& other) noexcept = default;
+  FileLock& operator=(FileLock&& other) noexcept = default;
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
-  ~FileLock();
+  ~FileLock() = default;
 
  private:
   explicit FileLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  UniqueFd fd_;
 };
 
 }  // namespace ctxkit::util

@@ -16,32 +16,6 @@ namespace ctxkit::util {
 LineReader::LineReader(int fd, uint64_t limit, size_t chunk, std::string path)
     : fd_(fd), limit_(limit), chunk_(std::max<size_t>(chunk, 1)), path_(std::move(path)) {}
 
-LineReader::LineReader(LineReader&& o) noexcept
-    : fd_(o.fd_),
-      limit_(o.limit_),
-      file_pos_(o.file_pos_),
-      buf_(std::move(o.buf_)),
-      size_(o.size_),
-      begin_(o.begin_),
-      end_(o.end_),
-      chunk_(o.chunk_),
-      number_(o.number_),
-      consumed_(o.consumed_),
-      fragment_(o.fragment_),
-      path_(std::move(o.path_)),
-      ahead_(std::move(o.ahead_)),
-      chunk_view_(o.chunk_view_),
-      chunk_readable_(o.chunk_readable_),
-      chunk_pos_(o.chunk_pos_),
-      across_(std::move(o.across_)),
-      across_active_(o.across_active_) {
-  o.fd_ = -1;
-}
-
-LineReader::~LineReader() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 Result<LineReader> LineReader::open(const std::filesystem::path& path,
                                     std::optional<uint64_t> limit, size_t chunk, uint64_t start,
                                     uint64_t first_line) {
@@ -61,7 +35,7 @@ Result<LineReader> LineReader::open_read_ahead(const std::filesystem::path& path
                                                uint64_t start, uint64_t first_line) {
   auto reader = open(path, limit, chunk, start, first_line);
   if (!reader) return reader;
-  reader->ahead_ = std::make_unique<MappedChunks>(reader->fd_, reader->limit_, reader->path_,
+  reader->ahead_ = std::make_unique<MappedChunks>(reader->fd_.get(), reader->limit_, reader->path_,
                                                   reader->chunk_, reader->file_pos_);
   return reader;
 }
@@ -156,7 +130,7 @@ Result<std::optional<LineReader::Line>> LineReader::next() {
       capacity = grown;
     }
     size_t want = static_cast<size_t>(std::min<uint64_t>(capacity - end_, limit_ - file_pos_));
-    ssize_t got = ::pread(fd_, buf_.get() + end_, want, static_cast<off_t>(file_pos_));
+    ssize_t got = ::pread(fd_.get(), buf_.get() + end_, want, static_cast<off_t>(file_pos_));
     if (got < 0) {
       if (errno == EINTR) continue;
       return fail(fmt::format("reading {}: {}", path_, std::strerror(errno)));

@@ -9,6 +9,7 @@
 
 #include "util/error.hpp"
 #include "util/mapped_chunks.hpp"
+#include "util/unique_fd.hpp"
 
 namespace ctxkit::util {
 
@@ -41,11 +42,11 @@ class LineReader {
                                             std::optional<uint64_t> limit = {},
                                             size_t chunk = 1 << 20, uint64_t start = 0,
                                             uint64_t first_line = 1);
-  LineReader(LineReader&& other) noexcept;
+  LineReader(LineReader&& other) noexcept = default;
   LineReader& operator=(LineReader&&) = delete;
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
-  ~LineReader();
+  ~LineReader() = default;
 
   // The next complete line, nullopt at the end. A final fragment without '\n' is not returned
   // (see trailing_fragment()).
@@ -60,7 +61,7 @@ class LineReader {
  private:
   LineReader(int fd, uint64_t limit, size_t chunk, std::string path);
   Result<std::optional<Line>> next_ahead();
-  int fd_ = -1;
+  UniqueFd fd_;
   uint64_t limit_ = 0;
   uint64_t file_pos_ = 0;  // next byte to read from the file
   // The buffer (size_ = capacity + kPadding bytes), allocated when first read into and never

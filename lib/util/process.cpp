@@ -478,7 +478,7 @@ struct Prepared {
 Result<Prepared> prepare(const SpawnSpec& spec) {
   if (spec.argv.empty()) return fail("starting a process: empty argv", Error::Kind::Invalid);
   const std::string& name = spec.argv[0];
-  if (auto ok = check_exec_args(spec); !ok) return std::unexpected(ok.error());
+  CTXKIT_TRY(check_exec_args(spec));
   std::string path_value;
   if (spec.env) {
     auto it = spec.env->find("PATH");
