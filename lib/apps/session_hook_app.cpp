@@ -54,7 +54,8 @@ void log_note(const core::Locations& loc, const std::string& what) {
 // reads its configuration there.
 std::vector<std::string> archiver_argv(const fs::path& transcript, bool ended) {
   const fs::path dir = util::executable_dir().value_or(fs::path());
-  std::vector<std::string> argv{(dir / "ctx-search").string(), "--archive", transcript.string()};
+  // One word, so that a path that starts with '-' is never read as an option.
+  std::vector<std::string> argv{(dir / "ctx-search").string(), "--archive=" + transcript.string()};
   if (ended) argv.push_back("--ended");
   return argv;
 }
