@@ -21,6 +21,7 @@
 #include "runner/git_snapshot.hpp"
 #include "runner/run_record.hpp"
 #include "runner/summary.hpp"
+#include "runner/workflow_driver.hpp"
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
@@ -41,24 +42,6 @@ using json = nlohmann::json;
 
 namespace {
 constexpr size_t kMaxPromptBytes = 100000;
-
-// Where the run stands before a call: the task (a tasks-file task, or a workflow step / loop
-// task) and the text the agent gets.
-struct Position {
-  bool finished = false;  // nothing left to do
-  bool workflow_failed = false;
-  std::string key;  // identifies the retry unit (a task; a step, sub-step, loop task, iteration)
-  std::string task_key;  // the "task" of the context modes (task id; step or step/loop task)
-  std::string title;
-  std::string work;           // the task text or the step's instructions
-  std::string workflow_text;  // the workflow position for the anchor
-  OnFail on_fail = OnFail::Abort;
-  workflow::ContextAction action = workflow::ContextAction::None;
-  std::string focus;
-  ContextMode mode = ContextMode::Continuous;  // the task's own mode, else the run's
-  int max_attempts = 3;  // the task's max_iterations, else max_task_iterations
-  Budget budget;         // the task's own budget
-};
 
 std::string budget_text(const std::string& which, double v) {
   return which == "cost" ? fmt::format("${:.4f}", v) : fmt::format("{:.0f} tokens", v);
@@ -91,154 +74,6 @@ std::string report_rules(bool workflow) {
       workflow ? "\nYour final message (without the marker line) is recorded as this step's output."
                : "");
 }
-
-// ------------------------------------------------------------------------------------------
-// The workflow as the runner's source of work: the same service and gate as the MCP server.
-class WorkflowDriver {
- public:
-  WorkflowDriver(const RunOptions& o, const util::Env& env, const core::Locations& loc,
-                 std::vector<workflow::TaskSpec> loop_tasks)
-      : opts_(o),
-        loc_(loc),
-        loop_tasks_(std::move(loop_tasks)),
-        service_(make_options(o, env, loc, figure_)) {}
-
-  // The session whose figure a context_min_percent gate reads when the service hands out an
-  // action (on advance): the runner's current session, set by advance().
-  struct GateSession {
-    std::string id;
-    core::ContextConfig context;
-  };
-
-  static workflow::ServiceOptions make_options(const RunOptions& o, const util::Env& env,
-                                               const core::Locations& loc,
-                                               std::shared_ptr<const GateSession> session) {
-    workflow::ServiceOptions s;
-    s.worktree = o.project;
-    s.repo_root = o.project;
-    s.workflow = o.workflow;
-    s.env = env;
-    s.context_percent = [session, env, loc] {
-      return context::session_percent(session->id, env, loc, session->context);
-    };
-    return s;
-  }
-
-  // Starts the workflow unless its state already exists.
-  Result<void> ensure_started() {
-    auto text = workflow::read_state_text(opts_.project);
-    if (!text) return std::unexpected(text.error());
-    if (*text) return {};
-    workflow::StartRequest request;
-    if (!opts_.summary.empty()) request.summary = opts_.summary;
-    auto r = service_.start(request);
-    if (!r) return fail(fmt::format("workflow_start: {}", workflow::error_text(r.error().message)));
-    note_answer(*r);
-    return {};
-  }
-
-  // Advances the workflow past the current step; `session` (the runner's, or empty) is the one
-  // whose figure decides a context_min_percent gate of the next step.
-  Result<void> advance(const std::string& output, const std::string& session,
-                       const core::ContextConfig& context) {
-    figure_->id = session;
-    figure_->context = context;
-    auto r = service_.advance(output);
-    if (!r)
-      return fail(fmt::format("workflow_advance: {}", workflow::error_text(r.error().message)));
-    note_answer(*r);
-    return {};
-  }
-
-  Result<Position> position(const std::string& session, const util::Env&, const core::Config& cfg) {
-    auto m = load();
-    if (!m) return std::unexpected(m.error());
-    Position p;
-    if (m->state_status() != "running") {
-      p.finished = true;
-      p.workflow_failed = m->state_status() == "failed";
-      return p;
-    }
-    // A loop reached without tasks gets the tasks file's tasks (else the workflow skips it).
-    if (m->step_type() == workflow::StepType::Loop && !loop_tasks_.empty()) {
-      const auto& tasks = m->state()["tasks"];
-      if (!tasks.contains(m->step_id()) || tasks[m->step_id()].empty()) {
-        std::vector<workflow::TaskInput> list;
-        for (const auto& t : loop_tasks_) {
-          workflow::TaskInput item{t.id, t.title, std::nullopt};
-          if (!t.description.empty()) item.description = t.description;
-          list.push_back(std::move(item));
-        }
-        auto r = service_.set_tasks(m->step_id(), list);
-        if (!r)
-          return fail(
-              fmt::format("workflow_set_tasks: {}", workflow::error_text(r.error().message)));
-        auto again = load();
-        if (!again) return std::unexpected(again.error());
-        *m = std::move(*again);
-      }
-    }
-    // An action not handed out yet (after set_tasks, or a state another client left) is taken
-    // here, as ctx-gate takes it: the service's gate, under the state's lock, from the state as
-    // it is now; `session`'s figure decides a context_min_percent.
-    figure_->id = session;
-    figure_->context = cfg.context;
-    auto taken = service_.take_gate("ctx-run");
-    if (!taken) return std::unexpected(taken.error());
-    if (!*taken) return fail("the workflow state disappeared");
-    *m = *(*taken)->machine;
-    const auto* sub = m->current_loop_step();
-    const auto& d = (*taken)->gate;
-    p.action = d.action != workflow::ContextAction::None ? d.action : handed_out_;
-    handed_out_ = workflow::ContextAction::None;
-    if (p.action == workflow::ContextAction::Compact) p.focus = workflow::compact_focus(*m);
-    const auto task = m->task();
-    p.task_key = m->step_id();
-    if (task.is_object()) p.task_key += "/" + task["id"].get<std::string>();
-    p.key = p.task_key;
-    if (sub) p.key += "/" + sub->id;
-    if (auto it = m->ralph_iteration()) p.key += fmt::format("#{}", *it);
-    p.title = task.is_object() ? task["title"].get<std::string>() : m->step_id();
-    p.on_fail = opts_.on_fail;
-    p.mode = opts_.mode;
-    p.max_attempts = opts_.max_task_iterations;
-    if (sub && !sub->on_fail.empty())
-      if (auto f = parse_on_fail(sub->on_fail)) p.on_fail = *f;
-    std::vector<AnchorSection> sections = workflow_sections(*m);
-    p.workflow_text = assemble_anchor(fmt::format("Workflow \"{}\"\n", m->workflow().name),
-                                      sections, "", SIZE_MAX);
-    std::string where = fmt::format("Workflow \"{}\", step {}", m->workflow().name, m->step_id());
-    if (sub) where += fmt::format(", sub-step {}", sub->id);
-    if (task.is_object())
-      where += fmt::format(", task {}: {}", task["id"].get<std::string>(),
-                           task["title"].get<std::string>());
-    if (auto it = m->ralph_iteration())
-      where += fmt::format(", iteration {} of {}", *it, m->current_step().n);
-    p.work = where + "\n\n" + m->instructions();
-    return p;
-  }
-
-  std::string name() const { return opts_.workflow; }
-
- private:
-  Result<workflow::WorkflowMachine> load() {
-    auto text = workflow::read_state_text(opts_.project);
-    if (!text) return std::unexpected(text.error());
-    if (!*text) return fail("the workflow state disappeared");
-    return workflow::WorkflowMachine::from_state_text(**text, nullptr);
-  }
-  void note_answer(const workflow::WorkflowAnswer& answer) {
-    if (answer.gate.action != workflow::ContextAction::None) handed_out_ = answer.gate.action;
-  }
-
-  const RunOptions& opts_;
-  const core::Locations& loc_;
-  std::vector<workflow::TaskSpec> loop_tasks_;
-  std::shared_ptr<GateSession> figure_ =
-      std::make_shared<GateSession>();  // before service_: its options hold it
-  workflow::WorkflowService service_;
-  workflow::ContextAction handed_out_ = workflow::ContextAction::None;
-};
 
 // ------------------------------------------------------------------------------------------
 class Runner {

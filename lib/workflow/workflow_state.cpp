@@ -259,6 +259,18 @@ ojson WorkflowMachine::task() const {
   return has("task") ? state_["task"] : ojson(nullptr);
 }
 
+std::optional<CurrentTask> WorkflowMachine::current_task() const {
+  if (!has("task")) return std::nullopt;
+  const auto& t = state_["task"];
+  return CurrentTask{t["index"].get<long>(), t["id"].get<std::string>(),
+                     t["title"].get<std::string>()};
+}
+
+bool WorkflowMachine::has_tasks(std::string_view loop_id) const {
+  const ojson* tasks = member(field("tasks"), loop_id);
+  return tasks && !tasks->empty();
+}
+
 std::optional<long> WorkflowMachine::ralph_iteration() const {
   if (step_type() != StepType::Ralph) return std::nullopt;
   return has("ralphIteration") ? as_long(state_["ralphIteration"], 1) : 1;

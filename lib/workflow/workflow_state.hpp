@@ -19,6 +19,13 @@ struct TaskInput {
   std::optional<std::string> description;
 };
 
+// The task a loop stands at, as the state holds it.
+struct CurrentTask {
+  long index = 0;  // 0-based, in the loop's task list
+  std::string id;
+  std::string title;
+};
+
 // The workflow state machine of the reference implementation (its `WorkflowState` and the
 // moves between steps, sub-steps, tasks and ralph iterations), including the context-action
 // flag: the sub-step's `context` beats the step's, and the flag resets on a new step, sub-step,
@@ -77,6 +84,10 @@ class WorkflowMachine {
   const LoopStep* current_loop_step() const;
   // The current task {index, id, title} or null.
   nlohmann::ordered_json task() const;
+  // The current task, typed; nullopt outside a loop task.
+  std::optional<CurrentTask> current_task() const;
+  // Whether tasks are stored for loop `loop_id` (a non-empty list).
+  bool has_tasks(std::string_view loop_id) const;
   std::optional<long> ralph_iteration() const;
   std::optional<std::string> summary() const;
   // The current step's instructions as status() gives them (placeholders expanded, agent

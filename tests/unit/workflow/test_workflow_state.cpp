@@ -544,5 +544,44 @@ TEST(WorkflowMachine, ArrayIndexKeysComeFirstAsInJavaScript) {
   EXPECT_LT(text.find("\"7\": \"second\""), text.find("\"b\": \"first\"")) << text;
 }
 
+// ---- Typed accessors of the position. ----
+
+TEST(WorkflowMachineAccessors, CurrentTaskIsTheLoopTaskTheStateHolds) {
+  auto m =
+      WorkflowMachine::start(load("name: test\ndescription: Test\nloops:\n  step1:\n    - id: "
+                                  "sub1\n      instructions: Sub step\n"
+                                  "steps:\n  - id: step1\n    type: loop\n"
+                                  "  - id: after\n    type: action\n    instructions: A\n"));
+  EXPECT_FALSE(m.current_task());
+  ASSERT_TRUE(m.set_tasks("step1", {{"t1", "Task 1", std::nullopt}, {"t2", "Task 2", "Two"}}));
+  auto task = m.current_task();
+  ASSERT_TRUE(task);
+  EXPECT_EQ(task->index, 0);
+  EXPECT_EQ(task->id, "t1");
+  EXPECT_EQ(task->title, "Task 1");
+  m.advance("one done");
+  task = m.current_task();
+  ASSERT_TRUE(task);
+  EXPECT_EQ(task->index, 1);
+  EXPECT_EQ(task->id, "t2");
+  EXPECT_EQ(task->title, "Task 2");
+  m.advance("two done");
+  EXPECT_EQ(m.step_id(), "after");
+  EXPECT_FALSE(m.current_task());
+}
+
+TEST(WorkflowMachineAccessors, HasTasksOnlyForALoopWithAStoredNonEmptyList) {
+  auto m =
+      WorkflowMachine::start(load("name: test\ndescription: Test\nloops:\n  step1:\n    - id: "
+                                  "sub1\n      instructions: Sub step\n"
+                                  "steps:\n  - id: step1\n    type: loop\n"
+                                  "  - id: after\n    type: action\n    instructions: A\n"));
+  EXPECT_FALSE(m.has_tasks("step1"));
+  EXPECT_FALSE(m.has_tasks("other"));
+  ASSERT_TRUE(m.set_tasks("step1", one_task()));
+  EXPECT_TRUE(m.has_tasks("step1"));
+  EXPECT_FALSE(m.has_tasks("other"));
+}
+
 }  // namespace
 }  // namespace ctxkit::workflow
