@@ -713,7 +713,8 @@ class Runner {
     }
   }
 
-  RunOutcome finish(const std::string& status, RunEnd end, const std::string& why = {}) {
+  RunOutcome finish(RunEnd end, const std::string& why = {}) {
+    const std::string status(run_status(end));
     auto& st = record_.state;
     st.status = status;
     st.ended_at_ms = util::now_ms();
@@ -760,15 +761,15 @@ class Runner {
   // Between iterations: STOP ends the run (the file is consumed), PAUSE waits while it exists.
   std::optional<RunOutcome> control() {
     std::error_code ec;
-    if (stop_requested()) return finish("stopped", RunEnd::Stopped, "STOP file");
+    if (stop_requested()) return finish(RunEnd::Stopped, "STOP file");
     if (fs::exists(record_.folder() / "PAUSE", ec)) {
       record_.state.status = "paused";
       emit("run_paused", {{"reason", "PAUSE file"}});
       save();
       const int64_t t_pause = util::now_ms();
       while (fs::exists(record_.folder() / "PAUSE", ec)) {
-        if (interrupted()) return finish("stopped", RunEnd::Interrupted, "SIGINT");
-        if (stop_requested()) return finish("stopped", RunEnd::Stopped, "STOP file");
+        if (interrupted()) return finish(RunEnd::Interrupted, "SIGINT");
+        if (stop_requested()) return finish(RunEnd::Stopped, "STOP file");
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
       const int64_t paused = util::now_ms() - t_pause;
@@ -777,7 +778,7 @@ class Runner {
       record_.state.status = "running";
       emit("run_unpaused", {{"paused_ms", paused}});
     }
-    if (interrupted()) return finish("stopped", RunEnd::Interrupted, "SIGINT");
+    if (interrupted()) return finish(RunEnd::Interrupted, "SIGINT");
     return std::nullopt;
   }
 
@@ -885,7 +886,7 @@ class Runner {
     while (true) {
       if (auto end = control()) return *end;
       auto pos = next_position();
-      if (!pos) return finish("failed", RunEnd::Failed, pos.error().message);
+      if (!pos) return finish(RunEnd::Failed, pos.error().message);
       if (auto end = end_before_call(*pos)) return *end;
       Step step = enter_position(std::move(*pos));
       if (auto end = check_budgets(task_of(step), step.pos.budget)) return *end;
@@ -894,7 +895,7 @@ class Runner {
       if (auto end = compact(step)) return *end;
       open_session(step);
       auto call = make_call(step);
-      if (!call) return finish("failed", RunEnd::Failed, call.error().message);
+      if (!call) return finish(RunEnd::Failed, call.error().message);
       // A call that ended on a limit is no attempt: the run waits (or stops), then makes it again.
       if (auto limit = claude::classify_limit(call->stream, call->stderr_tail, call->exit_code,
                                               util::now_ms() / 1000)) {
@@ -904,14 +905,13 @@ class Runner {
       const ParsedReport report = record_call(step, *call);
       if (auto end = after_call(step, *call, report)) return *end;
       save();
-      if (interrupted()) return finish("stopped", RunEnd::Interrupted, "SIGINT");
+      if (interrupted()) return finish(RunEnd::Interrupted, "SIGINT");
     }
   }
 
   std::optional<RunOutcome> begin_loop() {
     if (driver_) {
-      if (auto r = driver_->ensure_started(); !r)
-        return finish("failed", RunEnd::Failed, r.error().message);
+      if (auto r = driver_->ensure_started(); !r) return finish(RunEnd::Failed, r.error().message);
     }
     last_task_key_ = record_.state.session ? record_.state.session->task_key : "";
     cfg_ = core::load_config(w_.env, {opts_.project});
@@ -953,13 +953,13 @@ class Runner {
 
   std::optional<RunOutcome> end_before_call(const Position& pos) {
     if (pos.finished) {
-      if (pos.workflow_failed) return finish("failed", RunEnd::Failed, "the workflow failed");
-      return finish("completed", RunEnd::Completed);
+      if (pos.workflow_failed) return finish(RunEnd::Failed, "the workflow failed");
+      return finish(RunEnd::Completed);
     }
     // Checked once the position is known: a run whose last task ends on the last allowed
     // iteration is complete, not stopped. (An action taken above is kept in run.json.)
     if (record_.state.iterations >= opts_.max_iterations)
-      return finish("stopped", RunEnd::Stopped, "max_iterations reached");
+      return finish(RunEnd::Stopped, "max_iterations reached");
     return std::nullopt;
   }
 
@@ -1062,7 +1062,7 @@ class Runner {
     std::optional<CallResult> r;
     while (true) {
       auto made = invoke(argv, task_of(s).git_head.value_or(""));
-      if (!made) return finish("failed", RunEnd::Failed, made.error().message);
+      if (!made) return finish(RunEnd::Failed, made.error().message);
       s.client_ms += made->client_ms;
       add_call(task_of(s), made->stream);
       auto limit = claude::classify_limit(made->stream, made->stderr_tail, made->exit_code,
@@ -1282,14 +1282,14 @@ class Runner {
           if (auto a = driver_->advance(fmt::format("[skipped by ctx-run: {}]", why), s.session_id,
                                         cfg_.context);
               !a)
-            return finish("failed", RunEnd::Failed, a.error().message);
+            return finish(RunEnd::Failed, a.error().message);
         }
         end_task(task_of(s), "skipped", call.stream.text, why);
         break;
       case AfterCall::Abort:
         end_task(task, "failed", call.stream.text, why);
         save();
-        return finish("aborted", RunEnd::Aborted, fmt::format("task {} failed: {}", task.id, why));
+        return finish(RunEnd::Aborted, fmt::format("task {} failed: {}", task.id, why));
     }
     return std::nullopt;
   }
@@ -1300,9 +1300,9 @@ class Runner {
   std::optional<RunOutcome> workflow_step_done(const Step& s, const CallResult& call) {
     if (auto a = driver_->advance(strip_task_report(call.stream.text), s.session_id, cfg_.context);
         !a)
-      return finish("failed", RunEnd::Failed, a.error().message);
+      return finish(RunEnd::Failed, a.error().message);
     auto following = driver_->position(record_.state.session_id(), w_.env, cfg_);
-    if (!following) return finish("failed", RunEnd::Failed, following.error().message);
+    if (!following) return finish(RunEnd::Failed, following.error().message);
     if (following->finished || following->task_key != s.pos.task_key)
       end_task(task_of(s), "done", call.stream.text, "");
     pending_position_ = std::move(*following);
@@ -1366,7 +1366,7 @@ class Runner {
       on.why = w.why;
       if (!reset_at.empty()) on.reset_at = reset_at;
       record_.state.stopped_on = std::move(on);
-      return finish("stopped", RunEnd::Stopped,
+      return finish(RunEnd::Stopped,
                     fmt::format("{} ({}){}: {}", kind, w.why,
                                 reset_at.empty() ? "" : ", resets " + reset_at, limit.message));
     }
@@ -1407,12 +1407,11 @@ class Runner {
     if (scope == "task") stop.task_id = task.id;
     st.stopped_on = stop;
     emit("budget_reached", stop_json(stop));
-    return finish(
-        "stopped", RunEnd::Stopped,
-        fmt::format("{} {} budget reached: {} spent of {}, over by {}", who,
-                    over->budget == "cost" ? "cost" : "token",
-                    budget_text(over->budget, over->spent), budget_text(over->budget, over->limit),
-                    budget_text(over->budget, over->over)));
+    return finish(RunEnd::Stopped, fmt::format("{} {} budget reached: {} spent of {}, over by {}",
+                                               who, over->budget == "cost" ? "cost" : "token",
+                                               budget_text(over->budget, over->spent),
+                                               budget_text(over->budget, over->limit),
+                                               budget_text(over->budget, over->over)));
   }
 
   // The context figure of the session's last call (its context against the effective window, as
@@ -1521,6 +1520,23 @@ class Runner {
   int limits_in_a_row_ = 0;                 // calls ended on a limit since one got through
 };
 }  // namespace
+
+std::string_view run_status(RunEnd end) {
+  switch (end) {
+    case RunEnd::Completed:
+      return "completed";
+    case RunEnd::Failed:
+      return "failed";
+    case RunEnd::Aborted:
+      return "aborted";
+    case RunEnd::Stopped:
+    case RunEnd::Interrupted:
+      return "stopped";
+    case RunEnd::BadInput:
+      break;
+  }
+  return "";
+}
 
 fs::path run_folder(const fs::path& project, const std::string& run) {
   if (run.find('/') != std::string::npos) return fs::absolute(run);

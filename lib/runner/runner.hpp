@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/locations.hpp"
@@ -73,6 +74,10 @@ enum class RunEnd {
   Stopped,      // on max_iterations, STOP, a budget or a limit: it can be resumed
   Interrupted,  // SIGINT, after the current call was recorded
 };
+
+// run.json's status of a run that ended as `end`: "completed", "failed", "aborted", or
+// "stopped" (a stop and an interrupt alike); "" for BadInput, which records nothing.
+std::string_view run_status(RunEnd end);
 
 struct RunOutcome {
   RunEnd end = RunEnd::Completed;
