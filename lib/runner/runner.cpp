@@ -18,6 +18,7 @@
 #include "context/compaction_point.hpp"
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
+#include "runner/client_call.hpp"
 #include "runner/git_snapshot.hpp"
 #include "runner/run_record.hpp"
 #include "runner/summary.hpp"
@@ -41,38 +42,9 @@ using ojson = nlohmann::ordered_json;
 using json = nlohmann::json;
 
 namespace {
-constexpr size_t kMaxPromptBytes = 100000;
 
 std::string budget_text(const std::string& which, double v) {
   return which == "cost" ? fmt::format("${:.4f}", v) : fmt::format("{:.0f} tokens", v);
-}
-
-// Text for the client's command line with every NUL byte replaced by U+FFFD: exec would end the
-// argument at the first NUL, and the client would get the text cut short (no task description,
-// no DONE/BLOCKED rules) while the run folder recorded all of it. Replaced here, before the text
-// is recorded, what is recorded is what the client gets.
-std::string without_nul(std::string text) {
-  if (text.find('\0') == std::string::npos) return text;
-  std::string out;
-  out.reserve(text.size() + 16);
-  for (char c : text) {
-    if (c == '\0')
-      out += "\xEF\xBF\xBD";
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string report_rules(bool workflow) {
-  return fmt::format(
-      "When {} is complete, end your final message with this line:\n{} DONE\n"
-      "If you cannot complete it, end with:\n{} BLOCKED <one-line reason>\n"
-      "Record key decisions as lines starting with \"Decision:\" (in your final message or in the "
-      "progress file).{}",
-      workflow ? "this step" : "the task", kDoneMarker, kDoneMarker,
-      workflow ? "\nYour final message (without the marker line) is recorded as this step's output."
-               : "");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -469,9 +441,9 @@ class Runner {
     session.started = true;
     const std::string anchor =
         opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
-    const auto argv =
-        call_argv(plan.fresh, plan.fresh ? "<session id " + std::to_string(n) + ">" : session.id,
-                  anchor, call_prompt(task_text(s), 1, max_attempts, false));
+    const auto argv = call_argv(opts_.claude_bin, opts_.claude_args, plan.fresh,
+                                plan.fresh ? "<session id " + std::to_string(n) + ">" : session.id,
+                                anchor, call_prompt(task_text(s), 1, max_attempts, false));
     if (plan.fresh)
       if (auto at = std::find(argv.begin(), argv.end(), "--session-id");
           at != argv.end() && at + 1 != argv.end())
@@ -538,50 +510,6 @@ class Runner {
     if (in.sources.git) in.git_state = render_git_state(git_.get(opts_.project));
     in.max_bytes = static_cast<size_t>(opts_.anchor_max_tokens) * 4;
     return without_nul(build_runner_anchor(in));
-  }
-
-  std::string call_prompt(const std::string& work, int task_iteration, int max_attempts,
-                          bool workflow) {
-    std::string p = work;
-    if (!p.ends_with('\n')) p += '\n';
-    if (task_iteration > 1)
-      p += fmt::format(
-          "\nThis is attempt {} of at most {}: the previous attempt ended without reporting {} as "
-          "done. "
-          "Check the current state of the work and continue.\n",
-          task_iteration, max_attempts, workflow ? "the step" : "the task");
-    p.append("\n")
-        .append(report_rules(workflow))
-        .append("\n");  // not "\n" + …: GCC 12 -Wrestrict at -O3
-    return bounded_text(without_nul(std::move(p)), kMaxPromptBytes);
-  }
-
-  std::vector<std::string> base_args() const {
-    std::vector<std::string> a = opts_.claude_args;
-    a.push_back("--output-format");
-    a.push_back("stream-json");
-    a.push_back("--verbose");
-    return a;
-  }
-
-  std::vector<std::string> call_argv(bool fresh, const std::string& session,
-                                     const std::string& anchor, const std::string& prompt) {
-    std::vector<std::string> argv{opts_.claude_bin};
-    for (const auto& a : base_args()) argv.push_back(a);
-    argv.push_back("-p");
-    if (fresh) {
-      argv.push_back("--session-id");
-      argv.push_back(session.empty() ? util::random_uuid() : session);
-    } else {
-      argv.push_back("--resume");
-      argv.push_back(session);
-    }
-    if (!anchor.empty()) {
-      argv.push_back("--append-system-prompt");
-      argv.push_back(anchor);
-    }
-    argv.push_back(prompt);
-    return argv;
   }
 
   struct CallResult {
@@ -1051,7 +979,7 @@ class Runner {
            {{"task_id", task_of(s).id}, {"reason", "the call starts a fresh session"}});
     if (!s.plan.compact) return std::nullopt;
     const std::string old_anchor = read_session_anchor();
-    std::vector<std::string> extra = base_args();
+    std::vector<std::string> extra = base_args(opts_.claude_args);
     if (!old_anchor.empty()) {
       extra.push_back("--append-system-prompt");
       extra.push_back(old_anchor);
@@ -1151,7 +1079,8 @@ class Runner {
     if (driver_ && s.pos.action != workflow::ContextAction::None) st.pending_action.reset();
     const std::string prompt =
         call_prompt(s.pos.work, s.attempt, s.pos.max_attempts, driver_.has_value());
-    auto argv = call_argv(s.plan.fresh, s.session_id, s.anchor, prompt);
+    auto argv = call_argv(opts_.claude_bin, opts_.claude_args, s.plan.fresh, s.session_id, s.anchor,
+                          prompt);
     s.n = st.iterations + 1;
     s.stem = fmt::format("tasks/{}/iter-{:03}", RunRecord::safe_name(s.pos.task_key), s.n);
     if (auto r = record_.write_file(s.stem + ".prompt.md", prompt); !r)
