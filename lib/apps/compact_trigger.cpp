@@ -10,11 +10,11 @@
 #include "context/compaction_point.hpp"
 #include "context/context_meter.hpp"
 #include "context/pins.hpp"
+#include "core/archive_log.hpp"
 #include "rollover/supervisor.hpp"
 #include "store/state_access.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
-#include "util/one_line.hpp"
 #include "util/time.hpp"
 #include "util/uuid.hpp"
 
@@ -106,10 +106,7 @@ void compact_after_turn_if_due(const core::Config& cfg, const core::Locations& l
                                const util::Env& env, const std::string& session_id,
                                const std::string& transcript, const std::string& cwd) {
   auto note_problem = [&](const std::string& what) {
-    if (what.empty() || !util::make_private_dirs(loc.state_dir)) return;
-    (void)util::append_private_line(
-        loc.archive_log(), fmt::format("{} compact at: {}", util::format_iso8601_ms(util::now_ms()),
-                                       util::one_line(what)));
+    if (!what.empty()) core::append_archive_log(loc, "compact at: " + what);
   };
   // The client writes the turn's last reply after the Stop hook has started.
   std::error_code ec;

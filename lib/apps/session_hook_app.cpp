@@ -19,6 +19,7 @@
 #include "archive/archive.hpp"
 #include "claude/hook_response.hpp"
 #include "context/context_meter.hpp"
+#include "core/archive_log.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
@@ -27,7 +28,6 @@
 #include "store/state_access.hpp"
 #include "store/state_store.hpp"
 #include "util/fs.hpp"
-#include "util/one_line.hpp"
 #include "util/paths.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
@@ -38,13 +38,9 @@ namespace fs = std::filesystem;
 namespace {
 constexpr const char* kTool = "ctx-session-hook";
 
-// Appends a note to the archive's log (what a detached run leaves where the user finds it).
+// Leaves a note in the archive's log (what a detached run leaves where the user finds it).
 void log_note(const core::Locations& loc, const std::string& what) {
-  if (util::make_private_dirs(loc.state_dir))
-    (void)util::append_private_line(
-        loc.archive_log(),
-        fmt::format("{} ctx-session-hook: {}", util::format_iso8601_ms(util::now_ms()),
-                    util::one_line(what)));
+  core::append_archive_log(loc, std::string(kTool) + ": " + what);
 }
 
 // The archive's work on a transcript (archive::archive_and_index) is done by `ctx-search

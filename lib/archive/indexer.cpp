@@ -18,6 +18,7 @@
 #include "archive/output_archive.hpp"
 #include "claude/message_text.hpp"
 #include "claude/session_locator.hpp"
+#include "core/archive_log.hpp"
 #include "store/state_store.hpp"
 #include "util/fs.hpp"
 #include "util/line_reader.hpp"
@@ -77,12 +78,7 @@ std::string session_of_archived(const std::string& path) {
 }
 
 void log_line(const core::Locations& loc, const std::string& what) {
-  int fd = ::open(loc.archive_log().c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-                  0600);
-  if (fd < 0) return;
-  std::string line = fmt::format("{} {}\n", util::format_iso8601_ms(util::now_ms()), what);
-  (void)!::write(fd, line.data(), line.size());
-  ::close(fd);
+  core::append_archive_log(loc, what);
 }
 }  // namespace
 

@@ -10,12 +10,11 @@
 #include <cstring>
 
 #include "claude/session_locator.hpp"
+#include "core/archive_log.hpp"
 #include "util/atomic_file.hpp"
 #include "util/file_lock.hpp"
 #include "util/fs.hpp"
 #include "util/line_reader.hpp"
-#include "util/one_line.hpp"
-#include "util/time.hpp"
 
 namespace ctxkit::archive {
 namespace fs = std::filesystem;
@@ -157,11 +156,8 @@ std::string archive_and_index(const fs::path& transcript, const core::Locations&
   if (r && !r->indexed && !r->project_excluded && !r->queued_behind)
     run_indexer(loc, config, /*queue_once=*/live);
   if (r) return {};
-  if (util::make_private_dirs(loc.state_dir))
-    (void)util::append_private_line(
-        loc.archive_log(),
-        fmt::format("{} archiving {}: {}", util::format_iso8601_ms(util::now_ms()),
-                    util::one_line(transcript.string()), util::one_line(r.error().message)));
+  core::append_archive_log(loc,
+                           fmt::format("archiving {}: {}", transcript.string(), r.error().message));
   return r.error().message;
 }
 
