@@ -90,13 +90,12 @@ std::string hook_project_dir(const PinPayload& p) {
 // PreCompact: the pins as instructions for the summarizer (plain stdout, exit 0: the client puts
 // it under "Additional Instructions:"), but for those `/compact <focus>` already names (the
 // supervisor's focus is the pins).
-void print_precompact(const std::vector<std::string>& pins, int64_t total, const PinPayload& p,
-                      AppContext& ctx) {
+void print_precompact(const store::PinView& pins, const PinPayload& p, AppContext& ctx) {
   std::vector<std::string> texts;
-  for (const auto& pin : pins)
+  for (const auto& pin : pins.texts)
     if (p.custom_instructions.find(pin) == std::string::npos) texts.push_back(pin);
-  const auto named = static_cast<int64_t>(pins.size() - texts.size());
-  const std::string text = context::precompact_instructions(texts, total - named, "");
+  const auto named = static_cast<int64_t>(pins.texts.size() - texts.size());
+  const std::string text = context::precompact_instructions(texts, pins.total - named, "");
   if (!text.empty()) ctx.out << text;
 }
 
@@ -104,22 +103,12 @@ void print_precompact(const std::vector<std::string>& pins, int64_t total, const
 // written for the next compaction.
 void precompact(store::StateStore& store, const PinScope& scope, const PinPayload& p,
                 const core::Locations& loc, AppContext& ctx, std::string& note) {
-  std::optional<store::PinView> view;
-  auto read = [&]() -> Result<store::PinView> {
-    auto list = list_pins(store, scope);
-    if (!list) return std::unexpected(list.error());
-    view = pin_view_of(scope, *list);
-    return *view;
-  };
-  if (auto r = store::PinViews(loc.state_db()).refresh(scope.session_id, read); !r)
-    note = r.error().message;
-  if (!view) {  // the view could not be written (its lock held elsewhere): read without it
-    if (auto r = read(); !r) {
-      note = r.error().message;
-      return;
-    }
+  auto list = list_pins_writing_view(store, loc, scope, note);
+  if (!list) {
+    note = list.error().message;
+    return;
   }
-  print_precompact(view->texts, view->total, p, ctx);
+  print_precompact(pin_view_of(scope, *list), p, ctx);
 }
 
 // PostCompact: each pin checked against the summary; the check recorded; when some were missing,
@@ -127,7 +116,7 @@ void precompact(store::StateStore& store, const PinScope& scope, const PinPayloa
 // restored with it.
 void postcompact(store::StateStore& store, const PinScope& scope, const PinPayload& p,
                  const core::Locations& loc, std::string& note) {
-  auto list = list_pins(store, scope);
+  auto list = list_pins_writing_view(store, loc, scope, note);
   if (!list) {
     note = list.error().message;
     return;
@@ -164,8 +153,6 @@ void postcompact(store::StateStore& store, const PinScope& scope, const PinPaylo
     note = id.error().message;
     return;
   }
-  // The view for the next compaction, while the database is open.
-  note = refresh_pin_view(store, loc, scope);
   if (!restoring) return;
   const fs::path marker = restore_marker(loc, scope.session_id);
   if (auto d = util::make_private_dirs(marker.parent_path(), loc.state_dir); !d) {
@@ -226,7 +213,7 @@ int run_hook(AppContext& ctx) {
       view = store::PinViews(loc.state_db())
                  .read(p->session_id, core::project_folder_name(hook_project_dir(*p)));
     if (view) {
-      print_precompact(view->texts, view->total, *p, ctx);
+      print_precompact(*view, *p, ctx);
     } else if (p->event == "PostCompact" && !p->has_summary) {
       note = "note: the PostCompact payload has no compact_summary: the pins are not checked";
     } else if (auto store = store::open_state(loc, cfg, note)) {
@@ -312,16 +299,28 @@ store::PinView pin_view_of(const PinScope& scope, const PinList& list) {
   return v;
 }
 
+Result<PinList> list_pins_writing_view(store::StateStore& store, const core::Locations& loc,
+                                       const PinScope& scope, std::string& note) {
+  std::optional<PinList> list;
+  auto r =
+      store::PinViews(loc.state_db()).refresh(scope.session_id, [&]() -> Result<store::PinView> {
+        auto read = list_pins(store, scope);
+        if (!read) return std::unexpected(read.error());
+        list = std::move(*read);
+        return pin_view_of(scope, *list);
+      });
+  if (!r) note = r.error().message;
+  if (list) return std::move(*list);
+  return list_pins(store, scope);  // the lock held elsewhere: read without writing the view
+}
+
 std::string refresh_pin_view(store::StateStore& store, const core::Locations& loc,
                              const PinScope& scope) {
   if (!store::PinViews::usable_id(scope.session_id)) return {};
-  auto r =
-      store::PinViews(loc.state_db()).refresh(scope.session_id, [&]() -> Result<store::PinView> {
-        auto list = list_pins(store, scope);
-        if (!list) return std::unexpected(list.error());
-        return pin_view_of(scope, *list);
-      });
-  return r ? std::string() : r.error().message;
+  std::string note;
+  if (auto list = list_pins_writing_view(store, loc, scope, note); !list)
+    return list.error().message;
+  return note;
 }
 
 int run_pin(const std::vector<std::string>& args, AppContext& ctx) {

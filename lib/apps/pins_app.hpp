@@ -42,6 +42,11 @@ Result<PinList> list_pins(store::StateStore& store, const PinScope& scope);
 
 // The view of a scope's pins that its session's PreCompact hook reads (store/pin_views.hpp).
 store::PinView pin_view_of(const PinScope& scope, const PinList& list);
+// list_pins(), read under the views' lock so that the session's view is written from the same
+// reading; read without the lock (and no view written) when another program holds it. `note`
+// says why no view was written.
+Result<PinList> list_pins_writing_view(store::StateStore& store, const core::Locations& loc,
+                                       const PinScope& scope, std::string& note);
 // Writes that view from `store` after a change, so that the session's next PreCompact opens no
 // database; returns a note when it could not (the hook then reads the database, as before).
 std::string refresh_pin_view(store::StateStore& store, const core::Locations& loc,

@@ -11,6 +11,7 @@
 
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/unique_fd.hpp"
 
 namespace ctxkit::store {
 namespace fs = std::filesystem;
@@ -30,13 +31,12 @@ std::string db_identity(const fs::path& db) {
 
 // The generation as the file holds it: 16 hex digits, else empty (no file, a link, anything else).
 std::string read_generation(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return {};
+  const util::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) return {};
   char buf[kGenerationChars + 1];
   struct stat st {};
   ssize_t n = -1;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) n = ::pread(fd, buf, sizeof buf, 0);
-  ::close(fd);
+  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode)) n = ::pread(fd.get(), buf, sizeof buf, 0);
   if (n != static_cast<ssize_t>(kGenerationChars)) return {};
   std::string g(buf, kGenerationChars);
   return g.find_first_not_of("0123456789abcdef") == std::string::npos ? g : std::string();
@@ -149,27 +149,24 @@ void PinViews::next_generation() const {
     r = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
         (static_cast<uint64_t>(::getpid()) << 40);
   const std::string g = fmt::format("{:016x}", r);
-  auto fd = util::open_private_file(path, O_WRONLY);
+  auto opened = util::open_private_file(path, O_WRONLY);
   bool ok = false;
-  if (fd) {
-    ok = ::pwrite(*fd, g.data(), g.size(), 0) == static_cast<ssize_t>(g.size()) &&
-         ::ftruncate(*fd, static_cast<off_t>(g.size())) == 0;
-    ::close(*fd);
+  if (opened) {
+    const util::UniqueFd fd(*opened);
+    ok = ::pwrite(fd.get(), g.data(), g.size(), 0) == static_cast<ssize_t>(g.size()) &&
+         ::ftruncate(fd.get(), static_cast<off_t>(g.size())) == 0;
   }
   if (!ok) (void)::unlink(path.c_str());
 }
 
-Result<std::optional<util::FileLock>> PinViews::share() const {
+Result<std::optional<util::FileLock>> PinViews::lock(util::FileLock::Mode mode) const {
   CTXKIT_TRY(util::make_private_dirs(dir_, db_.parent_path()));
-  return util::FileLock::acquire_within(dir_ / "views.lock", util::FileLock::Mode::Shared, wait_);
+  return util::FileLock::acquire_within(dir_ / "views.lock", mode, wait_);
 }
 
 PinViews::Change::Change(const PinViews* views) : views_(views) {
-  if (util::make_private_dirs(views->dir_, views->db_.parent_path())) {
-    auto held = util::FileLock::acquire_within(views->dir_ / "views.lock",
-                                               util::FileLock::Mode::Exclusive, views->wait_);
-    if (held && held->has_value()) lock_ = std::move(**held);
-  }
+  if (auto held = views->lock(util::FileLock::Mode::Exclusive); held && held->has_value())
+    lock_ = std::move(**held);
   views_->next_generation();
 }
 

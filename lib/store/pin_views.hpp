@@ -76,7 +76,7 @@ class PinViews {
   // returned); a session id that cannot name a file is skipped.
   template <typename ReadView>
   Result<void> refresh(const std::string& session_id, ReadView&& read_view) const {
-    auto held = share();
+    auto held = lock(util::FileLock::Mode::Shared);
     if (!held) return std::unexpected(held.error());
     if (!held->has_value()) return {};
     std::string generation = current_generation();
@@ -94,7 +94,8 @@ class PinViews {
   static bool usable_id(const std::string& id);
 
  private:
-  Result<std::optional<util::FileLock>> share() const;
+  // The views' lock, taken within the wait (nullopt: still held the other way).
+  Result<std::optional<util::FileLock>> lock(util::FileLock::Mode mode) const;
   std::string current_generation() const;
   void next_generation() const;
   Result<void> write(const std::string& session_id, const PinView& view,
