@@ -56,11 +56,13 @@ std::vector<std::string> archiver_argv(const fs::path& transcript, bool ended) {
   return argv;
 }
 
-// Runs the archiver and waits for it (--foreground).
+// Runs the archiver and waits for it (--foreground). It is part of this hook's run: killed with
+// it, so that a hook killed mid-write leaves no indexer still writing behind it.
 void run_archiver(const std::vector<std::string>& argv, const std::string& cwd,
                   const core::Locations& loc) {
   util::ProcessSpec spec;
   spec.argv = argv;
+  spec.parent_death_signal = SIGKILL;
   std::error_code ec;
   if (!cwd.empty() && fs::is_directory(cwd, ec)) spec.cwd = cwd;
   auto r = util::run_process(spec);

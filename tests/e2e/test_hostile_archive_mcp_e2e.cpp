@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -437,6 +439,55 @@ TEST(HostileArchiveMcp, AnIndexerKilledMidWriteLeavesAnIndexThatAnswers) {
   EXPECT_EQ(r["hits"].size(), 1u) << r.dump();
   json again = server.search({{"query", "bulk line 19999"}});
   EXPECT_FALSE(again["hits"].empty()) << again.dump();
+}
+
+// The archiver a hook runs with --foreground is part of that hook's run: killed with it, it
+// leaves no archiver behind (one that went on used to hold the index's lock while the test above
+// searched, which then found the index still being built). Here the archiver waits for the
+// session's archive lock, held by the test, when the hook is killed.
+TEST(HostileArchiveMcp, AForegroundArchiverDiesWithItsHook) {
+  RecordedSession s;
+  const fs::path dir = s.state() / "archive" / s.transcript.parent_path().filename();
+  fs::create_directories(dir);
+  fs::permissions(s.state(), fs::perms::owner_all);
+  fs::permissions(s.state() / "archive", fs::perms::owner_all);
+  fs::permissions(dir, fs::perms::owner_all);
+  const fs::path lock_path = dir / ("." + s.transcript.stem().string() + ".lock");
+  const int held = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+  json payload{{"session_id", kSid},
+               {"transcript_path", s.transcript.string()},
+               {"cwd", "/home/me/proj"},
+               {"hook_event_name", "SessionEnd"},
+               {"reason", "exit"}};
+  const std::string marker = "--archive=" + s.transcript.string();
+  auto archivers = [&] {
+    int n = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc", ec)) {
+      std::ifstream f(e.path() / "cmdline", std::ios::binary);
+      std::string cmd(4096, '\0');
+      f.read(cmd.data(), static_cast<std::streamsize>(cmd.size()));
+      cmd.resize(static_cast<size_t>(f.gcount()));
+      if (cmd.find(marker) != std::string::npos) ++n;
+    }
+    return n;
+  };
+  util::ProcessSpec spec;
+  spec.argv = {bin_dir() + "/ctx-session-hook", "SessionEnd", "--foreground"};
+  spec.env = std::map<std::string, std::string>(s.env.vars().begin(), s.env.vars().end());
+  spec.stdin_data = payload.dump();
+  spec.timeout = 400ms;  // SIGKILL when it is reached
+  auto r = util::run_process(spec);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->timed_out) << r->err;
+  // A killed process leaves its command line as it goes.
+  const auto deadline = std::chrono::steady_clock::now() + 2s;
+  while (archivers() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(archivers(), 0);
+  ::close(held);
 }
 
 // The --verbose log names methods from the input: each stays one line of text, with no terminal
