@@ -1,10 +1,10 @@
 // Hostile and broken input against ctx-archive-mcp: what a client, another process or a crash
 // can hand it on stdin and in the archive's folder. The server answers each message (or says in
 // one line why not) and goes on; it never hangs, crashes or follows a link.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
