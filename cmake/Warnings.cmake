@@ -26,9 +26,12 @@ if(_san)
   target_link_options(ctxkit_sanitizers INTERFACE -fsanitize=${_san_list} -fno-sanitize-recover=all)
   # GCC warns of "maybe uninitialized" values that are not, far more often with a sanitizer's
   # instrumentation (its manual advises against -Werror with sanitizers; GCC 12 flags libstdc++'s
-  # own <regex> and <functional>): the warning stays, it does not fail the sanitizer build.
+  # own <regex> and <functional>), and of null dereferences on paths the instrumentation adds
+  # (under TSan, one in nlohmann's json.hpp): the warnings stay, they do not fail the sanitizer
+  # build. The plain build (tests/run.sh) keeps both as errors.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    target_compile_options(ctxkit_warnings INTERFACE -Wno-error=maybe-uninitialized)
+    target_compile_options(ctxkit_warnings INTERFACE -Wno-error=maybe-uninitialized
+                                                     -Wno-error=null-dereference)
   endif()
 endif()
 if(CTXKIT_COVERAGE)
