@@ -210,6 +210,10 @@ ojson put(const RunOptionsRecord& v);
 ojson put(const TaskSpecRecord& v);
 ojson put(const StopRecord& v);
 ojson put(const SessionRecord& v);
+ojson put(TaskStatus v);
+bool get(const ojson& j, TaskStatus& v);
+ojson put(workflow::ContextAction v);
+bool get(const ojson& j, workflow::ContextAction& v);
 ojson put(const PendingAction& v);
 ojson put(const RefusedCall& v);
 ojson put(const TaskRecord& v);
@@ -505,6 +509,23 @@ ojson put(const StopRecord& v) {
 ojson put(const SessionRecord& v) {
   return put_object(kSessionKeys, v);
 }
+ojson put(TaskStatus v) {
+  return to_string(v);
+}
+bool get(const ojson& j, TaskStatus& v) {
+  if (!j.is_string()) return false;
+  v = parse_task_status(j.get_ref<const std::string&>()).value_or(TaskStatus::Pending);
+  return true;
+}
+ojson put(workflow::ContextAction v) {
+  return workflow::to_string(v);
+}
+bool get(const ojson& j, workflow::ContextAction& v) {
+  if (!j.is_string()) return false;
+  v = j.get_ref<const std::string&>() == "clear" ? workflow::ContextAction::Clear
+                                                 : workflow::ContextAction::Compact;
+  return true;
+}
 ojson put(const PendingAction& v) {
   return put_object(kPendingKeys, v);
 }
@@ -611,6 +632,29 @@ RunState run_state_from_json(const ojson& j) {
   RunState s;
   get(j, s);
   return s;
+}
+
+const char* to_string(TaskStatus s) {
+  switch (s) {
+    case TaskStatus::Pending:
+      return "pending";
+    case TaskStatus::Running:
+      return "running";
+    case TaskStatus::Done:
+      return "done";
+    case TaskStatus::Skipped:
+      return "skipped";
+    case TaskStatus::Failed:
+      return "failed";
+  }
+  return "pending";
+}
+
+std::optional<TaskStatus> parse_task_status(std::string_view word) {
+  for (auto s : {TaskStatus::Pending, TaskStatus::Running, TaskStatus::Done, TaskStatus::Skipped,
+                 TaskStatus::Failed})
+    if (word == to_string(s)) return s;
+  return std::nullopt;
 }
 
 }  // namespace ctxkit::runner

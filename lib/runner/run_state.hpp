@@ -5,10 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "claude/stream_result.hpp"
 #include "workflow/task_list.hpp"
+#include "workflow/workflow_template.hpp"
 
 namespace ctxkit::runner {
 
@@ -32,9 +34,20 @@ struct SessionRecord {
 // the run stopped before it.
 struct PendingAction {
   std::string key;
-  std::string action;  // "compact" or "clear"
+  // Written "compact" or "clear"; any other word reads as a compaction, as it always did.
+  workflow::ContextAction action = workflow::ContextAction::Compact;
   std::string focus;
 };
+
+// Where a task of the run is; run.json writes the words of to_string(). A word this version
+// does not know reads as pending.
+enum class TaskStatus { Pending, Running, Done, Skipped, Failed };
+const char* to_string(TaskStatus s);  // "pending", "running", "done", "skipped", "failed"
+std::optional<TaskStatus> parse_task_status(std::string_view word);
+// Done, skipped or failed: the run does not come back to it.
+inline bool is_finished(TaskStatus s) {
+  return s == TaskStatus::Done || s == TaskStatus::Skipped || s == TaskStatus::Failed;
+}
 
 // The call a limit refused: the next call of the position `key` makes it again.
 struct RefusedCall {
@@ -46,7 +59,7 @@ struct RefusedCall {
 struct TaskRecord {
   std::string id;
   std::string title;
-  std::string status;  // pending, running, done, skipped, failed
+  TaskStatus status = TaskStatus::Pending;
   int iterations = 0;
   int resets = 0;
   int compactions = 0;
@@ -62,11 +75,11 @@ struct TaskRecord {
   std::optional<std::string> reason;        // why it was skipped or failed
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();
 
-  static TaskRecord make(std::string id, std::string title, std::string status) {
+  static TaskRecord make(std::string id, std::string title, TaskStatus status) {
     TaskRecord t;
     t.id = std::move(id);
     t.title = std::move(title);
-    t.status = std::move(status);
+    t.status = status;
     return t;
   }
 };

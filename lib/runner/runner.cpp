@@ -19,6 +19,7 @@
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
 #include "runner/client_call.hpp"
+#include "runner/dry_run.hpp"
 #include "runner/git_snapshot.hpp"
 #include "runner/run_record.hpp"
 #include "runner/summary.hpp"
@@ -286,7 +287,8 @@ class Runner {
     for (const auto& s : specs_) {
       st.task_specs.push_back({s, ojson::object()});
       if (opts_.workflow.empty())
-        st.tasks.push_back(TaskRecord::make(s.id, s.title, s.done ? "done" : "pending"));
+        st.tasks.push_back(
+            TaskRecord::make(s.id, s.title, s.done ? TaskStatus::Done : TaskStatus::Pending));
     }
     const int64_t now = util::now_ms();
     st.run_id = new_run_id(now);
@@ -382,112 +384,15 @@ class Runner {
   }
 
   // --------------------------------------------------------------------------------------
-  // The plan of the run on world.out: its limits, then each task's first call as it would be
-  // made (a workflow's steps are known only as the run reaches them).
+  // The plan of the run on world.out (print_dry_run), each task's anchor made as its fresh
+  // session would get it.
   RunOutcome dry_run() {
-    print_run_plan();
-    if (!opts_.workflow.empty()) {
-      w_.out << fmt::format(
-          "workflow: {} ({}); steps and their context actions come from the template as the run "
-          "reaches them\n",
-          workflow_name_, opts_.workflow);
-      return {};
-    }
-    PlannedSession session;
-    int n = 0;
-    for (const auto& s : specs_) print_task_plan(s, ++n, session);
+    print_dry_run(w_.out, opts_, specs_, workflow_name_,
+                  [this](const workflow::TaskSpec& s, ContextMode mode) {
+                    mode_ = mode;
+                    return make_anchor(s, "", "(the previous task's summary)");
+                  });
     return {};
-  }
-
-  void print_run_plan() {
-    auto& out = w_.out;
-    out << fmt::format(
-        "run plan: mode {} ({}), {} task(s), at most {} iteration(s), {} per task, on_fail {}\n",
-        to_string(opts_.mode), opts_.mode_origin, opts_.workflow.empty() ? specs_.size() : 0,
-        opts_.max_iterations, opts_.max_task_iterations, to_string(opts_.on_fail));
-    if (opts_.budget.any())
-      out << fmt::format(
-          "budget of the run:{}{}\n",
-          opts_.budget.max_tokens ? fmt::format(" {} tokens", *opts_.budget.max_tokens) : "",
-          opts_.budget.max_cost_usd ? fmt::format(" ${}", *opts_.budget.max_cost_usd) : "");
-  }
-
-  // The session a dry run's calls would be in, from one task's plan to the next.
-  struct PlannedSession {
-    bool started = false;
-    std::string id = "<new session id>";
-    // The run's own session, put aside while a task in a mode of its own starts sessions.
-    std::optional<std::pair<bool, std::string>> run;
-  };
-
-  // Task `s` (the n-th) of a dry run: its first call (the session, argv and anchor) and what
-  // its further iterations do.
-  void print_task_plan(const workflow::TaskSpec& s, int n, PlannedSession& session) {
-    auto& out = w_.out;
-    if (s.done) {
-      out << fmt::format("\ntask {} ({}): already done in the tasks file, skipped\n", s.id,
-                         s.title);
-      return;
-    }
-    mode_ = task_mode(opts_.mode, parse_context_mode(s.context_mode));
-    const int max_attempts = s.max_iterations > 0 ? s.max_iterations : opts_.max_task_iterations;
-    if (mode_ == opts_.mode && session.run) {
-      std::tie(session.started, session.id) = *session.run;
-      session.run.reset();
-    }
-    const auto plan = plan_session(mode_, session.started, true, false, false);
-    if (plan.fresh && mode_ != opts_.mode && !session.run)
-      session.run.emplace(session.started, session.id);
-    session.started = true;
-    const std::string anchor =
-        opts_.reanchor ? make_anchor(s, "", "(the previous task's summary)") : "";
-    const auto argv = call_argv(opts_.claude_bin, opts_.claude_args, plan.fresh,
-                                plan.fresh ? "<session id " + std::to_string(n) + ">" : session.id,
-                                anchor, call_prompt(task_text(s), 1, max_attempts, false));
-    if (plan.fresh)
-      if (auto at = std::find(argv.begin(), argv.end(), "--session-id");
-          at != argv.end() && at + 1 != argv.end())
-        session.id = *(at + 1);
-    out << fmt::format(
-        "\ntask {} ({}){}: first call {} the session{}\n", s.id, s.title,
-        s.context_mode.empty() ? "" : fmt::format(", context mode {}", s.context_mode),
-        plan.fresh ? "starts" : "resumes", plan.fresh ? fmt::format(" ({})", plan.reason) : "");
-    print_task_limits(s);
-    print_call(argv, anchor);
-    if (mode_ == ContextMode::FreshPerIteration && max_attempts > 1)
-      out << fmt::format("further iterations (up to {}) each start a fresh session\n",
-                         max_attempts);
-    else if (max_attempts > 1)
-      out << fmt::format("further iterations (up to {}) resume the same session\n", max_attempts);
-  }
-
-  // Auto's thresholds (in auto mode) and the task's own budget, when it has one.
-  void print_task_limits(const workflow::TaskSpec& s) {
-    auto& out = w_.out;
-    if (mode_ == ContextMode::Auto)
-      out << fmt::format(
-          "auto: a fresh session instead once the last call's context reaches {} %, a compaction "
-          "between "
-          "iterations once it reaches {} %\n",
-          opts_.auto_thresholds.fresh_at, opts_.auto_thresholds.compact_at);
-    if (s.max_tokens || s.max_cost_usd)
-      out << fmt::format("budget of the task:{}{}\n",
-                         s.max_tokens ? fmt::format(" {} tokens", *s.max_tokens) : "",
-                         s.max_cost_usd ? fmt::format(" ${}", *s.max_cost_usd) : "");
-  }
-
-  // A call's argv (an argument with blanks or quotes as a JSON string) and its anchor.
-  void print_call(const std::vector<std::string>& argv, const std::string& anchor) {
-    auto& out = w_.out;
-    out << "argv:";
-    for (const auto& a : argv)
-      out << ' '
-          << (a.find_first_of(" \n\t'\"") == std::string::npos ? a : nlohmann::json(a).dump());
-    out << '\n';
-    if (!anchor.empty())
-      out << "anchor (" << anchor.size() << " bytes, about " << estimate_tokens(anchor.size())
-          << " tokens):\n"
-          << anchor << '\n';
   }
 
   // --------------------------------------------------------------------------------------
@@ -609,7 +514,7 @@ class Runner {
     auto& tasks = record_.state.tasks;
     for (size_t i = 0; i < tasks.size(); ++i)
       if (tasks[i].id == key) return i;
-    tasks.push_back(TaskRecord::make(key, title, "pending"));
+    tasks.push_back(TaskRecord::make(key, title, TaskStatus::Pending));
     return tasks.size() - 1;
   }
 
@@ -715,8 +620,7 @@ class Runner {
     Position p;
     const auto& tasks = record_.state.tasks;
     for (size_t i = 0; i < tasks.size() && i < specs_.size(); ++i) {
-      const std::string& status = tasks[i].status;
-      if (status == "done" || status == "skipped" || status == "failed") continue;
+      if (is_finished(tasks[i].status)) continue;
       const auto& s = specs_[i];
       p.key = p.task_key = s.id;
       p.title = s.title;
@@ -735,7 +639,7 @@ class Runner {
   }
 
   // Ends a task: its event, its summary (kept for hybrid's next anchor).
-  void end_task(TaskRecord& task, const std::string& status, const std::string& final_text,
+  void end_task(TaskRecord& task, TaskStatus status, const std::string& final_text,
                 const std::string& reason) {
     const int64_t now = util::now_ms();
     task.status = status;
@@ -755,9 +659,9 @@ class Runner {
                   {"wall_ms", task.wall_ms}};
     if (!reason.empty()) data["reason"] = reason;
     if (task.cost_usd) data["cost_usd"] = *task.cost_usd;
-    emit(status == "done"      ? "task_completed"
-         : status == "skipped" ? "task_skipped"
-                               : "task_failed",
+    emit(status == TaskStatus::Done      ? "task_completed"
+         : status == TaskStatus::Skipped ? "task_skipped"
+                                         : "task_failed",
          data);
     // Summaries are hybrid mode's: the next task's anchor carries them. (Gathering one asks git
     // twice, which the other modes do not pay for.)
@@ -769,7 +673,7 @@ class Runner {
     SummaryInputs si;
     si.task_id = task.id;
     si.title = task.title;
-    si.status = task.status;
+    si.status = to_string(task.status);
     si.final_message = final_text;
     si.blocked_reason = reason;
     si.files_changed = changed_files(git_.get(opts_.project, task.git_head.value_or("")));
@@ -870,11 +774,10 @@ class Runner {
   void carry_pending_action(Position& pos) {
     auto& pa = record_.state.pending_action;
     if (pos.action != workflow::ContextAction::None) {
-      pa = PendingAction{pos.key, workflow::to_string(pos.action), pos.focus};
+      pa = PendingAction{pos.key, pos.action, pos.focus};
       save();
     } else if (pa && pa->key == pos.key) {
-      pos.action =
-          pa->action == "clear" ? workflow::ContextAction::Clear : workflow::ContextAction::Compact;
+      pos.action = pa->action;
       pos.focus = pa->focus;
     }
   }
@@ -925,8 +828,8 @@ class Runner {
   }
 
   void start_task(TaskRecord& task) {
-    if (task.status != "pending") return;
-    task.status = "running";
+    if (task.status != TaskStatus::Pending) return;
+    task.status = TaskStatus::Running;
     task.started_at_ms = util::now_ms();
     task.context_mode = to_string(mode_);
     if (summaries_wanted_)
@@ -1196,7 +1099,7 @@ class Runner {
       case AfterCall::Done:
         st.attempts.erase(s.pos.key);
         if (driver_) return workflow_step_done(s, call);
-        end_task(task, "done", call.stream.text, "");
+        end_task(task, TaskStatus::Done, call.stream.text, "");
         break;
       case AfterCall::Again:
       case AfterCall::LimitWait:
@@ -1213,10 +1116,10 @@ class Runner {
               !a)
             return finish(RunEnd::Failed, a.error().message);
         }
-        end_task(task_of(s), "skipped", call.stream.text, why);
+        end_task(task_of(s), TaskStatus::Skipped, call.stream.text, why);
         break;
       case AfterCall::Abort:
-        end_task(task, "failed", call.stream.text, why);
+        end_task(task, TaskStatus::Failed, call.stream.text, why);
         save();
         return finish(RunEnd::Aborted, fmt::format("task {} failed: {}", task.id, why));
     }
@@ -1233,7 +1136,7 @@ class Runner {
     auto following = driver_->position(record_.state.session_id(), w_.env, cfg_);
     if (!following) return finish(RunEnd::Failed, following.error().message);
     if (following->finished || following->task_key != s.pos.task_key)
-      end_task(task_of(s), "done", call.stream.text, "");
+      end_task(task_of(s), TaskStatus::Done, call.stream.text, "");
     pending_position_ = std::move(*following);
     return std::nullopt;
   }

@@ -175,7 +175,7 @@ TEST(RunState, ReadsTheRunJsonCtxRunWritesIntoItsFields) {
   EXPECT_EQ(s.attempts, (std::map<std::string, int>{{"t2", 1}}));
   ASSERT_TRUE(s.pending_action);
   EXPECT_EQ(s.pending_action->key, "t2");
-  EXPECT_EQ(s.pending_action->action, "compact");
+  EXPECT_EQ(s.pending_action->action, workflow::ContextAction::Compact);
   EXPECT_EQ(s.pending_action->focus, "the parser");
   EXPECT_EQ(s.usage, (claude::TokenUsage{1200, 3400, 56000, 789}));
   EXPECT_EQ(s.tokens_total, 61389u);
@@ -195,7 +195,7 @@ TEST(RunState, ReadsTheRunJsonCtxRunWritesIntoItsFields) {
   ASSERT_EQ(s.tasks.size(), 2u);
   const TaskRecord& t1 = s.tasks[0];
   EXPECT_EQ(t1.id, "t1");
-  EXPECT_EQ(t1.status, "done");
+  EXPECT_EQ(t1.status, TaskStatus::Done);
   EXPECT_EQ(t1.iterations, 2);
   EXPECT_EQ(t1.resets, 1);
   EXPECT_EQ(t1.anchoring_tokens, 512u);
@@ -253,7 +253,7 @@ TEST(RunState, ANewRunsStateSurvivesTheRoundTrip) {
   s.stopped_on->scope = "task";
   s.stopped_on->budget = "cost";
   s.stopped_on->task_id = "build";
-  TaskRecord t = TaskRecord::make("build", "Build it", "failed");
+  TaskRecord t = TaskRecord::make("build", "Build it", TaskStatus::Failed);
   t.iterations = 3;
   t.sessions = {"a", "b"};
   t.started_at_ms = 11;
@@ -261,7 +261,7 @@ TEST(RunState, ANewRunsStateSurvivesTheRoundTrip) {
   t.wall_ms = 8;
   t.reason = "blocked: no compiler";
   s.tasks.push_back(t);
-  s.tasks.push_back(TaskRecord::make("t9", "", "pending"));
+  s.tasks.push_back(TaskRecord::make("t9", "", TaskStatus::Pending));
 
   const ojson j = run_state_json(s);
   EXPECT_EQ(j["ctxkit"], "run");
@@ -279,6 +279,9 @@ TEST(RunState, ANewRunsStateSurvivesTheRoundTrip) {
   EXPECT_EQ(back.usage, s.usage);
   ASSERT_EQ(back.tasks.size(), 2u);
   EXPECT_EQ(back.tasks[0].reason, "blocked: no compiler");
+  EXPECT_EQ(j["tasks"][0]["status"], "failed");
+  EXPECT_EQ(back.tasks[0].status, TaskStatus::Failed);
+  EXPECT_EQ(back.tasks[1].status, TaskStatus::Pending);
   EXPECT_EQ(back.tasks[0].sessions, t.sessions);
   EXPECT_FALSE(back.tasks[1].started_at_ms);
   EXPECT_EQ(back.source.name, "feature");
@@ -525,6 +528,34 @@ TEST(RunState, EveryKeyItWritesItReadsBackAsItsOwn) {
     stop_keys.push_back(it.key());
   EXPECT_EQ(stop_keys, (std::vector<std::string>{"scope", "budget", "limit", "spent", "over",
                                                  "task_id", "kind", "message", "why", "reset_at"}));
+}
+
+// A task's status and a pending action are words in run.json: each word reads as its own value;
+// a word this version does not know reads as pending (the run comes back to the task), and a
+// pending action that does not say "clear" as a compaction.
+TEST(RunState, StatusesAndActionsAreReadFromTheirWords) {
+  for (auto st : {TaskStatus::Pending, TaskStatus::Running, TaskStatus::Done, TaskStatus::Skipped,
+                  TaskStatus::Failed})
+    EXPECT_EQ(parse_task_status(to_string(st)), st);
+  EXPECT_FALSE(parse_task_status("blocked"));
+  EXPECT_TRUE(is_finished(TaskStatus::Skipped));
+  EXPECT_FALSE(is_finished(TaskStatus::Running));
+  const ojson j = ojson::parse(R"({"ctxkit": "run", "version": 1,
+    "tasks": [{"id": "a", "status": "blocked"}, {"id": "b", "status": "skipped"},
+              {"id": "c", "status": 3}],
+    "pending_action": {"key": "k", "action": "clear", "focus": ""}})");
+  RunState s = run_state_from_json(j);
+  ASSERT_EQ(s.tasks.size(), 3u);
+  EXPECT_EQ(s.tasks[0].status, TaskStatus::Pending);
+  EXPECT_EQ(s.tasks[1].status, TaskStatus::Skipped);
+  EXPECT_EQ(s.tasks[2].status, TaskStatus::Pending);
+  ASSERT_TRUE(s.pending_action);
+  EXPECT_EQ(s.pending_action->action, workflow::ContextAction::Clear);
+  EXPECT_EQ(run_state_json(s)["pending_action"]["action"], "clear");
+  s = run_state_from_json(ojson::parse(
+      R"({"ctxkit": "run", "version": 1, "pending_action": {"key": "k", "action": "squash"}})"));
+  ASSERT_TRUE(s.pending_action);
+  EXPECT_EQ(s.pending_action->action, workflow::ContextAction::Compact);
 }
 
 TEST(RunState, ReadsTextThatIsNoObjectAsAnEmptyState) {
