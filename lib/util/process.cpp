@@ -202,224 +202,277 @@ Result<pid_t> clone_child(const ProcessSpec& spec, char* const* argv, char* cons
   return pid;
 }
 
-// run_process, with the child in a process group of its own when `group`, and killed when its
-// stdout passes `max_output` (0: no limit; `*overflowed` then says so).
-Result<ProcessResult> run_impl(const ProcessSpec& spec, bool group, size_t max_output,
-                               bool* overflowed) {
-  if (spec.argv.empty()) return fail("starting a process: empty argv");
-  // exec ends an argument at its first NUL: the child would get it cut short, silently.
-  for (size_t i = 0; i < spec.argv.size(); ++i)
-    if (spec.argv[i].find('\0') != std::string::npos)
-      return fail(fmt::format("starting {}: argument {} holds a NUL byte (it would be cut short)",
-                              spec.argv[0].substr(0, spec.argv[0].find('\0')), i),
-                  Error::Kind::Invalid);
-  Pipe in, out, err;
-  if (::pipe2(in.fd, O_CLOEXEC) != 0 || ::pipe2(out.fd, O_CLOEXEC) != 0 ||
-      ::pipe2(err.fd, O_CLOEXEC) != 0) {
-    return fail(fmt::format("creating pipes: {}", std::strerror(errno)));
+// A write to the pipe of a child that has stopped reading fails with EPIPE instead of raising
+// SIGPIPE: the signal is blocked in this thread around the write, and the one the write raised is
+// taken before it is unblocked. The process's disposition of SIGPIPE is left as it was.
+ssize_t write_without_sigpipe(int fd, const char* data, size_t size) {
+  sigset_t pipe_only, old;
+  ::sigemptyset(&pipe_only);
+  ::sigaddset(&pipe_only, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+  sigset_t pending;
+  ::sigpending(&pending);
+  const bool was_pending = ::sigismember(&pending, SIGPIPE) == 1;
+  const ssize_t w = ::write(fd, data, size);
+  const int saved = errno;
+  if (w < 0 && saved == EPIPE && !was_pending) {
+    const timespec none{};
+    while (::sigtimedwait(&pipe_only, nullptr, &none) < 0 && errno == EINTR) {
+    }
   }
-  std::vector<char*> argv;
-  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<std::string> env_store;
-  std::vector<char*> envp;
-  char** env_ptr = environ;
-  if (spec.env) {
-    for (const auto& [k, v] : *spec.env) env_store.push_back(k + "=" + v);
-    for (auto& s : env_store) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    env_ptr = envp.data();
-  }
-  const ChildFds child_fds{in.fd[0], out.fd[1], err.fd[1]};
-  auto started = spec.parent_death_signal
-                     ? clone_child(spec, argv.data(), env_ptr, child_fds, group)
-                     : spawn_child(spec, argv.data(), env_ptr, child_fds, group);
-  if (!started) return std::unexpected(started.error());
-  const pid_t pid = *started;
-  in.close_end(0);
-  out.close_end(1);
-  err.close_end(1);
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = saved;
+  return w;
+}
 
-  ProcessResult result;
-  size_t written = 0;
-  if (spec.stdin_data.empty())
-    in.close_end(1);
-  else
-    ::fcntl(in.fd[1], F_SETFL, O_NONBLOCK);
+// One child's run: its stdin fed, its stdout and stderr read (stdout's lines handed over as they
+// arrive), until both are closed, a limit is passed (the timeout, the linger, `max_output`), or
+// a handler throws; then the child is waited for. The child is in a process group of its own
+// when `group` (killed with it).
+class Pump {
+ public:
   using clock = std::chrono::steady_clock;
-  auto deadline = spec.timeout ? clock::now() + *spec.timeout : clock::time_point::max();
-  ::signal(SIGPIPE, SIG_IGN);
-  int status = 0;
-  bool reaped = false;  // the child has exited and was waited for (its pid may be reused: never
-                        // signalled again)
-  auto finish = [&](int st) {
-    if (WIFEXITED(st))
-      result.exit_code = WEXITSTATUS(st);
-    else if (WIFSIGNALED(st))
-      result.exit_code = 128 + WTERMSIG(st);
-    return result;
-  };
-  // The group too when the child leads one (its pid is the group's id).
-  auto kill_child = [&] {
-    if (!reaped) ::kill(group ? -pid : pid, SIGKILL);
-  };
-  // With a linger: from the moment the caller is done with the output or the child has exited,
-  // the output is read for at most that long.
-  auto linger_end = clock::time_point::max();
-  auto start_linger = [&] {
-    if (spec.linger && linger_end == clock::time_point::max())
-      linger_end = clock::now() + *spec.linger;
-  };
-  char buf[65536];
-  size_t line_start = 0;  // of the first stdout line not yet handed to on_stdout_line
-  size_t scanned = 0;     // stdout before this has no '\n' after line_start
-  while (out.fd[0] >= 0 || err.fd[0] >= 0) {
+
+  Pump(const ProcessSpec& spec, bool group, size_t max_output)
+      : spec_(spec), group_(group), max_output_(max_output) {}
+
+  Result<ProcessResult> run(bool* overflowed) {
+    if (auto started = start(); !started) return std::unexpected(started.error());
+    deadline_ = spec_.timeout ? clock::now() + *spec_.timeout : clock::time_point::max();
+    while ((out_.fd[0] >= 0 || err_.fd[0] >= 0) && pump_once()) {
+    }
+    in_.close_end(1);
+    trim_err(spec_.err_tail_bytes);
+    *overflowed = overflowed_;
+    return wait();
+  }
+
+ private:
+  // Pipes, the child, stdin's first state.
+  Result<void> start() {
+    if (spec_.argv.empty()) return fail("starting a process: empty argv");
+    // exec ends an argument at its first NUL: the child would get it cut short, silently.
+    for (size_t i = 0; i < spec_.argv.size(); ++i)
+      if (spec_.argv[i].find('\0') != std::string::npos)
+        return fail(fmt::format("starting {}: argument {} holds a NUL byte (it would be cut short)",
+                                spec_.argv[0].substr(0, spec_.argv[0].find('\0')), i),
+                    Error::Kind::Invalid);
+    if (::pipe2(in_.fd, O_CLOEXEC) != 0 || ::pipe2(out_.fd, O_CLOEXEC) != 0 ||
+        ::pipe2(err_.fd, O_CLOEXEC) != 0)
+      return fail(fmt::format("creating pipes: {}", std::strerror(errno)));
+    std::vector<char*> argv;
+    for (const auto& a : spec_.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    std::vector<std::string> env_store;
+    std::vector<char*> envp;
+    char** env_ptr = environ;
+    if (spec_.env) {
+      for (const auto& [k, v] : *spec_.env) env_store.push_back(k + "=" + v);
+      for (auto& e : env_store) envp.push_back(e.data());
+      envp.push_back(nullptr);
+      env_ptr = envp.data();
+    }
+    const ChildFds child_fds{in_.fd[0], out_.fd[1], err_.fd[1]};
+    auto started = spec_.parent_death_signal
+                       ? clone_child(spec_, argv.data(), env_ptr, child_fds, group_)
+                       : spawn_child(spec_, argv.data(), env_ptr, child_fds, group_);
+    if (!started) return std::unexpected(started.error());
+    pid_ = *started;
+    in_.close_end(0);
+    out_.close_end(1);
+    err_.close_end(1);
+    if (spec_.stdin_data.empty())
+      in_.close_end(1);
+    else
+      ::fcntl(in_.fd[1], F_SETFL, O_NONBLOCK);
+    return {};
+  }
+
+  // One wait on the pipes and what it brought; false: stop reading (a limit was passed).
+  bool pump_once() {
     pollfd fds[3];
     int n = 0;
     int idx_out = -1, idx_err = -1, idx_in = -1;
-    if (out.fd[0] >= 0) {
-      fds[n] = {out.fd[0], POLLIN, 0};
+    if (out_.fd[0] >= 0) {
+      fds[n] = {out_.fd[0], POLLIN, 0};
       idx_out = n++;
     }
-    if (err.fd[0] >= 0) {
-      fds[n] = {err.fd[0], POLLIN, 0};
+    if (err_.fd[0] >= 0) {
+      fds[n] = {err_.fd[0], POLLIN, 0};
       idx_err = n++;
     }
-    if (in.fd[1] >= 0) {
-      fds[n] = {in.fd[1], POLLOUT, 0};
+    if (in_.fd[1] >= 0) {
+      fds[n] = {in_.fd[1], POLLOUT, 0};
       idx_in = n++;
     }
     const auto now = clock::now();
-    if (now >= deadline) {
+    if (now >= deadline_) {
       kill_child();
-      result.timed_out = true;
-      break;
+      result_.timed_out = true;
+      return false;
     }
-    if (now >= linger_end) {
+    if (now >= linger_end_) {
       kill_child();
-      result.cut_off = true;
-      break;
+      result_.cut_off = true;
+      return false;
     }
     int wait_ms = -1;
-    const auto until = std::min(deadline, linger_end);
+    const auto until = std::min(deadline_, linger_end_);
     if (until != clock::time_point::max())
       wait_ms = static_cast<int>(
                     std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) +
                 1;
     // With a linger, the child's exit is looked for now and then (a process it started may hold
     // the pipes open long after).
-    if (spec.linger && !reaped && (wait_ms < 0 || wait_ms > 100)) wait_ms = 100;
-    int pr = ::poll(fds, static_cast<nfds_t>(n), wait_ms);
-    if (pr < 0) {
-      if (errno == EINTR) continue;
-      break;
+    if (spec_.linger && !reaped_ && (wait_ms < 0 || wait_ms > 100)) wait_ms = 100;
+    if (::poll(fds, static_cast<nfds_t>(n), wait_ms) < 0) return errno == EINTR;
+    if (spec_.linger && !reaped_ && ::waitpid(pid_, &status_, WNOHANG) == pid_) {
+      reaped_ = true;
+      start_linger();
     }
-    if (spec.linger && !reaped) {
-      pid_t r = ::waitpid(pid, &status, WNOHANG);
-      if (r == pid) {
-        reaped = true;
-        start_linger();
-      }
-    }
-    if (idx_in >= 0 && (fds[idx_in].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t w =
-          ::write(in.fd[1], spec.stdin_data.data() + written, spec.stdin_data.size() - written);
-      if (w > 0) written += static_cast<size_t>(w);
-      if (w < 0 && errno != EAGAIN) in.close_end(1);
-      if (written >= spec.stdin_data.size()) in.close_end(1);
-    }
-    auto drain = [&](int idx, Pipe& p, std::string& into) {
-      if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
-      ssize_t r = ::read(p.fd[0], buf, sizeof buf);
-      if (r > 0)
-        into.append(buf, static_cast<size_t>(r));
-      else if (r == 0 || errno != EINTR)
-        p.close_end(0);
-    };
-    drain(idx_out, out, result.out);
-    if (spec.on_stdout_line) {
-      try {
-        for (size_t nl; (nl = result.out.find('\n', scanned)) != std::string::npos;
-             line_start = scanned = nl + 1)
-          spec.on_stdout_line(std::string_view(result.out).substr(line_start, nl - line_start));
-      } catch (...) {
-        // The child is not left behind, running or unreaped.
-        kill_child();
-        if (!reaped)
-          while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-          }
-        throw;
-      }
-      scanned = result.out.size();
-      if (!spec.keep_handed_lines && line_start > 0) {
-        // Only the line still arriving is kept: memory is the longest line, not the whole output.
-        result.out.erase(0, line_start);
-        scanned -= line_start;
-        line_start = 0;
-      }
-      if (spec.done && spec.done()) start_linger();
-    }
-    drain(idx_err, err, result.err);
-    if (spec.err_tail_bytes > 0 && result.err.size() > 2 * spec.err_tail_bytes)
-      result.err.erase(0, result.err.size() - spec.err_tail_bytes);
-    if (max_output > 0 && result.out.size() > max_output) {
+    if (idx_in >= 0 && (fds[idx_in].revents & (POLLOUT | POLLERR | POLLHUP))) feed_stdin();
+    if (idx_out >= 0) drain(fds[idx_out].revents, out_, result_.out);
+    if (spec_.on_stdout_line) hand_lines();
+    if (idx_err >= 0) drain(fds[idx_err].revents, err_, result_.err);
+    if (spec_.err_tail_bytes > 0 && result_.err.size() > 2 * spec_.err_tail_bytes)
+      trim_err(spec_.err_tail_bytes);
+    if (max_output_ > 0 && result_.out.size() > max_output_) {
       kill_child();
-      result.out.resize(max_output);
-      *overflowed = true;
-      break;
+      result_.out.resize(max_output_);
+      overflowed_ = true;
+      return false;
     }
+    return true;
   }
-  in.close_end(1);
-  if (spec.err_tail_bytes > 0 && result.err.size() > spec.err_tail_bytes)
-    result.err.erase(0, result.err.size() - spec.err_tail_bytes);
-  if (reaped) return finish(status);
-  if (linger_end != clock::time_point::max() && !result.timed_out && !*overflowed &&
-      !result.cut_off) {
-    // Done with, its output closed, and still running: it gets the rest of the linger to exit.
+
+  void feed_stdin() {
+    const ssize_t w = write_without_sigpipe(in_.fd[1], spec_.stdin_data.data() + written_,
+                                            spec_.stdin_data.size() - written_);
+    if (w > 0) written_ += static_cast<size_t>(w);
+    if (w < 0 && errno != EAGAIN) in_.close_end(1);
+    if (written_ >= spec_.stdin_data.size()) in_.close_end(1);
+  }
+
+  void drain(short revents, Pipe& p, std::string& into) {
+    if (!(revents & (POLLIN | POLLHUP | POLLERR))) return;
+    const ssize_t r = ::read(p.fd[0], buf_, sizeof buf_);
+    if (r > 0)
+      into.append(buf_, static_cast<size_t>(r));
+    else if (r == 0 || errno != EINTR)
+      p.close_end(0);
+  }
+
+  // Each complete stdout line not yet handed over goes to on_stdout_line. A handler that throws
+  // leaves no child behind, running or unreaped.
+  void hand_lines() {
+    auto& out = result_.out;
+    try {
+      for (size_t nl; (nl = out.find('\n', scanned_)) != std::string::npos;
+           line_start_ = scanned_ = nl + 1)
+        spec_.on_stdout_line(std::string_view(out).substr(line_start_, nl - line_start_));
+    } catch (...) {
+      kill_child();
+      if (!reaped_)
+        while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
+        }
+      throw;
+    }
+    scanned_ = out.size();
+    if (!spec_.keep_handed_lines && line_start_ > 0) {
+      // Only the line still arriving is kept: memory is the longest line, not the whole output.
+      out.erase(0, line_start_);
+      scanned_ -= line_start_;
+      line_start_ = 0;
+    }
+    if (spec_.done && spec_.done()) start_linger();
+  }
+
+  void trim_err(size_t keep) {
+    if (keep > 0 && result_.err.size() > keep) result_.err.erase(0, result_.err.size() - keep);
+  }
+
+  // The output is over: the child's end. A child done with (a linger) gets the rest of the
+  // linger to exit, and one under a timeout the rest of the timeout; then it is killed.
+  ProcessResult wait() {
+    if (reaped_) return finish();
+    const bool stopped = result_.timed_out || overflowed_ || result_.cut_off;
+    if (linger_end_ != clock::time_point::max() && !stopped &&
+        wait_until(std::min(linger_end_, deadline_)))
+      return finish();
+    if (spec_.timeout && !result_.timed_out && !overflowed_ && !result_.cut_off &&
+        wait_until(deadline_))
+      return finish();
+    while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
+    }
+    return finish();
+  }
+
+  // Waits for the child until `until`; true when it exited. At `until` it is killed, as timed
+  // out (the deadline) or cut off (the linger).
+  bool wait_until(clock::time_point until) {
     auto step = std::chrono::microseconds(200);
     while (true) {
-      pid_t r = ::waitpid(pid, &status, WNOHANG);
-      if (r == pid) return finish(status);
-      if (r < 0 && errno != EINTR) break;
-      if (clock::now() >= std::min(linger_end, deadline)) {
+      const pid_t r = ::waitpid(pid_, &status_, WNOHANG);
+      if (r == pid_) return true;
+      if (r < 0 && errno != EINTR) return false;
+      if (clock::now() >= until) {
         kill_child();
-        (clock::now() >= deadline ? result.timed_out : result.cut_off) = true;
-        break;
+        (clock::now() >= deadline_ ? result_.timed_out : result_.cut_off) = true;
+        return false;
       }
       std::this_thread::sleep_for(step);
       step = std::min<std::chrono::microseconds>(step * 2, std::chrono::milliseconds(10));
     }
   }
-  if (spec.timeout && !result.timed_out && !*overflowed && !result.cut_off) {
-    // Its output is closed, but it may still run: the timeout holds until it has exited.
-    auto step = std::chrono::microseconds(200);
-    while (true) {
-      pid_t r = ::waitpid(pid, &status, WNOHANG);
-      if (r == pid) return finish(status);
-      if (r < 0 && errno != EINTR) break;
-      if (clock::now() >= deadline) {
-        kill_child();
-        result.timed_out = true;
-        break;
-      }
-      std::this_thread::sleep_for(step);
-      step = std::min<std::chrono::microseconds>(step * 2, std::chrono::milliseconds(10));
-    }
+
+  ProcessResult finish() {
+    if (WIFEXITED(status_))
+      result_.exit_code = WEXITSTATUS(status_);
+    else if (WIFSIGNALED(status_))
+      result_.exit_code = 128 + WTERMSIG(status_);
+    return std::move(result_);
   }
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+
+  // The group too when the child leads one (its pid is the group's id). Never after it was
+  // reaped: its pid may be reused.
+  void kill_child() {
+    if (!reaped_) ::kill(group_ ? -pid_ : pid_, SIGKILL);
   }
-  return finish(status);
-}
+
+  // With a linger: from the moment the caller is done with the output or the child has exited,
+  // the output is read for at most that long.
+  void start_linger() {
+    if (spec_.linger && linger_end_ == clock::time_point::max())
+      linger_end_ = clock::now() + *spec_.linger;
+  }
+
+  const ProcessSpec& spec_;
+  const bool group_;
+  const size_t max_output_;
+  Pipe in_, out_, err_;
+  pid_t pid_ = -1;
+  int status_ = 0;
+  bool reaped_ = false;  // exited and waited for
+  bool overflowed_ = false;
+  ProcessResult result_;
+  size_t written_ = 0;  // of stdin_data
+  clock::time_point deadline_ = clock::time_point::max();
+  clock::time_point linger_end_ = clock::time_point::max();
+  size_t line_start_ = 0;  // of the first stdout line not yet handed to on_stdout_line
+  size_t scanned_ = 0;     // stdout before this has no '\n' after line_start_
+  char buf_[65536];
+};
+
 }  // namespace
 
 Result<ProcessResult> run_process(const ProcessSpec& spec) {
   bool overflowed = false;
-  return run_impl(spec, false, 0, &overflowed);
+  return Pump(spec, false, 0).run(&overflowed);
 }
 
 Result<BoundedRun> run_bounded(const ProcessSpec& spec, size_t max_output) {
   BoundedRun run;
-  auto r = run_impl(spec, true, max_output, &run.overflowed);
+  auto r = Pump(spec, true, max_output).run(&run.overflowed);
   if (!r) return std::unexpected(r.error());
   run.result = std::move(*r);
   return run;

@@ -33,6 +33,34 @@ TEST(Process, RunProcessCollectsOutputAndExitCode) {
   EXPECT_EQ(r->err, "err");
 }
 
+// A child that stops reading its stdin makes the write fail, not kill the caller; and the
+// caller's disposition of SIGPIPE is its own (run_process used to ignore it process-wide). Run in
+// a child of the test, so that a SIGPIPE that got through ends that child, not the suite.
+TEST(Process, AChildThatLeavesItsStdinUnreadNeitherKillsTheCallerNorChangesItsSIGPIPE) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::signal(SIGPIPE, SIG_DFL);
+    util::ProcessSpec spec;
+    spec.argv = {"sh", "-c", "exec 0<&-; sleep 0.05; exit 4"};
+    spec.stdin_data.assign(4 << 20, 'x');  // far more than a pipe holds
+    auto r = util::run_process(spec);
+    if (!r || r->exit_code != 4) ::_exit(10);
+    struct sigaction now {};
+    ::sigaction(SIGPIPE, nullptr, &now);
+    if (now.sa_handler != SIG_DFL) ::_exit(11);
+    sigset_t pending;
+    ::sigpending(&pending);
+    if (::sigismember(&pending, SIGPIPE)) ::_exit(12);
+    ::_exit(0);
+  }
+  int st = 0;
+  ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+  ASSERT_TRUE(WIFEXITED(st)) << "killed by signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  EXPECT_EQ(WEXITSTATUS(st), 0) << "10: the run failed, 11: SIGPIPE's disposition changed, 12: a "
+                                   "SIGPIPE left pending";
+}
+
 // Lines reach the callback while the child runs: this child goes on only once the callback has
 // seen its first line. A line longer than one read comes whole; a last line without '\n' is not
 // handed over (it stays in `out`).
