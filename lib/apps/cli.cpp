@@ -5,6 +5,7 @@
 #include "core/config.hpp"
 
 namespace ctxkit::apps {
+namespace {
 
 std::optional<int> parse_cli(CLI::App& app, const std::vector<std::string>& args, AppContext& ctx,
                              const char* tool) {
@@ -21,14 +22,16 @@ std::optional<int> parse_cli(CLI::App& app, const std::vector<std::string>& args
   return std::nullopt;
 }
 
+}  // namespace
+
 int ErrorExit::operator()(std::string_view what) const {
   print_error(ctx.err, tool, what);
   return exit_code(ExitCode::failure);
 }
 
-ProgramCli::ProgramCli(const char* tool, std::string description)
+ProgramCli::ProgramCli(const char* tool, std::string description, const std::string& usage)
     : tool_(tool), app_(std::move(description)) {
-  app_.name(tool);
+  app_.name(usage.empty() ? std::string(tool) : usage);
 }
 
 void ProgramCli::add_version(const std::string& description) {

@@ -10,11 +10,6 @@
 
 namespace ctxkit::apps {
 
-// Parses `args` with a CLI11 app. Returns an exit code when the run should stop here (help
-// printed: 0; a usage error printed as one line "<tool>: error: …": 1), else nullopt.
-std::optional<int> parse_cli(CLI::App& app, const std::vector<std::string>& args, AppContext& ctx,
-                             const char* tool);
-
 // The one error path of a program: prints "<tool>: error: <what>" and gives the exit code
 // `failure`, so that `return error("…");` ends a run.
 struct ErrorExit {
@@ -26,10 +21,11 @@ struct ErrorExit {
 // The command line every program shares: its CLI11 app named after the program, the standard
 // flags (--version; --show-config for the programs that read the configuration) and the error
 // path. A program adds its own options to app() and calls parse(), which ends the run for
-// --help, a usage error, --version and --show-config.
+// --help, a usage error, --version and --show-config. A sub-command's command line (`ctx-run
+// report`) is one too, named `usage` in its help; its errors still name the program.
 class ProgramCli {
  public:
-  ProgramCli(const char* tool, std::string description);
+  ProgramCli(const char* tool, std::string description, const std::string& usage = {});
 
   CLI::App& app() { return app_; }
   const char* tool() const { return tool_; }
@@ -40,7 +36,8 @@ class ProgramCli {
   // from the current folder, the environment) and where each value came from.
   void add_show_config();
 
-  // Parses `args`. Returns an exit code when the run ends here, else nullopt.
+  // Parses `args`. Returns an exit code when the run ends here (help printed: 0; a usage error
+  // printed as one line "<tool>: error: …": 1; --version, --show-config: 0), else nullopt.
   std::optional<int> parse(const std::vector<std::string>& args, AppContext& ctx);
 
   // The error path of this program on `ctx`.

@@ -56,17 +56,14 @@ std::string program_dir(const std::string& program) {
   return fs::path(program).parent_path().lexically_normal().string();
 }
 
-int error(AppContext& ctx, const std::string& message) {
-  print_error(ctx.err, kTool, message);
-  return 1;
-}
 }  // namespace
 
 int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{
-      "Registers the workflow MCP server in a Claude Code MCP configuration (~/.claude.json or a "
-      "project's .mcp.json), or removes it."};
-  app.name(std::string(kTool) + " register|unregister");
+  ProgramCli cli(kTool,
+                 "Registers the workflow MCP server in a Claude Code MCP configuration "
+                 "(~/.claude.json or a project's .mcp.json), or removes it.",
+                 std::string(kTool) + " register|unregister");
+  CLI::App& app = cli.app();
   std::string action, config_path, manifest_path, name = "ctxkit-workflow", command;
   std::vector<std::string> server_args;
   bool replace = false, dry_run = false, all = false;
@@ -88,11 +85,12 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
                "unregister: remove the server also when it runs this program from another folder "
                "(another install's)");
   app.add_flag("--dry-run", dry_run, "print the resulting file instead of writing it");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+  if (auto rc = cli.parse(args, ctx)) return *rc;
+  const auto error = cli.error(ctx);
 
   if (command.empty()) {
     auto dir = util::executable_dir();
-    if (!dir) return error(ctx, "cannot find this program's path; give --command");
+    if (!dir) return error("cannot find this program's path; give --command");
     command = (*dir / "ctx-workflow-mcp").string();
   }
   claude::McpServerEntry entry{name, command, server_args, {}};
@@ -102,10 +100,10 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
   fs::path target = link;
   if (fs::is_symlink(link, ec)) {
     target = fs::weakly_canonical(link, ec);
-    if (ec) return error(ctx, fmt::format("resolving {}: {}", link.string(), ec.message()));
+    if (ec) return error(fmt::format("resolving {}: {}", link.string(), ec.message()));
   }
   auto doc = read_json(target);
-  if (!doc) return error(ctx, doc.error().message);
+  if (!doc) return error(doc.error().message);
   const bool file_existed = fs::exists(target, ec);
   // Keep the file's own ending (the client writes ~/.claude.json without a final newline).
   bool final_newline = true;
@@ -152,10 +150,9 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
     manifest = std::move(combined);
   }
   if (!problem.empty())
-    return error(ctx, fmt::format("{}: {} (nothing written)", target.string(), problem));
+    return error(fmt::format("{}: {} (nothing written)", target.string(), problem));
   if (report.changed && util::read_only_file(target))
-    return error(ctx,
-                 fmt::format("{}: the file is read-only (nothing written; make it writable to {})",
+    return error(fmt::format("{}: the file is read-only (nothing written; make it writable to {})",
                              target.string(), action));
   if (dry_run) {
     ctx.out << (doc->is_null() ? ojson::object() : *doc).dump(2) << '\n';
@@ -164,7 +161,7 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
   if (action == "unregister" && manifest.value("created_file", false) && file_existed &&
       doc->is_object() && doc->empty()) {
     fs::remove(target, ec);
-    if (ec) return error(ctx, fmt::format("removing {}: {}", target.string(), ec.message()));
+    if (ec) return error(fmt::format("removing {}: {}", target.string(), ec.message()));
     for (const auto& line : report.lines) ctx.out << line << '\n';
     ctx.out << "removed: " << target.string() << " (created by the install)\n";
     if (!manifest_path.empty()) fs::remove(manifest_path, ec);
@@ -177,18 +174,18 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
     if (::stat(target.c_str(), &st) == 0) {
       mode = st.st_mode & 07777;
       auto original = read_text(target);
-      if (!original) return error(ctx, original.error().message);
+      if (!original) return error(original.error().message);
       fs::path backup = link;
       backup += fmt::format(".ctxkit-backup-{}", util::format_compact_utc(util::now_ms()));
       if (auto r = util::write_file_atomic(backup, *original, mode); !r)
-        return error(ctx, fmt::format("saving a backup: {} (nothing written)", r.error().message));
+        return error(fmt::format("saving a backup: {} (nothing written)", r.error().message));
       ctx.out << "backup: " << backup.string() << '\n';
     } else {
       fs::create_directories(target.parent_path(), ec);
     }
     if (auto r = util::write_file_atomic(target, doc->dump(2) + (final_newline ? "\n" : ""), mode);
         !r)
-      return error(ctx, r.error().message);
+      return error(r.error().message);
   }
   for (const auto& line : report.lines) ctx.out << line << '\n';
   if (!manifest_path.empty()) {
@@ -208,7 +205,7 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
       }
       fs::create_directories(fs::path(manifest_path).parent_path(), ec);
       if (auto r = util::write_file_atomic(manifest_path, manifest.dump(2) + "\n", 0644); !r)
-        return error(ctx, fmt::format("writing the manifest: {}", r.error().message));
+        return error(fmt::format("writing the manifest: {}", r.error().message));
     } else {
       fs::remove(manifest_path, ec);
     }

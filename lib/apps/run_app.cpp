@@ -26,18 +26,13 @@ namespace {
 constexpr const char* kTool = "ctx-run";
 constexpr int kRunFailed = 2;  // a task failed and the run was aborted, or the run could not go on
 
-int error(AppContext& ctx, const std::string& what) {
-  print_error(ctx.err, kTool, what);
-  return 1;
-}
-
 // How the run ended, said and turned into the exit code: 0 when every task is done, 1 on bad
 // input (nothing recorded), 2 when a task failed and the run was aborted (or the run failed), 3
 // when it stopped on max_iterations, STOP or PAUSE, a budget or a limit (see the run folder), 130
 // after SIGINT.
 int report_outcome(const runner::RunOutcome& r, AppContext& ctx) {
   using runner::RunEnd;
-  if (r.end == RunEnd::BadInput) return error(ctx, r.why);
+  if (r.end == RunEnd::BadInput) return ErrorExit{kTool, ctx}(r.why);
   if (!r.run_id.empty())
     ctx.out << util::one_line(fmt::format("run {} {}{}: {}", r.run_id, r.status,
                                           r.why.empty() ? "" : " (" + r.why + ")",
@@ -65,10 +60,11 @@ fs::path project_dir(const std::string& given) {
 }
 
 int run_report_command(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{
-      "Per task and per run: iterations, context resets, compactions, tokens by kind, the "
-      "anchoring share, wall time."};
-  app.name("ctx-run report");
+  ProgramCli cli(kTool,
+                 "Per task and per run: iterations, context resets, compactions, tokens by kind, "
+                 "the anchoring share, wall time.",
+                 "ctx-run report");
+  CLI::App& app = cli.app();
   std::vector<std::string> runs;
   std::string project, html;
   bool json_out = false, all = false;
@@ -80,14 +76,15 @@ int run_report_command(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--html", html,
                  "write the reports as one HTML page to FILE (\"-\": standard output) and print "
                  "its path");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+  if (auto rc = cli.parse(args, ctx)) return *rc;
+  const auto error = cli.error(ctx);
   const fs::path proj = project_dir(project);
   std::vector<fs::path> folders;
   for (const auto& r : runs) folders.push_back(runner::run_folder(proj, r));
   if (folders.empty()) {
     auto listed = runner::list_runs(proj);
     if (listed.empty())
-      return error(ctx, fmt::format("no runs in {}", (proj / ".ctxkit" / "runs").string()));
+      return error(fmt::format("no runs in {}", (proj / ".ctxkit" / "runs").string()));
     if (all)
       folders = listed;
     else
@@ -101,7 +98,7 @@ int run_report_command(const std::vector<std::string>& args, AppContext& ctx) {
       reports.push_back({{"run_id", f.filename().string()}, {"error", r.error().message}});
       continue;
     }
-    if (!r) return error(ctx, r.error().message);
+    if (!r) return error(r.error().message);
     reports.push_back(std::move(*r));
   }
   if (!html.empty()) return write_run_page(reports, html, ctx);
@@ -115,9 +112,11 @@ int run_report_command(const std::vector<std::string>& args, AppContext& ctx) {
 }
 
 int run_config_command(const std::vector<std::string>& args, AppContext& ctx) {
-  CLI::App app{
-      "Sets one [runner] key of the project's .work.toml, keeping the rest of the file as it is."};
-  app.name("ctx-run config");
+  ProgramCli cli(
+      kTool,
+      "Sets one [runner] key of the project's .work.toml, keeping the rest of the file as it is.",
+      "ctx-run config");
+  CLI::App& app = cli.app();
   std::string verb, key, value, project;
   app.add_option("verb", verb, "set")->required()->check(CLI::IsMember({"set"}));
   app.add_option("key", key, "runner.mode | runner.on_fail | runner.progress_file | ...")
@@ -125,51 +124,50 @@ int run_config_command(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("value", value, "the value")->required();
   app.add_option("--project", project,
                  "the project whose .work.toml is edited (default: the current directory)");
-  if (auto rc = parse_cli(app, args, ctx, kTool)) return *rc;
+  if (auto rc = cli.parse(args, ctx)) return *rc;
+  const auto error = cli.error(ctx);
   const std::string prefix = "runner.";
   if (!key.starts_with(prefix))
-    return error(ctx, fmt::format("only runner.* keys are set here, not '{}'", key));
+    return error(fmt::format("only runner.* keys are set here, not '{}'", key));
   const std::string name = key.substr(prefix.size());
   if (name == "mode" && !runner::parse_context_mode(value))
-    return error(
-        ctx,
-        fmt::format(
-            "unknown mode '{}' (continuous, fresh-per-task, fresh-per-iteration, hybrid, auto)",
-            value));
+    return error(fmt::format(
+        "unknown mode '{}' (continuous, fresh-per-task, fresh-per-iteration, hybrid, auto)",
+        value));
   if (name == "on_fail" && !runner::parse_on_fail(value))
-    return error(ctx, fmt::format("unknown on_fail '{}' (retry, skip, abort)", value));
+    return error(fmt::format("unknown on_fail '{}' (retry, skip, abort)", value));
   if (name != "mode" && name != "on_fail" && name != "progress_file")
-    return error(ctx, fmt::format("'{}' is not set by this command (mode, on_fail, progress_file; "
-                                  "edit .work.toml for others)",
-                                  key));
+    return error(
+        fmt::format("'{}' is not set by this command (mode, on_fail, progress_file; "
+                    "edit .work.toml for others)",
+                    key));
   const fs::path file = project_dir(project) / ".work.toml";
   std::string text;
   std::error_code ec;
   if (fs::exists(file, ec)) {
     auto t = util::read_file(file, {16u << 20, false});
-    if (!t) return error(ctx, t.error().message);
+    if (!t) return error(t.error().message);
     text = std::move(*t);
   }
   auto edited = core::set_toml_string(text, "runner", name, value);
-  if (!edited) return error(ctx, fmt::format("{}: {}", file.string(), edited.error().message));
+  if (!edited) return error(fmt::format("{}: {}", file.string(), edited.error().message));
   // Check the result as ctxkit reads it: the key must take, and nothing may become a warning.
   core::Config check;
   core::apply_toml_text(check, *edited, file.string(), core::ConfigLayer::Project);
   if (!check.errors.empty())
-    return error(ctx, fmt::format("{}: {}", file.string(), check.errors.front()));
+    return error(fmt::format("{}: {}", file.string(), check.errors.front()));
   if (name == "progress_file" && check.runner.progress_file != value) {
     const auto w = std::find_if(
         check.warnings.begin(), check.warnings.end(),
         [](const std::string& s) { return s.find("progress_file") != std::string::npos; });
-    return error(ctx, w != check.warnings.end()
-                          ? *w
-                          : fmt::format("{}: runner.progress_file would not take '{}'",
-                                        file.string(), value));
+    return error(
+        w != check.warnings.end()
+            ? *w
+            : fmt::format("{}: runner.progress_file would not take '{}'", file.string(), value));
   }
   struct stat st {};
   const unsigned mode = ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
-  if (auto w = util::write_file_atomic(file, *edited, mode); !w)
-    return error(ctx, w.error().message);
+  if (auto w = util::write_file_atomic(file, *edited, mode); !w) return error(w.error().message);
   ctx.out << fmt::format("{}: [runner] {} = \"{}\"\n", file.string(), name, value);
   return 0;
 }
@@ -235,11 +233,12 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
                "print the plan (each call's argv and anchor) and run nothing");
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
-  if (reanchor && no_reanchor) return error(ctx, "--reanchor and --no-reanchor exclude each other");
+  const auto error = cli.error(ctx);
+  if (reanchor && no_reanchor) return error("--reanchor and --no-reanchor exclude each other");
   if (max_tokens && *max_tokens < 0)
-    return error(ctx, fmt::format("--max-tokens must be 0 or more, not {}", *max_tokens));
+    return error(fmt::format("--max-tokens must be 0 or more, not {}", *max_tokens));
   if (max_cost && !(*max_cost >= 0 && *max_cost <= 1e9))
-    return error(ctx, fmt::format("--max-cost must be a number from 0 to 1e9, not {}", *max_cost));
+    return error(fmt::format("--max-cost must be a number from 0 to 1e9, not {}", *max_cost));
 
   runner::RunOptions o;
   o.project = project_dir(project);
@@ -250,11 +249,11 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   for (const char* key :
        {"runner.max_tokens", "runner.max_cost_usd", "runner.fresh_at", "runner.compact_at"})
     if (auto it = cfg.refused.find(key); it != cfg.refused.end())
-      return error(ctx, "config: " + it->second);
-  if (!cfg.unread_files.empty()) return error(ctx, "config: " + cfg.unread_files.front());
+      return error("config: " + it->second);
+  if (!cfg.unread_files.empty()) return error("config: " + cfg.unread_files.front());
   if (cfg.runner.fresh_at >= cfg.runner.compact_at)
-    return error(ctx, fmt::format("[runner] fresh_at ({}) must be below compact_at ({})",
-                                  cfg.runner.fresh_at, cfg.runner.compact_at));
+    return error(fmt::format("[runner] fresh_at ({}) must be below compact_at ({})",
+                             cfg.runner.fresh_at, cfg.runner.compact_at));
   for (const auto& e : cfg.errors) print_note(ctx.err, kTool, "config: " + e);
   for (const auto& w : cfg.warnings) print_note(ctx.err, kTool, "config: " + w);
   std::string mode_text = cfg.runner.mode;
@@ -265,23 +264,23 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
   }
   if (!mode.empty()) {
     if (fresh_context && mode != "fresh-per-task")
-      return error(ctx, "--fresh-context and --context-mode " + mode + " disagree");
+      return error("--fresh-context and --context-mode " + mode + " disagree");
     mode_text = mode;
     o.mode_origin = "--context-mode";
   }
   auto parsed_mode = runner::parse_context_mode(mode_text);
   if (!parsed_mode)
-    return error(ctx, fmt::format("unknown context mode '{}' (continuous, fresh-per-task, "
-                                  "fresh-per-iteration, hybrid, auto)",
-                                  mode_text));
+    return error(
+        fmt::format("unknown context mode '{}' (continuous, fresh-per-task, "
+                    "fresh-per-iteration, hybrid, auto)",
+                    mode_text));
   o.mode = *parsed_mode;
   auto parsed_fail = runner::parse_on_fail(on_fail.empty() ? cfg.runner.on_fail : on_fail);
-  if (!parsed_fail)
-    return error(ctx, fmt::format("unknown on_fail '{}' (retry, skip, abort)", on_fail));
+  if (!parsed_fail) return error(fmt::format("unknown on_fail '{}' (retry, skip, abort)", on_fail));
   o.on_fail = *parsed_fail;
   if (!anchor_sources.empty()) {
     auto s = runner::parse_anchor_sources(anchor_sources);
-    if (!s) return error(ctx, s.error().message);
+    if (!s) return error(s.error().message);
     o.sources = *s;
   }
   o.tasks_file = tasks_file;
@@ -322,16 +321,15 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
                    configured("runner.max_cost_usd");
   o.auto_thresholds = {cfg.runner.fresh_at, cfg.runner.compact_at};
   auto parsed_limit = runner::parse_on_limit(on_limit.empty() ? cfg.runner.on_limit : on_limit);
-  if (!parsed_limit)
-    return error(ctx, fmt::format("unknown --on-limit '{}' (wait, stop)", on_limit));
+  if (!parsed_limit) return error(fmt::format("unknown --on-limit '{}' (wait, stop)", on_limit));
   o.limits = {*parsed_limit, cfg.runner.limit_backoff_seconds, cfg.runner.limit_max_wait_seconds};
   o.dry_run = dry_run;
   o.resume_run = resume;
   o.busy_timeout_ms = cfg.state.busy_timeout_ms;
   if (!resume.empty() && (!tasks_file.empty() || !workflow.empty()))
-    return error(ctx,
-                 "--resume continues a run as it was started: "
-                 "give no tasks file or workflow with it");
+    return error(
+        "--resume continues a run as it was started: "
+        "give no tasks file or workflow with it");
 
   // SIGINT ends the run after the current call is recorded (the client, in the terminal's
   // process group, gets a typed Ctrl-C itself).
