@@ -11,11 +11,12 @@
 #include "core/config.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
-#include "util/one_line.hpp"
 #include "util/paths.hpp"
+#include "workflow/supervised_action.hpp"
 #include "workflow/workflow_catalog.hpp"
 #include "workflow/workflow_events.hpp"
 #include "workflow/workflow_service.hpp"
+#include "workflow/workflow_text.hpp"
 
 namespace ctxkit::apps {
 namespace fs = std::filesystem;
@@ -36,57 +37,6 @@ std::optional<std::string> read_text(const std::string& path, AppContext& ctx) {
   return *text;
 }
 
-// Text from outside (templates, task titles, the model's outputs, session ids) for the terminal:
-// one line with its control characters escaped (util::one_line, as the hooks do), or, for text
-// meant to span lines (instructions, outputs), each line so.
-std::string line_of(std::string_view text) {
-  return util::one_line(text, SIZE_MAX);
-}
-std::string lines_of(std::string_view text) {
-  std::string out;
-  for (size_t pos = 0; pos <= text.size();) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    if (pos) out += '\n';
-    out += util::one_line(text.substr(pos, nl - pos), SIZE_MAX);
-    pos = nl + 1;
-  }
-  return out;
-}
-
-// Human-readable form of a status answer.
-void print_status(const ojson& s, std::ostream& out) {
-  if (s.contains("contextAction") && s.value("message", "").starts_with("ctxkit's supervisor")) {
-    out << lines_of(s["message"].get<std::string>())
-        << '\n';  // carried out by the supervisor at the end of the turn
-    return;
-  }
-  if (s.contains("contextAction")) {
-    out << line_of(fmt::format(
-               "Before this step: run {}{}", s["contextAction"].get<std::string>(),
-               s.contains("focus") ? " " + s["focus"].get<std::string>() : std::string()))
-        << '\n';
-    out << "Then run `ctx-workflow status` for the step's instructions.\n";
-    return;
-  }
-  const auto& p = s["progress"];
-  std::string where = fmt::format("step {} ({} of {}, {})", s["step"].get<std::string>(),
-                                  p["currentStep"].get<long>(), p["totalSteps"].get<long>(),
-                                  s["stepType"].get<std::string>());
-  if (s.contains("subStep"))
-    where += fmt::format(", sub-step {} ({} of {})", s["subStep"].get<std::string>(),
-                         s["subStepIndex"].get<long>() + 1, s["totalSubSteps"].get<long>());
-  if (s.contains("task"))
-    where += fmt::format(", task {}: {} ({} of {})", s["task"]["id"].get<std::string>(),
-                         s["task"]["title"].get<std::string>(), s["task"]["index"].get<long>() + 1,
-                         s["task"]["total"].get<long>());
-  if (s.contains("ralphIteration"))
-    where += fmt::format(", iteration {} of {}", s["ralphIteration"].get<long>(),
-                         s["ralphTotal"].get<long>());
-  out << line_of(fmt::format("Workflow {}: {}", s["status"].get<std::string>(), where)) << '\n';
-  if (s["status"] == "running")
-    out << '\n' << lines_of(s["instructions"].get<std::string>()) << '\n';
-}
 }  // namespace
 
 int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
@@ -155,7 +105,7 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
   const int busy = cfg.state.busy_timeout_ms;
   const fs::path wt = o.worktree;
   o.on_event = workflow_event_sink(cfg, ctx.env, wt, ctx.err, kTool);
-  o.supervised = under_supervisor(ctx.env);
+  o.supervised = workflow::under_supervisor(ctx.env);
   if (start->parsed()) o.workflow = spec;
   workflow::WorkflowService service(std::move(o));
 
@@ -204,56 +154,12 @@ int run_workflow(const std::vector<std::string>& args, AppContext& ctx) {
     return 0;
   }
   const ojson body = ojson::parse(outcome.text);
-  if (tool == "workflow_list") {
-    for (const auto& w : body["workflows"])
-      ctx.out << fmt::format(
-          "{:<20} {}\n    {}\n", line_of(w["name"].get<std::string>()),
-          line_of(w["description"].get<std::string>() +
-                  (w.contains("error") ? " (does not load: " + w["error"].get<std::string>() + ")"
-                                       : std::string())),
-          line_of(w["path"].get<std::string>()));
-    if (body["workflows"].empty()) ctx.out << "no workflow templates found\n";
-  } else if (tool == "workflow_set_tasks") {
-    ctx.out << line_of(fmt::format("{} tasks set for {}", body["tasksSet"].get<long>(), loop_id))
-            << '\n';
-  } else if (tool == "workflow_context") {
-    for (auto it = body.begin(); it != body.end(); ++it)
-      ctx.out << fmt::format("{}:\n{}\n\n", line_of(it.key()),
-                             lines_of(it.value().get<std::string>()));
-  } else {
-    print_status(body, ctx.out);
-    if (tool == "workflow_status" && !body.contains("contextAction")) {
-      // The fate of this position's context action, from the event log.
-      const auto events = workflow::read_events(log, busy, wt);
-      // The last event of this step, and what became of it (confirmed by the SessionStart
-      // hook, or carried out by the supervisor).
-      // The step's last hand-out (or skip), then what followed it: confirmations, execution.
-      size_t last = events.size();
-      for (size_t i = 0; i < events.size(); ++i)
-        if (body.contains("step") && events[i].event.step == body["step"].get<std::string>() &&
-            (events[i].event.kind == "handed_out" || events[i].event.kind == "skipped" ||
-             last == events.size()))
-          last = i;
-      if (last < events.size()) {
-        auto phrase = [](const workflow::RecordedEvent& e) {
-          std::string kind = e.event.kind;
-          for (auto& c : kind)
-            if (c == '_') c = ' ';
-          return fmt::format("{} at {} by {}", kind, e.at, e.event.by);
-        };
-        const auto& ev = events[last];
-        std::string line = fmt::format("Context action ({}): {}", ev.event.action, phrase(ev));
-        for (size_t i = last + 1; i < events.size(); ++i) {
-          const auto& next = events[i];
-          if (next.event.action != ev.event.action) continue;
-          if (next.event.kind == "executed" ||
-              (next.event.kind == "confirmed" && next.event.step == ev.event.step))
-            line += "; " + phrase(next);
-        }
-        ctx.out << '\n' << line_of(line) << '\n';
-      }
-    }
-  }
+  ctx.out << workflow::answer_text(tool, body, loop_id);
+  if (tool == "workflow_status" && !body.contains("contextAction") && body.contains("step"))
+    if (auto fate = workflow::action_fate(workflow::read_events(log, busy, wt),
+                                          body["step"].get<std::string>());
+        !fate.empty())
+      ctx.out << '\n' << fate << '\n';
   return 0;
 }
 

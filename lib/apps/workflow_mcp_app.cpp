@@ -12,6 +12,7 @@
 #include "core/config.hpp"
 #include "mcp/mcp_server.hpp"
 #include "mcp/stdio_transport.hpp"
+#include "workflow/supervised_action.hpp"
 #include "workflow/workflow_service.hpp"
 
 namespace ctxkit::apps {
@@ -65,7 +66,7 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
     const core::Config cfg =
         core::load_config(ctx.env, {core::project_start_dir(ctx.env, options.worktree.string())});
     options.on_event = workflow_event_sink(cfg, ctx.env, options.worktree, ctx.err, kTool);
-    options.supervised = under_supervisor(ctx.env);
+    options.supervised = workflow::under_supervisor(ctx.env);
   }
   workflow::WorkflowService service(std::move(options));
 
