@@ -23,7 +23,7 @@ struct AppContext {
 };
 
 // Reads all of this process's stdin. Refuses a terminal (nothing was piped in).
-Result<std::string> read_process_stdin();
+[[nodiscard]] Result<std::string> read_process_stdin();
 
 // Builds a context over this process's environment, stdin and std::cout/std::cerr.
 AppContext process_context();

@@ -25,7 +25,8 @@ bool archive_needs_update(const ArchiveLocation& where, uint64_t source_bytes);
 // Copies a session's side folder (recursively) into `to`: each file that is missing there or
 // shorter is copied atomically with mode 0600; nothing else is touched. A missing `from` is not
 // an error.
-Result<void> copy_side_folder(const std::filesystem::path& from, const std::filesystem::path& to);
+[[nodiscard]] Result<void> copy_side_folder(const std::filesystem::path& from,
+                                            const std::filesystem::path& to);
 
 // Removes temporary copies a killed trim or archiver left in `dir`: files named
 // ".<name>.jsonl.tmp.XXXXXX" (util::AtomicFile's names for transcripts), regular, owned by this

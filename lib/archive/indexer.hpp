@@ -47,22 +47,22 @@ class ArchiveIndex {
   int size() const { return static_cast<int>(shards_.size()); }
   store::SearchIndex& shard(int i) { return shards_[static_cast<size_t>(i)]; }
   // Each shard's best hits, merged by rank.
-  Result<store::SearchResult> search(const store::SearchQuery& query);
+  [[nodiscard]] Result<store::SearchResult> search(const store::SearchQuery& query);
   // Every indexed file by path: indexed as far as its least advanced shard, excluded when every
   // shard excludes it (`excluded_somewhere` when one does).
   struct File {
     store::IndexedFile least;
     bool excluded_somewhere = false;
   };
-  Result<std::map<std::string, File>> files();
+  [[nodiscard]] Result<std::map<std::string, File>> files();
   Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id,
                                                        const std::string& agent = {});
   // The sessions some shard has excluded (their transcript, or one of their subagents', carries
   // the exclusion marker): a search leaves each out whole.
-  Result<std::set<std::string>> excluded_sessions();
+  [[nodiscard]] Result<std::set<std::string>> excluded_sessions();
   // The indexed line nearest before or at `line` in `file`, over every shard.
-  Result<std::optional<store::IndexedLine>> line_at_or_before(const std::filesystem::path& file,
-                                                              int64_t line);
+  [[nodiscard]] Result<std::optional<store::IndexedLine>> line_at_or_before(
+      const std::filesystem::path& file, int64_t line);
 
  private:
   std::vector<store::SearchIndex> shards_;
@@ -76,11 +76,11 @@ inline constexpr uint64_t kIndexBatchBytes = 32ull << 20;
 // With a `shard`, only the lines that shard owns are added. With `outputs` (the folder of capped
 // outputs, archive::outputs_dir), a line whose text holds ctx-cap's note is indexed with the whole
 // output the note names (with_capped_outputs): its words are found as the line's.
-Result<IndexReport> index_file(store::SearchIndex& index, const std::filesystem::path& transcript,
-                               const std::string& session_id, const std::string& project,
-                               const std::string& exclude_marker,
-                               uint64_t batch_bytes = kIndexBatchBytes, Shard shard = {},
-                               const std::filesystem::path& outputs = {});
+[[nodiscard]] Result<IndexReport> index_file(
+    store::SearchIndex& index, const std::filesystem::path& transcript,
+    const std::string& session_id, const std::string& project, const std::string& exclude_marker,
+    uint64_t batch_bytes = kIndexBatchBytes, Shard shard = {},
+    const std::filesystem::path& outputs = {});
 
 // `text` followed by the archived outputs (in `outputs`) that ctx-cap's notes in it name
 // (`archive_show {"handle": "H", …`), the first `max_bytes` of each (kMaxIndexedOutputBytes when
@@ -99,7 +99,8 @@ bool project_is_excluded(const std::string& project, const core::ArchiveConfig& 
 class IndexLock {
  public:
   // nullopt when another process holds it (with wait=false); waits for it with wait=true.
-  static Result<std::optional<IndexLock>> acquire(const core::Locations& loc, bool wait);
+  [[nodiscard]] static Result<std::optional<IndexLock>> acquire(const core::Locations& loc,
+                                                                bool wait);
 
  private:
   explicit IndexLock(util::FileLock lock) : lock_(std::move(lock)) {}
@@ -108,12 +109,12 @@ class IndexLock {
 // Opens the search index, every shard (Locations::index_db). A shard that SQLite reports as corrupt
 // is moved aside ("index.db.corrupt-<stamp>") and a new, empty one created: the archive rebuilds it
 // (index_pending). `note` then says so.
-Result<ArchiveIndex> open_index(const core::Locations& loc, std::string* note);
+[[nodiscard]] Result<ArchiveIndex> open_index(const core::Locations& loc, std::string* note);
 
 // Opens every shard of the search index read-only (store::SearchIndex::open_read_only), creating
 // nothing and moving nothing aside, for looking at it: searching and index_progress work on it.
 // The first shard that is missing, damaged or of another schema is the error.
-Result<ArchiveIndex> open_index_read_only(const core::Locations& loc);
+[[nodiscard]] Result<ArchiveIndex> open_index_read_only(const core::Locations& loc);
 
 // How much of the archive is indexed: bytes of archived transcripts (of projects not excluded)
 // against bytes indexed.
@@ -124,8 +125,8 @@ struct IndexProgress {
   uint64_t files_pending = 0;  // not indexed yet, or only partly
   bool complete() const { return files_pending == 0; }
 };
-Result<IndexProgress> index_progress(ArchiveIndex& index, const core::Locations& loc,
-                                     const core::ArchiveConfig& config);
+[[nodiscard]] Result<IndexProgress> index_progress(ArchiveIndex& index, const core::Locations& loc,
+                                                   const core::ArchiveConfig& config);
 
 // Indexes every archived transcript not indexed yet, or only partly (after a kill, a crash, a
 // quarantined index, or an indexer that never ran), one thread per shard. The caller holds the
@@ -135,9 +136,9 @@ struct PendingRun {
   uint64_t bytes = 0;
   std::string first_error;  // a file that could not be indexed (the others still are)
 };
-Result<PendingRun> index_pending(ArchiveIndex& index, const core::Locations& loc,
-                                 const core::ArchiveConfig& config,
-                                 uint64_t batch_bytes = kIndexBatchBytes);
+[[nodiscard]] Result<PendingRun> index_pending(ArchiveIndex& index, const core::Locations& loc,
+                                               const core::ArchiveConfig& config,
+                                               uint64_t batch_bytes = kIndexBatchBytes);
 
 // Takes the lock (waiting for it), opens the index and indexes what is pending: what a detached
 // indexer runs. Errors go to Locations::archive_log().

@@ -37,11 +37,12 @@ class OutputWriter {
  public:
   // Creates the folder (private, never through a link) and the temporary file. Errors: the
   // folder or the file cannot be made (read-only, not ours, a link in the way, no space).
-  static Result<OutputWriter> create(const core::Locations& loc, const std::string& handle);
+  [[nodiscard]] static Result<OutputWriter> create(const core::Locations& loc,
+                                                   const std::string& handle);
   void write(std::string_view data) { file_.write(data); }
   // Flushes and renames the output, then writes its description; any write error (a full disk,
   // a file-size limit) is the error and leaves nothing under the handle's names.
-  Result<void> commit(const OutputMeta& meta);
+  [[nodiscard]] Result<void> commit(const OutputMeta& meta);
 
  private:
   OutputWriter(std::filesystem::path dir, std::string handle, util::AtomicFile file)
@@ -55,8 +56,9 @@ class OutputWriter {
 // (`event`, a JSON object: tool, handle, at_ms, sizes), as one line "<tokens>\t<event>" appended
 // to <tool-outputs>/sessions/<session handle>.tokens (0600). The cap writes nothing else: no
 // database is opened on its path (a WAL's first write and its checkpoint sync the disk).
-Result<void> record_capped_output(const core::Locations& loc, const std::string& session_id,
-                                  uint64_t tokens, const std::string& event);
+[[nodiscard]] Result<void> record_capped_output(const core::Locations& loc,
+                                                const std::string& session_id, uint64_t tokens,
+                                                const std::string& event);
 // What the cap kept out of a session's context so far, in tokens (0 when nothing, or unreadable).
 uint64_t capped_tokens(const core::Locations& loc, const std::string& session_id);
 // The events of a session's capped outputs, oldest first (lines without one, written by an
@@ -75,7 +77,7 @@ struct OutputRange {
   uint64_t from = 1, to = 0;
 };
 // "A:B", "A:" or ":B" (A, B decimal). Errors (kind Invalid) name the text.
-Result<OutputRange> parse_output_range(std::string_view text, bool bytes);
+[[nodiscard]] Result<OutputRange> parse_output_range(std::string_view text, bool bytes);
 
 // What a look at an archived output found.
 struct OutputSlice {
@@ -97,8 +99,9 @@ inline constexpr size_t kMaxOutputMatches = 50;
 // when lines were asked for, never a cut UTF-8 sequence), or with `search` (words, matched as one
 // string without regard to ASCII case) the lines of the range that hold it. Errors: an invalid
 // handle, an output not archived (kind NotFound), a range past the output's end.
-Result<OutputSlice> read_output(const core::Locations& loc, const std::string& handle,
-                                const OutputRange& range, const std::string& search = {},
-                                size_t max_bytes = 20000);
+[[nodiscard]] Result<OutputSlice> read_output(const core::Locations& loc, const std::string& handle,
+                                              const OutputRange& range,
+                                              const std::string& search = {},
+                                              size_t max_bytes = 20000);
 
 }  // namespace ctxkit::archive

@@ -85,18 +85,19 @@ class ArchiveRecall {
   // best first, at most query.limit. Nothing archived yet is no error: no hits, and
   // index_status().archived is false. With `resume` false the hits carry no cwd nor resume
   // command (reading each session's head is left out).
-  Result<RecallAnswer> search(store::SearchQuery query, bool resume = true);
+  [[nodiscard]] Result<RecallAnswer> search(store::SearchQuery query, bool resume = true);
   // The messages from `line - before` to `line + after` of a session (or subagent) transcript;
   // the message at `line` is cut after `max_chars` bytes, the others after `context_chars`.
   // Errors: nothing archived yet, a session not in the searchable archive (of an excluded
   // project, or one that carries the exclusion marker), a line it lacks.
-  Result<ShowAnswer> show(const SessionRef& ref, int64_t line, int before, int after,
-                          size_t max_chars = 30000, size_t context_chars = 2000);
+  [[nodiscard]] Result<ShowAnswer> show(const SessionRef& ref, int64_t line, int before, int after,
+                                        size_t max_chars = 30000, size_t context_chars = 2000);
   // A part of an output the live cap archived (ctx-cap): `range` of the output under `handle`, or
   // with `search` the lines of it that hold the words (archive/output_archive's read_output).
   // An output of a project [archive] exclude_projects names is refused like its sessions.
-  Result<OutputSlice> show_output(const std::string& handle, const OutputRange& range,
-                                  const std::string& search = {}, size_t max_bytes = 20000);
+  [[nodiscard]] Result<OutputSlice> show_output(const std::string& handle, const OutputRange& range,
+                                                const std::string& search = {},
+                                                size_t max_bytes = 20000);
   // What the last search or show found of the archive and its index (also when it failed after
   // looking). Within a second of a look, the last look's figures, without its note.
   const IndexStatus& index_status() const { return status_; }
@@ -105,12 +106,13 @@ class ArchiveRecall {
   static std::string resume_command(const std::string& session_id, const std::string& cwd);
 
  private:
-  Result<ArchiveIndex*> ready_index();
+  [[nodiscard]] Result<ArchiveIndex*> ready_index();
   std::string cwd_of(const std::filesystem::path& transcript, const std::string& agent);
   // Whether the session whose own archived transcript is `main` carries the exclusion marker
   // (in that transcript or a subagent's): what the index excluded, or the marker in what it has
   // not read yet. Such a session is left out whole, as the search leaves it out.
-  Result<bool> carries_marker(const std::string& session_id, const std::filesystem::path& main);
+  [[nodiscard]] Result<bool> carries_marker(const std::string& session_id,
+                                            const std::filesystem::path& main);
 
   core::Locations loc_;
   core::ArchiveConfig config_;

@@ -32,9 +32,10 @@ struct ArchiveOutcome {
 // appended to it (a live session is archived after every turn); otherwise it is copied whole. With
 // `queue_once` (the hooks of a live session), nothing is done when another archiver of the same
 // session already waits: it copies whatever the transcript holds when its turn comes.
-Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript,
-                                       const core::Locations& loc,
-                                       const core::ArchiveConfig& config, bool queue_once = false);
+[[nodiscard]] Result<ArchiveOutcome> archive_session(const std::filesystem::path& transcript,
+                                                     const core::Locations& loc,
+                                                     const core::ArchiveConfig& config,
+                                                     bool queue_once = false);
 
 // A session's transcript archived and indexed, as the session hook has it done after each turn
 // (`live`: with queue_once, then the indexer unless another archiver of the session waits) or at
@@ -47,6 +48,6 @@ std::string archive_and_index(const std::filesystem::path& transcript, const cor
 // session (a file beside it, in its folder, which the caller has made private). A trim holds it
 // while it writes its own copy, so that the two never replace each other's work. An error when
 // the lock file cannot be made.
-Result<util::FileLock> lock_session_archive(const ArchiveLocation& where);
+[[nodiscard]] Result<util::FileLock> lock_session_archive(const ArchiveLocation& where);
 
 }  // namespace ctxkit::archive

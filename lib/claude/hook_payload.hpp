@@ -47,11 +47,11 @@ inline constexpr size_t kMaxHookPayloadDepth = 1 << 20;
 // field over kMaxHookFieldBytes, a read error) carry a one-line message. Ill-formed UTF-8 is
 // kept as bytes and an escaped lone UTF-16 surrogate becomes U+FFFD; duplicate keys: the last
 // one wins; a kept field of another type than string reads as empty.
-Result<HookPayload> scan_hook_payload(const ByteSource& source);
+[[nodiscard]] Result<HookPayload> scan_hook_payload(const ByteSource& source);
 // The same over a source that hands out its own chunks (no copy into a buffer of the scanner's).
-Result<HookPayload> scan_hook_payload_chunks(const ChunkSource& source);
+[[nodiscard]] Result<HookPayload> scan_hook_payload_chunks(const ChunkSource& source);
 
 // scan_hook_payload over a string held in memory.
-Result<HookPayload> parse_hook_payload(std::string_view text);
+[[nodiscard]] Result<HookPayload> parse_hook_payload(std::string_view text);
 
 }  // namespace ctxkit::claude

@@ -18,7 +18,7 @@ namespace ctxkit::claude {
 // transcript may not be on disk yet when a tool runs early in a session (the client writes it a
 // moment later): it is looked for again for up to `current_wait`. Errors name what was looked for
 // and where.
-Result<std::filesystem::path> locate_session(
+[[nodiscard]] Result<std::filesystem::path> locate_session(
     const std::string& what, const util::Env& env, const core::Locations& loc,
     std::chrono::milliseconds current_wait = std::chrono::milliseconds(0));
 

@@ -43,7 +43,7 @@ struct ToolPayload {
 // an error (kind Invalid) with a one-line message; the strings of values it skips are checked
 // for their end only. An escaped lone surrogate becomes U+FFFD; UTF-8 is not checked (the
 // answer's writer replaces ill-formed bytes).
-Result<ToolPayload> scan_tool_payload(char* data, size_t size);
+[[nodiscard]] Result<ToolPayload> scan_tool_payload(char* data, size_t size);
 
 // Whether a tool's output may be capped at all: Bash and MCP tools, except ctxkit's own servers
 // (mcp__ctxkit-*, mcp__plugin_ctxkit_*: their answers are what the model asked the archive for).

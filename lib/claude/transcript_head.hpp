@@ -39,8 +39,8 @@ std::optional<HeadLine> parse_head_line(std::string_view line);
 // Reads a transcript's head: lines from the start until everything is known or a limit is
 // reached. A missing or unreadable file (or one that is not a regular file) is an error naming
 // it; a file that is readable but not a transcript is a head with is_transcript false.
-Result<TranscriptHead> read_transcript_head(const std::filesystem::path& transcript,
-                                            HeadLimits limits = {});
+[[nodiscard]] Result<TranscriptHead> read_transcript_head(const std::filesystem::path& transcript,
+                                                          HeadLimits limits = {});
 
 // The error for a file whose head is not a transcript's: "<path> is not a Claude Code transcript
 // (no session lines in its first N lines)".

@@ -55,6 +55,6 @@ bool may_matter_for_meter(std::string_view line);
 // Extracts the meter's fields from one JSONL line without building large values (text, tool
 // inputs and outputs are dropped as they are read). Ill-formed UTF-8 is tolerated. A line that
 // is not a JSON object is an error.
-Result<TranscriptLine> parse_transcript_line(std::string_view line);
+[[nodiscard]] Result<TranscriptLine> parse_transcript_line(std::string_view line);
 
 }  // namespace ctxkit::claude

@@ -45,7 +45,7 @@ struct ClientRules {
 const std::vector<ClientRules>& recorded_client_rules();
 
 // Parses a rules document (the format of share/client-rules.json). An error names what is wrong.
-Result<std::vector<ClientRules>> parse_client_rules(std::string_view json_text);
+[[nodiscard]] Result<std::vector<ClientRules>> parse_client_rules(std::string_view json_text);
 
 // The rules for `client_version`: that release's when recorded; else the newest recorded release
 // older than it; a release newer than the newest, or an unknown version, gets the newest

@@ -42,10 +42,10 @@ inline constexpr uint64_t kDefaultScanBytes = 256ull << 20;
 // A subagent's own file (`Chain::Subagent`) marks every line as a sidechain; there those lines
 // are the chain that counts.
 enum class Chain { Main, Subagent };
-Result<TailScan> scan_transcript_tail(const std::filesystem::path& transcript,
-                                      const std::string& want_tool_use_id,
-                                      Chain chain = Chain::Main,
-                                      uint64_t max_bytes = kDefaultScanBytes);
+[[nodiscard]] Result<TailScan> scan_transcript_tail(const std::filesystem::path& transcript,
+                                                    const std::string& want_tool_use_id,
+                                                    Chain chain = Chain::Main,
+                                                    uint64_t max_bytes = kDefaultScanBytes);
 
 // The newest compaction of a transcript (its compact_boundary line, read from the end within
 // `max_bytes`): the tokens before and after it, or nullopt when none is found.
@@ -60,9 +60,10 @@ std::optional<CompactionFigures> last_compaction(const std::filesystem::path& tr
 // Like scan_transcript_tail, but when `want_tool_use_id` is not on disk yet (the client writes the
 // transcript after the hook starts), polls until it appears or `wait` passes, then returns the
 // newest reading it has (a missing file counts as not there yet).
-Result<TailScan> measure_transcript(const std::filesystem::path& transcript,
-                                    const std::string& want_tool_use_id,
-                                    std::chrono::milliseconds wait, Chain chain = Chain::Main);
+[[nodiscard]] Result<TailScan> measure_transcript(const std::filesystem::path& transcript,
+                                                  const std::string& want_tool_use_id,
+                                                  std::chrono::milliseconds wait,
+                                                  Chain chain = Chain::Main);
 
 // A context figure on the configured basis.
 struct ContextFigure {

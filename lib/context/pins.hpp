@@ -30,7 +30,7 @@ inline constexpr size_t kPinBudgetBytes = 8000;
 // space, trimmed, at most kMaxPinChars characters. A NUL, ill-formed UTF-8, an empty text or a
 // longer one is an error of kind Invalid ("a pin is at most 500 characters (this one has
 // 1048576)").
-Result<std::string> normalize_pin(std::string_view text);
+[[nodiscard]] Result<std::string> normalize_pin(std::string_view text);
 
 // A compaction summary prepared for checking pins against it: its normalized text (ASCII lowered,
 // each run of characters that are not letters or digits one space) and its words.

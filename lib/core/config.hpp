@@ -202,8 +202,9 @@ void apply_toml_text(Config& config, std::string_view text, const std::string& o
 // strings and comments) and returns the value of `table`.`key` when it is a string; nullopt when
 // it is missing or not a string. For tools that edit a TOML file and check the result (the one
 // place toml++ is included is config.cpp). Errors (kind Invalid): "line L, column C: what".
-Result<std::optional<std::string>> toml_string_value(std::string_view text, std::string_view table,
-                                                     std::string_view key);
+[[nodiscard]] Result<std::optional<std::string>> toml_string_value(std::string_view text,
+                                                                   std::string_view table,
+                                                                   std::string_view key);
 
 // Renders every known key with its effective value and origin, one "section.key = value  # origin"
 // line each, followed by warnings and errors.

@@ -45,7 +45,7 @@ struct StatusPiece {
 // braces. An unknown field, an unclosed `{` or a lone `}` is an error of kind Invalid naming it:
 // "unknown field '{cost_usd}' (known: percent, tokens, usable, window, tier, model, cost, compact,
 // 5h, 7d, cache, compactions, reclaimed, pins)".
-Result<std::vector<StatusPiece>> parse_status_format(std::string_view format);
+[[nodiscard]] Result<std::vector<StatusPiece>> parse_status_format(std::string_view format);
 
 // The values of the fields for one line (empty when unknown, e.g. the cost when the client did
 // not send it), indexed by StatusField.

@@ -25,8 +25,8 @@ namespace ctxkit::core {
 // table, the key a multi-line string, a table itself, or [[table]] an array of tables), a value
 // or name that is not UTF-8, and invalid input TOML ("invalid TOML: line L, column C: what").
 // The result is parsed with toml++ and checked to hold the value before it is returned.
-Result<std::string> set_toml_string(std::string_view text, std::string_view table,
-                                    std::string_view key, std::string_view value);
+[[nodiscard]] Result<std::string> set_toml_string(std::string_view text, std::string_view table,
+                                                  std::string_view key, std::string_view value);
 
 // `value` as a TOML basic string, quotes included.
 std::string toml_basic_string(std::string_view value);

@@ -23,7 +23,8 @@ inline constexpr std::size_t kMaxJsonDepth = 64;
 // Parses one message's text. Refuses, as a parse error with a one-line reason: nesting deeper
 // than `max_depth` (checked by a byte scan first, so a 100,000-deep input costs one pass and no
 // recursion), invalid JSON, invalid UTF-8 and NUL bytes.
-Result<nlohmann::json> parse_message(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
+[[nodiscard]] Result<nlohmann::json> parse_message(std::string_view text,
+                                                   std::size_t max_depth = kMaxJsonDepth);
 
 // The deepest array/object nesting of `text`, stopping as soon as it exceeds `limit`.
 using util::json_depth;

@@ -29,15 +29,15 @@ enum class StopReason { EndOfInput, Signal, OutputClosed };
 // request is honoured only between messages (whatever a tool was writing is finished first),
 // unless StdioOptions::stop_within_message says otherwise.
 // Errors: a failing read of `in_fd`.
-Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd,
-                               const StdioOptions& options);
+[[nodiscard]] Result<StopReason> serve_stdio(McpServer& server, int in_fd, int out_fd,
+                                             const StdioOptions& options);
 
 // SIGINT and SIGTERM turned into a readable pipe (the self-pipe trick), for StdioOptions::stop_fd;
 // SIGPIPE is ignored so that a closed stdout is a write error, not a kill. Installs process-wide
 // handlers; the old ones are restored by the destructor.
 class StopSignals {
  public:
-  static Result<StopSignals> install();
+  [[nodiscard]] static Result<StopSignals> install();
   StopSignals(StopSignals&& other) noexcept;
   StopSignals& operator=(StopSignals&&) = delete;
   StopSignals(const StopSignals&) = delete;

@@ -40,8 +40,9 @@ std::optional<ReminderText> parse_reminder_text(std::string_view text);
 // additional context), and the trim that wrote this copy (trim_metadata on the first line).
 // Lines that are not JSON are skipped. `session` names the events. A missing or unreadable file
 // is an error.
-Result<TranscriptScan> scan_transcript(const std::filesystem::path& transcript,
-                                       const std::string& session, bool subagent = false);
+[[nodiscard]] Result<TranscriptScan> scan_transcript(const std::filesystem::path& transcript,
+                                                     const std::string& session,
+                                                     bool subagent = false);
 
 // The subagents' transcripts of a session (`<transcript without .jsonl>/subagents/agent-*.jsonl`),
 // sorted by name; none when there is no such folder.

@@ -23,10 +23,10 @@ struct StateEventsOptions {
 // already showed that trim, in `already`), the workflow's context actions in its folder or naming
 // it, and ctx-run's events naming it, between its first and last timestamp. A row that cannot be
 // read is skipped; a database error is returned.
-Result<std::vector<Event>> state_events(store::StateStore& store, const SessionPart& part,
-                                        const std::optional<store::SessionRecord>& record,
-                                        const std::vector<Event>& already,
-                                        const StateEventsOptions& options = {});
+[[nodiscard]] Result<std::vector<Event>> state_events(
+    store::StateStore& store, const SessionPart& part,
+    const std::optional<store::SessionRecord>& record, const std::vector<Event>& already,
+    const StateEventsOptions& options = {});
 
 // The outputs ctx-cap capped in the session `part`, from the archive's record of them
 // (archive::capped_output_events), between its first and last timestamp (with `slack_ms`); one

@@ -50,8 +50,9 @@ struct PreparedRollover {
 // recorded, after the supervisor's pending rollover when one runs the session (a failure of the
 // derivation removes that again). Errors say what and where; nothing is recorded when one occurs
 // before the archive.
-Result<PreparedRollover> prepare_rollover(const RolloverRequest& request,
-                                          const core::Config& config, const util::Env& env);
+[[nodiscard]] Result<PreparedRollover> prepare_rollover(const RolloverRequest& request,
+                                                        const core::Config& config,
+                                                        const util::Env& env);
 
 // The shell command that starts the prepared session by hand:
 // cd <cwd> && <bin> --session-id <id> "$(cat <prompt file>)".

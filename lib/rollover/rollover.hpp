@@ -21,7 +21,7 @@ struct Summary {
 // Reads and checks a summary file: a missing, unreadable, empty (only whitespace) or non-UTF-8
 // file, or one with a NUL byte (it could not be passed whole as a program argument), is an error
 // naming it.
-Result<Summary> read_summary(const std::filesystem::path& file);
+[[nodiscard]] Result<Summary> read_summary(const std::filesystem::path& file);
 
 // What the continuation prompt says.
 struct ContinuationInfo {
@@ -43,15 +43,16 @@ std::string continuation_template(const std::optional<std::filesystem::path>& ex
 // Renders the template (fmt named fields {number} {percent} {summary} {retrieval}
 // {search_command} {parent_session_id} {parent_transcript} {archive}); a template with unknown or
 // broken fields is an error.
-Result<std::string> render_continuation(const std::string& tmpl, const ContinuationInfo& info);
+[[nodiscard]] Result<std::string> render_continuation(const std::string& tmpl,
+                                                      const ContinuationInfo& info);
 
 // The full path of `bin` (searched in $PATH unless it contains '/'), or an error naming it and
 // saying how to choose another program.
-Result<std::string> find_program(const std::string& bin, const util::Env& env);
+[[nodiscard]] Result<std::string> find_program(const std::string& bin, const util::Env& env);
 
 // Whether a rendered continuation prompt can be given to the client as one program argument:
 // an error saying how long it is and what the limit is otherwise (the summary is what to shorten).
-Result<void> check_prompt_fits(const std::string& prompt,
-                               const std::filesystem::path& summary_file);
+[[nodiscard]] Result<void> check_prompt_fits(const std::string& prompt,
+                                             const std::filesystem::path& summary_file);
 
 }  // namespace ctxkit::rollover

@@ -49,12 +49,14 @@ std::vector<std::filesystem::path> shell_startup_files(const util::Env& env);
 // Puts `block` into `file` (creating it, 0644 less the umask, when missing). A link is followed to
 // the file it names (dotfile managers link these files), which is replaced atomically with its own
 // mode. Returns whether the file changed.
-Result<bool> put_shell_block(const std::filesystem::path& file, std::string_view block);
+[[nodiscard]] Result<bool> put_shell_block(const std::filesystem::path& file,
+                                           std::string_view block);
 
 // Removes the block from `file` when it runs a program in `program_dir` (any, when empty). A
 // missing file holds none. Returns the program of a block that was kept (another install's), or
 // "" when none was kept; `removed` tells whether the file changed.
-Result<std::string> remove_shell_block(const std::filesystem::path& file,
-                                       const std::filesystem::path& program_dir, bool* removed);
+[[nodiscard]] Result<std::string> remove_shell_block(const std::filesystem::path& file,
+                                                     const std::filesystem::path& program_dir,
+                                                     bool* removed);
 
 }  // namespace ctxkit::rollover

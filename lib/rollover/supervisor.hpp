@@ -60,7 +60,8 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
 // Locations::supervisors_dir()/<pid>, mode 0600 in a 0700 folder, holding the supervisor's token
 // and its process start time. Written atomically; an error when the folder or file cannot be
 // written.
-Result<void> record_supervisor(const core::Locations& loc, pid_t pid, const std::string& token);
+[[nodiscard]] Result<void> record_supervisor(const core::Locations& loc, pid_t pid,
+                                             const std::string& token);
 
 // Removes the record of `pid` (nothing when there is none).
 void forget_supervisor(const core::Locations& loc, pid_t pid);
@@ -69,7 +70,7 @@ void forget_supervisor(const core::Locations& loc, pid_t pid);
 // holding `token` (CTXKIT_SUPERVISOR): a decimal number above 0 and within pid_t, with a record
 // holding the same token and the same process start time (a reused pid does not match). Anything
 // else is an error saying why, and the pid must not be signalled.
-Result<pid_t> verify_supervisor(const core::Locations& loc, std::string_view pid_text,
-                                std::string_view token);
+[[nodiscard]] Result<pid_t> verify_supervisor(const core::Locations& loc, std::string_view pid_text,
+                                              std::string_view token);
 
 }  // namespace ctxkit::rollover

@@ -30,7 +30,7 @@ struct AnchorSources {
        workflow = true;
 };
 // Parses a comma-separated list; an unknown name is an error naming it and the known ones.
-Result<AnchorSources> parse_anchor_sources(std::string_view list);
+[[nodiscard]] Result<AnchorSources> parse_anchor_sources(std::string_view list);
 
 // The file `name` names (relative to `project`, or absolute): as it is with `anywhere`; otherwise
 // only when it resolves (links followed) to a path inside the project, else nullopt.

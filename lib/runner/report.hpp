@@ -12,7 +12,7 @@ namespace ctxkit::runner {
 // One run's figures for `ctx-run report`: per task and for the run (iterations, resets,
 // compactions, tokens by kind, anchoring tokens and their share of all tokens, wall time), and
 // the runner's own time per iteration (everything but the client), from run.json and events.jsonl.
-Result<nlohmann::ordered_json> run_report(const std::filesystem::path& folder);
+[[nodiscard]] Result<nlohmann::ordered_json> run_report(const std::filesystem::path& folder);
 
 // Renders reports as text: each run's task table, then, with several runs, the runs side by side.
 void print_reports(const std::vector<nlohmann::ordered_json>& reports, std::ostream& out);

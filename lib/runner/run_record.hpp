@@ -26,24 +26,25 @@ class RunRecord {
 
   // Loads a run folder, refusing one that is not a ctxkit run of this user (a link, another
   // owner, no run.json, a run.json that is not ours).
-  static Result<RunRecord> load(const std::filesystem::path& folder);
+  [[nodiscard]] static Result<RunRecord> load(const std::filesystem::path& folder);
   // run.json of the run folder as it is, refused as load() refuses it.
-  static Result<nlohmann::ordered_json> read_json(const std::filesystem::path& folder);
+  [[nodiscard]] static Result<nlohmann::ordered_json> read_json(
+      const std::filesystem::path& folder);
 
   // Creates the folder (0700, links refused) and writes run.json; an existing folder is an error.
-  Result<void> create();
+  [[nodiscard]] Result<void> create();
   // Replaces run.json with `state`.
-  Result<void> save();
+  [[nodiscard]] Result<void> save();
   // Appends one line to events.jsonl.
-  Result<void> append_event(const std::string& line);
+  [[nodiscard]] Result<void> append_event(const std::string& line);
   // Replaces the file `relative` (below the folder; parents created) with `data`.
-  Result<void> write_file(const std::string& relative, std::string_view data);
+  [[nodiscard]] Result<void> write_file(const std::string& relative, std::string_view data);
   // Reads the file `relative` below the folder (an absolute name or one with ".." is refused).
-  Result<std::string> read_file(const std::string& relative) const;
+  [[nodiscard]] Result<std::string> read_file(const std::string& relative) const;
 
   // Takes the run's lock (run.lock in the folder) for as long as this record lives, or the
   // process: one ctx-run drives a run at a time. Held by another process: an error of kind Busy.
-  Result<void> lock();
+  [[nodiscard]] Result<void> lock();
   // Whether a ctx-run holds the run in `folder` now (a run.json saying "running" without one was
   // interrupted).
   static bool in_use(const std::filesystem::path& folder);

@@ -46,13 +46,13 @@ class WorkflowDriver {
 
   // Starts the workflow unless its state already exists (with the run's summary, if any). An
   // action the start hands out is kept for the next position().
-  Result<void> ensure_started();
+  [[nodiscard]] Result<void> ensure_started();
 
   // Advances the workflow past the current step with `output`; `session` (the runner's, or
   // empty) is the one whose figure decides a context_min_percent gate of the next step. An
   // action the advance hands out is kept for the next position().
-  Result<void> advance(const std::string& output, const std::string& session,
-                       const core::ContextConfig& context);
+  [[nodiscard]] Result<void> advance(const std::string& output, const std::string& session,
+                                     const core::ContextConfig& context);
 
   // The position the workflow stands at: finished (and whether it failed) when it is not
   // running; else the step (sub-step, loop task, iteration), its instructions, and the context
@@ -60,8 +60,8 @@ class WorkflowDriver {
   // a context_min_percent, or the one the last start or advance handed out). A loop reached
   // without tasks first gets the loop tasks. An error when the state disappeared or does not
   // load.
-  Result<Position> position(const std::string& session, const util::Env& env,
-                            const core::Config& cfg);
+  [[nodiscard]] Result<Position> position(const std::string& session, const util::Env& env,
+                                          const core::Config& cfg);
 
   // The workflow as the run names it.
   std::string name() const { return opts_.workflow; }
@@ -77,7 +77,7 @@ class WorkflowDriver {
   static workflow::ServiceOptions make_options(const RunOptions& o, const util::Env& env,
                                                const core::Locations& loc,
                                                std::shared_ptr<const GateSession> session);
-  Result<workflow::WorkflowMachine> load();
+  [[nodiscard]] Result<workflow::WorkflowMachine> load();
   void note_answer(const workflow::WorkflowAnswer& answer);
 
   const RunOptions& opts_;

@@ -18,10 +18,12 @@ struct DatabaseCheck {
 // there is no write-ahead log: then the file is opened as immutable), and runs
 // `PRAGMA integrity_check` and `PRAGMA user_version`. A missing file is an error of kind NotFound,
 // a file that is not a database (or too damaged to read) one of kind Corrupt.
-Result<DatabaseCheck> check_database(const std::filesystem::path& path, int busy_timeout_ms = 1000);
+[[nodiscard]] Result<DatabaseCheck> check_database(const std::filesystem::path& path,
+                                                   int busy_timeout_ms = 1000);
 
 // Opens `path` read-only as check_database does; the connection for a store module's own
 // read-only queries.
-Result<sqlite::Handle> open_read_only(const std::filesystem::path& path, int busy_timeout_ms);
+[[nodiscard]] Result<sqlite::Handle> open_read_only(const std::filesystem::path& path,
+                                                    int busy_timeout_ms);
 
 }  // namespace ctxkit::store

@@ -53,8 +53,9 @@ class MeterStore {
   // `earlier_state` names a state database of before the meter database (which kept these
   // figures in tables of its own), its figures are copied in, so that an upgrade forgets no
   // reminder fired and no large window seen.
-  static Result<MeterStore> open(const std::filesystem::path& path, int busy_timeout_ms,
-                                 const std::filesystem::path& earlier_state = {});
+  [[nodiscard]] static Result<MeterStore> open(const std::filesystem::path& path,
+                                               int busy_timeout_ms,
+                                               const std::filesystem::path& earlier_state = {});
   MeterStore(MeterStore&& other) noexcept = default;
   MeterStore& operator=(MeterStore&& other) noexcept = default;
   MeterStore(const MeterStore&) = delete;
@@ -62,40 +63,41 @@ class MeterStore {
   ~MeterStore() = default;
 
   // Everything kept for (session, agent), in one read; an empty row when nothing was recorded.
-  Result<MeterRow> row(const std::string& session, const std::string& agent);
+  [[nodiscard]] Result<MeterRow> row(const std::string& session, const std::string& agent);
 
   // Runs a read-decide-write on the reminder state of (session, agent) inside one
   // BEGIN IMMEDIATE transaction: `decide` gets the current state and returns the state to store,
   // or nullopt to store nothing. Returns what `decide` returned.
-  Result<std::optional<core::ReminderState>> update_reminder(
+  [[nodiscard]] Result<std::optional<core::ReminderState>> update_reminder(
       const std::string& session, const std::string& agent,
       const std::function<
           std::optional<core::ReminderState>(const std::optional<core::ReminderState>&)>& decide);
 
   // Records the status line's figure for a session (only when it changed).
-  Result<void> record_status(const std::string& session, const StatusFigure& figure);
+  [[nodiscard]] Result<void> record_status(const std::string& session, const StatusFigure& figure);
 
   // Remembers that a reading of (session, agent) exceeded 200,000 tokens (a 1M window).
-  Result<void> mark_large_window(const std::string& session, const std::string& agent);
+  [[nodiscard]] Result<void> mark_large_window(const std::string& session,
+                                               const std::string& agent);
 
   // Records the client release and model of a session (main session only; empty ones keep what
   // was kept).
-  Result<void> record_client(const std::string& session, const std::string& version,
-                             const std::string& model);
+  [[nodiscard]] Result<void> record_client(const std::string& session, const std::string& version,
+                                           const std::string& model);
 
   // Counts one compaction of a session and the tokens it freed.
-  Result<void> record_compaction(const std::string& session, int64_t freed_tokens);
+  [[nodiscard]] Result<void> record_compaction(const std::string& session, int64_t freed_tokens);
 
   // The cached reading of the client's state file at `path`, if any, and its replacement.
-  Result<std::optional<ClientStateRow>> client_state(const std::string& path);
+  [[nodiscard]] Result<std::optional<ClientStateRow>> client_state(const std::string& path);
   Result<void> put_client_state(const std::string& path, const ClientStateRow& row);
 
   // The schema version found in the file (for diagnostics and tests).
-  Result<int> user_version();
+  [[nodiscard]] Result<int> user_version();
 
  private:
   MeterStore(sqlite::Handle db, std::string path);
-  Result<void> exec(const char* sql);
+  [[nodiscard]] Result<void> exec(const char* sql);
   Error error(const std::string& what, int rc) const;
   sqlite::Handle db_;
   std::string path_;

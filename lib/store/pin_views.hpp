@@ -75,7 +75,7 @@ class PinViews {
   // held shared. Nothing is written when the lock stays taken or read_view fails (its error is
   // returned); a session id that cannot name a file is skipped.
   template <typename ReadView>
-  Result<void> refresh(const std::string& session_id, ReadView&& read_view) const {
+  [[nodiscard]] Result<void> refresh(const std::string& session_id, ReadView&& read_view) const {
     auto held = lock(util::FileLock::Mode::Shared);
     if (!held) return std::unexpected(held.error());
     if (!held->has_value()) return {};
@@ -95,11 +95,11 @@ class PinViews {
 
  private:
   // The views' lock, taken within the wait (nullopt: still held the other way).
-  Result<std::optional<util::FileLock>> lock(util::FileLock::Mode mode) const;
+  [[nodiscard]] Result<std::optional<util::FileLock>> lock(util::FileLock::Mode mode) const;
   std::string current_generation() const;
   void next_generation() const;
-  Result<void> write(const std::string& session_id, const PinView& view,
-                     const std::string& generation) const;
+  [[nodiscard]] Result<void> write(const std::string& session_id, const PinView& view,
+                                   const std::string& generation) const;
   std::filesystem::path db_, dir_;
   std::chrono::milliseconds wait_;
 };

@@ -91,12 +91,13 @@ class SearchIndex {
   // Opens or creates the index at `path` (0600, WAL, busy timeout). A file SQLite reports as not a
   // database or corrupt is an error of kind Corrupt. An index of an older schema is emptied (it is
   // rebuilt from the archive).
-  static Result<SearchIndex> open(const std::filesystem::path& path, int busy_timeout_ms = 5000);
+  [[nodiscard]] static Result<SearchIndex> open(const std::filesystem::path& path,
+                                                int busy_timeout_ms = 5000);
   // Opens an existing index read-only, creating nothing (store/db_check's open_read_only), for
   // looking at it: the writing calls fail with an error. A missing file is an error of kind
   // NotFound; an index of another schema version one of kind Invalid.
-  static Result<SearchIndex> open_read_only(const std::filesystem::path& path,
-                                            int busy_timeout_ms = 1000);
+  [[nodiscard]] static Result<SearchIndex> open_read_only(const std::filesystem::path& path,
+                                                          int busy_timeout_ms = 1000);
   SearchIndex(SearchIndex&& other) noexcept = default;
   SearchIndex& operator=(SearchIndex&& other) noexcept = default;
   SearchIndex(const SearchIndex&) = delete;
@@ -104,21 +105,22 @@ class SearchIndex {
   ~SearchIndex() = default;
 
   // Write transactions (BEGIN IMMEDIATE / COMMIT / ROLLBACK).
-  Result<void> begin();
+  [[nodiscard]] Result<void> begin();
   Result<void> commit();
   void rollback();
 
   // The file's state, registering it (inside a transaction) when it is new.
-  Result<IndexedFile> file(const std::string& path, const std::string& session_id,
-                           const std::string& project);
+  [[nodiscard]] Result<IndexedFile> file(const std::string& path, const std::string& session_id,
+                                         const std::string& project);
   // Every indexed file by path (for progress and pending work).
-  Result<std::map<std::string, IndexedFile>> files();
+  [[nodiscard]] Result<std::map<std::string, IndexedFile>> files();
   Result<void> add(int64_t file_id, const IndexRow& row);
-  Result<void> set_progress(int64_t file_id, uint64_t bytes, uint64_t lines, bool excluded);
+  [[nodiscard]] Result<void> set_progress(int64_t file_id, uint64_t bytes, uint64_t lines,
+                                          bool excluded);
   // Removes the messages of a file. A contentless table forgets a message only when given its
   // text again: `text_at(offset)` re-reads it from the archived copy (nullopt when it cannot,
   // e.g. the file was replaced: then only the message's row goes and its tokens stay unreachable).
-  Result<uint64_t> remove_file_rows(
+  [[nodiscard]] Result<uint64_t> remove_file_rows(
       int64_t file_id, const std::function<std::optional<std::string>(int64_t offset)>& text_at);
 
   // Ranked hits (bm25) for the user's words (each word quoted: FTS5 syntax is not the user's).
@@ -127,28 +129,28 @@ class SearchIndex {
   // At most `max_ranked` of the newest matches are ranked. With `ranked` false every match is
   // returned newest first with rank 0, without bm25 (whose document frequencies cost a pass over
   // the whole index for a common word or phrase): for a query whose matches all fit in the limit.
-  Result<SearchResult> search(const SearchQuery& query, int64_t max_ranked = kMaxRanked,
-                              bool ranked = true);
+  [[nodiscard]] Result<SearchResult> search(const SearchQuery& query,
+                                            int64_t max_ranked = kMaxRanked, bool ranked = true);
   // How many messages match (with the query's filters), counted up to `up_to`.
-  Result<int64_t> count_matches(const SearchQuery& query, int64_t up_to);
+  [[nodiscard]] Result<int64_t> count_matches(const SearchQuery& query, int64_t up_to);
   // Moves what the write-ahead log holds into the database and empties the log (after a long
   // indexing run; a reader in the way leaves it for later).
   void checkpoint();
   // The files this shard has excluded (their session carries the exclusion marker).
-  Result<std::vector<std::string>> excluded_paths();
+  [[nodiscard]] Result<std::vector<std::string>> excluded_paths();
 
   // How many messages the index holds a token for (the index's own view, whatever rows refer to).
-  Result<int64_t> token_documents(const std::string& token);
+  [[nodiscard]] Result<int64_t> token_documents(const std::string& token);
 
   // The archived file of a session (or, with `agent`, of that subagent of it: agent-<id>), if it
   // was indexed.
-  Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id,
-                                                       const std::string& agent = {});
+  [[nodiscard]] Result<std::optional<std::filesystem::path>> file_of(const std::string& session_id,
+                                                                     const std::string& agent = {});
 
   // The indexed message of `file` nearest before or at `line` (where to start reading to reach
   // that line without reading the file from its start), nullopt when none is.
-  Result<std::optional<IndexedLine>> line_at_or_before(const std::filesystem::path& file,
-                                                       int64_t line);
+  [[nodiscard]] Result<std::optional<IndexedLine>> line_at_or_before(
+      const std::filesystem::path& file, int64_t line);
 
   // Turns the user's words into an FTS5 query that matches them literally (all of them).
   static std::string fts_query(const std::string& words);
@@ -159,12 +161,12 @@ class SearchIndex {
   // `sample`, and beyond estimated from the stretch of rows the newest `sample` of them lie in
   // (the rank's document frequencies, at a bounded cost).
   static constexpr int64_t kPhraseSample = 1000;
-  Result<std::vector<double>> phrase_counts(const std::vector<std::string>& phrases,
-                                            int64_t sample = kPhraseSample);
+  [[nodiscard]] Result<std::vector<double>> phrase_counts(const std::vector<std::string>& phrases,
+                                                          int64_t sample = kPhraseSample);
 
  private:
   SearchIndex(sqlite3* db, std::string path);
-  Result<void> exec(const char* sql);
+  [[nodiscard]] Result<void> exec(const char* sql);
   Error error(const std::string& what, int rc) const;
   // The error of a step that reads the query's match.
   Error searching_error(int rc) const;

@@ -26,6 +26,7 @@ void configure_once();
 
 // Runs `sql` (statements without results) on `db`. The error reads "<owner> <path>: <SQLite's
 // message>" (e.g. "state database /x/state.db: database is locked"), with the kind of the code.
-Result<void> exec(sqlite3* db, const char* sql, std::string_view owner, std::string_view path);
+[[nodiscard]] Result<void> exec(sqlite3* db, const char* sql, std::string_view owner,
+                                std::string_view path);
 
 }  // namespace ctxkit::store::sqlite

@@ -42,14 +42,15 @@ Error error_of(sqlite3* db, std::string_view owner, std::string_view path, std::
                int rc);
 
 // The schema version recorded in the file (PRAGMA user_version).
-Result<int> user_version(sqlite3* db, std::string_view owner, std::string_view path);
+[[nodiscard]] Result<int> user_version(sqlite3* db, std::string_view owner, std::string_view path);
 
 // Opens the database at `path`, creating it and its folder private (0600 / 0700) and refusing a
 // link, FIFO or another user's file in its place; migrates it to `schema`'s version inside one
 // transaction (many processes may do this at once). A file of a newer schema is refused
 // (Kind::Invalid); a damaged one fails with Kind::Corrupt, a locked one with Kind::Busy.
 // `created`, when given, is set when the file was found without a schema (version 0).
-Result<Handle> open_database(const std::filesystem::path& path, int busy_timeout_ms,
-                             const Schema& schema, Locking locking, bool* created = nullptr);
+[[nodiscard]] Result<Handle> open_database(const std::filesystem::path& path, int busy_timeout_ms,
+                                           const Schema& schema, Locking locking,
+                                           bool* created = nullptr);
 
 }  // namespace ctxkit::store::sqlite

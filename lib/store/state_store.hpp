@@ -92,7 +92,8 @@ class StateStore {
   static constexpr int kSchemaVersion = 5;
 
   // Opens (creating and migrating as needed) the database at `path`.
-  static Result<StateStore> open(const std::filesystem::path& path, int busy_timeout_ms);
+  [[nodiscard]] static Result<StateStore> open(const std::filesystem::path& path,
+                                               int busy_timeout_ms);
   StateStore(StateStore&& other) noexcept = default;
   StateStore& operator=(StateStore&& other) noexcept = default;
   StateStore(const StateStore&) = delete;
@@ -100,71 +101,78 @@ class StateStore {
   ~StateStore() = default;
 
   // A session's record, if any.
-  Result<std::optional<SessionRecord>> session(const std::string& session_id);
+  [[nodiscard]] Result<std::optional<SessionRecord>> session(const std::string& session_id);
   // Records that `child` was derived from `parent` in one transaction: the parent is added if it
   // is not known yet (as the first of its line) and marked ended with `end_reason`,
   // `context_at_end` and `tokens_saved`; the child is added to the parent's line with the next
   // number. Returns the child as stored.
-  Result<SessionRecord> record_derivation(const SessionRecord& parent, const SessionRecord& child,
-                                          const std::string& end_reason,
-                                          std::optional<int64_t> context_at_end,
-                                          std::optional<int64_t> tokens_saved,
-                                          const std::string& ended_at);
+  [[nodiscard]] Result<SessionRecord> record_derivation(const SessionRecord& parent,
+                                                        const SessionRecord& child,
+                                                        const std::string& end_reason,
+                                                        std::optional<int64_t> context_at_end,
+                                                        std::optional<int64_t> tokens_saved,
+                                                        const std::string& ended_at);
   // Records a session the first time any hook sees it (nothing if it is known).
-  Result<void> record_session_seen(const SessionRecord& session);
+  [[nodiscard]] Result<void> record_session_seen(const SessionRecord& session);
 
   // Stores a pending rollover for a supervisor (replacing an older one).
-  Result<void> put_pending_rollover(const PendingRollover& p);
+  [[nodiscard]] Result<void> put_pending_rollover(const PendingRollover& p);
   // The pending rollover of a supervisor, if any.
-  Result<std::optional<PendingRollover>> pending_rollover(const std::string& supervisor);
+  [[nodiscard]] Result<std::optional<PendingRollover>> pending_rollover(
+      const std::string& supervisor);
   // Marks the pending rollover of (supervisor, session) ready; returns whether there was one. A
   // pending workflow action (clear, compact) is marked ready by any session of that supervisor,
   // and takes that session as the one it acts on.
-  Result<bool> mark_rollover_ready(const std::string& supervisor, const std::string& session_id);
+  [[nodiscard]] Result<bool> mark_rollover_ready(const std::string& supervisor,
+                                                 const std::string& session_id);
   // Removes the pending rollover of a supervisor (carried out).
-  Result<void> clear_pending_rollover(const std::string& supervisor);
+  [[nodiscard]] Result<void> clear_pending_rollover(const std::string& supervisor);
 
   // Appends an event to the event log.
-  Result<void> append_event(const EventRow& event);
+  [[nodiscard]] Result<void> append_event(const EventRow& event);
   // The events of (source, scope), oldest first.
-  Result<std::vector<EventRow>> events(const std::string& source, const std::string& scope);
+  [[nodiscard]] Result<std::vector<EventRow>> events(const std::string& source,
+                                                     const std::string& scope);
   // Every event with from_ms <= at_ms <= to_ms, oldest first, at most `limit`.
-  Result<std::vector<EventRow>> events_between(int64_t from_ms, int64_t to_ms, size_t limit);
+  [[nodiscard]] Result<std::vector<EventRow>> events_between(int64_t from_ms, int64_t to_ms,
+                                                             size_t limit);
   // Records a run (replacing its earlier row).
-  Result<void> put_run(const RunRow& run);
+  [[nodiscard]] Result<void> put_run(const RunRow& run);
   // A run's row, if any.
-  Result<std::optional<RunRow>> run(const std::string& run_id);
+  [[nodiscard]] Result<std::optional<RunRow>> run(const std::string& run_id);
 
   // Pins (state_store_pins.cpp). The line of work of a session: its recorded line_id, else its
   // own id (a session not recorded yet starts its line).
-  Result<std::string> line_of(const std::string& session_id);
+  [[nodiscard]] Result<std::string> line_of(const std::string& session_id);
   // Adds a pin, or finds the same text already pinned in that scope (returns its id and sets
   // `existed`). A scope that already holds `max_per_scope` pins refuses another (Kind::Invalid).
-  Result<int64_t> add_pin(const PinRow& pin, int64_t max_per_scope, bool* existed = nullptr);
+  [[nodiscard]] Result<int64_t> add_pin(const PinRow& pin, int64_t max_per_scope,
+                                        bool* existed = nullptr);
   // The pins of a line of work and of a project, oldest first, at most `limit` (a store that holds
   // more is read no further).
-  Result<std::vector<PinRow>> pins(const std::string& line_id, const std::string& project,
-                                   int64_t limit);
+  [[nodiscard]] Result<std::vector<PinRow>> pins(const std::string& line_id,
+                                                 const std::string& project, int64_t limit);
   // How many pins the line of work and the project hold together.
-  Result<int64_t> count_pins(const std::string& line_id, const std::string& project);
+  [[nodiscard]] Result<int64_t> count_pins(const std::string& line_id, const std::string& project);
   // Removes a pin by id, only if it belongs to the line or the project; returns whether it did.
-  Result<bool> remove_pin(int64_t id, const std::string& line_id, const std::string& project);
+  [[nodiscard]] Result<bool> remove_pin(int64_t id, const std::string& line_id,
+                                        const std::string& project);
   // Records what a compaction kept; returns the row's id.
-  Result<int64_t> add_pin_check(const PinCheckRow& check);
+  [[nodiscard]] Result<int64_t> add_pin_check(const PinCheckRow& check);
   // The newest check of a session, if any.
-  Result<std::optional<PinCheckRow>> last_pin_check(const std::string& session_id);
+  [[nodiscard]] Result<std::optional<PinCheckRow>> last_pin_check(const std::string& session_id);
   // Every check of a line of work, oldest first.
-  Result<std::vector<PinCheckRow>> pin_checks_of_line(const std::string& line_id);
+  [[nodiscard]] Result<std::vector<PinCheckRow>> pin_checks_of_line(const std::string& line_id);
 
   // The sessions whose parent is `session_id`.
-  Result<std::vector<SessionRecord>> children(const std::string& session_id);
+  [[nodiscard]] Result<std::vector<SessionRecord>> children(const std::string& session_id);
 
   // The schema version found in the file (for diagnostics and tests).
-  Result<int> user_version();
+  [[nodiscard]] Result<int> user_version();
 
  private:
   StateStore(sqlite::Handle db, std::string path);
-  Result<void> exec(const char* sql);
+  [[nodiscard]] Result<void> exec(const char* sql);
   Error error(const std::string& what, int rc) const;
   sqlite::Handle db_;
   std::string path_;
@@ -173,8 +181,8 @@ class StateStore {
 // Moves a database that SQLite reports as corrupt (and its -wal/-shm files) aside to
 // "<name>.corrupt-<UTC stamp>", so a fresh one can be created without destroying evidence.
 // Only renames if `path` is still the same file (inode) that was found corrupt.
-Result<std::filesystem::path> quarantine_database(const std::filesystem::path& path,
-                                                  uint64_t inode);
+[[nodiscard]] Result<std::filesystem::path> quarantine_database(const std::filesystem::path& path,
+                                                                uint64_t inode);
 
 // The inode of `path`, or 0 if it does not exist.
 uint64_t file_inode(const std::filesystem::path& path);

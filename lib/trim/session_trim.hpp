@@ -59,8 +59,8 @@ struct SessionTrim {
 // project is excluded from it. A dry run reads and decides only. Errors (no such session, an
 // unknown tool, a file that is not a transcript, a write that failed) say what and where; nothing
 // is recorded then.
-Result<SessionTrim> trim_and_record(const SessionTrimRequest& request, const core::Config& config,
-                                    const util::Env& env);
+[[nodiscard]] Result<SessionTrim> trim_and_record(const SessionTrimRequest& request,
+                                                  const core::Config& config, const util::Env& env);
 
 // The command that continues in `session_id`: "cd <cwd> && claude --resume <id>", without the
 // `cd` when the working directory is not known.

@@ -55,10 +55,10 @@ struct TrimOutcome {
 // carries trim_metadata. The side folder (<id>/subagents, <id>/tool-results) is copied to the new
 // id. Nothing is written below `min_tokens_saved`. A file that is not a Claude Code transcript is
 // an error.
-Result<TrimOutcome> trim_session(const TrimRequest& request);
+[[nodiscard]] Result<TrimOutcome> trim_session(const TrimRequest& request);
 
 // Whether the first lines of `transcript` look like a Claude Code session (JSON objects with
 // sessionId or a known type).
-Result<void> check_is_transcript(const std::filesystem::path& transcript);
+[[nodiscard]] Result<void> check_is_transcript(const std::filesystem::path& transcript);
 
 }  // namespace ctxkit::trim

@@ -15,8 +15,9 @@ enum class Durability { Flush, Fsync };
 // ".<name>.tmp.XXXXXX", so nothing that lists "*.json" or "*.jsonl" sees it), applies `mode`,
 // optionally fsyncs the file and the directory, then renames it over `path`. On any failure the
 // temporary file is removed and `path` is left as it was.
-Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view data,
-                               unsigned mode, Durability durability = Durability::Fsync);
+[[nodiscard]] Result<void> write_file_atomic(const std::filesystem::path& path,
+                                             std::string_view data, unsigned mode,
+                                             Durability durability = Durability::Fsync);
 
 // A file being written under a temporary name in the destination's directory. Nothing becomes
 // visible under the final name until commit() succeeds; the destructor only removes the
@@ -24,7 +25,7 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::string_vi
 class AtomicFile {
  public:
   // Creates the temporary file for `path` with permissions `mode`.
-  static Result<AtomicFile> create(const std::filesystem::path& path, unsigned mode);
+  [[nodiscard]] static Result<AtomicFile> create(const std::filesystem::path& path, unsigned mode);
   AtomicFile(AtomicFile&& other) noexcept;
   AtomicFile& operator=(AtomicFile&&) = delete;
   AtomicFile(const AtomicFile&) = delete;
@@ -39,7 +40,7 @@ class AtomicFile {
   // is known only at the end. Errors are remembered and reported by commit().
   void overwrite(uint64_t offset, std::string_view data);
   // Flushes, fsyncs (file and directory when asked) and renames into place.
-  Result<void> commit(Durability durability = Durability::Fsync);
+  [[nodiscard]] Result<void> commit(Durability durability = Durability::Fsync);
   // The temporary file's path (for diagnostics and tests).
   const std::filesystem::path& temp_path() const { return temp_; }
 
@@ -56,6 +57,6 @@ class AtomicFile {
 };
 
 // fsyncs a directory so that a rename inside it is durable.
-Result<void> fsync_directory(const std::filesystem::path& dir);
+[[nodiscard]] Result<void> fsync_directory(const std::filesystem::path& dir);
 
 }  // namespace ctxkit::util

@@ -17,6 +17,6 @@ struct BoundedRun {
 // probed), so that it cannot hold the caller: it leads a process group of its own, and what
 // kills it (the spec's timeout, or more than `max_output` bytes on stdout; 0: no limit) kills the
 // whole group, its children included. stdout then keeps the first `max_output` bytes.
-Result<BoundedRun> run_bounded(const ProcessSpec& spec, size_t max_output);
+[[nodiscard]] Result<BoundedRun> run_bounded(const ProcessSpec& spec, size_t max_output);
 
 }  // namespace ctxkit::util

@@ -24,7 +24,7 @@ class ChunkReader {
 
   // The next chunk (empty at the end of input), valid until the next call. A read error is
   // returned once, then the input counts as ended.
-  Result<std::string_view> next();
+  [[nodiscard]] Result<std::string_view> next();
 
  private:
   int fd_;

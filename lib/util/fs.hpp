@@ -16,8 +16,8 @@ namespace ctxkit::util {
 // refused. A symbolic link in their place is refused (never followed), `base` included. Folders
 // above `base` are created 0700 when missing and otherwise left as they are, links among them
 // followed (a home reached through a link: /home -> /data/home).
-Result<void> make_private_dirs(const std::filesystem::path& dir,
-                               const std::filesystem::path& base = {});
+[[nodiscard]] Result<void> make_private_dirs(const std::filesystem::path& dir,
+                                             const std::filesystem::path& base = {});
 
 // `path`, in ctxkit's own folder `base` (`base` itself or below it), with the folders above
 // `base` resolved (their links followed) and `base` and what lies below it kept as they are: the
@@ -45,12 +45,14 @@ struct ReadLimits {
 // and checked before reading); a missing file is an error of kind NotFound ("opening P: …"), a
 // directory or other non-regular file "reading P: not a regular file", a file over the limit
 // "reading P: larger than N bytes".
-Result<std::string> read_file(const std::filesystem::path& path, const ReadLimits& limits = {});
+[[nodiscard]] Result<std::string> read_file(const std::filesystem::path& path,
+                                            const ReadLimits& limits = {});
 
 // Opens `path` for appending/writing with O_NOFOLLOW (a link at `path` is refused), creating it
 // with `mode` when missing; refuses anything but a regular file owned by this user. Returns the
 // descriptor (the caller closes it).
-Result<int> open_private_file(const std::filesystem::path& path, int flags, unsigned mode = 0600);
+[[nodiscard]] Result<int> open_private_file(const std::filesystem::path& path, int flags,
+                                            unsigned mode = 0600);
 
 // Writes all of `data` to `fd`, again after EINTR and, on a non-blocking descriptor, after
 // waiting for it to take more (EAGAIN). Returns 0, or the errno of the write that failed (EIO
@@ -62,6 +64,7 @@ int write_all(int fd, std::string_view data);
 int read_all_at(int fd, char* out, size_t length, uint64_t offset);
 
 // Appends `line` (a newline is added) to `path`, opened with open_private_file.
-Result<void> append_private_line(const std::filesystem::path& path, const std::string& line);
+[[nodiscard]] Result<void> append_private_line(const std::filesystem::path& path,
+                                               const std::string& line);
 
 }  // namespace ctxkit::util

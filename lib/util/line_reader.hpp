@@ -30,18 +30,20 @@ class LineReader {
 
   // Opens `path`; `limit` bytes are read at most (nullopt: the size now). Reading starts at
   // `start` (a line boundary), whose line is numbered `first_line`.
-  static Result<LineReader> open(const std::filesystem::path& path,
-                                 std::optional<uint64_t> limit = {}, size_t chunk = 1 << 20,
-                                 uint64_t start = 0, uint64_t first_line = 1);
+  [[nodiscard]] static Result<LineReader> open(const std::filesystem::path& path,
+                                               std::optional<uint64_t> limit = {},
+                                               size_t chunk = 1 << 20, uint64_t start = 0,
+                                               uint64_t first_line = 1);
   // The same over `path` mapped window by window, the next windows mapped ahead on a second
   // thread (util/mapped_chunks.hpp; `chunk` bytes each): for one pass over a large file, which is
   // then not copied, and whose loading overlaps the caller's work. Lines inside a window are
   // handed out where they are; a line across windows (or too near the end for its padding) is
   // copied. A file that shrinks while it is read is an error. `start` and `first_line` as above.
-  static Result<LineReader> open_read_ahead(const std::filesystem::path& path,
-                                            std::optional<uint64_t> limit = {},
-                                            size_t chunk = 1 << 20, uint64_t start = 0,
-                                            uint64_t first_line = 1);
+  [[nodiscard]] static Result<LineReader> open_read_ahead(const std::filesystem::path& path,
+                                                          std::optional<uint64_t> limit = {},
+                                                          size_t chunk = 1 << 20,
+                                                          uint64_t start = 0,
+                                                          uint64_t first_line = 1);
   LineReader(LineReader&& other) noexcept = default;
   LineReader& operator=(LineReader&&) = delete;
   LineReader(const LineReader&) = delete;
@@ -50,7 +52,7 @@ class LineReader {
 
   // The next complete line, nullopt at the end. A final fragment without '\n' is not returned
   // (see trailing_fragment()).
-  Result<std::optional<Line>> next();
+  [[nodiscard]] Result<std::optional<Line>> next();
   // The snapshot's size.
   uint64_t limit() const { return limit_; }
   // Bytes after the last complete line (a line still being written).
@@ -60,7 +62,7 @@ class LineReader {
 
  private:
   LineReader(int fd, uint64_t limit, size_t chunk, std::string path);
-  Result<std::optional<Line>> next_ahead();
+  [[nodiscard]] Result<std::optional<Line>> next_ahead();
   UniqueFd fd_;
   uint64_t limit_ = 0;
   uint64_t file_pos_ = 0;  // next byte to read from the file

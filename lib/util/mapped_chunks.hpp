@@ -39,7 +39,7 @@ class MappedChunks {
   MappedChunks& operator=(const MappedChunks&) = delete;
 
   // The next window (valid until the next call), or an error once.
-  Result<Chunk> next();
+  [[nodiscard]] Result<Chunk> next();
 
   struct Shared;
 

@@ -64,14 +64,14 @@ struct ProcessSpec {
 // Runs a child to completion, feeding stdin and collecting both output streams. A child that
 // cannot be started is an error (an argument holding a NUL byte too: exec would cut it short);
 // a child that fails is a result with its exit code.
-Result<ProcessResult> run_process(const ProcessSpec& spec);
+[[nodiscard]] Result<ProcessResult> run_process(const ProcessSpec& spec);
 
 // The full path of the program `name`: when it contains '/', itself if it is an executable
 // regular file; otherwise the first executable regular file <dir>/<name> over the directories of
 // `path` (a PATH value: colon-separated, an empty entry is the current directory). A name that
 // is not found is an error of kind NotFound: "<name> not found in PATH" or "<name> not found or
 // not executable".
-Result<std::string> find_in_path(const std::string& name, std::string_view path);
+[[nodiscard]] Result<std::string> find_in_path(const std::string& name, std::string_view path);
 
 // How to start a long-lived child that shares the caller's terminal: argv (argv[0] is searched
 // in the PATH of `env`, or of this process when `env` is not set), never a shell.
@@ -89,11 +89,11 @@ size_t max_argument_bytes();
 // Whether `spec` can be handed to exec whole: an argument with a NUL byte would be cut short
 // silently, one over max_argument_bytes() or arguments and environment over ARG_MAX would fail
 // with E2BIG. The error names the argument by its position and size.
-Result<void> check_exec_args(const SpawnSpec& spec);
+[[nodiscard]] Result<void> check_exec_args(const SpawnSpec& spec);
 
 // Runs every check Child::spawn makes before starting anything (arguments, program in PATH,
 // working directory), so that a caller can find out before it ends what it replaces.
-Result<void> check_spawnable(const SpawnSpec& spec);
+[[nodiscard]] Result<void> check_spawnable(const SpawnSpec& spec);
 
 // Replaces this process with `spec` (PATH search and working directory as for Child::spawn,
 // signal dispositions reset to the default). Returns only on failure, with the error.
@@ -111,7 +111,7 @@ class Child {
  public:
   // Starts `spec.argv`. A program not found in PATH, a working directory that cannot be entered
   // and any other failure to start are errors naming the program ("starting <argv0>: <cause>").
-  static Result<Child> spawn(const SpawnSpec& spec);
+  [[nodiscard]] static Result<Child> spawn(const SpawnSpec& spec);
 
   Child(Child&& other) noexcept : pid_(other.pid_), status_(other.status_) { other.pid_ = 0; }
   Child& operator=(Child&& other) noexcept;

@@ -18,6 +18,7 @@ struct OpenedFile {
 // refused without blocking, and so is a path with a NUL byte (the system would see only its
 // first part). With `follow_link` false, a symbolic link at `path` is refused too ("opening P:
 // Too many levels of symbolic links").
-Result<OpenedFile> open_regular_file(const std::filesystem::path& path, bool follow_link = true);
+[[nodiscard]] Result<OpenedFile> open_regular_file(const std::filesystem::path& path,
+                                                   bool follow_link = true);
 
 }  // namespace ctxkit::util

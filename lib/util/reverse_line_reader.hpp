@@ -22,7 +22,8 @@ class ReverseLineReader {
   };
 
   // Opens `path` and notes its current size; bytes appended later are not seen.
-  static Result<ReverseLineReader> open(const std::filesystem::path& path, uint64_t max_bytes);
+  [[nodiscard]] static Result<ReverseLineReader> open(const std::filesystem::path& path,
+                                                      uint64_t max_bytes);
   ReverseLineReader(ReverseLineReader&& other) noexcept;
   ReverseLineReader& operator=(ReverseLineReader&&) = delete;
   ReverseLineReader(const ReverseLineReader&) = delete;
@@ -32,7 +33,7 @@ class ReverseLineReader {
   // Returns the previous non-empty line (the last one first, a final line without a newline
   // included), or nullopt at the start of the file or when the byte budget is spent; read
   // errors are returned as errors.
-  Result<std::optional<Line>> prev();
+  [[nodiscard]] Result<std::optional<Line>> prev();
   // The size of the file when it was opened.
   uint64_t size() const { return size_; }
   // True when prev() stopped because of the byte budget rather than the start of the file.
@@ -40,7 +41,7 @@ class ReverseLineReader {
 
  private:
   ReverseLineReader(int fd, uint64_t size, uint64_t max_bytes, std::string path);
-  Result<bool> extend();
+  [[nodiscard]] Result<bool> extend();
   int fd_ = -1;
   uint64_t size_ = 0;
   uint64_t max_bytes_ = 0;

@@ -16,8 +16,8 @@ bool under_supervisor(const util::Env& env);
 // the re-anchor for the worktree's current step is written as the prompt the next session (or
 // the compacted one) starts with, and a pending action is recorded for the supervisor, which
 // carries it out when the turn ends (see run_supervisor).
-Result<void> request_supervised_action(const core::Config& cfg, const util::Env& env,
-                                       const std::filesystem::path& worktree,
-                                       const WorkflowEvent& event);
+[[nodiscard]] Result<void> request_supervised_action(const core::Config& cfg, const util::Env& env,
+                                                     const std::filesystem::path& worktree,
+                                                     const WorkflowEvent& event);
 
 }  // namespace ctxkit::workflow

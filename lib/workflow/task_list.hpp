@@ -55,18 +55,19 @@ TaskListFormat detect_task_list_format(const std::filesystem::path& file, std::s
 // an id with characters outside [A-Za-z0-9._-], a field of the wrong type, a NUL byte (also one
 // written as an escape, "\u0000" or "\0"), nesting deeper than the parser allows, a YAML document
 // that expands (aliases counted each time they are used) past 1,000,000 nodes, 64 levels or 64 MiB.
-Result<std::vector<TaskSpec>> parse_task_list(std::string_view text, TaskListFormat format,
-                                              std::string_view name);
+[[nodiscard]] Result<std::vector<TaskSpec>> parse_task_list(std::string_view text,
+                                                            TaskListFormat format,
+                                                            std::string_view name);
 
 // Reads (at most kMaxTaskListBytes, regular files only, never blocking on a FIFO) and parses a
 // tasks file; the format from detect_task_list_format.
-Result<std::vector<TaskSpec>> load_task_list(const std::filesystem::path& file);
+[[nodiscard]] Result<std::vector<TaskSpec>> load_task_list(const std::filesystem::path& file);
 
 // Orders tasks so that each comes after every task it depends on, otherwise keeping file order:
 // tasks are taken in file order, each preceded by those of its dependencies (in depends_on order,
 // recursively) not placed yet. Already ordered input is returned unchanged. O(tasks + edges).
 // Errors: an unknown id in depends_on ("task 'b' depends on unknown task 'x'"), a cycle
 // ("a cycle in depends_on: a -> b -> a", each arrow reading "depends on"), a duplicate id.
-Result<std::vector<TaskSpec>> order_tasks(std::vector<TaskSpec> tasks);
+[[nodiscard]] Result<std::vector<TaskSpec>> order_tasks(std::vector<TaskSpec> tasks);
 
 }  // namespace ctxkit::workflow

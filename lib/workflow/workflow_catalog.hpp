@@ -25,10 +25,10 @@ std::vector<CatalogEntry> list_workflows(const std::vector<std::filesystem::path
 // .yaml/.yml ending that exists); else the highest-precedence file named <spec>.yaml/.yml;
 // else a template whose `name` matches case-insensitively (as the reference implementation
 // matches names). Error: "workflow '<spec>' not found (available: a, b)".
-Result<std::filesystem::path> resolve_workflow(const std::string& spec,
-                                               const std::vector<std::filesystem::path>& dirs);
+[[nodiscard]] Result<std::filesystem::path> resolve_workflow(
+    const std::string& spec, const std::vector<std::filesystem::path>& dirs);
 
 // Reads and validates a template file; errors carry the path and line:col.
-Result<WorkflowTemplate> load_workflow_file(const std::filesystem::path& path);
+[[nodiscard]] Result<WorkflowTemplate> load_workflow_file(const std::filesystem::path& path);
 
 }  // namespace ctxkit::workflow

@@ -20,11 +20,13 @@ struct RecordedEvent {
 // The event log: rows of the state database's `events` table (source "workflow", scope = the
 // worktree), so `ctx-workflow status` and the runner's report read the same record. Appends one
 // event to the database at `state_db`. Errors name the database.
-Result<void> append_event(const std::filesystem::path& state_db, int busy_timeout_ms,
-                          const std::filesystem::path& worktree, const WorkflowEvent& event);
+[[nodiscard]] Result<void> append_event(const std::filesystem::path& state_db, int busy_timeout_ms,
+                                        const std::filesystem::path& worktree,
+                                        const WorkflowEvent& event);
 // The same into a database already open (a server appends many: opening it is most of the cost).
-Result<void> append_event(store::StateStore& store, const std::filesystem::path& worktree,
-                          const WorkflowEvent& event);
+[[nodiscard]] Result<void> append_event(store::StateStore& store,
+                                        const std::filesystem::path& worktree,
+                                        const WorkflowEvent& event);
 
 // The events of `worktree`, oldest first (unreadable rows skipped; no database is no events).
 std::vector<RecordedEvent> read_events(const std::filesystem::path& state_db, int busy_timeout_ms,

@@ -119,20 +119,21 @@ class WorkflowService {
   // Starts the workflow, or continues the one whose state exists (a named workflow replaces a
   // state that is no longer running), and takes the gate of the first position. A state file
   // that does not load is an error: nothing is started over it.
-  Result<WorkflowAnswer> start(const StartRequest& request);
+  [[nodiscard]] Result<WorkflowAnswer> start(const StartRequest& request);
   // Sets the tasks of loop step `loop_id`; gives how many were set. Errors: no state, an empty
   // loop id, a task without id or title, a loop id that is not the current loop step's.
-  Result<size_t> set_tasks(const std::string& loop_id, const std::vector<TaskInput>& tasks);
+  [[nodiscard]] Result<size_t> set_tasks(const std::string& loop_id,
+                                         const std::vector<TaskInput>& tasks);
   // The current position and the action the gate would hand out now (nothing saved).
-  Result<WorkflowAnswer> status();
+  [[nodiscard]] Result<WorkflowAnswer> status();
   // Records `output` for the current step, moves on, saves, then takes the gate of the new
   // position.
-  Result<WorkflowAnswer> advance(const std::string& output);
+  [[nodiscard]] Result<WorkflowAnswer> advance(const std::string& output);
   // Takes the gate of the current position (an action not handed out yet: after set_tasks, or a
   // state another client left), as ctx-gate and ctx-run do; `by` names the taker in the event.
   // nullopt when there is no state file (then no lock is taken); a state that is not running is
   // given back untouched.
-  Result<std::optional<WorkflowAnswer>> take_gate(std::string_view by);
+  [[nodiscard]] Result<std::optional<WorkflowAnswer>> take_gate(std::string_view by);
   // The context action `done` was carried out in a session (the SessionStart hook after /clear
   // or /compact; `by` names it in the event). When it is the action the running position
   // declares, it is marked as carried out (and saved, unless it was marked already) and then
@@ -140,7 +141,8 @@ class WorkflowService {
   // mark could not be saved (`unsaved` says why). nullopt when there is no state file (then no
   // lock is taken); a state that is not running, or whose position declares another action, is
   // given back untouched.
-  Result<std::optional<Confirmation>> confirm(ContextAction done, std::string_view by);
+  [[nodiscard]] Result<std::optional<Confirmation>> confirm(ContextAction done,
+                                                            std::string_view by);
 
   // The MCP adapter: runs tool `tool` with `arguments` (a JSON object; null counts as {}) and
   // renders the reference's answer. A pending context action is answered as
@@ -187,15 +189,17 @@ inline constexpr uint64_t kMaxStateBytes = 64ull << 20;
 std::filesystem::path state_path(const std::filesystem::path& worktree);
 // The state file's text, nullopt when there is none; never blocks on a FIFO. An error names the
 // file.
-Result<std::optional<std::string>> read_state_text(const std::filesystem::path& worktree);
+[[nodiscard]] Result<std::optional<std::string>> read_state_text(
+    const std::filesystem::path& worktree);
 // Replaces the state file atomically with `machine`'s state; refuses a state larger than
 // kMaxStateBytes and a state file that is a symbolic link (read_state_text refuses it too). A
 // new file gets 0666 less the umask, an existing one keeps its mode.
-Result<void> save_state(const std::filesystem::path& worktree, const WorkflowMachine& machine);
+[[nodiscard]] Result<void> save_state(const std::filesystem::path& worktree,
+                                      const WorkflowMachine& machine);
 // The lock every writer of a worktree's state holds from reading the state to saving it (a flock
 // on the worktree directory itself: nothing is created in it), so that two servers, or a server
 // and ctx-workflow / ctx-gate / ctx-run, never save over each other's change. Waits up to 10 s.
-Result<util::FileLock> lock_state(const std::filesystem::path& worktree);
+[[nodiscard]] Result<util::FileLock> lock_state(const std::filesystem::path& worktree);
 
 // One version of a file: a replacement (another inode) or an edit in place (size, times) is
 // another version.
@@ -207,7 +211,7 @@ struct FileVersion {
 std::optional<FileVersion> file_version(const std::filesystem::path& path);
 // save_state, telling which version of the file it wrote (nullopt when another writer replaced
 // it at once).
-Result<std::optional<FileVersion>> save_state_versioned(const std::filesystem::path& worktree,
-                                                        const WorkflowMachine& machine);
+[[nodiscard]] Result<std::optional<FileVersion>> save_state_versioned(
+    const std::filesystem::path& worktree, const WorkflowMachine& machine);
 
 }  // namespace ctxkit::workflow

@@ -39,11 +39,11 @@ class WorkflowMachine {
   // Restores a machine from a state document. The template is the state's own
   // `workflow_definition` when it has one, else `fallback`; an error when neither is usable or
   // the state does not fit the template (unknown step, sub-step not in its loop, wrong types).
-  static Result<WorkflowMachine> from_state(nlohmann::ordered_json state,
-                                            const WorkflowTemplate* fallback);
+  [[nodiscard]] static Result<WorkflowMachine> from_state(nlohmann::ordered_json state,
+                                                          const WorkflowTemplate* fallback);
   // Parses a state file's text and restores it (see from_state).
-  static Result<WorkflowMachine> from_state_text(std::string_view text,
-                                                 const WorkflowTemplate* fallback);
+  [[nodiscard]] static Result<WorkflowMachine> from_state_text(std::string_view text,
+                                                               const WorkflowTemplate* fallback);
 
   // The context action due before the current step / sub-step, or None when there is none or
   // it was already handed out (getContextActionIfNeeded).
@@ -64,7 +64,8 @@ class WorkflowMachine {
   // Stores `tasks` (status "pending") for loop `loop_id`; when the workflow stands at that loop
   // and has not started it, starts its first task and sub-step (or skips an empty loop). Error:
   // "Loop '<id>' not found in template".
-  Result<void> set_tasks(const std::string& loop_id, const std::vector<TaskInput>& tasks);
+  [[nodiscard]] Result<void> set_tasks(const std::string& loop_id,
+                                       const std::vector<TaskInput>& tasks);
   // Stores `output` under the current output key and moves on. After completion it stores
   // nothing. Returns status().
   nlohmann::ordered_json advance(const std::string& output);

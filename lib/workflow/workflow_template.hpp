@@ -71,10 +71,11 @@ struct WorkflowTemplate {
 // and the ctxkit extensions `compact_focus` (a string) and `context_min_percent` (a number from
 // 0 to 100). A failure is one line "<source>:<line>:<col>: <message>" (the position of the
 // offending node when known; without `source` the message alone).
-Result<WorkflowTemplate> parse_template(std::string_view yaml_text, std::string_view source = {});
+[[nodiscard]] Result<WorkflowTemplate> parse_template(std::string_view yaml_text,
+                                                      std::string_view source = {});
 
 // Validates a template given as JSON (a state file's `workflow_definition`), with the same
 // checks and messages as parse_template.
-Result<WorkflowTemplate> template_from_json(const nlohmann::ordered_json& definition);
+[[nodiscard]] Result<WorkflowTemplate> template_from_json(const nlohmann::ordered_json& definition);
 
 }  // namespace ctxkit::workflow
