@@ -186,34 +186,21 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   const int64_t now = util::now_ms();
   const int64_t interval = int64_t{cfg.context.check_interval_seconds} * 1000;
 
-  bool fire = false;
-  if (state_locked) {
-    fire = false;
-  } else if (!store) {
-    fire = tier != context::Tier::None;  // without state there is no rate limit; the note says why
-  } else {
-    if (!kept) {
-      fire = tier != context::Tier::None;  // the row could not be read; the note says why
-    } else {
-      context::ReminderDecision quick = decide_reminder(kept->reminder, tier, now, interval);
-      if (quick.store) {
-        // Decide again under the write lock: another hook of the same session may have won.
-        auto r = store->update_reminder(payload->session_id, payload->agent_id,
-                                        [&](const std::optional<core::ReminderState>& current) {
-                                          context::ReminderDecision d =
-                                              decide_reminder(current, tier, now, interval);
-                                          fire = d.fire;
-                                          return d.store;
-                                        });
-        if (!r) {
-          note.add(r.error().message);
-          // Locked: another hook holds the lock (it is reminding), so stay quiet. Otherwise the
-          // state is unusable and the reminder goes out without a rate limit.
-          fire = r.error().kind != Error::Kind::Busy && tier != context::Tier::None;
-        }
-      }
-    }
-  }
+  using context::RateLimitAccess;
+  const RateLimitAccess access = state_locked ? RateLimitAccess::Locked
+                                 : !store     ? RateLimitAccess::Unavailable
+                                 : !kept      ? RateLimitAccess::Unread
+                                              : RateLimitAccess::Read;
+  std::string update_problem;
+  const bool fire = context::reminder_fires(
+      access, kept ? kept->reminder : std::nullopt, tier, now, interval,
+      [&](const auto& decide) -> Result<void> {
+        auto r = store->update_reminder(payload->session_id, payload->agent_id, decide);
+        if (!r) return std::unexpected(r.error());
+        return {};
+      },
+      update_problem);
+  note.add(update_problem);
   // Closed before the reply is written: the meter database is held while it is open.
   const bool rate_limited = store.has_value();
   store.reset();

@@ -45,6 +45,34 @@ ReminderDecision decide_reminder(const std::optional<core::ReminderState>& prev,
   return d;
 }
 
+bool reminder_fires(RateLimitAccess access, const std::optional<core::ReminderState>& read,
+                    Tier tier, int64_t now_ms, int64_t interval_ms, const ReminderUpdate& update,
+                    std::string& problem) {
+  switch (access) {
+    case RateLimitAccess::Locked:
+      return false;
+    case RateLimitAccess::Unavailable:
+    case RateLimitAccess::Unread:
+      return tier != Tier::None;  // without the state there is no rate limit; a note says why
+    case RateLimitAccess::Read:
+      break;
+  }
+  if (!decide_reminder(read, tier, now_ms, interval_ms).store) return false;
+  bool fire = false;
+  auto r = update([&](const std::optional<core::ReminderState>& current) {
+    const ReminderDecision d = decide_reminder(current, tier, now_ms, interval_ms);
+    fire = d.fire;
+    return d.store;
+  });
+  if (!r) {
+    problem = r.error().message;
+    // Locked: another hook holds the lock (it is reminding), so stay quiet. Otherwise the state
+    // is unusable and the reminder goes out without a rate limit.
+    fire = r.error().kind != Error::Kind::Busy && tier != Tier::None;
+  }
+  return fire;
+}
+
 std::string reminder_text(Tier tier, const ContextFigure& f, const core::ContextConfig&,
                           bool subagent, bool window_countdown) {
   std::string figure = figure_head(f, window_countdown);

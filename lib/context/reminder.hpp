@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "context/context_meter.hpp"
 #include "core/config.hpp"
 #include "core/reminder_state.hpp"
+#include "util/error.hpp"
 
 namespace ctxkit::context {
 
@@ -29,6 +31,29 @@ struct ReminderDecision {
 // `interval_ms` has passed since the last reminder.
 ReminderDecision decide_reminder(const std::optional<core::ReminderState>& previous, Tier tier,
                                  int64_t now_ms, int64_t interval_ms);
+
+// How the hook got at the rate limit's state.
+enum class RateLimitAccess {
+  Locked,       // another hook holds the state: it is reminding; stay quiet
+  Unavailable,  // no state (it could not be opened): remind without a rate limit
+  Unread,       // the session's row could not be read: remind without a rate limit
+  Read,         // read: the rate limit applies
+};
+
+// A read-decide-write of the session's reminder state under the state's write lock: calls
+// `decide` with the state as it is then, stores what it returns (nullopt: nothing).
+using ReminderUpdate =
+    std::function<Result<void>(const std::function<std::optional<core::ReminderState>(
+                                   const std::optional<core::ReminderState>&)>& decide)>;
+
+// Whether the reminder of `tier` goes out now. With the state read (`read`: the session's
+// reminder state as read with its row), decide_reminder decides; when it would record a change,
+// it decides again inside `update`, as another hook of the same session may have reminded
+// meanwhile, and that second decision holds. An update that fails sets `problem`: when the state
+// was locked the reminder stays quiet, otherwise it goes out without a rate limit.
+bool reminder_fires(RateLimitAccess access, const std::optional<core::ReminderState>& read,
+                    Tier tier, int64_t now_ms, int64_t interval_ms, const ReminderUpdate& update,
+                    std::string& problem);
 
 // The text for the model. It begins "Context at N%" and states tokens on the configured basis;
 // for the main session it names /trim and /rollover, for a subagent it advises finishing up.

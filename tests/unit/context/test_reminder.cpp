@@ -184,5 +184,76 @@ TEST(Reminder, TheTextsFollowWhereTheClientCompacts) {
             "when the window is full. Use /trim or /rollover now.");
 }
 
+// The rate limit as a hook applies it: a state it cannot get at, and the second look under the
+// lock, where another hook of the same session may have reminded first.
+struct FakeState {
+  std::optional<core::ReminderState> stored;
+  int updates = 0;
+  std::optional<Error::Kind> fails;
+  ReminderUpdate update() {
+    return [this](const auto& decide) -> Result<void> {
+      ++updates;
+      if (fails) return fail("database is locked", *fails);
+      if (auto next = decide(stored)) stored = next;
+      return {};
+    };
+  }
+};
+
+TEST(ReminderFires, WithoutTheStateALockedOneStaysQuietAndAMissingOneReminds) {
+  FakeState st;
+  std::string problem;
+  EXPECT_FALSE(reminder_fires(RateLimitAccess::Locked, std::nullopt, Tier::Urgent, 1000, 60000,
+                              st.update(), problem));
+  EXPECT_TRUE(reminder_fires(RateLimitAccess::Unavailable, std::nullopt, Tier::Warn, 1000, 60000,
+                             st.update(), problem));
+  EXPECT_TRUE(reminder_fires(RateLimitAccess::Unread, std::nullopt, Tier::Warn, 1000, 60000,
+                             st.update(), problem));
+  EXPECT_FALSE(reminder_fires(RateLimitAccess::Unavailable, std::nullopt, Tier::None, 1000, 60000,
+                              st.update(), problem));
+  EXPECT_EQ(st.updates, 0);
+  EXPECT_EQ(problem, "");
+}
+
+TEST(ReminderFires, TheFirstReminderIsRecordedAndTheNextWithinTheIntervalIsNot) {
+  FakeState st;
+  std::string problem;
+  EXPECT_TRUE(reminder_fires(RateLimitAccess::Read, st.stored, Tier::Warn, 1000, 60000, st.update(),
+                             problem));
+  ASSERT_TRUE(st.stored);
+  EXPECT_EQ(st.stored->tier, 1);
+  EXPECT_EQ(st.stored->fired_at_ms, 1000);
+  // Read again: the same tier within the interval changes nothing, and the lock is not taken.
+  EXPECT_FALSE(reminder_fires(RateLimitAccess::Read, st.stored, Tier::Warn, 2000, 60000,
+                              st.update(), problem));
+  EXPECT_EQ(st.updates, 1);
+}
+
+TEST(ReminderFires, AnotherHookThatRemindedFirstWinsTheSecondLook) {
+  FakeState st;
+  std::string problem;
+  // Read before the other hook recorded its reminder; under the lock the state holds it.
+  const std::optional<core::ReminderState> read;
+  st.stored = core::ReminderState{2, 990};
+  EXPECT_FALSE(reminder_fires(RateLimitAccess::Read, read, Tier::Recommend, 1000, 60000,
+                              st.update(), problem));
+  EXPECT_EQ(st.updates, 1);
+  EXPECT_EQ(st.stored->fired_at_ms, 990);
+}
+
+TEST(ReminderFires, AFailedUpdateStaysQuietWhenLockedAndRemindsOtherwise) {
+  FakeState st;
+  std::string problem;
+  st.fails = Error::Kind::Busy;
+  EXPECT_FALSE(reminder_fires(RateLimitAccess::Read, std::nullopt, Tier::Warn, 1000, 60000,
+                              st.update(), problem));
+  EXPECT_EQ(problem, "database is locked");
+  st.fails = Error::Kind::Generic;
+  problem.clear();
+  EXPECT_TRUE(reminder_fires(RateLimitAccess::Read, std::nullopt, Tier::Warn, 1000, 60000,
+                             st.update(), problem));
+  EXPECT_EQ(problem, "database is locked");
+}
+
 }  // namespace
 }  // namespace ctxkit::context
