@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "apps/cli.hpp"
-#include "apps/install_records.hpp"
 #include "claude/mcp_config.hpp"
+#include "install/install_records.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
@@ -121,8 +121,8 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
   // (unregister --all): what it created is then this one's to remove.
   auto others_for = [&](const std::string& server_command) {
     if (manifest_path.empty() || server_command.empty()) return std::vector<fs::path>{};
-    return other_records(fs::path(manifest_path).filename().string(), {program_dir(server_command)},
-                         manifest_path, ctx.env);
+    return install::other_records(fs::path(manifest_path).filename().string(),
+                                  {program_dir(server_command)}, manifest_path, ctx.env);
   };
   std::vector<fs::path> taken;
   claude::McpConfigReport report;
@@ -139,8 +139,8 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
       const std::string current = server->value("command", std::string());
       taken = others_for(current);
       for (const auto& r : taken) {
-        ojson other = read_record(r);
-        take_over_record(combined, other);
+        ojson other = install::read_record(r);
+        install::take_over_record(combined, other);
         if (!combined.contains("replaced") && other.contains("replaced"))
           combined["replaced"] = other["replaced"];
       }
@@ -165,7 +165,7 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
     for (const auto& line : report.lines) ctx.out << line << '\n';
     ctx.out << "removed: " << target.string() << " (created by the install)\n";
     if (!manifest_path.empty()) fs::remove(manifest_path, ec);
-    remove_records(taken);
+    install::remove_records(taken);
     return 0;
   }
   if (report.changed) {
@@ -198,8 +198,8 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
       if (!report.replaced_original.is_null()) manifest["replaced"] = report.replaced_original;
       taken = others_for(report.replaced_command);
       for (const auto& r : taken) {
-        ojson other = read_record(r);
-        take_over_record(manifest, other);
+        ojson other = install::read_record(r);
+        install::take_over_record(manifest, other);
         if (!manifest.contains("replaced") && other.contains("replaced"))
           manifest["replaced"] = other["replaced"];
       }
@@ -210,7 +210,7 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
       fs::remove(manifest_path, ec);
     }
   }
-  remove_records(taken);
+  install::remove_records(taken);
   return 0;
 }
 

@@ -1,4 +1,4 @@
-#include "apps/install_records.hpp"
+#include "install/install_records.hpp"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 #include "util/json_depth.hpp"
 #include "util/paths.hpp"
 
-namespace ctxkit::apps {
+namespace ctxkit::install {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
@@ -71,4 +71,4 @@ void remove_records(const std::vector<fs::path>& paths) {
   for (const auto& p : paths) fs::remove(p, ec);
 }
 
-}  // namespace ctxkit::apps
+}  // namespace ctxkit::install

@@ -7,7 +7,7 @@
 
 #include "util/env.hpp"
 
-namespace ctxkit::apps {
+namespace ctxkit::install {
 
 // The records ctxkit's installs keep of what they added to Claude Code's files (one JSON file per
 // settings file or MCP configuration, named after it): install.sh keeps them beside the installed
@@ -38,4 +38,4 @@ void take_over_record(nlohmann::ordered_json& record, const nlohmann::ordered_js
 // read-only).
 void remove_records(const std::vector<std::filesystem::path>& paths);
 
-}  // namespace ctxkit::apps
+}  // namespace ctxkit::install

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "claude/settings_merge.hpp"
+#include "util/env.hpp"
+#include "util/error.hpp"
+
+namespace ctxkit::install {
+
+// A settings file (or the client's MCP configuration) as JSON: null when it is blank, or missing
+// and `missing_ok`. A file larger than 16 MiB or nested deeper than 256 levels is not one.
+[[nodiscard]] Result<nlohmann::ordered_json> read_settings_json(const std::filesystem::path& p,
+                                                                bool missing_ok);
+
+// One edit of a settings file: the install or removal of ctxkit's hooks and status line.
+struct SettingsEdit {
+  std::string action;  // install | uninstall
+  std::filesystem::path settings;
+  claude::SettingsPlan plan;
+  std::filesystem::path manifest;  // where the install's record is; empty: none is kept
+  bool dry_run = false;
+  // The command that installs again with --wrap-status-line (offered when a status line of the
+  // user's is kept).
+  std::string wrap_hint;
+  claude::RemoveScope scope;  // uninstall: which of ctxkit's entries go
+  // install: ctxkit's hooks of every folder are removed first (the plugin brings its own).
+  bool take_over_hooks = false;
+};
+
+// Makes the edit: the file (through a link, its target) is read, ctxkit's entries merged or
+// removed (claude/settings_merge), the records of other installs taken over (install_records), a
+// backup of the file written beside it, the file replaced atomically, the install's record kept
+// or removed. What it did goes to `out`, a line each; an error says what and where.
+[[nodiscard]] Result<void> edit_settings(const SettingsEdit& e, const util::Env& env,
+                                         std::ostream& out);
+
+// After an uninstall: ctxkit's entries of another install (another folder) stay; name them and
+// the way to remove them.
+void note_other_installs(const std::filesystem::path& file, const nlohmann::ordered_json& settings,
+                         const std::string& home, std::ostream& out);
+
+}  // namespace ctxkit::install
