@@ -10,9 +10,9 @@
 #include "apps/cli.hpp"
 #include "claude/mcp_config.hpp"
 #include "install/install_records.hpp"
+#include "install/settings_edit.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
-#include "util/json_depth.hpp"
 #include "util/paths.hpp"
 #include "util/time.hpp"
 
@@ -23,31 +23,17 @@ using ojson = nlohmann::ordered_json;
 namespace {
 constexpr const char* kTool = "ctx-workflow-mcp";
 
+// ~/.claude.json grows with the client's history of projects: it may be far larger than a
+// settings file.
+constexpr uint64_t kMaxConfigBytes = 256u << 20;
+
 Result<std::string> read_text(const fs::path& p) {
-  return util::read_file(p, {256u << 20});  // never blocks on a FIFO
+  return util::read_file(p, {kMaxConfigBytes});  // never blocks on a FIFO
 }
 
 // The document, null when the file is missing or blank.
 Result<ojson> read_json(const fs::path& p) {
-  std::error_code ec;
-  if (!fs::exists(p, ec)) return ojson();
-  auto text = read_text(p);
-  if (!text) return std::unexpected(text.error());
-  if (text->find_first_not_of(" \t\r\n") == std::string::npos) return ojson();
-  // Not our file: deeper than this is not a configuration (and would overflow the stack of the
-  // recursive copy and dump).
-  constexpr size_t kMaxDepth = 256;
-  if (util::json_depth(*text, kMaxDepth) > kMaxDepth)
-    return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth),
-                Error::Kind::Invalid);
-  try {
-    return ojson::parse(*text);
-  } catch (const ojson::exception& e) {
-    std::string what = e.what();
-    auto pos = what.find("parse error");
-    return fail(fmt::format("{} is not valid JSON: {}", p.string(),
-                            pos == std::string::npos ? what : what.substr(pos)));
-  }
+  return install::read_json_file(p, /*missing_ok=*/true, kMaxConfigBytes);
 }
 
 // The folder of a server's program (a path, not a shell command); empty for a bare name.

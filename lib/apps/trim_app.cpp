@@ -11,7 +11,6 @@
 #include "util/text.hpp"
 
 namespace ctxkit::apps {
-namespace fs = std::filesystem;
 
 namespace {
 constexpr const char* kTool = "ctx-trim";

@@ -19,9 +19,10 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
 namespace {
-// Settings files are small; anything deeper than this is not a settings file (and would
-// overflow the stack of the recursive dump).
+// Configuration files are not nested deeper than this (and deeper would overflow the stack of
+// the recursive copy and dump).
 constexpr size_t kMaxDepth = 256;
+// Settings files are small.
 constexpr uint64_t kMaxSettingsBytes = 16ull << 20;
 
 Result<std::string> read_text(const fs::path& p) {
@@ -30,13 +31,13 @@ Result<std::string> read_text(const fs::path& p) {
 
 }  // namespace
 
-Result<ojson> read_settings_json(const fs::path& p, bool missing_ok) {
+Result<ojson> read_json_file(const fs::path& p, bool missing_ok, uint64_t max_bytes) {
   std::error_code ec;
   if (!fs::exists(p, ec)) {
     if (missing_ok) return ojson();
     return fail(fmt::format("reading {}: no such file", p.string()));
   }
-  auto text = read_text(p);
+  auto text = util::read_file(p, {max_bytes});  // never blocks on a FIFO
   if (!text) return std::unexpected(text.error());
   if (text->find_first_not_of(" \t\r\n") == std::string::npos) return ojson();
   if (util::json_depth(*text, kMaxDepth) > kMaxDepth)
@@ -50,6 +51,10 @@ Result<ojson> read_settings_json(const fs::path& p, bool missing_ok) {
     return fail(fmt::format("{} is not valid JSON: {}", p.string(),
                             pos == std::string::npos ? what : what.substr(pos)));
   }
+}
+
+Result<ojson> read_settings_json(const fs::path& p, bool missing_ok) {
+  return read_json_file(p, missing_ok, kMaxSettingsBytes);
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -11,8 +12,13 @@
 
 namespace ctxkit::install {
 
-// A settings file (or the client's MCP configuration) as JSON: null when it is blank, or missing
-// and `missing_ok`. A file larger than 16 MiB or nested deeper than 256 levels is not one.
+// A JSON file of the client's configuration (settings, MCP servers) or an install's record: null
+// when it is blank, or missing and `missing_ok`. A file larger than `max_bytes` or nested deeper
+// than 256 levels is not one; a FIFO is not waited on.
+[[nodiscard]] Result<nlohmann::ordered_json> read_json_file(const std::filesystem::path& p,
+                                                            bool missing_ok, uint64_t max_bytes);
+
+// read_json_file for a settings file: at most 16 MiB.
 [[nodiscard]] Result<nlohmann::ordered_json> read_settings_json(const std::filesystem::path& p,
                                                                 bool missing_ok);
 
