@@ -22,6 +22,7 @@
 #include "runner/dry_run.hpp"
 #include "runner/git_snapshot.hpp"
 #include "runner/run_record.hpp"
+#include "runner/run_setup.hpp"
 #include "runner/summary.hpp"
 #include "runner/workflow_driver.hpp"
 #include "store/state_store.hpp"
@@ -54,9 +55,11 @@ class Runner {
   Runner(const RunOptions& o, RunEnvironment& w) : opts_(o), w_(w) {}
 
   RunOutcome start() {
-    auto prepared = prepare();
-    if (!prepared) return bad_input(prepared.error().message);
+    auto setup = set_up_new_run(opts_, w_.env);
+    if (!setup) return bad_input(setup.error().message);
+    take(std::move(*setup));
     if (opts_.dry_run) return dry_run();
+    if (!opts_.workflow.empty()) driver_.emplace(opts_, w_.env, w_.locations, specs_);
     if (auto r = record_.create(); !r) return bad_input(r.error().message);
     if (auto r = record_.lock(); !r) return bad_input(r.error().message);
     open_store();
@@ -68,48 +71,12 @@ class Runner {
   }
 
   RunOutcome resume() {
-    const fs::path folder = run_folder(opts_.project, opts_.resume_run);
-    auto raw = RunRecord::read_json(folder);
-    if (!raw) return bad_input(raw.error().message);
-    record_ = RunRecord(folder, run_state_from_json(*raw));
-    if (auto r = record_.lock(); !r) return bad_input(r.error().message);
-    // Read again under the lock: the ctx-run that held it may have saved since.
-    if (auto again = RunRecord::read_json(folder); again) {
-      raw = std::move(again);
-      record_.state = run_state_from_json(*raw);
-    }
+    auto setup =
+        set_up_resumed_run(opts_, w_.env, [this](const std::string& line) { progress(line); });
+    if (!setup) return bad_input(setup.error().message);
+    take(std::move(*setup));
     auto& st = record_.state;
-    if (st.status == "completed")
-      return bad_input(fmt::format("run {} is already complete", st.run_id));
-    // The run goes on as it was started, whatever the command line says now.
-    auto mode = parse_context_mode(st.mode);
-    if (!mode)
-      return bad_input(fmt::format("{}: unknown mode in run.json", record_.file().string()));
-    opts_.mode = *mode;
-    restore_options();
-    // The session is resumed by its id on the client's command line: only an id of the client's
-    // shape is passed (an id starting with '-' would be taken for an option).
-    for (const char* key : {"session", "run_session"})
-      if (const ojson session = raw->value(key, ojson()); session.is_object()) {
-        const ojson id = session.value("id", ojson());
-        if (!id.is_string() ||
-            (!id.get<std::string>().empty() && !util::is_uuid(id.get<std::string>())))
-          return bad_input(fmt::format("{}: the session id {} is not a session id",
-                                       record_.file().string(), id.dump()));
-      }
-    if (st.source.kind == "workflow") opts_.workflow = st.source.workflow.value_or("");
-    for (const auto& t : st.task_specs) specs_.push_back(t.spec);
-    for (const auto& s : specs_)
-      if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
-        return bad_input(fmt::format("{}: task '{}' has an unknown context_mode '{}'",
-                                     record_.file().string(), s.id, s.context_mode));
-    reread_task_budgets();
-    summaries_wanted_ = wants_summaries();
     st.stopped_on.reset();
-    if (auto found =
-            util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
-        !found)
-      return bad_input(found.error().message);
     if (!opts_.workflow.empty()) driver_.emplace(opts_, w_.env, w_.locations, specs_);
     open_store();
     st.status = "running";
@@ -119,210 +86,18 @@ class Runner {
 
  private:
   // --------------------------------------------------------------------------------------
+  void take(RunSetup setup) {
+    record_ = std::move(setup.record);
+    specs_ = std::move(setup.specs);
+    workflow_name_ = std::move(setup.workflow_name);
+    summaries_wanted_ = setup.summaries_wanted;
+  }
+
   static RunOutcome bad_input(const std::string& what) {
     RunOutcome out;
     out.end = RunEnd::BadInput;
     out.why = what;
     return out;
-  }
-
-  // The options the run was started with (run.json's "options") hold again, but for a budget given
-  // now and the client to run; run.json records the ones the run goes on with.
-  void restore_options() {
-    auto& o = record_.state.options;
-    opts_.max_iterations = o.max_iterations.value_or(opts_.max_iterations);
-    opts_.max_task_iterations = o.max_task_iterations.value_or(opts_.max_task_iterations);
-    if (auto f = parse_on_fail(o.on_fail.value_or(""))) opts_.on_fail = *f;
-    opts_.reanchor = o.reanchor.value_or(opts_.reanchor);
-    if (!opts_.budget_given) {
-      opts_.budget = {};
-      opts_.budget.max_tokens = o.max_tokens;
-      if (o.max_cost_usd && *o.max_cost_usd >= 0) opts_.budget.max_cost_usd = o.max_cost_usd;
-    }
-    o.max_tokens = opts_.budget.max_tokens;
-    o.max_cost_usd = opts_.budget.max_cost_usd;
-    if (o.fresh_at) opts_.auto_thresholds.fresh_at = *o.fresh_at;
-    if (o.compact_at) opts_.auto_thresholds.compact_at = *o.compact_at;
-    note_recorded_client(o);
-    o.claude_bin = opts_.claude_bin;
-    o.claude_args = opts_.claude_args;
-  }
-
-  // What runs is never taken from the folder: run.json lives in the project, which a cloned
-  // repository can ship. The client and its arguments come from the user's configuration and
-  // this command line, as for a new run; a recorded value that differs is named, then replaced.
-  void note_recorded_client(const RunOptionsRecord& o) {
-    if ((!o.claude_bin || *o.claude_bin == opts_.claude_bin) &&
-        (!o.claude_args || *o.claude_args == opts_.claude_args))
-      return;
-    auto shown = [](const ojson& v) {
-      return v.dump(-1, ' ', false, ojson::error_handler_t::replace);
-    };
-    progress(fmt::format(
-        "note: {} records claude_bin {} and claude_args {}; they are ignored: this run uses {} "
-        "and {} "
-        "(your configuration and command line)",
-        record_.file().string(), shown(o.claude_bin ? ojson(*o.claude_bin) : ojson()),
-        shown(o.claude_args ? ojson(*o.claude_args) : ojson()), ojson(opts_.claude_bin).dump(),
-        ojson(opts_.claude_args).dump()));
-  }
-
-  // A task's budget is raised in the tasks file: a --resume reads the budgets of its tasks again
-  // from it (when it is still there and still reads; else the recorded ones hold).
-  void reread_task_budgets() {
-    const std::string file = record_.state.source.tasks_file.value_or("");
-    if (file.empty()) return;
-    std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) return;
-    auto tasks = workflow::load_task_list(file);
-    if (!tasks) {
-      progress(fmt::format("note: {}: the recorded task budgets hold", tasks.error().message));
-      return;
-    }
-    auto& recorded = record_.state.task_specs;
-    for (size_t i = 0; i < specs_.size(); ++i)
-      for (const auto& t : *tasks) {
-        if (t.id != specs_[i].id) continue;
-        specs_[i].max_tokens = t.max_tokens;
-        specs_[i].max_cost_usd = t.max_cost_usd;
-        if (i < recorded.size()) recorded[i].spec = specs_[i];
-      }
-  }
-
-  bool wants_summaries() const {
-    if (carries_summary(opts_.mode)) return true;
-    return std::any_of(specs_.begin(), specs_.end(), [](const workflow::TaskSpec& s) {
-      auto m = parse_context_mode(s.context_mode);
-      return m && carries_summary(*m);
-    });
-  }
-  // Checks every input before anything is recorded: the tasks file, the workflow, the client;
-  // then the new run's state (recorded by start()).
-  Result<void> prepare() {
-    if (opts_.tasks_file.empty() && opts_.workflow.empty())
-      return fail("nothing to run: give a tasks file or --workflow NAME");
-    std::error_code ec;
-    if (!fs::is_directory(opts_.project, ec))
-      return fail(fmt::format("{} is not a directory", opts_.project.string()));
-    if (auto r = load_tasks_file(); !r) return r;
-    summaries_wanted_ = wants_summaries();
-    auto source = opts_.workflow.empty() ? tasks_source() : workflow_source();
-    if (!source) return std::unexpected(source.error());
-    if (!opts_.dry_run) {
-      auto found =
-          util::find_in_path(opts_.claude_bin, w_.env.get("PATH").value_or("/usr/bin:/bin"));
-      if (!found) return std::unexpected(found.error());
-    }
-    RunState st = new_run_state(std::move(*source));
-    const fs::path folder = fs::absolute(opts_.project) / ".ctxkit" / "runs" / st.run_id;
-    record_ = RunRecord(folder, std::move(st));
-    if (!opts_.workflow.empty() && !opts_.dry_run)
-      driver_.emplace(opts_, w_.env, w_.locations, specs_);
-    return {};
-  }
-
-  // The tasks file's tasks, in order, into specs_ (none without a tasks file).
-  Result<void> load_tasks_file() {
-    if (opts_.tasks_file.empty()) return {};
-    auto tasks = workflow::load_task_list(opts_.tasks_file);
-    if (!tasks) return std::unexpected(tasks.error());
-    auto ordered = workflow::order_tasks(std::move(*tasks));
-    if (!ordered)
-      return fail(fmt::format("{}: {}", opts_.tasks_file.string(), ordered.error().message));
-    specs_ = std::move(*ordered);
-    for (const auto& s : specs_)
-      if (!s.context_mode.empty() && !parse_context_mode(s.context_mode))
-        return fail(
-            fmt::format("{}: task '{}': unknown context_mode '{}' (continuous, fresh-per-task, "
-                        "fresh-per-iteration, hybrid, auto)",
-                        opts_.tasks_file.string(), s.id, s.context_mode));
-    return {};
-  }
-
-  RunSource tasks_source() const {
-    RunSource source;
-    source.kind = "tasks";
-    source.tasks_file = fs::absolute(opts_.tasks_file).string();
-    return source;
-  }
-
-  // The workflow's template, found and loaded (opts_.workflow becomes its path), and checked
-  // against a state the project already holds.
-  Result<RunSource> workflow_source() {
-    auto dirs = workflow::default_search_dirs(w_.env, opts_.project);
-    auto path = workflow::resolve_workflow(opts_.workflow, dirs);
-    if (!path) return std::unexpected(path.error());
-    auto tmpl = workflow::load_workflow_file(*path);
-    if (!tmpl) return std::unexpected(tmpl.error());
-    if (auto r = check_workflow_state(tmpl->name); !r) return std::unexpected(r.error());
-    opts_.workflow = path->string();
-    workflow_name_ = tmpl->name;
-    RunSource source;
-    source.kind = "workflow";
-    source.workflow = opts_.workflow;
-    source.name = tmpl->name;
-    if (!opts_.tasks_file.empty()) source.tasks_file = fs::absolute(opts_.tasks_file).string();
-    return source;
-  }
-
-  // A workflow state in the project must load, and may be running only the workflow `name`.
-  Result<void> check_workflow_state(const std::string& name) {
-    auto existing = workflow::read_state_text(opts_.project);
-    if (!existing) return std::unexpected(existing.error());
-    if (!*existing) return {};
-    auto m = workflow::WorkflowMachine::from_state_text(**existing, nullptr);
-    if (!m)
-      return fail(
-          fmt::format("{}: {}", workflow::state_path(opts_.project).string(), m.error().message));
-    if (m->state_status() == "running" && m->workflow().name != name)
-      return fail(fmt::format("{} holds a running workflow '{}', not '{}'",
-                              workflow::state_path(opts_.project).string(), m->workflow().name,
-                              name));
-    return {};
-  }
-
-  // A new run's state: its id, what it runs (tasks and their records), the options it runs with.
-  RunState new_run_state(RunSource source) const {
-    RunState st;
-    for (const auto& s : specs_) {
-      st.task_specs.push_back({s, ojson::object()});
-      if (opts_.workflow.empty())
-        st.tasks.push_back(
-            TaskRecord::make(s.id, s.title, s.done ? TaskStatus::Done : TaskStatus::Pending));
-    }
-    const int64_t now = util::now_ms();
-    st.run_id = new_run_id(now);
-    st.project = fs::absolute(opts_.project).string();
-    st.mode = to_string(opts_.mode);
-    st.mode_origin = opts_.mode_origin;
-    st.source = std::move(source);
-    st.status = "running";
-    st.started_at_ms = now;
-    st.options = options_record();
-    return st;
-  }
-
-  // The options a new run records (a --resume goes on with them).
-  RunOptionsRecord options_record() const {
-    RunOptionsRecord o;
-    o.max_iterations = opts_.max_iterations;
-    o.max_task_iterations = opts_.max_task_iterations;
-    o.on_fail = std::string(to_string(opts_.on_fail));
-    o.reanchor = opts_.reanchor;
-    o.max_tokens = opts_.budget.max_tokens;
-    o.max_cost_usd = opts_.budget.max_cost_usd;
-    o.fresh_at = opts_.auto_thresholds.fresh_at;
-    o.compact_at = opts_.auto_thresholds.compact_at;
-    o.claude_bin = opts_.claude_bin;
-    o.claude_args = opts_.claude_args;
-    return o;
-  }
-
-  static std::string new_run_id(int64_t now) {
-    // YYYYMMDDTHHMMSS.mmmZ-xxxxxx: sorts by start time, unique with the random part.
-    std::string stamp = util::format_compact_utc(now);
-    if (!stamp.empty() && stamp.back() == 'Z') stamp.pop_back();
-    return fmt::format("{}.{:03}Z-{}", stamp, now % 1000, util::random_uuid().substr(0, 6));
   }
 
   void open_store() {
@@ -417,17 +192,6 @@ class Runner {
     return without_nul(build_runner_anchor(in));
   }
 
-  struct CallResult {
-    claude::StreamResult stream;
-    int exit_code = 0;
-    int64_t client_ms = 0;
-    int64_t exit_ms = -1;  // from the result line to the client's exit (-1: no result line)
-    std::string stderr_tail;
-    bool timed_out = false;  // killed at call_timeout_seconds
-    bool cut_off =
-        false;  // killed (or its output left) exit_grace_seconds after its result or exit
-  };
-
   // Whether git's answers may be needed after a call: for a fresh session's anchor (any mode
   // but continuous, or a workflow's clear) or a hybrid task's summary.
   bool git_wanted() const {
@@ -440,61 +204,14 @@ class Runner {
   // summary), so that it runs while the client is still exiting.
   Result<CallResult> invoke(const std::vector<std::string>& argv, const std::string& since = {}) {
     git_.clear();
-    util::ProcessSpec spec;
-    spec.argv = argv;
-    spec.cwd = opts_.project;
-    // A client must not go on working in the project after ctx-run is gone (kill -9 included):
-    // a --resume would start a second agent beside it.
-    spec.parent_death_signal = SIGTERM;
-    // Memory: the lines are read as they come and not kept (the longest line is held, not the
-    // whole output); stderr's tail only. Time: after its result (or its exit) the client gets
-    // exit_grace_seconds to exit and close its output, then it is killed and its output left
-    // (a process it started may hold it open for ever); call_timeout_seconds bounds a whole call.
-    spec.keep_handed_lines = false;
-    spec.err_tail_bytes = 64u << 10;
-    spec.linger = std::chrono::seconds(opts_.exit_grace_seconds);
-    if (opts_.call_timeout_seconds > 0)
-      spec.timeout = std::chrono::seconds(opts_.call_timeout_seconds);
-    claude::StreamResultReader reader;
-    spec.done = [&reader] { return reader.result().has_result; };
     const bool want_git = git_wanted();
-    int64_t t_result = -1;
-    spec.on_stdout_line = [&](std::string_view line) {
-      const bool had_result = reader.result().has_result;
-      reader.feed_line(line);
-      if (had_result || !reader.result().has_result) return;
-      t_result = util::now_ms();
-      if (want_git) git_.start(opts_.project, since);
-    };
-    const int64_t t0 = util::now_ms();
-    auto r = util::run_process(spec);
-    if (!r) return std::unexpected(r.error());
-    CallResult c;
-    const int64_t t_end = util::now_ms();
-    c.client_ms = t_end - t0;
-    if (t_result >= 0) c.exit_ms = t_end - t_result;
-    c.exit_code = r->exit_code;
-    c.timed_out = r->timed_out;
-    c.cut_off = r->cut_off;
-    if (c.timed_out)
-      progress(fmt::format(
-          "note: the call took longer than call_timeout_seconds ({} s): the client was killed",
-          opts_.call_timeout_seconds));
-    else if (c.cut_off)
-      progress(
-          fmt::format("note: the client (or a process it started) held its output open {} s after "
-                      "its {}: killed, its output "
-                      "no longer read",
-                      opts_.exit_grace_seconds, t_result >= 0 ? "result" : "exit"));
-    // A last line without its newline was not handed over.
-    if (const size_t nl = r->out.rfind('\n'); nl != std::string::npos)
-      reader.feed_line(std::string_view(r->out).substr(nl + 1));
-    else
-      reader.feed_line(r->out);
-    c.stream = reader.result();
-    take_session_share(c.stream);
-    if (!r->err.empty())
-      c.stderr_tail = r->err.size() > 2000 ? r->err.substr(r->err.size() - 2000) : r->err;
+    auto c = invoke_client(
+        argv, opts_.project, {opts_.exit_grace_seconds, opts_.call_timeout_seconds},
+        [&] {
+          if (want_git) git_.start(opts_.project, since);
+        },
+        [this](const std::string& line) { progress(line); });
+    if (c) take_session_share(c->stream);
     return c;
   }
 
@@ -1060,19 +777,7 @@ class Runner {
   }
 
   void write_result(const Step& s, const CallResult& call, const char* report) {
-    ojson result = {{"exit_code", call.exit_code},
-                    {"session_id", s.session_id},
-                    {"has_result", call.stream.has_result},
-                    {"is_error", call.stream.is_error},
-                    {"subtype", call.stream.subtype},
-                    {"num_turns", call.stream.num_turns},
-                    {"usage", usage_json(call.stream.usage)},
-                    {"cost_usd", call.stream.cost_usd},
-                    {"report", report},
-                    {"text", call.stream.text}};
-    if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
-    if (call.timed_out) result["timed_out"] = true;
-    if (call.cut_off) result["cut_off"] = true;
+    const ojson result = call_record_json(call, s.session_id, report);
     if (auto w = record_.write_file(s.stem + ".result.json",
                                     result.dump(2, ' ', false, ojson::error_handler_t::replace));
         !w)

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "runner/client_call.hpp"
+#include "unit/temp_dir.hpp"
 #include "util/uuid.hpp"
 
 namespace ctxkit::runner {
@@ -71,6 +72,106 @@ TEST(RunnerClientCall, AFreshCallWithoutSessionGetsANewId) {
   ASSERT_EQ(argv.size(), 8u);
   EXPECT_EQ(argv[5], "--session-id");
   EXPECT_TRUE(util::is_uuid(argv[6])) << argv[6];
+}
+
+// One call of a stand-in client (a shell script) in a fresh folder, its notes and how often it
+// said it had its result.
+struct Invoked {
+  Result<CallResult> call;
+  std::vector<std::string> notes;
+  int results = 0;
+};
+
+Invoked invoke_script(const std::string& script, CallLimits limits = {}) {
+  test::TempDir tmp;
+  Invoked out;
+  out.call = invoke_client(
+      {"/bin/sh", "-c", script}, tmp.path(), limits, [&out] { ++out.results; },
+      [&out](const std::string& n) { out.notes.push_back(n); });
+  return out;
+}
+
+const std::string kResult =
+    R"({"type":"result","subtype":"success","is_error":false,"result":"all done","session_id":"S","usage":{"input_tokens":10,"output_tokens":2}})";
+
+TEST(RunnerInvokeClient, AResultLineIsReadAndItsArrivalToldOnce) {
+  auto i = invoke_script("echo '{\"type\":\"system\",\"subtype\":\"init\"}'; echo '" + kResult +
+                         "'; echo '" + kResult + "'; echo oops >&2; exit 3");
+  ASSERT_TRUE(i.call) << i.call.error().message;
+  EXPECT_TRUE(i.call->stream.has_result);
+  EXPECT_EQ(i.call->stream.text, "all done");
+  EXPECT_EQ(i.call->stream.usage.output, 2u);
+  EXPECT_EQ(i.call->exit_code, 3);
+  EXPECT_EQ(i.call->stderr_tail, "oops\n");
+  EXPECT_GE(i.call->exit_ms, 0);
+  EXPECT_FALSE(i.call->timed_out);
+  EXPECT_FALSE(i.call->cut_off);
+  EXPECT_EQ(i.results, 1);
+  EXPECT_TRUE(i.notes.empty());
+}
+
+TEST(RunnerInvokeClient, ALastLineWithoutItsNewlineIsRead) {
+  auto i = invoke_script("printf '%s' '" + kResult + "'");
+  ASSERT_TRUE(i.call) << i.call.error().message;
+  EXPECT_TRUE(i.call->stream.has_result);
+  EXPECT_EQ(i.call->stream.text, "all done");
+  EXPECT_EQ(i.call->exit_ms, -1) << "no result line was handed over while it ran";
+}
+
+TEST(RunnerInvokeClient, AClientThatHoldsItsOutputAfterItsResultIsCutOffAndNamed) {
+  CallLimits limits;
+  limits.exit_grace_seconds = 1;
+  auto i = invoke_script("echo '" + kResult + "'; exec sleep 60", limits);
+  ASSERT_TRUE(i.call) << i.call.error().message;
+  EXPECT_TRUE(i.call->cut_off);
+  EXPECT_FALSE(i.call->timed_out);
+  EXPECT_TRUE(i.call->stream.has_result);
+  EXPECT_LT(i.call->client_ms, 30'000);
+  ASSERT_EQ(i.notes.size(), 1u);
+  EXPECT_NE(i.notes[0].find("held its output open 1 s after its result"), std::string::npos)
+      << i.notes[0];
+}
+
+TEST(RunnerInvokeClient, ACallOverItsTimeoutIsKilledAndNamed) {
+  CallLimits limits;
+  limits.call_timeout_seconds = 1;
+  auto i = invoke_script("exec sleep 60", limits);
+  ASSERT_TRUE(i.call) << i.call.error().message;
+  EXPECT_TRUE(i.call->timed_out);
+  EXPECT_FALSE(i.call->stream.has_result);
+  EXPECT_EQ(i.results, 0);
+  ASSERT_EQ(i.notes.size(), 1u);
+  EXPECT_NE(i.notes[0].find("longer than call_timeout_seconds (1 s)"), std::string::npos)
+      << i.notes[0];
+}
+
+TEST(RunnerInvokeClient, OnlyTheLastTwoThousandBytesOfStderrAreKept) {
+  auto i = invoke_script("head -c 5000 /dev/zero | tr '\\0' a >&2; printf b >&2");
+  ASSERT_TRUE(i.call) << i.call.error().message;
+  ASSERT_EQ(i.call->stderr_tail.size(), 2000u);
+  EXPECT_EQ(i.call->stderr_tail.back(), 'b');
+  EXPECT_EQ(i.call->stderr_tail.front(), 'a');
+}
+
+TEST(RunnerInvokeClient, TheCallsRecordHoldsWhatItGaveAndOnlyTheFlagsThatHold) {
+  CallResult c;
+  c.exit_code = 1;
+  c.stream.has_result = true;
+  c.stream.subtype = "success";
+  c.stream.num_turns = 2;
+  c.stream.text = "done";
+  c.stream.cost_usd = 0.5;
+  auto j = call_record_json(c, "S1", "done");
+  EXPECT_EQ(
+      j.dump(),
+      R"({"exit_code":1,"session_id":"S1","has_result":true,"is_error":false,"subtype":"success","num_turns":2,"usage":{"input":0,"cache_creation":0,"cache_read":0,"output":0},"cost_usd":0.5,"report":"done","text":"done"})");
+  c.stderr_tail = "err";
+  c.timed_out = true;
+  c.cut_off = true;
+  j = call_record_json(c, "S1", "none");
+  EXPECT_EQ(j["stderr_tail"], "err");
+  EXPECT_EQ(j["timed_out"], true);
+  EXPECT_EQ(j["cut_off"], true);
 }
 
 }  // namespace
