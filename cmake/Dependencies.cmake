@@ -1,6 +1,11 @@
 # Every dependency comes from a Debian -dev package.
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(fmt REQUIRED)
+# fmt's headers in their normal mode: its compiled part is built once in the library
+# (lib/util/fmt_compiled.cpp), neither from the shared libfmt nor header-only in every file.
+add_library(ctxkit_fmt INTERFACE)
+get_target_property(_fmt_inc fmt::fmt INTERFACE_INCLUDE_DIRECTORIES)
+target_include_directories(ctxkit_fmt SYSTEM INTERFACE ${_fmt_inc})
 find_package(tomlplusplus REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(SQLite3 REQUIRED)
@@ -54,8 +59,8 @@ else()
 endif()
 
 # The hooks run on every tool call, so process start-up matters: link SQLite statically when the
-# distribution ships the archive, and use fmt and toml++ header-only (no shared C++ libraries to
-# load and relocate at start).
+# distribution ships the archive, build fmt into the library (above) and use toml++ header-only (no
+# shared C++ libraries to load and relocate at start).
 find_library(CTXKIT_SQLITE3_STATIC NAMES libsqlite3.a)
 add_library(ctxkit_sqlite INTERFACE)
 if(CTXKIT_SQLITE3_STATIC AND NOT CTXKIT_SANITIZE_THREAD)

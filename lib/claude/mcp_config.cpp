@@ -11,10 +11,17 @@ using ojson = nlohmann::ordered_json;
 namespace {
 constexpr const char* kContainer = "mcpServers";
 
+// The server's "command" when it is a string ("" otherwise). Read through a pointer, not an
+// iterator: GCC 12 at -O3 takes an ordered_json iterator's dereference for a null one.
+std::string command_text(const ojson& server) {
+  if (!server.is_object() || !server.contains("command")) return {};
+  const auto* text = server["command"].get_ptr<const std::string*>();
+  return text ? *text : std::string();
+}
+
 bool runs_command(const ojson& server, const std::string& command) {
-  if (!server.is_object()) return false;
-  auto it = server.find("command");
-  return it != server.end() && it->is_string() && *it == command;
+  return server.is_object() && server.contains("command") && server["command"].is_string() &&
+         command_text(server) == command;
 }
 
 std::string command_of(const ojson& server) {
@@ -26,11 +33,10 @@ std::string command_of(const ojson& server) {
 }  // namespace
 
 bool runs_program(const ojson& server, const std::string& program) {
-  if (!server.is_object()) return false;
-  auto it = server.find("command");
-  if (it == server.end() || !it->is_string()) return false;
+  if (!server.is_object() || !server.contains("command") || !server["command"].is_string())
+    return false;
   namespace fs = std::filesystem;
-  return fs::path(it->get<std::string>()).filename() == fs::path(program).filename();
+  return fs::path(command_text(server)).filename() == fs::path(program).filename();
 }
 
 ojson mcp_server_json(const McpServerEntry& entry) {

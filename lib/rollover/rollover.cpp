@@ -1,7 +1,7 @@
 #include "rollover/rollover.hpp"
 
-#include <fmt/args.h>
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <fstream>
 #include <sstream>
@@ -63,31 +63,30 @@ std::string continuation_template(const std::optional<fs::path>& exe_dir) {
 }
 
 Result<std::string> render_continuation(const std::string& tmpl, const ContinuationInfo& info) {
-  fmt::dynamic_format_arg_store<fmt::format_context> args;
-  args.push_back(fmt::arg("number", info.number));
-  args.push_back(fmt::arg("percent", info.previous_percent
-                                         ? fmt::format("{}%", *info.previous_percent)
-                                         : std::string("an unknown level of")));
-  args.push_back(fmt::arg("summary", info.summary));
-  args.push_back(fmt::arg("search_command", info.search_command));
-  args.push_back(fmt::arg("retrieval",
-                          !info.retrieval.empty()
-                              ? info.retrieval
-                              : fmt::format("The full previous session is archived and searchable. "
-                                            "For anything not in the summary above, search "
-                                            "it (all projects unless you add `--project` or "
-                                            "`--session`):\n\n    {0} \"what you need to find\"\n\n"
-                                            "Each hit names a session and a line; print that "
-                                            "message in full (the original text of anything that "
-                                            "was trimmed) with:\n\n    {0} --show SESSION:LINE\n\n"
-                                            "Example queries: a decision about a topic, an error "
-                                            "message, a file name such as engine.c:42.",
-                                            info.search_command)));
-  args.push_back(fmt::arg("parent_session_id", info.parent_session_id));
-  args.push_back(fmt::arg("parent_transcript", info.parent_transcript));
-  args.push_back(fmt::arg("archive", info.archive));
+  const std::string percent = info.previous_percent ? fmt::format("{}%", *info.previous_percent)
+                                                    : std::string("an unknown level of");
+  const std::string retrieval = !info.retrieval.empty()
+                                    ? info.retrieval
+                                    : fmt::format(
+                                          "The full previous session is archived and searchable. "
+                                          "For anything not in the summary above, search "
+                                          "it (all projects unless you add `--project` or "
+                                          "`--session`):\n\n    {0} \"what you need to find\"\n\n"
+                                          "Each hit names a session and a line; print that "
+                                          "message in full (the original text of anything that "
+                                          "was trimmed) with:\n\n    {0} --show SESSION:LINE\n\n"
+                                          "Example queries: a decision about a topic, an error "
+                                          "message, a file name such as engine.c:42.",
+                                          info.search_command);
   try {
-    return fmt::vformat(tmpl, args);
+    return fmt::vformat(
+        tmpl, fmt::make_format_args(fmt::arg("number", info.number), fmt::arg("percent", percent),
+                                    fmt::arg("summary", info.summary),
+                                    fmt::arg("search_command", info.search_command),
+                                    fmt::arg("retrieval", retrieval),
+                                    fmt::arg("parent_session_id", info.parent_session_id),
+                                    fmt::arg("parent_transcript", info.parent_transcript),
+                                    fmt::arg("archive", info.archive)));
   } catch (const fmt::format_error& e) {
     return fail(fmt::format("continuation template: {}", e.what()), Error::Kind::Invalid);
   }
