@@ -10,6 +10,7 @@
 #   rollover -> archive, context, claude, store, core, util     archive -> claude, store, core, util
 #   context -> claude, core, util      store -> core, util      claude -> core, util      core -> util
 #   report -> archive, context, claude, store, core, util      install -> claude, core, util
+#   doctor -> install, archive, context, claude, store, core, util
 #
 # Pure modules (context/reminder, trim/trimmer, trim/json_text, report/timeline and html_page, the
 # workflow state, gate and template, the claude/ parsers) include neither store/ nor util/process.
@@ -36,12 +37,13 @@ allowed() {  # folder -> folders it may include (besides itself)
     runner)   echo "workflow context claude store core util" ;;
     report)   echo "archive context claude store core util" ;;
     install)  echo "claude core util" ;;
-    apps)     echo "report runner mcp workflow rollover trim install archive context claude store core util" ;;
+    doctor)   echo "install archive context claude store core util" ;;
+    apps)     echo "report runner mcp workflow rollover trim install doctor archive context claude store core util" ;;
     *)        echo "?" ;;
   esac
 }
 # The folders of lib/: an include <x/...> of another x (<sys/stat.h>, <fmt/core.h>) is not ours.
-OURS=" util core claude store context archive trim workflow rollover mcp runner report install apps "
+OURS=" util core claude store context archive trim workflow rollover mcp runner report install doctor apps "
 # Files that must stay pure: no store/, no util/process.
 PURE='^(context/reminder|report/timeline|report/html_page|trim/trimmer|trim/json_text|workflow/workflow_state|workflow/step_gate|workflow/workflow_template|claude/[a-z_]+)\.(hpp|cpp)$'
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "claude/install_check.hpp"
 #include "util/env.hpp"
 
 namespace ctxkit::apps {
@@ -9,7 +10,7 @@ namespace ctxkit::apps {
 // The archive's search tool as the model sees it when ctx-archive-mcp is registered under its
 // name (ctxkit-archive) in the user's or the project's MCP configuration; through the plugin the
 // client names it mcp__plugin_ctxkit_ctxkit-archive__archive_search.
-inline constexpr const char* kArchiveServer = "ctxkit-archive";
+inline constexpr const char* kArchiveServer = claude::kArchiveServerName;
 
 // The name of the search tool the session in `cwd` has, or "" when ctx-archive-mcp is not
 // registered for it: the plugin that runs this hook ships it ($CLAUDE_PLUGIN_ROOT/.mcp.json), or

@@ -10,6 +10,10 @@
 
 namespace ctxkit::claude {
 
+// The names ctxkit registers its MCP servers under in the client's configuration.
+inline constexpr const char* kWorkflowServerName = "ctxkit-workflow";
+inline constexpr const char* kArchiveServerName = "ctxkit-archive";
+
 // Reading what Claude Code's files say about a ctxkit install (for ctx-doctor). Pure: parsed
 // documents in, facts out; the caller looks at the files they name.
 
