@@ -788,40 +788,24 @@ const char* status_word(Status s) {
   return "";
 }
 
+namespace {
+// Each area's check, in the order of Area (and of the report).
+constexpr void (*kChecks[])(Doctor&) = {check_programs,   check_install, check_claude,
+                                        check_compaction, check_state,   check_archive,
+                                        check_cap,        check_config};
+static_assert(std::size(kChecks) == static_cast<size_t>(Area::Config) + 1, "one check per area");
+}  // namespace
+
 std::vector<Finding> check(const DoctorInputs& in, std::initializer_list<Area> areas) {
   Doctor d(in);
-  for (Area a : areas) switch (a) {
-      case Area::Programs:
-        check_programs(d);
-        break;
-      case Area::Install:
-        check_install(d);
-        break;
-      case Area::Claude:
-        check_claude(d);
-        break;
-      case Area::Compaction:
-        check_compaction(d);
-        break;
-      case Area::State:
-        check_state(d);
-        break;
-      case Area::Archive:
-        check_archive(d);
-        break;
-      case Area::Cap:
-        check_cap(d);
-        break;
-      case Area::Config:
-        check_config(d);
-        break;
-    }
+  for (Area a : areas) kChecks[static_cast<size_t>(a)](d);
   return std::move(d.findings);
 }
 
 std::vector<Finding> check_everything(const DoctorInputs& in) {
-  return check(in, {Area::Programs, Area::Install, Area::Claude, Area::Compaction, Area::State,
-                    Area::Archive, Area::Cap, Area::Config});
+  Doctor d(in);
+  for (auto* run : kChecks) run(d);
+  return std::move(d.findings);
 }
 
 Verdict verdict(const std::vector<Finding>& findings) {
