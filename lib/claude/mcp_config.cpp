@@ -11,32 +11,28 @@ using ojson = nlohmann::ordered_json;
 namespace {
 constexpr const char* kContainer = "mcpServers";
 
-// The server's "command" when it is a string ("" otherwise). Read through a pointer, not an
-// iterator: GCC 12 at -O3 takes an ordered_json iterator's dereference for a null one.
-std::string command_text(const ojson& server) {
-  if (!server.is_object() || !server.contains("command")) return {};
-  const auto* text = server["command"].get_ptr<const std::string*>();
-  return text ? *text : std::string();
+// The server's "command" when it is a string, else null. Read through a pointer, not an iterator:
+// GCC 12 at -O3 takes an ordered_json iterator's dereference for a null one.
+const std::string* command_ptr(const ojson& server) {
+  if (!server.is_object() || !server.contains("command")) return nullptr;
+  return server["command"].get_ptr<const std::string*>();
 }
 
 bool runs_command(const ojson& server, const std::string& command) {
-  return server.is_object() && server.contains("command") && server["command"].is_string() &&
-         command_text(server) == command;
+  const std::string* c = command_ptr(server);
+  return c && *c == command;
 }
 
 std::string command_of(const ojson& server) {
-  if (server.is_object())
-    if (auto it = server.find("command"); it != server.end() && it->is_string())
-      return it->get<std::string>();
-  return "(no command)";
+  const std::string* c = command_ptr(server);
+  return c ? *c : "(no command)";
 }
 }  // namespace
 
 bool runs_program(const ojson& server, const std::string& program) {
-  if (!server.is_object() || !server.contains("command") || !server["command"].is_string())
-    return false;
+  const std::string* c = command_ptr(server);
   namespace fs = std::filesystem;
-  return fs::path(command_text(server)).filename() == fs::path(program).filename();
+  return c && fs::path(*c).filename() == fs::path(program).filename();
 }
 
 ojson mcp_server_json(const McpServerEntry& entry) {
