@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -29,14 +28,10 @@
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/one_line.hpp"
-#include "util/process.hpp"
 #include "util/time.hpp"
 #include "util/uuid.hpp"
 #include "workflow/step_gate.hpp"
 #include "workflow/task_list.hpp"
-#include "workflow/workflow_catalog.hpp"
-#include "workflow/workflow_service.hpp"
-#include "workflow/workflow_state.hpp"
 
 namespace ctxkit::runner {
 namespace fs = std::filesystem;
