@@ -54,6 +54,21 @@ int supervise(const std::vector<std::string>& command, const core::Config& cfg, 
       case Kind::Starting:
         print_note(ctx.err, kTool, "starting the new session " + e.session);
         break;
+      case Kind::LeftUndone: {
+        const std::string session = e.session.empty() ? "its session" : "session " + e.session;
+        const std::string what =
+            e.detail == "rollover"
+                ? fmt::format("the rollover of {} undone: dropped (run /rollover again)", session)
+            : e.detail == "compact"
+                ? fmt::format(
+                      "/compact of {} undone: dropped (type /compact in it, or a turn "
+                      "that ends past [compact] at asks for it again)",
+                      session)
+                : fmt::format("/{} of {} undone: dropped (type /{} in it)", e.detail, session,
+                              e.detail);
+        print_note(ctx.err, kTool, "warning: a supervisor that is gone left " + what);
+        break;
+      }
     }
   };
   const rollover::SupervisorResult r = rollover::run_supervisor(command, cfg, ctx.env, report);

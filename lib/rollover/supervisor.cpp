@@ -151,6 +151,32 @@ void forget_supervisor(const core::Locations& loc, pid_t pid) {
   fs::remove(record_path(loc, pid), ec);
 }
 
+std::vector<std::string> forget_ended_supervisors(const core::Locations& loc) {
+  std::vector<std::string> tokens;
+  std::error_code ec;
+  for (fs::directory_iterator it(loc.supervisors_dir(), ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    long long value = 0;
+    auto [stop, bad] = std::from_chars(name.data(), name.data() + name.size(), value);
+    if (bad != std::errc() || stop != name.data() + name.size() || value <= 0 || value > INT_MAX)
+      continue;
+    auto text = read_own_file(it->path(), 4096);
+    if (!text) continue;
+    // header, token, start time: one line each.
+    const size_t a = text->find('\n'), b = a == std::string::npos ? a : text->find('\n', a + 1);
+    if (b == std::string::npos || std::string_view(*text).substr(0, a) != kRecordHeader) continue;
+    const std::string token = text->substr(a + 1, b - a - 1);
+    const std::string started = text->substr(b + 1, text->size() - b - 2);
+    if (token.empty() || started == "-") continue;
+    const auto now = util::process_start_time(static_cast<pid_t>(value));
+    if (now && std::to_string(*now) == started) continue;  // still running
+    std::error_code rm;
+    if (fs::remove(it->path(), rm)) tokens.push_back(token);
+  }
+  return tokens;
+}
+
 Result<pid_t> verify_supervisor(const core::Locations& loc, std::string_view pid_text,
                                 std::string_view token) {
   long long value = 0;
@@ -198,6 +224,10 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
   base.env.emplace(env.vars().begin(), env.vars().end());
   (*base.env)["CTXKIT_SUPERVISOR"] = token;
   (*base.env)["CTXKIT_SUPERVISOR_PID"] = std::to_string(self);
+  // A supervisor killed (kill -9, the OOM killer) takes its client along as a closed terminal
+  // would: a client left behind would fight the shell for the terminal. Its session is on disk
+  // and resumes; what this supervisor left undone the next one reports (below).
+  base.parent_death_signal = SIGHUP;
 
   termios saved{};
   const bool tty = ::isatty(0) && ::tcgetattr(0, &saved) == 0;
@@ -226,6 +256,19 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
     }
     return std::make_pair(**p, std::move(*relaunch));
   };
+
+  // What supervisors that are gone left undone: each said once, then dropped. A compaction that
+  // [compact] at asked for is asked again when the session's next turn ends past the threshold.
+  if (auto ended = forget_ended_supervisors(loc); !ended.empty()) {
+    if (store::StateStore* s = state()) {
+      for (const auto& gone : ended) {
+        auto p = s->pending_rollover(gone);
+        if (!p || !*p) continue;
+        tell(SupervisorEvent::Kind::LeftUndone, (*p)->session_id, (*p)->action);
+        (void)s->clear_pending_rollover(gone);
+      }
+    }
+  }
 
   util::SpawnSpec spec = base;
   spec.argv = command;

@@ -27,6 +27,8 @@ struct SupervisorEvent {
     CompactFailed,     // the compact of `session` failed (detail: how); it is resumed as it is
     Resuming,          // `session` is resumed after its compact
     Starting,          // the new session `session` starts
+    LeftUndone,        // a supervisor that is gone (killed, say) left an action of `session`
+                       // undone (detail: "compact", "clear" or "rollover"): dropped
   };
   Kind kind;
   std::string session;
@@ -65,6 +67,11 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
 
 // Removes the record of `pid` (nothing when there is none).
 void forget_supervisor(const core::Locations& loc, pid_t pid);
+
+// The tokens of the recorded supervisors that are gone (no process, or another process under
+// their pid: killed before they could remove their record), their records removed. A record
+// that is not one, or whose process /proc cannot tell about, is left alone.
+std::vector<std::string> forget_ended_supervisors(const core::Locations& loc);
 
 // The pid named by `pid_text` (CTXKIT_SUPERVISOR_PID) when it is a running ctxkit supervisor
 // holding `token` (CTXKIT_SUPERVISOR): a decimal number above 0 and within pid_t, with a record

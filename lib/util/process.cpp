@@ -58,6 +58,9 @@ struct ChildStart {
   sigset_t mask;   // the caller's, restored before exec (everything is blocked around clone)
   int exec_errno;  // set by the child when it could not exec (the parent reads it once clone
                    // returns)
+  // Every signal to its default and nothing blocked (Child::spawn's promise), instead of only
+  // the caught ones and the caller's mask.
+  bool reset_all = false;
 };
 
 // The child of clone(CLONE_VM | CLONE_VFORK): default dispositions for every caught signal (no
@@ -71,9 +74,10 @@ int start_child(void* arg) {
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig)
     if (::sigaction(sig, nullptr, &old) == 0 &&
-        (sig == SIGPIPE || sig == c->death_signal ||
+        (c->reset_all || sig == SIGPIPE || sig == c->death_signal ||
          (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)))
       ::sigaction(sig, &dfl, nullptr);
+  if (c->reset_all) ::sigemptyset(&c->mask);
   ::sigdelset(&c->mask, c->death_signal);
   ::sigprocmask(SIG_SETMASK, &c->mask, nullptr);
   int e = 0;
@@ -135,6 +139,32 @@ Result<pid_t> spawn_child(const ProcessSpec& spec, char* const* argv, char* cons
   return pid;
 }
 
+// Starts `start` by clone(CLONE_VM | CLONE_VFORK) and exec (start_child), every signal blocked
+// around the clone: the child's pid, or why it could not start (a child that could not exec is
+// reaped).
+Result<pid_t> clone_exec(ChildStart& start, const std::string& name) {
+  sigset_t all;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &start.mask);
+  const sigset_t caller_mask = start.mask;
+  std::vector<char> stack(64 * 1024);
+  const pid_t pid =
+      ::clone(start_child, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
+  if (pid < 0)
+    return fail(fmt::format("starting {}: {}", name, std::strerror(clone_errno)),
+                Error::Kind::NotFound);
+  if (start.exec_errno != 0) {
+    int st = 0;
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    return fail(fmt::format("starting {}: {}", name, std::strerror(start.exec_errno)),
+                Error::Kind::NotFound);
+  }
+  return pid;
+}
+
 // The child by clone(CLONE_VM | CLONE_VFORK) + exec on a stack of its own, as posix_spawn does it
 // (which cannot ask for a signal at the parent's death). The program is found first, as
 // posix_spawnp would find it after its chdir (a relative program or PATH entry is taken from the
@@ -180,26 +210,7 @@ Result<pid_t> clone_child(const ProcessSpec& spec, char* const* argv, char* cons
                    group,
                    {},
                    0};
-  sigset_t all;
-  ::sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &start.mask);
-  const sigset_t caller_mask = start.mask;
-  std::vector<char> stack(64 * 1024);
-  const pid_t pid =
-      ::clone(start_child, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
-  const int clone_errno = errno;
-  ::pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
-  if (pid < 0)
-    return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(clone_errno)),
-                Error::Kind::NotFound);
-  if (start.exec_errno != 0) {
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    return fail(fmt::format("starting {}: {}", spec.argv[0], std::strerror(start.exec_errno)),
-                Error::Kind::NotFound);
-  }
-  return pid;
+  return clone_exec(start, spec.argv[0]);
 }
 
 // A write to the pipe of a child that has stopped reading fails with EPIPE instead of raising
@@ -628,6 +639,24 @@ void reset_signals(posix_spawnattr_t& attr) {
 Result<Child> Child::spawn(const SpawnSpec& spec) {
   auto p = prepare(spec);
   if (!p) return std::unexpected(p.error());
+  if (spec.parent_death_signal) {
+    // posix_spawn cannot ask for a signal at the parent's death: the clone path, with every
+    // signal reset as posix_spawn does it here.
+    ChildStart start{p->program.c_str(),
+                     p->argv.data(),
+                     p->env_ptr,
+                     spec.cwd ? spec.cwd->c_str() : nullptr,
+                     {0, 1, 2},
+                     *spec.parent_death_signal,
+                     ::getpid(),
+                     false,
+                     {},
+                     0,
+                     true};
+    auto pid = clone_exec(start, spec.argv[0]);
+    if (!pid) return std::unexpected(pid.error());
+    return Child(*pid);
+  }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   if (spec.cwd) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd->c_str());
@@ -680,6 +709,8 @@ std::optional<uint64_t> process_start_time(pid_t pid) {
   const char* p = std::strrchr(buf, ')');
   if (!p) return std::nullopt;
   ++p;
+  while (*p == ' ') ++p;
+  if (*p == 'Z' || *p == 'X') return std::nullopt;  // it has ended, not yet reaped by its parent
   for (int field = 3; field < 22; ++field) {
     while (*p == ' ') ++p;
     while (*p && *p != ' ') ++p;

@@ -80,6 +80,9 @@ struct SpawnSpec {
   std::optional<std::map<std::string, std::string, std::less<>>>
       env;  // replaces the environment if set
   std::optional<std::filesystem::path> cwd;
+  // Sent to the child when the thread that started it ends, however it ends (kill -9 included):
+  // a terminal client whose supervisor is gone is hung up rather than left in the background.
+  std::optional<int> parent_death_signal;
 };
 
 // The largest single argument (or environment entry) exec accepts: the kernel's MAX_ARG_STRLEN
@@ -100,8 +103,8 @@ size_t max_argument_bytes();
 Error exec_process(const SpawnSpec& spec);
 
 // When process `pid` started, in clock ticks since boot (/proc/<pid>/stat): with the pid, it
-// names one process over time, as pids are reused. nullopt when there is no such process or
-// /proc cannot tell.
+// names one process over time, as pids are reused. nullopt when there is no such process, when
+// it has ended and is not yet reaped (a zombie), or when /proc cannot tell.
 std::optional<uint64_t> process_start_time(pid_t pid);
 
 // A started child process. The child starts with default dispositions for every signal and an

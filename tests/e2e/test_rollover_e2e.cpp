@@ -512,7 +512,7 @@ TEST(SessionHook, StopSignalsOnlyAVerifiedSupervisor) {
                 .exit_code,
             0);
   // A process that is no supervisor: SIGUSR1 would end it.
-  auto victim = util::Child::spawn({{"sleep", "30"}, std::nullopt, std::nullopt});
+  auto victim = util::Child::spawn({{"sleep", "30"}, std::nullopt, std::nullopt, std::nullopt});
   ASSERT_TRUE(victim);
   json stop = {{"session_id", kSid},
                {"transcript_path", r.transcript.string()},

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rollover/supervisor.hpp"
@@ -59,7 +60,7 @@ TEST(Supervisor, AReusedPidDoesNotMatchTheRecord) {
   test::TempDir tmp;
   // A record whose process has ended: its pid now names another process (or none), whose start
   // time differs.
-  auto c = util::Child::spawn({{"true"}, std::nullopt, std::nullopt});
+  auto c = util::Child::spawn({{"true"}, std::nullopt, std::nullopt, std::nullopt});
   ASSERT_TRUE(c);
   const pid_t gone = c->pid();
   ASSERT_TRUE(record_supervisor(state_in(tmp), gone, "tok"));
@@ -88,6 +89,14 @@ TEST(Supervisor, ProcessStartTimeNamesOneProcess) {
   EXPECT_EQ(util::process_start_time(::getpid()), self);
   EXPECT_FALSE(util::process_start_time(0));
   EXPECT_FALSE(util::process_start_time(-1));
+  // A process that has ended and is not yet reaped (a supervisor killed, its shell not yet back)
+  // names no running process.
+  auto c = util::Child::spawn({{"true"}, std::nullopt, std::nullopt, std::nullopt});
+  ASSERT_TRUE(c);
+  siginfo_t info{};
+  ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(c->pid()), &info, WEXITED | WNOWAIT), 0);
+  EXPECT_FALSE(util::process_start_time(c->pid()));
+  c->wait();
 }
 
 TEST(Supervisor, ReturnsTheClientsStatusAndReportsWithoutPrinting) {

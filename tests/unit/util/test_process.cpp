@@ -320,7 +320,7 @@ std::string wait_for_text(const fs::path& file) {
 }
 
 TEST(Process, ChildExitCodeIsReported) {
-  auto c = util::Child::spawn({{"sh", "-c", "exit 7"}, small_env(), std::nullopt});
+  auto c = util::Child::spawn({{"sh", "-c", "exit 7"}, small_env(), std::nullopt, std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   util::ExitStatus s = c->wait();
   EXPECT_EQ(s, (util::ExitStatus{7, std::nullopt}));
@@ -330,7 +330,8 @@ TEST(Process, ChildExitCodeIsReported) {
 }
 
 TEST(Process, ChildKilledByASignalReportsTheSignalNotACode) {
-  auto c = util::Child::spawn({{"sh", "-c", "kill -s KILL $$"}, small_env(), std::nullopt});
+  auto c = util::Child::spawn(
+      {{"sh", "-c", "kill -s KILL $$"}, small_env(), std::nullopt, std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   util::ExitStatus s = c->wait();
   EXPECT_FALSE(s.code);
@@ -345,7 +346,8 @@ TEST(Process, ChildGetsExactlyTheGivenEnvironmentAndWorkingDirectory) {
   auto c = util::Child::spawn(
       {{"sh", "-c", "printf '%s|%s|%s' \"$(pwd)\" \"$GREETING\" \"${HOME-unset}\" > \"$OUT\""},
        small_env({{"GREETING", "hi there"}, {"OUT", out.string()}}),
-       dir});
+       dir,
+       std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->wait().code, 0);
   EXPECT_EQ(test::read_file(out), dir.string() + "|hi there|unset");
@@ -357,12 +359,14 @@ TEST(Process, ChildIsSearchedInTheGivenPath) {
   fs::create_directories(bin);
   tmp.write("bin/only-here", "#!/bin/sh\nexit 42\n");
   fs::permissions(bin / "only-here", fs::perms::owner_all);
-  auto c = util::Child::spawn(
-      {{"only-here"}, small_env({{"PATH", bin.string() + ":/usr/bin:/bin"}}), std::nullopt});
+  auto c = util::Child::spawn({{"only-here"},
+                               small_env({{"PATH", bin.string() + ":/usr/bin:/bin"}}),
+                               std::nullopt,
+                               std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->wait().code, 42);
   // Not in the PATH given: an error of kind NotFound that names it, and nothing started.
-  auto missing = util::Child::spawn({{"only-here"}, small_env(), std::nullopt});
+  auto missing = util::Child::spawn({{"only-here"}, small_env(), std::nullopt, std::nullopt});
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().kind, Error::Kind::NotFound);
   EXPECT_EQ(missing.error().message, "starting only-here: only-here not found in PATH");
@@ -387,14 +391,14 @@ TEST(Process, FindInPathSkipsWhatIsNotAnExecutableFile) {
 
 TEST(Process, ChildInAMissingDirectoryIsAnErrorNotAChild) {
   test::TempDir tmp;
-  auto c = util::Child::spawn({{"sh", "-c", "exit 0"}, small_env(), tmp / "gone"});
+  auto c = util::Child::spawn({{"sh", "-c", "exit 0"}, small_env(), tmp / "gone", std::nullopt});
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().message, "starting sh: working directory " + (tmp / "gone").string() +
                                    ": No such file or directory");
 }
 
 TEST(Process, WaitForTimesOutOnARunningChildAndTerminateEndsIt) {
-  auto c = util::Child::spawn({{"sleep", "30"}, small_env(), std::nullopt});
+  auto c = util::Child::spawn({{"sleep", "30"}, small_env(), std::nullopt, std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->wait_for(50ms), std::nullopt);
   EXPECT_EQ(c->poll(), std::nullopt);
@@ -408,6 +412,7 @@ TEST(Process, TerminateKillsAChildThatIgnoresTerm) {
   auto c = util::Child::spawn(
       {{"sh", "-c", "trap '' TERM; echo up > \"$READY\"; while :; do sleep 0.05; done"},
        small_env({{"READY", ready.string()}}),
+       std::nullopt,
        std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   ASSERT_EQ(wait_for_text(ready), "up\n");
@@ -423,10 +428,69 @@ TEST(Process, ChildStartsWithDefaultSignalsWhateverTheCallerIgnores) {
   }, saved{};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGINT, &ignore, &saved);
-  auto c = util::Child::spawn({{"sh", "-c", "kill -s INT $$; exit 3"}, small_env(), std::nullopt});
+  auto c = util::Child::spawn(
+      {{"sh", "-c", "kill -s INT $$; exit 3"}, small_env(), std::nullopt, std::nullopt});
   ::sigaction(SIGINT, &saved, nullptr);
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->wait().signal, SIGINT);
+}
+
+// A terminal client whose supervisor is killed is hung up with it (SpawnSpec::parent_death_signal):
+// the signal comes when the thread that started the child ends; without it the child runs on.
+TEST(Process, ASpawnedChildGetsItsDeathSignalWhenTheThreadThatStartedItEnds) {
+  test::TempDir tmp;
+  const fs::path ready = tmp / "ready", got = tmp / "got";
+  auto start = [&](std::optional<int> death_signal) {
+    std::optional<util::Child> child;
+    std::thread([&] {
+      auto c = util::Child::spawn({{"sh", "-c",
+                                    "trap 'echo HUP > \"$GOT\"; exit 4' HUP; echo up > \"$READY\"; "
+                                    "while :; do sleep 0.05; done"},
+                                   small_env({{"READY", ready.string()}, {"GOT", got.string()}}),
+                                   std::nullopt,
+                                   death_signal});
+      ASSERT_TRUE(c) << c.error().message;
+      ASSERT_EQ(wait_for_text(ready), "up\n");
+      child.emplace(std::move(*c));
+    }).join();  // the thread that started it has ended
+    return child;
+  };
+  auto hung_up = start(SIGHUP);
+  ASSERT_TRUE(hung_up);
+  auto s = hung_up->wait_for(10s);
+  if (!s) hung_up->terminate(2s);
+  ASSERT_TRUE(s) << "the child did not get its death signal";
+  EXPECT_EQ(s->code, 4);
+  EXPECT_EQ(test::read_file(got), "HUP\n");
+  fs::remove(ready);
+  fs::remove(got);
+  auto left = start(std::nullopt);
+  ASSERT_TRUE(left);
+  EXPECT_EQ(left->wait_for(300ms), std::nullopt);
+  EXPECT_EQ(left->terminate(2s).signal, SIGTERM);
+  EXPECT_FALSE(fs::exists(got));
+}
+
+// The death signal's way of starting a child (clone, not posix_spawn) keeps Child::spawn's promise:
+// every signal at its default, nothing blocked.
+TEST(Process, AChildWithADeathSignalStartsWithDefaultSignalsToo) {
+  struct sigaction ignore {
+  }, saved{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &saved);
+  sigset_t usr1, old;
+  ::sigemptyset(&usr1);
+  ::sigaddset(&usr1, SIGUSR1);
+  ::pthread_sigmask(SIG_BLOCK, &usr1, &old);
+  auto c = util::Child::spawn(
+      {{"sh", "-c", "kill -s USR1 $$; kill -s INT $$; exit 3"}, small_env(), std::nullopt, SIGHUP});
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  ::sigaction(SIGINT, &saved, nullptr);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->wait().signal, SIGUSR1);
+  auto missing = util::Child::spawn({{"only-here"}, small_env(), std::nullopt, SIGHUP});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message, "starting only-here: only-here not found in PATH");
 }
 
 TEST(Process, ForwarderPassesASignalFromAProcessToTheChild) {
@@ -436,6 +500,7 @@ TEST(Process, ForwarderPassesASignalFromAProcessToTheChild) {
                                 "trap 'echo USR2 > \"$GOT\"; exit 5' USR2; echo up > \"$READY\"; "
                                 "while :; do sleep 0.05; done"},
                                small_env({{"READY", ready.string()}, {"GOT", got.string()}}),
+                               std::nullopt,
                                std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   ASSERT_EQ(wait_for_text(ready), "up\n");
@@ -466,6 +531,7 @@ TEST(Process, ForwarderPassesASignalSentBeforeTheChildWasSet) {
                                 "trap 'echo USR2 > \"$GOT\"; exit 5' USR2; echo up > \"$READY\"; "
                                 "while :; do sleep 0.05; done"},
                                small_env({{"READY", ready.string()}, {"GOT", got.string()}}),
+                               std::nullopt,
                                std::nullopt});
   ASSERT_TRUE(c) << c.error().message;
   ASSERT_EQ(wait_for_text(ready), "up\n");

@@ -1,0 +1,154 @@
+// [compact] at under a supervisor that is killed (kill -9) between the end of a turn and the
+// compaction: the client is hung up with it rather than left behind, nothing of the session is
+// lost (the transcript, the pins), the next supervisor says once what the dead one left undone,
+// and the session goes on: its next turn past the threshold is compacted with the pins as focus.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "e2e/e2e_support.hpp"
+
+namespace ctxkit::test {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// An assistant reply that reads `cache_read` tokens of context.
+std::string assistant_line(int64_t cache_read) {
+  json j;
+  j["isSidechain"] = false;
+  j["message"] = {{"id", "msg_1"},
+                  {"model", "claude-sonnet-4-5"},
+                  {"role", "assistant"},
+                  {"content", json::array({{{"type", "text"}, {"text", "done"}}})},
+                  {"usage",
+                   {{"input_tokens", 5},
+                    {"cache_creation_input_tokens", 0},
+                    {"cache_read_input_tokens", cache_read}}}};
+  j["type"] = "assistant";
+  j["timestamp"] = "2026-11-21T12:00:00.000Z";
+  j["sessionId"] = "S1";
+  return j.dump();
+}
+
+struct KilledSupervisorRig {
+  TempDir tmp;
+  fs::path project, bin, log, transcript;
+  util::Env env;
+  KilledSupervisorRig() {
+    project = tmp / "proj";
+    bin = tmp / "bin";
+    log = tmp / "standin.log";
+    transcript = tmp / "t.jsonl";
+    fs::create_directories(project);
+    fs::create_directories(bin);
+    // 120k tokens read: 71 % of the 167k where the client compacts a 200k window.
+    std::ofstream(transcript) << assistant_line(120000) << "\n";
+    const std::string b = CTXKIT_BIN_DIR;
+    // The stand-in client: the headless /compact and the resumed session after it return at
+    // once; an interactive session ends one turn (its Stop hook), kills its supervisor when
+    // KILL_SUPERVISOR is set, and waits to be ended.
+    std::ofstream(bin / "claude")
+        << "#!/bin/sh\n"
+           "{ printf 'call:'; for a in \"$@\"; do printf ' [%s]' \"$(printf '%s' \"$a\" | tr '\\n' "
+           "'~' | head -c 200)\"; done; echo; } >> \"$STANDIN_LOG\"\n"
+           "case \" $* \" in *\" -p \"*|*\"ctxkit compacted\"*) exit 0 ;; esac\n"
+           "trap 'kill \"$sp\" 2>/dev/null; echo \"hung up\" >> \"$STANDIN_LOG\"; exit 129' HUP\n"
+           "trap 'kill \"$sp\" 2>/dev/null; exit 143' TERM\n"
+           "printf '{\"session_id\":\"S1\",\"transcript_path\":\"" +
+               transcript.string() + "\",\"cwd\":\"" + project.string() +
+               "\",\"hook_event_name\":\"Stop\"}' | CLAUDE_CODE_SESSION_ID=S1 " + b +
+               "/ctx-session-hook Stop\n"
+               "[ -n \"$KILL_SUPERVISOR\" ] && kill -9 \"$CTXKIT_SUPERVISOR_PID\"\n"
+               "sleep 20 & sp=$!\nwait\necho 'still running' >> \"$STANDIN_LOG\"\nexit 3\n";
+    fs::permissions(bin / "claude", fs::perms::owner_all);
+    env = tmp.env();
+    env.set("PATH", bin.string() + ":/usr/bin:/bin");
+    env.set("STANDIN_LOG", log.string());
+    env.set("CLAUDE_PROJECT_DIR", project.string());
+    env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");
+    env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "0");
+    env.set("CTXKIT_COMPACT_AT", "50");
+  }
+  std::vector<std::string> calls() const {
+    std::vector<std::string> out;
+    std::ifstream in(log);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.starts_with("call:")) out.push_back(line);
+    return out;
+  }
+  fs::path archive_log() const { return tmp / "home/.local/state/ctxkit/archive.log"; }
+};
+
+TEST(SupervisedCompactAt, ASupervisorKilledBeforeTheCompactionLosesNothingAndTheSessionGoesOn) {
+  KilledSupervisorRig r;
+  util::Env pin_env = r.env;
+  pin_env.set("CLAUDE_CODE_SESSION_ID", "S1");
+  ASSERT_EQ(run_tool("ctx-pin", {"add", "the API listens on port 8123"}, "", pin_env, r.project)
+                .exit_code,
+            0);
+  ASSERT_EQ(
+      run_tool("ctx-pin", {"add", "deploys happen on friday"}, "", pin_env, r.project).exit_code,
+      0);
+  const std::string transcript_before = read_file(r.transcript);
+
+  // The turn ends past [compact] at = 50 and the supervisor is killed before it compacts.
+  util::Env killing = r.env;
+  killing.set("KILL_SUPERVISOR", "1");
+  auto killed = run_tool("ctx-rollover", {"--supervise", "--", "claude"}, "", killing, r.project);
+  EXPECT_EQ(killed.exit_code, 128 + SIGKILL) << killed.err;
+  // The client went with it, hung up as by a closed terminal, not left running for its 20 s.
+  for (int i = 0; i < 200 && read_file(r.log).find("hung up") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_NE(read_file(r.log).find("hung up"), std::string::npos) << read_file(r.log);
+  // The Stop hook's trigger asked the dead supervisor for the compaction and could not wake it.
+  for (int i = 0; i < 200 && read_file(r.archive_log()).find("not waking") == std::string::npos;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_NE(read_file(r.archive_log()).find("compact at: not waking the supervisor"),
+            std::string::npos)
+      << read_file(r.archive_log());
+  ASSERT_EQ(r.calls().size(), 1u) << read_file(r.log);  // no /compact was run
+
+  // Nothing lost: the transcript as it was, both pins there.
+  EXPECT_EQ(read_file(r.transcript), transcript_before);
+  auto pins = run_tool("ctx-pin", {"list"}, "", pin_env, r.project);
+  EXPECT_NE(pins.out.find("the API listens on port 8123"), std::string::npos) << pins.out;
+  EXPECT_NE(pins.out.find("deploys happen on friday"), std::string::npos) << pins.out;
+
+  // The session goes on under a new supervisor: what the dead one left undone is said once, and
+  // the next turn that ends past the threshold is compacted with the pins as its focus.
+  auto next = run_tool("ctx-rollover", {"--supervise", "--", "claude", "--resume", "S1"}, "", r.env,
+                       r.project);
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_EQ(occurrences(next.err, "a supervisor that is gone left /compact of session S1 undone"),
+            1u)
+      << next.err;
+  EXPECT_EQ(line_count(next.err), 3u) << next.err;  // that line, compacting, resuming
+  const auto calls = r.calls();
+  ASSERT_EQ(calls.size(), 4u) << read_file(r.log);
+  EXPECT_EQ(calls[1], "call: [--resume] [S1]");
+  // The headless /compact resumes the session itself (the command's own --resume is not given
+  // twice), with the pins as its focus.
+  EXPECT_TRUE(calls[2].starts_with(
+      "call: [-p] [--resume] [S1] [/compact Keep these pinned facts word for word:"))
+      << calls[2];
+  EXPECT_NE(calls[2].find("the API listens on port 8123"), std::string::npos) << calls[2];
+  EXPECT_TRUE(
+      calls[3].starts_with("call: [--resume] [S1] [ctxkit compacted this conversation when "
+                           "its context reached 71% ([compact] at = 50)"))
+      << calls[3];
+  // Said once: a third supervisor has nothing to report.
+  std::ofstream(r.log, std::ios::trunc).flush();
+  auto third = run_tool("ctx-rollover", {"--supervise", "--", "claude", "--resume", "S1"}, "",
+                        r.env, r.project);
+  EXPECT_EQ(third.err.find("a supervisor that is gone"), std::string::npos) << third.err;
+}
+
+}  // namespace
+}  // namespace ctxkit::test
