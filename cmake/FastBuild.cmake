@@ -3,12 +3,13 @@
 # templates again in each. Two remedies, each with an option to turn it off:
 #  - a precompiled header of the heavy headers (CTXKIT_PCH), shared by the two test programs
 #    through REUSE_FROM;
-#  - unity builds of the tests (CTXKIT_UNITY): test files compiled in groups of up to
-#    CTXKIT_UNITY_BATCH. The library is not: its files keep functions of the same names in their
-#    anonymous namespaces (every program's kTool), which one unity file cannot hold.
-option(CTXKIT_PCH "Precompile the heavy third-party headers" ON)
-option(CTXKIT_UNITY "Compile the tests in unity groups" ON)
-set(CTXKIT_UNITY_BATCH 8 CACHE STRING "Files per unity group of the tests")
+#  - unity builds (CTXKIT_UNITY): the test files, and the library's files that no program linked
+#    statically links (the use cases of ctx-run, ctx-trim, ctx-search and the other programs that
+#    are not hooks), compiled in groups of up to CTXKIT_UNITY_BATCH. The files the hooks link stay
+#    one object each: a hook links whole objects (a group would bring its neighbours' code and
+#    static initialisers along) and the hot-text script (bench/hot-text.ld) names them.
+option(CTXKIT_UNITY "Compile the tests and the library's cold files in unity groups" ON)
+set(CTXKIT_UNITY_BATCH 8 CACHE STRING "Files per unity group")
 
 # The headers of the precompiled header: the standard library parts and third-party libraries that
 # most files include.
@@ -56,10 +57,10 @@ function(_ctxkit_file_names file out)
   set(${out} ${names} PARENT_SCOPE)
 endfunction()
 
-# ctxkit_unity_tests(target file...): the test files in unity groups of up to CTXKIT_UNITY_BATCH,
+# ctxkit_unity_groups(target file...): the files in unity groups of up to CTXKIT_UNITY_BATCH,
 # each in the first group that holds none of its names (an alias of one name to two different
 # types counts as a clash). The target's other files are compiled one by one.
-function(ctxkit_unity_tests target)
+function(ctxkit_unity_groups target)
   if(NOT CTXKIT_UNITY)
     return()
   endif()
