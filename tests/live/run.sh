@@ -39,7 +39,7 @@ fi
 
 CHECKS=(check_live check_status_live check_compaction_live check_trim_live check_rollover_live check_workflow_live check_supervised_live
         check_run_live check_plugin_live check_recall_live check_cap_live check_compact_at_live
-        check_compact_due_live)
+        check_compact_due_live check_supervisor_killed_live)
 PROGRAMS=(ctx-remind ctx-status ctx-trim ctx-rollover ctx-lineage ctx-search ctx-session-hook
           ctx-workflow-mcp ctx-workflow ctx-gate ctx-run ctx-archive-mcp ctx-report ctx-cap ctx-pin)
 
