@@ -1,5 +1,6 @@
 #include "apps/cli.hpp"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 
 #include "core/config.hpp"
