@@ -9,7 +9,7 @@
 #    one object each: a hook links whole objects (a group would bring its neighbours' code and
 #    static initialisers along) and the hot-text script (bench/hot-text.ld) names them.
 option(CTXKIT_UNITY "Compile the tests and the library's cold files in unity groups" ON)
-set(CTXKIT_UNITY_BATCH 8 CACHE STRING "Files per unity group")
+set(CTXKIT_UNITY_BATCH 16 CACHE STRING "Files per unity group")
 
 # The headers of the precompiled header: the standard library parts and third-party libraries that
 # most files include.
