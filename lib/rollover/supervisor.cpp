@@ -43,6 +43,21 @@ std::string start_time_text(pid_t pid) {
   return t ? std::to_string(*t) : std::string("-");
 }
 
+// A supervisor's record: the header, its token and its process start time, a line each.
+std::string record_text(std::string_view token, pid_t pid) {
+  return fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid));
+}
+
+// The pid `text` names: a decimal number above 0 and within pid_t, nothing else.
+std::optional<pid_t> pid_of(std::string_view text) {
+  long long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+      !(text[0] >= '0' && text[0] <= '9') || value <= 0 || value > INT_MAX)
+    return std::nullopt;
+  return static_cast<pid_t>(value);
+}
+
 // Reads a file of ours: a regular file owned by this user, not through a link, at most `max` bytes.
 Result<std::string> read_own_file(const fs::path& path, size_t max) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -140,10 +155,8 @@ Result<void> record_supervisor(const core::Locations& loc, pid_t pid, const std:
                 Error::Kind::Invalid);
   if ((st.st_mode & 0777) != 0700 && ::chmod(dir.c_str(), 0700) != 0)
     return fail(fmt::format("making {} private: {}", dir.string(), std::strerror(errno)));
-  return util::write_file_atomic(
-      record_path(loc, pid),
-      fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid)), 0600,
-      util::Durability::Flush);
+  return util::write_file_atomic(record_path(loc, pid), record_text(token, pid), 0600,
+                                 util::Durability::Flush);
 }
 
 void forget_supervisor(const core::Locations& loc, pid_t pid) {
@@ -156,21 +169,16 @@ std::vector<std::string> forget_ended_supervisors(const core::Locations& loc) {
   std::error_code ec;
   for (fs::directory_iterator it(loc.supervisors_dir(), ec), end; !ec && it != end;
        it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    long long value = 0;
-    auto [stop, bad] = std::from_chars(name.data(), name.data() + name.size(), value);
-    if (bad != std::errc() || stop != name.data() + name.size() || value <= 0 || value > INT_MAX)
-      continue;
+    const auto pid = pid_of(it->path().filename().string());
+    if (!pid) continue;
     auto text = read_own_file(it->path(), 4096);
-    if (!text) continue;
-    // header, token, start time: one line each.
-    const size_t a = text->find('\n'), b = a == std::string::npos ? a : text->find('\n', a + 1);
-    if (b == std::string::npos || std::string_view(*text).substr(0, a) != kRecordHeader) continue;
-    const std::string token = text->substr(a + 1, b - a - 1);
-    const std::string started = text->substr(b + 1, text->size() - b - 2);
-    if (token.empty() || started == "-") continue;
-    const auto now = util::process_start_time(static_cast<pid_t>(value));
-    if (now && std::to_string(*now) == started) continue;  // still running
+    if (!text || !text->starts_with(std::string(kRecordHeader) + "\n")) continue;
+    const size_t from = kRecordHeader.size() + 1, to = text->find('\n', from);
+    if (to == std::string::npos || to == from) continue;
+    const std::string token = text->substr(from, to - from);
+    // The same record written for this pid now: the process still runs (or /proc cannot tell,
+    // then and now).
+    if (*text == record_text(token, *pid)) continue;
     std::error_code rm;
     if (fs::remove(it->path(), rm)) tokens.push_back(token);
   }
@@ -179,25 +187,21 @@ std::vector<std::string> forget_ended_supervisors(const core::Locations& loc) {
 
 Result<pid_t> verify_supervisor(const core::Locations& loc, std::string_view pid_text,
                                 std::string_view token) {
-  long long value = 0;
-  auto [end, ec] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), value);
-  if (pid_text.empty() || ec != std::errc() || end != pid_text.data() + pid_text.size() ||
-      !(pid_text[0] >= '0' && pid_text[0] <= '9') || value <= 0 || value > INT_MAX) {
+  const auto parsed = pid_of(pid_text);
+  if (!parsed) {
     std::string shown(pid_text.substr(0, 32));
     for (char& c : shown)
       if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
     return fail(fmt::format("CTXKIT_SUPERVISOR_PID '{}' is not a process id", shown),
                 Error::Kind::Invalid);
   }
-  const pid_t pid = static_cast<pid_t>(value);
+  const pid_t pid = *parsed;
   if (token.empty()) return fail("CTXKIT_SUPERVISOR is empty", Error::Kind::Invalid);
   auto text = read_own_file(record_path(loc, pid), 4096);
   if (!text)
     return fail(fmt::format("process {} is not a recorded ctxkit supervisor", pid),
                 Error::Kind::NotFound);
-  const std::string expected =
-      fmt::format("{}\n{}\n{}\n", kRecordHeader, token, start_time_text(pid));
-  if (*text != expected)
+  if (*text != record_text(token, pid))
     return fail(fmt::format("process {} is not the ctxkit supervisor of this session", pid),
                 Error::Kind::Invalid);
   return pid;
