@@ -22,7 +22,6 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 import time
 
 import live_common
@@ -145,17 +144,9 @@ def run_model(Harness, bin_dir, base, model):
 
 def main():
     a = live_common.parse_args(__doc__, ["ctx-rollover", "ctx-session-hook", "ctx-pin", "ctx-status"])
-    from harness import Harness  # noqa: E402
     if subprocess.run(["sh", "-c", "command -v tmux"], capture_output=True).returncode != 0:
         sys.exit("check_compact_at_live: tmux not found")
-    work = a.work or tempfile.mkdtemp(prefix="ctxkit-compact-at-live-")
-    ok = True
-    for model in a.models:
-        for good, what, detail in run_model(Harness, a.bin_dir, os.path.join(work, model), model):
-            print(f"{'ok  ' if good else 'FAIL'} {model}: {what}" + (f": {detail}" if detail else ""))
-            ok = ok and good
-    print("compact-at live check passed" if ok else "compact-at live check FAILED")
-    return 0 if ok else 1
+    return live_common.run_models(a, run_model, "compact-at", "ctxkit-compact-at-live-")
 
 
 if __name__ == "__main__":

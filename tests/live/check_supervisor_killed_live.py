@@ -23,7 +23,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 
 import live_common
@@ -164,17 +163,9 @@ def run_model(Harness, bin_dir, base, model):
 
 def main():
     a = live_common.parse_args(__doc__, ["ctx-rollover", "ctx-session-hook", "ctx-pin", "ctx-status"])
-    from harness import Harness  # noqa: E402
     if subprocess.run(["sh", "-c", "command -v tmux"], capture_output=True).returncode != 0:
         sys.exit("check_supervisor_killed_live: tmux not found")
-    work = a.work or tempfile.mkdtemp(prefix="ctxkit-killed-live-")
-    ok = True
-    for model in a.models:
-        for good, what, detail in run_model(Harness, a.bin_dir, os.path.join(work, model), model):
-            print(f"{'ok  ' if good else 'FAIL'} {model}: {what}" + (f": {detail}" if detail else ""))
-            ok = ok and good
-    print("supervisor-killed live check passed" if ok else "supervisor-killed live check FAILED")
-    return 0 if ok else 1
+    return live_common.run_models(a, run_model, "supervisor-killed", "ctxkit-killed-live-")
 
 
 if __name__ == "__main__":

@@ -58,3 +58,19 @@ def short_tokens(n):
     if n >= 1000:
         return f"{n / 1000:.1f}k"
     return str(n)
+
+
+def run_models(a, run_model, name, prefix):
+    """Runs run_model(Harness, bin_dir, work, model) for each model of the command line, each in a
+    folder of its own under --work (else a new temporary one), prints every (ok, what, detail) it
+    returns, then "<name> live check passed" or "... FAILED". Returns the exit code."""
+    import tempfile
+    from harness import Harness  # noqa: E402 (the harness parse_args chose)
+    work = a.work or tempfile.mkdtemp(prefix=prefix)
+    ok = True
+    for model in a.models:
+        for good, what, detail in run_model(Harness, a.bin_dir, os.path.join(work, model), model):
+            print(f"{'ok  ' if good else 'FAIL'} {model}: {what}" + (f": {detail}" if detail else ""))
+            ok = ok and good
+    print(f"{name} live check passed" if ok else f"{name} live check FAILED")
+    return 0 if ok else 1
