@@ -148,4 +148,40 @@ size_t occurrences(const std::string& hay, const std::string& needle) {
   return n;
 }
 
+std::string assistant_line(const std::string& msg_id, int64_t cache_read,
+                           const std::string& tool_id, bool sidechain) {
+  nlohmann::json j;
+  j["parentUuid"] = nullptr;
+  j["isSidechain"] = sidechain;
+  j["message"] = {{"id", msg_id},
+                  {"model", "claude-sonnet-4-5"},
+                  {"role", "assistant"},
+                  {"content", nlohmann::json::array({{{"type", "tool_use"},
+                                                      {"id", tool_id},
+                                                      {"name", "Bash"},
+                                                      {"input", {{"command", "ls"}}}}})},
+                  {"usage",
+                   {{"input_tokens", 5},
+                    {"cache_creation_input_tokens", 0},
+                    {"cache_read_input_tokens", cache_read}}}};
+  j["type"] = "assistant";
+  j["timestamp"] = "2026-11-21T12:00:00.000Z";
+  return j.dump();
+}
+
+std::string standin_call_logger(int max_chars) {
+  return "{ printf 'call:'; for a in \"$@\"; do printf ' [%s]' \"$(printf '%s' \"$a\" | tr '\\n' "
+         "'~' | head -c " +
+         std::to_string(max_chars) + ")\"; done; echo; } >> \"$STANDIN_LOG\"\n";
+}
+
+std::vector<std::string> standin_calls(const std::filesystem::path& log) {
+  std::vector<std::string> out;
+  std::ifstream in(log);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.starts_with("call:")) out.push_back(line);
+  return out;
+}
+
 }  // namespace ctxkit::test

@@ -62,4 +62,15 @@ std::string expected_version();
 // The number of non-empty lines of `text`.
 size_t line_count(const std::string& text);
 
+// A transcript's assistant line as the client writes it: one Bash tool call `tool_id`, and usage
+// that read `cache_read` tokens of context (5 more as input).
+std::string assistant_line(const std::string& msg_id, int64_t cache_read,
+                           const std::string& tool_id, bool sidechain = false);
+
+// The start of a stand-in `claude` script that appends its arguments to $STANDIN_LOG as one line,
+// "call: [arg] [arg] …" (a newline in an argument as '~', each cut at `max_chars`).
+std::string standin_call_logger(int max_chars);
+// The "call:" lines of such a log, in order.
+std::vector<std::string> standin_calls(const std::filesystem::path& log);
+
 }  // namespace ctxkit::test

@@ -32,25 +32,6 @@ unsigned mode_of(const fs::path& p) {
   return st.st_mode & 07777;
 }
 
-std::string assistant(int64_t cache_read, const std::string& tool_id) {
-  json j;
-  j["isSidechain"] = false;
-  j["message"] = {{"id", "msg_1"},
-                  {"model", "claude-sonnet-4-5"},
-                  {"role", "assistant"},
-                  {"content", json::array({{{"type", "tool_use"},
-                                            {"id", tool_id},
-                                            {"name", "Bash"},
-                                            {"input", {{"command", "ls"}}}}})},
-                  {"usage",
-                   {{"input_tokens", 5},
-                    {"cache_creation_input_tokens", 0},
-                    {"cache_read_input_tokens", cache_read}}}};
-  j["type"] = "assistant";
-  j["timestamp"] = "2026-11-21T12:00:00.000Z";
-  return j.dump();
-}
-
 json post_tool_use(const fs::path& transcript, const std::string& tool_use_id,
                    const std::string& session = "sess-1") {
   return {{"session_id", session},
@@ -127,7 +108,7 @@ TEST(Hostile, FifoTranscriptDoesNotBlockTheSessionEndArchiver) {
 
 TEST(Hostile, ATranscriptPathWithANulByteIsNotTruncated) {
   TempDir tmp;
-  std::ofstream(tmp / "t") << assistant(130000, "toolu_1")
+  std::ofstream(tmp / "t") << assistant_line("msg_1", 130000, "toolu_1")
                            << "\n";  // what the truncated path names
   json p = post_tool_use(tmp / "t", "toolu_1");
   p["transcript_path"] = (tmp / "t").string() + std::string("\0x.jsonl", 8);
@@ -195,7 +176,7 @@ TEST(Hostile, SettingsPathWithANewlineStaysOnOneLine) {
 TEST(Hostile, StateDirectoryIsPrivateUnderUmask000) {
   TempDir tmp;
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   Umask u(0);  // inherited by the program
   auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -210,7 +191,7 @@ TEST(Hostile, AGroupWritableStateDirectoryOfOursIsTightened) {
   fs::create_directories(state);
   ::chmod(state.c_str(), 0777);
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(mode_of(state), 0700u);
@@ -224,7 +205,7 @@ TEST(Hostile, AStateDirectoryOfAnotherUserIsRefused) {
   ASSERT_EQ(::chown(state.c_str(), 65534, 65534), 0);
   ::chmod(state.c_str(), 0777);
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_FALSE(fs::exists(state / "meter.db"));
@@ -239,7 +220,7 @@ TEST(Hostile, AStateDatabaseLinkIsNotFollowed) {
   fs::path victim = tmp.write("victim", "");  // an empty file SQLite would happily fill
   fs::create_symlink(victim, state / "state.db");
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   // As the client runs it (the session recorded after the hook's output, detached: the reason it
   // could not be is left in the archive's log), and in the hook's own process (on stderr).
   auto r = run_tool("ctx-session-hook", {}, session_start(t).dump(), tmp.env());
@@ -269,7 +250,7 @@ TEST(Hostile, AMeterDatabaseLinkIsNotFollowedNorAStateDatabaseLinkReadFrom) {
   fs::path victim = tmp.write("victim", "");
   fs::create_symlink(victim, state / "meter.db");
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   auto r = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(read_file(victim), "");
@@ -313,7 +294,7 @@ TEST(Hostile, LockedUnmigratedMeterDatabaseGivesSilence) {
   fs::create_directories(state);
   fs::path db = state / "meter.db";
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   if (::access("/usr/bin/sqlite3", X_OK) != 0) GTEST_SKIP() << "needs the sqlite3 shell";
   // Another process holds an exclusive transaction on a fresh (version 0) database until the
   // test lets it go (the release file; 30 s at most).
@@ -389,7 +370,7 @@ TEST(Hostile, AMeterDatabaseIsMadeWithoutWaitingForAStateDatabaseBeingWritten) {
   TempDir tmp;
   const fs::path state = tmp / "home/.local/state/ctxkit";
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   // The reminder a ctxkit of before the meter database fired, kept in its state database.
   auto first = run_tool("ctx-remind", {}, post_tool_use(t, "toolu_1").dump(), tmp.env());
   ASSERT_EQ(first.exit_code, 0) << first.err;
@@ -433,7 +414,7 @@ TEST(Hostile, AMeterDatabaseIsMadeWithoutWaitingForAStateDatabaseHeldExclusively
   TempDir tmp;
   const fs::path state = tmp / "home/.local/state/ctxkit";
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant(130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   fs::create_directories(state);
   auto [answered, r] = remind_beside_a_held_state_database(
       tmp, t, "BEGIN EXCLUSIVE; CREATE TABLE reminders(a); SELECT 1;");
@@ -531,7 +512,7 @@ TEST(Hostile, NegativeStatusLineCountsCountZero) {
 TEST(Hostile, TranscriptUsageNoWindowCanHoldIsNoReadingInRemind) {
   TempDir tmp;
   fs::path t = tmp / "t.jsonl";
-  std::string line = assistant(1, "toolu_1");
+  std::string line = assistant_line("msg_1", 1, "toolu_1");
   auto pos = line.find("\"cache_read_input_tokens\":1");
   line.replace(pos, std::string("\"cache_read_input_tokens\":1").size(),
                "\"cache_read_input_tokens\":18446744073709551615");

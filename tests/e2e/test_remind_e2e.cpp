@@ -18,27 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string assistant(const std::string& msg_id, int64_t cache_read, const std::string& tool_id,
-                      bool sidechain = false) {
-  json j;
-  j["parentUuid"] = nullptr;
-  j["isSidechain"] = sidechain;
-  j["message"] = {{"id", msg_id},
-                  {"model", "claude-sonnet-4-5"},
-                  {"role", "assistant"},
-                  {"content", json::array({{{"type", "tool_use"},
-                                            {"id", tool_id},
-                                            {"name", "Bash"},
-                                            {"input", {{"command", "ls"}}}}})},
-                  {"usage",
-                   {{"input_tokens", 5},
-                    {"cache_creation_input_tokens", 0},
-                    {"cache_read_input_tokens", cache_read}}}};
-  j["type"] = "assistant";
-  j["timestamp"] = "2026-11-21T12:00:00.000Z";
-  return j.dump();
-}
-
 std::string payload(const fs::path& transcript, const std::string& tool_use_id,
                     const std::string& session = "sess-1", const std::string& agent_id = "") {
   json p = {{"session_id", session},
@@ -70,7 +49,7 @@ TEST(Remind, EachModelCountsAgainstWhereTheClientCompactsIt) {
         std::tuple{"claude-sonnet-4-6", "2.1.197", "Context at 86% (145k of 167k usable tokens)"},
         std::tuple{"claude-sonnet-4-5", "2.1.332", "Context at 72% (145k of 200k tokens)"}}) {
     TempDir tmp;
-    json line = json::parse(assistant("msg_1", 144995, "toolu_1"));
+    json line = json::parse(assistant_line("msg_1", 144995, "toolu_1"));
     line["message"]["model"] = model;
     line["version"] = version;
     std::ofstream(tmp / "t.jsonl") << line.dump() << "\n";
@@ -172,7 +151,7 @@ TEST(Remind, TiersFireOnceThenRepeatAfterIntervalAndRearmAfterCompaction) {
   auto step = [&](int64_t cache_read) {
     std::string id = "toolu_" + std::to_string(++n);
     std::ofstream(t, std::ios::app)
-        << assistant("msg_" + std::to_string(n), cache_read, id) << "\n";
+        << assistant_line("msg_" + std::to_string(n), cache_read, id) << "\n";
     return context_of(run_tool("ctx-remind", {}, payload(t, id), env));
   };
   EXPECT_EQ(step(80000), "");                                // 47%
@@ -211,7 +190,7 @@ TEST(Remind, CompactAtWithoutASupervisorNamesTheCommandAndThePins) {
   auto step = [&](int64_t cache_read, const util::Env& e) {
     std::string id = "toolu_" + std::to_string(++n);
     std::ofstream(t, std::ios::app)
-        << assistant("msg_" + std::to_string(n), cache_read, id) << "\n";
+        << assistant_line("msg_" + std::to_string(n), cache_read, id) << "\n";
     return run_tool("ctx-remind", {}, payload(t, id), e);
   };
   EXPECT_EQ(step(60000, env).out, "");  // 35 % of the 167k where the client compacts
@@ -242,7 +221,7 @@ TEST(Remind, ThirtyTwoSimultaneousCallsGiveExactlyOneReminder) {
   for (int round = 0; round < 3; ++round) {
     TempDir tmp;  // a fresh state database each round
     fs::path t = tmp / "t.jsonl";
-    std::ofstream(t) << assistant("msg_1", 130000, "toolu_C") << "\n";
+    std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_C") << "\n";
     util::Env env = tmp.env();
     // The 32 take the fresh database's lock one after the other: on a loaded machine or under a
     // sanitizer that queue outlasts the default second (each then stays quiet and says the database
@@ -267,7 +246,7 @@ TEST(Remind, ThirtyTwoSimultaneousCallsGiveExactlyOneReminder) {
 TEST(Remind, SubagentNeverGetsTheMainSessionsFigure) {
   TempDir tmp;
   fs::path t = tmp / "S.jsonl";
-  std::ofstream(t) << assistant("msg_main", 150000, "toolu_main") << "\n";  // main at 89%
+  std::ofstream(t) << assistant_line("msg_main", 150000, "toolu_main") << "\n";  // main at 89%
   util::Env env = tmp.env();
   env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "30");
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
@@ -278,11 +257,11 @@ TEST(Remind, SubagentNeverGetsTheMainSessionsFigure) {
   // The subagent's own file at 20%: silent.
   fs::path sub = tmp / "S/subagents/agent-a77.jsonl";
   fs::create_directories(sub.parent_path());
-  std::ofstream(sub) << assistant("msg_s1", 33000, "toolu_sub", true) << "\n";
+  std::ofstream(sub) << assistant_line("msg_s1", 33000, "toolu_sub", true) << "\n";
   r = run_tool("ctx-remind", {}, payload(t, "toolu_sub", "S", "a77"), env);
   EXPECT_EQ(r.out, "");
   // The subagent climbs to 80%: its own figure, its own rate limit.
-  std::ofstream(sub, std::ios::app) << assistant("msg_s2", 134000, "toolu_sub2", true) << "\n";
+  std::ofstream(sub, std::ios::app) << assistant_line("msg_s2", 134000, "toolu_sub2", true) << "\n";
   r = run_tool("ctx-remind", {}, payload(t, "toolu_sub2", "S", "a77"), env);
   EXPECT_TRUE(
       context_of(r).starts_with("Context at 80% (134k of 167k usable tokens) in this subagent."))
@@ -295,7 +274,7 @@ TEST(Remind, SubagentNeverGetsTheMainSessionsFigure) {
 TEST(Remind, StatusLineFigureWinsWhenTheTranscriptLags) {
   TempDir tmp;
   fs::path t = tmp / "S.jsonl";
-  std::ofstream(t) << assistant("msg_old", 60000, "toolu_old") << "\n";  // 35% and stale
+  std::ofstream(t) << assistant_line("msg_old", 60000, "toolu_old") << "\n";  // 35% and stale
   util::Env env = tmp.env();
   env.set("NO_COLOR", "1");
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
@@ -322,7 +301,7 @@ TEST(Remind, FiftyMegabyteLineIsHandled) {
   fs::path t = tmp / "t.jsonl";
   {
     std::ofstream out(t);
-    out << assistant("msg_1", 130000, "toolu_big") << "\n";
+    out << assistant_line("msg_1", 130000, "toolu_big") << "\n";
     out << R"({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_big","content":")"
         << std::string(50 << 20, 'y') << "\"}]}}\n";
   }
@@ -342,7 +321,7 @@ TEST(Remind, FiftyMegabyteLineIsHandled) {
 TEST(Remind, CorruptMeterDatabaseIsMovedAsideAndNothingIsLost) {
   TempDir tmp;
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant("msg_1", 130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   util::Env env = tmp.env();
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   fs::path db = tmp / "home/.local/state/ctxkit/meter.db";
@@ -369,7 +348,7 @@ TEST(Remind, CorruptMeterDatabaseIsMovedAsideAndNothingIsLost) {
 TEST(Remind, LockedMeterDatabaseStaysQuietAndFailsOpen) {
   TempDir tmp;
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant("msg_1", 130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   util::Env env = tmp.env();
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   env.set("CTXKIT_STATE_BUSY_TIMEOUT_MS", "50");
@@ -401,7 +380,7 @@ TEST(Remind, ReadOnlyMeterDatabaseRemindsWithoutRateLimitAndSaysSo) {
   TempDir tmp;
   fs::permissions(tmp.path(), fs::perms::all, fs::perm_options::add);
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant("msg_1", 130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   util::Env env = tmp.env();
   env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");  // the client compacts at 167k
   fs::path db = tmp / "home/.local/state/ctxkit/meter.db";
@@ -429,7 +408,7 @@ TEST(Remind, UnreadableTranscriptIsOneLineAndExitZero) {
   TempDir tmp;
   fs::permissions(tmp.path(), fs::perms::all, fs::perm_options::add);
   fs::path t = tmp / "t.jsonl";
-  std::ofstream(t) << assistant("msg_1", 130000, "toolu_1") << "\n";
+  std::ofstream(t) << assistant_line("msg_1", 130000, "toolu_1") << "\n";
   fs::permissions(t, fs::perms::owner_read | fs::perms::owner_write);
   util::Env env = tmp.env();
   env.set("CTXKIT_STATE_DIR", (tmp / "nobody-state").string());

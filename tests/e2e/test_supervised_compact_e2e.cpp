@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "e2e/e2e_support.hpp"
@@ -15,25 +14,6 @@
 namespace ctxkit::test {
 namespace {
 namespace fs = std::filesystem;
-using json = nlohmann::json;
-
-// An assistant reply that reads `cache_read` tokens of context.
-std::string assistant_line(int64_t cache_read) {
-  json j;
-  j["isSidechain"] = false;
-  j["message"] = {{"id", "msg_1"},
-                  {"model", "claude-sonnet-4-5"},
-                  {"role", "assistant"},
-                  {"content", json::array({{{"type", "text"}, {"text", "done"}}})},
-                  {"usage",
-                   {{"input_tokens", 5},
-                    {"cache_creation_input_tokens", 0},
-                    {"cache_read_input_tokens", cache_read}}}};
-  j["type"] = "assistant";
-  j["timestamp"] = "2026-11-21T12:00:00.000Z";
-  j["sessionId"] = "S1";
-  return j.dump();
-}
 
 struct KilledSupervisorRig {
   TempDir tmp;
@@ -47,16 +27,15 @@ struct KilledSupervisorRig {
     fs::create_directories(project);
     fs::create_directories(bin);
     // 120k tokens read: 71 % of the 167k where the client compacts a 200k window.
-    std::ofstream(transcript) << assistant_line(120000) << "\n";
+    std::ofstream(transcript) << assistant_line("msg_1", 120000, "toolu_1") << "\n";
     const std::string b = CTXKIT_BIN_DIR;
     // The stand-in client: the headless /compact and the resumed session after it return at
     // once; an interactive session ends one turn (its Stop hook), kills its supervisor when
     // KILL_SUPERVISOR is set, and waits to be ended.
     std::ofstream(bin / "claude")
         << "#!/bin/sh\n"
-           "{ printf 'call:'; for a in \"$@\"; do printf ' [%s]' \"$(printf '%s' \"$a\" | tr '\\n' "
-           "'~' | head -c 200)\"; done; echo; } >> \"$STANDIN_LOG\"\n"
-           "case \" $* \" in *\" -p \"*|*\"ctxkit compacted\"*) exit 0 ;; esac\n"
+        << standin_call_logger(200)
+        << "case \" $* \" in *\" -p \"*|*\"ctxkit compacted\"*) exit 0 ;; esac\n"
            "trap 'kill \"$sp\" 2>/dev/null; echo \"hung up\" >> \"$STANDIN_LOG\"; exit 129' HUP\n"
            "trap 'kill \"$sp\" 2>/dev/null; exit 143' TERM\n"
            "printf '{\"session_id\":\"S1\",\"transcript_path\":\"" +
@@ -74,14 +53,7 @@ struct KilledSupervisorRig {
     env.set("CTXKIT_CONTEXT_TRANSCRIPT_WAIT_MS", "0");
     env.set("CTXKIT_COMPACT_AT", "50");
   }
-  std::vector<std::string> calls() const {
-    std::vector<std::string> out;
-    std::ifstream in(log);
-    std::string line;
-    while (std::getline(in, line))
-      if (line.starts_with("call:")) out.push_back(line);
-    return out;
-  }
+  std::vector<std::string> calls() const { return standin_calls(log); }
   fs::path archive_log() const { return tmp / "home/.local/state/ctxkit/archive.log"; }
 };
 

@@ -33,9 +33,8 @@ struct SupervisedRig {
     const std::string b = CTXKIT_BIN_DIR;
     std::ofstream(bin / "claude")
         << "#!/bin/sh\n"
-           "{ printf 'call:'; for a in \"$@\"; do printf ' [%s]' \"$(printf '%s' \"$a\" | tr '\\n' "
-           "'~' | head -c 300)\"; done; echo; } >> \"$STANDIN_LOG\"\n"
-           "case \" $* \" in *\" -p \"*|*\" --resume \"*|*\" --session-id \"*) exit 0 ;; esac\n"
+        << standin_call_logger(300)
+        << "case \" $* \" in *\" -p \"*|*\" --resume \"*|*\" --session-id \"*) exit 0 ;; esac\n"
            "trap 'kill \"$sp\" 2>/dev/null; exit 143' TERM\n"
            "CLAUDE_CODE_SESSION_ID=S1 " +
                b +
@@ -54,14 +53,7 @@ struct SupervisedRig {
                             env, project);
     EXPECT_EQ(started.exit_code, 0) << started.err;
   }
-  std::vector<std::string> calls() const {
-    std::vector<std::string> out;
-    std::ifstream in(log);
-    std::string line;
-    while (std::getline(in, line))
-      if (line.starts_with("call:")) out.push_back(line);
-    return out;
-  }
+  std::vector<std::string> calls() const { return standin_calls(log); }
 };
 
 TEST(SupervisedWorkflow, CompactIsRunHeadlessThenTheSessionResumesWithTheReanchor) {
