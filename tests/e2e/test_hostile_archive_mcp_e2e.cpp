@@ -426,14 +426,28 @@ TEST(HostileArchiveMcp, AnIndexerKilledMidWriteLeavesAnIndexThatAnswers) {
                {"cwd", "/home/me/proj"},
                {"hook_event_name", "SessionEnd"},
                {"reason", "exit"}};
-  for (int delay_ms : {30, 120, 400}) {
+  // Killed at growing delays until one got as far as the archived copy of the whole transcript,
+  // so that the last kill lands in the indexing (or just after it) on a machine of any speed: the
+  // search below indexes what is archived, it does not archive (a slow, instrumented build once
+  // had all three kills of fixed delays land before the copy).
+  const fs::path archived =
+      s.state() / "archive" / s.transcript.parent_path().filename() / (s.id + ".jsonl");
+  const auto whole = fs::file_size(s.transcript);
+  int killed = 0;
+  for (int delay_ms = 30; delay_ms <= 60000; delay_ms *= 2) {
     util::ProcessSpec spec;
     spec.argv = {bin_dir() + "/ctx-session-hook", "SessionEnd", "--foreground"};
     spec.env = std::map<std::string, std::string>(s.env.vars().begin(), s.env.vars().end());
     spec.stdin_data = payload.dump();
     spec.timeout = std::chrono::milliseconds(delay_ms);  // SIGKILL when it is reached
-    (void)util::run_process(spec);
+    auto run = util::run_process(spec);
+    ASSERT_TRUE(run);
+    killed += run->timed_out ? 1 : 0;
+    std::error_code ec;
+    if (fs::file_size(archived, ec) == whole && !ec) break;
   }
+  ASSERT_EQ(fs::file_size(archived), whole);
+  EXPECT_GE(killed, 1);
   Server server(s.env);
   json r = server.search({{"query", "HERON_SAGE_6621"}});
   EXPECT_EQ(r["hits"].size(), 1u) << r.dump();
