@@ -7,7 +7,8 @@
 #   hooks -> apps -> {report, runner, mcp, rollover, trim, ...}
 #   runner -> workflow, context, claude, store, core, util      mcp -> util
 #   workflow -> context, store, core, util     trim -> archive, context, claude, store, core, util
-#   rollover -> archive, context, claude, store, core, util     archive -> claude, store, core, util
+#   rollover -> pins, archive, context, claude, store, core, util      pins -> context, store, core, util
+#   archive -> claude, store, core, util
 #   context -> claude, core, util      store -> core, util      claude -> core, util      core -> util
 #   report -> archive, context, claude, store, core, util      install -> claude, core, util
 #   doctor -> install, archive, context, claude, store, core, util
@@ -32,18 +33,19 @@ allowed() {  # folder -> folders it may include (besides itself)
     archive)  echo "claude store core util" ;;
     trim)     echo "archive context claude store core util" ;;
     workflow) echo "context store core util" ;;
-    rollover) echo "archive context claude store core util" ;;
+    pins)     echo "context store core util" ;;
+    rollover) echo "pins archive context claude store core util" ;;
     mcp)      echo "util" ;;
     runner)   echo "workflow context claude store core util" ;;
     report)   echo "archive context claude store core util" ;;
     install)  echo "claude core util" ;;
     doctor)   echo "install archive context claude store core util" ;;
-    apps)     echo "report runner mcp workflow rollover trim install doctor archive context claude store core util" ;;
+    apps)     echo "report runner mcp workflow rollover pins trim install doctor archive context claude store core util" ;;
     *)        echo "?" ;;
   esac
 }
 # The folders of lib/: an include <x/...> of another x (<sys/stat.h>, <fmt/core.h>) is not ours.
-OURS=" util core claude store context archive trim workflow rollover mcp runner report install doctor apps "
+OURS=" util core claude store context archive trim workflow pins rollover mcp runner report install doctor apps "
 # Files that must stay pure: no store/, no util/process.
 PURE='^(context/reminder|report/timeline|report/html_page|trim/trimmer|trim/json_text|workflow/workflow_state|workflow/step_gate|workflow/workflow_template|claude/[a-z_]+)\.(hpp|cpp)$'
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "apps/pins_app.hpp"
 #include "context/pins.hpp"
+#include "pins/pin_scope.hpp"
 #include "store/state_access.hpp"
 #include "util/time.hpp"
 
@@ -29,7 +29,7 @@ mcp::ToolResult with_scope(const PinToolContext& c, Body body) {
   std::string problem;
   auto store = store::open_state(c.locations, c.config, problem);
   if (!store) return tool_error(problem);
-  auto scope = resolve_pin_scope(*store, c.session_id, c.project_dir);
+  auto scope = pins::resolve_pin_scope(*store, c.session_id, c.project_dir);
   if (!scope) return tool_error(scope.error().message);
   return body(*store, *scope);
 }
@@ -42,11 +42,12 @@ mcp::ToolResult pin_fact(const PinToolContext& c, const json& a) {
     if (!p->is_boolean()) return tool_error("project must be true or false");
     project = p->get<bool>();
   }
-  return with_scope(c, [&](store::StateStore& s, const PinScope& scope) -> mcp::ToolResult {
+  return with_scope(c, [&](store::StateStore& s, const pins::PinScope& scope) -> mcp::ToolResult {
     bool existed = false;
-    auto id = add_pin(s, scope, text->get<std::string>(), project, &existed);
+    auto id = pins::add_pin(s, scope, text->get<std::string>(), project, &existed);
     if (!id) return tool_error(id.error().message);
-    (void)refresh_pin_view(s, c.locations, scope);  // else the next PreCompact reads the store
+    (void)pins::refresh_pin_view(s, c.locations,
+                                 scope);  // else the next PreCompact reads the store
     auto n = s.count_pins(scope.line_id, scope.project);
     return {dump({{"id", *id},
                   {"scope", project ? "project" : "line"},
@@ -60,16 +61,16 @@ mcp::ToolResult pin_fact(const PinToolContext& c, const json& a) {
 }
 
 mcp::ToolResult list(const PinToolContext& c, const json&) {
-  return with_scope(c, [&](store::StateStore& s, const PinScope& scope) -> mcp::ToolResult {
-    auto pins = list_pins(s, scope);
-    if (!pins) return tool_error(pins.error().message);
+  return with_scope(c, [&](store::StateStore& s, const pins::PinScope& scope) -> mcp::ToolResult {
+    auto listed = pins::list_pins(s, scope);
+    if (!listed) return tool_error(listed.error().message);
     json arr = json::array();
-    for (const auto& p : pins->pins)
+    for (const auto& p : listed->pins)
       arr.push_back({{"id", p.id},
                      {"scope", p.scope_kind},
                      {"text", p.text},
                      {"created_at", util::format_iso8601_ms(p.created_at_ms)}});
-    return {dump({{"pins", arr}, {"total", pins->total}}), false};
+    return {dump({{"pins", arr}, {"total", listed->total}}), false};
   });
 }
 
@@ -84,11 +85,11 @@ mcp::ToolResult unpin(const PinToolContext& c, const json& a) {
   if (id == a.end() || !whole(*id)) return tool_error("id must be an integer (list_pins)");
   const int64_t n =
       id->is_number_integer() ? id->get<int64_t>() : static_cast<int64_t>(id->get<double>());
-  return with_scope(c, [&](store::StateStore& s, const PinScope& scope) -> mcp::ToolResult {
+  return with_scope(c, [&](store::StateStore& s, const pins::PinScope& scope) -> mcp::ToolResult {
     auto r = s.remove_pin(n, scope.line_id, scope.project);
     if (!r) return tool_error(r.error().message);
     if (!*r) return tool_error(fmt::format("no pin {} in this line of work or project", n));
-    (void)refresh_pin_view(s, c.locations, scope);
+    (void)pins::refresh_pin_view(s, c.locations, scope);
     return {dump({{"removed", n}}), false};
   });
 }

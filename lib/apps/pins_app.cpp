@@ -1,22 +1,18 @@
 #include "apps/pins_app.hpp"
 
-#include <fcntl.h>
 #include <fmt/core.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.hpp"
 #include "claude/hook_response.hpp"
-#include "context/pins.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/project_folder.hpp"
+#include "pins/compaction_pins.hpp"
+#include "pins/pin_scope.hpp"
 #include "store/pin_views.hpp"
 #include "store/state_access.hpp"
-#include "util/atomic_file.hpp"
-#include "util/fs.hpp"
 #include "util/json_depth.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
@@ -70,124 +66,10 @@ Result<PinPayload> parse_payload(const std::string& text) {
   return p;
 }
 
-// A session id usable in a file name (the client's are UUIDs).
-bool plain_id(const std::string& id) {
-  return store::PinViews::usable_id(id);
-}
-
-// The file whose presence tells the next UserPromptSubmit hook that a compaction left pins out:
-// that hook then opens the database, and on every other prompt only looks for this file.
-fs::path restore_marker(const core::Locations& loc, const std::string& session_id) {
-  return loc.state_dir / "pins" / (session_id + ".restore");
-}
-
 // The project folder of a hook's session (the session's recorded project wins, see
-// resolve_pin_scope): its cwd.
+// pins::resolve_pin_scope): its cwd.
 std::string hook_project_dir(const PinPayload& p) {
   return p.cwd;
-}
-
-// PreCompact: the pins as instructions for the summarizer (plain stdout, exit 0: the client puts
-// it under "Additional Instructions:"), but for those `/compact <focus>` already names (the
-// supervisor's focus is the pins).
-void print_precompact(const store::PinView& pins, const PinPayload& p, AppContext& ctx) {
-  std::vector<std::string> texts;
-  for (const auto& pin : pins.texts)
-    if (p.custom_instructions.find(pin) == std::string::npos) texts.push_back(pin);
-  const auto named = static_cast<int64_t>(pins.texts.size() - texts.size());
-  const std::string text = context::precompact_instructions(texts, pins.total - named, "");
-  if (!text.empty()) ctx.out << text;
-}
-
-// PreCompact from the database (no current view of the session's pins): printed, and the view
-// written for the next compaction.
-void precompact(store::StateStore& store, const PinScope& scope, const PinPayload& p,
-                const core::Locations& loc, AppContext& ctx, std::string& note) {
-  auto list = list_pins_writing_view(store, loc, scope, note);
-  if (!list) {
-    note = list.error().message;
-    return;
-  }
-  print_precompact(pin_view_of(scope, *list), p, ctx);
-}
-
-// PostCompact: each pin checked against the summary; the check recorded; when some were missing,
-// the text that re-states them left for the next prompt (the marker file), and counted as
-// restored with it.
-void postcompact(store::StateStore& store, const PinScope& scope, const PinPayload& p,
-                 const core::Locations& loc, std::string& note) {
-  auto list = list_pins_writing_view(store, loc, scope, note);
-  if (!list) {
-    note = list.error().message;
-    return;
-  }
-  if (list->pins.empty()) return;
-  const context::SummaryText summary(p.summary);
-  nlohmann::json detail = nlohmann::json::array();
-  std::vector<std::string> missing;
-  for (const auto& pin : list->pins) {
-    const bool k = summary.keeps(pin.text);
-    if (!k) missing.push_back(pin.text);
-    detail.push_back({{"id", pin.id}, {"text", pin.text}, {"kept", k}});
-  }
-  size_t shown = 0;
-  const std::string text =
-      missing.empty() ? std::string()
-                      : context::render_pin_list(
-                            "Pinned facts the last compaction's summary left out (re-stated by "
-                            "ctxkit; they still hold):",
-                            missing, static_cast<int64_t>(missing.size()),
-                            "ctx-pin list shows every pin", &shown);
-  const bool restoring = shown > 0 && plain_id(scope.session_id);
-  store::PinCheckRow row;
-  row.session_id = scope.session_id;
-  row.line_id = scope.line_id;
-  row.at_ms = util::now_ms();
-  row.trigger = p.trigger.empty() ? std::string("unknown") : p.trigger;
-  row.total = static_cast<int64_t>(list->pins.size());
-  row.kept = row.total - static_cast<int64_t>(missing.size());
-  row.restored = restoring ? static_cast<int64_t>(shown) : 0;
-  row.detail = detail.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  auto id = store.add_pin_check(row);
-  if (!id) {
-    note = id.error().message;
-    return;
-  }
-  if (!restoring) return;
-  const fs::path marker = restore_marker(loc, scope.session_id);
-  if (auto d = util::make_private_dirs(marker.parent_path(), loc.state_dir); !d) {
-    note = d.error().message;
-    return;
-  }
-  // Written whole under another name and renamed: the next prompt's hook takes it whole or not.
-  if (auto w = util::write_file_atomic(marker, fmt::format("{}\n{}", *id, text), 0600,
-                                       util::Durability::Flush);
-      !w)
-    note = w.error().message;
-}
-
-// UserPromptSubmit: after a compaction that left pins out, those pins as additionalContext, once.
-// No database: the marker PostCompact left holds the text, and renaming it away is what makes
-// this the one prompt that restores them (another prompt's hook finds no marker). Every other
-// prompt costs one failed rename.
-void restore(const PinPayload& p, const core::Locations& loc, AppContext& ctx, std::string& note) {
-  if (!plain_id(p.session_id)) return;
-  const fs::path marker = restore_marker(loc, p.session_id);
-  const fs::path taken = loc.state_dir / "pins" / (p.session_id + ".restored");
-  if (::rename(marker.c_str(), taken.c_str()) != 0) return;  // the usual case: nothing to restore
-  util::ReadLimits limits;
-  limits.max_bytes = 1 << 20;
-  limits.follow_links = false;
-  auto text = util::read_file(taken, limits);
-  if (!text) {
-    note = text.error().message;
-    return;
-  }
-  const size_t nl = text->find('\n');
-  if (nl == std::string::npos || nl + 1 >= text->size()) return;
-  ctx.out << claude::additional_context_response(claude::HookEvent::UserPromptSubmit,
-                                                 text->substr(nl + 1))
-          << '\n';
 }
 
 int run_hook(AppContext& ctx) {
@@ -206,24 +88,36 @@ int run_hook(AppContext& ctx) {
   record_hook_run(loc, kTool);
   std::string note;
   if (p->event == "UserPromptSubmit") {
-    restore(*p, loc, ctx, note);
+    if (auto text = pins::take_pins_to_restore(loc, p->session_id, note))
+      ctx.out << claude::additional_context_response(claude::HookEvent::UserPromptSubmit, *text)
+              << '\n';
   } else if (p->event == "PreCompact" || p->event == "PostCompact") {
+    // PreCompact reads the session's view of its pins and opens no database when it is current.
     std::optional<store::PinView> view;
     if (p->event == "PreCompact")
       view = store::PinViews(loc.state_db())
                  .read(p->session_id, core::project_folder_name(hook_project_dir(*p)));
     if (view) {
-      print_precompact(*view, *p, ctx);
+      ctx.out << pins::summarizer_instructions(*view, p->custom_instructions);
     } else if (p->event == "PostCompact" && !p->has_summary) {
       note = "note: the PostCompact payload has no compact_summary: the pins are not checked";
     } else if (auto store = store::open_state(loc, cfg, note)) {
-      auto scope = resolve_pin_scope(*store, p->session_id, hook_project_dir(*p));
-      if (!scope)
+      auto scope = pins::resolve_pin_scope(*store, p->session_id, hook_project_dir(*p));
+      if (!scope) {
         note = scope.error().message;
-      else if (p->event == "PreCompact")
-        precompact(*store, *scope, *p, loc, ctx, note);
-      else
-        postcompact(*store, *scope, *p, loc, note);
+      } else if (p->event == "PreCompact") {
+        // Printed from the database, and the view written for the next compaction.
+        auto list = pins::list_pins_writing_view(*store, loc, *scope, note);
+        if (list)
+          ctx.out << pins::summarizer_instructions(pins::pin_view_of(*scope, *list),
+                                                   p->custom_instructions);
+        else
+          note = list.error().message;
+      } else {
+        if (auto n = pins::check_after_compaction(*store, loc, *scope, p->summary, p->trigger);
+            !n.empty())
+          note = n;
+      }
     }
   } else {
     note = fmt::format(
@@ -240,88 +134,6 @@ std::string scope_label(const store::PinRow& r) {
 }
 
 }  // namespace
-
-Result<PinScope> resolve_pin_scope(store::StateStore& store, const std::string& session_id,
-                                   const std::string& project_dir) {
-  PinScope s;
-  s.session_id = session_id;
-  if (!session_id.empty()) {
-    auto rec = store.session(session_id);
-    if (!rec) return std::unexpected(rec.error());
-    if (*rec) {
-      s.line_id = (*rec)->line_id.empty() ? session_id : (*rec)->line_id;
-      s.project = (*rec)->project;
-      s.recorded = true;
-    } else {
-      s.line_id = session_id;
-    }
-  }
-  if (s.project.empty() && !project_dir.empty()) s.project = core::project_folder_name(project_dir);
-  return s;
-}
-
-Result<int64_t> add_pin(store::StateStore& store, const PinScope& scope, const std::string& text,
-                        bool project, bool* existed) {
-  auto normal = context::normalize_pin(text);
-  if (!normal) return std::unexpected(normal.error());
-  store::PinRow row;
-  row.scope_kind = project ? "project" : "line";
-  row.scope = project ? scope.project : scope.line_id;
-  if (row.scope.empty())
-    return fail(project ? "no project: run it in the project's folder"
-                        : "no session: run it inside a Claude Code session, give --session, or "
-                          "pin to the project with --project",
-                Error::Kind::Invalid);
-  row.text = *normal;
-  row.created_at_ms = util::now_ms();
-  row.session_id = scope.session_id;
-  return store.add_pin(row, context::kMaxPinsPerScope, existed);
-}
-
-Result<PinList> list_pins(store::StateStore& store, const PinScope& scope) {
-  PinList out;
-  auto rows = store.pins(scope.line_id, scope.project, context::kMaxInjectedPins);
-  if (!rows) return std::unexpected(rows.error());
-  out.pins = std::move(*rows);
-  auto n = store.count_pins(scope.line_id, scope.project);
-  if (!n) return std::unexpected(n.error());
-  out.total = *n;
-  return out;
-}
-
-store::PinView pin_view_of(const PinScope& scope, const PinList& list) {
-  store::PinView v;
-  v.recorded = scope.recorded;
-  v.project = scope.recorded ? std::string() : scope.project;
-  v.total = list.total;
-  v.texts.reserve(list.pins.size());
-  for (const auto& pin : list.pins) v.texts.push_back(pin.text);
-  return v;
-}
-
-Result<PinList> list_pins_writing_view(store::StateStore& store, const core::Locations& loc,
-                                       const PinScope& scope, std::string& note) {
-  std::optional<PinList> list;
-  auto r =
-      store::PinViews(loc.state_db()).refresh(scope.session_id, [&]() -> Result<store::PinView> {
-        auto read = list_pins(store, scope);
-        if (!read) return std::unexpected(read.error());
-        list = std::move(*read);
-        return pin_view_of(scope, *list);
-      });
-  if (!r) note = r.error().message;
-  if (list) return std::move(*list);
-  return list_pins(store, scope);  // the lock held elsewhere: read without writing the view
-}
-
-std::string refresh_pin_view(store::StateStore& store, const core::Locations& loc,
-                             const PinScope& scope) {
-  if (!store::PinViews::usable_id(scope.session_id)) return {};
-  std::string note;
-  if (auto list = list_pins_writing_view(store, loc, scope, note); !list)
-    return list.error().message;
-  return note;
-}
 
 int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
   // As the client runs the hook: no command-line parser built (its subcommands, options and
@@ -368,7 +180,7 @@ int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
   auto store = store::open_state(loc, cfg, problem);
   if (!store) return error(problem);
   if (!problem.empty()) print_note(ctx.err, kTool, problem);
-  auto scope = resolve_pin_scope(*store, session, project_dir);
+  auto scope = pins::resolve_pin_scope(*store, session, project_dir);
   if (!scope) return error(scope.error().message);
 
   if (add->parsed()) {
@@ -381,37 +193,38 @@ int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
       for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
     }
     bool existed = false;
-    auto id = add_pin(*store, *scope, text, to_project, &existed);
+    auto id = pins::add_pin(*store, *scope, text, to_project, &existed);
     if (!id) return error(id.error().message);
-    if (auto n = refresh_pin_view(*store, loc, *scope); !n.empty()) print_note(ctx.err, kTool, n);
+    if (auto n = pins::refresh_pin_view(*store, loc, *scope); !n.empty())
+      print_note(ctx.err, kTool, n);
     ctx.out << fmt::format("{} pin {} ({})\n", existed ? "already pinned:" : "pinned:", *id,
                            to_project ? "project" : "line of work");
     return 0;
   }
   if (list->parsed()) {
-    auto pins = list_pins(*store, *scope);
-    if (!pins) return error(pins.error().message);
+    auto listed = pins::list_pins(*store, *scope);
+    if (!listed) return error(listed.error().message);
     if (json_out) {
       nlohmann::json arr = nlohmann::json::array();
-      for (const auto& p : pins->pins)
+      for (const auto& p : listed->pins)
         arr.push_back({{"id", p.id},
                        {"scope", scope_label(p)},
                        {"text", p.text},
                        {"created_at", util::format_iso8601_ms(p.created_at_ms)}});
-      ctx.out << nlohmann::json{{"pins", arr}, {"total", pins->total}}.dump(
+      ctx.out << nlohmann::json{{"pins", arr}, {"total", listed->total}}.dump(
                      -1, ' ', false, nlohmann::json::error_handler_t::replace)
               << '\n';
       return 0;
     }
-    if (pins->pins.empty()) {
+    if (listed->pins.empty()) {
       ctx.out << "no pins\n";
       return 0;
     }
-    for (const auto& p : pins->pins)
+    for (const auto& p : listed->pins)
       ctx.out << fmt::format("{:>4} {:<7} {}\n", p.id, scope_label(p), p.text);
-    if (pins->total > static_cast<int64_t>(pins->pins.size()))
+    if (listed->total > static_cast<int64_t>(listed->pins.size()))
       ctx.out << fmt::format("({} more not listed)\n",
-                             pins->total - static_cast<int64_t>(pins->pins.size()));
+                             listed->total - static_cast<int64_t>(listed->pins.size()));
     return 0;
   }
   int failed = 0;
@@ -425,7 +238,8 @@ int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
     }
     ctx.out << fmt::format("removed pin {}\n", id);
   }
-  if (auto n = refresh_pin_view(*store, loc, *scope); !n.empty()) print_note(ctx.err, kTool, n);
+  if (auto n = pins::refresh_pin_view(*store, loc, *scope); !n.empty())
+    print_note(ctx.err, kTool, n);
   return failed;
 }
 

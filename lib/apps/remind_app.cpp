@@ -5,12 +5,12 @@
 #include "apps/cli.hpp"
 #include "apps/client_hints.hpp"
 #include "apps/hook_input.hpp"
-#include "apps/pins_app.hpp"
 #include "claude/hook_response.hpp"
 #include "context/context_meter.hpp"
 #include "context/reminder.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
+#include "pins/pin_scope.hpp"
 #include "store/state_access.hpp"
 #include "util/time.hpp"
 
@@ -54,18 +54,18 @@ context::CompactDue compact_due_pins(const core::Config& cfg, const core::Locati
   auto store = store::open_state(loc, cfg, problem);
   note.add(problem);
   if (!store) return due;
-  auto scope = resolve_pin_scope(*store, payload.session_id, payload.cwd);
+  auto scope = pins::resolve_pin_scope(*store, payload.session_id, payload.cwd);
   if (!scope) {
     note.add(scope.error().message);
     return due;
   }
-  auto pins = list_pins(*store, *scope);
-  if (!pins) {
-    note.add(pins.error().message);
+  auto listed = pins::list_pins(*store, *scope);
+  if (!listed) {
+    note.add(listed.error().message);
     return due;
   }
-  for (const auto& p : pins->pins) due.pins.push_back(p.text);
-  due.pin_total = pins->total;
+  for (const auto& p : listed->pins) due.pins.push_back(p.text);
+  due.pin_total = listed->total;
   return due;
 }
 }  // namespace

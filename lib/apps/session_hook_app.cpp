@@ -13,9 +13,7 @@
 
 #include "apps/archive_tool.hpp"
 #include "apps/cli.hpp"
-#include "apps/compact_trigger.hpp"
 #include "apps/hook_input.hpp"
-#include "apps/pins_app.hpp"
 #include "archive/archive.hpp"
 #include "claude/hook_response.hpp"
 #include "context/context_meter.hpp"
@@ -23,6 +21,8 @@
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
+#include "pins/pin_scope.hpp"
+#include "rollover/compact_trigger.hpp"
 #include "rollover/rollover.hpp"
 #include "rollover/supervisor.hpp"
 #include "store/state_access.hpp"
@@ -160,8 +160,8 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
         r.cwd = p.cwd;
         r.started_at = util::format_iso8601_ms(util::now_ms());
         if (auto w = store->record_session_seen(r); !w) problem = w.error().message;
-        if (auto scope = resolve_pin_scope(*store, p.session_id, p.cwd); scope) {
-          if (auto n = refresh_pin_view(*store, loc, *scope); !n.empty() && problem.empty())
+        if (auto scope = pins::resolve_pin_scope(*store, p.session_id, p.cwd); scope) {
+          if (auto n = pins::refresh_pin_view(*store, loc, *scope); !n.empty() && problem.empty())
             problem = n;
         }
       }
@@ -244,11 +244,12 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   }
   if (!note.empty()) print_note(ctx.err, kTool, note);
   // [compact] at under a supervisor: checked once the turn's last reply is in the transcript
-  // (it is written after this hook starts), so after this hook's output (compact_trigger.hpp).
+  // (it is written after this hook starts), so after this hook's output
+  // (rollover/compact_trigger.hpp).
   if (ev == "Stop" && cfg.compact.at > 0 && ctx.env.get_nonempty("CTXKIT_SUPERVISOR")) {
     auto trigger = [cfg, loc, env = ctx.env, session = payload->session_id,
                     transcript = payload->transcript_path, cwd = payload->cwd] {
-      compact_after_turn_if_due(cfg, loc, env, session, transcript, cwd);
+      rollover::compact_after_turn_if_due(cfg, loc, env, session, transcript, cwd);
     };
     if (foreground) {
       trigger();

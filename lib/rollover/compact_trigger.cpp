@@ -1,4 +1,4 @@
-#include "apps/compact_trigger.hpp"
+#include "rollover/compact_trigger.hpp"
 
 #include <fmt/core.h>
 #include <signal.h>
@@ -6,11 +6,11 @@
 #include <chrono>
 #include <thread>
 
-#include "apps/pins_app.hpp"
 #include "context/compaction_point.hpp"
 #include "context/context_meter.hpp"
 #include "context/pins.hpp"
 #include "core/archive_log.hpp"
+#include "pins/pin_scope.hpp"
 #include "rollover/supervisor.hpp"
 #include "store/state_access.hpp"
 #include "util/atomic_file.hpp"
@@ -18,7 +18,7 @@
 #include "util/time.hpp"
 #include "util/uuid.hpp"
 
-namespace ctxkit::apps {
+namespace ctxkit::rollover {
 namespace fs = std::filesystem;
 
 std::string compacted_prompt(int percent, int at) {
@@ -75,12 +75,12 @@ std::string request_compaction_if_due(const core::Config& cfg, const core::Locat
   if (!pending) return pending.error().message;
   if (*pending) return {};
   std::string focus = "Keep the pinned facts word for word.";
-  if (auto scope = resolve_pin_scope(*store, session_id, cwd)) {
-    if (auto pins = list_pins(*store, *scope); pins && !pins->pins.empty()) {
+  if (auto scope = pins::resolve_pin_scope(*store, session_id, cwd)) {
+    if (auto listed = pins::list_pins(*store, *scope); listed && !listed->pins.empty()) {
       std::vector<std::string> texts;
-      for (const auto& p : pins->pins) texts.push_back(p.text);
-      focus = context::render_pin_list("Keep these pinned facts word for word:", texts, pins->total,
-                                       "ctx-pin list");
+      for (const auto& p : listed->pins) texts.push_back(p.text);
+      focus = context::render_pin_list("Keep these pinned facts word for word:", texts,
+                                       listed->total, "ctx-pin list");
     }
   }
   const fs::path dir = loc.rollovers_dir();
@@ -136,12 +136,11 @@ void compact_after_turn_if_due(const core::Config& cfg, const core::Locations& l
   auto ready = store->mark_rollover_ready(*token, session_id);
   if (!ready) return note_problem(ready.error().message);
   if (!*ready) return;
-  auto pid =
-      rollover::verify_supervisor(loc, env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *token);
+  auto pid = verify_supervisor(loc, env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *token);
   if (pid)
     ::kill(*pid, SIGUSR1);
   else
     note_problem(fmt::format("not waking the supervisor: {}", pid.error().message));
 }
 
-}  // namespace ctxkit::apps
+}  // namespace ctxkit::rollover

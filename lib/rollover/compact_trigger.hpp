@@ -7,7 +7,7 @@
 #include "core/locations.hpp"
 #include "util/env.hpp"
 
-namespace ctxkit::apps {
+namespace ctxkit::rollover {
 
 // The end of a supervised turn (the Stop hook): when `[compact] at` is set, `action` is "compact",
 // no rollover or workflow action waits for this supervisor, and the session's context stands at
@@ -34,4 +34,4 @@ void compact_after_turn_if_due(const core::Config& cfg, const core::Locations& l
 // The prompt a session compacted by the trigger is resumed with.
 std::string compacted_prompt(int percent, int at);
 
-}  // namespace ctxkit::apps
+}  // namespace ctxkit::rollover

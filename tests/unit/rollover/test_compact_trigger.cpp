@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "apps/compact_trigger.hpp"
-#include "apps/pins_app.hpp"
+#include "pins/pin_scope.hpp"
+#include "rollover/compact_trigger.hpp"
 #include "store/state_access.hpp"
 #include "unit/temp_dir.hpp"
 
-namespace ctxkit::apps {
+namespace ctxkit::rollover {
 namespace {
 
 std::string usage_line(int64_t tokens, const std::string& model = "claude-sonnet-4-5") {
@@ -60,9 +60,9 @@ TEST(CompactTrigger, ATurnEndingPastTheThresholdHandsACompactWithThePinsAsFocus)
     std::string problem;
     auto s = store::open_state(h.loc, h.cfg, problem);
     ASSERT_TRUE(s);
-    auto scope = resolve_pin_scope(*s, "S1", "/p");
+    auto scope = pins::resolve_pin_scope(*s, "S1", "/p");
     ASSERT_TRUE(scope);
-    ASSERT_TRUE(add_pin(*s, *scope, "port 8123", false));
+    ASSERT_TRUE(pins::add_pin(*s, *scope, "port 8123", false));
   }
   EXPECT_EQ(request_compaction_if_due(h.cfg, h.loc, h.env, "S1", h.transcript, "/p"), "");
   auto p = h.pending();
@@ -154,4 +154,4 @@ TEST(CompactTrigger, APendingRolloverGoesFirst) {
 }
 
 }  // namespace
-}  // namespace ctxkit::apps
+}  // namespace ctxkit::rollover
