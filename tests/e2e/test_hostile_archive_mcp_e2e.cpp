@@ -14,6 +14,8 @@
 #include <map>
 #include <thread>
 
+#include "archive/indexer.hpp"
+#include "core/config.hpp"
 #include "e2e/e2e_support.hpp"
 #include "e2e/mcp_client.hpp"
 #include "util/process.hpp"
@@ -448,6 +450,14 @@ TEST(HostileArchiveMcp, AnIndexerKilledMidWriteLeavesAnIndexThatAnswers) {
   }
   ASSERT_EQ(fs::file_size(archived), whole);
   EXPECT_GE(killed, 1);
+  // The hook's archiver dies with it by a signal the kernel sends when the hook is gone: on a busy
+  // machine it may still hold the index's lock a moment after the hook was reaped, and a search
+  // then answers from the index as far as it got, rightly. Wait for it to be gone.
+  {
+    const core::Config cfg = core::load_config(s.env, {});
+    auto lock = archive::IndexLock::acquire(cfg.locations(s.env), /*wait=*/true);
+    ASSERT_TRUE(lock && *lock);
+  }
   Server server(s.env);
   json r = server.search({{"query", "HERON_SAGE_6621"}});
   EXPECT_EQ(r["hits"].size(), 1u) << r.dump();
