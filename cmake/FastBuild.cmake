@@ -8,6 +8,7 @@
 #    are not hooks), compiled in groups of up to CTXKIT_UNITY_BATCH. The files the hooks link stay
 #    one object each: a hook links whole objects (a group would bring its neighbours' code and
 #    static initialisers along) and the hot-text script (bench/hot-text.ld) names them.
+option(CTXKIT_PCH "Precompile the heavy third-party headers" ON)
 option(CTXKIT_UNITY "Compile the tests and the library's cold files in unity groups" ON)
 set(CTXKIT_UNITY_BATCH 16 CACHE STRING "Files per unity group")
 
@@ -21,6 +22,10 @@ set(CTXKIT_PCH_HEADERS
 # plus HEADERS, or the one of `other` (same compile options).
 function(ctxkit_pch target)
   cmake_parse_arguments(ARG "" "REUSE_FROM" "HEADERS" ${ARGN})
+  if(NOT DEFINED CTXKIT_PCH)
+    # Undefined reads as OFF: a lost option() once turned the header off for every new build.
+    message(FATAL_ERROR "ctxkit_pch: CTXKIT_PCH is not defined (option() in cmake/FastBuild.cmake)")
+  endif()
   if(NOT CTXKIT_PCH)
     return()
   endif()
