@@ -78,15 +78,20 @@ Result<std::string> render_continuation(const std::string& tmpl, const Continuat
                                           "Example queries: a decision about a topic, an error "
                                           "message, a file name such as engine.c:42.",
                                           info.search_command);
+  // Named arguments held as lvalues: make_format_args takes references (fmt 10 no longer binds
+  // them to temporaries).
+  const auto number = fmt::arg("number", info.number);
+  const auto percent_arg = fmt::arg("percent", percent);
+  const auto summary = fmt::arg("summary", info.summary);
+  const auto search_command = fmt::arg("search_command", info.search_command);
+  const auto retrieval_arg = fmt::arg("retrieval", retrieval);
+  const auto parent_session_id = fmt::arg("parent_session_id", info.parent_session_id);
+  const auto parent_transcript = fmt::arg("parent_transcript", info.parent_transcript);
+  const auto archive_arg = fmt::arg("archive", info.archive);
   try {
     return fmt::vformat(
-        tmpl, fmt::make_format_args(fmt::arg("number", info.number), fmt::arg("percent", percent),
-                                    fmt::arg("summary", info.summary),
-                                    fmt::arg("search_command", info.search_command),
-                                    fmt::arg("retrieval", retrieval),
-                                    fmt::arg("parent_session_id", info.parent_session_id),
-                                    fmt::arg("parent_transcript", info.parent_transcript),
-                                    fmt::arg("archive", info.archive)));
+        tmpl, fmt::make_format_args(number, percent_arg, summary, search_command, retrieval_arg,
+                                    parent_session_id, parent_transcript, archive_arg));
   } catch (const fmt::format_error& e) {
     return fail(fmt::format("continuation template: {}", e.what()), Error::Kind::Invalid);
   }
