@@ -23,13 +23,13 @@ fs::path restore_marker(const core::Locations& loc, const std::string& session_i
 }
 }  // namespace
 
-std::string summarizer_instructions(const store::PinView& pins,
+std::string summarizer_instructions(const store::PinView& view,
                                     const std::string& custom_instructions) {
   std::vector<std::string> texts;
-  for (const auto& pin : pins.texts)
+  for (const auto& pin : view.texts)
     if (custom_instructions.find(pin) == std::string::npos) texts.push_back(pin);
-  const auto named = static_cast<int64_t>(pins.texts.size() - texts.size());
-  return context::precompact_instructions(texts, pins.total - named, "");
+  const auto named = static_cast<int64_t>(view.texts.size() - texts.size());
+  return context::precompact_instructions(texts, view.total - named, "");
 }
 
 std::string check_after_compaction(store::StateStore& store, const core::Locations& loc,

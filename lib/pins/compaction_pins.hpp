@@ -16,7 +16,7 @@ namespace ctxkit::pins {
 // hook's plain stdout under "Additional Instructions:"), leaving out the pins that
 // `custom_instructions` (what `/compact <focus>` was given: the supervisor's focus is the pins)
 // names already. Empty when there is nothing to say.
-std::string summarizer_instructions(const store::PinView& pins,
+std::string summarizer_instructions(const store::PinView& view,
                                     const std::string& custom_instructions);
 
 // After it (PostCompact): each pin of `scope` checked against the compaction's `summary`, the

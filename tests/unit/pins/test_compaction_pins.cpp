@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "core/config.hpp"
@@ -27,10 +29,10 @@ struct PinHome {
   explicit PinHome(const std::string& session = "0f5c3a4e-1111-4222-8333-944445555666") {
     std::string problem;
     auto s = store::open_state(loc, cfg, problem);
-    EXPECT_TRUE(s) << problem;
+    if (!s) throw std::runtime_error("opening the state store: " + problem);
     store.emplace(std::move(*s));
     auto sc = resolve_pin_scope(*store, session, "/home/me/proj");
-    EXPECT_TRUE(sc);
+    if (!sc) throw std::runtime_error("the pins' scope: " + sc.error().message);
     scope = *sc;
   }
   void pin(const std::string& text, bool project = false) {
@@ -120,6 +122,7 @@ TEST(CompactionPins, AllKeptRecordsTheCheckAndLeavesNothingToRestore) {
   EXPECT_EQ((*check)->restored, 0);
   std::string note;
   EXPECT_FALSE(take_pins_to_restore(h.loc, h.scope.session_id, note));
+  EXPECT_EQ(note, "");
 }
 
 TEST(CompactionPins, ASessionIdThatIsNoFileNameRestoresNothingAndWritesNoMarker) {
@@ -130,8 +133,14 @@ TEST(CompactionPins, ASessionIdThatIsNoFileNameRestoresNothingAndWritesNoMarker)
   ASSERT_TRUE(check && *check);
   EXPECT_EQ((*check)->restored, 0);
   EXPECT_FALSE(fs::exists(h.loc.state_dir / "escape.restore"));
+  // A marker planted where that id would lead is not taken either.
+  std::filesystem::create_directories(h.loc.state_dir / "pins");
+  std::ofstream(h.loc.state_dir / "escape.restore") << "1\nplanted";
+  ASSERT_TRUE(fs::exists(h.loc.state_dir / "escape.restore")) << h.loc.state_dir;
   std::string note;
   EXPECT_FALSE(take_pins_to_restore(h.loc, "../escape", note));
+  EXPECT_TRUE(fs::exists(h.loc.state_dir / "escape.restore"));
+  EXPECT_EQ(note, "");
 }
 
 }  // namespace
