@@ -46,8 +46,8 @@ mcp::ToolResult pin_fact(const PinToolContext& c, const json& a) {
     bool existed = false;
     auto id = pins::add_pin(s, scope, text->get<std::string>(), project, &existed);
     if (!id) return tool_error(id.error().message);
-    (void)pins::refresh_pin_view(s, c.locations,
-                                 scope);  // else the next PreCompact reads the store
+    // Else the next PreCompact reads the store.
+    (void)pins::refresh_pin_view(s, c.locations, scope);
     auto n = s.count_pins(scope.line_id, scope.project);
     return {dump({{"id", *id},
                   {"scope", project ? "project" : "line"},
