@@ -199,17 +199,13 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
     auto supervisor = ev == "Stop" ? ctx.env.get_nonempty("CTXKIT_SUPERVISOR") : std::nullopt;
     if (supervisor) {
       if (auto store = store::open_state(loc, cfg, note)) {
-        auto ready = store->mark_rollover_ready(*supervisor, payload->session_id);
-        if (!ready) {
-          note = ready.error().message;
-        } else if (*ready) {
-          auto pid = rollover::verify_supervisor(
-              loc, ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *supervisor);
-          if (pid)
-            ::kill(*pid, SIGUSR1);
-          else
-            note = fmt::format("note: not waking the supervisor: {}", pid.error().message);
-        }
+        auto woke = rollover::wake_when_ready(*store, loc,
+                                              ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""),
+                                              *supervisor, payload->session_id);
+        if (!woke)
+          note = woke.error().message;
+        else if (*woke)
+          note = "note: not waking the supervisor: " + **woke;
       }
     }
     // The live session searchable: its new lines archived (appended to the archived copy) and

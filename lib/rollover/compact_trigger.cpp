@@ -1,7 +1,6 @@
 #include "rollover/compact_trigger.hpp"
 
 #include <fmt/core.h>
-#include <signal.h>
 
 #include <chrono>
 #include <thread>
@@ -133,14 +132,10 @@ void compact_after_turn_if_due(const core::Config& cfg, const core::Locations& l
   std::string problem;
   auto store = store::open_state(loc, cfg, problem);
   if (!store) return note_problem(problem);
-  auto ready = store->mark_rollover_ready(*token, session_id);
-  if (!ready) return note_problem(ready.error().message);
-  if (!*ready) return;
-  auto pid = verify_supervisor(loc, env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *token);
-  if (pid)
-    ::kill(*pid, SIGUSR1);
-  else
-    note_problem(fmt::format("not waking the supervisor: {}", pid.error().message));
+  auto woke = wake_when_ready(*store, loc, env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *token,
+                              session_id);
+  if (!woke) return note_problem(woke.error().message);
+  if (*woke) note_problem("not waking the supervisor: " + **woke);
 }
 
 }  // namespace ctxkit::rollover

@@ -207,6 +207,20 @@ Result<pid_t> verify_supervisor(const core::Locations& loc, std::string_view pid
   return pid;
 }
 
+Result<std::optional<std::string>> wake_when_ready(store::StateStore& store,
+                                                   const core::Locations& loc,
+                                                   std::string_view pid_text,
+                                                   const std::string& token,
+                                                   const std::string& session_id) {
+  auto ready = store.mark_rollover_ready(token, session_id);
+  if (!ready) return std::unexpected(ready.error());
+  if (!*ready) return std::nullopt;
+  auto pid = verify_supervisor(loc, pid_text, token);
+  if (!pid) return pid.error().message;
+  ::kill(*pid, SIGUSR1);
+  return std::nullopt;
+}
+
 SupervisorResult run_supervisor(const std::vector<std::string>& command, const core::Config& cfg,
                                 const util::Env& env, const SupervisorReport& report) {
   SupervisorResult result;

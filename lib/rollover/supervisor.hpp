@@ -14,6 +14,10 @@
 #include "util/env.hpp"
 #include "util/error.hpp"
 
+namespace ctxkit::store {
+class StateStore;
+}
+
 namespace ctxkit::rollover {
 
 // Something the supervisor did, or could not do, that the user is told about.
@@ -79,5 +83,16 @@ std::vector<std::string> forget_ended_supervisors(const core::Locations& loc);
 // else is an error saying why, and the pid must not be signalled.
 [[nodiscard]] Result<pid_t> verify_supervisor(const core::Locations& loc, std::string_view pid_text,
                                               std::string_view token);
+
+// The end of a supervised turn: marks the action the supervisor holding `token` prepared for
+// `session_id` ready, and when there was one, wakes that supervisor (SIGUSR1) once `pid_text`
+// (CTXKIT_SUPERVISOR_PID) is proven to be it (verify_supervisor; it polls anyway, and a wrong pid
+// is never signalled). An error when the mark failed; else why the supervisor was not woken, or
+// nothing (woken, or nothing was pending).
+[[nodiscard]] Result<std::optional<std::string>> wake_when_ready(store::StateStore& store,
+                                                                 const core::Locations& loc,
+                                                                 std::string_view pid_text,
+                                                                 const std::string& token,
+                                                                 const std::string& session_id);
 
 }  // namespace ctxkit::rollover
