@@ -23,6 +23,18 @@
 
 #include "util/bounded_run.hpp"
 
+// Built with ThreadSanitizer (GCC names it one way, clang another).
+#if defined(__SANITIZE_THREAD__)
+#define CTXKIT_THREAD_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CTXKIT_THREAD_SANITIZER 1
+#endif
+#endif
+#ifndef CTXKIT_THREAD_SANITIZER
+#define CTXKIT_THREAD_SANITIZER 0
+#endif
+
 extern char** environ;
 
 namespace ctxkit::util {
@@ -61,6 +73,8 @@ struct ChildStart {
   // Every signal to its default and nothing blocked (Child::spawn's promise), instead of only
   // the caught ones and the caller's mask.
   bool reset_all = false;
+  // Where a child that does not share this memory writes `exec_errno` (-1: it shares it).
+  int report_fd = -1;
 };
 
 // The child of clone(CLONE_VM | CLONE_VFORK): default dispositions for every caught signal (no
@@ -92,6 +106,7 @@ int start_child(void* arg) {
     e = errno;
   }
   c->exec_errno = e;
+  if (c->report_fd >= 0) (void)!::write(c->report_fd, &e, sizeof e);
   ::_exit(127);
 }
 }  // namespace
@@ -147,11 +162,39 @@ Result<pid_t> clone_exec(ChildStart& start, const std::string& name) {
   ::sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &start.mask);
   const sigset_t caller_mask = start.mask;
+#if CTXKIT_THREAD_SANITIZER
+  // ThreadSanitizer takes clone for a fork and runs its fork hooks in the child, which with
+  // CLONE_VM share this memory: they marked this process as forked while it had threads, and its
+  // next thread was fatal. Under it the child is forked (its own memory, as its hooks expect), and
+  // an exec failure comes back on a pipe that the exec closes.
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    const int pipe_errno = errno;
+    ::pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
+    return fail(fmt::format("starting {}: {}", name, std::strerror(pipe_errno)),
+                Error::Kind::NotFound);
+  }
+  start.report_fd = report[1];
+  const pid_t pid = ::fork();
+  if (pid == 0) start_child(&start);
+  const int clone_errno = errno;
+  ::close(report[1]);
+  ::pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
+  if (pid > 0) {
+    ssize_t n;
+    while ((n = ::read(report[0], &start.exec_errno, sizeof start.exec_errno)) < 0 &&
+           errno == EINTR) {
+    }
+    if (n != static_cast<ssize_t>(sizeof start.exec_errno)) start.exec_errno = 0;
+  }
+  ::close(report[0]);
+#else
   std::vector<char> stack(64 * 1024);
   const pid_t pid =
       ::clone(start_child, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
   const int clone_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
+#endif
   if (pid < 0)
     return fail(fmt::format("starting {}: {}", name, std::strerror(clone_errno)),
                 Error::Kind::NotFound);

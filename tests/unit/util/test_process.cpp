@@ -372,6 +372,22 @@ TEST(Process, ChildIsSearchedInTheGivenPath) {
   EXPECT_EQ(missing.error().message, "starting only-here: only-here not found in PATH");
 }
 
+// The exec itself fails in the child (a file marked executable that is no program): the caller
+// gets the reason and no child, with a death signal (the child started by clone, or by fork under
+// ThreadSanitizer, which reports on a pipe) and without.
+TEST(Process, AChildWhoseExecFailsIsAnErrorWithItsReason) {
+  test::TempDir tmp;
+  const fs::path bogus = tmp / "bogus";
+  std::ofstream(bogus) << "\x7f"
+                          "ELF not really\n";
+  fs::permissions(bogus, fs::perms::owner_all);
+  for (std::optional<int> death : {std::optional<int>(SIGHUP), std::optional<int>()}) {
+    auto c = util::Child::spawn({{bogus.string()}, small_env(), std::nullopt, death});
+    ASSERT_FALSE(c) << (death ? "with" : "without") << " a death signal";
+    EXPECT_EQ(c.error().message, "starting " + bogus.string() + ": Exec format error");
+  }
+}
+
 TEST(Process, FindInPathSkipsWhatIsNotAnExecutableFile) {
   test::TempDir tmp;
   fs::create_directories(tmp / "a" / "tool");  // a directory of that name
