@@ -1,7 +1,6 @@
 #include "install/mcp_edit.hpp"
 
 #include <fmt/core.h>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +9,6 @@
 #include "install/settings_edit.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
-#include "util/time.hpp"
 
 namespace ctxkit::install {
 namespace fs = std::filesystem;
@@ -110,31 +108,11 @@ Result<void> edit_mcp_config(const McpEdit& e, const util::Env& env, std::ostrea
   }
   if (e.unregister && manifest.value("created_file", false) && file_existed && doc->is_object() &&
       doc->empty()) {
-    fs::remove(target, ec);
-    if (ec) return fail(fmt::format("removing {}: {}", target.string(), ec.message()));
-    for (const auto& line : report.lines) out << line << '\n';
-    out << "removed: " << target.string() << " (created by the install)\n";
-    if (!e.manifest.empty()) fs::remove(e.manifest, ec);
-    remove_records(taken);
-    return {};
+    return remove_made_file(target, report.lines, e.manifest, taken, out);
   }
-  if (report.changed) {
-    unsigned mode = 0600;
-    struct stat st {};
-    if (::stat(target.c_str(), &st) == 0) {
-      mode = st.st_mode & 07777;
-      auto original = read_text(target);
-      if (!original) return std::unexpected(original.error());
-      fs::path backup = link;
-      backup += fmt::format(".ctxkit-backup-{}", util::format_compact_utc(util::now_ms()));
-      if (auto r = util::write_file_atomic(backup, *original, mode); !r)
-        return fail(fmt::format("saving a backup: {} (nothing written)", r.error().message));
-      out << "backup: " << backup.string() << '\n';
-    } else {
-      fs::create_directories(target.parent_path(), ec);
-    }
-    CTXKIT_TRY(util::write_file_atomic(target, doc->dump(2) + (final_newline ? "\n" : ""), mode));
-  }
+  if (report.changed)
+    CTXKIT_TRY(replace_with_backup(link, target, doc->dump(2) + (final_newline ? "\n" : ""),
+                                   kMaxConfigBytes, out));
   for (const auto& line : report.lines) out << line << '\n';
   if (!e.manifest.empty()) {
     if (!e.unregister) {

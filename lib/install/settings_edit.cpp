@@ -25,10 +25,6 @@ constexpr size_t kMaxDepth = 256;
 // Settings files are small.
 constexpr uint64_t kMaxSettingsBytes = 16ull << 20;
 
-Result<std::string> read_text(const fs::path& p) {
-  return util::read_file(p, {kMaxSettingsBytes});
-}
-
 }  // namespace
 
 Result<ojson> read_json_file(const fs::path& p, bool missing_ok, uint64_t max_bytes) {
@@ -130,6 +126,39 @@ void note_other_installs(const fs::path& file, const ojson& settings, const std:
         file.string(), fmt::join(left, ", "));
 }
 
+Result<void> remove_made_file(const fs::path& target, const std::vector<std::string>& lines,
+                              const fs::path& manifest, const std::vector<fs::path>& taken,
+                              std::ostream& out) {
+  std::error_code ec;
+  fs::remove(target, ec);
+  if (ec) return fail("removing " + target.string() + ": " + ec.message());
+  for (const auto& line : lines) out << line << '\n';
+  out << "removed: " << target.string() << " (created by the install)\n";
+  if (!manifest.empty()) fs::remove(manifest, ec);
+  remove_records(taken);
+  return {};
+}
+
+Result<void> replace_with_backup(const fs::path& link, const fs::path& target,
+                                 const std::string& text, uint64_t max_bytes, std::ostream& out) {
+  unsigned mode = 0600;
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0) {
+    mode = st.st_mode & 07777;
+    auto original = util::read_file(target, {max_bytes});  // never blocks on a FIFO
+    if (!original) return fail(original.error().message + " (nothing written)");
+    fs::path backup = link;
+    backup += fmt::format(".ctxkit-backup-{}", util::format_compact_utc(util::now_ms()));
+    if (auto r = util::write_file_atomic(backup, *original, mode); !r)
+      return fail("saving a backup: " + r.error().message + " (nothing written)");
+    out << "backup: " << backup.string() << '\n';
+  } else {
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+  }
+  return util::write_file_atomic(target, text, mode);
+}
+
 Result<void> edit_settings(const SettingsEdit& e, const util::Env& env, std::ostream& out) {
   const fs::path& link = e.settings;
   std::error_code ec;
@@ -228,39 +257,10 @@ Result<void> edit_settings(const SettingsEdit& e, const util::Env& env, std::ost
   if (e.action == "uninstall" && manifest.value("created_file", false) && settings->empty() &&
       file_existed) {
     // The install created this file and nothing else is in it now: remove it.
-    fs::remove(target, ec);
-    if (ec) {
-      return fail("removing " + target.string() + ": " + ec.message());
-    }
-    for (const auto& line : report.lines) out << line << '\n';
-    out << "removed: " << target.string() << " (created by the install)\n";
-    if (!e.manifest.empty()) fs::remove(e.manifest, ec);
-    remove_records(taken);
-    return {};
+    return remove_made_file(target, report.lines, e.manifest, taken, out);
   }
-  if (report.changed) {
-    unsigned mode = 0600;
-    struct stat st {};
-    bool existed = ::stat(target.c_str(), &st) == 0;
-    if (existed) {
-      mode = st.st_mode & 07777;
-      fs::path backup = link;
-      backup += fmt::format(".ctxkit-backup-{}", util::format_compact_utc(util::now_ms()));
-      auto original = read_text(target);
-      if (!original) {
-        return fail(original.error().message + " (nothing written)");
-      }
-      if (auto r = util::write_file_atomic(backup, *original, mode); !r) {
-        return fail("saving a backup: " + r.error().message + " (nothing written)");
-      }
-      out << "backup: " << backup.string() << '\n';
-    } else {
-      fs::create_directories(target.parent_path(), ec);
-    }
-    if (auto r = util::write_file_atomic(target, settings->dump(2) + "\n", mode); !r) {
-      return fail(r.error().message);
-    }
-  }
+  if (report.changed)
+    CTXKIT_TRY(replace_with_backup(link, target, settings->dump(2) + "\n", kMaxSettingsBytes, out));
   for (const auto& line : report.lines) out << line << '\n';
   if (!report.kept_status_command.empty())
     out << fmt::format(

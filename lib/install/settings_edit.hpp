@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "claude/settings_merge.hpp"
 #include "util/env.hpp"
@@ -21,6 +22,23 @@ namespace ctxkit::install {
 // read_json_file for a settings file: at most 16 MiB.
 [[nodiscard]] Result<nlohmann::ordered_json> read_settings_json(const std::filesystem::path& p,
                                                                 bool missing_ok);
+
+// The last step of an edit that leaves a file the install made with nothing else in it: the file
+// goes, with the edit's record (`manifest`, when kept) and the records of other installs it took
+// over; the edit's `lines`, then what was removed, go to `out`.
+[[nodiscard]] Result<void> remove_made_file(const std::filesystem::path& target,
+                                            const std::vector<std::string>& lines,
+                                            const std::filesystem::path& manifest,
+                                            const std::vector<std::filesystem::path>& taken,
+                                            std::ostream& out);
+
+// `target` (the file `link` leads to) replaced atomically by `text`, with its mode (0600 for a
+// new file, whose folder is made); an existing one is first saved beside the link as
+// "<link>.ctxkit-backup-<stamp>" (said on `out`), read up to `max_bytes`.
+[[nodiscard]] Result<void> replace_with_backup(const std::filesystem::path& link,
+                                               const std::filesystem::path& target,
+                                               const std::string& text, uint64_t max_bytes,
+                                               std::ostream& out);
 
 // One edit of a settings file: the install or removal of ctxkit's hooks and status line.
 struct SettingsEdit {
