@@ -137,6 +137,21 @@ Result<bool> replace_text(const fs::path& file, const std::string& before, const
 }
 }  // namespace
 
+namespace {
+// The line a block carries, after its first, in a file that was made for it: the file goes with
+// the block when nothing else is in it (an empty ~/.zshrc the user had is not the same as none:
+// zsh offers its set-up when there is none).
+constexpr std::string_view kMadeForIt =
+    "# (this file was made for this block: it goes with it when nothing else is in it)\n";
+
+// Whether the block in `text` says its file was made for it.
+bool made_for_block(std::string_view text) {
+  const auto span = block_span(text);
+  return span && text.substr(span->first, span->second - span->first).find(kMadeForIt) !=
+                     std::string_view::npos;
+}
+}  // namespace
+
 Result<bool> put_shell_block(const fs::path& file, std::string_view block) {
   const fs::path target = resolved(file);
   auto text = util::read_file(target);
@@ -144,7 +159,11 @@ Result<bool> put_shell_block(const fs::path& file, std::string_view block) {
   if (!text && text.error().kind != Error::Kind::NotFound)
     return fail(fmt::format("{} (nothing written)", text.error().message));
   const std::string before = existed ? *text : std::string();
-  return replace_text(target, before, with_shell_block(before, block), existed);
+  std::string put(block);
+  if (const size_t first = put.find('\n');
+      first != std::string::npos && (!existed || made_for_block(before)))
+    put.insert(first + 1, kMadeForIt);
+  return replace_text(target, before, with_shell_block(before, put), existed);
 }
 
 Result<std::string> remove_shell_block(const fs::path& file, const fs::path& program_dir,
@@ -159,7 +178,15 @@ Result<std::string> remove_shell_block(const fs::path& file, const fs::path& pro
   const auto program = shell_block_program(*text);
   if (!program) return std::string();
   if (!program_dir.empty() && fs::path(*program).parent_path() != program_dir) return *program;
-  auto changed = replace_text(target, *text, without_shell_block(*text), true);
+  const std::string rest = without_shell_block(*text);
+  if (made_for_block(*text) && rest.find_first_not_of(" \t\n") == std::string::npos) {
+    std::error_code ec;
+    if (!fs::remove(target, ec) && ec)
+      return fail(fmt::format("removing {}: {}", target.string(), ec.message()));
+    if (removed) *removed = true;
+    return std::string();
+  }
+  auto changed = replace_text(target, *text, rest, true);
   if (!changed) return std::unexpected(changed.error());
   if (removed) *removed = *changed;
   return std::string();

@@ -46,14 +46,15 @@ std::string without_shell_block(std::string_view text);
 // exists or the login shell ($SHELL) is zsh.
 std::vector<std::filesystem::path> shell_startup_files(const util::Env& env);
 
-// Puts `block` into `file` (creating it, 0644 less the umask, when missing). A link is followed to
-// the file it names (dotfile managers link these files), which is replaced atomically with its own
-// mode. Returns whether the file changed.
+// Puts `block` into `file` (creating it, 0644 less the umask, when missing: the block then says so,
+// and a later one keeps saying it). A link is followed to the file it names (dotfile managers link
+// these files), which is replaced atomically with its own mode. Returns whether the file changed.
 [[nodiscard]] Result<bool> put_shell_block(const std::filesystem::path& file,
                                            std::string_view block);
 
-// Removes the block from `file` when it runs a program in `program_dir` (any, when empty). A
-// missing file holds none. Returns the program of a block that was kept (another install's), or
+// Removes the block from `file` when it runs a program in `program_dir` (any, when empty); a file
+// made for the block goes with it when nothing else was put in it. A missing file holds none.
+// Returns the program of a block that was kept (another install's), or
 // "" when none was kept; `removed` tells whether the file changed.
 [[nodiscard]] Result<std::string> remove_shell_block(const std::filesystem::path& file,
                                                      const std::filesystem::path& program_dir,

@@ -550,5 +550,24 @@ TEST(InstallPairs, SuperviseMakesClaudeStartUnderTheSupervisorAndUninstallTakesI
             std::string::npos);  // the alias again
 }
 
+// A home with no ~/.bashrc: the install makes one for the function, and the uninstall takes it
+// away again (it used to leave an empty file behind).
+TEST(InstallPairs, SuperviseInAHomeWithoutABashrcLeavesNoneBehind) {
+  Home home;
+  home.env.set("SHELL", "/bin/bash");
+  const fs::path rc = home.tmp / "home/.bashrc";
+  ASSERT_FALSE(fs::exists(rc));
+  const fs::path p = home.prefix("usr-a");
+  auto r = home.script_install(p, {"--supervise"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read_file(rc).find((p / "bin/ctx-rollover").string() + " --supervise -- \"$@\""),
+            std::string::npos);
+  r = home.script_uninstall(p);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("removed the claude function from " + rc.string()), std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(rc));
+}
+
 }  // namespace install_pairs
 }  // namespace ctxkit::test

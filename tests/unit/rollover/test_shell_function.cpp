@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <fstream>
+
 #include "rollover/shell_function.hpp"
 #include "unit/temp_dir.hpp"
 
@@ -75,6 +77,36 @@ TEST(ShellFunction, FilesAreWrittenThroughALinkKeepingTheirModeAndOnlyThisInstal
   // A missing file holds none; --all takes any install's.
   EXPECT_EQ(*remove_shell_block(tmp / "home/.zshrc", "", &removed), "");
   EXPECT_FALSE(removed);
+}
+
+// A start-up file the install made goes with its block when nothing else was put in it (also
+// after an install from another folder replaced the block); one the user wrote in stays.
+TEST(ShellFunction, AFileMadeForTheBlockGoesWithItUnlessTheUserWroteInIt) {
+  test::TempDir tmp;
+  const fs::path rc = tmp / "home/.bashrc";
+  fs::create_directories(rc.parent_path());
+  ASSERT_TRUE(put_shell_block(rc, shell_function_block("/a/bin/ctx-rollover")));
+  ASSERT_TRUE(put_shell_block(rc, shell_function_block("/b/bin/ctx-rollover")));
+  EXPECT_EQ(shell_block_program(test::read_file(rc)), "/b/bin/ctx-rollover");
+  bool removed = false;
+  auto kept = remove_shell_block(rc, "/b/bin", &removed);
+  ASSERT_TRUE(kept) << kept.error().message;
+  EXPECT_TRUE(removed);
+  EXPECT_FALSE(fs::exists(rc));
+
+  ASSERT_TRUE(put_shell_block(rc, shell_function_block("/a/bin/ctx-rollover")));
+  { std::ofstream(rc, std::ios::app) << "export EDITOR=vi\n"; }
+  ASSERT_TRUE(remove_shell_block(rc, "", &removed));
+  EXPECT_TRUE(removed);
+  EXPECT_EQ(test::read_file(rc), "export EDITOR=vi\n");
+
+  // A file that was there before, even empty, stays.
+  const fs::path zshrc = tmp.write("home/.zshrc", "");
+  ASSERT_TRUE(put_shell_block(zshrc, shell_function_block("/a/bin/ctx-rollover")));
+  ASSERT_TRUE(remove_shell_block(zshrc, "", &removed));
+  EXPECT_TRUE(removed);
+  EXPECT_TRUE(fs::exists(zshrc));
+  EXPECT_EQ(test::read_file(zshrc), "");
 }
 
 TEST(ShellFunction, ZshrcOnlyWhereZshIsUsed) {
