@@ -3,10 +3,12 @@
 // lost (the transcript, the pins), the next supervisor says once what the dead one left undone,
 // and the session goes on: its next turn past the threshold is compacted with the pins as focus.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "e2e/e2e_support.hpp"
@@ -120,6 +122,27 @@ TEST(SupervisedCompactAt, ASupervisorKilledBeforeTheCompactionLosesNothingAndThe
   auto third = run_tool("ctx-rollover", {"--supervise", "--", "claude", "--resume", "S1"}, "",
                         r.env, r.project);
   EXPECT_EQ(third.err.find("a supervisor that is gone"), std::string::npos) << third.err;
+  // The prompt files of the compaction left undone and of those carried out are gone: what is
+  // left is named by an action still pending (one the last turn may have asked for, which a
+  // supervisor carries out or drops later).
+  std::set<std::string> pending;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((r.tmp / "home/.local/state/ctxkit/state.db").c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT prompt_path FROM pending_rollovers", -1, &st, nullptr),
+            SQLITE_OK);
+  while (sqlite3_step(st) == SQLITE_ROW)
+    pending.insert(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  std::error_code ec;
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(r.tmp / "home/.local/state/ctxkit/rollovers", ec)) {
+    ++files;
+    EXPECT_TRUE(pending.contains(e.path().string()))
+        << e.path() << " is named by no pending action";
+  }
+  EXPECT_LE(files, 1u);
 }
 
 }  // namespace

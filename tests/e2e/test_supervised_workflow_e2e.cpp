@@ -54,6 +54,15 @@ struct SupervisedRig {
     EXPECT_EQ(started.exit_code, 0) << started.err;
   }
   std::vector<std::string> calls() const { return standin_calls(log); }
+  // The prompt files left in the supervisor's folder (one is written for each action it hands
+  // over; it goes once the action is carried out).
+  std::vector<std::string> prompt_files() const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(tmp / "home/.local/state/ctxkit/rollovers", ec))
+      names.push_back(e.path().filename().string());
+    return names;
+  }
 };
 
 TEST(SupervisedWorkflow, CompactIsRunHeadlessThenTheSessionResumesWithTheReanchor) {
@@ -82,6 +91,7 @@ TEST(SupervisedWorkflow, CompactIsRunHeadlessThenTheSessionResumesWithTheReancho
   EXPECT_NE(st.out.find("Context action (compact): handed out at "), std::string::npos) << st.out;
   EXPECT_NE(st.out.find(" by workflow_advance; executed at "), std::string::npos) << st.out;
   EXPECT_NE(st.out.find(" by supervisor"), std::string::npos) << st.out;
+  EXPECT_EQ(r.prompt_files(), std::vector<std::string>{});
 }
 
 TEST(SupervisedWorkflow, ClearStartsAFreshSessionWithTheReanchor) {
@@ -99,6 +109,7 @@ TEST(SupervisedWorkflow, ClearStartsAFreshSessionWithTheReanchor) {
   auto st = run_tool("ctx-workflow", {"status"}, "", r.env, r.project);
   EXPECT_NE(st.out.find("Context action (clear): handed out at "), std::string::npos) << st.out;
   EXPECT_NE(st.out.find("executed at "), std::string::npos) << st.out;
+  EXPECT_EQ(r.prompt_files(), std::vector<std::string>{});
 }
 
 // Without a supervisor nothing is recorded for one, and the model is asked to run the command.
