@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "util/fs.hpp"
+#include "util/text.hpp"
 
 namespace ctxkit::apps {
 
@@ -122,30 +123,18 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
 
 constexpr std::string_view kInputsVersion = "compaction-inputs 1";
 
-// FNV-1a, 64 bits: the signature of the inputs' stat results.
-struct Fnv {
-  uint64_t h = 1469598103934665603ull;
-  void add(const void* p, size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
-  }
-  template <class T>
-  void add(const T& v) {
-    add(&v, sizeof v);
-  }
-};
-
 // Each file's path and what stat says of it (device, inode, mode, size, modification and change
 // times), or that it is not there.
 int64_t inputs_signature(const std::vector<std::filesystem::path>& files) {
-  Fnv f;
+  util::Fnv1a f;
+  auto add = [&f](const auto& v) { f.add(&v, sizeof v); };
   for (const auto& p : files) {
     const std::string& s = p.native();
     f.add(s.data(), s.size() + 1);
     struct stat st {};
     if (::stat(s.c_str(), &st) != 0) {
       const int e = errno;
-      f.add(e);
+      add(e);
       continue;
     }
     const int64_t fields[] = {static_cast<int64_t>(st.st_dev),
@@ -156,9 +145,9 @@ int64_t inputs_signature(const std::vector<std::filesystem::path>& files) {
                               st.st_mtim.tv_nsec,
                               st.st_ctim.tv_sec,
                               st.st_ctim.tv_nsec};
-    f.add(fields);
+    add(fields);
   }
-  return static_cast<int64_t>(f.h & 0x7fffffffffffffffull);
+  return static_cast<int64_t>(f.value & 0x7fffffffffffffffull);
 }
 }  // namespace
 

@@ -63,13 +63,9 @@ bool valid_output_handle(std::string_view text) {
 
 std::string output_handle(std::string_view tool_use_id) {
   if (valid_output_handle(tool_use_id)) return std::string(tool_use_id);
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (char ch : tool_use_id) {
-    const auto c = static_cast<unsigned char>(ch);
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return fmt::format("h-{:016x}", h);
+  util::Fnv1a h;
+  h.add(tool_use_id);
+  return fmt::format("h-{:016x}", h.value);
 }
 
 fs::path outputs_dir(const core::Locations& loc) {

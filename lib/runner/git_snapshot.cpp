@@ -9,24 +9,12 @@
 
 #include "util/fs.hpp"
 #include "util/process.hpp"
+#include "util/text.hpp"
 
 namespace ctxkit::runner {
 namespace fs = std::filesystem;
 
 namespace {
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty()) out.push_back(line);
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return out;
-}
-
 bool is_commit_id(std::string_view s) {
   return !s.empty() && s.size() <= 64 &&
          s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
@@ -128,7 +116,7 @@ GitSnapshot take_git_snapshot(const fs::path& dir, const std::string& since) {
   if (!status) return s;
   s.in_repo = true;
   s.branch = "HEAD";
-  const auto lines = lines_of(*status);
+  const auto lines = util::split_lines(*status);
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string_view line = lines[i];
     if (i == 0 && line.starts_with("## ")) {
@@ -150,7 +138,7 @@ GitSnapshot take_git_snapshot(const fs::path& dir, const std::string& since) {
     s.uncommitted.push_back(std::move(name));
   }
   if (log) {
-    for (auto line : lines_of(*log)) {
+    for (auto line : util::split_lines(*log)) {
       const size_t sp = line.find(' ');
       if (sp == std::string_view::npos) continue;
       if (s.head.empty()) s.head = std::string(line.substr(0, sp));
@@ -161,7 +149,8 @@ GitSnapshot take_git_snapshot(const fs::path& dir, const std::string& since) {
   }
   if (diff) {
     s.since = since;
-    for (auto line : lines_of(*diff)) s.committed_since.push_back(take_path(line, ""));
+    for (auto line : util::split_lines(*diff))
+      if (!line.empty()) s.committed_since.push_back(take_path(line, ""));
   }
   return s;
 }

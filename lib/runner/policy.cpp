@@ -31,16 +31,6 @@ std::optional<std::string_view> marker_payload(std::string_view line) {
   return trim(line);
 }
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (true) {
-    size_t nl = text.find('\n');
-    out.push_back(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return out;
-}
 }  // namespace
 
 std::optional<ContextMode> parse_context_mode(std::string_view text) {
@@ -146,7 +136,7 @@ void apply_compact_at(SessionPlan& plan, bool rollover) {
 
 ParsedReport parse_task_report(std::string_view final_message) {
   ParsedReport out;
-  for (auto line : lines_of(final_message)) {
+  for (auto line : util::split_lines(final_message)) {
     auto payload = marker_payload(line);
     if (!payload) continue;
     const std::string word = util::ascii_lower(payload->substr(0, payload->find_first_of(" \t:")));
@@ -168,7 +158,7 @@ ParsedReport parse_task_report(std::string_view final_message) {
 
 std::string strip_task_report(std::string_view final_message) {
   std::string out;
-  for (auto line : lines_of(final_message)) {
+  for (auto line : util::split_lines(final_message)) {
     if (marker_payload(line)) continue;
     if (!out.empty()) out += '\n';
     out += line;

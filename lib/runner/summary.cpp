@@ -7,25 +7,13 @@
 #include <string_view>
 
 #include "runner/anchor.hpp"
+#include "util/text.hpp"
 
 namespace ctxkit::runner {
 namespace fs = std::filesystem;
 
 namespace {
 constexpr size_t kMaxFiles = 20;
-
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    out.push_back(line);
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return out;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() &&
@@ -62,7 +50,7 @@ std::string build_task_summary(const SummaryInputs& in, size_t max_lines) {
   std::vector<std::string> decisions;
   std::set<std::string> seen;
   for (const auto* text : {&in.progress_tail, &in.final_message})
-    for (auto line : lines_of(*text)) {
+    for (auto line : util::split_lines(*text)) {
       auto t = trim(line);
       if (!starts_with_ci(t, "Decision:")) continue;
       std::string d(trim(t.substr(9)));
@@ -77,7 +65,7 @@ std::string build_task_summary(const SummaryInputs& in, size_t max_lines) {
   out.push_back("Known issues:");
   std::vector<std::string> issues;
   if (!in.blocked_reason.empty()) issues.push_back(in.blocked_reason);
-  for (auto line : lines_of(in.final_message)) {
+  for (auto line : util::split_lines(in.final_message)) {
     auto t = trim(line);
     for (std::string_view p : {"Known issue:", "Issue:", "TODO:"})
       if (starts_with_ci(t, p)) {

@@ -27,5 +27,30 @@ TEST(SplitList, TrimsSpacesAndDropsEmptyItems) {
   EXPECT_EQ(util::split_list("a:b", ':'), (std::vector<std::string>{"a", "b"}));
 }
 
+TEST(SplitLines, SplitsAtNewlinesDropsTheCrBeforeThemAndNoPieceAfterTheLast) {
+  using Lines = std::vector<std::string_view>;
+  EXPECT_EQ(util::split_lines("a\nb"), (Lines{"a", "b"}));
+  EXPECT_EQ(util::split_lines("a\r\nb\r\n"), (Lines{"a", "b"}));
+  EXPECT_EQ(util::split_lines("a\n\nb\n"), (Lines{"a", "", "b"}));
+  EXPECT_EQ(util::split_lines(""), Lines{});
+  EXPECT_EQ(util::split_lines("\n"), Lines{""});
+  // A '\r' inside a line is text.
+  EXPECT_EQ(util::split_lines("a\rb\r"), Lines{"a\rb"});
+}
+
+// The hash the handles of archived outputs were made with: changing it would lose them.
+TEST(Fnv1a, GivesTheValuesHandlesWereMadeWith) {
+  util::Fnv1a empty;
+  EXPECT_EQ(empty.value, 1469598103934665603ull);
+  util::Fnv1a a;
+  a.add("a");
+  EXPECT_EQ(a.value, (1469598103934665603ull ^ 'a') * 1099511628211ull);
+  util::Fnv1a pieces, whole;
+  pieces.add("ab");
+  pieces.add("c");
+  whole.add("abc");
+  EXPECT_EQ(pieces.value, whole.value);
+}
+
 }  // namespace
 }  // namespace ctxkit
