@@ -10,6 +10,7 @@
 #include "context/reminder.hpp"
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
+#include "core/supervision.hpp"
 #include "pins/pin_scope.hpp"
 #include "store/state_access.hpp"
 #include "util/time.hpp"
@@ -179,7 +180,7 @@ int run_remind(const std::vector<std::string>& args, AppContext& ctx) {
   // supervisor compacts; a rollover needs the model's summary, so it is always asked for): the
   // reminder names the command (rate-limited as a tier of at least Warn).
   const bool carried_out =
-      cfg.compact.action == "compact" && ctx.env.get_nonempty("CTXKIT_SUPERVISOR").has_value();
+      cfg.compact.action == "compact" && core::supervisor_of(ctx.env).has_value();
   const bool compact_due =
       cfg.compact.at > 0 && figure.percent >= cfg.compact.at && !subagent && !carried_out;
   if (compact_due && tier < context::Tier::Warn) tier = context::Tier::Warn;

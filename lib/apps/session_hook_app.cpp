@@ -21,6 +21,7 @@
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
+#include "core/supervision.hpp"
 #include "pins/pin_scope.hpp"
 #include "rollover/compact_trigger.hpp"
 #include "rollover/rollover.hpp"
@@ -196,12 +197,11 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   } else if (ev == "Stop" || ev == "PreCompact") {
     // Under a supervisor: mark its pending rollover ready, then wake it, but only once the pid
     // is proven to be that supervisor (it polls anyway; a wrong pid is never signalled).
-    auto supervisor = ev == "Stop" ? ctx.env.get_nonempty("CTXKIT_SUPERVISOR") : std::nullopt;
+    auto supervisor = ev == "Stop" ? core::supervisor_of(ctx.env) : std::nullopt;
     if (supervisor) {
       if (auto store = store::open_state(loc, cfg, note)) {
-        auto woke = rollover::wake_when_ready(*store, loc,
-                                              ctx.env.get("CTXKIT_SUPERVISOR_PID").value_or(""),
-                                              *supervisor, payload->session_id);
+        auto woke = rollover::wake_when_ready(*store, loc, supervisor->pid_text, supervisor->token,
+                                              payload->session_id);
         if (!woke)
           note = woke.error().message;
         else if (*woke)
@@ -242,7 +242,7 @@ int run_session_hook(const std::vector<std::string>& args, AppContext& ctx) {
   // [compact] at under a supervisor: checked once the turn's last reply is in the transcript
   // (it is written after this hook starts), so after this hook's output
   // (rollover/compact_trigger.hpp).
-  if (ev == "Stop" && cfg.compact.at > 0 && ctx.env.get_nonempty("CTXKIT_SUPERVISOR")) {
+  if (ev == "Stop" && cfg.compact.at > 0 && core::supervisor_of(ctx.env)) {
     auto trigger = [cfg, loc, env = ctx.env, session = payload->session_id,
                     transcript = payload->transcript_path, cwd = payload->cwd] {
       rollover::compact_after_turn_if_due(cfg, loc, env, session, transcript, cwd);

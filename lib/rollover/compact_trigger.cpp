@@ -9,6 +9,7 @@
 #include "context/context_meter.hpp"
 #include "context/pins.hpp"
 #include "core/archive_log.hpp"
+#include "core/supervision.hpp"
 #include "pins/pin_scope.hpp"
 #include "rollover/supervisor.hpp"
 #include "store/state_access.hpp"
@@ -31,8 +32,8 @@ std::string request_compaction_if_due(const core::Config& cfg, const core::Locat
                                       const util::Env& env, const std::string& session_id,
                                       const std::string& transcript, const std::string& cwd,
                                       std::chrono::milliseconds status_wait) {
-  const auto token = env.get_nonempty("CTXKIT_SUPERVISOR");
-  if (!token || cfg.compact.at <= 0 || cfg.compact.action != "compact" || session_id.empty() ||
+  const auto supervisor = core::supervisor_of(env);
+  if (!supervisor || cfg.compact.at <= 0 || cfg.compact.action != "compact" || session_id.empty() ||
       transcript.empty())
     return {};
   const auto project = core::project_start_dir(env, cwd);
@@ -70,7 +71,7 @@ std::string request_compaction_if_due(const core::Config& cfg, const core::Locat
   auto store = store::open_state(loc, cfg, note);
   if (!store) return note;
   // A rollover or a workflow action the session prepared goes first.
-  auto pending = store->pending_rollover(*token);
+  auto pending = store->pending_rollover(supervisor->token);
   if (!pending) return pending.error().message;
   if (*pending) return {};
   std::string focus = "Keep the pinned facts word for word.";
@@ -90,7 +91,7 @@ std::string request_compaction_if_due(const core::Config& cfg, const core::Locat
       !w)
     return w.error().message;
   store::PendingRollover p;
-  p.supervisor = *token;
+  p.supervisor = supervisor->token;
   p.session_id = session_id;
   p.new_session_id = session_id;
   p.prompt_path = file.string();
@@ -121,8 +122,8 @@ void compact_after_turn_if_due(const core::Config& cfg, const core::Locations& l
       stable_since = std::chrono::steady_clock::now();
     }
   }
-  const auto token = env.get_nonempty("CTXKIT_SUPERVISOR");
-  if (!token) return;
+  const auto supervisor = core::supervisor_of(env);
+  if (!supervisor) return;
   if (auto why = request_compaction_if_due(cfg, loc, env, session_id, transcript, cwd,
                                            std::chrono::seconds(2));
       !why.empty()) {
@@ -132,8 +133,7 @@ void compact_after_turn_if_due(const core::Config& cfg, const core::Locations& l
   std::string problem;
   auto store = store::open_state(loc, cfg, problem);
   if (!store) return note_problem(problem);
-  auto woke = wake_when_ready(*store, loc, env.get("CTXKIT_SUPERVISOR_PID").value_or(""), *token,
-                              session_id);
+  auto woke = wake_when_ready(*store, loc, supervisor->pid_text, supervisor->token, session_id);
   if (!woke) return note_problem(woke.error().message);
   if (*woke) note_problem("not waking the supervisor: " + **woke);
 }

@@ -8,6 +8,7 @@
 #include "claude/transcript_head.hpp"
 #include "context/compaction_point.hpp"
 #include "context/context_meter.hpp"
+#include "core/supervision.hpp"
 #include "store/state_access.hpp"
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
@@ -37,7 +38,7 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
   PreparedRollover r;
   r.summary = std::move(*summary);
   r.inside = env.get("CLAUDECODE") == std::optional<std::string>("1");
-  const auto supervisor = env.get_nonempty("CTXKIT_SUPERVISOR");
+  const auto supervisor = core::supervisor_of(env);
   r.supervised = supervisor.has_value();
   r.bin = request.claude_bin.empty() ? cfg.rollover.claude_bin : request.claude_bin;
   const bool outside = !r.inside && !r.supervised;
@@ -111,7 +112,7 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
   if (supervisor) {
     // Record the hand-over for the supervisor first, so that a failure records nothing.
     if (auto p =
-            store->put_pending_rollover({*supervisor, r.parent_session_id, r.new_session_id,
+            store->put_pending_rollover({supervisor->token, r.parent_session_id, r.new_session_id,
                                          r.prompt_file.string(), r.cwd, false, "rollover", ""});
         !p)
       return std::unexpected(p.error());
@@ -121,7 +122,7 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
       r.context_percent ? std::optional<int64_t>(*r.context_percent) : std::nullopt, std::nullopt,
       now);
   if (!recorded) {
-    if (supervisor) (void)store->clear_pending_rollover(*supervisor);
+    if (supervisor) (void)store->clear_pending_rollover(supervisor->token);
     return std::unexpected(recorded.error());
   }
   return r;

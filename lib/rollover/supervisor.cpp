@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "claude/claude_cli.hpp"
+#include "core/supervision.hpp"
 #include "store/state_access.hpp"
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
@@ -250,8 +251,8 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
 
   util::SpawnSpec base;
   base.env.emplace(env.vars().begin(), env.vars().end());
-  (*base.env)["CTXKIT_SUPERVISOR"] = token;
-  (*base.env)["CTXKIT_SUPERVISOR_PID"] = std::to_string(self);
+  (*base.env)[core::kSupervisorTokenVar] = token;
+  (*base.env)[core::kSupervisorPidVar] = std::to_string(self);
   // A supervisor killed (kill -9, the OOM killer) takes its client along as a closed terminal
   // would: a client left behind would fight the shell for the terminal. Its session is on disk
   // and resumes; what this supervisor left undone the next one reports (below).

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "core/supervision.hpp"
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
@@ -16,13 +17,13 @@ constexpr int kReanchorTokens = 2000;
 }
 
 bool under_supervisor(const util::Env& env) {
-  return env.get_nonempty("CTXKIT_SUPERVISOR").has_value();
+  return core::supervisor_of(env).has_value();
 }
 
 Result<void> request_supervised_action(const core::Config& cfg, const util::Env& env,
                                        const fs::path& worktree, const WorkflowEvent& event) {
-  const auto token = env.get_nonempty("CTXKIT_SUPERVISOR");
-  if (!token) return fail("not under a supervisor");
+  const auto supervisor = core::supervisor_of(env);
+  if (!supervisor) return fail("not under a supervisor");
   if (event.action != "clear" && event.action != "compact")
     return fail(fmt::format("unknown context action '{}'", event.action));
   const core::Locations loc = cfg.locations(env);
@@ -31,7 +32,7 @@ Result<void> request_supervised_action(const core::Config& cfg, const util::Env&
   if (prompt.empty())
     prompt = "Continue the workflow: call workflow_status for the current step's instructions.";
   store::PendingRollover p;
-  p.supervisor = *token;
+  p.supervisor = supervisor->token;
   p.session_id = session;
   p.new_session_id = event.action == "clear" ? util::random_uuid() : session;
   p.cwd = worktree.string();
