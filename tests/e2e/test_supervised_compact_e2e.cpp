@@ -45,7 +45,10 @@ struct KilledSupervisorRig {
                "\",\"hook_event_name\":\"Stop\"}' | CLAUDE_CODE_SESSION_ID=S1 " + b +
                "/ctx-session-hook Stop\n"
                "[ -n \"$KILL_SUPERVISOR\" ] && kill -9 \"$CTXKIT_SUPERVISOR_PID\"\n"
-               "sleep 20 & sp=$!\nwait\necho 'still running' >> \"$STANDIN_LOG\"\nexit 3\n";
+               // Not holding the test's pipes: the hang-up may come between the sleep's start and
+               // `sp=$!`, and a sleep the trap could not end would keep them open for 20 s.
+               "sleep 20 </dev/null >/dev/null 2>&1 & sp=$!\nwait\n"
+               "echo 'still running' >> \"$STANDIN_LOG\"\nexit 3\n";
     fs::permissions(bin / "claude", fs::perms::owner_all);
     env = tmp.env();
     env.set("PATH", bin.string() + ":/usr/bin:/bin");

@@ -43,7 +43,8 @@ struct SupervisedRig {
                (tmp / "t.jsonl").string() + "\",\"cwd\":\"" + project.string() +
                "\",\"hook_event_name\":\"Stop\"}' | CLAUDE_CODE_SESSION_ID=S1 " + b +
                "/ctx-session-hook Stop\n"
-               "sleep 20 & sp=$!\nwait\necho 'first still running' >> \"$STANDIN_LOG\"\nexit 3\n";
+               "sleep 20 </dev/null >/dev/null 2>&1 & sp=$!\nwait\necho 'first still running' >> "
+               "\"$STANDIN_LOG\"\nexit 3\n";
     fs::permissions(bin / "claude", fs::perms::owner_all);
     env = tmp.env();
     env.set("PATH", bin.string() + ":/usr/bin:/bin");
