@@ -415,7 +415,8 @@ std::vector<Archived> archived_transcripts(const core::Locations& loc,
     std::error_code e2;
     if (!proj.is_directory(e2) || proj.is_symlink(e2)) continue;
     std::string project = proj.path().filename().string();
-    if (project_is_excluded(project, config)) continue;
+    // The capped outputs' folder beside the projects is none (possibly thousands of files).
+    if (proj.path() == outputs_dir(loc) || project_is_excluded(project, config)) continue;
     for (const auto& f : fs::directory_iterator(proj.path(), e2)) {
       std::string name = f.path().filename().string();
       std::error_code e3;

@@ -353,6 +353,24 @@ TEST(Indexer, ExcludedProjectsAreNeitherIndexedNorPending) {
   EXPECT_EQ(hits->hits[0].project, "-open");
 }
 
+// The capped outputs' folder (<archive>/tool-outputs) is not a project: nothing in it is walked as
+// a project's transcripts.
+TEST(Indexer, TheCappedOutputsFolderIsNoProject) {
+  test::TempDir tmp;
+  const fs::path state = tmp / "state";
+  const core::Locations loc = core::Locations::resolve(tmp.env(), state.string());
+  tmp.write("state/archive/tool-outputs/X.jsonl", user("wombat in a file of the outputs"));
+  tmp.write("state/archive/-open/B.jsonl", user("wombat in the open project"));
+  core::ArchiveConfig cfg;
+  auto idx = open_index(loc, nullptr);
+  ASSERT_TRUE(idx);
+  ASSERT_TRUE(index_pending(*idx, loc, cfg));
+  EXPECT_EQ(index_progress(*idx, loc, cfg)->files, 1u);
+  auto hits = idx->search({"wombat", "", "", "", 10});
+  ASSERT_EQ(hits->hits.size(), 1u);
+  EXPECT_EQ(hits->hits[0].project, "-open");
+}
+
 // All the matches fit in the limit: newest first, without bm25 (whose document frequencies cost a
 // pass over the index for a common phrase); more matches than the limit: ranked by bm25.
 TEST(Indexer, MatchesThatAllFitInTheLimitComeNewestFirstOthersByRank) {
