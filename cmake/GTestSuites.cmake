@@ -7,13 +7,10 @@
 option(CTXKIT_TEST_PER_CASE "One CTest test per test case instead of one per suite" OFF)
 set(_ctxkit_gtest_suites_script ${CMAKE_CURRENT_LIST_DIR}/GTestSuitesDiscover.cmake)
 
-# ctxkit_add_test_suites(target LABEL [SHARDS suite=N ...]): the suites of `target`, listed after
-# each build of it, as CTest tests named <LABEL>:<suite>, labelled LABEL, each writing
-# <binary dir>/gtest-results/<LABEL>-<suite>.xml. A suite given N shards is N tests instead,
-# <LABEL>:<suite>.shard<k> (GoogleTest's sharding: each runs every N-th of its cases), so that a
-# long suite does not end the run alone.
+# ctxkit_add_test_suites(target LABEL): the suites of `target`, listed after each build of it,
+# as CTest tests named <LABEL>:<suite>, labelled LABEL, each writing
+# <binary dir>/gtest-results/<LABEL>-<suite>.xml.
 function(ctxkit_add_test_suites target label)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "SHARDS")
   if(CTXKIT_TEST_PER_CASE)
     gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${label})
     return()
@@ -26,7 +23,6 @@ function(ctxkit_add_test_suites target label)
       -D LABEL=${label}
       -D WORKDIR=${CMAKE_CURRENT_BINARY_DIR}
       -D XML_DIR=${CMAKE_CURRENT_BINARY_DIR}/gtest-results
-      "-D SHARDS=${arg_SHARDS}"
       -D OUT=${tests_file}
       -P ${_ctxkit_gtest_suites_script}
     BYPRODUCTS ${tests_file}

@@ -18,30 +18,11 @@ foreach(line IN LISTS lines)
   if(line MATCHES "^([^ #][^ ]*)\\.( .*)?$")
     set(suite "${CMAKE_MATCH_1}")
     string(REPLACE "/" "_" file_name "${LABEL}-${suite}")
-    set(shards 1)
-    foreach(entry IN LISTS SHARDS)
-      if(entry MATCHES "^${suite}=([0-9]+)$")
-        set(shards ${CMAKE_MATCH_1})
-      endif()
-    endforeach()
-    if(shards GREATER 1)
-      math(EXPR last "${shards} - 1")
-      foreach(k RANGE ${last})
-        set(name "${LABEL}:${suite}.shard${k}")
-        string(APPEND script
-          "add_test([==[${name}]==] [==[${EXE}]==] [==[--gtest_filter=${suite}.*]==] "
-          "--gtest_brief=1 [==[--gtest_output=xml:${XML_DIR}/${file_name}.shard${k}.xml]==])\n"
-          "set_tests_properties([==[${name}]==] PROPERTIES LABELS ${LABEL} "
-          "WORKING_DIRECTORY [==[${WORKDIR}]==] "
-          "ENVIRONMENT [==[GTEST_TOTAL_SHARDS=${shards};GTEST_SHARD_INDEX=${k}]==])\n")
-      endforeach()
-    else()
-      string(APPEND script
-        "add_test([==[${LABEL}:${suite}]==] [==[${EXE}]==] [==[--gtest_filter=${suite}.*]==] "
-        "--gtest_brief=1 [==[--gtest_output=xml:${XML_DIR}/${file_name}.xml]==])\n"
-        "set_tests_properties([==[${LABEL}:${suite}]==] PROPERTIES LABELS ${LABEL} "
-        "WORKING_DIRECTORY [==[${WORKDIR}]==])\n")
-    endif()
+    string(APPEND script
+      "add_test([==[${LABEL}:${suite}]==] [==[${EXE}]==] [==[--gtest_filter=${suite}.*]==] "
+      "--gtest_brief=1 [==[--gtest_output=xml:${XML_DIR}/${file_name}.xml]==])\n"
+      "set_tests_properties([==[${LABEL}:${suite}]==] PROPERTIES LABELS ${LABEL} "
+      "WORKING_DIRECTORY [==[${WORKDIR}]==])\n")
     math(EXPR count "${count} + 1")
   endif()
 endforeach()
