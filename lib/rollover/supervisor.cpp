@@ -126,16 +126,6 @@ Result<Relaunch> prepare_relaunch(const store::PendingRollover& ready,
   return r;
 }
 
-// The prompt file of an action the supervisor carried out or dropped goes with it (its text is in
-// the client's command line by then): one written into ctxkit's own folder for prompts, never a
-// file elsewhere that a row names.
-void forget_prompt(const core::Locations& loc, const store::PendingRollover& p) {
-  const fs::path file(p.prompt_path);
-  if (file.parent_path() != loc.rollovers_dir() || file.extension() != ".md") return;
-  std::error_code ec;
-  fs::remove(file, ec);
-}
-
 // Records a workflow action the supervisor carried out, beside the workflow's other events
 // (source "workflow", scope = the worktree; the same fields as workflow::append_event).
 void record_executed(store::StateStore* store, const store::PendingRollover& p,
@@ -281,7 +271,7 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
     if (!relaunch) {
       tell(SupervisorEvent::Kind::RolloverDropped, (*p)->new_session_id, relaunch.error().message);
       (void)s->clear_pending_rollover(token);
-      forget_prompt(loc, **p);
+      core::forget_prompt_file(loc, (*p)->prompt_path);
       return std::nullopt;
     }
     return std::make_pair(**p, std::move(*relaunch));
@@ -296,7 +286,7 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
         if (!p || !*p) continue;
         tell(SupervisorEvent::Kind::LeftUndone, (*p)->session_id, (*p)->action);
         (void)s->clear_pending_rollover(gone);
-        forget_prompt(loc, **p);
+        core::forget_prompt_file(loc, (*p)->prompt_path);
       }
     }
   }
@@ -339,7 +329,7 @@ SupervisorResult run_supervisor(const std::vector<std::string>& command, const c
     if (!ready || stop) return result;
     if (store::StateStore* s = state()) (void)s->clear_pending_rollover(token);
     const store::PendingRollover& done = ready->first;
-    forget_prompt(loc, done);
+    core::forget_prompt_file(loc, done.prompt_path);
     if (!ready->second.compact_argv.empty()) {
       // The workflow step asked for /compact: compact the session headless, then resume it.
       tell(SupervisorEvent::Kind::Compacting, done.session_id, done.focus);

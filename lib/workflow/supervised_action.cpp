@@ -45,7 +45,12 @@ Result<void> request_supervised_action(const core::Config& cfg, const util::Env&
   p.prompt_path = file.string();
   auto store = store::StateStore::open(loc.state_db(), cfg.state.busy_timeout_ms);
   if (!store) return std::unexpected(store.error());
-  return store->put_pending_rollover(p);
+  // An action handed out earlier and not carried out yet is replaced, and its prompt file goes.
+  auto earlier = store->pending_rollover(supervisor->token);
+  CTXKIT_TRY(store->put_pending_rollover(p));
+  if (earlier && *earlier && (**earlier).prompt_path != p.prompt_path)
+    core::forget_prompt_file(loc, (**earlier).prompt_path);
+  return {};
 }
 
 }  // namespace ctxkit::workflow

@@ -103,6 +103,16 @@ TEST(PreparedRollover, UnderASupervisorTheHandOverIsQueuedForIt) {
   EXPECT_EQ((*pending)->new_session_id, r->new_session_id);
   EXPECT_EQ((*pending)->prompt_path, r->prompt_file.string());
   EXPECT_FALSE((*pending)->ready);
+
+  // Prepared again before the supervisor carried it out: the new hand-over replaces it, and the
+  // replaced one's prompt file goes.
+  auto again = prepare_rollover(f.request, f.cfg, f.env);
+  ASSERT_TRUE(again) << again.error().message;
+  pending = store->pending_rollover("token-1");
+  ASSERT_TRUE(pending && *pending);
+  EXPECT_EQ((*pending)->prompt_path, again->prompt_file.string());
+  EXPECT_TRUE(fs::exists(again->prompt_file));
+  EXPECT_FALSE(fs::exists(r->prompt_file));
 }
 
 TEST(PreparedRollover, ASecondRolloverIsTheThirdSession) {

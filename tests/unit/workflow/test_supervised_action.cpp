@@ -64,6 +64,27 @@ TEST(SupervisedAction, ACompactionIsRecordedForTheSupervisorWithItsFocusAndPromp
   EXPECT_NE(test::read_file(pending.prompt_path).find("workflow_status"), std::string::npos);
 }
 
+// A second action handed to the same supervisor takes the place of the first, and so does its
+// prompt file: the first one's goes.
+TEST(SupervisedAction, AnActionThatReplacesAnotherTakesItsPromptFileAway) {
+  test::TempDir tmp;
+  util::Env env = tmp.env();
+  env.set("CTXKIT_SUPERVISOR", "tok-8");
+  env.set("CLAUDE_CODE_SESSION_ID", "s-1");
+  const core::Config cfg = config_in(tmp);
+  ASSERT_TRUE(request_supervised_action(cfg, env, tmp.path(), handed_out("compact", "one")));
+  ASSERT_TRUE(request_supervised_action(cfg, env, tmp.path(), handed_out("clear")));
+  auto store = store::StateStore::open(cfg.locations(env).state_db(), 1000);
+  ASSERT_TRUE(store) << store.error().message;
+  auto p = store->pending_rollover("tok-8");
+  ASSERT_TRUE(p && *p);
+  EXPECT_EQ((**p).action, "clear");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(cfg.locations(env).rollovers_dir()))
+    files.push_back(e.path().string());
+  EXPECT_EQ(files, std::vector<std::string>{(**p).prompt_path});
+}
+
 // A clear starts a new session: it gets an id of its own.
 TEST(SupervisedAction, AClearNamesANewSession) {
   test::TempDir tmp;
