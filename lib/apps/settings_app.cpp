@@ -221,10 +221,7 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
       return usage_error(ctx, r.error().message);
     return exit_code(ExitCode::ok);
   }
-  claude::SettingsPlan plan = claude::default_plan(bin_dir);
-  if (o.status_line_only) plan.hooks.clear();
-  plan.wrap_status_line = o.wrap_status_line;
-  plan.replace_status_line = o.replace;
+  claude::SettingsPlan plan = install::settings_plan(bin_dir, o);
   // The same command again with --wrap-status-line (offered when a status line of the user's is
   // kept).
   std::string wrap_hint;

@@ -47,14 +47,6 @@ McpEdit mcp_edit(const SetupPlan& s, const Server& server, bool unregister) {
   return e;
 }
 
-claude::SettingsPlan plan_of(const SetupPlan& s) {
-  claude::SettingsPlan plan = claude::default_plan(s.bin_dir);
-  if (s.options.status_line_only) plan.hooks.clear();
-  plan.wrap_status_line = s.options.wrap_status_line;
-  plan.replace_status_line = s.options.replace;
-  return plan;
-}
-
 // The projects the client knows (the "projects" of its ~/.claude.json) whose settings.json
 // registers ctxkit's hooks as well: in them every hook would run twice. One note each, with the
 // command that removes the project's; nothing is changed there (a project's files may be shared).
@@ -92,6 +84,14 @@ Result<void> make_records_dir(const Targets& t, const util::Env& env) {
 }
 }  // namespace
 
+claude::SettingsPlan settings_plan(const std::string& bin_dir, const SetupOptions& o) {
+  claude::SettingsPlan plan = claude::default_plan(bin_dir);
+  if (o.status_line_only) plan.hooks.clear();
+  plan.wrap_status_line = o.wrap_status_line;
+  plan.replace_status_line = o.replace;
+  return plan;
+}
+
 bool is_plugin_bin(const std::string& bin_dir) {
   std::error_code ec;
   return fs::is_regular_file(fs::path(bin_dir).parent_path() / ".claude-plugin" / "plugin.json",
@@ -103,7 +103,7 @@ Result<void> install_set_up(const SetupPlan& s, const util::Env& env, std::ostre
   const SetupOptions& o = s.options;
   const Targets& t = s.targets;
   const std::string home = util::home_dir(env).string();
-  claude::SettingsPlan plan = plan_of(s);
+  claude::SettingsPlan plan = settings_plan(s.bin_dir, s.options);
   std::error_code ec;
   // The plugin's part of the set-up (its bin/ runs this, or a ctxkit plugin is enabled): the
   // status line, and the plugin takes the place of a settings install's hooks, MCP servers and
@@ -204,7 +204,7 @@ Result<void> remove_set_up(const SetupPlan& s, const util::Env& env, std::ostrea
     any = true;
     SettingsEdit edit{"uninstall",
                       t.settings,
-                      plan_of(s),
+                      settings_plan(s.bin_dir, s.options),
                       o.dry_run ? fs::path() : t.settings_manifest,
                       o.dry_run,
                       s.wrap_hint,

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "claude/settings_merge.hpp"
 #include "install/targets.hpp"
 #include "util/env.hpp"
 #include "util/error.hpp"
@@ -19,6 +20,10 @@ struct SetupOptions {
   bool all = false;               // uninstall: ctxkit's entries of every install
   bool dry_run = false;
 };
+
+// ctxkit's hooks and status line for the programs in `bin_dir`, as the options ask for them (the
+// status line alone, kept beside the user's, or in place of it).
+claude::SettingsPlan settings_plan(const std::string& bin_dir, const SetupOptions& o);
 
 // The per-user (or per-project) set-up: the hooks and status line in the settings, the two MCP
 // servers in the MCP configuration, the skills; each with a record of its own in the targets'
