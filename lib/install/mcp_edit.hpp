@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "claude/install_check.hpp"
 #include "util/env.hpp"
 #include "util/error.hpp"
 
@@ -18,8 +19,8 @@ struct McpEdit {
   std::filesystem::path config;
   // Where the edit's record is kept (register) or read (unregister); empty: none.
   std::filesystem::path manifest;
-  std::string name = "ctxkit-workflow";  // the tools are mcp__<name>__<tool>
-  std::string command;                   // the program the server runs
+  std::string name = claude::kWorkflowServerName;  // the tools are mcp__<name>__<tool>
+  std::string command;                             // the program the server runs
   std::vector<std::string> args;
   bool replace = false;  // register: take the name over from a server of the user's
   bool all = false;      // unregister: also when it runs the program from another folder

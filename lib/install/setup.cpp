@@ -31,7 +31,8 @@ struct Server {
   const char* program;
   fs::path Targets::*manifest;
 };
-constexpr Server kWorkflowServer{"ctxkit-workflow", "ctx-workflow-mcp", &Targets::mcp_manifest};
+constexpr Server kWorkflowServer{claude::kWorkflowServerName, "ctx-workflow-mcp",
+                                 &Targets::mcp_manifest};
 constexpr Server kArchiveServer{claude::kArchiveServerName, "ctx-archive-mcp",
                                 &Targets::archive_mcp_manifest};
 
