@@ -51,11 +51,9 @@ Result<void> edit_mcp_config(const McpEdit& e, const util::Env& env, std::ostrea
   claude::McpServerEntry entry{e.name, e.command, e.args, {}};
   const fs::path& link = e.config;
   std::error_code ec;
-  fs::path target = link;
-  if (fs::is_symlink(link, ec)) {
-    target = fs::weakly_canonical(link, ec);
-    if (ec) return fail(fmt::format("resolving {}: {}", link.string(), ec.message()));
-  }
+  auto resolved = edit_target(link);
+  if (!resolved) return std::unexpected(resolved.error());
+  const fs::path& target = *resolved;
   auto doc = read_json(target);
   if (!doc) return std::unexpected(doc.error());
   const bool file_existed = fs::exists(target, ec);

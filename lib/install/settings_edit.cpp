@@ -126,6 +126,14 @@ void note_other_installs(const fs::path& file, const ojson& settings, const std:
         file.string(), fmt::join(left, ", "));
 }
 
+Result<fs::path> edit_target(const fs::path& link) {
+  std::error_code ec;
+  if (!fs::is_symlink(link, ec)) return link;
+  fs::path target = fs::weakly_canonical(link, ec);
+  if (ec) return fail("resolving " + link.string() + ": " + ec.message());
+  return target;
+}
+
 Result<void> remove_made_file(const fs::path& target, const std::vector<std::string>& lines,
                               const fs::path& manifest, const std::vector<fs::path>& taken,
                               std::ostream& out) {
@@ -162,13 +170,9 @@ Result<void> replace_with_backup(const fs::path& link, const fs::path& target,
 Result<void> edit_settings(const SettingsEdit& e, const util::Env& env, std::ostream& out) {
   const fs::path& link = e.settings;
   std::error_code ec;
-  fs::path target = link;
-  if (fs::is_symlink(link, ec)) {
-    target = fs::weakly_canonical(link, ec);
-    if (ec) {
-      return fail("resolving " + link.string() + ": " + ec.message());
-    }
-  }
+  auto resolved = edit_target(link);
+  if (!resolved) return std::unexpected(resolved.error());
+  const fs::path& target = *resolved;
   auto settings = read_settings_json(target, /*missing_ok=*/true);
   if (!settings) {
     return fail(settings.error().message + " (nothing written)");

@@ -23,6 +23,10 @@ namespace ctxkit::install {
 [[nodiscard]] Result<nlohmann::ordered_json> read_settings_json(const std::filesystem::path& p,
                                                                 bool missing_ok);
 
+// The file an edit of `link` reads and replaces: `link` itself, or the file it leads to when it is
+// a symbolic link (which stays one).
+[[nodiscard]] Result<std::filesystem::path> edit_target(const std::filesystem::path& link);
+
 // The last step of an edit that leaves a file the install made with nothing else in it: the file
 // goes, with the edit's record (`manifest`, when kept) and the records of other installs it took
 // over; the edit's `lines`, then what was removed, go to `out`.
