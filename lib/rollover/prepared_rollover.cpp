@@ -109,15 +109,12 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
   child.cwd = r.cwd;
   child.started_at = now;
   child.summary = r.summary.text;
-  std::optional<std::string> replaced_prompt;
   if (supervisor) {
-    // An earlier hand-over not carried out yet is replaced (its prompt file goes below).
-    if (auto earlier = store->pending_rollover(supervisor->token); earlier && *earlier)
-      replaced_prompt = (**earlier).prompt_path;
-    // Record the hand-over for the supervisor first, so that a failure records nothing.
-    if (auto p =
-            store->put_pending_rollover({supervisor->token, r.parent_session_id, r.new_session_id,
-                                         r.prompt_file.string(), r.cwd, false, "rollover", ""});
+    // Record the hand-over for the supervisor first, so that a failure records nothing (it takes
+    // the place of one not carried out yet).
+    if (auto p = store::hand_over(*store, loc,
+                                  {supervisor->token, r.parent_session_id, r.new_session_id,
+                                   r.prompt_file.string(), r.cwd, false, "rollover", ""});
         !p)
       return std::unexpected(p.error());
   }
@@ -129,8 +126,6 @@ Result<PreparedRollover> prepare_rollover(const RolloverRequest& request, const 
     if (supervisor) (void)store->clear_pending_rollover(supervisor->token);
     return std::unexpected(recorded.error());
   }
-  if (replaced_prompt && *replaced_prompt != r.prompt_file.string())
-    core::forget_prompt_file(loc, *replaced_prompt);
   return r;
 }
 

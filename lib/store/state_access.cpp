@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "core/supervision.hpp"
+
 namespace ctxkit::store {
 
 namespace {
@@ -51,6 +53,14 @@ std::optional<MeterStore> open_meter(const core::Locations& loc, const core::Con
       "meter database", path,
       [&] { return MeterStore::open(path, config.state.busy_timeout_ms, loc.state_db()); }, problem,
       problem_kind);
+}
+
+Result<void> hand_over(StateStore& store, const core::Locations& loc, const PendingRollover& p) {
+  auto earlier = store.pending_rollover(p.supervisor);
+  CTXKIT_TRY(store.put_pending_rollover(p));
+  if (earlier && *earlier && (**earlier).prompt_path != p.prompt_path)
+    core::forget_prompt_file(loc, (**earlier).prompt_path);
+  return {};
 }
 
 }  // namespace ctxkit::store

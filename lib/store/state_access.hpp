@@ -21,4 +21,9 @@ std::optional<StateStore> open_state(const core::Locations& loc, const core::Con
 std::optional<MeterStore> open_meter(const core::Locations& loc, const core::Config& config,
                                      std::string& problem, Error::Kind* problem_kind = nullptr);
 
+// Hands an action over to its supervisor (`p.supervisor`): it takes the place of one that
+// supervisor had not carried out yet, whose prompt file goes (core::forget_prompt_file).
+[[nodiscard]] Result<void> hand_over(StateStore& store, const core::Locations& loc,
+                                     const PendingRollover& p);
+
 }  // namespace ctxkit::store

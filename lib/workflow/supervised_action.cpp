@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "core/supervision.hpp"
+#include "store/state_access.hpp"
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
@@ -45,12 +46,7 @@ Result<void> request_supervised_action(const core::Config& cfg, const util::Env&
   p.prompt_path = file.string();
   auto store = store::StateStore::open(loc.state_db(), cfg.state.busy_timeout_ms);
   if (!store) return std::unexpected(store.error());
-  // An action handed out earlier and not carried out yet is replaced, and its prompt file goes.
-  auto earlier = store->pending_rollover(supervisor->token);
-  CTXKIT_TRY(store->put_pending_rollover(p));
-  if (earlier && *earlier && (**earlier).prompt_path != p.prompt_path)
-    core::forget_prompt_file(loc, (**earlier).prompt_path);
-  return {};
+  return store::hand_over(*store, loc, p);
 }
 
 }  // namespace ctxkit::workflow
