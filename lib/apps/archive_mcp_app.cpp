@@ -20,7 +20,7 @@ int run_archive_mcp(const std::vector<std::string>& args, AppContext& ctx) {
                  "The archive's search as an MCP server (stdio): archive_search and archive_show. "
                  "Registered by "
                  "ctx-settings install as the MCP server ctxkit-archive.");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   bool verbose = false;
   app.add_flag("--verbose", verbose, "log each message on stderr");
   cli.add_version("print the version and exit");

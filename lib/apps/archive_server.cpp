@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/archive_tool.hpp"
+#include "util/json_io.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::apps {
@@ -216,7 +217,7 @@ mcp::ToolResult search(archive::ArchiveRecall& recall, const json& a) {
   out["next"] = found->hits.empty() ? "No matches: try other or fewer words."
                                     : "Open a hit in full with archive_show {\"session\": ..., "
                                       "\"line\": ...}; cite it as SESSION:LINE.";
-  return {out.dump(), false};
+  return {util::dump_json(out), false};
 }
 
 mcp::ToolResult show_output(archive::ArchiveRecall& recall, const json& a,
@@ -258,7 +259,7 @@ mcp::ToolResult show_output(archive::ArchiveRecall& recall, const json& a,
       out["next"] = fmt::format("the range goes on: lines {}:{}", slice->last_line + 1,
                                 range.to == 0 ? std::string() : std::to_string(range.to));
   }
-  return {out.dump(-1, ' ', false, json::error_handler_t::replace), false};
+  return {util::dump_json(out, -1, util::BadUtf8::replace), false};
 }
 
 mcp::ToolResult show(archive::ArchiveRecall& recall, const json& a) {
@@ -306,7 +307,7 @@ mcp::ToolResult show(archive::ArchiveRecall& recall, const json& a) {
   if (!shown->agent.empty()) out["agent"] = shown->agent;
   out.update(
       {{"project", shown->project}, {"resume", shown->resume}, {"messages", std::move(messages)}});
-  return {out.dump(), false};
+  return {util::dump_json(out), false};
 }
 }  // namespace
 

@@ -20,6 +20,7 @@
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/project_folder.hpp"
+#include "util/json_io.hpp"
 #include "util/regular_file.hpp"
 #include "util/time.hpp"
 
@@ -302,9 +303,8 @@ int run_cap(const std::vector<std::string>& args, AppContext& ctx) {
                              {"bytes", fig.bytes},       {"lines", fig.lines},
                              {"chars", fig.chars},       {"kept_chars", kept_chars},
                              {"tokens_kept_out", tokens}};
-  if (auto r = archive::record_capped_output(
-          loc, meta.session_id, tokens,
-          event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (auto r = archive::record_capped_output(loc, meta.session_id, tokens,
+                                             util::dump_json(event, -1, util::BadUtf8::replace));
       !r)
     note.add("capped, not counted: " + r.error().message);
   ctx.out << claude::cap_response(*payload, text) << '\n';

@@ -1,15 +1,24 @@
 #pragma once
 
-// CLI11's App and Option, without its help formatter and configuration reader (CLI/CLI.hpp):
-// those are defined inline and were compiled again in every program's file (about 5 s of CPU and
-// 80 KB of code each at -O3); cli.cpp, where every App is made, includes them once.
-#include <CLI/App.hpp>
+// The command line of every program, over CLI11. CLI11 is a header-only library whose App and
+// Option are defined inline: every file that built options on a CLI::App compiled them again at
+// -O3 (about 45 % of the code of each program's file, 5 s of CPU each) and ran its validators'
+// static initialisers at every start. Here the programs see only small handles; cli.cpp, the one
+// file that includes CLI11, makes every App and Option.
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "apps/app.hpp"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace ctxkit::apps {
 
@@ -21,6 +30,52 @@ struct ErrorExit {
   int operator()(std::string_view what) const;
 };
 
+// One option or flag of a command line; each call refines it and returns it again.
+class CliOption {
+ public:
+  // The command line is refused without it.
+  CliOption required();
+  // The word shown for its value in --help (FILE, MS).
+  CliOption option_text(const std::string& text);
+  // Its value must lie in [min, max] (T: int, int64_t or size_t, as the option's own type).
+  template <class T>
+  CliOption range(T min, T max);
+  // Its value must be one of `words`.
+  CliOption one_of(std::initializer_list<const char*> words);
+  // It cannot be given together with `other`.
+  CliOption excludes(CliOption other);
+  // A repeated option takes one value per occurrence (`--arg a --arg b`), not the words after it.
+  CliOption one_value_each();
+
+ private:
+  friend class CliCommand;
+  explicit CliOption(CLI::Option* option) : option_(option) {}
+  CLI::Option* option_;
+};
+
+// A command line or one of its sub-commands (`ctx-pin add`).
+class CliCommand {
+ public:
+  // An option (a name beginning with '-') or a positional argument read into `into`: a
+  // std::string, an int, int64_t, size_t or double, a std::optional of std::string, int64_t or
+  // double, or a std::vector of std::string or int64_t (cli.cpp instantiates these).
+  template <class T>
+  CliOption add_option(const std::string& name, T& into, const std::string& description);
+  CliOption add_flag(const std::string& name, bool& into, const std::string& description);
+  CliCommand add_subcommand(const std::string& name, const std::string& description);
+  // Between `min` and `max` sub-commands (0: any number).
+  void require_subcommand(size_t min, size_t max);
+  // The parent's options are also taken after a sub-command (`status --worktree P`).
+  void fallthrough();
+  // Whether this sub-command was given.
+  bool parsed() const;
+
+ private:
+  friend class ProgramCli;
+  explicit CliCommand(CLI::App* app) : app_(app) {}
+  CLI::App* app_;
+};
+
 // The command line every program shares: its CLI11 app named after the program, the standard
 // flags (--version; --show-config for the programs that read the configuration) and the error
 // path. A program adds its own options to app() and calls parse(), which ends the run for
@@ -29,8 +84,11 @@ struct ErrorExit {
 class ProgramCli {
  public:
   ProgramCli(const char* tool, std::string description, const std::string& usage = {});
+  ~ProgramCli();
+  ProgramCli(const ProgramCli&) = delete;
+  ProgramCli& operator=(const ProgramCli&) = delete;
 
-  CLI::App& app() { return app_; }
+  CliCommand app() { return CliCommand(app_.get()); }
   const char* tool() const { return tool_; }
 
   // --version ("<tool> <version>"), added where it is called (the order of --help).
@@ -48,7 +106,7 @@ class ProgramCli {
 
  private:
   const char* tool_;
-  CLI::App app_;
+  std::unique_ptr<CLI::App> app_;
   bool show_version_ = false;
   bool show_config_ = false;
 };

@@ -17,20 +17,20 @@ constexpr const char* kTool = "ctx-doctor";
 int run_doctor(const std::vector<std::string>& args, AppContext& ctx) {
   ProgramCli cli(
       kTool, "Tells why something of ctxkit does not work: one line per finding, with what to do.");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   bool json_out = false;
   std::string settings, claude_json;
   int timeout_ms = 5000;
   app.add_flag("--json", json_out, "print the findings as JSON");
   app.add_option("--settings", settings,
                  "the Claude Code settings.json to look at (default: ~/.claude/settings.json)")
-      ->option_text("FILE");
+      .option_text("FILE");
   app.add_option("--claude-json", claude_json,
                  "the file with the user's MCP servers (default: ~/.claude.json)")
-      ->option_text("FILE");
+      .option_text("FILE");
   app.add_option("--timeout-ms", timeout_ms, "how long a program may take to answer (5000)")
-      ->check(CLI::Range(100, 600000))
-      ->option_text("MS");
+      .range(100, 600000)
+      .option_text("MS");
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
 

@@ -14,6 +14,7 @@
 #include "core/config.hpp"
 #include "core/hook_stamp.hpp"
 #include "core/locations.hpp"
+#include "util/json_io.hpp"
 #include "util/one_line.hpp"
 #include "workflow/reanchor.hpp"
 #include "workflow/step_gate.hpp"
@@ -32,7 +33,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   ProgramCli cli(kTool,
                  "The pre-step context gate: what must happen before the next workflow step "
                  "(nothing, /compact or /clear).");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::string worktree, session;
   bool json_out = false, hook = false;
   int max_tokens = 2000;
@@ -45,7 +46,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_flag("--json", json_out, "print the answer as JSON");
   app.add_flag("--hook", hook, "run as the SessionStart hook (payload on stdin)");
   app.add_option("--max-tokens", max_tokens, "the re-anchor's size limit in tokens (hook mode)")
-      ->check(CLI::Range(100, 100000));
+      .range(100, 100000);
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
 
@@ -93,7 +94,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
                             : searchable_after_clear(tool));
     ojson out = {
         {"hookSpecificOutput", {{"hookEventName", "SessionStart"}, {"additionalContext", text}}}};
-    ctx.out << out.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
+    ctx.out << util::dump_json(out, -1, util::BadUtf8::replace) << '\n';
     return 0;
   }
 
@@ -133,7 +134,7 @@ int run_gate(const std::vector<std::string>& args, AppContext& ctx) {
     }
   }
   if (json_out)
-    ctx.out << answer.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
+    ctx.out << util::dump_json(answer, -1, util::BadUtf8::replace) << '\n';
   else if (answer.contains("command"))
     ctx.out << util::one_line(answer["command"].get<std::string>(), SIZE_MAX)
             << '\n';  // the focus is the template's text

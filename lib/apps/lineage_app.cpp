@@ -10,6 +10,7 @@
 #include "core/config.hpp"
 #include "store/state_access.hpp"
 #include "store/state_store.hpp"
+#include "util/json_io.hpp"
 #include "util/one_line.hpp"
 #include "util/time.hpp"
 
@@ -20,7 +21,7 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
   ProgramCli cli("ctx-lineage",
                  "Shows a session's line of work: from the first ancestor to the newest descendant "
                  "(trims and rollovers).");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::string session;
   bool json_out = false;
   app.add_option("session", session,
@@ -75,7 +76,7 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
   auto detail_of = [](const store::PinCheckRow& c) {
     nlohmann::ordered_json d = nlohmann::ordered_json::array();
     try {
-      d = nlohmann::ordered_json::parse(c.detail);
+      d = util::parse_ordered_json_or_throw(c.detail);
     } catch (const std::exception&) {
     }
     return d.is_array() ? d : nlohmann::ordered_json::array();
@@ -111,7 +112,7 @@ int run_lineage(const std::vector<std::string>& args, AppContext& ctx) {
       }
       arr.back()["compactions"] = std::move(compactions);
     }
-    ctx.out << arr.dump() << '\n';
+    ctx.out << util::dump_json(arr) << '\n';
     return 0;
   }
   for (const auto& r : chain) {

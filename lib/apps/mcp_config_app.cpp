@@ -17,16 +17,16 @@ int run_mcp_config(const std::vector<std::string>& args, AppContext& ctx) {
                  "Registers the workflow MCP server in a Claude Code MCP configuration "
                  "(~/.claude.json or a project's .mcp.json), or removes it.",
                  std::string(kTool) + " register|unregister");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::string action, config_path, manifest_path, name = "ctxkit-workflow", command;
   std::vector<std::string> server_args;
   bool replace = false, dry_run = false, all = false;
   app.add_option("action", action, "register | unregister")
-      ->required()
-      ->check(CLI::IsMember({"register", "unregister"}));
+      .required()
+      .one_of({"register", "unregister"});
   app.add_option("--config", config_path,
                  "the file to edit: ~/.claude.json (user) or <project>/.mcp.json")
-      ->required();
+      .required();
   app.add_option("--name", name, "the server's name (tools are mcp__<name>__<tool>)");
   app.add_option("--command", command, "the program to run (default: this program)");
   app.add_option("--arg", server_args, "an argument for the server (repeatable)");

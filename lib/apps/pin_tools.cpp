@@ -8,6 +8,7 @@
 #include "context/pins.hpp"
 #include "pins/pin_scope.hpp"
 #include "store/state_access.hpp"
+#include "util/json_io.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::apps {
@@ -20,7 +21,7 @@ mcp::ToolResult tool_error(const std::string& text) {
 }
 
 std::string dump(const json& j) {
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return util::dump_json(j, -1, util::BadUtf8::replace);
 }
 
 // Opens the store and resolves the server's scope, or says why not.

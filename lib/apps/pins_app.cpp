@@ -14,6 +14,7 @@
 #include "store/pin_views.hpp"
 #include "store/state_access.hpp"
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
 
@@ -46,7 +47,8 @@ Result<PinPayload> parse_payload(const std::string& text) {
     return fail("hook payload nests deeper than this hook reads");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(util::is_valid_utf8(text) ? text : util::sanitize_json_text(text));
+    j = util::parse_json_or_throw(util::is_valid_utf8(text) ? text
+                                                            : util::sanitize_json_text(text));
   } catch (const std::exception& e) {
     return fail(fmt::format("hook payload is not JSON: {}", e.what()));
   }
@@ -143,30 +145,30 @@ int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
                  "Pins facts that must survive compaction (to this session's line of work, or to "
                  "the project), and with --hook keeps them across compactions (PreCompact, "
                  "PostCompact, UserPromptSubmit).");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   bool hook = false;
   std::string session;
   app.add_flag("--hook", hook, "run as the PreCompact/PostCompact/UserPromptSubmit hook");
   app.add_option("--session", session, "the session (default: $CLAUDE_CODE_SESSION_ID)");
-  auto* add = app.add_subcommand("add", "pin a fact");
+  auto add = app.add_subcommand("add", "pin a fact");
   std::vector<std::string> words;
   bool to_project = false;
-  add->add_option("text", words,
-                  "the fact (the words are joined with spaces; - reads it from stdin)")
-      ->required();
-  add->add_flag("--project", to_project, "pin it to the project instead of the line of work");
-  auto* list = app.add_subcommand("list", "list the pins of this session and project");
+  add.add_option("text", words,
+                 "the fact (the words are joined with spaces; - reads it from stdin)")
+      .required();
+  add.add_flag("--project", to_project, "pin it to the project instead of the line of work");
+  auto list = app.add_subcommand("list", "list the pins of this session and project");
   bool json_out = false;
-  list->add_flag("--json", json_out, "print them as JSON");
-  auto* rm = app.add_subcommand("rm", "remove pins by id");
+  list.add_flag("--json", json_out, "print them as JSON");
+  auto rm = app.add_subcommand("rm", "remove pins by id");
   std::vector<int64_t> ids;
-  rm->add_option("id", ids, "the pins' ids (ctx-pin list)")->required();
+  rm.add_option("id", ids, "the pins' ids (ctx-pin list)").required();
   cli.add_version();
   cli.add_show_config();
   if (auto rc = cli.parse(args, ctx)) return *rc;
   if (hook) return run_hook(ctx);
   const auto error = cli.error(ctx);
-  if (!add->parsed() && !list->parsed() && !rm->parsed())
+  if (!add.parsed() && !list.parsed() && !rm.parsed())
     return error("give a command: add, list or rm (--help)");
   if (session.empty()) session = ctx.env.get_nonempty("CLAUDE_CODE_SESSION_ID").value_or("");
   std::string project_dir = ctx.env.get_nonempty("CLAUDE_PROJECT_DIR").value_or("");
@@ -183,7 +185,7 @@ int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
   auto scope = pins::resolve_pin_scope(*store, session, project_dir);
   if (!scope) return error(scope.error().message);
 
-  if (add->parsed()) {
+  if (add.parsed()) {
     std::string text;
     if (words.size() == 1 && words.front() == "-") {
       auto in = ctx.read_stdin();
@@ -201,7 +203,7 @@ int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
                            to_project ? "project" : "line of work");
     return 0;
   }
-  if (list->parsed()) {
+  if (list.parsed()) {
     auto listed = pins::list_pins(*store, *scope);
     if (!listed) return error(listed.error().message);
     if (json_out) {
@@ -211,8 +213,8 @@ int run_pin(const std::vector<std::string>& args, AppContext& ctx) {
                        {"scope", scope_label(p)},
                        {"text", p.text},
                        {"created_at", util::format_iso8601_ms(p.created_at_ms)}});
-      ctx.out << nlohmann::json{{"pins", arr}, {"total", listed->total}}.dump(
-                     -1, ' ', false, nlohmann::json::error_handler_t::replace)
+      ctx.out << util::dump_json(nlohmann::json{{"pins", arr}, {"total", listed->total}}, -1,
+                                 util::BadUtf8::replace)
               << '\n';
       return 0;
     }

@@ -16,6 +16,7 @@
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::apps {
@@ -112,7 +113,7 @@ int run_report(const std::vector<std::string>& args, AppContext& ctx) {
                  "Writes a page (one HTML file, nothing fetched) of a session's context over "
                  "time: every response's context, the compaction point, reminders, compactions, "
                  "trims, rollovers and workflow actions; prints its path.");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::string session, output;
   bool lineage = false, json_out = false;
   size_t max_points = 2000;
@@ -125,7 +126,7 @@ int run_report(const std::vector<std::string>& args, AppContext& ctx) {
                  "where to write (\"-\": standard output; default: <state>/reports/<session>.html, "
                  "or standard output with --json)");
   app.add_option("--max-points", max_points, "the curve's points at most (every event is kept)")
-      ->check(CLI::Range(size_t{4}, size_t{1'000'000}));
+      .range(size_t{4}, size_t{1'000'000});
   cli.add_version();
   cli.add_show_config();
   if (auto rc = cli.parse(args, ctx)) return *rc;
@@ -250,7 +251,7 @@ int run_report(const std::vector<std::string>& args, AppContext& ctx) {
       fmt::format("{}{}.{}", id, lineage ? "-lineage" : "", json_out ? "json" : "html");
   if (json_out) {
     const std::string text =
-        report::to_json(t, max_points).dump(-1, ' ', false, ojson::error_handler_t::replace) + "\n";
+        util::dump_json(report::to_json(t, max_points), -1, util::BadUtf8::replace) + "\n";
     return write_page(text, output.empty() ? "-" : output, name, loc, ctx);
   }
   report::PageOptions po;

@@ -11,6 +11,7 @@
 #include "core/config.hpp"
 #include "rollover/prepared_rollover.hpp"
 #include "rollover/supervisor.hpp"
+#include "util/json_io.hpp"
 #include "util/process.hpp"
 
 namespace ctxkit::apps {
@@ -95,7 +96,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
                  "Hands the work over to a fresh Claude Code session that starts with a handoff "
                  "summary and can search "
                  "the archived previous session.");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::string summary_file, session, claude_bin;
   bool print = false, supervise_mode = false, json_out = false;
   app.add_option("--summary-file", summary_file, "the handoff summary (about 500 words at most)");
@@ -152,7 +153,7 @@ int run_rollover(const std::vector<std::string>& args_in, AppContext& ctx) {
         {"prompt_file", r.prompt_file.string()},
         {"supervised", r.supervised},
         {"command", command_line}};
-    ctx.out << j.dump() << '\n';
+    ctx.out << util::dump_json(j) << '\n';
     if (r.inside || r.supervised) return 0;
   }
   if (r.supervised) {

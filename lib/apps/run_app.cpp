@@ -16,6 +16,7 @@
 #include "runner/runner.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 #include "util/process.hpp"
 
 namespace ctxkit::apps {
@@ -64,7 +65,7 @@ int run_report_command(const std::vector<std::string>& args, AppContext& ctx) {
                  "Per task and per run: iterations, context resets, compactions, tokens by kind, "
                  "the anchoring share, wall time.",
                  "ctx-run report");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::vector<std::string> runs;
   std::string project, html;
   bool json_out = false, all = false;
@@ -104,7 +105,7 @@ int run_report_command(const std::vector<std::string>& args, AppContext& ctx) {
   if (!html.empty()) return write_run_page(reports, html, ctx);
   if (json_out) {
     ojson out = reports.size() == 1 ? reports[0] : ojson(reports);
-    ctx.out << out.dump(2, ' ', false, ojson::error_handler_t::replace) << '\n';
+    ctx.out << util::dump_json(out, 2, util::BadUtf8::replace) << '\n';
   } else {
     runner::print_reports(reports, ctx.out);
   }
@@ -116,12 +117,12 @@ int run_config_command(const std::vector<std::string>& args, AppContext& ctx) {
       kTool,
       "Sets one [runner] key of the project's .work.toml, keeping the rest of the file as it is.",
       "ctx-run config");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::string verb, key, value, project;
-  app.add_option("verb", verb, "set")->required()->check(CLI::IsMember({"set"}));
+  app.add_option("verb", verb, "set").required().one_of({"set"});
   app.add_option("key", key, "runner.mode | runner.on_fail | runner.progress_file | ...")
-      ->required();
-  app.add_option("value", value, "the value")->required();
+      .required();
+  app.add_option("value", value, "the value").required();
   app.add_option("--project", project,
                  "the project whose .work.toml is edited (default: the current directory)");
   if (auto rc = cli.parse(args, ctx)) return *rc;
@@ -184,7 +185,7 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
                  "continuous, fresh-per-task, "
                  "fresh-per-iteration, hybrid or auto. Subcommands: report [RUN…], config set "
                  "runner.KEY VALUE.");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::string tasks_file, workflow, mode, project, model, on_fail, on_limit, anchor_sources, resume,
       summary;
   std::vector<std::string> claude_args;
@@ -207,12 +208,12 @@ int run_runner(const std::vector<std::string>& args, AppContext& ctx) {
                  "where claude runs and the run is recorded (default: the current directory)");
   app.add_option("--model", model, "passed to claude as --model");
   app.add_option("--claude-arg", claude_args, "one more argument for claude (repeatable)")
-      ->allow_extra_args(false);
+      .one_value_each();
   app.add_option("--max-iterations", max_iterations, "calls in the whole run (default 50)")
-      ->check(CLI::Range(1, 1000000));
+      .range(1, 1000000);
   app.add_option("--max-task-iterations", max_task_iterations,
                  "calls of one task before on_fail (default 3)")
-      ->check(CLI::Range(1, 10000));
+      .range(1, 10000);
   app.add_option("--on-fail", on_fail, "retry | skip | abort (default abort)");
   app.add_option(
       "--on-limit", on_limit,

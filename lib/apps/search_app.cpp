@@ -12,6 +12,7 @@
 #include "archive/session_archiver.hpp"
 #include "core/config.hpp"
 #include "rollover/rollover.hpp"
+#include "util/json_io.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
 
@@ -60,7 +61,7 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   ProgramCli cli("ctx-search",
                  "Searches the archived Claude Code sessions (user prompts, assistant text, tool "
                  "inputs and outputs).");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::vector<std::string> words;
   std::string project, session, since, show, lines, bytes;
   int limit = 20;
@@ -73,7 +74,7 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option("--since", since,
                  "only messages at or after this date or time: YYYY-MM-DD[THH:MM[:SS]], UTC unless "
                  "it ends in Z or +HH:MM/-HH:MM");
-  app.add_option("--limit", limit, "at most this many hits")->check(CLI::Range(1, 10000));
+  app.add_option("--limit", limit, "at most this many hits").range(1, 10000);
   app.add_option("--show", show,
                  "print message SESSION:LINE in full, or a capped tool output by its HANDLE (the "
                  "words, if any, then search inside it)");
@@ -186,12 +187,11 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
     for (const auto& m : shown->messages) {
       if (m.line != line) continue;
       if (json_out) {
-        ctx.out << nlohmann::json({{"session_id", sid},
-                                   {"line", line},
-                                   {"role", m.role},
-                                   {"timestamp", m.timestamp},
-                                   {"text", m.text}})
-                       .dump()
+        ctx.out << util::dump_json(nlohmann::json({{"session_id", sid},
+                                                   {"line", line},
+                                                   {"role", m.role},
+                                                   {"timestamp", m.timestamp},
+                                                   {"text", m.text}}))
                 << '\n';
       } else {
         ctx.out << fmt::format("{}:{}  {}  {}\n\n{}\n", sid, line, m.timestamp,
@@ -228,7 +228,7 @@ int run_search(const std::vector<std::string>& args, AppContext& ctx) {
                      {"role", h.kind},
                      {"snippet", h.snippet},
                      {"rank", h.rank}});
-    ctx.out << arr.dump() << '\n';
+    ctx.out << util::dump_json(arr) << '\n';
     return 0;
   }
   if (hits.empty()) {

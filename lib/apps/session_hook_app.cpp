@@ -88,8 +88,12 @@ void exec_archiver(const std::vector<std::string>& argv, const std::string& cwd,
 bool archiver_queued(const fs::path& transcript, const core::Locations& loc) {
   const auto where = archive::archive_location(loc, transcript.parent_path().filename().string(),
                                                transcript.stem().string());
-  const fs::path queue =
-      where.transcript.parent_path() / ("." + transcript.stem().string() + ".queue");
+  // The name built by appending: GCC 12 reports `"." + string&&` inlined here as a memcpy out of
+  // bounds (its bug 105329).
+  std::string name = ".";
+  name += transcript.stem().string();
+  name += ".queue";
+  const fs::path queue = where.transcript.parent_path() / name;
   int fd = ::open(queue.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return false;
   const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;

@@ -14,6 +14,7 @@
 #include "install/targets.hpp"
 #include "rollover/shell_function.hpp"
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 #include "util/paths.hpp"
 #include "util/shell.hpp"
 
@@ -90,7 +91,8 @@ std::string plugin_root(const util::Env& env, const std::string& id) {
                      : util::home_dir(env) / ".claude";
   auto installed = install::read_settings_json(dir / "plugins" / "installed_plugins.json", true);
   if (!installed) return {};
-  auto paths = claude::plugin_install_paths(nlohmann::json::parse(installed->dump()), id);
+  auto paths =
+      claude::plugin_install_paths(util::parse_json_or_throw(util::dump_json(*installed)), id);
   return paths.empty() ? std::string() : paths.front();
 }
 
@@ -140,13 +142,13 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
       "With --settings, only the hooks and status line of that file. snippet prints the "
       "settings; plugin writes the Claude Code plugin; active says which install (settings, "
       "plugin) is in use.");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::string action, settings_path, bin_dir, manifest_path, project, data_dir, manifest_dir,
       out_dir, skills_dir;
   install::SetupOptions o;
   bool supervise = false;
   app.add_option("action", action, "install | uninstall | snippet | plugin | active")
-      ->check(CLI::IsMember({"install", "uninstall", "snippet", "plugin", "active"}));
+      .one_of({"install", "uninstall", "snippet", "plugin", "active"});
   app.add_option("--settings", settings_path,
                  "only edit this settings.json (hooks and status line)");
   app.add_option("--bin-dir", bin_dir,
@@ -229,14 +231,19 @@ int run_settings(const std::vector<std::string>& args, AppContext& ctx) {
     auto self = util::executable_dir();
     wrap_hint = util::shell_quote(self ? (*self / kTool).string() : std::string(kTool));
     for (const auto& a : args)
-      if (a != "--dry-run") wrap_hint += " " + util::shell_quote(a);
+      if (a != "--dry-run") {
+        // Appended in two steps: GCC 12 reports `" " + string&&` inlined here as a memcpy out
+        // of bounds (its bug 105329).
+        wrap_hint += ' ';
+        wrap_hint += util::shell_quote(a);
+      }
     wrap_hint += " --wrap-status-line";
   }
   if (action == "snippet") {
     ojson s;
     claude::SettingsReport report;
     merge_settings(s, plan, report);
-    ctx.out << s.dump(2) << '\n';
+    ctx.out << util::dump_json(s, 2) << '\n';
     return exit_code(ExitCode::ok);
   }
   if (!project.empty() && !settings_path.empty())

@@ -17,6 +17,7 @@
 #include "core/status_format.hpp"
 #include "store/state_access.hpp"
 #include "util/bounded_run.hpp"
+#include "util/json_io.hpp"
 #include "util/saturate.hpp"
 #include "util/shell.hpp"
 #include "util/time.hpp"
@@ -189,7 +190,7 @@ std::string pins_words(const core::Locations& loc, const core::Config& cfg,
 
 int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   ProgramCli cli(kTool, "statusLine command: shows how full the context window is.");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   bool no_colour = false;
   std::optional<std::string> wrap;
   cli.add_show_config();
@@ -198,7 +199,7 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_option(
          "--wrap", wrap,
          "also run this status-line command on the same input and show its line beside ours")
-      ->option_text("CMD");
+      .option_text("CMD");
   if (auto rc = cli.parse(args, ctx)) return *rc;
   if (ctx.env.get_nonempty("NO_COLOR")) no_colour = true;
 
@@ -207,8 +208,8 @@ int run_status(const std::vector<std::string>& args, AppContext& ctx) {
     print_error(ctx.err, kTool, input.error().message);
     return exit_code(ExitCode::failure);
   }
-  json j = json::parse(*input, nullptr, false);
-  if (j.is_discarded()) j = json::parse(util::sanitize_json_text(*input), nullptr, false);
+  json j = util::parse_json(*input);
+  if (j.is_discarded()) j = util::parse_json(util::sanitize_json_text(*input));
   if (j.is_discarded() || !j.is_object()) {
     print_error(ctx.err, kTool, "status-line input is not a JSON object");
     return exit_code(ExitCode::failure);

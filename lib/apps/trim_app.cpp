@@ -8,6 +8,7 @@
 #include "core/config.hpp"
 #include "trim/session_trim.hpp"
 #include "trim/trim_report.hpp"
+#include "util/json_io.hpp"
 #include "util/text.hpp"
 
 namespace ctxkit::apps {
@@ -22,7 +23,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
                  "outputs are cut to "
                  "their first characters plus a notice pointing at the archived original. The "
                  "original is never modified.");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::string session, tools_arg;
   bool dry_run = false, json_out = false;
   std::optional<int64_t> threshold;
@@ -34,12 +35,12 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   app.add_flag("--json", json_out, "print the result as one JSON object");
   app.add_option("--threshold", threshold,
                  "characters kept of a long tool output (default: trim_threshold_chars)")
-      ->check(CLI::Range(int64_t{1}, int64_t{100000000}));
+      .range(int64_t{1}, int64_t{100000000});
   app.add_option("--tools", tools_arg,
                  "comma-separated tools whose outputs are trimmed (default: trim_target_tools)");
   app.add_option("--keep-recent", keep_recent,
                  "leave the tool results of the last N assistant responses untouched")
-      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
+      .range(int64_t{0}, int64_t{1000000});
   cli.add_show_config();
   cli.add_version();
   if (auto rc = cli.parse(args, ctx)) return *rc;
@@ -62,7 +63,7 @@ int run_trim(const std::vector<std::string>& args, AppContext& ctx) {
   if (!trimmed) return error(trimmed.error().message);
   const trim::SessionTrim& done = *trimmed;
   if (json_out) {
-    ctx.out << trim::trim_report_json(done).dump() << '\n';
+    ctx.out << util::dump_json(trim::trim_report_json(done)) << '\n';
     return 0;
   }
   ctx.out << trim::trim_report_text(done);

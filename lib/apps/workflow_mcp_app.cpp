@@ -35,7 +35,7 @@ int run_workflow_mcp(const std::vector<std::string>& args, AppContext& ctx) {
   ProgramCli cli(kTool,
                  "The workflow MCP server (stdio). Register it with: ctx-workflow-mcp register "
                  "--config ~/.claude.json");
-  CLI::App& app = cli.app();
+  auto app = cli.app();
   std::string worktree, workflow_path, repo_root, workflow_name;
   bool verbose = false;
   app.add_option("--worktree", worktree,

@@ -13,6 +13,7 @@
 #include "archive/output_preview.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 #include "util/regular_file.hpp"
 #include "util/text.hpp"
 
@@ -38,7 +39,7 @@ Result<OutputMeta> read_meta(const fs::path& path, const std::string& handle) {
     return fail(text.error().message, text.error().kind);
   }
   try {
-    json j = json::parse(*text);
+    json j = util::parse_json_or_throw(*text);
     OutputMeta m;
     m.handle = handle;
     m.tool_use_id = j.value("tool_use_id", "");
@@ -91,7 +92,7 @@ Result<void> OutputWriter::commit(const OutputMeta& meta) {
          {"project", meta.project},       {"cwd", meta.cwd},
          {"at_ms", meta.at_ms},           {"bytes", meta.bytes},
          {"lines", meta.lines},           {"chars", meta.chars}};
-  const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  const std::string text = util::dump_json(j, -1, util::BadUtf8::replace) + "\n";
   if (auto r =
           util::write_file_atomic(dir_ / (handle_ + ".json"), text, 0600, util::Durability::Flush);
       !r) {
@@ -158,7 +159,7 @@ std::vector<CappedOutputEvent> capped_output_events(const core::Locations& loc,
     if (tab == std::string_view::npos) return;
     const std::string_view data = line.substr(tab + 1);
     if (util::json_depth(data, 16) > 16) return;
-    const json j = json::parse(data, nullptr, false);
+    const json j = util::parse_json(data);
     if (!j.is_object()) return;
     const auto at = j.find("at_ms");
     if (at == j.end() || !at->is_number_integer()) return;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 
 namespace ctxkit::claude {
 namespace fs = std::filesystem;
@@ -76,7 +77,7 @@ ServerHints parse_client_state(std::string_view text) {
   if (!members) return hints;
   std::map<std::string, json> found;
   for (const auto& [key, value] : *members) {
-    json v = json::parse(value, nullptr, false);
+    json v = util::parse_json(value);
     if (!v.is_discarded()) found[std::string(key)] = std::move(v);
   }
   auto at = [&](const char* k) -> const json* {
@@ -97,12 +98,12 @@ std::string hints_to_json(const ServerHints& h) {
   json j = json::object();
   if (!h.model_windows.empty()) j["models"] = h.model_windows;
   if (h.auto_compact_enabled) j["auto_compact_enabled"] = *h.auto_compact_enabled;
-  return j.dump();
+  return util::dump_json(j);
 }
 
 ServerHints hints_from_json(std::string_view text) {
   ServerHints h;
-  const json j = json::parse(text, nullptr, false);
+  const json j = util::parse_json(text);
   if (!j.is_object()) return h;
   if (auto m = j.find("models"); m != j.end() && m->is_object())
     for (const auto& [k, v] : m->items())

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_io.hpp"
+
 namespace ctxkit::claude {
 
 const char* hook_event_name(HookEvent event) {
@@ -22,7 +24,7 @@ std::string additional_context_response(HookEvent event, const std::string& addi
   j["hookSpecificOutput"]["hookEventName"] = hook_event_name(event);
   j["hookSpecificOutput"]["additionalContext"] = additional_context;
   if (!system_message.empty()) j["systemMessage"] = system_message;
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return util::dump_json(j, -1, util::BadUtf8::replace);
 }
 
 }  // namespace ctxkit::claude

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "claude/install_check.hpp"
+#include "util/json_io.hpp"
 #include "util/shell.hpp"
 
 namespace ctxkit::claude {
@@ -86,7 +87,7 @@ bool matcher_is(const ojson& group, const std::string& want) {
 std::string matcher_text(const ojson& group) {
   auto it = group.find("matcher");
   if (it == group.end()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
+  return it->is_string() ? it->get<std::string>() : util::dump_json(*it);
 }
 
 // Where one hook sits: hooks.<event>[group].hooks[hook].

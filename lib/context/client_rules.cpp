@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "claude/install_check.hpp"
+#include "util/json_io.hpp"
 
 namespace ctxkit::context {
 
@@ -130,7 +131,7 @@ Result<ModelRule> parse_model(const json& m, std::string_view where, const Model
 }  // namespace
 
 Result<std::vector<ClientRules>> parse_client_rules(std::string_view text) {
-  const json doc = json::parse(text, nullptr, false);
+  const json doc = util::parse_json(text);
   if (doc.is_discarded() || !doc.is_object())
     return fail("client rules: not a JSON object", Error::Kind::Invalid);
   auto clients = doc.find("clients");

@@ -10,6 +10,7 @@
 #include "context/client_rules.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 
 namespace ctxkit::context {
 namespace fs = std::filesystem;
@@ -33,7 +34,7 @@ std::optional<int64_t> window_value(const nlohmann::json& v, bool auto_ok) {
     const auto n = v.get<int64_t>();
     return n > 0 ? std::optional<int64_t>(n) : std::nullopt;
   }
-  if (v.is_number_float()) return parse_window_size(v.dump());
+  if (v.is_number_float()) return parse_window_size(util::dump_json(v));
   if (v.is_string()) {
     if (auto_ok && v.get<std::string>() == "auto") return 0;
     return parse_window_size(v.get<std::string>());
@@ -78,7 +79,7 @@ SettingsFileReading read_settings_file(const fs::path& file) {
       text.find("totalTokensReminder") == std::string::npos)
     return out;  // cannot miss the keys
   if (util::json_depth(text, kMaxSettingsDepth) > kMaxSettingsDepth) return out;
-  const auto j = nlohmann::json::parse(text, nullptr, false);
+  const auto j = util::parse_json(text);
   if (!j.is_object()) return out;
   if (const auto it = j.find("autoCompactWindow"); it != j.end())
     out.window = window_value(*it, false);

@@ -26,6 +26,7 @@
 #include "store/state_store.hpp"
 #include "util/bounded_run.hpp"
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 #include "util/paths.hpp"
 #include "util/process.hpp"
 #include "util/shell.hpp"
@@ -286,15 +287,15 @@ void check_mcp(Doctor& d, const std::vector<claude::McpServerFound>& servers,
   spec.argv = s.argv;
   spec.env = d.child_env();
   spec.timeout = d.timeout;
-  spec.stdin_data = json{{"jsonrpc", "2.0"},
-                         {"id", 0},
-                         {"method", "initialize"},
-                         {"params",
-                          {{"protocolVersion", "2025-11-25"},
-                           {"capabilities", json::object()},
-                           {"clientInfo", {{"name", "ctx-doctor"}, {"version", d.version}}}}}}
-                        .dump() +
-                    "\n";
+  spec.stdin_data =
+      util::dump_json(json{{"jsonrpc", "2.0"},
+                           {"id", 0},
+                           {"method", "initialize"},
+                           {"params",
+                            {{"protocolVersion", "2025-11-25"},
+                             {"capabilities", json::object()},
+                             {"clientInfo", {{"name", "ctx-doctor"}, {"version", d.version}}}}}}) +
+      "\n";
   auto run = util::run_bounded(spec, 1 << 20);
   const util::ProcessResult* r = run ? &run->result : nullptr;
   std::string problem;
@@ -304,7 +305,7 @@ void check_mcp(Doctor& d, const std::vector<claude::McpServerFound>& servers,
   else if (r->timed_out)
     problem = fmt::format("no answer to initialize within {} ms", d.timeout.count());
   else {
-    answer = json::parse(r->out.substr(0, r->out.find('\n')), nullptr, false);
+    answer = util::parse_json(r->out.substr(0, r->out.find('\n')));
     if (answer.is_discarded() || !answer.is_object() || !answer.contains("result") ||
         !answer["result"].is_object())
       problem =
@@ -386,7 +387,7 @@ void check_compaction(Doctor& d) {
     for (const auto& file : context::client_settings_files(d.env, project)) {
       auto text = util::read_file(file);
       if (!text || text->find("\"model\"") == std::string::npos) continue;
-      const auto j = nlohmann::json::parse(*text, nullptr, false);
+      const auto j = util::parse_json(*text);
       if (j.is_object() && j.contains("model") && j["model"].is_string()) {
         model = j["model"].get<std::string>();
         from = file.string();
@@ -843,7 +844,7 @@ std::string findings_json(const std::vector<Finding>& findings) {
     if (!f.fix.empty()) item["fix"] = f.fix;
     out["findings"].push_back(std::move(item));
   }
-  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return util::dump_json(out, 2, util::BadUtf8::replace) + "\n";
 }
 
 }  // namespace ctxkit::doctor

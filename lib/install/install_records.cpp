@@ -4,6 +4,7 @@
 
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 #include "util/paths.hpp"
 
 namespace ctxkit::install {
@@ -49,18 +50,19 @@ std::vector<fs::path> other_records(const std::string& name,
 ojson read_record(const fs::path& path) {
   auto text = util::read_file(path, {1u << 20});
   if (!text || util::json_depth(*text, 64) > 64) return ojson::object();
-  ojson j = ojson::parse(*text, nullptr, false);
+  ojson j = util::parse_ordered_json(*text);
   return j.is_object() ? j : ojson::object();
 }
 
 void take_over_record(ojson& record, const ojson& other) {
-  if (auto c = other.find("created"); c != other.end() && c->is_array()) {
-    if (!record.contains("created") || !record["created"].is_array())
-      record["created"] = ojson::array();
-    for (const auto& name : *c)
-      if (name.is_string() && std::find(record["created"].begin(), record["created"].end(), name) ==
-                                  record["created"].end())
-        record["created"].push_back(name);
+  // A copy of the list: iterating it through other.find() makes GCC 12 report a null pointer
+  // dereference inside the library (-Wnull-dereference) in this file.
+  if (const ojson from = other.contains("created") ? other["created"] : ojson(); from.is_array()) {
+    ojson& created = record["created"];
+    if (!created.is_array()) created = ojson::array();
+    for (const auto& name : from)
+      if (name.is_string() && std::find(created.begin(), created.end(), name) == created.end())
+        created.push_back(name);
   }
   for (const char* flag : {"created_file", "created_container"})
     if (other.value(flag, false)) record[flag] = true;

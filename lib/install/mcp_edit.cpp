@@ -9,6 +9,7 @@
 #include "install/settings_edit.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 
 namespace ctxkit::install {
 namespace fs = std::filesystem;
@@ -101,7 +102,7 @@ Result<void> edit_mcp_config(const McpEdit& e, const util::Env& env, std::ostrea
     return fail(fmt::format("{}: the file is read-only (nothing written; make it writable to {})",
                             target.string(), action));
   if (e.dry_run) {
-    out << (doc->is_null() ? ojson::object() : *doc).dump(2) << '\n';
+    out << util::dump_json(doc->is_null() ? ojson::object() : *doc, 2) << '\n';
     return {};
   }
   if (e.unregister && manifest.value("created_file", false) && file_existed && doc->is_object() &&
@@ -109,7 +110,8 @@ Result<void> edit_mcp_config(const McpEdit& e, const util::Env& env, std::ostrea
     return remove_made_file(target, report.lines, e.manifest, taken, out);
   }
   if (report.changed)
-    CTXKIT_TRY(replace_with_backup(link, target, doc->dump(2) + (final_newline ? "\n" : ""),
+    CTXKIT_TRY(replace_with_backup(link, target,
+                                   util::dump_json(*doc, 2) + (final_newline ? "\n" : ""),
                                    kMaxConfigBytes, out));
   for (const auto& line : report.lines) out << line << '\n';
   if (!e.manifest.empty()) {
@@ -123,7 +125,8 @@ Result<void> edit_mcp_config(const McpEdit& e, const util::Env& env, std::ostrea
       taken = others_for(report.replaced_command);
       take_over_all(manifest, taken);
       fs::create_directories(e.manifest.parent_path(), ec);
-      if (auto r = util::write_file_atomic(e.manifest, manifest.dump(2) + "\n", 0644); !r)
+      if (auto r = util::write_file_atomic(e.manifest, util::dump_json(manifest, 2) + "\n", 0644);
+          !r)
         return fail(fmt::format("writing the manifest: {}", r.error().message));
     } else {
       fs::remove(e.manifest, ec);

@@ -12,6 +12,7 @@
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::install {
@@ -40,7 +41,7 @@ Result<ojson> read_json_file(const fs::path& p, bool missing_ok, uint64_t max_by
     return fail(fmt::format("{}: nested deeper than {} levels", p.string(), kMaxDepth),
                 Error::Kind::Invalid);
   try {
-    return ojson::parse(*text);
+    return util::parse_ordered_json_or_throw(*text);
   } catch (const ojson::exception& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");
@@ -254,7 +255,7 @@ Result<void> edit_settings(const SettingsEdit& e, const util::Env& env, std::ost
                 e.action + ")");
   }
   if (e.dry_run) {
-    out << settings->dump(2) << '\n';
+    out << util::dump_json(*settings, 2) << '\n';
     return {};
   }
   const bool file_existed = fs::exists(target, ec);
@@ -264,7 +265,8 @@ Result<void> edit_settings(const SettingsEdit& e, const util::Env& env, std::ost
     return remove_made_file(target, report.lines, e.manifest, taken, out);
   }
   if (report.changed)
-    CTXKIT_TRY(replace_with_backup(link, target, settings->dump(2) + "\n", kMaxSettingsBytes, out));
+    CTXKIT_TRY(replace_with_backup(link, target, util::dump_json(*settings, 2) + "\n",
+                                   kMaxSettingsBytes, out));
   for (const auto& line : report.lines) out << line << '\n';
   if (!report.kept_status_command.empty())
     out << fmt::format(
@@ -286,7 +288,8 @@ Result<void> edit_settings(const SettingsEdit& e, const util::Env& env, std::ost
       manifest["created"] = existing_containers(ojson(created), *settings);
       if (!manifest.contains("created_file")) manifest["created_file"] = !file_existed;
       fs::create_directories(e.manifest.parent_path(), ec);
-      if (auto r = util::write_file_atomic(e.manifest, manifest.dump(2) + "\n", 0644); !r) {
+      if (auto r = util::write_file_atomic(e.manifest, util::dump_json(manifest, 2) + "\n", 0644);
+          !r) {
         return fail("writing the manifest: " + r.error().message);
       }
     } else {

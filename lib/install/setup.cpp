@@ -14,6 +14,7 @@
 #include "install/skills.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 #include "util/one_line.hpp"
 #include "util/paths.hpp"
 #include "util/shell.hpp"
@@ -308,7 +309,7 @@ Result<void> write_plugin(const fs::path& out_dir, const fs::path& data_dir,
       {out_dir / ".mcp.json", &mcp}};
   for (const auto& [path, doc] : files) {
     fs::create_directories(path.parent_path(), ec);
-    CTXKIT_TRY(util::write_file_atomic(path, doc->dump(2) + "\n", 0644));
+    CTXKIT_TRY(util::write_file_atomic(path, util::dump_json(*doc, 2) + "\n", 0644));
   }
   // Skills call the programs by name: the client puts the plugin's bin/ on the Bash tool's PATH.
   fs::remove_all(out_dir / "skills", ec);

@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "util/json_io.hpp"
 #include "util/json_string.hpp"
 
 namespace ctxkit::mcp {
@@ -15,7 +16,7 @@ Result<json> parse_message(std::string_view text, std::size_t max_depth) {
   if (json_depth(text, max_depth) > max_depth)
     return fail(fmt::format("message nests deeper than {} levels", max_depth));
   try {
-    return json::parse(text.begin(), text.end());
+    return util::parse_json_or_throw(text);
   } catch (const json::exception& e) {
     // parse_error, or out_of_range for a number past double's range ("id": 1e400): both are
     // input that does not parse.
@@ -72,8 +73,7 @@ void append_compact(std::string& out, const json& v) {
       return;
     }
     default:  // scalars; floating point, binary, discarded as the library prints them
-      if (!util::append_json_scalar(out, v))
-        out += v.dump(-1, ' ', false, json::error_handler_t::replace);
+      if (!util::append_json_scalar(out, v)) out += util::dump_json(v, -1, util::BadUtf8::replace);
       return;
   }
 }

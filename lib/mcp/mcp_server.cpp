@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "mcp/json_rpc.hpp"
+#include "util/json_io.hpp"
 
 namespace ctxkit::mcp {
 
@@ -92,24 +93,23 @@ std::optional<std::string> McpServer::handle_line(std::string_view line) {
 std::optional<json> McpServer::handle_message(const json& message, bool in_batch) {
   if (!message.is_object())
     return make_error(nullptr, kInvalidRequest, "Invalid Request: a message must be a JSON object");
-  auto id_it = message.find("id");
-  const bool has_id = id_it != message.end();
-  if (has_id && !valid_id(*id_it))
+  const json* id_p = util::json_member(message, "id");
+  const bool has_id = id_p != nullptr;
+  if (has_id && !valid_id(*id_p))
     return make_error(nullptr, kInvalidRequest, "Invalid Request: id must be a string or a number");
-  const json id = has_id ? *id_it : json(nullptr);
-  auto method_it = message.find("method");
-  if (method_it == message.end() && (message.contains("result") || message.contains("error"))) {
+  const json id = has_id ? *id_p : json(nullptr);
+  const json* method_p = util::json_member(message, "method");
+  if (!method_p && (message.contains("result") || message.contains("error"))) {
     log("<- a response (ignored: this server sends no requests)");
     return std::nullopt;
   }
-  auto version_it = message.find("jsonrpc");
-  if (version_it == message.end() || *version_it != "2.0")
+  const json* version = util::json_member(message, "jsonrpc");
+  if (!version || *version != "2.0")
     return make_error(id, kInvalidRequest, "Invalid Request: jsonrpc must be \"2.0\"");
-  if (method_it == message.end() || !method_it->is_string())
+  if (!method_p || !method_p->is_string())
     return make_error(id, kInvalidRequest, "Invalid Request: method must be a string");
-  const std::string method = method_it->get<std::string>();
-  auto params_it = message.find("params");
-  const json* params = params_it == message.end() ? nullptr : &*params_it;
+  const std::string method = method_p->get<std::string>();
+  const json* params = util::json_member(message, "params");
   if (params && !params->is_object() && !params->is_array())
     return make_error(id, kInvalidRequest, "Invalid Request: params must be an object or an array");
 
@@ -121,7 +121,7 @@ std::optional<json> McpServer::handle_message(const json& message, bool in_batch
   if (in_batch && method == "initialize")
     return make_error(id, kInvalidRequest,
                       "Invalid Request: initialize must not be part of a batch");
-  if (log_) log(fmt::format("<- {} id={}", method, id.dump()));
+  if (log_) log(fmt::format("<- {} id={}", method, util::dump_json(id)));
   try {
     return handle_request(method, id, params);
   } catch (const std::exception& e) {
@@ -170,12 +170,13 @@ json McpServer::handle_request(const std::string& method, const json& id, const 
     }
     const Tool* tool = tools_.find(name);
     if (!tool)
-      return make_result(id, tool_result(error_text("Unknown tool: " + name).dump(), true));
+      return make_result(id,
+                         tool_result(util::dump_json(error_text("Unknown tool: " + name)), true));
     ToolResult r;
     try {
       r = tool->handler(arguments);
     } catch (const std::exception& e) {
-      r = ToolResult{error_text(e.what()).dump(), true};
+      r = ToolResult{util::dump_json(error_text(e.what())), true};
     }
     if (log_)
       log(fmt::format("-> {} {}{}", name, r.text.size(), r.is_error ? " bytes, error" : " bytes"));

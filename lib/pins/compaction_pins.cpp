@@ -10,6 +10,7 @@
 #include "context/pins.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::pins {
@@ -64,7 +65,7 @@ std::string check_after_compaction(store::StateStore& store, const core::Locatio
   row.total = static_cast<int64_t>(list->pins.size());
   row.kept = row.total - static_cast<int64_t>(missing.size());
   row.restored = restoring ? static_cast<int64_t>(shown) : 0;
-  row.detail = detail.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  row.detail = util::dump_json(detail, -1, util::BadUtf8::replace);
   auto id = store.add_pin_check(row);
   if (!id) return id.error().message;
   if (!restoring) return note;

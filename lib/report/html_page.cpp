@@ -7,6 +7,7 @@
 #include <map>
 
 #include "context/context_meter.hpp"
+#include "util/json_io.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::report {
@@ -434,7 +435,7 @@ std::string text_of(const ojson& j, const char* key, const char* missing = "?") 
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return missing;
   if (it->is_string()) return it->get<std::string>();
-  return it->dump(-1, ' ', false, ojson::error_handler_t::replace);
+  return util::dump_json(*it, -1, util::BadUtf8::replace);
 }
 
 std::string cost_of(const ojson& j) {

@@ -10,6 +10,7 @@
 #include "claude/transcript_line.hpp"
 #include "context/context_meter.hpp"
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 #include "util/line_reader.hpp"
 #include "util/time.hpp"
 
@@ -27,7 +28,7 @@ bool contains(std::string_view hay, std::string_view needle) {
 // anything that is not a JSON object.
 std::optional<json> parse_object(std::string_view text) {
   if (util::json_depth(text, 64) > 64) return std::nullopt;
-  json j = json::parse(text, nullptr, false);
+  json j = util::parse_json(text);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   return j;
 }

@@ -8,6 +8,7 @@
 #include "archive/output_archive.hpp"
 #include "context/context_meter.hpp"
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 #include "util/one_line.hpp"
 #include "util/time.hpp"
 
@@ -109,7 +110,7 @@ Event pins_event(const store::PinCheckRow& c, const std::string& session) {
                          c.kept, c.total, c.total == 1 ? "" : "s");
   std::vector<std::string> dropped;
   if (util::json_depth(c.detail, 8) <= 8) {
-    const json d = json::parse(c.detail, nullptr, false);
+    const json d = util::parse_json(c.detail);
     if (d.is_array())
       for (const auto& pin : d)
         if (pin.is_object() && pin.value("kept", true) == false && pin.contains("text") &&
@@ -165,7 +166,7 @@ Result<std::vector<Event>> state_events(store::StateStore& store, const SessionP
       continue;
     }
     if (util::json_depth(row.data, 32) > 32) continue;
-    json d = json::parse(row.data, nullptr, false);
+    json d = util::parse_json(row.data);
     if (d.is_discarded() || !d.is_object()) continue;
     if (row.source == "cap") {
       out.push_back(cap_event(row, d, id));
@@ -196,7 +197,7 @@ std::vector<Event> cap_events(const core::Locations& loc, const SessionPart& par
   if (part.start_ms == 0) return out;
   for (const auto& c : archive::capped_output_events(loc, part.session_id)) {
     if (c.at_ms < part.start_ms - slack_ms || c.at_ms > part.end_ms + slack_ms) continue;
-    const json d = json::parse(c.data, nullptr, false);
+    const json d = util::parse_json(c.data);
     if (!d.is_object()) continue;
     store::EventRow row{c.at_ms, "cap", part.session_id, "capped", c.data};
     Event e = cap_event(row, d, part.session_id);

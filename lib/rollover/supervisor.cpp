@@ -22,6 +22,7 @@
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
 #include "util/uuid.hpp"
@@ -142,8 +143,7 @@ void record_executed(store::StateStore* store, const store::PendingRollover& p,
                               {"outcome", outcome}};
   if (!p.focus.empty()) j["focus"] = p.focus;
   (void)store->append_event(
-      {now, "workflow", p.cwd, "executed",
-       j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)});
+      {now, "workflow", p.cwd, "executed", util::dump_json(j, -1, util::BadUtf8::replace)});
 }
 }  // namespace
 

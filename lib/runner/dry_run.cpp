@@ -10,6 +10,7 @@
 
 #include "runner/anchor.hpp"
 #include "runner/client_call.hpp"
+#include "util/json_io.hpp"
 
 namespace ctxkit::runner {
 namespace {
@@ -54,7 +55,9 @@ void print_call(std::ostream& out, const std::vector<std::string>& argv,
                 const std::string& anchor) {
   out << "argv:";
   for (const auto& a : argv)
-    out << ' ' << (a.find_first_of(" \n\t'\"") == std::string::npos ? a : nlohmann::json(a).dump());
+    out << ' '
+        << (a.find_first_of(" \n\t'\"") == std::string::npos ? a
+                                                             : util::dump_json(nlohmann::json(a)));
   out << '\n';
   if (!anchor.empty())
     out << "anchor (" << anchor.size() << " bytes, about " << estimate_tokens(anchor.size())

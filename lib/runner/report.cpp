@@ -7,6 +7,7 @@
 #include "runner/run_record.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 
 namespace ctxkit::runner {
 namespace fs = std::filesystem;
@@ -126,7 +127,7 @@ Result<ojson> run_report(const fs::path& folder) {
           std::find(std::begin(kDecisions), std::end(kDecisions), named) != std::end(kDecisions);
       if (named != "iteration" && !decision) continue;
       if (line.size() > (1u << 20) || util::json_depth(line, 16) > 16) continue;
-      ojson ev = ojson::parse(line, nullptr, false);
+      ojson ev = util::parse_ordered_json(line);
       if (!ev.is_object() || !ev.contains("event") || !ev["event"].is_string()) continue;
       const std::string name = ev["event"].get<std::string>();
       if (name != named) continue;
@@ -218,7 +219,7 @@ void print_reports(const std::vector<ojson>& reports, std::ostream& out) {
       if (x["context_mode"] != r["mode"])
         out << fmt::format("task {} ran in context mode {}\n", x["id"].get<std::string>(),
                            x["context_mode"].is_string() ? x["context_mode"].get<std::string>()
-                                                         : x["context_mode"].dump());
+                                                         : util::dump_json(x["context_mode"]));
     out << fmt::format("cost ${:.4f}; the largest context after a call {}\n",
                        t["cost_usd"].get<double>(), k(t["peak_context"]));
     if (r.contains("stopped_on")) {

@@ -15,6 +15,7 @@
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 
 namespace ctxkit::runner {
 namespace fs = std::filesystem;
@@ -50,9 +51,8 @@ Result<ojson> RunRecord::read_json(const fs::path& folder) {
         fmt::format("{} is not a ctxkit run folder ({})", folder.string(), text.error().message),
         Error::Kind::Invalid);
   constexpr size_t kMaxDepth = 64;  // run.json nests 4 levels; it lives in the project tree
-  ojson state = util::json_depth(*text, kMaxDepth) > kMaxDepth
-                    ? ojson(ojson::value_t::discarded)
-                    : ojson::parse(*text, nullptr, false);
+  ojson state = util::json_depth(*text, kMaxDepth) > kMaxDepth ? ojson(ojson::value_t::discarded)
+                                                               : util::parse_ordered_json(*text);
   if (state.is_discarded() || !state.is_object() || state.value("ctxkit", "") != "run" ||
       state.value("version", 0) != 1 || state.value("run_id", "") != folder.filename().string() ||
       !state["tasks"].is_array())
@@ -71,8 +71,8 @@ Result<void> RunRecord::create() {
 
 Result<void> RunRecord::save() {
   return util::write_file_atomic(
-      file(), run_state_json(state).dump(2, ' ', false, ojson::error_handler_t::replace) + "\n",
-      0600, util::Durability::Flush);
+      file(), util::dump_json(run_state_json(state), 2, util::BadUtf8::replace) + "\n", 0600,
+      util::Durability::Flush);
 }
 
 Result<void> RunRecord::append_event(const std::string& line) {

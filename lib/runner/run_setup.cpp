@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "util/json_io.hpp"
 #include "util/process.hpp"
 #include "util/time.hpp"
 #include "util/uuid.hpp"
@@ -142,16 +143,14 @@ void note_recorded_client(const RunOptionsRecord& o, const RunOptions& opts, con
   if ((!o.claude_bin || *o.claude_bin == opts.claude_bin) &&
       (!o.claude_args || *o.claude_args == opts.claude_args))
     return;
-  auto shown = [](const ojson& v) {
-    return v.dump(-1, ' ', false, ojson::error_handler_t::replace);
-  };
+  auto shown = [](const ojson& v) { return util::dump_json(v, -1, util::BadUtf8::replace); };
   note(fmt::format(
       "note: {} records claude_bin {} and claude_args {}; they are ignored: this run uses {} "
       "and {} "
       "(your configuration and command line)",
       file.string(), shown(o.claude_bin ? ojson(*o.claude_bin) : ojson()),
-      shown(o.claude_args ? ojson(*o.claude_args) : ojson()), ojson(opts.claude_bin).dump(),
-      ojson(opts.claude_args).dump()));
+      shown(o.claude_args ? ojson(*o.claude_args) : ojson()),
+      util::dump_json(ojson(opts.claude_bin)), util::dump_json(ojson(opts.claude_args))));
 }
 
 // The options the run was started with (run.json's "options") hold again, but for a budget given
@@ -207,8 +206,8 @@ Result<void> check_session_ids(const ojson& raw, const fs::path& file) {
       const ojson id = session.value("id", ojson());
       if (!id.is_string() ||
           (!id.get<std::string>().empty() && !util::is_uuid(id.get<std::string>())))
-        return fail(
-            fmt::format("{}: the session id {} is not a session id", file.string(), id.dump()));
+        return fail(fmt::format("{}: the session id {} is not a session id", file.string(),
+                                util::dump_json(id)));
     }
   return {};
 }

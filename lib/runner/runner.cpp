@@ -27,6 +27,7 @@
 #include "store/state_store.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 #include "util/one_line.hpp"
 #include "util/time.hpp"
 #include "util/uuid.hpp"
@@ -112,7 +113,7 @@ class Runner {
                 {"run_id", record_.state.run_id},
                 {"at", util::format_iso8601_ms(util::now_ms())}};
     for (auto& [k, v] : data.items()) ev[k] = v;
-    const std::string line = ev.dump(-1, ' ', false, ojson::error_handler_t::replace);
+    const std::string line = util::dump_json(ev, -1, util::BadUtf8::replace);
     if (auto r = record_.append_event(line); !r) progress("note: " + r.error().message);
     if (store_) {
       if (auto r = store_->append_event({util::now_ms(), "run", record_.state.run_id, kind, line});
@@ -144,7 +145,8 @@ class Runner {
         if (ev.contains(k) && ev[k].is_string() && !ev[k].get<std::string>().empty())
           detail += fmt::format(" {}={}", k, ev[k].get<std::string>());
       for (const char* k : {"percent", "threshold", "spent", "limit", "over"})
-        if (ev.contains(k) && ev[k].is_number()) detail += fmt::format(" {}={}", k, ev[k].dump());
+        if (ev.contains(k) && ev[k].is_number())
+          detail += fmt::format(" {}={}", k, util::dump_json(ev[k]));
       progress(kind + detail);
     }
   }
@@ -253,7 +255,8 @@ class Runner {
       row.status = st.status;
       row.started_at_ms = st.started_at_ms;
       row.ended_at_ms = st.ended_at_ms;
-      row.totals = ojson{{"usage", usage_json(st.usage)}, {"iterations", st.iterations}}.dump();
+      row.totals =
+          util::dump_json(ojson{{"usage", usage_json(st.usage)}, {"iterations", st.iterations}});
       if (auto r = store_->put_run(row); !r) progress("note: " + r.error().message);
     }
   }
@@ -774,7 +777,7 @@ class Runner {
   void write_result(const Step& s, const CallResult& call, const char* report) {
     const ojson result = call_record_json(call, s.session_id, report);
     if (auto w = record_.write_file(s.stem + ".result.json",
-                                    result.dump(2, ' ', false, ojson::error_handler_t::replace));
+                                    util::dump_json(result, 2, util::BadUtf8::replace));
         !w)
       progress("note: " + w.error().message);
   }
@@ -886,7 +889,7 @@ class Runner {
     if (!reset_at.empty()) result["reset_at"] = reset_at;
     if (!call.stderr_tail.empty()) result["stderr_tail"] = call.stderr_tail;
     if (auto r = record_.write_file(fmt::format("{}.limit-{}.result.json", stem, limits_in_a_row_),
-                                    result.dump(2, ' ', false, ojson::error_handler_t::replace));
+                                    util::dump_json(result, 2, util::BadUtf8::replace));
         !r)
       progress("note: " + r.error().message);
     emit("limit_wait", data);

@@ -7,6 +7,8 @@
 #endif
 #include <nlohmann/json.hpp>
 
+#include "util/json_io.hpp"
+
 namespace ctxkit::trim {
 
 namespace {
@@ -110,8 +112,8 @@ size_t json_string_prefix(std::string_view s, size_t chars) {
 }
 
 std::string json_escape(std::string_view text) {
-  std::string dumped = nlohmann::json(std::string(text))
-                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string dumped =
+      util::dump_json(nlohmann::json(std::string(text)), -1, util::BadUtf8::replace);
   return dumped.substr(1, dumped.size() - 2);
 }
 

@@ -18,6 +18,7 @@
 #include "claude/transcript_head.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 #include "util/line_reader.hpp"
 
 namespace ctxkit::trim {
@@ -42,11 +43,11 @@ std::string render_metadata(const TrimRequest& req, const TrimOutcome& out, size
                 {"tokens_saved", s.tokens_saved()},     {"lines", s.lines},
                 {"lines_changed", s.lines_changed}};
   m["tool"] = req.tool_version;
-  std::string text = m.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text = util::dump_json(m, -1, util::BadUtf8::replace);
   if (text.size() > width) {
     m.erase("archive_file");
     m.erase("trim_params");
-    text = m.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    text = util::dump_json(m, -1, util::BadUtf8::replace);
   }
   if (text.size() > width) text = "{}";
   // Pad inside the object with spaces (valid JSON whitespace) to exactly `width` bytes.

@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/json_io.hpp"
+
 namespace ctxkit::util {
 
 // Appends `s` as a JSON string literal, byte for byte as nlohmann::json's dump() writes a
@@ -18,8 +20,7 @@ bool append_json_string(std::string& out, std::string_view s);
 // `s` is not well-formed UTF-8 (it replaces the bad bytes).
 template <class Json>
 void append_json_text(std::string& out, std::string_view s) {
-  if (!append_json_string(out, s))
-    out += Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (!append_json_string(out, s)) out += dump_json(Json(std::string(s)), -1, BadUtf8::replace);
 }
 
 // Appends `v` when it is a string, a boolean, null or an integer, as the library dumps it;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "util/json_io.hpp"
 #include "util/json_string.hpp"
 
 namespace ctxkit::workflow::js {
@@ -113,7 +114,10 @@ std::string number_to_string(double v) {
   }
   const int e = n - 1;
   std::string out = digits.substr(0, 1);
-  if (k > 1) out += "." + digits.substr(1);
+  if (k > 1) {
+    out += '.';  // not `"." + substr`: GCC 12 reports it as a memcpy out of bounds (bug 105329)
+    out.append(digits, 1);
+  }
   out += e < 0 ? "e-" : "e+";
   out += std::to_string(e < 0 ? -e : e);
   return out;
@@ -201,8 +205,7 @@ void write(const ojson& v, int indent, int level, std::string& out) {
       out += "null";
       return;
     default:
-      if (!util::append_json_scalar(out, v))
-        out += v.dump(-1, ' ', false, ojson::error_handler_t::replace);
+      if (!util::append_json_scalar(out, v)) out += util::dump_json(v, -1, util::BadUtf8::replace);
       return;
   }
 }

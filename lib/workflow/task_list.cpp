@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "util/fs.hpp"
+#include "util/json_io.hpp"
 #include "util/text.hpp"
 #include "workflow/yaml_budget.hpp"
 
@@ -153,7 +154,7 @@ bool valid_id(std::string_view id) {
 // A string, or a number taken as its text (ids only).
 std::optional<std::string> id_text(const ojson& j) {
   if (j.is_string()) return j.get<std::string>();
-  if (j.is_number()) return j.dump();
+  if (j.is_number()) return util::dump_json(j);
   return std::nullopt;
 }
 
@@ -421,7 +422,7 @@ Result<std::vector<TaskSpec>> parse_json(std::string_view text, std::string_view
   }
   ojson doc;
   try {
-    doc = ojson::parse(text.begin(), text.end());
+    doc = util::parse_ordered_json_or_throw(text);
   } catch (const ojson::parse_error& e) {
     return fail(json_error(name, e.what()), Error::Kind::Invalid);
   }

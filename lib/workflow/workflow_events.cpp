@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/state_store.hpp"
+#include "util/json_io.hpp"
 #include "util/time.hpp"
 
 namespace ctxkit::workflow {
@@ -26,8 +27,7 @@ Result<void> append_event(store::StateStore& store, const fs::path& worktree,
   if (e.percent) j["percent"] = *e.percent;
   if (e.min_percent) j["minPercent"] = *e.min_percent;
   return store.append_event(
-      {now, "workflow", worktree.string(), e.kind,
-       j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)});
+      {now, "workflow", worktree.string(), e.kind, util::dump_json(j, -1, util::BadUtf8::replace)});
 }
 
 Result<void> append_event(const fs::path& state_db, int busy_timeout_ms, const fs::path& worktree,
@@ -48,7 +48,7 @@ std::vector<RecordedEvent> read_events(const fs::path& state_db, int busy_timeou
   auto rows = store->events("workflow", worktree.string());
   if (!rows) return out;
   for (const auto& row : *rows) {
-    auto j = nlohmann::json::parse(row.data, nullptr, false);
+    auto j = util::parse_json(row.data);
     if (j.is_discarded() || !j.is_object()) continue;
     RecordedEvent r;
     r.worktree = row.scope;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "util/json_depth.hpp"
+#include "util/json_io.hpp"
 #include "workflow/js_compat.hpp"
 
 namespace ctxkit::workflow {
@@ -188,7 +189,7 @@ Result<WorkflowMachine> WorkflowMachine::from_state_text(std::string_view text,
   if (util::json_depth(text, kMaxDepth) > kMaxDepth)
     return fail(fmt::format("workflow state: nested deeper than {} levels", kMaxDepth),
                 Error::Kind::Corrupt);
-  ojson doc = ojson::parse(text.begin(), text.end(), nullptr, false);
+  ojson doc = util::parse_ordered_json(text);
   if (doc.is_discarded()) return fail("workflow state: not valid JSON", Error::Kind::Corrupt);
   return from_state(std::move(doc), fallback);
 }
