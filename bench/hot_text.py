@@ -50,7 +50,8 @@ def made_from():
 
 def input_sections(map_path):
     """The code input sections of a link map: sorted (address, size, section, file)."""
-    lines = open(map_path, encoding="utf-8", errors="replace").read().split("\n")
+    with open(map_path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().split("\n")
     start = next(i for i, l in enumerate(lines) if l.startswith("Linker script and memory map"))
     out, pending = [], None
     for line in lines[start:]:
@@ -75,8 +76,14 @@ def input_sections(map_path):
 
 
 def pattern(path, section):
-    """The linker script's name for one input section: archive:member(section) or object."""
+    """The linker script's name for one input section: archive:member(section) or object. The
+    library's files are compiled in unity groups with a section per function: a function's section
+    is named by the archive alone (the group a file lands in is the build's choice); a section
+    without a function's name keeps its member."""
     m = re.match(r"(.*/)?([^/]+\.a)\((.+)\)$", path)
+    if m and m.group(2) == "libctxkit.a" and re.match(r"^\.text\.(unlikely\.|startup\.|hot\.)?[^.]", section) \
+            and section not in (".text.unlikely", ".text.startup", ".text.hot"):
+        return f"*{m.group(2)}:*({section})"
     where = f"*{m.group(2)}:{m.group(3)}" if m else "*" + os.path.basename(path)
     return f"{where}({section})"
 

@@ -3,13 +3,13 @@
 # templates again in each. Two remedies, each with an option to turn it off:
 #  - a precompiled header of the heavy headers (CTXKIT_PCH), shared by the two test programs
 #    through REUSE_FROM;
-#  - unity builds (CTXKIT_UNITY): the test files, and the library's files that no program linked
-#    statically links (the use cases of ctx-run, ctx-trim, ctx-search and the other programs that
-#    are not hooks), compiled in groups of up to CTXKIT_UNITY_BATCH. The files the hooks link stay
-#    one object each: a hook links whole objects (a group would bring its neighbours' code and
-#    static initialisers along) and the hot-text script (bench/hot-text.ld) names them.
+#  - unity builds (CTXKIT_UNITY): the test files and the library's files, compiled in groups of up
+#    to CTXKIT_UNITY_BATCH. The library's files that no statically linked program (a hook) links
+#    are grouped apart from the hooks' own; the hooks link with --gc-sections and the library is
+#    compiled with a section per function, so a hook keeps only what it reaches of a group, and
+#    the hot-text script (bench/hot-text.ld) names functions, not objects (lib/CMakeLists.txt).
 option(CTXKIT_PCH "Precompile the heavy third-party headers" ON)
-option(CTXKIT_UNITY "Compile the tests and the library's cold files in unity groups" ON)
+option(CTXKIT_UNITY "Compile the tests and the library in unity groups" ON)
 set(CTXKIT_UNITY_BATCH 16 CACHE STRING "Files per unity group")
 
 # The headers of the precompiled header: the standard library parts and third-party libraries that
@@ -62,16 +62,18 @@ function(_ctxkit_file_names file out)
   set(${out} ${names} PARENT_SCOPE)
 endfunction()
 
-# ctxkit_unity_groups(target file...): the files in unity groups of up to CTXKIT_UNITY_BATCH,
-# each in the first group that holds none of its names (an alias of one name to two different
-# types counts as a clash). The target's other files are compiled one by one.
+# ctxkit_unity_groups(target [PREFIX p] file...): the files in unity groups of up to
+# CTXKIT_UNITY_BATCH, each in the first group that holds none of its names (an alias of one name
+# to two different types counts as a clash); the groups are named <target>_<p><n> (their objects
+# unity_<target>_<p><n>_cxx.cxx.o). The target's other files are compiled one by one.
 function(ctxkit_unity_groups target)
+  cmake_parse_arguments(ARG "" "PREFIX" "" ${ARGN})
   if(NOT CTXKIT_UNITY)
     return()
   endif()
   set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
   set(groups 0)
-  foreach(file IN LISTS ARGN)
+  foreach(file IN LISTS ARG_UNPARSED_ARGUMENTS)
     _ctxkit_file_names(${file} names)
     set(alias_names)
     foreach(n IN LISTS names)
@@ -115,6 +117,6 @@ function(ctxkit_unity_groups target)
     math(EXPR _size_${chosen} "${_size_${chosen}} + 1")
     list(APPEND _names_${chosen} ${names})
     list(APPEND _anames_${chosen} ${alias_names})
-    set_source_files_properties(${file} PROPERTIES UNITY_GROUP "${target}_${chosen}")
+    set_source_files_properties(${file} PROPERTIES UNITY_GROUP "${target}_${ARG_PREFIX}${chosen}")
   endforeach()
 endfunction()

@@ -68,8 +68,18 @@ class HotTextMap(unittest.TestCase):
         files = {name: path for _, _, name, path in self.sections()}
         self.assertEqual(hot_text.pattern(self.sections()[0][3], ".text"),
                          "*libc.a:memcpy.o(.text)")
+        # A function of the library (in a section of its own) is named by the archive alone: which
+        # unity group holds its file is the build's choice.
         self.assertEqual(hot_text.pattern(files[".text." + LONG], ".text." + LONG),
-                         f"*libctxkit.a:remind_app.cpp.o(.text.{LONG})")
+                         f"*libctxkit.a:*(.text.{LONG})")
+        self.assertEqual(hot_text.pattern("lib/libctxkit.a(unity_ctxkit_hot3_cxx.cxx.o)",
+                                          ".text.unlikely." + LONG),
+                         f"*libctxkit.a:*(.text.unlikely.{LONG})")
+        # A section without a function's name keeps its member; so does another archive's function.
+        self.assertEqual(hot_text.pattern("lib/libctxkit.a(unity_ctxkit_hot3_cxx.cxx.o)", ".text.startup"),
+                         "*libctxkit.a:unity_ctxkit_hot3_cxx.cxx.o(.text.startup)")
+        self.assertEqual(hot_text.pattern("/usr/lib/libstdc++.a(fs_ops.o)", ".text." + LONG),
+                         f"*libstdc++.a:fs_ops.o(.text.{LONG})")
         self.assertEqual(hot_text.pattern("hooks/CMakeFiles/ctx-remind.dir/ctx_remind.cpp.o", ".text"),
                          "*ctx_remind.cpp.o(.text)")
 

@@ -3,11 +3,13 @@
 and a silenced static link also writes a binary when a function it needs is defined nowhere but a
 shared library (libsimdjson's, say): the call goes to address 0 and the hook crashes when it gets
 there. Every symbol that the library's object files in the program (its link map names them) leave
-undefined must be defined in the program.
+undefined, and that a section the link kept refers to, must be defined in the program. (The
+programs are linked with --gc-sections: a section the map lists as discarded, a function of a unity
+group the program never calls, may refer to anything.)
 
     static_refs_check.py LIBRARY.a PROGRAM MAP [PROGRAM MAP]...
 
-Exit 0 when every program passes, 1 when one does not, 77 (skipped) without nm.
+Exit 0 when every program passes, 1 when one does not, 77 (skipped) without nm or objdump.
 """
 import os
 import re
@@ -21,12 +23,62 @@ def symbols(argv):
     return out.splitlines()
 
 
+def discarded_sections(map_text, base):
+    """{(member, section)} of the library's input sections the link discarded (the map's
+    "Discarded input sections": garbage-collected, or a duplicate of a COMDAT group)."""
+    start = map_text.find("Discarded input sections")
+    end = map_text.find("Memory Configuration", start)
+    if start < 0:
+        return set()
+    member = re.compile(re.escape(base) + r"\(([^)]+\.o)\)$")
+    out, pending = set(), None
+    for line in map_text[start:end].split("\n"):
+        m = re.match(r"^ (\.\S+)\s*$", line)
+        if m:
+            pending = m.group(1)
+            continue
+        m = re.match(r"^ (\.\S+)\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+(\S.*)$", line)
+        if m:
+            name, path = m.group(1), m.group(2)
+        else:
+            m = re.match(r"^\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+(\S.*)$", line)
+            if not (pending and m):
+                pending = None
+                continue
+            name, path = pending, m.group(1)
+        pending = None
+        mm = member.search(path.strip())
+        if mm:
+            out.add((mm.group(1), name))
+    return out
+
+
+def references(library):
+    """{member: {section: {symbol}}}: the symbols each section of each object refers to (objdump
+    writes the sections' whole names, where readelf cuts long ones)."""
+    out, member, section = {}, None, None
+    for line in symbols(["objdump", "-r", library]):
+        m = re.match(r"^(\S+\.o):\s+file format", line)
+        if m:
+            member, section = m.group(1), None
+            continue
+        m = re.match(r"^RELOCATION RECORDS FOR \[(.+)\]:$", line)
+        if m:
+            section = m.group(1)
+            continue
+        fields = line.split()
+        if member and section and len(fields) == 3 and re.match(r"^[0-9a-f]{16}$", fields[0]):
+            out.setdefault(member, {}).setdefault(section, set()).add(
+                re.sub(r"[-+]0x[0-9a-f]+$", "", fields[2]))
+    return out
+
+
 def main():
     if len(sys.argv) < 4 or len(sys.argv) % 2 != 0:
         print(__doc__.strip().splitlines()[-3].strip())
         return 2
-    if not shutil.which("nm"):
-        print("nm not found: skipped")
+    if not shutil.which("nm") or not shutil.which("objdump"):
+        print("nm or objdump not found: skipped")
         return 77
     library = sys.argv[1]
     base = os.path.basename(library)
@@ -38,15 +90,23 @@ def main():
         fields = rest.split()
         if len(fields) >= 2 and fields[1] == "U" and head.endswith("]") and "[" in head:
             undefined_of.setdefault(head[head.rindex("[") + 1:-1], set()).add(fields[0])
+    referenced = references(library)
     failed = False
     for program, link_map in zip(sys.argv[2::2], sys.argv[3::2]):
         with open(link_map, encoding="utf-8", errors="replace") as f:
-            members = sorted(set(member.findall(f.read())))
+            text = f.read()
+        members = sorted(set(member.findall(text)))
         if not members:
             print(f"{program}: its map {link_map} names no object of {base}")
             failed = True
             continue
-        undefined = set().union(*(undefined_of.get(m, set()) for m in members))
+        dropped = discarded_sections(text, base)
+        undefined = set()
+        for m in members:
+            for section, names in referenced.get(m, {}).items():
+                # .eh_frame's entries for the discarded functions are dropped with them.
+                if (m, section) not in dropped and section != ".eh_frame":
+                    undefined |= names & undefined_of.get(m, set())
         defined = {line.split()[0] for line in symbols(["nm", "--defined-only", "--format=posix", program])}
         missing = sorted(undefined - defined)
         if missing:
