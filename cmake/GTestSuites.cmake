@@ -7,13 +7,10 @@
 option(CTXKIT_TEST_PER_CASE "One CTest test per test case instead of one per suite" OFF)
 set(_ctxkit_gtest_suites_script ${CMAKE_CURRENT_LIST_DIR}/GTestSuitesDiscover.cmake)
 
-# ctxkit_add_test_suites(target LABEL [FIRST suite...]): the suites of `target`, listed after each
-# build of it, as CTest tests named <LABEL>:<suite>, labelled LABEL, each writing
-# <binary dir>/gtest-results/<LABEL>-<suite>.xml; the FIRST suites (the longest) are started
-# first on a run without CTest's own timings.
+# ctxkit_add_test_suites(target LABEL): the suites of `target`, listed after each build of it,
+# as CTest tests named <LABEL>:<suite>, labelled LABEL, each writing
+# <binary dir>/gtest-results/<LABEL>-<suite>.xml.
 function(ctxkit_add_test_suites target label)
-  cmake_parse_arguments(ARG "" "" "FIRST" ${ARGN})
-  string(REPLACE ";" "," _first "${ARG_FIRST}")
   if(CTXKIT_TEST_PER_CASE)
     gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${label})
     return()
@@ -27,7 +24,6 @@ function(ctxkit_add_test_suites target label)
       -D WORKDIR=${CMAKE_CURRENT_BINARY_DIR}
       -D XML_DIR=${CMAKE_CURRENT_BINARY_DIR}/gtest-results
       -D OUT=${tests_file}
-      -D FIRST=${_first}
       -P ${_ctxkit_gtest_suites_script}
     BYPRODUCTS ${tests_file}
     VERBATIM)

@@ -1,10 +1,7 @@
 # Run by ctxkit_add_test_suites (GTestSuites.cmake) after a test program is built:
-#   cmake -D EXE=… -D LABEL=… -D WORKDIR=… -D XML_DIR=… -D OUT=… [-D FIRST=a,b] -P GTestSuitesDiscover.cmake
+#   cmake -D EXE=… -D LABEL=… -D WORKDIR=… -D XML_DIR=… -D OUT=… -P GTestSuitesDiscover.cmake
 # Lists the program's suites (--gtest_list_tests) and writes OUT, the CTest script that adds a
-# test per suite. The suites named in FIRST get a high COST, so that CTest starts them first when
-# it has no timings of its own yet (a fresh clone): the longest ones, started last, would each
-# leave a core idle at the end of the run.
-cmake_minimum_required(VERSION 3.25)  # the policies of the project (IN_LIST), also in script mode
+# test per suite.
 execute_process(COMMAND ${EXE} --gtest_list_tests
   WORKING_DIRECTORY ${WORKDIR} TIMEOUT 60
   RESULT_VARIABLE rc OUTPUT_VARIABLE listing ERROR_VARIABLE errors)
@@ -13,10 +10,6 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "listing the tests of ${EXE} failed (${rc}): ${errors}")
 endif()
 string(REPLACE "\n" ";" lines "${listing}")
-set(first "")
-if(DEFINED FIRST)
-  string(REPLACE "," ";" first "${FIRST}")
-endif()
 set(script "# Written by cmake/GTestSuitesDiscover.cmake from ${EXE} --gtest_list_tests.\n")
 set(count 0)
 foreach(line IN LISTS lines)
@@ -30,9 +23,6 @@ foreach(line IN LISTS lines)
       "--gtest_brief=1 [==[--gtest_output=xml:${XML_DIR}/${file_name}.xml]==])\n"
       "set_tests_properties([==[${LABEL}:${suite}]==] PROPERTIES LABELS ${LABEL} "
       "WORKING_DIRECTORY [==[${WORKDIR}]==])\n")
-    if(suite IN_LIST first)
-      string(APPEND script "set_tests_properties([==[${LABEL}:${suite}]==] PROPERTIES COST 1000)\n")
-    endif()
     math(EXPR count "${count} + 1")
   endif()
 endforeach()
