@@ -91,8 +91,8 @@ std::string plugin_root(const util::Env& env, const std::string& id) {
                      : util::home_dir(env) / ".claude";
   auto installed = install::read_settings_json(dir / "plugins" / "installed_plugins.json", true);
   if (!installed) return {};
-  auto paths =
-      claude::plugin_install_paths(util::parse_json_or_throw(util::dump_json(*installed)), id);
+  // The ordered value converted, not written out and parsed again.
+  auto paths = claude::plugin_install_paths(nlohmann::json(*installed), id);
   return paths.empty() ? std::string() : paths.front();
 }
 
