@@ -48,31 +48,32 @@ def made_from():
     return f"{commit}; compiler: {compiler}; fmt: {fmt_version}"
 
 
+def map_entries(lines):
+    """(section, address, size, file) of each input section that a link map's lines list. A long
+    section name stands on a line of its own, its address, size and file on the next."""
+    pending = None
+    for line in lines:
+        m = re.match(r"^ (\.\S+)\s*$", line)
+        if m:
+            pending = m.group(1)
+            continue
+        m = re.match(r"^ (\.\S+)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", line)
+        if m:
+            yield m.group(1), int(m.group(2), 16), int(m.group(3), 16), m.group(4).strip()
+        else:
+            m = re.match(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", line)
+            if pending and m:
+                yield pending, int(m.group(1), 16), int(m.group(2), 16), m.group(3).strip()
+        pending = None
+
+
 def input_sections(map_path):
     """The code input sections of a link map: sorted (address, size, section, file)."""
     with open(map_path, encoding="utf-8", errors="replace") as f:
         lines = f.read().split("\n")
     start = next(i for i, l in enumerate(lines) if l.startswith("Linker script and memory map"))
-    out, pending = [], None
-    for line in lines[start:]:
-        m = re.match(r"^ (\.text\S*)\s*$", line)
-        if m:
-            pending = m.group(1)
-            continue
-        m = re.match(r"^ (\.text\S*)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", line)
-        if m:
-            name, addr, size, path = m.group(1), int(m.group(2), 16), int(m.group(3), 16), m.group(4)
-        else:
-            m = re.match(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", line)
-            if not (pending and m):
-                pending = None
-                continue
-            name, addr, size, path = pending, int(m.group(1), 16), int(m.group(2), 16), m.group(3)
-        pending = None
-        if addr and size:
-            out.append((addr, size, name, path.strip()))
-    out.sort()
-    return out
+    return sorted((addr, size, name, path) for name, addr, size, path in map_entries(lines[start:])
+                  if name.startswith(".text") and addr and size)
 
 
 def pattern(path, section):

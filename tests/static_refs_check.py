@@ -11,11 +11,19 @@ group the program never calls, may refer to anything.)
 
 Exit 0 when every program passes, 1 when one does not, 77 (skipped) without nm or objdump.
 """
+import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
+
+# The link map's reader of bench/hot_text.py (which writes the hot-text script from the same maps).
+_spec = importlib.util.spec_from_file_location(
+    "hot_text", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench",
+                             "hot_text.py"))
+hot_text = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hot_text)
 
 
 def symbols(argv):
@@ -31,25 +39,11 @@ def discarded_sections(map_text, base):
     if start < 0:
         return set()
     member = re.compile(re.escape(base) + r"\(([^)]+\.o)\)$")
-    out, pending = set(), None
-    for line in map_text[start:end].split("\n"):
-        m = re.match(r"^ (\.\S+)\s*$", line)
+    out = set()
+    for name, _, _, path in hot_text.map_entries(map_text[start:end].split("\n")):
+        m = member.search(path)
         if m:
-            pending = m.group(1)
-            continue
-        m = re.match(r"^ (\.\S+)\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+(\S.*)$", line)
-        if m:
-            name, path = m.group(1), m.group(2)
-        else:
-            m = re.match(r"^\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+(\S.*)$", line)
-            if not (pending and m):
-                pending = None
-                continue
-            name, path = pending, m.group(1)
-        pending = None
-        mm = member.search(path.strip())
-        if mm:
-            out.add((mm.group(1), name))
+            out.add((m.group(1), name))
     return out
 
 
