@@ -23,6 +23,28 @@ WorkflowEvent handed_out(const std::string& action, const std::string& focus = "
   return e;
 }
 
+// A client in session s-1 under the supervisor `token`.
+struct Supervised {
+  test::TempDir tmp;
+  util::Env env = tmp.env();
+  core::Config cfg = config_in(tmp);
+  std::string token;
+
+  explicit Supervised(std::string supervisor) : token(std::move(supervisor)) {
+    env.set("CTXKIT_SUPERVISOR", token);
+    env.set("CLAUDE_CODE_SESSION_ID", "s-1");
+  }
+  Result<void> hand_out(const std::string& action, const std::string& focus = "") {
+    return request_supervised_action(cfg, env, tmp.path(), handed_out(action, focus));
+  }
+  // The action waiting for the supervisor, as its state database holds it.
+  Result<std::optional<store::PendingRollover>> pending() {
+    auto store = store::StateStore::open(cfg.locations(env).state_db(), 1000);
+    if (!store) return std::unexpected(store.error());
+    return store->pending_rollover(token);
+  }
+};
+
 TEST(SupervisedAction, OnlyASupervisedClientHandsAnActionOver) {
   test::TempDir tmp;
   util::Env env = tmp.env();
@@ -41,22 +63,17 @@ TEST(SupervisedAction, OnlyASupervisedClientHandsAnActionOver) {
 // A compaction acts on the session it was handed out in, with its focus; its prompt is a private
 // file the supervisor gives the compacted session.
 TEST(SupervisedAction, ACompactionIsRecordedForTheSupervisorWithItsFocusAndPrompt) {
-  test::TempDir tmp;
-  util::Env env = tmp.env();
-  env.set("CTXKIT_SUPERVISOR", "tok-7");
-  env.set("CLAUDE_CODE_SESSION_ID", "s-1");
-  const core::Config cfg = config_in(tmp);
-  ASSERT_TRUE(request_supervised_action(cfg, env, tmp.path(), handed_out("compact", "the parser")));
-  auto store = store::StateStore::open(cfg.locations(env).state_db(), 1000);
-  ASSERT_TRUE(store) << store.error().message;
-  auto p = store->pending_rollover("tok-7");
-  ASSERT_TRUE(p && *p);
+  Supervised c("tok-7");
+  ASSERT_TRUE(c.hand_out("compact", "the parser"));
+  const auto p = c.pending();
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(*p);
   const auto& pending = **p;
   EXPECT_EQ(pending.action, "compact");
   EXPECT_EQ(pending.focus, "the parser");
   EXPECT_EQ(pending.session_id, "s-1");
   EXPECT_EQ(pending.new_session_id, "s-1");
-  EXPECT_EQ(pending.cwd, tmp.path().string());
+  EXPECT_EQ(pending.cwd, c.tmp.path().string());
   EXPECT_FALSE(pending.ready);
   struct stat st {};
   ASSERT_EQ(::stat(pending.prompt_path.c_str(), &st), 0);
@@ -67,36 +84,26 @@ TEST(SupervisedAction, ACompactionIsRecordedForTheSupervisorWithItsFocusAndPromp
 // A second action handed to the same supervisor takes the place of the first, and so does its
 // prompt file: the first one's goes.
 TEST(SupervisedAction, AnActionThatReplacesAnotherTakesItsPromptFileAway) {
-  test::TempDir tmp;
-  util::Env env = tmp.env();
-  env.set("CTXKIT_SUPERVISOR", "tok-8");
-  env.set("CLAUDE_CODE_SESSION_ID", "s-1");
-  const core::Config cfg = config_in(tmp);
-  ASSERT_TRUE(request_supervised_action(cfg, env, tmp.path(), handed_out("compact", "one")));
-  ASSERT_TRUE(request_supervised_action(cfg, env, tmp.path(), handed_out("clear")));
-  auto store = store::StateStore::open(cfg.locations(env).state_db(), 1000);
-  ASSERT_TRUE(store) << store.error().message;
-  auto p = store->pending_rollover("tok-8");
-  ASSERT_TRUE(p && *p);
-  EXPECT_EQ((**p).action, "clear");
+  Supervised c("tok-8");
+  ASSERT_TRUE(c.hand_out("compact", "one"));
+  ASSERT_TRUE(c.hand_out("clear"));
+  const auto p = c.pending();
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(*p);
+  EXPECT_EQ((*p)->action, "clear");
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(cfg.locations(env).rollovers_dir()))
+  for (const auto& e : fs::directory_iterator(c.cfg.locations(c.env).rollovers_dir()))
     files.push_back(e.path().string());
-  EXPECT_EQ(files, std::vector<std::string>{(**p).prompt_path});
+  EXPECT_EQ(files, std::vector<std::string>{(*p)->prompt_path});
 }
 
 // A clear starts a new session: it gets an id of its own.
 TEST(SupervisedAction, AClearNamesANewSession) {
-  test::TempDir tmp;
-  util::Env env = tmp.env();
-  env.set("CTXKIT_SUPERVISOR", "tok-8");
-  env.set("CLAUDE_CODE_SESSION_ID", "s-1");
-  const core::Config cfg = config_in(tmp);
-  ASSERT_TRUE(request_supervised_action(cfg, env, tmp.path(), handed_out("clear")));
-  auto store = store::StateStore::open(cfg.locations(env).state_db(), 1000);
-  ASSERT_TRUE(store);
-  auto p = store->pending_rollover("tok-8");
-  ASSERT_TRUE(p && *p);
+  Supervised c("tok-8");
+  ASSERT_TRUE(c.hand_out("clear"));
+  const auto p = c.pending();
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(*p);
   EXPECT_EQ((*p)->action, "clear");
   EXPECT_EQ((*p)->session_id, "s-1");
   EXPECT_FALSE((*p)->new_session_id.empty());
